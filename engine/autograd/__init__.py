@@ -1,0 +1,15 @@
+"""agrad.autograd: the Node/Edge graph, the engine, and the functions users call."""
+from . import graph, profiler
+from .anomaly_mode import AnomalyError, detect_anomaly, is_anomaly_enabled, set_detect_anomaly
+from .edge import Edge
+from .engine import Engine, GraphTask, NodeTask, ReadyQueue, get_default_engine
+from .function import Function, FunctionCtx, once_differentiable
+from .functional import backward, grad
+from .input_buffer import InputBuffer
+from .node import AccumulateGrad, GraphRoot, Node
+from .saved_variable import SavedVariable
+
+__all__ = ["Node", "Edge", "AccumulateGrad", "GraphRoot", "Engine", "GraphTask", "NodeTask", "ReadyQueue",
+           "InputBuffer", "SavedVariable", "Function", "FunctionCtx", "once_differentiable", "backward", "grad",
+           "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "AnomalyError", "get_default_engine",
+           "graph", "profiler"]

@@ -1,0 +1,467 @@
+"""The backward engine: GraphTask, ReadyQueue, NodeTask and Engine.execute.
+
+This follows torch/csrc/autograd/engine.cpp. A backward pass is a GraphTask: the
+dependency count of every Node reachable from the root, the InputBuffers of the
+Nodes still waiting for gradients, and (for autograd.grad) which Nodes must run.
+Nodes become ready when their count reaches zero and are run in the order of a
+priority queue: later-created Nodes first (higher sequence_nr), AccumulateGrad
+before everything. The CPU work runs on the calling thread; each device whose
+backend asks for it (CUDA) has one long-lived worker thread with its own queue.
+"""
+from __future__ import annotations
+
+import heapq
+import itertools
+import threading
+
+from ..grad_mode import tls as _dispatch_tls
+from .anomaly_mode import AnomalyError, check_outputs, is_anomaly_enabled
+from .input_buffer import InputBuffer
+from .node import GraphRoot
+
+__all__ = ["Engine", "GraphTask", "NodeTask", "ReadyQueue", "get_default_engine", "validate_outputs"]
+
+
+class NodeTask:
+    __slots__ = ("graph_task", "fn", "inputs", "is_shutdown")
+
+    def __init__(self, graph_task, fn, inputs, is_shutdown=False):
+        self.graph_task = graph_task
+        self.fn = fn                  # None: an empty task that only wakes the owning thread
+        self.inputs = inputs
+        self.is_shutdown = is_shutdown
+
+
+class ReadyQueue:
+    """Priority queue of NodeTasks: shutdown, then wake-ups, then deeper re-entrant
+    depth, then higher sequence_nr (PyTorch's CompareNodeTaskTime)."""
+    __slots__ = ("_heap", "_cond", "_tie")
+
+    def __init__(self):
+        self._heap: list = []
+        self._cond = threading.Condition(threading.Lock())
+        self._tie = itertools.count().__next__
+
+    def push(self, task: NodeTask, increment_outstanding: bool = True) -> None:
+        if increment_outstanding:
+            task.graph_task.increment_outstanding()
+        if task.is_shutdown:
+            key = (0, 0, 0)
+        elif task.fn is None:
+            key = (1, 0, 0)
+        else:
+            key = (2, -task.graph_task.reentrant_depth, -task.fn.sequence_nr)
+        with self._cond:
+            heapq.heappush(self._heap, (key, self._tie(), task))
+            self._cond.notify()
+
+    def pop(self) -> NodeTask:
+        with self._cond:
+            while not self._heap:
+                self._cond.wait()
+            return heapq.heappop(self._heap)[2]
+
+    def __len__(self):
+        return len(self._heap)
+
+
+class ExecInfo:
+    """For autograd.grad / backward(inputs=...): must this Node run, and which of its
+    incoming gradients are the answers (captures: (input_nr, output index))."""
+    __slots__ = ("needed", "captures")
+
+    def __init__(self):
+        self.needed = False
+        self.captures = None
+
+    def should_execute(self) -> bool:
+        return self.needed or self.captures is not None
+
+
+class GraphTask:
+    __slots__ = ("keep_graph", "create_graph", "dependencies", "not_ready", "exec_info", "captured_vars",
+                 "outstanding_tasks", "has_error", "error", "reentrant_depth", "cpu_ready_queue", "owner",
+                 "_lock", "anomaly", "observer", "order", "dry_run")
+
+    def __init__(self, keep_graph, create_graph, reentrant_depth, dry_run=False):
+        self.keep_graph = keep_graph
+        self.create_graph = create_graph          # grad mode while backward formulas run
+        self.dependencies: dict = {}
+        self.not_ready: dict = {}
+        self.exec_info: dict = {}
+        self.captured_vars: list = []
+        self.outstanding_tasks = 0
+        self.has_error = False
+        self.error = None
+        self.reentrant_depth = reentrant_depth
+        self.cpu_ready_queue = ReadyQueue()
+        self.owner = threading.get_ident()
+        self._lock = threading.Lock()
+        self.anomaly = is_anomaly_enabled()
+        self.observer = _node_observers[-1] if _node_observers else None
+        self.order: list | None = [] if dry_run else None
+        self.dry_run = dry_run
+
+    def increment_outstanding(self) -> None:
+        with self._lock:
+            self.outstanding_tasks += 1
+
+    def decrement_outstanding(self) -> int:
+        with self._lock:
+            self.outstanding_tasks -= 1
+            return self.outstanding_tasks
+
+    def completed(self) -> bool:
+        return self.outstanding_tasks == 0
+
+    def set_error(self, exc: BaseException, fn) -> None:
+        with self._lock:
+            self.has_error = True
+            if self.error is None:
+                self.error = exc
+                if getattr(exc, "agrad_node", None) is None:
+                    try:
+                        exc.agrad_node = fn
+                        exc.add_note(f"(raised in the backward of {fn.name()})")
+                    except (AttributeError, TypeError):
+                        pass
+
+    # -- preparing a run ---------------------------------------------------------
+    def compute_dependencies(self, root, min_topo_nr: int) -> None:
+        """Count incoming edges of every Node reachable from `root`; iterative, so a
+        graph a million Nodes deep needs no recursion."""
+        dependencies = self.dependencies
+        seen = {root}
+        stack = [root]
+        while stack:
+            fn = stack.pop()
+            if fn.topological_nr < min_topo_nr:
+                continue
+            for edge in fn.next_edges:
+                nxt = edge.function
+                if nxt is not None:
+                    dependencies[nxt] = dependencies.get(nxt, 0) + 1
+                    if nxt not in seen:
+                        seen.add(nxt)
+                        stack.append(nxt)
+
+    def init_to_execute(self, root, outputs, accumulate_grad: bool, min_topo_nr: int) -> None:
+        """Mark the Nodes on a path from `root` to any of `outputs` (GraphTask::init_to_execute)."""
+        exec_info = self.exec_info
+        exec_info.setdefault(root, ExecInfo()).needed = True
+        output_idx = 0
+        for edge in outputs:
+            info = exec_info.setdefault(edge.function, ExecInfo())
+            if accumulate_grad:
+                info.needed = True
+            else:
+                if info.captures is None:
+                    info.captures = []
+                info.captures.append((edge.input_nr, output_idx))
+                output_idx += 1
+        self.captured_vars = [None] * output_idx
+
+        def should_execute(fn):
+            info = exec_info.get(fn)
+            return info is not None and info.should_execute()
+
+        seen = set()
+        stack = [[root, 0]]       # frames: node, index of the next child to visit
+        while stack:
+            frame = stack[-1]
+            fn = frame[0]
+            child = None
+            edges = fn.next_edges
+            while frame[1] < len(edges):
+                candidate = edges[frame[1]].function
+                frame[1] += 1
+                if candidate is None:
+                    continue
+                if candidate in seen:
+                    if should_execute(candidate):
+                        exec_info.setdefault(fn, ExecInfo()).needed = True
+                    continue
+                seen.add(candidate)
+                child = candidate
+                break
+            if child is not None:
+                if child.topological_nr < min_topo_nr:
+                    continue
+                stack.append([child, 0])
+            else:
+                stack.pop()
+                if should_execute(fn) and stack:
+                    exec_info.setdefault(stack[-1][0], ExecInfo()).needed = True
+
+
+def validate_outputs(edges, grads, fn_name) -> None:
+    """Check (and reduce) each gradient against the metadata of the input it flows into.
+
+    This is the one place where a gradient of a broadcast input is summed back to the
+    input's shape, and cast to its dtype (PyTorch's validate_outputs)."""
+    if len(grads) != len(edges):
+        raise ValueError(f"Function {fn_name} returned an invalid number of gradients - expected "
+                         f"{len(edges)}, but got {len(grads)}")
+    for i, edge in enumerate(edges):
+        fn = edge.function
+        if fn is None:
+            continue
+        grad = grads[i]
+        if grad is None:
+            continue
+        shape, dtype, dev = fn.input_metadata[edge.input_nr]
+        data = grad._data
+        if data.shape != shape:
+            if not _is_expandable_to(shape, data.shape):
+                raise RuntimeError(f"Function {fn_name} returned an invalid gradient at index {i} - got "
+                                   f"{list(data.shape)} but expected shape compatible with {list(shape)}")
+            grad = _ops.sum_to_size(grad, shape)
+        if grad._data.dtype != dtype:
+            grad = _ops.to(grad, dtype=_dtype_of(dtype))
+        if grad._device is not dev:
+            raise RuntimeError(f"Function {fn_name} returned an invalid gradient at index {i} - expected device "
+                               f"{dev} but got {grad._device}")
+        grads[i] = grad
+
+
+def _is_expandable_to(shape, desired) -> bool:
+    if len(shape) > len(desired):
+        return False
+    for s, d in zip(reversed(shape), reversed(desired)):
+        if s != d and s != 1:
+            return False
+    return True
+
+
+def _dtype_of(np_dtype):
+    from ..dtypes import from_numpy
+    return from_numpy(np_dtype)
+
+
+class _Planned:
+    """A dry run's stand-in gradient: it only has to say which device it is on."""
+    __slots__ = ("_device",)
+
+    def __init__(self, dev):
+        self._device = dev
+
+    def __add__(self, other):
+        return self
+
+
+_current = threading.local()      # the GraphTask this thread is running, for re-entrant backward
+_node_observers: list = []        # the backward half of agrad.autograd.profiler
+
+
+class Engine:
+    def __init__(self):
+        self._device_queues: dict = {}
+        self._lock = threading.Lock()
+
+    def execute(self, root_edges, grads, keep_graph: bool, create_graph: bool, accumulate_grad: bool,
+                outputs=None, dry_run: bool = False):
+        """Run backward from `root_edges` seeded with `grads` (Engine::execute).
+
+        `outputs` (edges) turns this into autograd.grad: only Nodes on a path to them
+        run, and their incoming gradients are returned instead of accumulated.
+        With `dry_run`, no Node is applied: the GraphTask is returned with `order`,
+        the sequence in which the ready queue would run the Nodes.
+        """
+        parent = getattr(_current, "graph_task", None)
+        depth = parent.reentrant_depth + 1 if parent is not None else 0
+        graph_task = GraphTask(keep_graph, create_graph, depth, dry_run)
+
+        if len(root_edges) == 1:
+            graph_root = root_edges[0].function
+            buffer = InputBuffer(len(graph_root.input_metadata))
+            buffer.add(root_edges[0].input_nr, grads[0])
+        else:
+            graph_root = GraphRoot(root_edges, grads)
+            buffer = InputBuffer(0)
+
+        min_topo_nr = min((e.function.topological_nr for e in outputs), default=0) if outputs else 0
+        graph_task.compute_dependencies(graph_root, min_topo_nr)
+        if outputs is not None:
+            graph_task.init_to_execute(graph_root, outputs, accumulate_grad, min_topo_nr)
+
+        self._ready_queue(graph_task, buffer.device()).push(NodeTask(graph_task, graph_root, buffer))
+        prev_grad_mode = _dispatch_tls.grad_enabled
+        _dispatch_tls.grad_enabled = create_graph
+        _dispatch_tls.refresh()
+        _current.graph_task = graph_task
+        try:
+            self._thread_main(graph_task)
+        finally:
+            _current.graph_task = parent
+            _dispatch_tls.grad_enabled = prev_grad_mode
+            _dispatch_tls.refresh()
+        if graph_task.error is not None:
+            raise graph_task.error
+        return graph_task if dry_run else graph_task.captured_vars
+
+    # -- the loops ---------------------------------------------------------------
+    def _thread_main(self, graph_task: GraphTask) -> None:
+        """The owning thread's loop: run CPU tasks until this GraphTask has none outstanding."""
+        queue = graph_task.cpu_ready_queue
+        while True:
+            task = queue.pop()
+            gt = task.graph_task
+            if task.fn is not None and not gt.has_error:
+                try:
+                    self._evaluate_function(gt, task.fn, task.inputs)
+                except BaseException as exc:   # noqa: B902 — handed to the caller of execute()
+                    gt.set_error(exc, task.fn)
+            if gt.decrement_outstanding() == 0 and gt is graph_task:
+                return
+
+    def _device_thread_main(self, queue: ReadyQueue) -> None:
+        """A device's worker: runs that device's tasks for every GraphTask, forever."""
+        while True:
+            task = queue.pop()
+            if task.is_shutdown:
+                return
+            gt = task.graph_task
+            if task.fn is not None and not gt.has_error:
+                _dispatch_tls.grad_enabled = gt.create_graph
+                _dispatch_tls.refresh()
+                _current.graph_task = gt
+                try:
+                    self._evaluate_function(gt, task.fn, task.inputs)
+                except BaseException as exc:   # noqa: B902
+                    gt.set_error(exc, task.fn)
+            if gt.decrement_outstanding() == 0:
+                # the owner may be asleep on its own queue: wake it to see the task is done
+                gt.cpu_ready_queue.push(NodeTask(gt, None, None))
+
+    def _ready_queue(self, graph_task: GraphTask, device):
+        if device is None or graph_task.dry_run or not device.backend.uses_worker_thread:
+            return graph_task.cpu_ready_queue
+        queue = self._device_queues.get(device)
+        if queue is None:
+            with self._lock:
+                queue = self._device_queues.get(device)
+                if queue is None:
+                    queue = ReadyQueue()
+                    worker = threading.Thread(target=self._device_thread_main, args=(queue,),
+                                              name=f"agrad-{device}", daemon=True)
+                    worker.start()
+                    self._device_queues[device] = queue
+        return queue
+
+    def shutdown_workers(self) -> None:
+        with self._lock:
+            queues, self._device_queues = self._device_queues, {}
+        for queue in queues.values():
+            with queue._cond:
+                heapq.heappush(queue._heap, ((0, 0, 0), -1, NodeTask(None, None, None, is_shutdown=True)))
+                queue._cond.notify()
+
+    # -- one node ----------------------------------------------------------------
+    def _evaluate_function(self, graph_task: GraphTask, fn, input_buffer: InputBuffer) -> None:
+        exec_info = graph_task.exec_info
+        if exec_info:
+            info = exec_info[fn]
+            inputs = input_buffer.buffer
+            if not info.needed:
+                inputs = _call_tensor_pre_hooks(fn, list(inputs))
+            if info.captures is not None:
+                captured = graph_task.captured_vars
+                for input_nr, output_idx in info.captures:
+                    captured[output_idx] = inputs[input_nr]
+            if not info.needed:
+                return
+
+        if graph_task.order is not None:
+            graph_task.order.append(fn)
+            outputs = [_Planned(e.function.input_metadata[e.input_nr][2]) if e.function is not None else None
+                       for e in fn.next_edges]
+        else:
+            outputs = self._call_function(graph_task, fn, input_buffer.buffer)
+            if not graph_task.keep_graph:
+                fn.release_variables()
+            if graph_task.anomaly:
+                check_outputs(fn, outputs)
+
+        dependencies = graph_task.dependencies
+        not_ready = graph_task.not_ready
+        edges = fn.next_edges
+        for i in range(len(outputs)):
+            edge = edges[i]
+            nxt = edge.function
+            if nxt is None:
+                continue
+            count = dependencies[nxt] - 1
+            if count == 0:
+                del dependencies[nxt]
+            else:
+                dependencies[nxt] = count
+            buffer = not_ready.get(nxt)
+            if buffer is None:
+                if exec_info:
+                    info = exec_info.get(nxt)
+                    if info is None or not info.should_execute():
+                        continue           # not on a path to anything asked for
+                buffer = InputBuffer(len(nxt.input_metadata))
+                buffer.add(edge.input_nr, outputs[i])
+                if count == 0:
+                    self._ready_queue(graph_task, buffer.device()).push(NodeTask(graph_task, nxt, buffer))
+                else:
+                    not_ready[nxt] = buffer
+            else:
+                buffer.add(edge.input_nr, outputs[i])
+                if count == 0:
+                    del not_ready[nxt]
+                    self._ready_queue(graph_task, buffer.device()).push(NodeTask(graph_task, nxt, buffer))
+
+    def _call_function(self, graph_task: GraphTask, fn, inputs: list) -> list:
+        if fn._tensor_pre_hooks is not None or fn._retains_grad_hooks is not None or fn.__class__ is _ACC:
+            inputs = _call_tensor_pre_hooks(fn, inputs)
+        if fn._pre_hooks is not None:
+            for hook in fn._pre_hooks:
+                result = hook(tuple(inputs))
+                if result is not None:
+                    inputs = list(result)
+        observer = graph_task.observer
+        if observer is None:
+            outputs = fn.apply(inputs)
+        else:
+            observer.node_start(fn)
+            try:
+                outputs = fn.apply(inputs)
+            finally:
+                observer.node_end(fn)
+        validate_outputs(fn.next_edges, outputs, fn.name())
+        if fn._post_hooks is not None:
+            for hook in fn._post_hooks:
+                result = hook(tuple(outputs), tuple(inputs))
+                if result is not None:
+                    outputs = list(result)
+        return outputs
+
+
+def _call_tensor_pre_hooks(fn, inputs: list) -> list:
+    hooks = fn.tensor_pre_hooks()
+    if hooks:
+        for input_nr, hook in hooks:
+            result = hook(inputs[input_nr])
+            if result is not None:
+                inputs[input_nr] = result
+    if fn._retains_grad_hooks:
+        for input_nr, hook in fn._retains_grad_hooks.items():
+            hook(inputs[input_nr])
+    return inputs
+
+
+from .node import AccumulateGrad as _ACC  # noqa: E402  (AccumulateGrad's hooks live on its leaf)
+
+_ops = None           # agrad.ops, bound once the op library is loaded
+_default_engine = Engine()
+
+
+def get_default_engine() -> Engine:
+    return _default_engine
+
+
+def _bind_ops(module) -> None:
+    global _ops
+    _ops = module

@@ -1,0 +1,144 @@
+"""torch.autograd.backward and torch.autograd.grad: turn tensors into root edges and
+output edges, with PyTorch's checks and messages, and run the engine."""
+from __future__ import annotations
+
+from ..tensor import Tensor
+from .edge import Edge
+from .engine import get_default_engine
+from .node import Node, gradient_edge
+
+__all__ = ["backward", "grad"]
+
+
+def _as_tuple(x, what: str) -> tuple:
+    if isinstance(x, Tensor):
+        return (x,)
+    if isinstance(x, (list, tuple)):
+        return tuple(x)
+    if x is None:
+        return (None,)
+    raise TypeError(f"{what} must be a Tensor or a sequence of Tensors, got {type(x).__name__}")
+
+
+def _make_grads(outputs, grads) -> list:
+    new_grads = []
+    for i, (out, g) in enumerate(zip(outputs, grads)):
+        if isinstance(g, Tensor):
+            if g.shape != out.shape:
+                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {_size(g.shape)} and "
+                                   f"output[{i}] has a shape of {_size(out.shape)}.")
+            if g._device is not out._device:
+                raise RuntimeError(f"Mismatch in device: grad_output[{i}] is on {g.device} and output[{i}] "
+                                   f"is on {out.device}.")
+            new_grads.append(g)
+        elif g is None:
+            if out.requires_grad:
+                if out.numel() != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                if not out.is_floating_point():
+                    raise RuntimeError("grad can be implicitly created only for real scalar outputs but got "
+                                       f"{out.dtype!r}")
+                backend = out._device.backend
+                new_grads.append(Tensor._make(backend.full(out.shape, 1, out._data.dtype, out._device),
+                                              out._device, backend.key))
+            else:
+                new_grads.append(None)
+        else:
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+    return new_grads
+
+
+def _size(shape) -> str:
+    return f"agrad.Size({list(shape)})"
+
+
+def _root_edges(tensors) -> list[Edge]:
+    edges = []
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"element {i} of tensors is not a Tensor but {type(t).__name__}")
+        edge = gradient_edge(t)
+        if edge.function is None:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        edges.append(edge)
+    return edges
+
+
+def _output_edges(inputs, accumulate_grad: bool) -> list[Edge]:
+    edges = []
+    for t in inputs:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"inputs must be Tensors, got {type(t).__name__}")
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        meta = t._autograd_meta
+        if meta.grad_fn is not None:
+            if accumulate_grad:
+                t.retain_grad()
+            edges.append(Edge(meta.grad_fn, meta.output_nr))
+        else:
+            ref = meta.grad_accumulator
+            acc = ref() if ref is not None else None
+            # a leaf no op has used has no accumulator: nothing can reach it
+            edges.append(Edge(acc if acc is not None else _Unreachable(), 0))
+    return edges
+
+
+class _Unreachable(Node):
+    """Stands for a leaf that no graph uses (PyTorch's Identity placeholder)."""
+    __slots__ = ()
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None) -> None:
+    tensors = _as_tuple(tensors, "tensors")
+    if grad_tensors is None:
+        grad_tensors = [None] * len(tensors)
+    else:
+        grad_tensors = list(_as_tuple(grad_tensors, "grad_tensors"))
+    if len(grad_tensors) != len(tensors):
+        raise RuntimeError(f"got {len(grad_tensors)} tensors and {len(tensors)} gradients")
+    if retain_graph is None:
+        retain_graph = create_graph
+    if inputs is not None:
+        inputs = _as_tuple(inputs, "inputs")
+        if not inputs:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    grads = _make_grads(tensors, grad_tensors)
+    roots = _root_edges(tensors)
+    outputs = _output_edges(inputs, accumulate_grad=True) if inputs is not None else None
+    get_default_engine().execute(roots, grads, retain_graph, create_graph, True, outputs)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None,
+         materialize_grads=False) -> tuple:
+    outputs = _as_tuple(outputs, "outputs")
+    single_input = isinstance(inputs, Tensor)
+    inputs = _as_tuple(inputs, "inputs")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
+    if grad_outputs is None:
+        grad_outputs = [None] * len(outputs)
+    else:
+        grad_outputs = list(_as_tuple(grad_outputs, "grad_outputs"))
+    if len(grad_outputs) != len(outputs):
+        raise RuntimeError(f"grad requires one grad_output per output: got {len(grad_outputs)} grad_outputs "
+                           f"and {len(outputs)} outputs")
+    if retain_graph is None:
+        retain_graph = create_graph
+    grads = _make_grads(outputs, grad_outputs)
+    roots = _root_edges(outputs)
+    out_edges = _output_edges(inputs, accumulate_grad=False)
+    result = get_default_engine().execute(roots, grads, retain_graph, create_graph, False, out_edges)
+    for i, g in enumerate(result):
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
+                                   "Set allow_unused=True if this is the desired behavior.")
+            if materialize_grads:
+                t = inputs[i]
+                backend = t._device.backend
+                result[i] = Tensor._make(backend.full(t.shape, 0, t._data.dtype, t._device), t._device, backend.key)
+    return tuple(result)

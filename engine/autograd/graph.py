@@ -1,0 +1,49 @@
+"""Looking at a backward graph without running it: what `agrad inspect` shows."""
+from __future__ import annotations
+
+from .engine import get_default_engine
+from .functional import _as_tuple, _make_grads, _output_edges, _root_edges
+
+
+class ExecutionPlan:
+    """The Nodes a backward pass would visit, their dependency counts, and the order
+    the engine's ready queue would run them in (computed by the engine itself)."""
+
+    def __init__(self, nodes, dependencies, order):
+        self.nodes = nodes                    # every reachable Node, parents before children
+        self.dependencies = dependencies      # Node -> number of gradients it waits for
+        self.order = order                    # Nodes in execution order
+
+    def __repr__(self):
+        return f"ExecutionPlan({len(self.nodes)} nodes, order={[n.name() for n in self.order]})"
+
+
+def execution_plan(roots, grad_tensors=None, inputs=None) -> ExecutionPlan:
+    roots = _as_tuple(roots, "roots")
+    if grad_tensors is None:
+        grad_tensors = [None] * len(roots)
+    grads = _make_grads(roots, list(_as_tuple(grad_tensors, "grad_tensors")))
+    root_edges = _root_edges(roots)
+    outputs = _output_edges(_as_tuple(inputs, "inputs"), accumulate_grad=True) if inputs is not None else None
+    nodes, dependencies = walk([e.function for e in root_edges])
+    task = get_default_engine().execute(root_edges, grads, True, False, True, outputs, dry_run=True)
+    return ExecutionPlan(nodes, dependencies, task.order)
+
+
+def walk(roots) -> tuple[list, dict]:
+    """Every Node reachable from `roots` (breadth first) and its number of incoming edges."""
+    seen = set(roots)
+    order = list(roots)
+    dependencies = {n: 0 for n in roots}
+    i = 0
+    while i < len(order):
+        for edge in order[i].next_edges:
+            nxt = edge.function
+            if nxt is None:
+                continue
+            dependencies[nxt] = dependencies.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                order.append(nxt)
+        i += 1
+    return order, dependencies

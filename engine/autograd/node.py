@@ -1,0 +1,201 @@
+"""Node: a backward function in the graph; AccumulateGrad and GraphRoot.
+
+Names and fields are PyTorch's (torch/csrc/autograd/function.h): a Node's
+*inputs* are the gradients flowing into it (one per output of the forward op),
+its *outputs* go along `next_edges` (one per differentiable forward input).
+"""
+from __future__ import annotations
+
+import itertools
+
+from ..grad_mode import tls
+from ..tensor import RemovableHandle, Tensor
+from .edge import Edge
+
+__all__ = ["Node", "AccumulateGrad", "GraphRoot", "UINT64_MAX", "collect_next_edges", "gradient_edge", "set_history",
+           "grad_accumulator"]
+
+UINT64_MAX = 2 ** 64 - 1          # AccumulateGrad's sequence_nr: always runs first when ready
+_next_sequence_nr = itertools.count().__next__    # atomic under the GIL
+
+
+class Node:
+    __slots__ = ("next_edges", "sequence_nr", "topological_nr", "input_metadata", "_has_parent",
+                 "_pre_hooks", "_post_hooks", "_tensor_pre_hooks", "_retains_grad_hooks", "_metadata",
+                 "__weakref__")
+
+    def __init__(self, sequence_nr: int | None = None):
+        self.sequence_nr = _next_sequence_nr() if sequence_nr is None else sequence_nr
+        self.next_edges: tuple[Edge, ...] = ()
+        self.topological_nr = 0
+        self.input_metadata: list[tuple] = []     # (shape, numpy dtype, device) per incoming gradient
+        self._has_parent = False
+        self._pre_hooks = self._post_hooks = self._tensor_pre_hooks = self._retains_grad_hooks = None
+        self._metadata = None
+
+    # -- graph structure ---------------------------------------------------------
+    def set_next_edges(self, edges) -> None:
+        self.next_edges = tuple(edges)
+        topo = 0
+        for e in self.next_edges:
+            fn = e.function
+            if fn is not None:
+                fn._has_parent = True
+                if fn.topological_nr >= topo:
+                    topo = fn.topological_nr + 1
+        self.topological_nr = topo
+
+    def add_input_metadata(self, t: Tensor) -> int:
+        self.input_metadata.append((t._data.shape, t._data.dtype, t._device))
+        return len(self.input_metadata) - 1
+
+    @property
+    def next_functions(self) -> tuple:
+        return tuple((e.function, e.input_nr) for e in self.next_edges)
+
+    @property
+    def num_inputs(self) -> int:
+        return len(self.input_metadata)
+
+    @property
+    def num_outputs(self) -> int:
+        return len(self.next_edges)
+
+    @property
+    def metadata(self) -> dict:
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self):
+        return f"<{self.name()} object at {id(self):#x}>"
+
+    # -- behaviour ---------------------------------------------------------------
+    def apply(self, grads: list) -> list:
+        raise NotImplementedError(f"{self.name()}.apply")
+
+    def __call__(self, *grads):
+        return self.apply(list(grads))
+
+    def release_variables(self) -> None:
+        """Free saved tensors once a pass no longer needs them (keep_graph=False)."""
+
+    # -- hooks -------------------------------------------------------------------
+    def register_hook(self, fn) -> RemovableHandle:
+        """Post-hook `fn(grad_inputs, grad_outputs)`; may return replacement grad_inputs."""
+        if self._post_hooks is None:
+            self._post_hooks = []
+        self._post_hooks.append(fn)
+        return RemovableHandle(self._post_hooks, fn)
+
+    def register_prehook(self, fn) -> RemovableHandle:
+        """Pre-hook `fn(grad_outputs)`; may return replacement grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = []
+        self._pre_hooks.append(fn)
+        return RemovableHandle(self._pre_hooks, fn)
+
+    def register_tensor_pre_hook(self, input_nr: int, fn) -> RemovableHandle:
+        if self._tensor_pre_hooks is None:
+            self._tensor_pre_hooks = []
+        entry = (input_nr, fn)
+        self._tensor_pre_hooks.append(entry)
+        return RemovableHandle(self._tensor_pre_hooks, entry)
+
+    def register_retains_grad_hook(self, input_nr: int, fn) -> None:
+        if self._retains_grad_hooks is None:
+            self._retains_grad_hooks = {}
+        self._retains_grad_hooks[input_nr] = fn
+
+    def tensor_pre_hooks(self):
+        return self._tensor_pre_hooks
+
+
+class AccumulateGrad(Node):
+    """The sink of a leaf: sets `leaf.grad` the first time and adds to it afterwards."""
+    __slots__ = ("variable",)
+
+    def __init__(self, variable: Tensor):
+        super().__init__(sequence_nr=UINT64_MAX)
+        self.variable = variable
+        self.add_input_metadata(variable)
+
+    def apply(self, grads):
+        grad = grads[0]
+        if grad is None:
+            return []
+        meta = self.variable._autograd_meta
+        if not tls.grad_enabled and grad.requires_grad:
+            grad = grad.detach()
+        if meta.grad is None:
+            meta.grad = grad
+        else:
+            # NOTE: out of place: the old .grad may be held by the user or by a create_graph graph
+            meta.grad = meta.grad + grad
+        return []
+
+    def tensor_pre_hooks(self):
+        hooks = self.variable._autograd_meta.hooks
+        return [(0, h) for h in hooks] if hooks else None
+
+
+class GraphRoot(Node):
+    """The root when backward starts from several tensors: its outputs are their gradients."""
+    __slots__ = ("outputs",)
+
+    def __init__(self, edges, grads):
+        super().__init__()
+        self.set_next_edges(edges)
+        self.outputs = list(grads)
+
+    def apply(self, grads):
+        return list(self.outputs)
+
+
+def grad_accumulator(t: Tensor) -> AccumulateGrad:
+    """The leaf's AccumulateGrad, shared by every op that uses the leaf (held weakly by the leaf)."""
+    meta = t._autograd_meta
+    ref = meta.grad_accumulator
+    acc = ref() if ref is not None else None
+    if acc is None:
+        acc = AccumulateGrad(t)
+        import weakref
+        meta.grad_accumulator = weakref.ref(acc)
+    return acc
+
+
+_INVALID = Edge()
+
+
+def gradient_edge(t) -> Edge:
+    """Where the gradient of `t` goes: its grad_fn, its leaf accumulator, or nowhere."""
+    if t.__class__ is not Tensor and not isinstance(t, Tensor):
+        return _INVALID
+    meta = t._autograd_meta
+    if meta is None:
+        return _INVALID
+    if meta.grad_fn is not None:
+        return Edge(meta.grad_fn, meta.output_nr)
+    if meta.requires_grad:
+        return Edge(grad_accumulator(t), 0)
+    return _INVALID
+
+
+def collect_next_edges(tensors) -> list[Edge]:
+    return [gradient_edge(t) for t in tensors]
+
+
+def set_history(t: Tensor, node: Node) -> None:
+    """Make `t` the next output of `node` (its grad_fn), recording its metadata."""
+    from ..dispatcher.keys import AUTOGRAD
+    from ..tensor import AutogradMeta
+    output_nr = node.add_input_metadata(t)
+    meta = t._autograd_meta
+    if meta is None:
+        t._autograd_meta = AutogradMeta(grad_fn=node, output_nr=output_nr)
+    else:
+        meta.grad_fn, meta.output_nr, meta.requires_grad = node, output_nr, False
+    t._keys |= AUTOGRAD

@@ -1,0 +1,63 @@
+"""The CUDA backend: CuPy, imported only when a CUDA tensor is first made.
+
+CuPy mirrors NumPy's array API, so every op's one kernel serves both backends.
+Backward work for a CUDA device runs on that device's own engine worker thread.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..device import Backend, DeviceUnavailableError
+from ..dispatcher.keys import DispatchKey
+
+INSTALL_HINT = "install the GPU extra with: pip install 'agrad[cuda]'"
+
+
+class CUDABackend(Backend):
+    type = "cuda"
+    key = int(DispatchKey.CUDA)
+    uses_worker_thread = True
+
+    def __init__(self):
+        self._cupy = None
+
+    @property
+    def xp(self):
+        if self._cupy is None:
+            self._cupy = self._import_cupy()
+        return self._cupy
+
+    @staticmethod
+    def _import_cupy():
+        try:
+            import cupy
+        except ImportError:
+            raise DeviceUnavailableError(f"CUDA is not available: CuPy is not installed; {INSTALL_HINT}") from None
+        try:
+            count = cupy.cuda.runtime.getDeviceCount()
+        except Exception as exc:    # CuPy raises its own CUDARuntimeError without a driver
+            raise DeviceUnavailableError(f"CUDA is not available: CuPy found no usable GPU ({exc})") from None
+        if count == 0:
+            raise DeviceUnavailableError("CUDA is not available: CuPy is installed but this machine has no GPU")
+        return cupy
+
+    def device_count(self) -> int:
+        return self.xp.cuda.runtime.getDeviceCount()
+
+    def check_device(self, dev):
+        count = self.device_count()
+        if dev.index >= count:
+            raise DeviceUnavailableError(f"CUDA error: invalid device ordinal {dev.index} (this machine has {count} GPU(s))")
+
+    def asarray(self, data, np_dtype, dev):
+        xp = self.xp
+        with xp.cuda.Device(dev.index):
+            return xp.asarray(data, dtype=np_dtype)
+
+    def full(self, shape, fill_value, np_dtype, dev):
+        xp = self.xp
+        with xp.cuda.Device(dev.index):
+            return xp.full(shape, fill_value, dtype=np_dtype)
+
+    def to_numpy(self, array):
+        return self.xp.asnumpy(array) if not isinstance(array, np.ndarray) else array

@@ -1,0 +1,301 @@
+"""The dispatcher: operator name -> OperatorEntry -> kernel per dispatch key.
+
+A call computes its key set from the tensor arguments (their backend key, plus
+Autograd when one requires grad), adds the thread-local included keys and drops
+the excluded ones (grad mode off drops Autograd), then runs the kernel of the
+highest-priority key. The key set -> kernel lookup is cached per operator, so a
+call costs one dict lookup after the first.
+
+Kernels are boxed: `kernel(op, keyset, args)` with `args` a list in schema order.
+"""
+from __future__ import annotations
+
+import sys
+import warnings
+
+from ..grad_mode import tls
+from ..tensor import Tensor
+from .keys import (AUTOGRAD, BACKEND_KEYS, RUNTIME_KEYS, DispatchKey, _ALIAS_TARGETS,
+                   format_keyset, parse_key)
+from .schema import Schema, parse_schema
+
+__all__ = ["OperatorEntry", "define", "impl", "register_fallback", "get_op", "all_ops",
+           "UnknownOperatorError", "FALLTHROUGH", "keyset_for", "call"]
+
+_NUMBER_TYPES = (int, float, bool)
+
+
+class UnknownOperatorError(KeyError):
+    def __str__(self):
+        return self.args[0]
+
+
+def FALLTHROUGH(op, keyset, args):
+    """Marker kernel: skip this key and try the next one (PyTorch's fallthrough)."""
+    raise AssertionError("FALLTHROUGH is never called")
+
+
+class OperatorEntry:
+    """One operator: its schema, its kernels per dispatch key, and the lookup cache."""
+    __slots__ = ("name", "schema", "dispatch_table", "_cache", "defined_at", "registered_at",
+                 "tensor_positions", "list_positions", "intlist_positions", "wraps_numbers",
+                 "has_backward", "doc", "function", "info", "__weakref__")
+
+    def __init__(self, schema: Schema, defined_at: str, doc: str = ""):
+        self.name = schema.name
+        self.schema = schema
+        self.dispatch_table: dict[DispatchKey, object] = {}
+        self._cache: dict[int, object] = {}
+        self.defined_at = defined_at
+        self.registered_at: dict[DispatchKey, str] = {}
+        args = schema.arguments
+        self.tensor_positions = tuple(i for i, a in enumerate(args) if a.is_tensor)
+        self.list_positions = frozenset(i for i, a in enumerate(args) if a.is_tensor and a.is_list)
+        self.intlist_positions = tuple(i for i, a in enumerate(args) if a.base in ("int", "SymInt") and a.is_list)
+        self.wraps_numbers = False      # elementwise ops keep Python numbers as numbers
+        self.has_backward = False
+        self.doc = doc
+        self.function = None            # the Python-level function, agrad.<name>
+        self.info = None                # the op library's declaration (agrad.ops.registry.OpInfo)
+
+    def __repr__(self):
+        return f"<OperatorEntry {self.schema}>"
+
+    def __call__(self, *args, **kwargs):
+        return self.function(*args, **kwargs)
+
+    def keys(self) -> list[str]:
+        return [k.name for k in self.dispatch_table]
+
+    def has_kernel(self, key) -> bool:
+        return parse_key(key) in self.dispatch_table
+
+    # -- lookup --------------------------------------------------------------------
+    def lookup(self, keyset: int):
+        kernel = self._cache.get(keyset)
+        if kernel is None:
+            kernel = self._cache[keyset] = self._compute_kernel(keyset)
+        return kernel
+
+    def _kernel_for_key(self, key: DispatchKey):
+        # PyTorch's order: the key's own kernel, then a CompositeImplicitAutograd kernel,
+        # then the key's fallback.
+        kernel = self.dispatch_table.get(key)
+        if kernel is None:
+            kernel = self.dispatch_table.get(DispatchKey.CompositeImplicitAutograd)
+        if kernel is None:
+            kernel = _fallbacks.get(key)
+        return kernel
+
+    def _compute_kernel(self, keyset: int):
+        for key in RUNTIME_KEYS:
+            if not keyset & key:
+                continue
+            kernel = self._kernel_for_key(key)
+            if kernel is FALLTHROUGH:
+                continue
+            if kernel is None:
+                raise NotImplementedError(
+                    f"Could not run '{self.name}' with arguments from the '{key.name}' backend. "
+                    f"'{self.name}' is only available for these backends: [{', '.join(self.keys())}].")
+            return kernel
+        if not keyset & BACKEND_KEYS:
+            raise TypeError(f"{self.name}(): expected at least one argument to be a Tensor")
+        raise NotImplementedError(f"{self.name}: no kernel for {format_keyset(keyset)}")
+
+    def explain(self, keyset: int) -> str:
+        """The path a call with `keyset` takes, e.g. 'Autograd -> CPU' (for `agrad inspect`)."""
+        steps = []
+        for key in RUNTIME_KEYS:
+            if not keyset & key:
+                continue
+            kernel = self._kernel_for_key(key)
+            if kernel is FALLTHROUGH:
+                continue
+            if kernel is None:
+                steps.append(f"{key.name} (missing)")
+                break
+            if kernel is self.dispatch_table.get(key):
+                steps.append(key.name)
+            elif kernel is self.dispatch_table.get(DispatchKey.CompositeImplicitAutograd):
+                steps.append("CompositeImplicitAutograd")
+                break
+            else:
+                steps.append(f"{key.name} (fallback)")
+            if key != DispatchKey.Autograd:
+                break
+        return " -> ".join(steps)
+
+    def redispatch(self, keyset: int, args):
+        """Call the kernel below the current key, as VariableType does below Autograd."""
+        return self.lookup(keyset)(self, keyset, args)
+
+
+# ---- the registry -------------------------------------------------------------------
+
+_operators: dict[str, OperatorEntry] = {}
+_fallbacks: dict[DispatchKey, object] = {}
+
+
+def _caller(depth: int = 2) -> str:
+    frame = sys._getframe(depth)
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+
+def define(schema: str, *, doc: str = "", _depth: int = 2) -> OperatorEntry:
+    parsed = parse_schema(schema)
+    where = _caller(_depth)
+    existing = _operators.get(parsed.name)
+    if existing is not None:
+        raise RuntimeError(
+            f"Tried to register an operator ({parsed}) with the same name and overload name multiple times. "
+            f"Each overload's schema should only be registered with a single call to def(). "
+            f"Duplicate registration: {where}. Original registration: {existing.defined_at}")
+    entry = OperatorEntry(parsed, where, doc)
+    entry.function = _make_function(entry)
+    _operators[parsed.name] = entry
+    return entry
+
+
+def impl(name: str, key, kernel, *, _depth: int = 2) -> None:
+    """Register `kernel(op, keyset, args)` for `key` (a DispatchKey or its name)."""
+    entry = get_op(name)
+    key = parse_key(key)
+    where = _caller(_depth)
+    if key in entry.dispatch_table:
+        warnings.warn(f"Overriding a previously registered kernel for the same operator and the same dispatch key\n"
+                      f"  operator: {entry.schema}\n    registered at {entry.registered_at[key]}\n"
+                      f"  dispatch key: {key.name}\n  new kernel: registered at {where}", stacklevel=_depth)
+    entry.dispatch_table[key] = kernel
+    entry.registered_at[key] = where
+    if key in (DispatchKey.Autograd, DispatchKey.CompositeImplicitAutograd) and kernel is not FALLTHROUGH:
+        entry.has_backward = True
+    entry._cache.clear()
+
+
+def register_fallback(key, kernel) -> None:
+    """A kernel that serves every operator for `key` when the operator has none of its own."""
+    key = parse_key(key)
+    if key in _ALIAS_TARGETS:
+        raise ValueError(f"a fallback cannot be registered for the alias key {key.name}")
+    _fallbacks[key] = kernel
+    for entry in _operators.values():
+        entry._cache.clear()
+
+
+def get_op(name: str) -> OperatorEntry:
+    entry = _operators.get(name)
+    if entry is None:
+        import difflib
+        close = difflib.get_close_matches(name, list(_operators), n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        raise UnknownOperatorError(f"unknown operator '{name}'{hint}")
+    return entry
+
+
+def all_ops() -> list[OperatorEntry]:
+    return sorted(_operators.values(), key=lambda e: e.name)
+
+
+def keyset_for(device, requires_grad: bool) -> int:
+    """The key set a call on tensors of `device` gets (for explaining dispatch without calling)."""
+    from ..device import device as Device
+    key = Device(device).backend.key
+    return key | (AUTOGRAD if requires_grad else 0)
+
+
+# ---- the call path --------------------------------------------------------------------
+
+_observers: list = []     # profilers; empty in normal runs, so the check is one global load
+
+
+def call(op: OperatorEntry, args: list):
+    keyset = 0
+    for i in op.tensor_positions:
+        a = args[i]
+        if a.__class__ is Tensor:
+            keyset |= a._keys
+        elif a is None:
+            continue
+        elif isinstance(a, Tensor):
+            keyset |= a._keys
+        elif i in op.list_positions and isinstance(a, (list, tuple)):
+            items = list(a)
+            for j, t in enumerate(items):
+                if not isinstance(t, Tensor):
+                    items[j] = t = _scalar_tensor(op, i, t)
+                keyset |= t._keys
+            args[i] = items
+        elif isinstance(a, _NUMBER_TYPES) or _is_numpy_scalar(a):
+            if not op.wraps_numbers:
+                args[i] = t = _scalar_tensor(op, i, a)
+                keyset |= t._keys
+        else:
+            raise TypeError(f"{op.name}(): argument '{op.schema.arguments[i].name}' must be Tensor, "
+                            f"not {type(a).__name__}")
+    for i in op.intlist_positions:
+        a = args[i]
+        if a is not None and not isinstance(a, tuple):
+            args[i] = (a,) if isinstance(a, int) else tuple(a)
+    keyset = (keyset | tls.included) & tls.keep
+    kernel = op._cache.get(keyset)
+    if kernel is None:
+        kernel = op.lookup(keyset)
+    if _observers:
+        return _observed_call(op, kernel, keyset, args)
+    return kernel(op, keyset, args)
+
+
+def _observed_call(op, kernel, keyset, args):
+    for obs in _observers:
+        obs.op_start(op)
+    try:
+        return kernel(op, keyset, args)
+    finally:
+        for obs in reversed(_observers):
+            obs.op_end(op)
+
+
+def _is_numpy_scalar(a) -> bool:
+    import numpy as np
+    return isinstance(a, np.generic)
+
+
+def _scalar_tensor(op, i, value):
+    from ..creation import tensor
+    if not (isinstance(value, _NUMBER_TYPES) or _is_numpy_scalar(value)):
+        raise TypeError(f"{op.name}(): argument '{op.schema.arguments[i].name}' must be Tensor, "
+                        f"not {type(value).__name__}")
+    return tensor(value)
+
+
+def _make_function(entry: OperatorEntry):
+    """Generate `def add(self, other, *, alpha=1)` that calls the dispatcher.
+
+    A generated signature binds arguments at C speed; inspect.Signature.bind would
+    cost more than the whole rest of the call.
+    """
+    params, names, defaults = [], [], {}
+    star = False
+    for i, a in enumerate(entry.schema.arguments):
+        if a.kwarg_only and not star:
+            params.append("*")
+            star = True
+        pname = a.name
+        if a.has_default:
+            defaults[f"_d{i}"] = a.default
+            params.append(f"{pname}=_d{i}")
+        else:
+            params.append(pname)
+        names.append(pname)
+    py_name = entry.name.split("::")[-1]
+    src = (f"def {py_name}({', '.join(params)}):\n"
+           f"    return _call(_op, [{', '.join(names)}])\n")
+    namespace = {"_call": call, "_op": entry, **defaults}
+    exec(compile(src, f"<agrad op {entry.name}>", "exec"), namespace)   # noqa: S102 (generated from a parsed schema)
+    fn = namespace[py_name]
+    fn.__doc__ = f"{entry.schema}\n\n{entry.doc}".strip()
+    fn.__qualname__ = py_name
+    fn.__module__ = "agrad"
+    fn.op = entry
+    return fn

@@ -1,0 +1,46 @@
+"""Dispatch keys and key sets.
+
+A key set is an int whose bits are keys; a higher bit is a higher priority, so
+the key that serves a call is the highest set bit that has a kernel. Autograd
+outranks every backend, as in PyTorch.
+"""
+from __future__ import annotations
+
+import enum
+
+
+class DispatchKey(enum.IntFlag):
+    Meta = 1
+    CPU = 2
+    CUDA = 4
+    Autograd = 8
+    # Alias keys: registration targets that stand for several runtime keys.
+    CompositeImplicitAutograd = 16
+
+
+RUNTIME_KEYS = (DispatchKey.Autograd, DispatchKey.CUDA, DispatchKey.CPU, DispatchKey.Meta)  # priority order
+BACKEND_KEYS = DispatchKey.Meta | DispatchKey.CPU | DispatchKey.CUDA
+AUTOGRAD = int(DispatchKey.Autograd)
+
+# What a CompositeImplicitAutograd kernel serves: autograd (its gradient comes from
+# the ops it calls) and every backend (it runs on whatever its ops run on).
+_ALIAS_TARGETS = {DispatchKey.CompositeImplicitAutograd: RUNTIME_KEYS}
+
+
+def parse_key(name) -> DispatchKey:
+    if isinstance(name, DispatchKey):
+        return name
+    try:
+        return DispatchKey[name]
+    except KeyError:
+        names = ", ".join(k.name for k in DispatchKey)
+        raise ValueError(f"unknown dispatch key {name!r}; expected one of {names}") from None
+
+
+def keys_in(keyset: int) -> list[DispatchKey]:
+    """The runtime keys of `keyset`, highest priority first."""
+    return [k for k in RUNTIME_KEYS if keyset & k]
+
+
+def format_keyset(keyset: int) -> str:
+    return "DispatchKeySet(" + ", ".join(k.name for k in keys_in(keyset)) + ")"

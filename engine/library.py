@@ -1,0 +1,134 @@
+"""agrad.library: register operators from outside agrad, through the dispatcher's
+own registration path (as torch.library).
+
+    from agrad import library
+    library.define("myops::scale(Tensor x, float k) -> Tensor")
+    library.impl("myops::scale", "CPU", lambda x, k: agrad.tensor(x.numpy() * k))
+    library.register_autograd("myops::scale", lambda ctx, grad: (grad * ctx.k, None),
+                              setup_context=lambda ctx, inputs, output: setattr(ctx, "k", inputs[1]))
+    agrad.ops.myops.scale(x, 2.0)     # or library.op("myops::scale")
+"""
+from __future__ import annotations
+
+import types
+
+from .autograd.function import BackwardCFunction
+from .autograd.node import Node, collect_next_edges, set_history
+from .dispatcher import DispatchKey, dispatcher as _dispatcher
+from .dispatcher.keys import AUTOGRAD
+from .grad_mode import ExcludeDispatchKeyGuard
+from .tensor import Tensor
+
+__all__ = ["define", "impl", "register_autograd", "op", "namespace"]
+
+_namespaces: dict[str, types.SimpleNamespace] = {}
+
+
+def define(schema: str, *, doc: str = ""):
+    """Declare an operator `ns::name(...) -> ...`; returns its function."""
+    if "::" not in schema.split("(")[0]:
+        raise ValueError(f"library.define: the operator needs a namespace, e.g. 'myops::{schema.strip()}'")
+    entry = _dispatcher.define(schema, doc=doc, _depth=3)
+    ns, _, name = entry.name.partition("::")
+    setattr(namespace(ns), name, entry.function)
+    return entry.function
+
+
+def namespace(ns: str) -> types.SimpleNamespace:
+    """`agrad.ops.<ns>`: the functions of the operators defined in namespace `ns`."""
+    space = _namespaces.get(ns)
+    if space is None:
+        from . import ops
+        space = _namespaces[ns] = types.SimpleNamespace()
+        setattr(ops, ns, space)
+    return space
+
+
+def op(name: str):
+    return _dispatcher.get_op(name).function
+
+
+def impl(name: str, key, fn):
+    """Register `fn(*args)` (tensors in, tensors out) as the kernel of `name` for `key`.
+
+    Below Autograd the kernel runs with Autograd excluded, as a backend kernel does in
+    PyTorch, so ops it calls record nothing."""
+    def kernel(op, keyset, args):
+        with ExcludeDispatchKeyGuard(AUTOGRAD):
+            return fn(*args)
+    if key in ("CompositeImplicitAutograd", DispatchKey.CompositeImplicitAutograd):
+        kernel = lambda op, keyset, args: fn(*args)  # noqa: E731 — a composite's ops record their own graph
+    _dispatcher.impl(name, key, kernel, _depth=3)
+    return fn
+
+
+class _OpBackward(BackwardCFunction):
+    """The Node of a library op's call; named after the op, as `ScaleBackward`."""
+
+    def __init__(self, entry, backward_fn):
+        super().__init__(type(entry.name.split("::")[-1].capitalize(), (), {}))
+        self._backward_fn = backward_fn
+
+    def apply(self, grads):
+        if self._materialize_grads:
+            from .autograd.function import _zeros
+            grads = [g if g is not None else _zeros(m) for g, m in zip(grads, self.input_metadata)]
+        result = self._backward_fn(self, *grads)
+        if not isinstance(result, tuple):
+            result = (result,)
+        if len(result) != len(self.needs_input_grad):
+            raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
+                               f"(expected {len(self.needs_input_grad)}, got {len(result)})")
+        return [result[i] for i in self._input_positions]
+
+
+def register_autograd(name: str, backward, *, setup_context=None) -> None:
+    """Give `name` a backward: `backward(ctx, *grads) -> one gradient per input`,
+    `setup_context(ctx, inputs, output)` saves what backward needs (torch.library.register_autograd)."""
+    entry = _dispatcher.get_op(name)
+
+    def autograd_kernel(op, keyset, args):
+        below = keyset & ~AUTOGRAD
+        out = op.lookup(below)(op, below, args)
+        positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        node = _OpBackward(op, backward)
+        node._input_positions = tuple(positions)
+        node.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        if not any(node.needs_input_grad):
+            return out
+        if setup_context is not None:
+            setup_context(node, tuple(args), out)
+        node.set_next_edges(collect_next_edges(args[i] for i in positions))
+        for o in (out if isinstance(out, tuple) else (out,)):
+            if isinstance(o, Tensor) and o.is_floating_point():
+                set_history(o, node)
+        from .autograd.saved_variable import SavedVariable
+        outs = {id(o) for o in (out if isinstance(out, tuple) else (out,))}
+        node._saved = [None if t is None else SavedVariable(t, id(t) in outs) for t in node._to_save]
+        return out
+    _dispatcher.impl(name, DispatchKey.Autograd, autograd_kernel, _depth=3)
+
+
+class _NotImplementedBackward(Node):
+    """Autograd fallback for ops with no registered backward: fails only if a gradient is needed."""
+    __slots__ = ("op_name",)
+
+    def apply(self, grads):
+        raise RuntimeError(f"the derivative for '{self.op_name}' is not implemented. Register one with "
+                           f"agrad.library.register_autograd('{self.op_name}', backward).")
+
+
+def _autograd_not_implemented(op, keyset, args):
+    below = keyset & ~AUTOGRAD
+    out = op.lookup(below)(op, below, args)
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    node = _NotImplementedBackward()
+    node.op_name = op.name
+    node.set_next_edges(collect_next_edges(tensors))
+    for o in (out if isinstance(out, tuple) else (out,)):
+        if isinstance(o, Tensor) and o.is_floating_point():
+            set_history(o, node)
+    return out
+
+
+_dispatcher.register_fallback(DispatchKey.Autograd, _autograd_not_implemented)

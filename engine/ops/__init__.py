@@ -1,0 +1,64 @@
+"""The op library. Every op is declared once (see registry.defop); importing the
+family modules registers them with the dispatcher, and this namespace exposes each
+op's function, as `agrad.<op>` does."""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+from ..autograd.engine import _bind_ops as _bind_engine_ops
+from ..tensor import _bind_ops as _bind_tensor_ops
+from ..dispatcher import all_ops
+from . import conversion, linalg, pointwise, reduction, shape  # noqa: F401 — the core families, in order
+from .registry import defop, get_info, registered
+
+_CORE = {"registry", "shapes", "samples", "conversion", "linalg", "pointwise", "reduction", "shape"}
+
+# Every other module in this package is an op family (added without touching this file).
+for _mod in sorted(m.name for m in pkgutil.iter_modules(__path__)):
+    if _mod not in _CORE and not _mod.startswith("_"):
+        importlib.import_module(f"{__name__}.{_mod}")
+
+
+def _export() -> list[str]:
+    names = []
+    for entry in all_ops():
+        name = entry.name.split("::")[-1]
+        if "::" in entry.name:
+            continue
+        globals()[name] = entry.function
+        names.append(name)
+    return names
+
+
+__all__ = _export() + ["defop", "registered", "get_info"]
+
+
+def _bind_methods() -> None:
+    """Tensor methods for every op whose first argument is `self`, as PyTorch's method variants."""
+    from ..tensor import Tensor
+    for entry in all_ops():
+        args = entry.schema.arguments
+        name = entry.name
+        if "::" in name or not args or args[0].name != "self" or hasattr(Tensor, name):
+            continue
+        rest = [a for a in args[1:] if not a.has_default]
+        if len(rest) == 1 and rest[0] is args[1] and args[1].is_list and args[1].base == "int":
+            setattr(Tensor, name, _sizes_method(entry.function))    # t.reshape(2, 3) and t.reshape([2, 3])
+        else:
+            setattr(Tensor, name, entry.function)
+
+
+def _sizes_method(fn):
+    def method(self, *sizes, **kwargs):
+        if len(sizes) == 1 and isinstance(sizes[0], (list, tuple)):
+            sizes = sizes[0]
+        return fn(self, list(sizes), **kwargs)
+    method.__name__ = method.__qualname__ = fn.__name__
+    method.__doc__ = fn.__doc__
+    return method
+
+
+_bind_methods()
+_bind_tensor_ops(__import__(__name__, fromlist=["_"]))
+_bind_engine_ops(__import__(__name__, fromlist=["_"]))

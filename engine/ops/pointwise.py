@@ -1,0 +1,212 @@
+"""Core elementwise ops: arithmetic, exp/log, and the activations PyTorch gives
+dedicated backward ops (tanh_backward, sigmoid_backward, threshold_backward)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..backends.meta import MetaArray
+from .registry import defop, promote_same
+from .samples import SampleInput, binary_samples, make_arg, positive_unary_samples, unary_samples
+from .shapes import broadcast_shapes, pointwise_meta, shape_of
+
+same_meta = pointwise_meta()
+bool_meta = pointwise_meta(np.bool_)
+
+
+def _is_number(x) -> bool:
+    return not hasattr(x, "shape")
+
+
+add = defop(
+    "add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+    kernel=lambda xp, self, other, alpha: xp.add(self, other if alpha == 1 else xp.multiply(other, alpha)),
+    meta=same_meta, promote="same", wraps_numbers=True,
+    grads={"self": lambda grad: grad,
+           "other": lambda grad, alpha: grad if alpha == 1 else grad * alpha},
+    samples=binary_samples(), torch="torch.add")
+
+sub = defop(
+    "sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+    kernel=lambda xp, self, other, alpha: xp.subtract(self, other if alpha == 1 else xp.multiply(other, alpha)),
+    meta=same_meta, promote="same", wraps_numbers=True,
+    grads={"self": lambda grad: grad,
+           "other": lambda grad, alpha: -grad if alpha == 1 else grad * -alpha},
+    samples=binary_samples(), torch="torch.sub")
+
+mul = defop(
+    "mul(Tensor self, Tensor other) -> Tensor",
+    kernel=lambda xp, self, other: xp.multiply(self, other),
+    meta=same_meta, promote="same", wraps_numbers=True,
+    grads={"self": lambda grad, other: grad * other,
+           "other": lambda grad, self: grad * self},
+    samples=binary_samples(), torch="torch.mul")
+
+div = defop(
+    "div(Tensor self, Tensor other) -> Tensor",
+    kernel=lambda xp, self, other: xp.true_divide(self, other),
+    meta=same_meta, promote="float", wraps_numbers=True,
+    grads={"self": lambda grad, other: grad / other,
+           "other": lambda grad, self, other: -grad * self / (other * other)},
+    samples=binary_samples(other_low=0.5, other_high=2.0), torch="torch.div")
+
+neg = defop(
+    "neg(Tensor self) -> Tensor",
+    kernel=lambda xp, self: xp.negative(self), meta=same_meta,
+    grads={"self": lambda grad: -grad},
+    samples=unary_samples(), torch="torch.neg")
+
+
+def _pow_self_grad(grad, self, exponent):
+    if _is_number(exponent):
+        if exponent == 0:
+            return grad * 0
+        return grad * (exponent * self ** (exponent - 1))
+    # NOTE: where exponent == 0 the gradient is 0, even at self == 0 (0 * inf would be nan)
+    return grad * where(exponent == 0, 0.0, exponent * self ** (exponent - 1))
+
+
+def _pow_exponent_grad(grad, self, exponent, result):
+    # NOTE: at self == 0 with exponent >= 0 the gradient is 0 (PyTorch), not 0 * log(0) = nan
+    if _is_number(self):
+        if self == 0:
+            return grad * where(exponent >= 0, 0.0, result * float("-inf"))
+        with np.errstate(invalid="ignore"):
+            return grad * (result * float(np.log(self)))
+    return grad * where((self == 0) * (exponent >= 0), 0.0, result * log(self))
+
+
+def _pow_samples(op):
+    base = [SampleInput(f"{s}**{e}", make_arg(s, key=(op, i), low=0.5, high=2.0), e)
+            for i, (s, e) in enumerate([((), 2.0), ((3, 2), 3), ((4,), -1.5), ((2, 3), 0.5)])]
+    tensor_exp = [SampleInput("tensor**tensor", make_arg((2, 3), key=(op, "b"), low=0.5, high=2.0),
+                              make_arg((3,), key=(op, "e"), low=-1.0, high=2.0)),
+                  SampleInput("scalar**tensor", 2.0, make_arg((3,), key=(op, "s"), low=-1.0, high=2.0))]
+    return base + tensor_exp
+
+
+pow = defop(  # noqa: A001 — PyTorch's name
+    "pow(Tensor self, Tensor exponent) -> Tensor",
+    kernel=lambda xp, self, exponent: xp.power(self, exponent),
+    meta=same_meta, promote="same", wraps_numbers=True,
+    grads={"self": _pow_self_grad, "exponent": _pow_exponent_grad},
+    backward_name=("PowBackward0", "PowBackward1", "PowBackward2"),
+    overload=lambda self, exponent: 0 if _is_number(exponent) else (2 if _is_number(self) else 1),
+    samples=_pow_samples, torch="torch.pow")
+
+exp = defop(
+    "exp(Tensor self) -> Tensor",
+    kernel=lambda xp, self: xp.exp(self), meta=same_meta, promote="float",
+    grads={"self": lambda grad, result: grad * result},
+    samples=unary_samples(), torch="torch.exp")
+
+log = defop(
+    "log(Tensor self) -> Tensor",
+    kernel=lambda xp, self: xp.log(self), meta=same_meta, promote="float",
+    grads={"self": lambda grad, self: grad / self},
+    samples=positive_unary_samples(), torch="torch.log")
+
+tanh_backward = defop(
+    "tanh_backward(Tensor grad_output, Tensor output) -> Tensor",
+    kernel=lambda xp, grad_output, output: grad_output * (1 - output * output),
+    meta=same_meta, promote="same",
+    grads={"grad_output": lambda grad, output: tanh_backward(grad, output),
+           "output": lambda grad, grad_output, output: -2 * output * grad_output * grad},
+    samples=lambda op: [SampleInput("(3,)", make_arg((3,), key=(op, 0)), make_arg((3,), key=(op, 1), low=-0.9, high=0.9))],
+    torch="torch.ops.aten.tanh_backward")
+
+tanh = defop(
+    "tanh(Tensor self) -> Tensor",
+    kernel=lambda xp, self: xp.tanh(self), meta=same_meta, promote="float",
+    grads={"self": lambda grad, result: tanh_backward(grad, result)},
+    samples=unary_samples(), torch="torch.tanh")
+
+
+def _sigmoid_kernel(xp, x):
+    # NOTE: exp(-|x|) never overflows; 1/(1+exp(-x)) does for x << 0
+    e = xp.exp(-xp.abs(x))
+    return xp.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+
+
+sigmoid_backward = defop(
+    "sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor",
+    kernel=lambda xp, grad_output, output: grad_output * output * (1 - output),
+    meta=same_meta, promote="same",
+    grads={"grad_output": lambda grad, output: sigmoid_backward(grad, output),
+           "output": lambda grad, grad_output, output: grad * grad_output * (1 - 2 * output)},
+    samples=lambda op: [SampleInput("(3,)", make_arg((3,), key=(op, 0)), make_arg((3,), key=(op, 1), low=0.1, high=0.9))],
+    torch="torch.ops.aten.sigmoid_backward")
+
+sigmoid = defop(
+    "sigmoid(Tensor self) -> Tensor",
+    kernel=_sigmoid_kernel, meta=same_meta, promote="float",
+    grads={"self": lambda grad, result: sigmoid_backward(grad, result)},
+    samples=unary_samples(low=-4.0, high=4.0), torch="torch.sigmoid")
+
+threshold_backward = defop(
+    "threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor",
+    kernel=lambda xp, grad_output, self, threshold: xp.where(self <= threshold, 0, grad_output).astype(
+        grad_output.dtype, copy=False),
+    meta=lambda grad_output, self, threshold: MetaArray(broadcast_shapes(grad_output.shape, self.shape),
+                                                        grad_output.dtype),
+    promote=lambda arrays, positions: promote_same(arrays, positions),
+    grads={"grad_output": lambda grad, self, threshold: threshold_backward(grad, self, threshold),
+           "self": lambda grad: grad * 0},
+    samples=lambda op: [SampleInput("(4,)", make_arg((4,), key=(op, 0)),
+                                    make_arg((4,), key=(op, 1), away_from=0.0), 0.0)],
+    torch="torch.ops.aten.threshold_backward")
+
+relu = defop(
+    "relu(Tensor self) -> Tensor",
+    kernel=lambda xp, self: xp.maximum(self, 0).astype(self.dtype, copy=False), meta=same_meta,
+    grads={"self": lambda grad, result: threshold_backward(grad, result, 0)},
+    samples=unary_samples(away_from=0.0), torch="torch.relu")
+
+
+# ---- comparisons and where: no gradient flows through a comparison ----------------
+
+def _comparison(name, ufunc):
+    return defop(f"{name}(Tensor self, Tensor other) -> Tensor",
+                 kernel=lambda xp, self, other: getattr(xp, ufunc)(self, other),
+                 meta=bool_meta, promote="same", wraps_numbers=True,
+                 samples=binary_samples(), torch=f"torch.{name}", tags=("comparison",))
+
+
+eq = _comparison("eq", "equal")
+ne = _comparison("ne", "not_equal")
+lt = _comparison("lt", "less")
+le = _comparison("le", "less_equal")
+gt = _comparison("gt", "greater")
+ge = _comparison("ge", "greater_equal")
+
+
+def _where_meta(condition, self, other):
+    if condition.dtype != np.bool_:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                           f"{condition.dtype}")
+    values = [a for a in (self, other) if not _is_number(a)]
+    shape = broadcast_shapes(condition.shape, shape_of(self), shape_of(other))
+    return MetaArray(shape, values[0].dtype)
+
+
+def _where_kernel(xp, condition, self, other):
+    if condition.dtype != np.bool_:
+        _where_meta(condition, self, other)
+    out = xp.where(condition, self, other)
+    dtype = next(a.dtype for a in (self, other) if not _is_number(a))
+    return out.astype(dtype, copy=False)
+
+
+def _where_samples(op):
+    cond = make_arg((2, 3), key=(op, "c"), requires_grad=False)
+    return [SampleInput("broadcast", cond > 0, make_arg((2, 3), key=(op, "a")), make_arg((3,), key=(op, "b"))),
+            SampleInput("scalar", cond > 0.5, make_arg((2, 3), key=(op, "a2")), 0.0)]
+
+
+where = defop(
+    "where(Tensor condition, Tensor self, Tensor other) -> Tensor",
+    kernel=_where_kernel, meta=_where_meta, wraps_numbers=True,
+    promote=lambda arrays, positions: promote_same(arrays, (1, 2)),
+    grads={"condition": None,
+           "self": lambda grad, condition: where(condition, grad, 0.0),
+           "other": lambda grad, condition: where(condition, 0.0, grad)},
+    samples=_where_samples, torch="torch.where")

@@ -1,0 +1,381 @@
+"""`defop`: declare an op once — schema, kernel, Meta rule, backward formulas, samples.
+
+From one declaration this registers, through the dispatcher's own `define`/`impl`:
+- a `CPU` and a `CUDA` kernel (the same array-API function, called with `xp` =
+  NumPy or CuPy, after PyTorch's type promotion of the tensor arguments),
+- a `Meta` kernel (the shape rule, on MetaArrays),
+- an `Autograd` kernel that records a Node named as PyTorch names it
+  (`MulBackward0`), saves exactly what the formulas of the inputs that need a
+  gradient use (parameters name what is saved, as in derivatives.yaml), and
+  redispatches below Autograd,
+or a single `CompositeImplicitAutograd` kernel for ops written with other ops.
+Formulas are written with agrad ops, so with create_graph they are differentiated
+again; broadcasting is undone centrally by the engine (validate_outputs).
+"""
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from .. import dtypes
+from ..autograd.node import Node, gradient_edge, set_history
+from ..autograd.saved_variable import SavedVariable
+from ..device import get_backend
+from ..dispatcher import FALLTHROUGH, define, impl
+from ..dispatcher.keys import AUTOGRAD, DispatchKey
+from ..tensor import Tensor
+
+__all__ = ["defop", "OpInfo", "registered", "promote_same", "promote_float"]
+
+_RESERVED = {"grad", "grads", "result"}
+
+
+class OpInfo:
+    """The op library's record of one op (what tests, `agrad ops` and Meta read)."""
+
+    def __init__(self, entry, *, kernel, meta, promote, grads, composite, samples, backward_names,
+                 overload, differentiable, gradgrad, torch, tags):
+        self.entry = entry
+        self.name = entry.name
+        self.kernel = kernel
+        self.meta = meta
+        self.promote = promote
+        self.grads = grads
+        self.composite = composite
+        self.samples = samples
+        self.backward_names = backward_names
+        self.overload = overload
+        self.differentiable = differentiable
+        self.gradgrad = gradgrad          # whether PyTorch's op supports double backward
+        self.torch = torch                # how the reference script calls PyTorch's op
+        self.tags = tags
+
+    def __repr__(self):
+        return f"<OpInfo {self.entry.schema}>"
+
+
+_infos: dict[str, OpInfo] = {}
+
+
+def registered() -> list[OpInfo]:
+    return [_infos[k] for k in sorted(_infos)]
+
+
+def get_info(name: str) -> OpInfo:
+    return _infos[name]
+
+
+# ---- type promotion of tensor arguments ------------------------------------------------
+
+def promote_same(arrays, positions) -> None:
+    """Cast every tensor argument to PyTorch's result_type of them all."""
+    dt = dtypes.result_type([arrays[i] for i in positions])
+    _cast(arrays, positions, dt)
+
+
+def promote_float(arrays, positions) -> None:
+    """As promote_same, then integral/bool -> the default float (exp, div, sqrt …)."""
+    dt = dtypes.to_float(dtypes.result_type([arrays[i] for i in positions]))
+    _cast(arrays, positions, dt)
+
+
+def _cast(arrays, positions, dt) -> None:
+    for i in positions:
+        a = arrays[i]
+        d = getattr(a, "dtype", None)
+        if d is not None and d != dt:
+            arrays[i] = a.astype(dt)
+
+
+_PROMOTIONS = {None: None, "same": promote_same, "float": promote_float}
+
+
+# ---- kernels -------------------------------------------------------------------------
+
+def _device_mismatch(op, a, b):
+    raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
+                       f"{a} and {b}! (when checking arguments for {op.name})")
+
+
+def _make_backend_kernel(entry, fn, promote, backend_type: str, is_meta: bool):
+    """A boxed kernel: unwrap tensors to arrays, promote, run `fn`, wrap the result."""
+    positions = entry.tensor_positions
+    list_positions = entry.list_positions
+    backend = get_backend(backend_type)
+    key = backend.key
+    ndarray = np.ndarray
+
+    def kernel(op, keyset, args):
+        arrays = list(args)
+        dev = None
+        for i in positions:
+            a = arrays[i]
+            if isinstance(a, Tensor):
+                if dev is None:
+                    dev = a._device
+                elif a._device is not dev:
+                    _device_mismatch(op, dev, a._device)
+                arrays[i] = a._data
+            elif i in list_positions and a is not None:
+                items = []
+                for t in a:
+                    if dev is None:
+                        dev = t._device
+                    elif t._device is not dev:
+                        _device_mismatch(op, dev, t._device)
+                    items.append(t._data)
+                arrays[i] = items
+        if promote is not None:
+            promote(arrays, positions)
+        out = fn(*arrays) if is_meta else fn(backend.xp, *arrays)
+        if out.__class__ is tuple or out.__class__ is list:
+            return tuple(_wrap(o, dev, key, ndarray, is_meta) for o in out)
+        return _wrap(out, dev, key, ndarray, is_meta)
+    return kernel
+
+
+def _wrap(out, dev, key, ndarray, is_meta):
+    # NumPy returns scalars (np.float32) for 0-d results; a Tensor always holds an array.
+    if not is_meta and out.__class__ is not ndarray and isinstance(out, np.generic):
+        out = np.asarray(out)
+    return Tensor._make(out, dev, key)
+
+
+def _boxed(fn):
+    """A kernel written with tensors (composites, user kernels) as a boxed kernel."""
+    def kernel(op, keyset, args):
+        return fn(*args)
+    return kernel
+
+
+# ---- the backward Node of a declared op -------------------------------------------------
+
+class OpNode(Node):
+    """Backward of one call of a declared op; subclasses are named MulBackward0 etc."""
+    __slots__ = ("saved", "list_sizes")
+    info: OpInfo = None
+    formulas: tuple = ()        # (formula, parameter names, is_list) per differentiable input
+
+    def apply(self, grads):
+        edges = self.next_edges
+        if len(grads) == 1:
+            grad = grads[0]
+            if grad is None:
+                return [None] * len(edges)
+            env = {"grad": grad, "grads": grads}
+        else:
+            if all(g is None for g in grads):
+                return [None] * len(edges)
+            filled = [g if g is not None else _zeros(m) for g, m in zip(grads, self.input_metadata)]
+            env = {"grads": filled, "grad": filled[0]}
+        for name, value in self.saved.items():
+            env[name] = _unpack(value, self)
+        out = []
+        e = 0
+        sizes = iter(self.list_sizes) if self.list_sizes else None
+        for formula, params, is_list in self.formulas:
+            if is_list:
+                n = next(sizes)
+                if any(edges[e + j].function is not None for j in range(n)):
+                    out.extend(formula(*[env[p] for p in params]))
+                else:
+                    out.extend([None] * n)
+                e += n
+                continue
+            if edges[e].function is None:
+                out.append(None)
+            else:
+                out.append(formula(*[env[p] for p in params]))
+            e += 1
+        return out
+
+    def release_variables(self):
+        for value in self.saved.values():
+            if value.__class__ is SavedVariable:
+                value.reset_data()
+            elif value.__class__ is list:
+                for v in value:
+                    if v.__class__ is SavedVariable:
+                        v.reset_data()
+
+
+def _unpack(value, node):
+    cls = value.__class__
+    if cls is SavedVariable:
+        return value.unpack(node)
+    if cls is list:
+        return [v.unpack(node) if v.__class__ is SavedVariable else v for v in value]
+    return value
+
+
+def _zeros(meta):
+    shape, np_dtype, dev = meta
+    backend = dev.backend
+    return Tensor._make(backend.full(shape, 0, np_dtype, dev), dev, backend.key)
+
+
+class _SavePlan:
+    """For each mask of inputs that need a gradient: the names their formulas use."""
+
+    def __init__(self, formulas_params):
+        self._params = formulas_params
+        self._cache = {}
+
+    def names(self, mask: int) -> tuple:
+        names = self._cache.get(mask)
+        if names is None:
+            used = set()
+            for k, params in enumerate(self._params):
+                if mask >> k & 1:
+                    used.update(params)
+            names = self._cache[mask] = tuple(sorted(used - {"grad", "grads"}))
+        return names
+
+
+def _make_autograd_kernel(entry, info, diff_inputs, node_classes, overload, save_plan, arg_index):
+    list_positions = entry.list_positions
+    after_autograd = ~AUTOGRAD
+
+    def kernel(op, keyset, args):
+        out = op.lookup(keyset & after_autograd)(op, keyset & after_autograd, args)
+        edges = []
+        mask = 0
+        sizes = None
+        for k, pos in enumerate(diff_inputs):
+            a = args[pos]
+            if pos in list_positions:
+                if sizes is None:
+                    sizes = []
+                sizes.append(len(a))
+                for t in a:
+                    e = gradient_edge(t)
+                    if e.function is not None:
+                        mask |= 1 << k
+                    edges.append(e)
+            else:
+                e = gradient_edge(a) if a is not None else _INVALID
+                if e.function is not None:
+                    mask |= 1 << k
+                edges.append(e)
+        if not mask:
+            return out
+        cls = node_classes[overload(*args) if overload is not None else 0]
+        node = cls()
+        node.set_next_edges(edges)
+        node.list_sizes = sizes
+        saved = {}
+        outputs = out if out.__class__ is tuple else (out,)
+        for name in save_plan.names(mask):
+            if name == "result":
+                saved[name] = SavedVariable(out, True) if out.__class__ is not tuple else None
+                continue
+            index = arg_index.get(name)
+            if index is None:       # `self_shape`: save the shape, not the tensor (PyTorch's self_sym_sizes)
+                saved[name] = getattr(args[arg_index[name[:-6]]], "shape", ())
+                continue
+            value = args[index]
+            if value.__class__ is Tensor:
+                saved[name] = SavedVariable(value, False)
+            elif value.__class__ is list and value and value[0].__class__ is Tensor:
+                saved[name] = [SavedVariable(v, False) for v in value]
+            else:
+                saved[name] = value
+        node.saved = saved
+        for o in outputs:
+            if o._data.dtype.kind == "f":
+                set_history(o, node)
+            else:
+                node.add_input_metadata(o)    # keeps output numbers aligned; integer outputs get no grad
+        if "result" in saved and saved["result"] is None:
+            saved["result"] = [SavedVariable(o, True) for o in outputs]
+        return out
+    return kernel
+
+
+from ..autograd.edge import Edge as _Edge  # noqa: E402
+
+_INVALID = _Edge()
+
+
+# ---- defop -------------------------------------------------------------------------------
+
+def _camel(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("::")[-1].split("_"))
+
+
+def defop(schema: str, *, kernel=None, meta=None, promote=None, grads=None, composite=None, samples=None,
+          backward_name=None, overload=None, wraps_numbers=False, differentiable=None, gradgrad=True,
+          torch=None, doc="", tags=()):
+    """Declare an op. Returns its Python function (also `agrad.<name>`)."""
+    entry = define(schema, doc=doc, _depth=3)
+    entry.wraps_numbers = wraps_numbers
+    arguments = entry.schema.arguments
+    arg_index = {a.name: i for i, a in enumerate(arguments)}
+    if composite is not None:
+        if kernel is not None or grads is not None:
+            raise TypeError(f"{entry.name}: a composite op gets its kernels and gradients from the ops it calls")
+        impl(entry.name, DispatchKey.CompositeImplicitAutograd, _boxed(composite), _depth=3)
+        differentiable = True if differentiable is None else differentiable
+    else:
+        if kernel is None or meta is None:
+            raise TypeError(f"{entry.name}: an op needs a kernel and a Meta rule (or a composite)")
+        rule = _PROMOTIONS[promote] if not callable(promote) else promote
+        for backend_type, key in (("cpu", DispatchKey.CPU), ("cuda", DispatchKey.CUDA)):
+            impl(entry.name, key, _make_backend_kernel(entry, kernel, rule, backend_type, False), _depth=3)
+        impl(entry.name, DispatchKey.Meta, _make_backend_kernel(entry, meta, rule, "meta", True), _depth=3)
+        differentiable = grads is not None if differentiable is None else differentiable
+
+    info = OpInfo(entry, kernel=kernel, meta=meta, promote=promote, grads=grads, composite=composite,
+                  samples=samples, backward_names=None, overload=overload, differentiable=differentiable,
+                  gradgrad=gradgrad, torch=torch, tags=tuple(tags))
+    entry.info = info
+    if composite is None:
+        if grads is None:
+            # outputs never require grad (comparisons, detach, integer results)
+            impl(entry.name, DispatchKey.Autograd, FALLTHROUGH, _depth=3)
+        else:
+            _register_autograd(entry, info, grads, backward_name, overload, arg_index)
+    _infos[entry.name] = info
+    return entry.function
+
+
+def _register_autograd(entry, info, grads, backward_name, overload, arg_index):
+    arguments = entry.schema.arguments
+    tensor_names = [a.name for a in arguments if a.is_tensor]
+    unknown = set(grads) - set(tensor_names)
+    if unknown:
+        raise TypeError(f"{entry.name}: gradient formulas for {sorted(unknown)}, which are not tensor arguments")
+    missing = [n for n in tensor_names if n not in grads]
+    if missing:
+        raise TypeError(f"{entry.name}: no gradient formula for argument(s) {missing}; "
+                        f"give one, or None for an input that has no gradient")
+    formulas, params_per_input, diff_inputs = [], [], []
+    for name in tensor_names:
+        formula = grads[name]
+        if formula is None:
+            continue
+        params = tuple(inspect.signature(formula).parameters)
+        bad = [p for p in params if p not in _RESERVED and p not in arg_index and _derived(p, arg_index) is None]
+        if bad:
+            raise TypeError(f"{entry.name}: the formula for {name!r} uses {bad}, which are neither arguments "
+                            f"of the schema, nor 'grad', 'grads', 'result', nor '<argument>_shape'")
+        is_list = arguments[arg_index[name]].is_list
+        formulas.append((formula, params, is_list))
+        params_per_input.append(params)
+        diff_inputs.append(arg_index[name])
+    names = backward_name if isinstance(backward_name, (list, tuple)) else \
+        [backward_name or f"{_camel(entry.name)}Backward0"]
+    node_classes = [type(n, (OpNode,), {"__slots__": (), "info": info, "formulas": tuple(formulas)})
+                    for n in names]
+    info.backward_names = list(names)
+    kernel = _make_autograd_kernel(entry, info, tuple(diff_inputs), node_classes, overload,
+                                   _SavePlan(params_per_input), arg_index)
+    impl(entry.name, DispatchKey.Autograd, kernel, _depth=4)
+
+
+def _derived(param: str, arg_index) -> str | None:
+    """`self_shape` names the shape of argument `self`: saved instead of the tensor."""
+    if param.endswith("_shape") and param[:-6] in arg_index:
+        return param[:-6]
+    return None
