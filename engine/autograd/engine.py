@@ -35,12 +35,13 @@ class NodeTask:
 class ReadyQueue:
     """Priority queue of NodeTasks: shutdown, then wake-ups, then deeper re-entrant
     depth, then higher sequence_nr (PyTorch's CompareNodeTaskTime)."""
-    __slots__ = ("_heap", "_cond", "_tie")
+    __slots__ = ("_heap", "_cond", "_tie", "_waiting")
 
     def __init__(self):
         self._heap: list = []
         self._cond = threading.Condition(threading.Lock())
         self._tie = itertools.count().__next__
+        self._waiting = 0         # threads blocked in pop(); notify() costs more than the push
 
     def push(self, task: NodeTask, increment_outstanding: bool = True) -> None:
         if increment_outstanding:
@@ -53,12 +54,15 @@ class ReadyQueue:
             key = (2, -task.graph_task.reentrant_depth, -task.fn.sequence_nr)
         with self._cond:
             heapq.heappush(self._heap, (key, self._tie(), task))
-            self._cond.notify()
+            if self._waiting:
+                self._cond.notify()
 
     def pop(self) -> NodeTask:
         with self._cond:
             while not self._heap:
+                self._waiting += 1
                 self._cond.wait()
+                self._waiting -= 1
             return heapq.heappop(self._heap)[2]
 
     def __len__(self):

@@ -7,9 +7,11 @@ its *outputs* go along `next_edges` (one per differentiable forward input).
 from __future__ import annotations
 
 import itertools
+import weakref
 
+from ..dispatcher.keys import AUTOGRAD
 from ..grad_mode import tls
-from ..tensor import RemovableHandle, Tensor
+from ..tensor import AutogradMeta, RemovableHandle, Tensor
 from .edge import Edge
 
 __all__ = ["Node", "AccumulateGrad", "GraphRoot", "UINT64_MAX", "collect_next_edges", "gradient_edge", "set_history",
@@ -162,7 +164,6 @@ def grad_accumulator(t: Tensor) -> AccumulateGrad:
     acc = ref() if ref is not None else None
     if acc is None:
         acc = AccumulateGrad(t)
-        import weakref
         meta.grad_accumulator = weakref.ref(acc)
     return acc
 
@@ -190,9 +191,10 @@ def collect_next_edges(tensors) -> list[Edge]:
 
 def set_history(t: Tensor, node: Node) -> None:
     """Make `t` the next output of `node` (its grad_fn), recording its metadata."""
-    from ..dispatcher.keys import AUTOGRAD
-    from ..tensor import AutogradMeta
-    output_nr = node.add_input_metadata(t)
+    metadata = node.input_metadata
+    output_nr = len(metadata)
+    data = t._data
+    metadata.append((data.shape, data.dtype, t._device))
     meta = t._autograd_meta
     if meta is None:
         t._autograd_meta = AutogradMeta(grad_fn=node, output_nr=output_nr)

@@ -21,7 +21,7 @@ import numpy as np
 from .. import dtypes
 from ..autograd.node import Node, gradient_edge, set_history
 from ..autograd.saved_variable import SavedVariable
-from ..device import get_backend
+from ..device import _BACKENDS, get_backend
 from ..dispatcher import FALLTHROUGH, define, impl
 from ..dispatcher.keys import AUTOGRAD, DispatchKey
 from ..tensor import Tensor
@@ -68,16 +68,33 @@ def get_info(name: str) -> OpInfo:
 
 # ---- type promotion of tensor arguments ------------------------------------------------
 
+def _common_float_dtype(arrays, positions):
+    """The dtype shared by every array argument when it is floating and no Python number
+    could change it — the common case, which needs no promotion at all; else None."""
+    dt = None
+    for i in positions:
+        d = getattr(arrays[i], "dtype", None)
+        if d is None:
+            if arrays[i].__class__ is not float and arrays[i].__class__ is not int:
+                return None
+            continue
+        if dt is None:
+            dt = d
+        elif d != dt:
+            return None
+    return dt if dt is not None and dt.kind == "f" else None
+
+
 def promote_same(arrays, positions) -> None:
     """Cast every tensor argument to PyTorch's result_type of them all."""
-    dt = dtypes.result_type([arrays[i] for i in positions])
-    _cast(arrays, positions, dt)
+    if _common_float_dtype(arrays, positions) is None:
+        _cast(arrays, positions, dtypes.result_type([arrays[i] for i in positions]))
 
 
 def promote_float(arrays, positions) -> None:
     """As promote_same, then integral/bool -> the default float (exp, div, sqrt …)."""
-    dt = dtypes.to_float(dtypes.result_type([arrays[i] for i in positions]))
-    _cast(arrays, positions, dt)
+    if _common_float_dtype(arrays, positions) is None:
+        _cast(arrays, positions, dtypes.to_float(dtypes.result_type([arrays[i] for i in positions])))
 
 
 def _cast(arrays, positions, dt) -> None:
@@ -102,8 +119,8 @@ def _make_backend_kernel(entry, fn, promote, backend_type: str, is_meta: bool):
     """A boxed kernel: unwrap tensors to arrays, promote, run `fn`, wrap the result."""
     positions = entry.tensor_positions
     list_positions = entry.list_positions
-    backend = get_backend(backend_type)
-    key = backend.key
+    key = get_backend(backend_type).key
+    backends = _BACKENDS        # looked up per call: a stand-in backend may replace the registered one
     ndarray = np.ndarray
 
     def kernel(op, keyset, args):
@@ -128,7 +145,7 @@ def _make_backend_kernel(entry, fn, promote, backend_type: str, is_meta: bool):
                 arrays[i] = items
         if promote is not None:
             promote(arrays, positions)
-        out = fn(*arrays) if is_meta else fn(backend.xp, *arrays)
+        out = fn(*arrays) if is_meta else fn(backends[backend_type].xp, *arrays)
         if out.__class__ is tuple or out.__class__ is list:
             return tuple(_wrap(o, dev, key, ndarray, is_meta) for o in out)
         return _wrap(out, dev, key, ndarray, is_meta)
@@ -236,13 +253,21 @@ class _SavePlan:
 def _make_autograd_kernel(entry, info, diff_inputs, node_classes, overload, save_plan, arg_index):
     list_positions = entry.list_positions
     after_autograd = ~AUTOGRAD
+    below_kernels = {}           # keyset -> the kernel below Autograd (the entry's cache, without a lookup call)
+    names_for_mask = save_plan.names
+    single_class = node_classes[0] if overload is None else None
 
     def kernel(op, keyset, args):
-        out = op.lookup(keyset & after_autograd)(op, keyset & after_autograd, args)
+        below = keyset & after_autograd
+        k = below_kernels.get(below)
+        if k is None:
+            k = below_kernels[below] = op.lookup(below)
+        out = k(op, below, args)
         edges = []
         mask = 0
         sizes = None
-        for k, pos in enumerate(diff_inputs):
+        bit = 1
+        for pos in diff_inputs:
             a = args[pos]
             if pos in list_positions:
                 if sizes is None:
@@ -251,24 +276,33 @@ def _make_autograd_kernel(entry, info, diff_inputs, node_classes, overload, save
                 for t in a:
                     e = gradient_edge(t)
                     if e.function is not None:
-                        mask |= 1 << k
+                        mask |= bit
                     edges.append(e)
             else:
                 e = gradient_edge(a) if a is not None else _INVALID
                 if e.function is not None:
-                    mask |= 1 << k
+                    mask |= bit
                 edges.append(e)
+            bit <<= 1
         if not mask:
             return out
-        cls = node_classes[overload(*args) if overload is not None else 0]
-        node = cls()
+        node = single_class() if single_class is not None else node_classes[overload(*args)]()
         node.set_next_edges(edges)
         node.list_sizes = sizes
+        multi = out.__class__ is tuple
+        # history first: a saved output records which output of the node it is
+        if multi:
+            for o in out:
+                if o._data.dtype.kind == "f":
+                    set_history(o, node)
+                else:
+                    node.add_input_metadata(o)    # keeps output numbers aligned; integer outputs get no grad
+        else:
+            set_history(out, node)
         saved = {}
-        outputs = out if out.__class__ is tuple else (out,)
-        for name in save_plan.names(mask):
+        for name in names_for_mask(mask):
             if name == "result":
-                saved[name] = SavedVariable(out, True) if out.__class__ is not tuple else None
+                saved[name] = [SavedVariable(o, True) for o in out] if multi else SavedVariable(out, True)
                 continue
             index = arg_index.get(name)
             if index is None:       # `self_shape`: save the shape, not the tensor (PyTorch's self_sym_sizes)
@@ -282,13 +316,6 @@ def _make_autograd_kernel(entry, info, diff_inputs, node_classes, overload, save
             else:
                 saved[name] = value
         node.saved = saved
-        for o in outputs:
-            if o._data.dtype.kind == "f":
-                set_history(o, node)
-            else:
-                node.add_input_metadata(o)    # keeps output numbers aligned; integer outputs get no grad
-        if "result" in saved and saved["result"] is None:
-            saved["result"] = [SavedVariable(o, True) for o in outputs]
         return out
     return kernel
 

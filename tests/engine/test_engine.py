@@ -1,0 +1,300 @@
+"""The engine's contract: PyTorch's semantics for backward, grad, create_graph, errors."""
+import numpy as np
+import pytest
+
+import agrad
+from agrad.autograd import AccumulateGrad, Function
+
+
+def seed_graph():
+    a = agrad.tensor(1.0, requires_grad=True)
+    b = agrad.tensor(2.0, requires_grad=True)
+    c = agrad.add(a, b)
+    d = a * c
+    return a, b, c, d
+
+
+def test_seed_example():
+    a, b, c, d = seed_graph()
+    d.backward()
+    assert a.grad.item() == 4.0 and b.grad.item() == 1.0 and c.grad is None
+    assert c.grad_fn.name() == "AddBackward0" and d.grad_fn.name() == "MulBackward0"
+    (f0, n0), (f1, n1) = d.grad_fn.next_functions
+    assert isinstance(f0, AccumulateGrad) and f0.variable is a and n0 == 0
+    assert f1 is c.grad_fn and n1 == 0
+    assert a.is_leaf and not c.is_leaf and a.grad_fn is None
+
+
+def test_sequence_and_topological_numbers():
+    a, b, c, d = seed_graph()
+    acc_a = d.grad_fn.next_functions[0][0]
+    assert d.grad_fn.sequence_nr > c.grad_fn.sequence_nr          # created later, runs earlier
+    assert acc_a.sequence_nr == 2 ** 64 - 1
+    assert acc_a.topological_nr == 0
+    assert c.grad_fn.topological_nr == 1 and d.grad_fn.topological_nr == 2
+
+
+def test_retain_graph_accumulates_and_freed_graph_raises():
+    a, b, c, d = seed_graph()
+    d.backward(retain_graph=True)
+    d.backward()
+    assert a.grad.item() == 8.0 and b.grad.item() == 2.0
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        d.backward()
+
+
+def test_second_pass_without_saved_tensors_succeeds_as_in_pytorch():
+    # add saves nothing, so a second pass through it alone needs no retained graph
+    a = agrad.tensor(1.0, requires_grad=True)
+    b = agrad.tensor(2.0, requires_grad=True)
+    c = a + b
+    c.backward()
+    c.backward()
+    assert a.grad.item() == 2.0
+
+
+def test_implicit_grad_needs_a_scalar_and_root_needs_grad():
+    x = agrad.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
+        (x * 2).backward()
+    y = agrad.tensor(3.0)
+    with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad and does not have a grad_fn"):
+        y.backward()
+
+
+def test_multi_root_backward_with_grad_tensors():
+    x = agrad.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y1 = x * 2
+    y2 = (x * x).sum()
+    agrad.autograd.backward([y1, y2], [agrad.tensor([1.0, 0.0, 1.0]), agrad.tensor(0.5)])
+    np.testing.assert_allclose(x.grad.numpy(), [2 + 1.0, 0 + 2.0, 2 + 3.0])
+
+
+def test_grad_leaves_dot_grad_untouched_and_runs_only_needed_nodes():
+    x = agrad.tensor([1.0, 2.0], requires_grad=True)
+    w = agrad.tensor([3.0, 4.0], requires_grad=True)
+    side = agrad.exp(w).sum()          # a branch that does not lead to x
+    y = (x * w).sum() + side
+    ran = []
+    for node in _all_nodes(y.grad_fn):
+        node.register_prehook(lambda grads, n=node: ran.append(n.name()))
+    (gx,) = agrad.autograd.grad(y, x)
+    np.testing.assert_allclose(gx.numpy(), [3.0, 4.0])
+    assert x.grad is None and w.grad is None
+    # AddBackward0 (root), SumBackward0, MulBackward0: the exp branch and the accumulators never run
+    assert sorted(ran) == ["AddBackward0", "MulBackward0", "SumBackward0"]
+
+
+def _all_nodes(root):
+    seen, stack = {root}, [root]
+    while stack:
+        n = stack.pop()
+        for fn, _ in n.next_functions:
+            if fn is not None and fn not in seen:
+                seen.add(fn)
+                stack.append(fn)
+    return seen
+
+
+def test_allow_unused():
+    x = agrad.tensor(1.0, requires_grad=True)
+    z = agrad.tensor(2.0, requires_grad=True)
+    y = x * 3
+    with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
+        agrad.autograd.grad(y, [x, z], retain_graph=True)
+    gx, gz = agrad.autograd.grad(y, [x, z], allow_unused=True)
+    assert gx.item() == 3.0 and gz is None
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        agrad.autograd.grad(x * 2, [agrad.tensor(1.0)])
+
+
+def test_second_derivative_of_cube():
+    x = agrad.tensor([0.5, -1.0, 2.0], dtype=agrad.float64, requires_grad=True)
+    (g,) = agrad.autograd.grad((x ** 3).sum(), x, create_graph=True)
+    np.testing.assert_allclose(g.detach().numpy(), 3 * np.array([0.5, -1.0, 2.0]) ** 2)
+    (h,) = agrad.autograd.grad(g.sum(), x)
+    np.testing.assert_allclose(h.numpy(), 6 * np.array([0.5, -1.0, 2.0]))
+
+
+def test_hessian_vector_product_matches_analytic():
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((4, 4))
+    A = A + A.T
+    x0, v0 = rng.standard_normal(4), rng.standard_normal(4)
+    x = agrad.tensor(x0, requires_grad=True)
+    Am, v = agrad.tensor(A), agrad.tensor(v0)
+    # f(x) = 1/2 x^T A x + sum(tanh(x)): H = A + diag(-2 tanh(x) (1 - tanh(x)^2))
+    f = 0.5 * agrad.dot(x, agrad.mv(Am, x)) + agrad.tanh(x).sum()
+    (g,) = agrad.autograd.grad(f, x, create_graph=True)
+    (hv,) = agrad.autograd.grad(agrad.dot(g, v), x)
+    t = np.tanh(x0)
+    H = A + np.diag(-2 * t * (1 - t ** 2))
+    np.testing.assert_allclose(hv.numpy(), H @ v0, rtol=1e-12)
+
+
+def test_create_graph_accumulates_differentiable_grad():
+    x = agrad.tensor(2.0, dtype=agrad.float64, requires_grad=True)
+    y = x ** 3
+    y.backward(create_graph=True)
+    assert x.grad.requires_grad and x.grad.item() == 12.0
+    (gg,) = agrad.autograd.grad(x.grad, x)
+    assert gg.item() == 12.0     # d/dx 3x^2 = 6x
+
+
+def test_broadcast_gradient_is_reduced_to_input_shape():
+    x = agrad.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    b = agrad.tensor([1.0, 1.0, 1.0], requires_grad=True)
+    s = agrad.tensor(2.0, requires_grad=True)
+    ((x + b) * s).sum().backward()
+    np.testing.assert_allclose(b.grad.numpy(), [4.0, 4.0, 4.0])
+    assert s.grad.item() == 21.0 + 6.0
+
+
+def test_retain_grad_and_hooks():
+    a, b, c, d = seed_graph()
+    c.retain_grad()
+    seen = []
+    c.register_hook(lambda g: seen.append(g.item()))
+    a.register_hook(lambda g: g * 10)       # replaces the gradient on its way into a.grad
+    d.backward()
+    assert c.grad.item() == 1.0 and seen == [1.0]
+    assert a.grad.item() == 40.0
+
+
+def test_retained_grads_accumulate_across_passes():
+    a, b, c, d = seed_graph()
+    c.retain_grad()
+    d.backward(retain_graph=True)
+    d.backward()
+    assert c.grad.item() == 2.0
+
+
+def test_backward_inputs_accumulates_only_there():
+    a, b, c, d = seed_graph()
+    d.backward(inputs=[b])
+    assert a.grad is None and b.grad.item() == 1.0
+
+
+def test_no_grad_records_nothing():
+    x = agrad.tensor(1.0, requires_grad=True)
+    with agrad.no_grad():
+        y = x * 2
+    assert y.grad_fn is None and not y.requires_grad
+    assert agrad.is_grad_enabled()
+
+
+def test_inplace_change_of_saved_tensor_is_detected():
+    x = agrad.tensor([1.0, 2.0], requires_grad=True)
+    w = agrad.tensor([3.0, 4.0])
+    y = (x * w).sum()
+    w.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.backward()
+
+
+def test_leaf_requiring_grad_rejects_inplace():
+    x = agrad.tensor([1.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
+        x.add_(1)
+
+
+def test_integer_tensors_cannot_require_grad():
+    with pytest.raises(RuntimeError, match="only Tensors of floating point"):
+        agrad.tensor([1, 2], requires_grad=True)
+
+
+def test_error_in_a_backward_node_names_it():
+    class Boom(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, g):
+            raise ValueError("boom")
+
+    x = agrad.tensor(1.0, requires_grad=True)
+    y = Boom.apply(x) * 2
+    with pytest.raises(ValueError, match="boom") as info:
+        y.backward()
+    assert info.value.agrad_node.name() == "BoomBackward"
+
+
+def test_custom_function():
+    class Exp(Function):
+        @staticmethod
+        def forward(ctx, x):
+            result = agrad.exp(x)
+            ctx.save_for_backward(result)
+            return result
+
+        @staticmethod
+        def backward(ctx, grad):
+            (result,) = ctx.saved_tensors
+            return grad * result
+
+    x = agrad.tensor([0.0, 1.0], dtype=agrad.float64, requires_grad=True)
+    y = Exp.apply(x)
+    assert y.grad_fn.name() == "ExpBackward"
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.exp([0.0, 1.0]))
+    assert agrad.testing.gradcheck(Exp.apply, [agrad.tensor([0.3, -0.2], dtype=agrad.float64,
+                                                             requires_grad=True)])
+
+
+def test_custom_function_saved_tensors_are_freed():
+    class Square(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return 2 * x * grad
+
+    x = agrad.tensor(3.0, requires_grad=True)
+    y = Square.apply(x)
+    y.backward()
+    assert x.grad.item() == 6.0
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.backward()
+
+
+def test_anomaly_mode_names_the_node():
+    x = agrad.tensor([0.0, 1.0], requires_grad=True)
+    y = agrad.sqrt(x) if hasattr(agrad, "sqrt") else x ** 0.5
+    with agrad.autograd.detect_anomaly():
+        with pytest.raises(agrad.autograd.AnomalyError, match="returned inf values in its 0th output") as info:
+            y.sum().backward()
+    assert info.value.node.name().startswith(("SqrtBackward0", "PowBackward0"))
+
+
+def test_device_mismatch_is_an_error_and_meta_graphs_build():
+    x = agrad.empty([100000, 100000], device="meta", requires_grad=True)
+    w = agrad.empty([100000, 10], device="meta")
+    y = (x @ w).sum()
+    assert y.shape == () and y.grad_fn.name() == "SumBackward0" and y.device.type == "meta"
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+        agrad.add(agrad.ones(3), agrad.ones(3, device="meta"))
+
+
+def test_dtype_promotion_follows_pytorch():
+    f32 = agrad.ones(3)
+    assert (f32 + agrad.tensor(1.0, dtype=agrad.float64)).dtype == agrad.float32     # 0-d does not win
+    assert (f32 + agrad.ones(3, dtype=agrad.float64)).dtype == agrad.float64
+    assert (agrad.tensor([1, 2]) * 2.5).dtype == agrad.float32                      # int * float -> default
+    assert (agrad.tensor([1, 2]) / agrad.tensor([2, 2])).dtype == agrad.float32
+    assert agrad.exp(agrad.tensor([1, 2])).dtype == agrad.float32
+    assert (agrad.tensor([True]) + 1).dtype == agrad.int64
+
+
+def test_million_node_chain_has_no_recursion():
+    x = agrad.tensor(0.0, dtype=agrad.float64, requires_grad=True)
+    y = x
+    for _ in range(1_000_000):
+        y = y + 1.0
+    y.backward()
+    assert y.item() == 1_000_000.0 and x.grad.item() == 1.0
+    del y       # tearing down a million-deep graph must not overflow the C stack either
