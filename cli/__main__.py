@@ -1,0 +1,4 @@
+"""`python -m agrad.cli` runs the same program as the `agrad` console script."""
+from agrad.cli.main import main
+
+main()

@@ -1,0 +1,71 @@
+"""The application object every command finds in `ctx.obj`, and `abort`.
+
+One `App` per invocation holds the two consoles: data goes to `out` (stdout),
+everything else -- diagnostics, progress, warnings -- to `err` (stderr). Both
+follow the terminal and NO_COLOR, which rich does on its own; markup and
+highlighting are off because user text (shapes like `[2, 3]`, codes like
+`error[AG001]`) must print as written.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import NoReturn
+
+import click
+from rich.console import Console, RenderableType
+from rich.text import Text
+
+from agrad.cli.status import ExitStatus
+
+
+class AbortCommand(Exception):
+    """Stop the command: print `message` on stderr and exit with `status`."""
+
+    def __init__(self, message: str | Text, status: ExitStatus):
+        super().__init__(str(message))
+        self.message = message
+        self.status = status
+
+
+def abort(message: str | Text, status: ExitStatus, cause: BaseException | None = None) -> NoReturn:
+    """The one way a command gives up; `cause` is kept for the `--debug` traceback."""
+    raise AbortCommand(message, status) from cause
+
+
+def finish(status: ExitStatus) -> NoReturn:
+    """End the command with `status` (decided by `agrad.cli.status`)."""
+    click.get_current_context().exit(int(status))
+
+
+def _console(stderr: bool) -> Console:
+    return Console(stderr=stderr, markup=False, highlight=False, emoji=False)
+
+
+@dataclass
+class App:
+    out: Console = field(default_factory=lambda: _console(stderr=False))
+    err: Console = field(default_factory=lambda: _console(stderr=True))
+    debug: bool = False
+
+    def show(self, renderable: RenderableType) -> None:
+        """A renderable for people, on stdout."""
+        self.out.print(renderable)
+
+    def line(self, text: str | Text) -> None:
+        """One line of data on stdout, never wrapped (scripts grep these)."""
+        self.out.print(text, soft_wrap=True)
+
+    def emit_json(self, document: dict) -> None:
+        """A JSON document on stdout. JSON never goes through rich: no wrapping, no colour."""
+        click.echo(json.dumps(document, indent=2, allow_nan=False))
+
+    def note(self, text: str | Text) -> None:
+        """A diagnostic, warning or progress line on stderr, never wrapped."""
+        self.err.print(text, soft_wrap=True)
+
+    def warn(self, message: str) -> None:
+        self.note(Text.assemble(("warning", "bold yellow"), ": ", message))
+
+    def error(self, message: str | Text) -> None:
+        self.note(Text.assemble(("error", "bold red"), ": ", message))

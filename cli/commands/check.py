@@ -1,0 +1,40 @@
+"""`agrad check GRAPH`: analytic gradients against float64 central differences."""
+from __future__ import annotations
+
+import click
+
+from agrad.cli import library, status
+from agrad.cli.app import App, finish
+from agrad.cli.options import format_option, graph_reading
+
+# PyTorch's gradcheck defaults, which agrad.testing.gradcheck shares (STYLE.md).
+DEFAULT_EPS, DEFAULT_ATOL, DEFAULT_RTOL = 1e-6, 1e-5, 1e-3
+
+
+@click.command()
+@click.argument("graph_file", metavar="GRAPH", type=click.Path(exists=True, dir_okay=False))
+@click.option("--eps", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_EPS, show_default=True,
+              help="Finite-difference step.")
+@click.option("--atol", type=click.FloatRange(min=0), default=DEFAULT_ATOL, show_default=True,
+              help="Absolute tolerance.")
+@click.option("--rtol", type=click.FloatRange(min=0), default=DEFAULT_RTOL, show_default=True,
+              help="Relative tolerance.")
+@click.option("--fast", is_flag=True, help="Check one random direction per leaf instead of every element.")
+@format_option("table", "json")
+@graph_reading
+@click.pass_obj
+def check(app: App, graph_file, eps, atol, rtol, fast, output_format, plugins):
+    """Compare every analytic gradient of GRAPH with central finite differences; exit 1 on a mismatch."""
+    library.load_plugins(plugins)
+    result = library.load_graph(graph_file).check(eps=eps, atol=atol, rtol=rtol, fast=fast)
+    for warning in result.warnings:
+        app.warn(warning)
+    if output_format == "json":
+        from agrad.cli.json_docs import check_document
+
+        app.emit_json(check_document(result))
+    else:
+        from agrad.cli.tables import check_view
+
+        app.show(check_view(result, eps=eps, atol=atol, rtol=rtol))
+    finish(status.for_check(result))

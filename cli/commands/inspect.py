@@ -1,0 +1,31 @@
+"""`agrad inspect GRAPH`: the graph the engine would run, built on Meta (no kernel runs)."""
+from __future__ import annotations
+
+import click
+
+from agrad.cli import library
+from agrad.cli.app import App
+from agrad.cli.options import format_option, graph_reading
+
+
+@click.command()
+@click.argument("graph_file", metavar="GRAPH", type=click.Path(exists=True, dir_okay=False))
+@format_option("table", "json", "dot")
+@graph_reading
+@click.pass_obj
+def inspect(app: App, graph_file, output_format, plugins):
+    """Show GRAPH's nodes, backward graph, dependencies and execution order without running it."""
+    library.load_plugins(plugins)
+    result = library.load_graph(graph_file).inspect()
+    if output_format == "json":
+        from agrad.cli.json_docs import inspect_document
+
+        app.emit_json(inspect_document(result))
+    elif output_format == "dot":
+        from agrad.cli.dot import inspect_dot
+
+        click.echo(inspect_dot(result), nl=False)
+    else:
+        from agrad.cli.inspect_tables import inspect_view
+
+        app.show(inspect_view(result))

@@ -1,0 +1,89 @@
+"""`agrad run GRAPH`: forward, every backward pass, and what came out."""
+from __future__ import annotations
+
+import json
+from contextlib import contextmanager
+
+import click
+
+from agrad.cli import diagnostics, files, library, status
+from agrad.cli.app import App, finish
+from agrad.cli.options import DTYPES, DeviceType, InputReplacement, format_option, graph_reading
+
+
+@contextmanager
+def _progress(app: App, repeat: int):
+    """A progress bar over the `--repeat` passes, on a terminal only; yields the per-pass callback."""
+    if repeat <= 1 or not app.err.is_terminal:
+        yield None
+        return
+    from rich.progress import Progress
+
+    with Progress(console=app.err, transient=True) as progress:
+        task = progress.add_task("running", total=repeat)
+        yield lambda done: progress.update(task, completed=done)
+
+
+def _inputs(replacements) -> dict[str, str]:
+    inputs: dict[str, str] = {}
+    for name, path in replacements:
+        if name in inputs:
+            raise click.BadParameter(f"input {name!r} is given twice", param_hint="--input")
+        inputs[name] = path
+    return inputs
+
+
+@click.command()
+@click.argument("graph_file", metavar="GRAPH", type=click.Path(exists=True, dir_okay=False))
+@click.option("--device", type=DeviceType(), help="Device for the graph's inputs: cpu, cuda or cuda:N.")
+@click.option("--dtype", type=click.Choice(DTYPES), help="Default dtype of the graph's inputs.")
+@click.option("--seed", type=int, help="Seed for random inits and dropout.")
+@click.option("--input", "replacements", type=InputReplacement(), multiple=True, metavar="NAME=FILE",
+              help="Replace an input's data with a .npy/.npz file (repeatable).")
+@format_option("table", "json")
+@click.option("--save", "save_path", type=click.Path(dir_okay=False, writable=True), metavar="FILE.npz",
+              help="Write outputs and gradients to FILE.npz (complete or absent).")
+@click.option("--profile", is_flag=True, help="Add a per-node table of forward and backward time.")
+@click.option("--trace", "trace_path", type=click.Path(dir_okay=False, writable=True), metavar="FILE.json",
+              help="Write the per-node timings as Chrome trace events.")
+@click.option("--anomaly", is_flag=True, help="Check every output and gradient for NaN/Inf.")
+@click.option("--repeat", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Run the whole pass N times and report min/median timings.")
+@graph_reading
+@click.pass_obj
+def run(app: App, graph_file, device, dtype, seed, replacements, output_format, save_path, profile, trace_path,
+        anomaly, repeat, plugins):
+    """Run GRAPH: forward, then every backward pass; print outputs, gradients and timings."""
+    library.load_plugins(plugins)
+    graph = library.load_graph(graph_file, device=device, dtype=dtype, seed=seed, inputs=_inputs(replacements))
+    with _progress(app, repeat) as on_repeat:
+        graph_run, result = library.run_graph(graph, profile=profile or trace_path is not None, anomaly=anomaly,
+                                              repeat=repeat, on_repeat=on_repeat)
+    if save_path:
+        library.save_npz(graph_run, save_path)
+    if trace_path:
+        from agrad.cli.trace import trace_document
+
+        files.write_text_atomically(trace_path, json.dumps(trace_document(result)))
+
+    for warning in result.warnings:
+        app.warn(warning)
+    for anomaly_report in result.anomalies:
+        app.note(diagnostics.anomaly_text(anomaly_report))
+    for failure in result.expect.failures:
+        app.note(diagnostics.expect_failure_text(failure))
+
+    if output_format == "json":
+        from agrad.cli.json_docs import run_document
+
+        app.emit_json(run_document(result))
+    else:
+        from agrad.cli.tables import run_view
+
+        app.show(run_view(result, passes=repeat))
+        if profile and result.profile is not None:
+            from agrad.cli.profile_table import profile_view
+
+            app.out.print()
+            app.show(profile_view(result.profile, repeat))
+    finish(status.for_run(result))

@@ -1,0 +1,84 @@
+"""`inspect` for people: the node table, the backward graph, its dependencies, its order.
+
+These are the four things one reads in PyTorch's engine to know what a backward
+pass will do: which grad_fn each tensor has, where its next_edges go (with
+input_nr), how many gradients each node waits for, and the ready-queue order.
+"""
+from __future__ import annotations
+
+from rich import box
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from agrad.cli.tensor_text import shape_text
+
+
+def _table(title: str, columns) -> Table:
+    table = Table(title=title, title_justify="left", title_style="bold", box=box.SIMPLE_HEAD,
+                  show_edge=False, pad_edge=False)
+    for column in columns:
+        numeric = column in {"id", "line", "sequence_nr", "topological_nr", "waits for"}
+        # Only free text may wrap; names and numbers stay whole so they can be searched for.
+        table.add_column(column, justify="right" if numeric else "left", overflow="fold",
+                         no_wrap=column not in {"args", "next_edges", "kernel"})
+    return table
+
+
+UINT64_MAX = 2**64 - 1
+
+
+def _sequence_nr(value: int) -> str:
+    # AccumulateGrad's sequence_nr is UINT64_MAX in PyTorch (it must run as soon as it is ready);
+    # 20 digits would crowd the table, so it is shown by name. JSON keeps the number.
+    return "UINT64_MAX" if value == UINT64_MAX else str(value)
+
+
+def _line(line) -> str:
+    return str(line) if line is not None else ""
+
+
+def node_table(nodes) -> Table:
+    table = _table("Nodes", ["name", "op", "args", "shape", "dtype", "device", "kernel", "line"])
+    for n in nodes:
+        table.add_row(n.name, n.op, ", ".join(n.args), shape_text(n.shape), n.dtype, n.device, n.kernel,
+                      _line(n.line))
+    return table
+
+
+def _edge_text(edge, names: dict[int, str]) -> str:
+    if edge is None:
+        return "None"     # PyTorch's invalid edge: an input that does not require grad
+    target, input_nr = edge
+    return f"({names.get(target, '?')} #{target}, {input_nr})"
+
+
+def backward_table(backward) -> Table:
+    names = {b.id: b.name for b in backward}
+    table = _table("Backward graph", ["id", "grad_fn", "node", "next_edges", "sequence_nr", "topological_nr"])
+    for b in backward:
+        table.add_row(str(b.id), b.name, b.node or "", "\n".join(_edge_text(e, names) for e in b.next_edges) or "()",
+                      _sequence_nr(b.sequence_nr), str(b.topological_nr))
+    return table
+
+
+def dependency_table(backward) -> Table:
+    table = _table("Dependencies", ["id", "grad_fn", "waits for"])
+    for b in backward:
+        table.add_row(str(b.id), b.name, str(b.dependencies))
+    return table
+
+
+def order_text(order, backward) -> Text:
+    names = {b.id: b.name for b in backward}
+    steps = " -> ".join(f"{names.get(i, '?')} #{i}" for i in order)
+    return Text.assemble(("Execution order", "bold"), "\n", steps or "(no backward pass)")
+
+
+def inspect_view(result) -> RenderableType:
+    parts: list[RenderableType] = [Text.assemble((result.graph, "bold"), f"  {result.file}"), Text(""),
+                                   node_table(result.nodes)]
+    if result.backward:
+        parts += [Text(""), backward_table(result.backward), Text(""), dependency_table(result.backward)]
+    parts += [Text(""), order_text(result.order, result.backward)]
+    return Group(*parts)

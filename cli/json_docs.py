@@ -1,0 +1,122 @@
+"""The JSON documents of SPEC §2.1, built as plain dicts from result objects.
+
+Every document carries `"schema_version": 1`; later versions add keys, never
+rename them. JSON has no NaN or Infinity, so non-finite floats become null.
+"""
+from __future__ import annotations
+
+import math
+
+SCHEMA_VERSION = 1
+
+
+def _finite(value):
+    """`value` with every NaN and infinity replaced by None, so `json.dumps` stays standard JSON."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    if isinstance(value, tuple):
+        return [_finite(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    return value
+
+
+def document(**fields) -> dict:
+    return _finite({"schema_version": SCHEMA_VERSION, **fields})
+
+
+def location_fields(location) -> dict:
+    if location is None:
+        return {"file": None, "line": None, "col": None}
+    return {"file": location.file, "line": location.line, "col": location.col}
+
+
+def tensor_entry(tensor) -> dict | None:
+    if tensor is None:
+        return None
+    entry = {"shape": list(tensor.shape), "dtype": tensor.dtype, "device": tensor.device, "value": tensor.value}
+    if tensor.summary is not None:
+        entry["summary"] = dict(tensor.summary)
+    return entry
+
+
+def expect_failure_entry(failure) -> dict:
+    return {"what": failure.what, "message": failure.message, **location_fields(failure.location)}
+
+
+def diagnostic_entry(diagnostic) -> dict:
+    return {"code": diagnostic.code, "severity": diagnostic.severity, "message": diagnostic.message,
+            "hint": diagnostic.hint, **location_fields(diagnostic.location)}
+
+
+def run_document(result) -> dict:
+    fields = {
+        "graph": result.graph,
+        "file": result.file,
+        "device": result.device,
+        "outputs": {name: tensor_entry(t) for name, t in result.outputs.items()},
+        "grads": {name: tensor_entry(t) for name, t in result.grads.items()},
+        "timings_ms": dict(result.timings_ms),
+        "expect": {"passed": result.expect.passed,
+                   "failures": [expect_failure_entry(f) for f in result.expect.failures]},
+    }
+    # Present only when asked for (--repeat, --profile, --anomaly), so a plain run has SPEC's exact keys.
+    if result.repeat is not None:
+        fields["repeat_ms"] = {phase: dict(stats) for phase, stats in result.repeat.items()}
+    if result.profile is not None:
+        fields["profile"] = [{"node": r.node, "op": r.op, "phase": r.phase, "calls": r.calls,
+                              "self_ms": r.self_ms, "line": r.line} for r in result.profile]
+    if result.anomalies:
+        fields["anomalies"] = [{"phase": a.phase, "node": a.node, "message": a.message,
+                                **location_fields(a.location)} for a in result.anomalies]
+    return document(**fields)
+
+
+def inspect_document(result) -> dict:
+    return document(
+        nodes=[{"name": n.name, "op": n.op, "args": list(n.args), "shape": list(n.shape), "dtype": n.dtype,
+                "device": n.device, "kernel": n.kernel, "line": n.line} for n in result.nodes],
+        backward=[{"id": b.id, "name": b.name, "node": b.node,
+                   "next_edges": [list(edge) if edge is not None else None for edge in b.next_edges],
+                   "sequence_nr": b.sequence_nr, "topological_nr": b.topological_nr,
+                   "dependencies": b.dependencies} for b in result.backward],
+        order=list(result.order),
+    )
+
+
+def check_document(result) -> dict:
+    return document(
+        passed=result.passed,
+        leaves={name: {"max_abs_err": leaf.max_abs_err, "max_rel_err": leaf.max_rel_err, "passed": leaf.passed}
+                for name, leaf in result.leaves.items()},
+    )
+
+
+def test_document(outcomes) -> dict:
+    passed = sum(1 for o in outcomes if o.passed)
+    return document(
+        passed=passed,
+        failed=len(outcomes) - passed,
+        files=[{"file": o.file, "graph": o.graph, "passed": o.passed,
+                "failures": [expect_failure_entry(f) for f in o.failures],
+                "diagnostics": [diagnostic_entry(d) for d in o.diagnostics],
+                "error": o.error, "duration_ms": o.duration_ms} for o in outcomes],
+    )
+
+
+def validate_document(checked: list[tuple[str, list, bool]]) -> dict:
+    """`checked`: (file, diagnostics, valid) per file, in the order validated."""
+    valid_count = sum(1 for _, _, valid in checked if valid)
+    return document(
+        passed=valid_count,
+        failed=len(checked) - valid_count,
+        files=[{"file": file, "valid": valid, "diagnostics": [diagnostic_entry(d) for d in diagnostics]}
+               for file, diagnostics, valid in checked],
+    )
+
+
+def ops_document(entries) -> dict:
+    return document(ops=[{"name": op.name, "schema": str(op.schema), "keys": list(op.keys()),
+                          "has_backward": bool(op.has_backward), "doc": op.doc or ""} for op in entries])

@@ -1,0 +1,89 @@
+"""The CLI's one doorway into `agrad.graphs` and the engine.
+
+Commands call these functions instead of the library directly, so that what the
+CLI needs of the library is written down in one place. Every import is inside a
+function: `agrad --help` must not import NumPy or the engine.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from agrad.cli.app import abort
+from agrad.cli.status import ExitStatus
+
+
+def load_plugins(paths) -> None:
+    """Import each `--plugin FILE.py` once, before any graph file is read (SPEC §4).
+
+    Done up front rather than per file, so a broken plugin is one AG032 and exit 2,
+    not the same error repeated for every file `test` reads.
+    """
+    from agrad import graphs
+
+    for path in paths:
+        graphs.load_plugin(path)
+
+
+def load_graph(path: str, *, device=None, dtype=None, seed=None, inputs=None):
+    """The checked graph, or `GraphFileError` with every problem found."""
+    from agrad import graphs
+
+    return graphs.load(path, device=device, dtype=dtype, seed=seed, inputs=inputs or None)
+
+
+def run_graph(graph, *, profile: bool, anomaly: bool, repeat: int,
+              on_repeat: Callable[[int], None] | None = None):
+    """Run forward and every backward pass; returns the run (for `save_npz`) and its RunResult.
+
+    `on_repeat(done)` is called after each of the `repeat` passes (the progress bar).
+    """
+    run = graph.run(profile=profile, anomaly=anomaly, repeat=repeat, on_repeat=on_repeat)
+    return run, run.result()
+
+
+def save_npz(run, path: str) -> None:
+    from agrad import graphs
+
+    graphs.save_npz(run, path)
+
+
+def test_file(path: str):
+    from agrad import graphs
+
+    return graphs.test_file(path)
+
+
+def validate_file(path: str) -> list:
+    from agrad import graphs
+
+    return graphs.validate(path)
+
+
+def json_schema() -> dict:
+    from agrad import graphs
+
+    return graphs.json_schema()
+
+
+def all_ops() -> list:
+    import agrad        # importing the package registers its op library with the dispatcher
+    from agrad import dispatcher
+
+    return sorted(dispatcher.all_ops(), key=lambda op: op.name)
+
+
+def get_op(name: str):
+    """The op's registry entry; an unknown name is bad usage, with the dispatcher's "did you mean"."""
+    import agrad  # noqa: F401 - importing the package registers its op library with the dispatcher
+    from agrad import dispatcher
+
+    try:
+        return dispatcher.get_op(name)
+    except dispatcher.UnknownOperatorError as exc:
+        abort(f"{exc.args[0] if exc.args else exc}; `agrad ops` lists them all", ExitStatus.INVALID)
+
+
+def error_codes() -> dict[str, str]:
+    from agrad.graphs.diagnostics import CODES
+
+    return dict(CODES)

@@ -1,0 +1,86 @@
+"""The `agrad` command group, and where exceptions become exit statuses.
+
+Every failure a user can cause ends here as a message on stderr and one of SPEC
+§2.2's statuses; a Python traceback is printed only with `--debug`.
+"""
+from __future__ import annotations
+
+import traceback
+
+import click
+
+from agrad.cli import diagnostics, status
+from agrad.cli.app import AbortCommand, App
+from agrad.cli.commands import COMMANDS
+from agrad.cli.status import ExitStatus
+
+_INSTALL_CUDA = "install the GPU extra with: pip install 'agrad[cuda]'"
+
+
+def _report(app: App, exc: BaseException) -> ExitStatus | None:
+    """Print `exc` for a person and return its exit status; None when it is a bug in agrad."""
+    from agrad.graphs.results import GraphFileError, GraphRuntimeError
+
+    code = status.for_exception(exc)
+    if code is None:
+        return None
+    if isinstance(exc, GraphFileError):
+        for diagnostic in exc.diagnostics:
+            app.note(diagnostics.diagnostic_text(diagnostic))
+    elif isinstance(exc, GraphRuntimeError):
+        app.note(diagnostics.runtime_error_text(exc))
+    elif isinstance(exc, MemoryError):
+        app.error(f"out of memory{': ' + str(exc) if str(exc) else ''}")
+    else:   # the device is unavailable: SPEC §2.2 wants the reason and the way to install
+        message = str(exc)
+        app.error(message if "agrad[cuda]" in message else f"{message}; {_INSTALL_CUDA}")
+    return code
+
+
+class AgradGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(self.commands)      # the order of COMMANDS, not alphabetical: run first
+
+    def invoke(self, ctx: click.Context):
+        app = ctx.ensure_object(App)
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+            raise
+        except AbortCommand as stop:
+            if app.debug:
+                traceback.print_exc()
+            if str(stop.message):
+                app.error(stop.message)
+            ctx.exit(stop.status)
+        except Exception as exc:
+            if app.debug:
+                traceback.print_exc()
+            code = _report(app, exc)
+            if code is None:
+                # A bug in agrad, not in the input: still one line and status 3, never a bare
+                # crash (whose status 1 would read as "a check failed").
+                app.error(f"internal error in agrad: {type(exc).__name__}: {exc} "
+                          "(run again with --debug for the traceback)")
+                code = ExitStatus.RUNTIME
+            ctx.exit(code)
+
+
+@click.group(cls=AgradGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="agrad", prog_name="agrad", message="%(prog)s %(version)s")
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    """Reverse-mode autodiff for computation graphs declared in YAML.
+
+    agrad runs a graph file's forward pass and every backward pass with an engine
+    built the way PyTorch's autograd engine is. Try: agrad run graphs/examples/seed.yaml
+    """
+    ctx.ensure_object(App)
+
+
+for _command in COMMANDS:
+    cli.add_command(_command)
+
+
+def main() -> None:
+    cli(prog_name="agrad")

@@ -1,0 +1,61 @@
+"""Options shared by several commands, declared once."""
+from __future__ import annotations
+
+import re
+
+import click
+
+from agrad.cli.app import App
+
+
+def _set_debug(ctx: click.Context, _param, value: bool) -> bool:
+    if value:
+        ctx.ensure_object(App).debug = True
+    return value
+
+
+debug_option = click.option(
+    "--debug", is_flag=True, expose_value=False, callback=_set_debug, is_eager=True,
+    help="Show Python tracebacks (for reporting bugs in agrad or in a plugin).")
+
+plugin_option = click.option(
+    "--plugin", "plugins", multiple=True, metavar="FILE.py",
+    type=click.Path(exists=True, dir_okay=False, resolve_path=False),
+    help="Import FILE.py first so the graph can use the ops it registers (repeatable).")
+
+
+def graph_reading(command):
+    """`--plugin` and `--debug`, which every command that reads graph files takes (SPEC §2)."""
+    return plugin_option(debug_option(command))
+
+
+def format_option(*choices: str):
+    return click.option("--format", "output_format", type=click.Choice(choices), default=choices[0],
+                        show_default=True, help="How to print the result.")
+
+
+class DeviceType(click.ParamType):
+    """`cpu`, `cuda` or `cuda:N`: a typo is bad usage (exit 2), not a runtime failure."""
+    name = "device"
+    _pattern = re.compile(r"^(cpu|cuda(:\d+)?)$")
+
+    def convert(self, value, param, ctx):
+        if self._pattern.match(value):
+            return value
+        self.fail(f"{value!r} is not a device; expected cpu, cuda or cuda:N", param, ctx)
+
+
+class InputReplacement(click.ParamType):
+    """`NAME=FILE` for `--input`: replaces an input's data with a .npy/.npz file."""
+    name = "NAME=FILE"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, tuple):
+            return value
+        name, sep, path = value.partition("=")
+        if not sep or not name or not path:
+            self.fail(f"{value!r} is not NAME=FILE (for example --input x=data/x.npy)", param, ctx)
+        return name, path
+
+
+DTYPES = ("float16", "float32", "float64", "int32", "int64", "bool")

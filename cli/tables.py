@@ -1,0 +1,140 @@
+"""Renderables for people: `run`, `check` and `ops` results as rich tables.
+
+Renderers return renderables and never print (rich-cli's rule), so a test can
+render one at a fixed width and compare it with a golden copy.
+"""
+from __future__ import annotations
+
+from rich import box
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from agrad.cli.tensor_text import shape_text, value_text
+
+PASS = Text("pass", style="green")
+FAIL = Text("FAIL", style="bold red")
+
+
+def _table(title: str, *columns: str, numeric: tuple[str, ...] = ()) -> Table:
+    """A titled table; the `numeric` columns are right-aligned so their digits line up."""
+    table = Table(title=title, title_justify="left", title_style="bold", box=box.SIMPLE_HEAD,
+                  show_edge=False, pad_edge=False)
+    for column in columns:
+        table.add_column(column, overflow="fold", justify="right" if column in numeric else "left")
+    return table
+
+
+def _ms(value: float) -> str:
+    return f"{value:.3f}"
+
+
+def tensor_table(title: str, tensors: dict, not_retained=()) -> Table:
+    """Outputs or gradients: a None gradient is one nothing reached; a non-retained non-leaf says so."""
+    table = _table(title, "name", "shape", "dtype", "device", "value")
+    for name, tensor in tensors.items():
+        if tensor is None:
+            table.add_row(name, "", "", "", Text("None (no gradient reached it)", style="dim"))
+        else:
+            table.add_row(name, shape_text(tensor.shape), tensor.dtype, tensor.device, value_text(tensor))
+    for name in not_retained:
+        table.add_row(name, "", "", "", Text("not retained", style="dim"))
+    return table
+
+
+def timings_table(timings_ms: dict, repeat: dict | None, passes: int = 1) -> Table:
+    """Phase timings; with `--repeat`, the repeated phases show their fastest and median pass."""
+    if repeat is None:
+        table = _table("Timings", "phase", "ms", numeric=("ms",))
+        for phase, ms in timings_ms.items():
+            table.add_row(phase, _ms(ms))
+        return table
+    table = _table(f"Timings ({passes} passes)", "phase", "min ms", "median ms", numeric=("min ms", "median ms"))
+    for phase, ms in timings_ms.items():
+        stats = repeat.get(phase)
+        if stats is None:       # parse and build happen once, whatever --repeat says
+            table.add_row(phase, _ms(ms), "")
+        else:
+            table.add_row(phase, _ms(stats["min"]), _ms(stats["median"]))
+    return table
+
+
+def expect_line(expect) -> Text | None:
+    if not expect.checked:
+        return None
+    if expect.passed:
+        return Text.assemble("expect: ", ("passed", "green"))
+    count = len(expect.failures)
+    return Text.assemble("expect: ", ("FAILED", "bold red"), f" ({count} mismatch{'es' if count != 1 else ''})")
+
+
+def anomaly_line(anomalies) -> Text | None:
+    """Only present when `--anomaly` found something; the details are on stderr."""
+    if not anomalies:
+        return None
+    count = len(anomalies)
+    return Text.assemble("anomaly: ", ("NaN/Inf", "bold red"), f" in {count} place{'s' if count != 1 else ''}")
+
+
+def run_view(result, passes: int = 1) -> RenderableType:
+    parts: list[RenderableType] = [
+        Text.assemble((result.graph, "bold"), f"  {result.file}  on {result.device}"),
+        Text(""),
+        tensor_table("Outputs", result.outputs),
+        Text(""),
+    ]
+    if result.grads or result.not_retained:
+        parts += [tensor_table("Gradients", result.grads, result.not_retained), Text("")]
+    parts.append(timings_table(result.timings_ms, result.repeat, passes))
+    closing = [line for line in (expect_line(result.expect), anomaly_line(result.anomalies)) if line is not None]
+    if closing:
+        parts += [Text(""), *closing]
+    return Group(*parts)
+
+
+def check_view(result, *, eps: float, atol: float, rtol: float) -> RenderableType:
+    table = _table("Gradients", "leaf", "max abs err", "max rel err", "worst element", "result",
+                   numeric=("max abs err", "max rel err"))
+    for name, leaf in result.leaves.items():
+        worst = shape_text(leaf.worst_index) if leaf.worst_index is not None else ""
+        table.add_row(name, f"{leaf.max_abs_err:.3e}", f"{leaf.max_rel_err:.3e}", worst, PASS if leaf.passed else FAIL)
+    failed = sum(1 for leaf in result.leaves.values() if not leaf.passed)
+    verdict = (Text.assemble("check: ", ("passed", "green")) if result.passed else
+               Text.assemble("check: ", ("FAILED", "bold red"), f" ({failed} of {len(result.leaves)} leaves)"))
+    header = Text.assemble((result.graph, "bold"), f"  {result.file}\n",
+                           f"analytic vs float64 central differences: eps={eps:g}, atol={atol:g}, rtol={rtol:g}")
+    return Group(header, Text(""), table, Text(""), verdict)
+
+
+def ops_view(entries) -> RenderableType:
+    table = _table("Operators", "op", "schema", "kernels", "backward")
+    # The schema is the one column allowed to wrap: names and key lists are read whole.
+    for column in table.columns:
+        column.no_wrap = column.header != "schema"
+    for op in entries:
+        table.add_row(op.name, str(op.schema), ", ".join(op.keys()), "yes" if op.has_backward else "no")
+    return table
+
+
+def op_detail_view(op) -> RenderableType:
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold")
+    table.add_column(overflow="fold")
+    table.add_row("op", op.name)
+    table.add_row("schema", str(op.schema))
+    table.add_row("kernels", ", ".join(op.keys()))
+    table.add_row("backward", "yes" if op.has_backward else "no (not differentiable)")
+    if op.doc:
+        table.add_row("doc", op.doc.strip())
+    return table
+
+
+def outcome_line(passed: bool, file: str, detail: str) -> Text:
+    """One line per file of `test` and `validate`: PASS/FAIL, the file, what it was."""
+    return Text.assemble(("PASS", "green") if passed else ("FAIL", "bold red"), f"  {file}", (f"  {detail}", "dim"))
+
+
+def closing_line(passed: int, failed: int) -> str:
+    # SPEC §2: exactly "N passed, N failed", alone on its line, whatever the counts.
+    return f"{passed} passed, {failed} failed"
+
