@@ -44,14 +44,16 @@ class ReadyQueue:
         self._waiting = 0         # threads blocked in pop(); notify() costs more than the push
 
     def push(self, task: NodeTask, increment_outstanding: bool = True) -> None:
+        gt = task.graph_task
         if increment_outstanding:
-            task.graph_task.increment_outstanding()
-        if task.is_shutdown:
+            with gt._lock:
+                gt.outstanding_tasks += 1
+        if task.fn is not None:
+            key = (2, -gt.reentrant_depth, -task.fn.sequence_nr)
+        elif task.is_shutdown:
             key = (0, 0, 0)
-        elif task.fn is None:
-            key = (1, 0, 0)
         else:
-            key = (2, -task.graph_task.reentrant_depth, -task.fn.sequence_nr)
+            key = (1, 0, 0)
         with self._cond:
             heapq.heappush(self._heap, (key, self._tie(), task))
             if self._waiting:
@@ -315,7 +317,10 @@ class Engine:
                     self._evaluate_function(gt, task.fn, task.inputs)
                 except BaseException as exc:   # noqa: B902 — handed to the caller of execute()
                     gt.set_error(exc, task.fn)
-            if gt.decrement_outstanding() == 0 and gt is graph_task:
+            with gt._lock:
+                gt.outstanding_tasks -= 1
+                done = gt.outstanding_tasks == 0
+            if done and gt is graph_task:
                 return
 
     def _device_thread_main(self, queue: ReadyQueue) -> None:

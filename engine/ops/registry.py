@@ -122,19 +122,30 @@ def _make_backend_kernel(entry, fn, promote, backend_type: str, is_meta: bool):
     key = get_backend(backend_type).key
     backends = _BACKENDS        # looked up per call: a stand-in backend may replace the registered one
     ndarray = np.ndarray
+    generic = np.generic
+    new = object.__new__
+
+    def wrap(out, dev):
+        # NumPy returns scalars (np.float32) for 0-d results; a Tensor always holds an array.
+        if out.__class__ is not ndarray and not is_meta and isinstance(out, generic):
+            out = np.asarray(out)
+        t = new(Tensor)
+        t._data, t._device, t._keys, t._autograd_meta, t._version = out, dev, key, None, 0
+        return t
 
     def kernel(op, keyset, args):
-        arrays = list(args)
+        arrays = args[:]
         dev = None
         for i in positions:
             a = arrays[i]
-            if isinstance(a, Tensor):
+            if a.__class__ is Tensor or isinstance(a, Tensor):
+                d = a._device
                 if dev is None:
-                    dev = a._device
-                elif a._device is not dev:
-                    _device_mismatch(op, dev, a._device)
+                    dev = d
+                elif d is not dev:
+                    _device_mismatch(op, dev, d)
                 arrays[i] = a._data
-            elif i in list_positions and a is not None:
+            elif a is not None and i in list_positions:
                 items = []
                 for t in a:
                     if dev is None:
@@ -147,16 +158,9 @@ def _make_backend_kernel(entry, fn, promote, backend_type: str, is_meta: bool):
             promote(arrays, positions)
         out = fn(*arrays) if is_meta else fn(backends[backend_type].xp, *arrays)
         if out.__class__ is tuple or out.__class__ is list:
-            return tuple(_wrap(o, dev, key, ndarray, is_meta) for o in out)
-        return _wrap(out, dev, key, ndarray, is_meta)
+            return tuple([wrap(o, dev) for o in out])
+        return wrap(out, dev)
     return kernel
-
-
-def _wrap(out, dev, key, ndarray, is_meta):
-    # NumPy returns scalars (np.float32) for 0-d results; a Tensor always holds an array.
-    if not is_meta and out.__class__ is not ndarray and isinstance(out, np.generic):
-        out = np.asarray(out)
-    return Tensor._make(out, dev, key)
 
 
 def _boxed(fn):
@@ -187,7 +191,12 @@ class OpNode(Node):
             filled = [g if g is not None else _zeros(m) for g, m in zip(grads, self.input_metadata)]
             env = {"grads": filled, "grad": filled[0]}
         for name, value in self.saved.items():
-            env[name] = _unpack(value, self)
+            cls = value.__class__
+            if cls is SavedVariable:
+                value = value.unpack(self)
+            elif cls is list:
+                value = [v.unpack(self) if v.__class__ is SavedVariable else v for v in value]
+            env[name] = value
         out = []
         e = 0
         sizes = iter(self.list_sizes) if self.list_sizes else None
@@ -215,15 +224,6 @@ class OpNode(Node):
                 for v in value:
                     if v.__class__ is SavedVariable:
                         v.reset_data()
-
-
-def _unpack(value, node):
-    cls = value.__class__
-    if cls is SavedVariable:
-        return value.unpack(node)
-    if cls is list:
-        return [v.unpack(node) if v.__class__ is SavedVariable else v for v in value]
-    return value
 
 
 def _zeros(meta):

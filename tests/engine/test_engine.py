@@ -4,6 +4,7 @@ import pytest
 
 import agrad
 from agrad.autograd import AccumulateGrad, Function
+from agrad.autograd.graph import walk
 
 
 def seed_graph():
@@ -76,24 +77,13 @@ def test_grad_leaves_dot_grad_untouched_and_runs_only_needed_nodes():
     side = agrad.exp(w).sum()          # a branch that does not lead to x
     y = (x * w).sum() + side
     ran = []
-    for node in _all_nodes(y.grad_fn):
+    for node in walk([y.grad_fn])[0]:
         node.register_prehook(lambda grads, n=node: ran.append(n.name()))
     (gx,) = agrad.autograd.grad(y, x)
     np.testing.assert_allclose(gx.numpy(), [3.0, 4.0])
     assert x.grad is None and w.grad is None
     # AddBackward0 (root), SumBackward0, MulBackward0: the exp branch and the accumulators never run
     assert sorted(ran) == ["AddBackward0", "MulBackward0", "SumBackward0"]
-
-
-def _all_nodes(root):
-    seen, stack = {root}, [root]
-    while stack:
-        n = stack.pop()
-        for fn, _ in n.next_functions:
-            if fn is not None and fn not in seen:
-                seen.add(fn)
-                stack.append(fn)
-    return seen
 
 
 def test_allow_unused():

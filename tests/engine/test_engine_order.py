@@ -4,21 +4,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import agrad
-from agrad.autograd.graph import execution_plan
+from agrad.autograd.graph import execution_plan, walk
 
 from oracle import Value
 
 
 def _record_order(root):
     order = []
-    seen, stack = {root}, [root]
-    while stack:
-        node = stack.pop()
+    for node in walk([root])[0]:
         node.register_prehook(lambda grads, n=node: order.append(n))
-        for fn, _ in node.next_functions:
-            if fn is not None and fn not in seen:
-                seen.add(fn)
-                stack.append(fn)
     return order
 
 

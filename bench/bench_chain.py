@@ -1,0 +1,82 @@
+"""Per-op cost of agrad's engine against hand-written NumPy, measured in one run.
+
+The chain is 1,000 repetitions of `y = tanh(y * w + x)` (3,000 ops), forward and
+backward (gradients of sum(y) w.r.t. x and w). The NumPy version computes the same
+values and gradients by hand, with no autograd: the ratio is what the engine costs.
+
+    python bench/bench_chain.py                 # x, w of shape [16]
+    python bench/bench_chain.py --size 16 4096 65536
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+import agrad
+
+STEPS = 1000
+OPS_PER_STEP = 3
+
+
+def agrad_chain(x0, w0, y0):
+    x = agrad.tensor(x0, requires_grad=True)
+    w = agrad.tensor(w0, requires_grad=True)
+    y = agrad.tensor(y0)
+    for _ in range(STEPS):
+        y = agrad.tanh(y * w + x)
+    y.sum().backward()
+    return y.detach().numpy(), x.grad.numpy(), w.grad.numpy()
+
+
+def numpy_chain(x, w, y0):
+    ys = [y0]
+    y = y0
+    for _ in range(STEPS):
+        y = np.tanh(y * w + x)
+        ys.append(y)
+    gx = np.zeros_like(x)
+    gw = np.zeros_like(w)
+    gy = np.ones_like(y)
+    for i in range(STEPS, 0, -1):
+        gz = gy * (1 - ys[i] * ys[i])
+        gx += gz
+        gw += gz * ys[i - 1]
+        gy = gz * w
+    return y, gx, gw
+
+
+def measure(fn, args, repeat):
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn(*args)
+        times.append(time.perf_counter() - t0)
+    return min(times), statistics.median(times)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--size", type=int, nargs="+", default=[16])
+    parser.add_argument("--repeat", type=int, default=7)
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+    n_ops = STEPS * OPS_PER_STEP
+    print(f"chain of {STEPS} x tanh(y * w + x) = {n_ops} ops, forward + backward, float32; "
+          f"min (median) of {args.repeat} runs")
+    print(f"{'size':>8} {'agrad us/op':>14} {'numpy us/op':>14} {'ratio':>8}")
+    for size in args.size:
+        x, w, y0 = (rng.uniform(-0.5, 0.5, size).astype(np.float32) for _ in range(3))
+        ours, theirs = agrad_chain(x, w, y0), numpy_chain(x, w, y0)
+        for a, b in zip(ours, theirs):          # same numbers, or the comparison means nothing
+            np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+        a_min, a_med = measure(agrad_chain, (x, w, y0), args.repeat)
+        n_min, n_med = measure(numpy_chain, (x, w, y0), args.repeat)
+        print(f"{size:>8} {a_min / n_ops * 1e6:>7.2f} ({a_med / n_ops * 1e6:>5.2f})"
+              f" {n_min / n_ops * 1e6:>7.2f} ({n_med / n_ops * 1e6:>5.2f}) {a_min / n_min:>7.1f}x")
+
+
+if __name__ == "__main__":
+    main()
