@@ -423,13 +423,14 @@ class Engine:
                     self._ready_queue(graph_task, buffer.device()).push(NodeTask(graph_task, nxt, buffer))
 
     def _call_function(self, graph_task: GraphTask, fn, inputs: list) -> list:
-        if fn._tensor_pre_hooks is not None or fn._retains_grad_hooks is not None or fn.__class__ is _ACC:
+        hooks = fn.hooks
+        if hooks is not None or fn.__class__ is _ACC:
             inputs = _call_tensor_pre_hooks(fn, inputs)
-        if fn._pre_hooks is not None:
-            for hook in fn._pre_hooks:
-                result = hook(tuple(inputs))
-                if result is not None:
-                    inputs = list(result)
+            if hooks is not None:
+                for hook in hooks.pre:
+                    result = hook(tuple(inputs))
+                    if result is not None:
+                        inputs = list(result)
         observer = graph_task.observer
         if observer is None:
             outputs = fn.apply(inputs)
@@ -440,8 +441,8 @@ class Engine:
             finally:
                 observer.node_end(fn)
         validate_outputs(fn.next_edges, outputs, fn.name())
-        if fn._post_hooks is not None:
-            for hook in fn._post_hooks:
+        if hooks is not None:
+            for hook in hooks.post:
                 result = hook(tuple(outputs), tuple(inputs))
                 if result is not None:
                     outputs = list(result)
@@ -449,14 +450,13 @@ class Engine:
 
 
 def _call_tensor_pre_hooks(fn, inputs: list) -> list:
-    hooks = fn.tensor_pre_hooks()
-    if hooks:
-        for input_nr, hook in hooks:
-            result = hook(inputs[input_nr])
-            if result is not None:
-                inputs[input_nr] = result
-    if fn._retains_grad_hooks:
-        for input_nr, hook in fn._retains_grad_hooks.items():
+    """Tensor hooks first, then retain_grad (which sees what the hooks returned), as in PyTorch."""
+    for input_nr, hook in fn.tensor_pre_hooks():
+        result = hook(inputs[input_nr])
+        if result is not None:
+            inputs[input_nr] = result
+    if fn.hooks is not None:
+        for input_nr, hook in fn.hooks.retains_grad.items():
             hook(inputs[input_nr])
     return inputs
 

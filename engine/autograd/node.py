@@ -14,16 +14,26 @@ from ..grad_mode import tls
 from ..tensor import AutogradMeta, RemovableHandle, Tensor
 from .edge import Edge
 
-__all__ = ["Node", "AccumulateGrad", "GraphRoot", "UINT64_MAX", "collect_next_edges", "gradient_edge", "set_history",
+__all__ = ["Node", "AccumulateGrad", "GraphRoot", "UINT64_MAX", "collect_next_edges", "gradient_edge", "set_history", "NodeHooks",
            "grad_accumulator"]
 
 UINT64_MAX = 2 ** 64 - 1          # AccumulateGrad's sequence_nr: always runs first when ready
 _next_sequence_nr = itertools.count().__next__    # atomic under the GIL
 
 
+class NodeHooks:
+    """A Node's hooks; most Nodes have none, so this object exists only once one is added."""
+    __slots__ = ("pre", "post", "tensor_pre", "retains_grad")
+
+    def __init__(self):
+        self.pre = []              # fn(grad_outputs) -> new grad_outputs or None
+        self.post = []             # fn(grad_inputs, grad_outputs) -> new grad_inputs or None
+        self.tensor_pre = []       # (input_nr, fn(grad) -> new grad or None): hooks of the tensors it produced
+        self.retains_grad = {}     # input_nr -> fn(grad): retain_grad() of the tensors it produced
+
+
 class Node:
-    __slots__ = ("next_edges", "sequence_nr", "topological_nr", "input_metadata", "_has_parent",
-                 "_pre_hooks", "_post_hooks", "_tensor_pre_hooks", "_retains_grad_hooks", "_metadata",
+    __slots__ = ("next_edges", "sequence_nr", "topological_nr", "input_metadata", "hooks", "_metadata",
                  "__weakref__")
 
     def __init__(self, sequence_nr: int | None = None):
@@ -31,8 +41,7 @@ class Node:
         self.next_edges: tuple[Edge, ...] = ()
         self.topological_nr = 0
         self.input_metadata: list[tuple] = []     # (shape, numpy dtype, device) per incoming gradient
-        self._has_parent = False
-        self._pre_hooks = self._post_hooks = self._tensor_pre_hooks = self._retains_grad_hooks = None
+        self.hooks: NodeHooks | None = None
         self._metadata = None
 
     # -- graph structure ---------------------------------------------------------
@@ -41,10 +50,8 @@ class Node:
         topo = 0
         for e in self.next_edges:
             fn = e.function
-            if fn is not None:
-                fn._has_parent = True
-                if fn.topological_nr >= topo:
-                    topo = fn.topological_nr + 1
+            if fn is not None and fn.topological_nr >= topo:
+                topo = fn.topological_nr + 1
         self.topological_nr = topo
 
     def add_input_metadata(self, t: Tensor) -> int:
@@ -86,34 +93,34 @@ class Node:
         """Free saved tensors once a pass no longer needs them (keep_graph=False)."""
 
     # -- hooks -------------------------------------------------------------------
+    def _hooks(self) -> NodeHooks:
+        if self.hooks is None:
+            self.hooks = NodeHooks()
+        return self.hooks
+
     def register_hook(self, fn) -> RemovableHandle:
         """Post-hook `fn(grad_inputs, grad_outputs)`; may return replacement grad_inputs."""
-        if self._post_hooks is None:
-            self._post_hooks = []
-        self._post_hooks.append(fn)
-        return RemovableHandle(self._post_hooks, fn)
+        hooks = self._hooks().post
+        hooks.append(fn)
+        return RemovableHandle(hooks, fn)
 
     def register_prehook(self, fn) -> RemovableHandle:
         """Pre-hook `fn(grad_outputs)`; may return replacement grad_outputs."""
-        if self._pre_hooks is None:
-            self._pre_hooks = []
-        self._pre_hooks.append(fn)
-        return RemovableHandle(self._pre_hooks, fn)
+        hooks = self._hooks().pre
+        hooks.append(fn)
+        return RemovableHandle(hooks, fn)
 
     def register_tensor_pre_hook(self, input_nr: int, fn) -> RemovableHandle:
-        if self._tensor_pre_hooks is None:
-            self._tensor_pre_hooks = []
+        hooks = self._hooks().tensor_pre
         entry = (input_nr, fn)
-        self._tensor_pre_hooks.append(entry)
-        return RemovableHandle(self._tensor_pre_hooks, entry)
+        hooks.append(entry)
+        return RemovableHandle(hooks, entry)
 
     def register_retains_grad_hook(self, input_nr: int, fn) -> None:
-        if self._retains_grad_hooks is None:
-            self._retains_grad_hooks = {}
-        self._retains_grad_hooks[input_nr] = fn
+        self._hooks().retains_grad[input_nr] = fn
 
-    def tensor_pre_hooks(self):
-        return self._tensor_pre_hooks
+    def tensor_pre_hooks(self) -> list:
+        return self.hooks.tensor_pre if self.hooks is not None else []
 
 
 class AccumulateGrad(Node):
@@ -140,8 +147,10 @@ class AccumulateGrad(Node):
         return []
 
     def tensor_pre_hooks(self):
+        # a leaf's hooks live on the leaf: its accumulator may be created after them
         hooks = self.variable._autograd_meta.hooks
-        return [(0, h) for h in hooks] if hooks else None
+        own = self.hooks.tensor_pre if self.hooks is not None else []
+        return [(0, h) for h in hooks] + own if hooks else own
 
 
 class GraphRoot(Node):

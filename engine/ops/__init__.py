@@ -14,10 +14,15 @@ from .registry import defop, get_info, registered
 
 _CORE = {"registry", "shapes", "samples", "conversion", "linalg", "pointwise", "reduction", "shape"}
 
-# Every other module in this package is an op family (added without touching this file).
+# Every other module in this package is an op family (added without touching this file);
+# a family's `__all__` names plain functions it exports beside its ops (indexing's getitem).
+_helpers = []
 for _mod in sorted(m.name for m in pkgutil.iter_modules(__path__)):
     if _mod not in _CORE and not _mod.startswith("_"):
-        importlib.import_module(f"{__name__}.{_mod}")
+        _module = importlib.import_module(f"{__name__}.{_mod}")
+        for _name in getattr(_module, "__all__", ()):
+            globals()[_name] = getattr(_module, _name)
+            _helpers.append(_name)
 
 
 def _export() -> list[str]:
@@ -31,7 +36,7 @@ def _export() -> list[str]:
     return names
 
 
-__all__ = _export() + ["defop", "registered", "get_info"]
+__all__ = _export() + _helpers + ["defop", "registered", "get_info"]
 
 
 def _bind_methods() -> None:

@@ -288,3 +288,29 @@ def test_million_node_chain_has_no_recursion():
     y.backward()
     assert y.item() == 1_000_000.0 and x.grad.item() == 1.0
     del y       # tearing down a million-deep graph must not overflow the C stack either
+
+
+def test_reentrant_backward_from_inside_a_node():
+    """A checkpoint-style Function recomputes its forward inside backward and calls the
+    engine again from there (PyTorch's re-entrant backward)."""
+    class Checkpoint(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return agrad.tanh(x) * x          # recorded nowhere: forward runs under no_grad
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            with agrad.enable_grad():
+                x_ = x.detach().requires_grad_()
+                y = agrad.tanh(x_) * x_
+            (gx,) = agrad.autograd.grad(y, x_, grad)
+            return gx
+
+    x = agrad.tensor([0.3, -0.7], dtype=agrad.float64, requires_grad=True)
+    out = (Checkpoint.apply(x) * 2).sum()
+    assert out.grad_fn.next_functions[0][0].next_functions[0][0].name() == "CheckpointBackward"
+    out.backward()
+    t = np.tanh([0.3, -0.7])
+    np.testing.assert_allclose(x.grad.numpy(), 2 * ((1 - t ** 2) * np.array([0.3, -0.7]) + t), rtol=1e-12)
