@@ -13,6 +13,7 @@ import numpy as np
 
 from ..backends.meta import MetaArray
 from ..creation import zeros_like
+from ..grad_mode import is_grad_enabled
 from .registry import defop
 from .samples import SampleInput, make_arg, unary_samples
 from .shapes import broadcast_shapes
@@ -232,10 +233,19 @@ silu_backward = defop(
                                     make_arg((3, 4), key=(op, 1), low=-4.0, high=4.0))],
     torch="torch.ops.aten.silu_backward")
 
+def _silu_grad(grad, self):
+    # As PyTorch: silu_backward, except when the backward itself is recorded (create_graph),
+    # where PyTorch writes the derivative with differentiable ops (its silu_backward has no derivative)
+    if is_grad_enabled():
+        s = sigmoid(self)
+        return grad * s * (1 + self * (1 - s))
+    return silu_backward(grad, self)
+
+
 silu = defop(
     "silu(Tensor self) -> Tensor",
     kernel=_silu_kernel, meta=_unary_meta("silu_cpu"),
-    grads={"self": lambda grad, self: silu_backward(grad, self)},
+    grads={"self": _silu_grad},
     samples=unary_samples(low=-4.0, high=4.0), torch="torch.nn.functional.silu")
 
 

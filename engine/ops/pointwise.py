@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import dtypes
 from ..backends.meta import MetaArray
 from .registry import defop, promote_same
 from .samples import SampleInput, binary_samples, make_arg, positive_unary_samples, unary_samples
@@ -179,21 +180,26 @@ gt = _comparison("gt", "greater")
 ge = _comparison("ge", "greater_equal")
 
 
+def _where_dtype(self, other):
+    # the values' promoted dtype (promote= ran); two Python numbers: PyTorch's result_type of them
+    for a in (self, other):
+        if not _is_number(a):
+            return a.dtype
+    return dtypes.result_type([self, other])
+
+
 def _where_meta(condition, self, other):
     if condition.dtype != np.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{condition.dtype}")
-    values = [a for a in (self, other) if not _is_number(a)]
     shape = broadcast_shapes(condition.shape, shape_of(self), shape_of(other))
-    return MetaArray(shape, values[0].dtype)
+    return MetaArray(shape, _where_dtype(self, other))
 
 
 def _where_kernel(xp, condition, self, other):
     if condition.dtype != np.bool_:
         _where_meta(condition, self, other)
-    out = xp.where(condition, self, other)
-    dtype = next(a.dtype for a in (self, other) if not _is_number(a))
-    return out.astype(dtype, copy=False)
+    return xp.where(condition, self, other).astype(_where_dtype(self, other), copy=False)
 
 
 def _where_samples(op):

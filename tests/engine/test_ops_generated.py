@@ -74,9 +74,10 @@ def test_meta_matches_cpu(info, sample):
 def test_backward_on_meta(info, sample):
     """Backward formulas run on Meta too: gradient shapes are inferred without data."""
     args = [_to_meta(a) for a in sample.args]
-    out = info.entry.function(*args, **sample.kwargs)
+    kwargs = {k: _to_meta(v) for k, v in sample.kwargs.items()}
+    out = info.entry.function(*args, **kwargs)
     outs = [o for o in (out if isinstance(out, tuple) else (out,)) if o.requires_grad]
-    leaves = [a for a in args if isinstance(a, agrad.Tensor) and a.requires_grad]
+    leaves = [a for a in args + list(kwargs.values()) if isinstance(a, agrad.Tensor) and a.requires_grad]
     if not outs or not leaves:
         pytest.skip("nothing differentiable")
     grads = agrad.autograd.grad(outs, leaves, [agrad.ones_like(o) for o in outs], allow_unused=True)
