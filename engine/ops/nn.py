@@ -7,7 +7,6 @@ here too, with its own derivative, so double backward is named as PyTorch names 
 """
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
@@ -15,7 +14,7 @@ from .. import creation, dtypes
 from ..backends.meta import MetaArray
 from .registry import defop
 from .samples import SampleInput, make_arg
-from .shapes import broadcast_shapes, normalize_dim
+from .shapes import normalize_dim
 
 # ---- shared helpers for the nn families (PyTorch's spelling of sizes and types) ---------------
 
@@ -183,6 +182,10 @@ def _keep_sum(x, dim):
     return sum(x, [dim], True)
 
 
+def _softmax_double_backward(grad, grad_output, output, dim):
+    return grad * (grad_output - _keep_sum(grad_output * output, dim)) - grad_output * _keep_sum(grad * output, dim)
+
+
 def _same_shape_meta(grad_output, output, dim):
     if tuple(grad_output.shape) != tuple(output.shape):
         raise RuntimeError(f"grad_output of size {sizes(grad_output.shape)} does not match output of size "
@@ -217,9 +220,7 @@ _softmax_backward_data = defop(
     "_softmax_backward_data(Tensor grad_output, Tensor output, int dim) -> Tensor",
     kernel=checked(_same_shape_meta, _softmax_bwd_kernel), meta=_same_shape_meta, promote="same",
     grads={"grad_output": lambda grad, output, dim: _softmax_backward_data(grad, output, dim),
-           # softmax_double_backward
-           "output": lambda grad, grad_output, output, dim:
-               grad * (grad_output - _keep_sum(grad_output * output, dim)) - grad_output * _keep_sum(grad * output, dim)},
+           "output": _softmax_double_backward},
     samples=_backward_data_samples(0.05, 0.5),
     torch="lambda g, y, dim: torch.ops.aten._softmax_backward_data(g, y, dim, y.dtype)",
     doc="The gradient of softmax from its output: output * (grad_output - sum(grad_output * output, dim)).")
@@ -319,7 +320,7 @@ def _layer_norm_samples(op):
                         make_arg((4,), key=(op, 2))),
             SampleInput("(3,4)T [3,4] w", make_arg((3, 4), key=(op, 3), transposed=True), [3, 4],
                         make_arg((3, 4), key=(op, 4))),
-            SampleInput("(2,5) 5 no affine", make_arg((2, 5), key=(op, 5)), 5),
+            SampleInput("(2,5) [5] no affine", make_arg((2, 5), key=(op, 5)), [5]),
             SampleInput("(4,) eps", make_arg((4,), key=(op, 6)), [4], make_arg((4,), key=(op, 7)),
                         make_arg((4,), key=(op, 8)), eps=1e-3)]
 

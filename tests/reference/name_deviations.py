@@ -29,4 +29,8 @@ NAME_DEVIATIONS = {
                                                        "Python number is wrapped as a tensor (div.Tensor)",
     ("max_pool2d_double_backward", "MaxPool2dDoubleBackwardBackward0", "ViewBackward0"):
         "the reference is a composition of PyTorch ops, not one op",
+    ("conv2d_backward_input", "ConvolutionBackwardBackward0", "ViewBackward0"):
+        "the reference slices aten::convolution_backward's outputs; agrad has one op per gradient",
+    ("conv2d_backward_weight", "ConvolutionBackwardBackward0", "ViewBackward0"):
+        "the reference slices aten::convolution_backward's outputs; agrad has one op per gradient",
 }
