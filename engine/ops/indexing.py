@@ -191,7 +191,7 @@ def getitem(tensor, index):
                              "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
     result, dim = tensor, 0
-    for item in items:
+    for position, item in enumerate(items):
         if item is None:
             result = unsqueeze(result, dim)
             dim += 1
@@ -215,10 +215,11 @@ def getitem(tensor, index):
             i = _as_int(item)
             size = result.shape[dim]
             if not -size <= i < size:
-                raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
+                # NOTE: PyTorch names the position in the index tuple (its `real_dim`), not the dim
+                raise IndexError(f"index {i} is out of bounds for dimension {position} with size {size}")
             result = select(result, dim, i)
     if result is tensor:
-        result = alias(tensor)      # `x[...]`, `x[:]`: a new tensor, as PyTorch's shallow copy
+        result = alias(tensor)      # `x[...]`, `x[:, :]`: a new tensor, as PyTorch's shallow copy
     return result
 
 

@@ -70,7 +70,7 @@ def _cat_backward(grad, shapes, dim):
     pieces = split_with_sizes(grad, [shapes[i][d] for i in used], d) if used else ()
     for i, piece in zip(used, pieces):
         out[i] = piece
-    for i, s in enumerate(shapes):
+    for i in range(len(shapes)):
         if out[i] is None:      # a skipped 1-D empty input: its gradient is empty too
             out[i] = slice_op(reshape(grad, [-1]), 0, 0, 0, 1)
     return out
@@ -86,8 +86,8 @@ def _cat_samples(op):
                                             make_arg((3, 2), key=(op, 5))], dim=1),
         SampleInput("one tensor", [make_arg((4,), key=(op, 6))]),
         SampleInput("legacy empty skipped", [make_arg((0,), key=(op, 7)), a], 1),
-        SampleInput("float32+float64", [make_arg((2,), key=(op, 8), dtype=dtypes.float32),
-                                        make_arg((3,), key=(op, 9))]),
+        SampleInput("float32 (no grad)+float64", [make_arg((2,), key=(op, 8), dtype=dtypes.float32,
+                                                           requires_grad=False), make_arg((3,), key=(op, 9))]),
         SampleInput("(2,2,2)+(2,1,2) dim 1", [make_arg((2, 2, 2), key=(op, 10)), make_arg((2, 1, 2), key=(op, 11))],
                     1),
     ]
@@ -96,8 +96,7 @@ def _cat_samples(op):
 cat = defop(
     "cat(Tensor[] tensors, int dim=0) -> Tensor",
     kernel=_cat_kernel, meta=_cat_meta, promote=promote_list,
-    # NOTE: saves the tensors only for their shapes (PyTorch saves tensors_args_sizes)
-    grads={"tensors": lambda grad, tensors, dim: _cat_backward(grad, [t.shape for t in tensors], dim)},
+    grads={"tensors": lambda grad, tensors_shape, dim: _cat_backward(grad, tensors_shape, dim)},
     samples=_cat_samples, torch="torch.cat")
 
 

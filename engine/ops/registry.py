@@ -306,7 +306,9 @@ def _make_autograd_kernel(entry, info, diff_inputs, node_classes, overload, save
                 continue
             index = arg_index.get(name)
             if index is None:       # `self_shape`: save the shape, not the tensor (PyTorch's self_sym_sizes)
-                saved[name] = getattr(args[arg_index[name[:-6]]], "shape", ())
+                value = args[arg_index[name[:-6]]]
+                # a Tensor[] argument saves one shape per tensor (PyTorch's tensors_args_sizes)
+                saved[name] = [t.shape for t in value] if value.__class__ is list else getattr(value, "shape", ())
                 continue
             value = args[index]
             if value.__class__ is Tensor:

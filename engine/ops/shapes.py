@@ -44,7 +44,8 @@ def normalize_dims(dims, ndim: int) -> tuple:
         dims = (dims,)
     out = tuple(normalize_dim(d, ndim) for d in dims)
     if len(set(out)) != len(out):
-        raise RuntimeError(f"dim {out} appears multiple times in the list of dims")
+        repeated = next(d for d in out if out.count(d) > 1)
+        raise RuntimeError(f"dim {repeated} appears multiple times in the list of dims")
     return out if ndim else ()
 
 

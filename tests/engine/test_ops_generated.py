@@ -20,14 +20,21 @@ def _differentiable_args(sample):
 
 
 def _call(info, sample):
-    positions = [i for i, a in enumerate(sample.args) if isinstance(a, agrad.Tensor) and a.requires_grad]
+    """`fn(*leaves)` rebuilding the sample's arguments, and the leaves: tensors that
+    require grad, including those inside a Tensor[] argument (cat, stack)."""
+    positions = [(i, j) for i, a in enumerate(sample.args)
+                 for j, t in ([(None, a)] if not isinstance(a, (list, tuple)) else enumerate(a))
+                 if isinstance(t, agrad.Tensor) and t.requires_grad]
 
     def fn(*tensors):
-        args = list(sample.args)
-        for i, t in zip(positions, tensors):
-            args[i] = t
+        args = [list(a) if isinstance(a, (list, tuple)) else a for a in sample.args]
+        for (i, j), t in zip(positions, tensors):
+            if j is None:
+                args[i] = t
+            else:
+                args[i][j] = t
         return info.entry.function(*args, **sample.kwargs)
-    return fn, [sample.args[i] for i in positions]
+    return fn, [sample.args[i] if j is None else sample.args[i][j] for i, j in positions]
 
 
 @pytest.mark.parametrize("info,sample", list(_cases(lambda i: i.differentiable)))
@@ -77,7 +84,8 @@ def test_backward_on_meta(info, sample):
     kwargs = {k: _to_meta(v) for k, v in sample.kwargs.items()}
     out = info.entry.function(*args, **kwargs)
     outs = [o for o in (out if isinstance(out, tuple) else (out,)) if o.requires_grad]
-    leaves = [a for a in args + list(kwargs.values()) if isinstance(a, agrad.Tensor) and a.requires_grad]
+    flat = [t for a in args + list(kwargs.values()) for t in (a if isinstance(a, (list, tuple)) else [a])]
+    leaves = [a for a in flat if isinstance(a, agrad.Tensor) and a.requires_grad]
     if not outs or not leaves:
         pytest.skip("nothing differentiable")
     grads = agrad.autograd.grad(outs, leaves, [agrad.ones_like(o) for o in outs], allow_unused=True)
