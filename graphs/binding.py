@@ -1,0 +1,221 @@
+"""Checks each op application against the registry's schema and binds its arguments.
+
+The registry is the only list of ops: unknown ops, unknown keywords, arity and
+argument kinds all come from `agrad.dispatcher`'s schemas. One form is the graph
+language's own rather than an op: `x[...]`, output selection or basic slicing.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from agrad import dispatcher
+
+from .diagnostics import Collector, Pos, did_you_mean
+from .spec import DTYPE_NAMES, GraphSpec, NodeSpec, TensorRef
+
+GETITEM = "getitem"
+GRAD = "grad"          # SPEC §1.3: its `outputs` and `inputs` may be one name instead of a list
+
+
+@dataclass
+class BoundNode:
+    """A NodeSpec whose arguments matched a schema, in schema order."""
+    spec: NodeSpec
+    schema: Any                              # agrad.dispatcher.Schema; None for getitem
+    entry: Any = None                        # the OperatorEntry; None for getitem
+    args: list[Any] = field(default_factory=list)          # positional values, schema order
+    kwargs: dict[str, Any] = field(default_factory=dict)   # keyword-only values given
+    selects_output: bool = False             # `parts[0]` on a multi-output node
+    given: list[tuple[Any, Any, Pos]] = field(default_factory=list)   # (Argument, value, pos) as written
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def op(self) -> str:
+        return self.spec.op
+
+    @property
+    def multi_output(self) -> bool:
+        return self.schema is not None and (len(self.schema.returns) != 1 or self.schema.returns == ["Tensor[]"])
+
+    def refs(self) -> list[TensorRef]:
+        return list(_refs(self.args)) + list(_refs(list(self.kwargs.values())))
+
+
+def _refs(value):
+    if isinstance(value, TensorRef):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _refs(v)
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, TensorRef):
+        return f"the tensor '{value.name}'"
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list",
+            type(None): "None"}.get(type(value), type(value).__name__)
+
+
+def _fits(arg_type: str, value: Any) -> bool:
+    """Whether a written value can be passed as an argument of schema type `arg_type`."""
+    optional = arg_type.endswith("?")
+    core = arg_type.rstrip("?")
+    if value is None:
+        return optional
+    is_list = core.endswith("[]")
+    base = core[:-2] if is_list else core
+    if is_list:
+        if base == "Tensor" and isinstance(value, TensorRef):
+            return True                      # a multi-output node's tuple (checked in check_uses)
+        if base in ("int", "SymInt") and type(value) is int:
+            return True                      # `dim=1` where `int[]` is expected, as in PyTorch
+        return isinstance(value, list) and all(_fits(base, v) for v in value)
+    if base == "Tensor":
+        return isinstance(value, TensorRef) or type(value) in (int, float, bool)
+    if isinstance(value, TensorRef):
+        return False
+    if base in ("int", "SymInt"):
+        return type(value) is int
+    if base == "float":
+        return type(value) in (int, float)
+    if base == "Scalar":
+        return type(value) in (int, float, bool)
+    if base == "bool":
+        return type(value) is bool
+    if base == "str":
+        return isinstance(value, str)
+    if base == "ScalarType":
+        return value in DTYPE_NAMES
+    if base == "Device":
+        return isinstance(value, str)
+    return True
+
+
+class Binder:
+    def __init__(self, spec: GraphSpec, collector: Collector):
+        self.spec = spec
+        self.c = collector
+        self.names = set(spec.inputs) | {n.name for n in spec.nodes}
+        self.op_names = [e.name for e in dispatcher.all_ops()]
+        self.bound: dict[str, BoundNode] = {}
+
+    def bind_all(self) -> dict[str, BoundNode]:
+        for node in self.spec.nodes:
+            bound = self.bind(node)
+            if bound is not None:
+                self.bound[node.name] = bound
+        misused = [name for name, bound in self.bound.items() if not self.check_uses(bound)]
+        for name in misused:
+            del self.bound[name]        # not built on Meta: its error is already reported
+        return self.bound
+
+    def bind(self, node: NodeSpec) -> BoundNode | None:
+        undefined = [r for r in _refs(node.args + list(node.kwargs.values())) if r.name not in self.names]
+        for ref in undefined:
+            self.undefined(ref)
+        if node.op == GETITEM:
+            return None if undefined else BoundNode(node, None, args=list(node.args))
+        try:
+            entry = dispatcher.get_op(node.op)
+        except dispatcher.UnknownOperatorError:
+            self.c.error("AG016", f"unknown op '{node.op}'", node.pos, did_you_mean(node.op, self.op_names))
+            return None
+        bound = self.bind_arguments(node, entry.schema, entry)
+        return None if undefined else bound
+
+    def bind_arguments(self, node: NodeSpec, schema, entry) -> BoundNode | None:
+        params = schema.arguments
+        positional = [a for a in params if not a.kwarg_only]
+        ok = True
+        if len(node.args) > len(positional):
+            self.c.error("AG018", f"{node.op}() takes at most {len(positional)} positional argument(s) but "
+                         f"{len(node.args)} were given; schema: {schema}", node.arg_pos[len(positional)])
+            return None
+        given: dict[str, tuple[Any, Pos]] = {}
+        for arg, value, pos in zip(positional, node.args, node.arg_pos):
+            given[arg.name] = (value, pos)
+        by_name = {a.name: a for a in params}
+        for key, value in node.kwargs.items():
+            pos = node.kwarg_pos.get(key, node.pos)
+            if key not in by_name:
+                self.c.error("AG017", f"{node.op}() got an unexpected keyword argument '{key}'; schema: {schema}",
+                             pos, did_you_mean(key, by_name))
+                ok = False
+            elif key in given:
+                self.c.error("AG018", f"{node.op}() got multiple values for argument '{key}'", pos)
+                ok = False
+            else:
+                given[key] = (value, pos)
+        for arg in params:
+            if arg.name not in given and not arg.has_default:
+                self.c.error("AG018", f"{node.op}() missing required argument '{arg.name}'; schema: {schema}",
+                             node.pos)
+                ok = False
+        for arg in params:
+            if arg.name in given:
+                value, pos = given[arg.name]
+                if not _fits(arg.type, value):
+                    self.c.error("AG019", f"{node.op}(): argument '{arg.name}' must be {arg.type}, "
+                                 f"not {_kind(value)}", pos)
+                    ok = False
+        if not ok:
+            return None
+        bound = BoundNode(node, schema, entry)
+        bound.given = [(arg, *given[arg.name]) for arg in params if arg.name in given]
+        for arg in params:
+            value = given[arg.name][0] if arg.name in given else arg.default
+            if arg.kwarg_only:
+                if arg.name in given:
+                    bound.kwargs[arg.name] = value
+            else:
+                bound.args.append(value)
+        return bound
+
+    def undefined(self, ref: TensorRef) -> None:
+        self.c.error("AG020", f"undefined name '{ref.name}'", ref.pos, did_you_mean(ref.name, self.names))
+
+    def check_uses(self, bound: BoundNode) -> bool:
+        """A multi-output node is used through `name[i]`; anything else is an error."""
+        if bound.op == GETITEM:
+            source, index = bound.args
+            target = self.bound.get(source.name) if isinstance(source, TensorRef) else None
+            if target is None or not target.multi_output:
+                return True
+            if not index.is_single_int():
+                self.c.error("AG022", f"'{source.name}' has several outputs: select one with an integer, "
+                             f"e.g. {source.name}[0]", bound.spec.pos)
+                return False
+            bound.selects_output = True
+            count = None if target.schema.returns == ["Tensor[]"] else len(target.schema.returns)
+            if count is not None and not -count <= index.items[0] < count:
+                self.c.error("AG022", f"'{source.name}' has {count} outputs; index {index.items[0]} "
+                             "is out of range", bound.spec.pos)
+                return False
+            return True
+        ok = True
+        for arg, value, pos in bound.given:
+            if arg.type.rstrip("?") == "Tensor[]" and isinstance(value, TensorRef):
+                target = self.bound.get(value.name)
+                # `cat(parts)` passes a split's outputs as a list, as torch.cat(parts) does;
+                # grad(y, x) takes a single tensor where it takes a list.
+                if bound.op != GRAD and not (target is not None and target.multi_output):
+                    self.c.error("AG019", f"{bound.op}(): argument '{arg.name}' must be a list of tensors, "
+                                 f"e.g. [{value.name}]", pos)
+                    ok = False
+                continue
+            for ref in _refs(value):
+                target = self.bound.get(ref.name)
+                if target is not None and target.multi_output:
+                    self.c.error("AG022", f"'{ref.name}' has several outputs; use one of them, "
+                                 f"e.g. {ref.name}[0]", ref.pos)
+                    ok = False
+        return ok
+
+
+def bind(spec: GraphSpec, collector: Collector) -> dict[str, BoundNode]:
+    return Binder(spec, collector).bind_all()
+

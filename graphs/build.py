@@ -1,0 +1,223 @@
+"""Checks a whole graph before any kernel runs: leaves, op bindings, order, and a
+build on the Meta device (shapes, dtypes and the backward graph, no data), then
+the backward passes, retained tensors and expectations against that build.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import agrad
+
+from .binding import BoundNode, bind
+from .diagnostics import Collector, Pos, did_you_mean
+from .document import literal_shape
+from .executor import NodeFailure, run_nodes
+from .inputs import InputError, LeafPlan, plan_leaf
+from .ordering import run_order
+from .spec import BackwardSpec, GraphSpec, TensorRef
+
+_SHAPE_WORDS = ("shape", "size", "broadcast", "dimension", "dim ", "dims", "numel", "mat1", "mat2")
+_DTYPE_WORDS = ("dtype", "scalar type", "floating point", "integer", "bool", "not implemented for")
+
+
+@dataclass
+class Options:
+    """The command line's say over a file: `--device`, `--dtype`, `--seed`, `--input`."""
+    device: str | None = None
+    dtype: str | None = None
+    seed: int | None = None
+    inputs: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class CheckedGraph:
+    spec: GraphSpec
+    leaves: dict[str, LeafPlan]
+    order: list[BoundNode]
+    meta: dict[str, Any]                # name -> Meta tensor (or tuple for multi-output nodes)
+    base_dir: Path
+    options: Options
+
+    @property
+    def seed(self) -> int:
+        return self.options.seed if self.options.seed is not None else self.spec.seed
+
+    def retained(self) -> list[str]:
+        return list(dict.fromkeys(r.name for r in self.spec.retain_grad))
+
+
+def classify(exc: BaseException) -> str:
+    """The error code of an op's complaint: shape, dtype, or anything else it rejected."""
+    text = str(exc).lower()
+    if any(w in text for w in _SHAPE_WORDS):
+        return "AG023"
+    if any(w in text for w in _DTYPE_WORDS):
+        return "AG024"
+    return "AG025"
+
+
+def _message(exc: BaseException) -> str:
+    text = str(exc).strip().strip("'\"")
+    return text or type(exc).__name__
+
+
+class GraphChecker:
+    def __init__(self, spec: GraphSpec, collector: Collector, base_dir: Path, options: Options):
+        self.spec = spec
+        self.c = collector
+        self.base_dir = base_dir
+        self.options = options
+        self.meta: dict[str, Any] = {}
+
+    def check(self) -> CheckedGraph:
+        leaves = self.plan_leaves()
+        bound = bind(self.spec, self.c)
+        ordered = run_order(self.spec, self.c)
+        order = [bound[n.name] for n in ordered if n.name in bound]
+        missing = {n.name for n in self.spec.nodes if n.name not in bound}
+        missing |= {name for name in self.spec.inputs if name not in leaves}
+        self.make_meta_leaves(leaves, missing)
+        run_nodes(order, self.meta, on_error=self.report_failure, failed=missing)
+        names = set(self.spec.inputs) | {n.name for n in self.spec.nodes}
+        for pass_ in self.spec.backward:
+            self.check_pass(pass_, names)
+        self.check_retain_grad(names)
+        self.check_outputs_and_expect(names)
+        return CheckedGraph(self.spec, leaves, order, self.meta, self.base_dir, self.options)
+
+    # ---- leaves ------------------------------------------------------------------
+
+    def plan_leaves(self) -> dict[str, LeafPlan]:
+        spec, opts = self.spec, self.options
+        for name in opts.inputs:
+            if name not in spec.inputs:
+                self.c.error("AG033", f"--input {name}=...: the graph has no input '{name}'", None,
+                             did_you_mean(name, spec.inputs))
+        leaves = {}
+        for name, input_spec in spec.inputs.items():
+            if not input_spec.valid:
+                continue
+            override = opts.inputs.get(name)
+            try:
+                leaves[name] = plan_leaf(
+                    input_spec, base_dir=self.base_dir, default_dtype=opts.dtype or spec.dtype,
+                    default_device=opts.device or spec.device,
+                    override=Path(override) if override is not None else None,
+                    doc_pos=spec.doc.pos(input_spec.path + ("file",)))
+            except InputError as exc:
+                self.c.error(exc.code, exc.message, exc.pos)
+        return leaves
+
+    def make_meta_leaves(self, leaves: dict[str, LeafPlan], missing: set[str]) -> None:
+        for name, leaf in leaves.items():
+            try:
+                t = agrad.empty(leaf.shape, dtype=agrad.dtypes.from_name(leaf.dtype), device="meta")
+                if leaf.requires_grad:
+                    t.requires_grad_(True)
+            except (RuntimeError, ValueError, TypeError) as exc:
+                self.c.error("AG012", f"input '{name}': {_message(exc)}", leaf.spec.pos)
+                missing.add(name)
+                continue
+            self.meta[name] = t
+
+    def report_failure(self, failure: NodeFailure) -> None:
+        node = failure.bound.spec
+        if failure.bound.selects_output and isinstance(failure.error, IndexError):
+            source, index = failure.bound.args
+            count = len(self.meta.get(source.name, ()))
+            self.c.error("AG022", f"'{source.name}' has {count} output(s); index {index.items[0]} is out of range",
+                         node.pos)
+            return
+        self.c.error(classify(failure.error), f"{node.name} = {node.op}(...): {_message(failure.error)}", node.pos)
+
+    # ---- backward passes ----------------------------------------------------------
+
+    def tensor(self, ref: TensorRef, names: set[str], what: str):
+        """The Meta tensor `ref` names, or None (after reporting) when it has none."""
+        if ref.name not in names:
+            self.c.error("AG020", f"undefined name '{ref.name}' in {what}", ref.pos, did_you_mean(ref.name, names))
+            return None
+        value = self.meta.get(ref.name)
+        if isinstance(value, tuple):
+            self.c.error("AG022", f"'{ref.name}' has several outputs; name one, e.g. {ref.name}[0] "
+                         "(make it a node)", ref.pos)
+            return None
+        return value          # None: its node already has an error
+
+    def check_pass(self, pass_: BackwardSpec, names: set[str]) -> None:
+        roots = [self.tensor(r, names, "backward") for r in pass_.roots]
+        for i, (ref, root) in enumerate(zip(pass_.roots, roots)):
+            if root is None:
+                continue
+            if not root.requires_grad:
+                # PyTorch's own words for a root with no path to a leaf that requires grad.
+                self.c.error("AG027", f"element {i} of tensors does not require grad and does not have a grad_fn "
+                             f"('{ref.name}' reaches no input with requires_grad: true)", ref.pos)
+            elif pass_.grad_tensors is None and root.numel() != 1:
+                self.c.error("AG026", f"grad can be implicitly created only for scalar outputs ('{ref.name}' has "
+                             f"shape {list(root.shape)}; give `grad_tensors`)", ref.pos)
+        if pass_.grad_tensors is not None:
+            for i, (root, grad, pos) in enumerate(zip(roots, pass_.grad_tensors, pass_.grad_pos)):
+                self.check_grad_tensor(i, root, grad, pos, names)
+        for ref in pass_.inputs or ():
+            t = self.tensor(ref, names, "backward inputs")
+            if t is not None and not t.requires_grad:
+                self.c.error("AG029", f"One of the differentiated Tensors does not require grad ('{ref.name}')",
+                             ref.pos)
+
+    def check_grad_tensor(self, i: int, root, grad, pos: Pos, names: set[str]) -> None:
+        if isinstance(grad, TensorRef):
+            t = self.tensor(grad, names, "grad_tensors")
+            shape = None if t is None else tuple(t.shape)
+        else:
+            shape = literal_shape(grad)
+        if root is None or shape is None:
+            return
+        # A literal may be a scalar standing for a tensor of the root's shape only if the root is scalar.
+        if tuple(shape) != tuple(root.shape):
+            self.c.error("AG028", f"Mismatch in shape: grad_output[{i}] has a shape of {list(shape)} and "
+                         f"output[{i}] has a shape of {list(root.shape)}", pos)
+
+    def check_retain_grad(self, names: set[str]) -> None:
+        for ref in self.spec.retain_grad:
+            t = self.tensor(ref, names, "retain_grad")
+            if t is not None and not t.requires_grad:
+                self.c.error("AG034", f"can't retain_grad on Tensor that has requires_grad=False ('{ref.name}')",
+                             ref.pos)
+
+    def check_outputs_and_expect(self, names: set[str]) -> None:
+        for ref in self.spec.outputs or ():
+            self.tensor(ref, names, "outputs")
+        expect = self.spec.expect
+        if expect is None:
+            return
+        retained = {r.name for r in self.spec.retain_grad}
+        for e in expect.outputs:
+            t = self.tensor(TensorRef(e.name, e.pos), names, "expect.outputs")
+            self.check_expected_shape(e, t)
+        for e in expect.grads:
+            t = self.tensor(TensorRef(e.name, e.pos), names, "expect.grads")
+            if t is None:
+                continue
+            is_grad_leaf = e.name in self.spec.inputs and t.requires_grad
+            if not (is_grad_leaf or e.name in retained):
+                self.c.error("AG030", f"'{e.name}' has no .grad to check: only inputs with requires_grad and "
+                             "tensors under `retain_grad` keep one", e.pos)
+            elif e.value is not None:
+                self.check_expected_shape(e, t)
+
+    def check_expected_shape(self, e, t) -> None:
+        if t is None:
+            return
+        shape = literal_shape(e.value)
+        # A scalar expectation is broadcast (every element equals it); a list must match exactly.
+        if shape not in ((), tuple(t.shape)):
+            self.c.error("AG030", f"expected value of '{e.name}' has shape {list(shape)} but the tensor has "
+                         f"shape {list(t.shape)}", e.pos)
+
+
+def check_graph(spec: GraphSpec, collector: Collector, base_dir: Path, options: Options) -> CheckedGraph:
+    return GraphChecker(spec, collector, base_dir, options).check()
+

@@ -1,0 +1,131 @@
+"""Runs bound nodes in order on whatever tensors it is given: Meta ones to infer
+shapes and build the backward graph, real ones to compute.
+
+Every backward Node an op creates is labelled with the YAML node and line that
+made it (`Node.metadata`), so engine errors and anomaly reports can point at the
+file.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+import agrad
+
+from .binding import GETITEM, BoundNode
+from .expressions import Index, Slice
+from .spec import TensorRef
+
+
+class NodeFailure(Exception):
+    """An op raised while computing `bound`; `error` is the engine's exception."""
+
+    def __init__(self, bound: BoundNode, error: BaseException):
+        super().__init__(str(error))
+        self.bound = bound
+        self.error = error
+
+
+def _resolve(value: Any, env: dict[str, Any]) -> Any:
+    if isinstance(value, TensorRef):
+        return env[value.name]
+    if isinstance(value, list):
+        return [_resolve(v, env) for v in value]
+    return value
+
+
+def _python_index(index: Index):
+    def one(item):
+        return slice(item.start, item.stop, item.step) if isinstance(item, Slice) else item
+    items = tuple(one(i) for i in index.items)
+    return items[0] if len(items) == 1 else items
+
+
+def _convert(arg_type: str, value: Any) -> Any:
+    """A written value as the op wants it: dtype names become agrad dtypes, and one
+    tensor where a list is expected (`grad(y, x)`) becomes a list of one."""
+    if value is None:
+        return None
+    base = arg_type.rstrip("?")
+    if base == "ScalarType" and isinstance(value, str):
+        return agrad.dtypes.from_name(value)
+    if base == "Tensor[]" and not isinstance(value, (list, tuple)):
+        return [value]
+    return value
+
+
+def apply(bound: BoundNode, env: dict[str, Any]) -> Any:
+    """The value of one node: a tensor, or a tuple for a multi-output node."""
+    if bound.op == GETITEM:
+        source = _resolve(bound.args[0], env)
+        index = bound.args[1]
+        if bound.selects_output:
+            return source[index.items[0]]
+        return source[_python_index(index)]
+    values = {arg.name: _convert(arg.type, _resolve(v, env)) for arg, v, _ in bound.given}
+    args, kwargs = [], {}
+    for arg in bound.schema.arguments:
+        if arg.name in values:
+            value = values[arg.name]
+        elif arg.has_default:
+            value = arg.default
+        else:
+            continue
+        if arg.kwarg_only:
+            if arg.name in values:
+                kwargs[arg.name] = value
+        else:
+            args.append(value)
+    result = bound.entry(*args, **kwargs)
+    return tuple(result) if isinstance(result, list) else result
+
+
+def label(bound: BoundNode, result: Any) -> None:
+    """Tag the backward Nodes this node made with its YAML name and line.
+
+    Nodes are labelled as they are made, so every unlabelled Node reachable from
+    the result is new: one op's result Node, or all the Nodes a composite (such as
+    `grad` with create_graph) built. The walk stops at labelled Nodes and leaves.
+    """
+    todo = [getattr(t, "grad_fn", None) for t in (result if isinstance(result, tuple) else (result,))]
+    while todo:
+        fn = todo.pop()
+        if fn is None or "yaml_node" in fn.metadata or hasattr(fn, "variable"):
+            continue
+        fn.metadata["yaml_node"] = bound.name
+        fn.metadata["line"] = bound.spec.line
+        todo.extend(edge.function for edge in fn.next_edges)
+
+
+def run_nodes(order: list[BoundNode], env: dict[str, Any],
+              on_node: Callable[[BoundNode, Any, float], None] | None = None,
+              on_error: Callable[[NodeFailure], None] | None = None,
+              failed: set[str] | None = None) -> dict[str, Any]:
+    """Compute every node in `order` into `env`.
+
+    `on_node(bound, value, seconds)` sees each value as it is made (anomaly checks,
+    the profiler). Without `on_error` the first failure raises NodeFailure. With it (Meta
+    inference), each failure is reported and the nodes that depend on it are
+    skipped, so one bad node gives one error rather than a cascade.
+    """
+    failed = set(failed or ())          # names with no value: failed leaves, unbound nodes
+    for bound in order:
+        if bound.name in failed or any(r.name in failed for r in bound.refs()):
+            failed.add(bound.name)
+            continue
+        start = time.perf_counter()
+        try:
+            result = apply(bound, env)
+        except Exception as exc:      # noqa: BLE001 - any kernel error belongs to this node
+            failure = NodeFailure(bound, exc)
+            if on_error is None:
+                raise failure from exc
+            on_error(failure)
+            failed.add(bound.name)
+            continue
+        if bound.op != GETITEM or not bound.selects_output:
+            label(bound, result)
+        env[bound.name] = result
+        if on_node is not None:
+            on_node(bound, result, time.perf_counter() - start)
+    return env

@@ -1,0 +1,270 @@
+"""Node expressions (`relu(x @ W1 + b1)`) parsed with `ast`, never evaluated.
+
+An expression becomes a list of `Call`s: one per op application, inner ones
+first. Nested applications get unnamed intermediates named `h.1`, `h.2`, … and
+the outermost carries the node's own name. Every part keeps its character
+offset in the expression text so errors can point inside the YAML string.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any
+
+_BINARY_OPS = {ast.Add: ("add", "+"), ast.Sub: ("sub", "-"), ast.Mult: ("mul", "*"),
+               ast.Div: ("div", "/"), ast.Pow: ("pow", "**"), ast.MatMult: ("matmul", "@")}
+_COMPARE_OPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
+_UNSUPPORTED_OPERATORS = {ast.FloorDiv: "//", ast.Mod: "%", ast.LShift: "<<", ast.RShift: ">>",
+                          ast.BitOr: "|", ast.BitXor: "^", ast.BitAnd: "&"}
+_UNSUPPORTED_NODES = {
+    ast.Attribute: "attribute access", ast.Lambda: "lambda", ast.ListComp: "list comprehension",
+    ast.SetComp: "set comprehension", ast.DictComp: "dict comprehension", ast.GeneratorExp: "generator expression",
+    ast.IfExp: "conditional expression", ast.BoolOp: "'and'/'or'", ast.Dict: "dict literal", ast.Set: "set literal",
+    ast.Starred: "star-unpacking", ast.NamedExpr: "assignment expression", ast.JoinedStr: "f-string",
+    ast.Await: "await", ast.Yield: "yield", ast.YieldFrom: "yield",
+}
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A tensor named by an input or node. `offset` is None in the structured form."""
+    name: str
+    offset: int | None = None
+
+
+@dataclass(frozen=True)
+class Slice:
+    start: int | None
+    stop: int | None
+    step: int | None
+
+
+@dataclass(frozen=True)
+class Index:
+    """The index of a subscript: ints, Slices, None (new axis) and Ellipsis."""
+    items: tuple
+
+    def is_single_int(self) -> bool:
+        return len(self.items) == 1 and type(self.items[0]) is int
+
+    def __str__(self) -> str:
+        def one(item):
+            if item is Ellipsis:
+                return "..."
+            if item is None:
+                return "None"
+            if isinstance(item, Slice):
+                text = f"{'' if item.start is None else item.start}:{'' if item.stop is None else item.stop}"
+                return text + (f":{item.step}" if item.step is not None else "")
+            return str(item)
+        return "[" + ", ".join(one(i) for i in self.items) + "]"
+
+
+@dataclass
+class Call:
+    """One op application: `name = op(*args, **kwargs)`."""
+    name: str
+    op: str
+    args: list[Any]
+    kwargs: dict[str, Any]
+    offset: int | None = None                       # where the op (or its operator) is written
+    arg_offsets: list[int | None] = field(default_factory=list)
+    kwarg_offsets: dict[str, int | None] = field(default_factory=dict)
+    intermediate: bool = False                      # an unnamed `d.1` made from a nested expression
+
+
+class ExpressionError(Exception):
+    def __init__(self, code: str, message: str, offset: int):
+        super().__init__(message)
+        self.code = code                # AG014 syntax, AG015 unsupported construct
+        self.message = message
+        self.offset = offset            # character offset in the expression text
+
+
+class _Offsets:
+    """Turns ast's (line, UTF-8 byte column) into a character offset in the text."""
+
+    def __init__(self, text: str):
+        self.lines = text.split("\n")
+        self.starts = [0]
+        for row in self.lines[:-1]:
+            self.starts.append(self.starts[-1] + len(row) + 1)
+
+    def of(self, lineno: int, byte_col: int) -> int:
+        row = self.lines[lineno - 1]
+        return self.starts[lineno - 1] + len(row.encode("utf-8")[:byte_col].decode("utf-8", "ignore"))
+
+    def start(self, node: ast.AST) -> int:
+        return self.of(node.lineno, node.col_offset)
+
+    def end(self, node: ast.AST) -> int:
+        return self.of(node.end_lineno, node.end_col_offset)
+
+
+class _Parser:
+    def __init__(self, target: str, text: str):
+        self.target = target
+        self.text = text
+        self.offsets = _Offsets(text)
+        self.calls: list[Call] = []
+        self.intermediates = 0
+
+    def fail(self, node: ast.AST, message: str, code: str = "AG015") -> ExpressionError:
+        return ExpressionError(code, message, self.offsets.start(node))
+
+    def new_name(self) -> str:
+        # Named once its own arguments are recorded, so numbers follow evaluation order.
+        self.intermediates += 1
+        return f"{self.target}.{self.intermediates}"
+
+    def top(self, node: ast.AST) -> None:
+        if isinstance(node, (ast.Name, ast.Constant, ast.List, ast.Tuple)) or self.is_negative_number(node):
+            raise self.fail(node, "a node must apply an op (a bare name or literal is not a node; "
+                                  "declare constants under `inputs:`)")
+        self.emit(node, self.target)
+
+    def emit(self, node: ast.AST, name: str | None) -> str:
+        """Record `node`, an op application, as a Call named `name` (a new intermediate if None)."""
+        op, offset, args, kwargs = self.application(node)
+        arg_values, arg_offsets = [], []
+        for arg in args:
+            arg_values.append(self.argument(arg))
+            arg_offsets.append(self.offsets.start(arg) if isinstance(arg, ast.AST) else offset)
+        kw_values, kw_offsets = {}, {}
+        for kw in kwargs:
+            kw_values[kw.arg] = self.argument(kw.value)
+            kw_offsets[kw.arg] = self.offsets.start(kw)
+        intermediate = name is None
+        name = self.new_name() if intermediate else name
+        self.calls.append(Call(name, op, arg_values, kw_values, offset, arg_offsets, kw_offsets, intermediate))
+        return name
+
+    def application(self, node: ast.AST):
+        """(op, offset, positional args, keywords) of an op-applying expression."""
+        if isinstance(node, ast.Call):
+            if not isinstance(node.func, ast.Name):
+                what = _UNSUPPORTED_NODES.get(type(node.func), "this callee")
+                raise self.fail(node.func, f"{what} is not supported; call an op by its name, e.g. relu(x)")
+            seen = set()
+            for kw in node.keywords:
+                if kw.arg is None:
+                    raise self.fail(kw, "**-unpacking of keyword arguments is not supported")
+                if kw.arg in seen:
+                    raise self.fail(kw, f"keyword argument '{kw.arg}' given twice", "AG014")
+                seen.add(kw.arg)
+            return node.func.id, self.offsets.start(node.func), list(node.args), list(node.keywords)
+        if isinstance(node, ast.BinOp):
+            if type(node.op) in _UNSUPPORTED_OPERATORS:
+                symbol = _UNSUPPORTED_OPERATORS[type(node.op)]
+                raise ExpressionError("AG015", f"operator '{symbol}' is not supported; "
+                                      "use + - * / ** @ or call an op", self.operator_offset(node, symbol))
+            op, symbol = _BINARY_OPS[type(node.op)]
+            return op, self.operator_offset(node, symbol), [node.left, node.right], []
+        if isinstance(node, ast.UnaryOp):
+            if isinstance(node.op, ast.USub):
+                return "neg", self.offsets.start(node), [node.operand], []
+            if isinstance(node.op, ast.UAdd):
+                raise self.fail(node, "unary '+' is not supported")
+            raise self.fail(node, f"'{'not' if isinstance(node.op, ast.Not) else '~'}' is not supported")
+        if isinstance(node, ast.Compare):
+            if len(node.ops) > 1:
+                raise self.fail(node, "chained comparisons are not supported; use lt/le/gt/ge/eq/ne")
+            op = _COMPARE_OPS.get(type(node.ops[0]))
+            if op is None:
+                raise self.fail(node, "only < <= > >= == != comparisons are supported")
+            return op, self.offsets.start(node), [node.left, node.comparators[0]], []
+        if isinstance(node, ast.Subscript):
+            return "getitem", self.offsets.end(node.value), [node.value, self.index(node.slice)], []
+        raise self.fail(node, f"{_UNSUPPORTED_NODES.get(type(node), type(node).__name__)} is not supported")
+
+    def operator_offset(self, node: ast.BinOp, symbol: str) -> int:
+        """The operator's own column: between the operands, outside any parentheses."""
+        lo, hi = self.offsets.end(node.left), self.offsets.start(node.right)
+        found = self.text.find(symbol, lo, hi)
+        return found if found >= 0 else self.offsets.start(node)
+
+    def argument(self, node: Any) -> Any:
+        """An argument's value: a literal, a Ref, a list, or a Ref to a new intermediate."""
+        if isinstance(node, Index):
+            return node
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, (bool, int, float, str)) or node.value is None:
+                return node.value
+            raise self.fail(node, f"{type(node.value).__name__} literals are not supported")
+        if self.is_negative_number(node):
+            return -node.operand.value
+        if isinstance(node, ast.Name):
+            return Ref(node.id, self.offsets.start(node))
+        if isinstance(node, (ast.List, ast.Tuple)):
+            return [self.argument(item) for item in node.elts]
+        if type(node) in _UNSUPPORTED_NODES:
+            raise self.fail(node, f"{_UNSUPPORTED_NODES[type(node)]} is not supported")
+        return Ref(self.emit(node, None), self.offsets.start(node))
+
+    @staticmethod
+    def is_negative_number(node: ast.AST) -> bool:
+        return (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+                and isinstance(node.operand, ast.Constant) and type(node.operand.value) in (int, float))
+
+    def index(self, node: ast.AST) -> Index:
+        parts = node.elts if isinstance(node, ast.Tuple) else [node]
+        return Index(tuple(self.index_item(p) for p in parts))
+
+    def index_item(self, node: ast.AST):
+        if isinstance(node, ast.Slice):
+            return Slice(*(None if b is None else self.index_int(b) for b in (node.lower, node.upper, node.step)))
+        if isinstance(node, ast.Constant) and (node.value is None or node.value is Ellipsis):
+            return node.value
+        return self.index_int(node)
+
+    def index_int(self, node: ast.AST) -> int | None:
+        if isinstance(node, ast.Constant) and node.value is None:
+            return None
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return node.value
+        if self.is_negative_number(node) and type(node.operand.value) is int:
+            return -node.operand.value
+        raise self.fail(node, "only basic slicing is supported: integers, slices (a:b:c), None and ...")
+
+
+def parse_expression(target: str, text: str) -> list[Call]:
+    """The Calls that compute node `target` from its expression, inner ones first."""
+    stripped = text.lstrip()
+    lead = len(text) - len(stripped)
+    if not stripped.strip():
+        raise ExpressionError("AG014", "empty expression", 0)
+    try:
+        tree = ast.parse(stripped, mode="eval")
+    except SyntaxError as exc:
+        offsets = _Offsets(stripped)
+        line = min(max(exc.lineno or 1, 1), len(offsets.lines))
+        col = max((exc.offset or 1) - 1, 0)         # SyntaxError.offset is 1-based, in characters
+        reason = (exc.msg or "invalid syntax").replace("invalid syntax. ", "")
+        raise ExpressionError("AG014", f"invalid expression: {reason}",
+                              lead + offsets.starts[line - 1] + col) from None
+    parser = _Parser(target, stripped)
+    try:
+        parser.top(tree.body)
+    except ExpressionError as exc:
+        exc.offset += lead
+        raise
+    if lead:
+        for call in parser.calls:
+            _shift(call, lead)
+    return parser.calls
+
+
+def _shift(call: Call, by: int) -> None:
+    call.offset = None if call.offset is None else call.offset + by
+    call.arg_offsets = [None if o is None else o + by for o in call.arg_offsets]
+    call.kwarg_offsets = {k: None if o is None else o + by for k, o in call.kwarg_offsets.items()}
+    call.args = [_shift_ref(a, by) for a in call.args]
+    call.kwargs = {k: _shift_ref(v, by) for k, v in call.kwargs.items()}
+
+
+def _shift_ref(value: Any, by: int) -> Any:
+    if isinstance(value, Ref) and value.offset is not None:
+        return Ref(value.name, value.offset + by)
+    if isinstance(value, list):
+        return [_shift_ref(v, by) for v in value]
+    return value

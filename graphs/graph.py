@@ -1,0 +1,103 @@
+"""`agrad.graphs.load` and `validate`: a graph file read, checked and ready to run."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from .build import CheckedGraph, Options, check_graph
+from .diagnostics import Collector, TooManyProblems, did_you_mean
+from .document import DEVICE_RE, read_document
+from .gradcheck import check_gradients
+from .inspection import inspect_graph
+from .plugins import load_plugin
+from .results import CheckResult, Diagnostic, GraphFileError, InspectResult
+from .runner import GraphRun, run_graph
+from .spec import DTYPE_NAMES
+from .yaml_loader import load_yaml
+
+
+class Graph:
+    """A checked graph. Every method builds afresh, so a Graph can run many times."""
+
+    def __init__(self, checked: CheckedGraph, file: str, timings_ms: dict[str, float]):
+        self._checked = checked
+        self.file = file
+        self.timings_ms = timings_ms
+
+    @property
+    def name(self) -> str:
+        return self._checked.spec.name
+
+    @property
+    def spec(self):
+        return self._checked.spec
+
+    def run(self, *, profile: bool = False, anomaly: bool = False, repeat: int = 1, on_repeat=None) -> GraphRun:
+        """Forward and every backward pass; raises GraphRuntimeError (exit 3) when a kernel fails."""
+        return run_graph(self._checked, self.file, timings=self.timings_ms, profile=profile, anomaly=anomaly,
+                         repeat=repeat, on_repeat=on_repeat)
+
+    def inspect(self) -> InspectResult:
+        return inspect_graph(self._checked, self.file)
+
+    def check(self, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3, fast: bool = False) -> CheckResult:
+        return check_gradients(self._checked, self.file, eps=eps, atol=atol, rtol=rtol, fast=fast)
+
+
+def _check(path, options: Options, plugins) -> tuple[CheckedGraph | None, list[Diagnostic], dict[str, float]]:
+    file = str(path)
+    bad_options = _check_options(options)
+    if bad_options:
+        return None, bad_options, {}
+    for plugin in plugins:
+        try:
+            load_plugin(plugin)
+        except GraphFileError as exc:
+            return None, exc.diagnostics, {}
+    collector = Collector(file)
+    t0 = time.perf_counter()
+    try:
+        source = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return None, [Diagnostic("AG031", f"cannot read {file}: {reason}", None)], {}
+    checked = None
+    timings = {}
+    try:
+        doc = load_yaml(source, collector)
+        if doc is not None:
+            spec = read_document(doc, file, Path(path).stem, collector)
+            t1 = time.perf_counter()
+            timings["parse"] = (t1 - t0) * 1e3
+            checked = check_graph(spec, collector, Path(path).parent, options)
+            timings["build"] = (time.perf_counter() - t1) * 1e3
+    except TooManyProblems:
+        checked = None
+    return checked, collector.sorted(), timings
+
+
+def _check_options(options: Options) -> list[Diagnostic]:
+    problems = []
+    if options.dtype is not None and options.dtype not in DTYPE_NAMES:
+        problems.append(Diagnostic("AG008", f"--dtype {options.dtype}: expected one of {', '.join(DTYPE_NAMES)}",
+                                   None, did_you_mean(options.dtype, DTYPE_NAMES)))
+    if options.device is not None and not DEVICE_RE.match(options.device):
+        problems.append(Diagnostic("AG009", f"--device {options.device}: expected cpu, cuda or cuda:N", None))
+    return problems
+
+
+def validate(path, *, device: str | None = None, dtype: str | None = None, seed: int | None = None,
+             inputs: dict[str, str] | None = None, plugins=()) -> list[Diagnostic]:
+    """Every problem in the file (up to 20), found without running any kernel."""
+    _, diagnostics, _ = _check(path, Options(device, dtype, seed, dict(inputs or {})), plugins)
+    return diagnostics
+
+
+def load(path, *, device: str | None = None, dtype: str | None = None, seed: int | None = None,
+         inputs: dict[str, str] | None = None, plugins=()) -> Graph:
+    """The checked graph; raises GraphFileError (exit 2) listing every problem."""
+    checked, diagnostics, timings = _check(path, Options(device, dtype, seed, dict(inputs or {})), plugins)
+    errors = [d for d in diagnostics if d.severity == "error"]
+    if errors or checked is None:
+        raise GraphFileError(errors or diagnostics)
+    return Graph(checked, str(path), timings)

@@ -1,0 +1,41 @@
+"""`--plugin FILE.py`: import a file that registers ops through `agrad.library`.
+
+Only files named on the command line are imported; a graph file alone never
+runs outside code.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import sys
+import traceback
+from pathlib import Path
+from types import ModuleType
+
+from .results import Diagnostic, GraphFileError, SourceLocation
+
+_loaded: dict[Path, ModuleType] = {}
+
+
+def load_plugin(path) -> ModuleType:
+    """Import the plugin at `path` once; its errors become an AG032 Diagnostic."""
+    path = Path(path)
+    resolved = path.resolve()
+    if resolved in _loaded:
+        return _loaded[resolved]
+    name = "agrad_plugin_" + hashlib.sha1(str(resolved).encode()).hexdigest()[:12]
+    spec = importlib.util.spec_from_file_location(name, resolved)
+    if spec is None or spec.loader is None or not resolved.is_file():
+        raise GraphFileError([Diagnostic("AG032", f"cannot import plugin {path}: no such Python file", None)])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:      # noqa: BLE001 - whatever the plugin raised, reported at its line
+        del sys.modules[name]
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == resolved]
+        line = exc.lineno if isinstance(exc, SyntaxError) else (frames[-1].lineno if frames else 1)
+        raise GraphFileError([Diagnostic("AG032", f"plugin raised {type(exc).__name__}: {exc}",
+                                         SourceLocation(str(path), line or 1, 1))]) from exc
+    _loaded[resolved] = module
+    return module

@@ -1,0 +1,225 @@
+"""Running a checked graph: leaves on the real device, the forward pass, every
+backward pass in order, then results as tensors (`GraphRun`) and as plain data
+(`GraphRun.result()`).
+"""
+from __future__ import annotations
+
+import contextlib
+import statistics
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import agrad
+
+from .build import CheckedGraph
+from .executor import NodeFailure, run_nodes
+from .expectations import check_expectations
+from .inputs import host_array
+from .profiling import ProfileCollector
+from .results import AnomalyReport, GraphRuntimeError, RunResult, SourceLocation
+from .spec import BackwardSpec, TensorRef
+from .summaries import summarize
+
+
+@dataclass
+class GraphRun:
+    """One run's tensors. `outputs` and `grads` are agrad Tensors (a grad may be None)."""
+    graph: CheckedGraph
+    file: str
+    device: str
+    values: dict[str, Any]
+    outputs: dict[str, Any]
+    grads: dict[str, Any]
+    not_retained: list[str]
+    timings_ms: dict[str, float]
+    repeat: dict[str, dict[str, float]] | None = None
+    profile: list | None = None
+    anomalies: list[AnomalyReport] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def result(self) -> RunResult:
+        spec = self.graph.spec
+        expect = check_expectations(spec.expect, self.file, self.values, self.grads)
+        return RunResult(
+            graph=spec.name, file=self.file, device=self.device,
+            outputs={name: summarize(t) for name, t in self.outputs.items()},
+            grads={name: None if g is None else summarize(g) for name, g in self.grads.items()},
+            not_retained=list(self.not_retained), timings_ms=dict(self.timings_ms), expect=expect,
+            repeat=self.repeat, profile=self.profile, anomalies=list(self.anomalies), warnings=list(self.warnings))
+
+
+class Runner:
+    def __init__(self, graph: CheckedGraph, file: str, *, anomaly: bool = False):
+        self.graph = graph
+        self.spec = graph.spec
+        self.file = file
+        self.anomaly = anomaly
+        self.anomalies: list[AnomalyReport] = []
+        self.node_pos = {n.name: n.pos for n in self.spec.nodes}
+        self.forward_profile: list[tuple[str, str, int, float, float]] = []   # name, op, line, start, seconds
+        self.leaf_ids: dict[int, str] = {}       # id(leaf tensor) -> input name, for AccumulateGrad errors
+
+    def location(self, name: str | None) -> SourceLocation | None:
+        if name in self.node_pos:
+            pos = self.node_pos[name]
+        elif name in self.spec.inputs:
+            pos = self.spec.inputs[name].pos
+        else:
+            return None
+        return SourceLocation(self.file, pos.line, pos.col)
+
+    # ---- leaves and forward -------------------------------------------------------
+
+    def make_leaves(self) -> dict[str, Any]:
+        leaves = {}
+        for name, plan in self.graph.leaves.items():
+            try:
+                leaves[name] = agrad.tensor(host_array(plan, self.graph.seed), dtype=agrad.dtypes.from_name(plan.dtype),
+                                            device=plan.device, requires_grad=plan.requires_grad)
+            except agrad.DeviceUnavailableError as exc:
+                raise GraphRuntimeError(f"input '{name}': {exc}", self.location(name), name) from exc
+            except (RuntimeError, MemoryError, ValueError, TypeError) as exc:
+                raise GraphRuntimeError(f"input '{name}': {type(exc).__name__}: {exc}", self.location(name),
+                                        name) from exc
+        self.leaf_ids = {id(t): name for name, t in leaves.items()}
+        return leaves
+
+    def forward(self, leaves: dict[str, Any]) -> dict[str, Any]:
+        env = dict(leaves)
+
+        def seen(bound, value, seconds):
+            start = time.perf_counter() - seconds
+            self.forward_profile.append((bound.name, bound.op, bound.spec.line, start, seconds))
+            # Only the first non-finite value is news: every node after it inherits it.
+            if self.anomaly and not any(a.phase == "forward" for a in self.anomalies):
+                self.check_finite(bound.name, value)
+
+        try:
+            run_nodes(self.graph.order, env, on_node=seen)
+        except NodeFailure as failure:
+            exc = failure.error
+            if isinstance(exc, MemoryError):
+                message = f"out of memory computing '{failure.bound.name}'"
+            else:
+                message = f"{type(exc).__name__}: {exc}"
+            raise GraphRuntimeError(message, self.location(failure.bound.name), failure.bound.name) from exc
+        return env
+
+    def check_finite(self, name: str, value) -> None:
+        for i, t in enumerate(value if isinstance(value, tuple) else (value,)):
+            if t is None or not t.dtype.is_floating_point:
+                continue
+            data = t.detach().numpy()
+            for bad, what in ((data != data, "nan"), (abs(data) == float("inf"), "inf")):
+                if bad.any():
+                    self.anomalies.append(AnomalyReport("forward", name, f"'{name}' produced {what} values"
+                                          + (f" in its output {i}" if isinstance(value, tuple) else ""),
+                                          self.location(name)))
+                    return
+
+    # ---- backward -----------------------------------------------------------------
+
+    def retain(self, env: dict[str, Any]) -> None:
+        for name in self.graph.retained():
+            env[name].retain_grad()
+
+    def backward(self, env: dict[str, Any]) -> None:
+        for pass_ in self.spec.backward:
+            self.backward_pass(pass_, env)
+
+    def backward_pass(self, pass_: BackwardSpec, env: dict[str, Any]) -> None:
+        roots = [env[r.name] for r in pass_.roots]
+        grad_tensors = None
+        if pass_.grad_tensors is not None:
+            grad_tensors = [env[g.name] if isinstance(g, TensorRef) else
+                            agrad.tensor(g, dtype=root.dtype, device=root.device)
+                            for g, root in zip(pass_.grad_tensors, roots)]
+        inputs = [env[r.name] for r in pass_.inputs] if pass_.inputs is not None else None
+        anomaly = agrad.autograd.detect_anomaly() if self.anomaly else contextlib.nullcontext()
+        try:
+            with anomaly:
+                agrad.autograd.backward(roots, grad_tensors=grad_tensors, retain_graph=pass_.retain_graph,
+                                        create_graph=pass_.create_graph, inputs=inputs)
+        except Exception as exc:      # noqa: BLE001 - the engine's error, located in the file
+            node = getattr(exc, "agrad_node", None)
+            yaml_node = self.yaml_node_of(node)
+            location = self.location(yaml_node) or SourceLocation(self.file, pass_.pos.line, pass_.pos.col)
+            if self.anomaly and isinstance(exc, agrad.autograd.AnomalyError):
+                self.anomalies.append(AnomalyReport("backward", yaml_node or node.name(), str(exc), location))
+                return
+            where = f" (backward of '{yaml_node}')" if yaml_node else ""
+            raise GraphRuntimeError(f"{type(exc).__name__}: {exc}{where}", location, yaml_node) from exc
+
+    def yaml_node_of(self, node) -> str | None:
+        if node is None:
+            return None
+        name = node.metadata.get("yaml_node")
+        if name is None and hasattr(node, "variable"):
+            name = self.leaf_name(node.variable)
+        return name
+
+    def leaf_name(self, tensor) -> str | None:
+        return self.leaf_ids.get(id(tensor))
+
+    # ---- one whole run ---------------------------------------------------------------
+
+    def run_once(self, leaves: dict[str, Any]) -> tuple[dict[str, Any], float, float]:
+        t0 = time.perf_counter()
+        env = self.forward(leaves)
+        t1 = time.perf_counter()
+        self.retain(env)
+        self.backward(env)
+        return env, (t1 - t0) * 1e3, (time.perf_counter() - t1) * 1e3
+
+
+def output_names(graph: CheckedGraph) -> list[str]:
+    spec = graph.spec
+    if spec.outputs:
+        return list(dict.fromkeys(r.name for r in spec.outputs))
+    roots = [r.name for p in spec.backward for r in p.roots]
+    if roots:
+        return list(dict.fromkeys(roots))
+    owners = [n.owner for n in spec.nodes]
+    return owners[-1:]
+
+
+def run_graph(graph: CheckedGraph, file: str, *, timings: dict[str, float], profile: bool = False,
+              anomaly: bool = False, repeat: int = 1, on_repeat=None) -> GraphRun:
+    runner = Runner(graph, file, anomaly=anomaly)
+    leaves = runner.make_leaves()
+    forward_ms, backward_ms = [], []
+    profiler = ProfileCollector(runner) if profile else None
+    env: dict[str, Any] = {}
+    for i in range(max(1, repeat)):
+        for t in leaves.values():
+            if t.requires_grad:
+                t.grad = None            # zero_grad(set_to_none=True), as PyTorch's optimizers do
+        runner.forward_profile.clear()
+        runner.anomaly = anomaly and i == 0      # a repeat finds the same values again
+        with profiler.backward_events() if profiler else contextlib.nullcontext():
+            env, f_ms, b_ms = runner.run_once(leaves)
+        forward_ms.append(f_ms)
+        backward_ms.append(b_ms)
+        if profiler:
+            profiler.add_forward(runner.forward_profile)
+        if on_repeat is not None:
+            on_repeat(i + 1)
+    spec = graph.spec
+    grads = {name: leaves[name].grad for name in spec.inputs if name in leaves and leaves[name].requires_grad}
+    for name in graph.retained():
+        grads[name] = env[name].grad
+    not_retained = [owner for owner in dict.fromkeys(n.owner for n in spec.nodes)
+                    if owner not in grads and not isinstance(env.get(owner), tuple)
+                    and getattr(env.get(owner), "requires_grad", False)]
+    run = GraphRun(graph=graph, file=file, device=str(agrad.device(graph.options.device or spec.device)), values=env,
+                   outputs={name: env[name] for name in output_names(graph)}, grads=grads,
+                   not_retained=not_retained,
+                   timings_ms={**timings, "forward": min(forward_ms), "backward": min(backward_ms)},
+                   anomalies=runner.anomalies)
+    if repeat > 1:
+        run.repeat = {"forward": {"min": min(forward_ms), "median": statistics.median(forward_ms)},
+                      "backward": {"min": min(backward_ms), "median": statistics.median(backward_ms)}}
+    if profiler:
+        run.profile = profiler.records()
+    return run

@@ -1,0 +1,106 @@
+"""The graph file as checked data: what `document.py` reads out of the YAML.
+
+Nothing here touches the engine; names are still names and dtypes still strings.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .diagnostics import Pos
+from .yaml_loader import Document
+
+DTYPE_NAMES = ("float16", "float32", "float64", "int32", "int64", "bool")
+INITS = ("zeros", "ones", "full", "arange", "eye", "normal", "uniform")
+
+
+@dataclass(frozen=True)
+class TensorRef:
+    """A use of an input's or node's name, where it is written."""
+    name: str
+    pos: Pos
+
+
+@dataclass
+class InputSpec:
+    name: str
+    pos: Pos                           # the input's key
+    path: tuple                        # YAML path of its entry
+    kind: str                          # "value" | "init" | "file"
+    value: Any = None
+    shape: tuple[int, ...] | None = None
+    init: str | None = None
+    params: dict[str, float] = field(default_factory=dict)   # fill / mean, std / low, high
+    seed: int | None = None
+    file: str | None = None
+    key: str | None = None
+    dtype: str | None = None           # None: the file's default (or the array's, for files)
+    device: str | None = None
+    requires_grad: bool = False
+    valid: bool = True                 # False once its entry had a problem: no tensor is made for it
+
+
+@dataclass
+class NodeSpec:
+    """One op application; a nested expression gives several (`h.1`, `h.2`, `h`)."""
+    name: str
+    owner: str                         # the YAML node it was written in
+    op: str
+    args: list[Any]                    # literals, TensorRefs, lists of them, Index
+    kwargs: dict[str, Any]
+    pos: Pos                           # where the op is written
+    arg_pos: list[Pos]
+    kwarg_pos: dict[str, Pos]
+    path: tuple                        # YAML path of the owner's entry
+    text: str | None = None            # the expression, when written as one
+
+    @property
+    def line(self) -> int:
+        return self.pos.line
+
+
+@dataclass
+class BackwardSpec:
+    roots: list[TensorRef]
+    pos: Pos
+    grad_tensors: list[Any] | None = None      # literal or TensorRef per root
+    grad_pos: list[Pos] = field(default_factory=list)
+    inputs: list[TensorRef] | None = None
+    retain_graph: bool | None = None
+    create_graph: bool = False
+
+
+@dataclass
+class Expectation:
+    name: str
+    value: Any                         # literal, or None for "no gradient"
+    pos: Pos
+
+
+@dataclass
+class ExpectSpec:
+    pos: Pos
+    outputs: list[Expectation] = field(default_factory=list)
+    grads: list[Expectation] = field(default_factory=list)
+    atol: float | None = None
+    rtol: float | None = None
+
+
+@dataclass
+class GraphSpec:
+    name: str
+    file: str
+    doc: Document
+    dtype: str = "float32"
+    device: str = "cpu"
+    seed: int = 0
+    inputs: dict[str, InputSpec] = field(default_factory=dict)
+    nodes: list[NodeSpec] = field(default_factory=list)            # file order
+    backward: list[BackwardSpec] = field(default_factory=list)
+    retain_grad: list[TensorRef] = field(default_factory=list)
+    outputs: list[TensorRef] | None = None
+    expect: ExpectSpec | None = None
+    description: str | None = None
+
+    def node(self, name: str) -> NodeSpec | None:
+        return next((n for n in self.nodes if n.name == name), None)

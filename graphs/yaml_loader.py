@@ -1,0 +1,272 @@
+"""Safe YAML loading that remembers where every key and value came from.
+
+PyYAML's loaders forget positions and silently keep the last of two duplicate
+keys. Here the document is *composed* (parsed into nodes, nothing constructed),
+then converted to plain Python values by hand: only the YAML core tags are
+accepted, so no tag can build a Python object, every mapping is checked for
+duplicate keys, and each value's position is kept in a map keyed by its path
+(`("nodes", "c")`, `("inputs", "x", "shape", 0)`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+from yaml.constructor import SafeConstructor
+
+from .diagnostics import Collector, Pos
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+_CORE_SCALAR_TAGS = {
+    "tag:yaml.org,2002:str", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float",
+    "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null",
+}
+_SEQ_TAG = "tag:yaml.org,2002:seq"
+_MAP_TAG = "tag:yaml.org,2002:map"
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+
+Path = tuple
+
+
+@dataclass(frozen=True)
+class ScalarSource:
+    """Where a scalar's text sits in the file, so a column inside it can be found."""
+    start: Pos
+    end: Pos
+    style: str          # "" plain, "'" single, '"' double, "|" literal, ">" folded
+
+
+@dataclass
+class Document:
+    """A loaded YAML document: plain values plus the position of each one."""
+    data: Any
+    source: str
+    values: dict[Path, Pos] = field(default_factory=dict)     # where each value starts
+    keys: dict[Path, Pos] = field(default_factory=dict)       # where the key naming it starts
+    scalars: dict[Path, ScalarSource] = field(default_factory=dict)
+
+    def pos(self, path: Path) -> Pos:
+        """The value's position, or its nearest enclosing value's (always something)."""
+        while path not in self.values and path:
+            path = path[:-1]
+        return self.values.get(path, Pos(1, 1))
+
+    def key_pos(self, path: Path) -> Pos:
+        return self.keys.get(path) or self.pos(path)
+
+
+def _pos(mark) -> Pos:
+    return Pos(mark.line + 1, mark.column + 1)
+
+
+class _Converter:
+    def __init__(self, collector: Collector, doc: Document):
+        self.collector = collector
+        self.doc = doc
+        self.constructor = SafeConstructor()
+        self.in_progress: set[int] = set()
+
+    def convert(self, node, path: Path) -> Any:
+        self.doc.values[path] = _pos(node.start_mark)
+        if isinstance(node, yaml.ScalarNode):
+            return self.scalar(node, path)
+        if id(node) in self.in_progress:
+            self.collector.error("AG005", "recursive YAML alias: a value cannot contain itself",
+                                 _pos(node.start_mark))
+            return None
+        self.in_progress.add(id(node))
+        try:
+            if isinstance(node, yaml.SequenceNode):
+                self.check_tag(node, _SEQ_TAG)
+                return [self.convert(item, path + (i,)) for i, item in enumerate(node.value)]
+            self.check_tag(node, _MAP_TAG)
+            return self.mapping(node, path)
+        finally:
+            self.in_progress.discard(id(node))
+
+    def check_tag(self, node, expected: str) -> None:
+        if node.tag != expected:
+            self.collector.error("AG003", f"YAML tag {_short_tag(node.tag)} is not allowed here",
+                                 _pos(node.start_mark))
+
+    def scalar(self, node, path: Path) -> Any:
+        self.doc.scalars[path] = ScalarSource(_pos(node.start_mark), _pos(node.end_mark), node.style or "")
+        if node.tag == _TIMESTAMP_TAG and not node.style:
+            return node.value           # an unquoted date is text here, not a datetime
+        if node.tag not in _CORE_SCALAR_TAGS:
+            self.collector.error("AG003", f"YAML tag {_short_tag(node.tag)} is not allowed "
+                                 "(graph files are loaded safely; only plain values)", _pos(node.start_mark))
+            return node.value
+        try:
+            return self.constructor.construct_object(node, deep=True)
+        except (yaml.YAMLError, ValueError) as exc:
+            self.collector.error("AG005", f"cannot read this {_short_tag(node.tag)} value: {exc}",
+                                 _pos(node.start_mark))
+            return node.value
+
+    def mapping(self, node, path: Path) -> dict:
+        out: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == _MERGE_TAG:
+                self.collector.error("AG003", "YAML merge keys (<<) are not supported; write the keys out",
+                                     _pos(key_node.start_mark))
+                continue
+            if not isinstance(key_node, yaml.ScalarNode):
+                self.collector.error("AG005", "mapping keys must be plain names, not lists or mappings",
+                                     _pos(key_node.start_mark))
+                continue
+            # NOTE: keys stay the text as written: an input called `on` or `1` is a
+            # name, not YAML 1.1's boolean True or the integer 1.
+            key = key_node.value
+            key_pos = _pos(key_node.start_mark)
+            if key in out:
+                first = self.doc.keys[path + (key,)]
+                self.collector.error("AG002", f"duplicate key '{key}' (first defined at line {first.line})",
+                                     key_pos)
+                continue
+            self.doc.keys[path + (key,)] = key_pos
+            out[key] = self.convert(value_node, path + (key,))
+        return out
+
+
+def _short_tag(tag: str) -> str:
+    return "!!" + tag[len("tag:yaml.org,2002:"):] if tag.startswith("tag:yaml.org,2002:") else tag
+
+
+def load_yaml(source: str, collector: Collector) -> Document | None:
+    """Parse `source`; problems go to `collector`. None when the YAML cannot be parsed at all."""
+    doc = Document(data=None, source=source)
+    try:
+        # yaml.compose reads only the first document and fails on a second one.
+        root = yaml.compose(source, Loader=_Loader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        message = exc.problem or exc.context or "invalid YAML"
+        if exc.context and exc.problem:
+            message = f"{exc.problem} ({exc.context})"
+        collector.error("AG001", message, _pos(mark) if mark else Pos(1, 1))
+        return None
+    except yaml.YAMLError as exc:           # reader errors: bad bytes or control characters
+        mark = getattr(exc, "problem_mark", None) or None
+        collector.error("AG001", str(exc).splitlines()[0], _pos(mark) if mark else Pos(1, 1))
+        return None
+    if root is None:
+        doc.data = None
+        return doc
+    doc.data = _Converter(collector, doc).convert(root, ())
+    return doc
+
+
+# ---- columns inside a scalar ---------------------------------------------------
+
+_SIMPLE_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v", "f": "\f",
+                   "r": "\r", "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85",
+                   "_": "\xa0", "L": "\u2028", "P": "\u2029"}
+_HEX_ESCAPES = {"x": 2, "u": 4, "U": 8}
+
+
+def _flow_scalar_map(lines: list[str], src: ScalarSource) -> tuple[str, list[Pos]]:
+    """Rebuild a plain or quoted scalar's value from the file, with each char's position."""
+    text: list[str] = []
+    where: list[Pos] = []
+    line, col = src.start.line - 1, src.start.col - 1
+    end_line, end_col = src.end.line - 1, src.end.col - 1
+    quote = src.style if src.style in ("'", '"') else ""
+    if quote:
+        col += 1
+        end_col -= 1                          # the closing quote is not content
+    while line < end_line or (line == end_line and col < end_col):
+        row = lines[line] if line < len(lines) else ""
+        stop = end_col if line == end_line else len(row)
+        while col < stop:
+            ch = row[col]
+            if quote == "'" and ch == "'" and col + 1 < len(row) and row[col + 1] == "'":
+                text.append("'"); where.append(Pos(line + 1, col + 1)); col += 2
+                continue
+            if quote == '"' and ch == "\\":
+                nxt = row[col + 1] if col + 1 < len(row) else ""
+                if nxt == "":                  # escaped line break: the lines join with nothing between
+                    col = len(row)
+                    break
+                if nxt in _HEX_ESCAPES:
+                    width = _HEX_ESCAPES[nxt]
+                    try:
+                        text.append(chr(int(row[col + 2:col + 2 + width], 16)))
+                    except ValueError:
+                        return "", []
+                    where.append(Pos(line + 1, col + 1)); col += 2 + width
+                    continue
+                text.append(_SIMPLE_ESCAPES.get(nxt, nxt)); where.append(Pos(line + 1, col + 1)); col += 2
+                continue
+            text.append(ch); where.append(Pos(line + 1, col + 1)); col += 1
+        if line >= end_line:
+            break
+        escaped_break = quote == '"' and row.rstrip().endswith("\\") and not row.rstrip().endswith("\\\\")
+        if not escaped_break:
+            while text and text[-1] in " \t":  # folding drops trailing blanks of a line
+                text.pop(); where.pop()
+        break_at = Pos(line + 1, len(row) + 1)
+        line += 1
+        blank = 0
+        while line < end_line and not lines[line].strip():
+            blank += 1
+            line += 1
+        row = lines[line] if line < len(lines) else ""
+        col = len(row) - len(row.lstrip(" \t"))
+        if escaped_break:
+            continue
+        for _ in range(blank) if blank else range(1):
+            text.append("\n" if blank else " "); where.append(break_at)
+    return "".join(text), where
+
+
+def _literal_block_map(lines: list[str], src: ScalarSource) -> tuple[str, list[Pos]]:
+    """Rebuild a `|` block scalar's value: content lines keep their breaks."""
+    first = src.start.line                     # 0-based index of the line after the `|` header
+    body = lines[first:src.end.line]
+    indent = next((len(r) - len(r.lstrip(" ")) for r in body if r.strip()), 0)
+    text: list[str] = []
+    where: list[Pos] = []
+    for i, row in enumerate(body):
+        for j, ch in enumerate(row[indent:]):
+            text.append(ch); where.append(Pos(first + i + 1, indent + j + 1))
+        text.append("\n"); where.append(Pos(first + i + 1, len(row) + 1))
+    return "".join(text), where
+
+
+def position_in_scalar(doc: Document, path: Path, offset: int) -> Pos:
+    """The file position of character `offset` of the string scalar at `path`.
+
+    Exact for plain, quoted and `|` scalars; any scalar whose rebuilt text does not
+    match what YAML read (an unusual folding) falls back to the scalar's start.
+    """
+    src = doc.scalars.get(path)
+    value = _value_at(doc.data, path)
+    if src is None or not isinstance(value, str):
+        return doc.pos(path)
+    lines = doc.source.splitlines()
+    if src.style in ("", "'", '"'):
+        text, where = _flow_scalar_map(lines, src)
+    elif src.style == "|":
+        text, where = _literal_block_map(lines, src)
+        text, where = text[:len(value)], where[:len(value)]
+    else:
+        return src.start
+    if text != value or not where:
+        return src.start
+    if offset < len(where):
+        return where[offset]
+    last = where[-1]
+    return Pos(last.line, last.col + 1)
+
+
+def _value_at(data: Any, path: Path) -> Any:
+    for step in path:
+        try:
+            data = data[step]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
