@@ -26,10 +26,22 @@ add = defop(
            "other": lambda grad, alpha: grad if alpha == 1 else grad * alpha},
     samples=binary_samples(), torch="torch.add")
 
+def _no_bool_sub(rule):
+    """PyTorch rejects `-` on two bools (before promotion could make it legal)."""
+    def checked(*args):
+        self, other = args[-3], args[-2]
+        if getattr(self, "dtype", None) == np.bool_ and getattr(other, "dtype", None) == np.bool_:
+            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                               "Use the `^` or `logical_xor()` operator instead.")
+        return rule(*args)
+    return checked
+
+
 sub = defop(
     "sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
-    kernel=lambda xp, self, other, alpha: xp.subtract(self, other if alpha == 1 else xp.multiply(other, alpha)),
-    meta=same_meta, promote="same", wraps_numbers=True,
+    kernel=_no_bool_sub(lambda xp, self, other, alpha: xp.subtract(self, other if alpha == 1 else
+                                                                  xp.multiply(other, alpha))),
+    meta=_no_bool_sub(same_meta), promote="same", wraps_numbers=True,
     grads={"self": lambda grad: grad,
            "other": lambda grad, alpha: -grad if alpha == 1 else grad * -alpha},
     samples=binary_samples(), torch="torch.sub")
@@ -50,9 +62,18 @@ div = defop(
            "other": lambda grad, self, other: -grad * self / (other * other)},
     samples=binary_samples(other_low=0.5, other_high=2.0), torch="torch.div")
 
+def _no_bool_neg(rule):
+    def checked(*args):
+        if args[-1].dtype == np.bool_:
+            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+                               "to invert a mask, use the `~` or `logical_not()` operator instead.")
+        return rule(*args)
+    return checked
+
+
 neg = defop(
     "neg(Tensor self) -> Tensor",
-    kernel=lambda xp, self: xp.negative(self), meta=same_meta,
+    kernel=_no_bool_neg(lambda xp, self: xp.negative(self)), meta=_no_bool_neg(same_meta),
     grads={"self": lambda grad: -grad},
     samples=unary_samples(), torch="torch.neg")
 

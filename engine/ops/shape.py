@@ -98,6 +98,8 @@ def _expand_shape(shape, size):
         cur = shape[i - lead]
         if s == -1:
             s = cur
+        elif s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {size}")
         elif cur != 1 and cur != s:
             raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at "
                                f"non-singleton dimension {i}.  Target sizes: {size}.  Tensor sizes: {list(shape)}")
