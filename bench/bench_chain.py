@@ -48,19 +48,21 @@ def numpy_chain(x, w, y0):
     return y, gx, gw
 
 
-def measure(fn, args, repeat):
-    times = []
+def measure_interleaved(a, b, args, repeat):
+    """Time `a` and `b` alternately, so both see the same machine (this one is shared and noisy)."""
+    times_a, times_b = [], []
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn(*args)
-        times.append(time.perf_counter() - t0)
-    return min(times), statistics.median(times)
+        for fn, times in ((a, times_a), (b, times_b)):
+            t0 = time.perf_counter()
+            fn(*args)
+            times.append(time.perf_counter() - t0)
+    return (min(times_a), statistics.median(times_a)), (min(times_b), statistics.median(times_b))
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", type=int, nargs="+", default=[16])
-    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--repeat", type=int, default=15)
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     n_ops = STEPS * OPS_PER_STEP
@@ -72,8 +74,7 @@ def main():
         ours, theirs = agrad_chain(x, w, y0), numpy_chain(x, w, y0)
         for a, b in zip(ours, theirs):          # same numbers, or the comparison means nothing
             np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
-        a_min, a_med = measure(agrad_chain, (x, w, y0), args.repeat)
-        n_min, n_med = measure(numpy_chain, (x, w, y0), args.repeat)
+        (a_min, a_med), (n_min, n_med) = measure_interleaved(agrad_chain, numpy_chain, (x, w, y0), args.repeat)
         print(f"{size:>8} {a_min / n_ops * 1e6:>7.2f} ({a_med / n_ops * 1e6:>5.2f})"
               f" {n_min / n_ops * 1e6:>7.2f} ({n_med / n_ops * 1e6:>5.2f}) {a_min / n_min:>7.1f}x")
 

@@ -35,32 +35,33 @@ class NodeTask:
 class ReadyQueue:
     """Priority queue of NodeTasks: shutdown, then wake-ups, then deeper re-entrant
     depth, then higher sequence_nr (PyTorch's CompareNodeTaskTime)."""
-    __slots__ = ("_heap", "_cond", "_tie", "_waiting")
+    __slots__ = ("_heap", "_lock", "_cond", "_tie", "_waiting")
 
     def __init__(self):
         self._heap: list = []
-        self._cond = threading.Condition(threading.Lock())
+        # NOTE: `with self._lock`, not `with self._cond`: Condition.__enter__ is a Python-level call
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
         self._tie = itertools.count().__next__
         self._waiting = 0         # threads blocked in pop(); notify() costs more than the push
 
     def push(self, task: NodeTask, increment_outstanding: bool = True) -> None:
         gt = task.graph_task
         if increment_outstanding:
-            with gt._lock:
-                gt.outstanding_tasks += 1
+            gt.add_outstanding(1)
         if task.fn is not None:
             key = (2, -gt.reentrant_depth, -task.fn.sequence_nr)
         elif task.is_shutdown:
             key = (0, 0, 0)
         else:
             key = (1, 0, 0)
-        with self._cond:
+        with self._lock:
             heapq.heappush(self._heap, (key, self._tie(), task))
             if self._waiting:
                 self._cond.notify()
 
     def pop(self) -> NodeTask:
-        with self._cond:
+        with self._lock:
             while not self._heap:
                 self._waiting += 1
                 self._cond.wait()
@@ -87,7 +88,7 @@ class ExecInfo:
 class GraphTask:
     __slots__ = ("keep_graph", "create_graph", "dependencies", "not_ready", "exec_info", "captured_vars",
                  "outstanding_tasks", "has_error", "error", "reentrant_depth", "cpu_ready_queue", "owner",
-                 "_lock", "anomaly", "observer", "order", "dry_run")
+                 "_lock", "threaded", "anomaly", "observer", "order", "dry_run")
 
     def __init__(self, keep_graph, create_graph, reentrant_depth, dry_run=False):
         self.keep_graph = keep_graph
@@ -103,19 +104,21 @@ class GraphTask:
         self.cpu_ready_queue = ReadyQueue()
         self.owner = threading.get_ident()
         self._lock = threading.Lock()
+        self.threaded = False          # set once a device worker thread may run its tasks
         self.anomaly = is_anomaly_enabled()
         self.observer = _node_observers[-1] if _node_observers else None
         self.order: list | None = [] if dry_run else None
         self.dry_run = dry_run
 
-    def increment_outstanding(self) -> None:
-        with self._lock:
-            self.outstanding_tasks += 1
-
-    def decrement_outstanding(self) -> int:
-        with self._lock:
-            self.outstanding_tasks -= 1
-            return self.outstanding_tasks
+    def add_outstanding(self, delta: int) -> int:
+        """Count tasks pushed and not yet finished. Until a device worker shares this task
+        only its owner thread touches the count, so the lock is taken only after that."""
+        if self.threaded:
+            with self._lock:
+                self.outstanding_tasks += delta
+                return self.outstanding_tasks
+        self.outstanding_tasks += delta
+        return self.outstanding_tasks
 
     def completed(self) -> bool:
         return self.outstanding_tasks == 0
@@ -317,10 +320,7 @@ class Engine:
                     self._evaluate_function(gt, task.fn, task.inputs)
                 except BaseException as exc:   # noqa: B902 — handed to the caller of execute()
                     gt.set_error(exc, task.fn)
-            with gt._lock:
-                gt.outstanding_tasks -= 1
-                done = gt.outstanding_tasks == 0
-            if done and gt is graph_task:
+            if gt.add_outstanding(-1) == 0 and gt is graph_task:
                 return
 
     def _device_thread_main(self, queue: ReadyQueue) -> None:
@@ -338,13 +338,14 @@ class Engine:
                     self._evaluate_function(gt, task.fn, task.inputs)
                 except BaseException as exc:   # noqa: B902
                     gt.set_error(exc, task.fn)
-            if gt.decrement_outstanding() == 0:
+            if gt.add_outstanding(-1) == 0:
                 # the owner may be asleep on its own queue: wake it to see the task is done
                 gt.cpu_ready_queue.push(NodeTask(gt, None, None))
 
     def _ready_queue(self, graph_task: GraphTask, device):
         if device is None or graph_task.dry_run or not device.backend.uses_worker_thread:
             return graph_task.cpu_ready_queue
+        graph_task.threaded = True     # from now on a worker shares the task counts
         queue = self._device_queues.get(device)
         if queue is None:
             with self._lock:
@@ -361,7 +362,7 @@ class Engine:
         with self._lock:
             queues, self._device_queues = self._device_queues, {}
         for queue in queues.values():
-            with queue._cond:
+            with queue._lock:
                 heapq.heappush(queue._heap, ((0, 0, 0), -1, NodeTask(None, None, None, is_shutdown=True)))
                 queue._cond.notify()
 

@@ -215,27 +215,11 @@ def call(op: OperatorEntry, args: list):
         a = args[i]
         if a.__class__ is Tensor:
             keyset |= a._keys
-        elif a is None:
-            continue
-        elif isinstance(a, Tensor):
-            keyset |= a._keys
-        elif i in op.list_positions and isinstance(a, (list, tuple)):
-            items = list(a)
-            for j, t in enumerate(items):
-                if not isinstance(t, Tensor):
-                    items[j] = t = _scalar_tensor(op, i, t)
-                keyset |= t._keys
-            args[i] = items
-        elif isinstance(a, _NUMBER_TYPES) or _is_numpy_scalar(a):
-            if not op.wraps_numbers:
-                args[i] = t = _scalar_tensor(op, i, a)
-                keyset |= t._keys
-        else:
-            raise TypeError(f"{op.name}(): argument '{op.schema.arguments[i].name}' must be Tensor, "
-                            f"not {type(a).__name__}")
+        elif a is not None:
+            keyset |= _unusual_tensor_argument(op, args, i, a)
     for i in op.intlist_positions:
         a = args[i]
-        if a is not None and not isinstance(a, tuple):
+        if a is not None and a.__class__ is not tuple:
             args[i] = (a,) if isinstance(a, int) else tuple(a)
     keyset = (keyset | tls.included) & tls.keep
     kernel = op._cache.get(keyset)
@@ -244,6 +228,29 @@ def call(op: OperatorEntry, args: list):
     if _observers:
         return _observed_call(op, kernel, keyset, args)
     return kernel(op, keyset, args)
+
+
+def _unusual_tensor_argument(op, args, i, a) -> int:
+    """A Tensor position holding something else: a subclass, a list (Tensor[]), or a number
+    (kept as a number by elementwise ops, PyTorch's wrapped numbers; else a 0-d tensor)."""
+    if isinstance(a, Tensor):
+        return a._keys
+    if i in op.list_positions and isinstance(a, (list, tuple)):
+        items = list(a)
+        keyset = 0
+        for j, t in enumerate(items):
+            if not isinstance(t, Tensor):
+                items[j] = t = _scalar_tensor(op, i, t)
+            keyset |= t._keys
+        args[i] = items
+        return keyset
+    if isinstance(a, _NUMBER_TYPES) or _is_numpy_scalar(a):
+        if op.wraps_numbers:
+            return 0
+        args[i] = t = _scalar_tensor(op, i, a)
+        return t._keys
+    raise TypeError(f"{op.name}(): argument '{op.schema.arguments[i].name}' must be Tensor, "
+                    f"not {type(a).__name__}")
 
 
 def _observed_call(op, kernel, keyset, args):

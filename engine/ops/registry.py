@@ -15,6 +15,7 @@ again; broadcasting is undone centrally by the engine (validate_outputs).
 from __future__ import annotations
 
 import inspect
+from operator import itemgetter
 
 import numpy as np
 
@@ -68,32 +69,36 @@ def get_info(name: str) -> OpInfo:
 
 # ---- type promotion of tensor arguments ------------------------------------------------
 
-def _common_float_dtype(arrays, positions):
-    """The dtype shared by every array argument when it is floating and no Python number
-    could change it — the common case, which needs no promotion at all; else None."""
+def _needs_promotion(arrays, positions) -> bool:
+    """False in the common case — every array argument has one floating dtype and any
+    Python numbers are int/float, which cannot change it — so promotion costs nothing."""
     dt = None
     for i in positions:
-        d = getattr(arrays[i], "dtype", None)
-        if d is None:
-            if arrays[i].__class__ is not float and arrays[i].__class__ is not int:
-                return None
+        a = arrays[i]
+        cls = a.__class__
+        if cls is float or cls is int:
             continue
+        d = getattr(a, "dtype", None)
+        if d is None:
+            return True
         if dt is None:
+            if d.kind != "f":
+                return True
             dt = d
         elif d != dt:
-            return None
-    return dt if dt is not None and dt.kind == "f" else None
+            return True
+    return False
 
 
 def promote_same(arrays, positions) -> None:
     """Cast every tensor argument to PyTorch's result_type of them all."""
-    if _common_float_dtype(arrays, positions) is None:
+    if _needs_promotion(arrays, positions):
         _cast(arrays, positions, dtypes.result_type([arrays[i] for i in positions]))
 
 
 def promote_float(arrays, positions) -> None:
     """As promote_same, then integral/bool -> the default float (exp, div, sqrt …)."""
-    if _common_float_dtype(arrays, positions) is None:
+    if _needs_promotion(arrays, positions):
         _cast(arrays, positions, dtypes.to_float(dtypes.result_type([arrays[i] for i in positions])))
 
 
@@ -157,6 +162,10 @@ def _make_backend_kernel(entry, fn, promote, backend_type: str, is_meta: bool):
         if promote is not None:
             promote(arrays, positions)
         out = fn(*arrays) if is_meta else fn(backends[backend_type].xp, *arrays)
+        if out.__class__ is ndarray:       # the common case, wrapped inline
+            t = new(Tensor)
+            t._data, t._device, t._keys, t._autograd_meta, t._version = out, dev, key, None, 0
+            return t
         if out.__class__ is tuple or out.__class__ is list:
             return tuple([wrap(o, dev) for o in out])
         return wrap(out, dev)
@@ -176,7 +185,7 @@ class OpNode(Node):
     """Backward of one call of a declared op; subclasses are named MulBackward0 etc."""
     __slots__ = ("saved", "list_sizes")
     info: OpInfo = None
-    formulas: tuple = ()        # (formula, parameter names, is_list) per differentiable input
+    formulas: tuple = ()        # (formula, env -> its arguments, is_list) per differentiable input
 
     def apply(self, grads):
         edges = self.next_edges
@@ -200,11 +209,11 @@ class OpNode(Node):
         out = []
         e = 0
         sizes = iter(self.list_sizes) if self.list_sizes else None
-        for formula, params, is_list in self.formulas:
+        for formula, arguments, is_list in self.formulas:
             if is_list:
                 n = next(sizes)
                 if any(edges[e + j].function is not None for j in range(n)):
-                    out.extend(formula(*[env[p] for p in params]))
+                    out.extend(formula(*arguments(env)))
                 else:
                     out.extend([None] * n)
                 e += n
@@ -212,7 +221,7 @@ class OpNode(Node):
             if edges[e].function is None:
                 out.append(None)
             else:
-                out.append(formula(*[env[p] for p in params]))
+                out.append(formula(*arguments(env)))
             e += 1
         return out
 
@@ -390,7 +399,7 @@ def _register_autograd(entry, info, grads, backward_name, overload, arg_index):
             raise TypeError(f"{entry.name}: the formula for {name!r} uses {bad}, which are neither arguments "
                             f"of the schema, nor 'grad', 'grads', 'result', nor '<argument>_shape'")
         is_list = arguments[arg_index[name]].is_list
-        formulas.append((formula, params, is_list))
+        formulas.append((formula, _arguments_getter(params), is_list))
         params_per_input.append(params)
         diff_inputs.append(arg_index[name])
     names = backward_name if isinstance(backward_name, (list, tuple)) else \
@@ -401,6 +410,16 @@ def _register_autograd(entry, info, grads, backward_name, overload, arg_index):
     kernel = _make_autograd_kernel(entry, info, tuple(diff_inputs), node_classes, overload,
                                    _SavePlan(params_per_input), arg_index)
     impl(entry.name, DispatchKey.Autograd, kernel, _depth=4)
+
+
+def _arguments_getter(params):
+    """`env -> tuple of the formula's arguments`, built once per formula."""
+    if not params:
+        return lambda env: ()
+    if len(params) == 1:
+        name = params[0]
+        return lambda env: (env[name],)
+    return itemgetter(*params)
 
 
 def _derived(param: str, arg_index) -> str | None:
