@@ -65,7 +65,9 @@ class OperatorEntry:
         return self.function(*args, **kwargs)
 
     def keys(self) -> list[str]:
-        return [k.name for k in self.dispatch_table]
+        """The keys with a kernel; a fallthrough (skip to the next key) is marked as one."""
+        return [k.name if kernel is not FALLTHROUGH else f"{k.name}[fallthrough]"
+                for k, kernel in self.dispatch_table.items()]
 
     def has_kernel(self, key) -> bool:
         return parse_key(key) in self.dispatch_table
