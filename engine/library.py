@@ -69,17 +69,8 @@ class _OpBackward(BackwardCFunction):
         super().__init__(type(entry.name.split("::")[-1].capitalize(), (), {}))
         self._backward_fn = backward_fn
 
-    def apply(self, grads):
-        if self._materialize_grads:
-            from .autograd.function import _zeros
-            grads = [g if g is not None else _zeros(m) for g, m in zip(grads, self.input_metadata)]
-        result = self._backward_fn(self, *grads)
-        if not isinstance(result, tuple):
-            result = (result,)
-        if len(result) != len(self.needs_input_grad):
-            raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
-                               f"(expected {len(self.needs_input_grad)}, got {len(result)})")
-        return [result[i] for i in self._input_positions]
+    def _backward(self, *grads):
+        return self._backward_fn(self, *grads)
 
 
 def register_autograd(name: str, backward, *, setup_context=None) -> None:

@@ -390,6 +390,12 @@ class Tensor:
         return "tensor(" + ", ".join([body] + extras) + ")"
 
 
+def filled(shape, value, np_dtype, device) -> Tensor:
+    """A new tensor of `value` on `device`: implicit root gradients, zeros for missing ones."""
+    backend = device.backend
+    return Tensor._make(backend.full(shape, value, np_dtype, device), device, backend.key)
+
+
 def _bind_ops(module) -> None:
     global _ops
     _ops = module

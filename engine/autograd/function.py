@@ -7,7 +7,7 @@ the grad_fn of the outputs.
 from __future__ import annotations
 
 from ..grad_mode import is_grad_enabled, no_grad
-from ..tensor import Tensor
+from ..tensor import Tensor, filled
 from .node import Node, collect_next_edges, set_history
 from .saved_variable import SavedVariable
 
@@ -55,8 +55,9 @@ class BackwardCFunction(FunctionCtx, Node):
 
     def apply(self, grads):
         if self._materialize_grads:
-            grads = [g if g is not None else _zeros(meta) for g, meta in zip(grads, self.input_metadata)]
-        result = self._cls.backward(self, *grads)
+            grads = [g if g is not None else filled(shape, 0, dtype, dev)
+                     for g, (shape, dtype, dev) in zip(grads, self.input_metadata)]
+        result = self._backward(*grads)
         if not isinstance(result, tuple):
             result = (result,)
         num_forward_inputs = len(self.needs_input_grad)
@@ -65,17 +66,14 @@ class BackwardCFunction(FunctionCtx, Node):
                                f"(expected {num_forward_inputs}, got {len(result)})")
         return [result[i] for i in self._input_positions]
 
+    def _backward(self, *grads):
+        return self._cls.backward(self, *grads)
+
     def release_variables(self) -> None:
         if self._saved:
             for sv in self._saved:
                 if sv is not None:
                     sv.reset_data()
-
-
-def _zeros(meta):
-    shape, np_dtype, dev = meta
-    backend = dev.backend
-    return Tensor._make(backend.full(shape, 0, np_dtype, dev), dev, backend.key)
 
 
 class Function:

@@ -2,7 +2,7 @@
 output edges, with PyTorch's checks and messages, and run the engine."""
 from __future__ import annotations
 
-from ..tensor import Tensor
+from ..tensor import Tensor, filled
 from .edge import Edge
 from .engine import get_default_engine
 from .node import Node, gradient_edge
@@ -38,9 +38,7 @@ def _make_grads(outputs, grads) -> list:
                 if not out.is_floating_point():
                     raise RuntimeError("grad can be implicitly created only for real scalar outputs but got "
                                        f"{out.dtype!r}")
-                backend = out._device.backend
-                new_grads.append(Tensor._make(backend.full(out.shape, 1, out._data.dtype, out._device),
-                                              out._device, backend.key))
+                new_grads.append(filled(out.shape, 1, out._data.dtype, out._device))
             else:
                 new_grads.append(None)
         else:
@@ -139,6 +137,5 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                    "Set allow_unused=True if this is the desired behavior.")
             if materialize_grads:
                 t = inputs[i]
-                backend = t._device.backend
-                result[i] = Tensor._make(backend.full(t.shape, 0, t._data.dtype, t._device), t._device, backend.key)
+                result[i] = filled(t.shape, 0, t._data.dtype, t._device)
     return tuple(result)

@@ -141,6 +141,6 @@ def _parse_default(text: str, schema: str):
     if text in ("True", "False", "None"):
         return {"True": True, "False": False, "None": None}[text]
     try:
-        return ast.literal_eval(text.replace("[", "[").replace("'", '"'))
+        return ast.literal_eval(text)
     except (ValueError, SyntaxError):
         raise SchemaError(f"cannot parse default {text!r} in schema {schema!r}") from None

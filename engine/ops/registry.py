@@ -25,7 +25,7 @@ from ..autograd.saved_variable import SavedVariable
 from ..device import _BACKENDS, get_backend
 from ..dispatcher import FALLTHROUGH, define, impl
 from ..dispatcher.keys import AUTOGRAD, DispatchKey
-from ..tensor import Tensor
+from ..tensor import Tensor, filled
 
 __all__ = ["defop", "OpInfo", "registered", "promote_same", "promote_float"]
 
@@ -197,8 +197,9 @@ class OpNode(Node):
         else:
             if all(g is None for g in grads):
                 return [None] * len(edges)
-            filled = [g if g is not None else _zeros(m) for g, m in zip(grads, self.input_metadata)]
-            env = {"grads": filled, "grad": filled[0]}
+            grads = [g if g is not None else filled(shape, 0, dtype, dev)
+                     for g, (shape, dtype, dev) in zip(grads, self.input_metadata)]
+            env = {"grads": grads, "grad": grads[0]}
         for name, value in self.saved.items():
             cls = value.__class__
             if cls is SavedVariable:
@@ -233,12 +234,6 @@ class OpNode(Node):
                 for v in value:
                     if v.__class__ is SavedVariable:
                         v.reset_data()
-
-
-def _zeros(meta):
-    shape, np_dtype, dev = meta
-    backend = dev.backend
-    return Tensor._make(backend.full(shape, 0, np_dtype, dev), dev, backend.key)
 
 
 class _SavePlan:
