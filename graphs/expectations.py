@@ -19,7 +19,7 @@ def _format(array: np.ndarray) -> str:
 
 def compare(expected, tensor, rtol: float | None, atol: float | None) -> str | None:
     """None when `tensor` matches `expected`, else why not."""
-    actual = tensor.detach().numpy()
+    actual = tensor.detach().cpu().numpy()
     default_rtol, default_atol = TOLERANCES.get(tensor.dtype.name, (0.0, 0.0))
     rtol = default_rtol if rtol is None else rtol
     atol = default_atol if atol is None else atol

@@ -110,7 +110,7 @@ class Runner:
         for i, t in enumerate(value if isinstance(value, tuple) else (value,)):
             if t is None or not t.dtype.is_floating_point:
                 continue
-            data = t.detach().numpy()
+            data = t.detach().cpu().numpy()
             for bad, what in ((data != data, "nan"), (abs(data) == float("inf"), "inf")):
                 if bad.any():
                     self.anomalies.append(AnomalyReport("forward", name, f"'{name}' produced {what} values"

@@ -15,8 +15,8 @@ def save_npz(run, path) -> Path:
     os.replace, so a reader sees either the old file, or the whole new one.
     """
     path = Path(path)
-    arrays = {f"outputs/{name}": t.detach().numpy() for name, t in run.outputs.items()}
-    arrays.update({f"grads/{name}": g.detach().numpy() for name, g in run.grads.items() if g is not None})
+    arrays = {f"outputs/{name}": t.detach().cpu().numpy() for name, t in run.outputs.items()}
+    arrays.update({f"grads/{name}": g.detach().cpu().numpy() for name, g in run.grads.items() if g is not None})
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
     try:
         with os.fdopen(fd, "wb") as f:

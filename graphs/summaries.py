@@ -10,7 +10,7 @@ MAX_VALUE_ELEMENTS = 100_000
 
 
 def summarize(tensor) -> TensorSummary:
-    array = tensor.detach().numpy()
+    array = tensor.detach().cpu().numpy()
     summary = TensorSummary(shape=list(array.shape), dtype=tensor.dtype.name, device=str(tensor.device),
                             numel=int(array.size))
     if array.size <= MAX_VALUE_ELEMENTS:

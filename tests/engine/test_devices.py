@@ -8,7 +8,7 @@ import agrad
 from agrad.device import get_backend, register_backend
 from agrad.autograd import get_default_engine
 
-from fake_cuda import StandInCUDA
+from standin_cuda import StandInCUDA
 
 
 def test_cuda_without_cupy_is_a_clear_error():

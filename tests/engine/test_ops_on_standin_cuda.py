@@ -8,7 +8,7 @@ from agrad.autograd import get_default_engine
 from agrad.device import register_backend
 from agrad.ops import registered
 
-from fake_cuda import StandInCUDA
+from standin_cuda import StandInCUDA
 
 
 @pytest.fixture(scope="module")
