@@ -7,6 +7,7 @@ its *outputs* go along `next_edges` (one per differentiable forward input).
 from __future__ import annotations
 
 import itertools
+import threading
 import weakref
 
 from ..dispatcher.keys import AUTOGRAD
@@ -125,12 +126,13 @@ class Node:
 
 class AccumulateGrad(Node):
     """The sink of a leaf: sets `leaf.grad` the first time and adds to it afterwards."""
-    __slots__ = ("variable",)
+    __slots__ = ("variable", "_lock")
 
     def __init__(self, variable: Tensor):
         super().__init__(sequence_nr=UINT64_MAX)
         self.variable = variable
         self.add_input_metadata(variable)
+        self._lock = threading.Lock()     # backward passes on several threads may share a leaf
 
     def apply(self, grads):
         grad = grads[0]
@@ -139,11 +141,12 @@ class AccumulateGrad(Node):
         meta = self.variable._autograd_meta
         if not tls.grad_enabled and grad.requires_grad:
             grad = grad.detach()
-        if meta.grad is None:
-            meta.grad = grad
-        else:
-            # NOTE: out of place: the old .grad may be held by the user or by a create_graph graph
-            meta.grad = meta.grad + grad
+        with self._lock:
+            if meta.grad is None:
+                meta.grad = grad
+            else:
+                # NOTE: out of place: the old .grad may be held by the user or by a create_graph graph
+                meta.grad = meta.grad + grad
         return []
 
     def tensor_pre_hooks(self):

@@ -314,3 +314,32 @@ def test_reentrant_backward_from_inside_a_node():
     out.backward()
     t = np.tanh([0.3, -0.7])
     np.testing.assert_allclose(x.grad.numpy(), 2 * ((1 - t ** 2) * np.array([0.3, -0.7]) + t), rtol=1e-12)
+
+
+def test_concurrent_backward_from_several_threads():
+    """Each thread's backward is its own GraphTask with its own ready queue; grad mode is
+    per thread. Shared leaves accumulate every thread's gradient."""
+    import threading
+    w = agrad.tensor([1.0, 2.0], dtype=agrad.float64, requires_grad=True)
+    errors = []
+
+    def work(k):
+        try:
+            for _ in range(50):
+                x = agrad.tensor([float(k), 1.0], dtype=agrad.float64)
+                (g,) = agrad.autograd.grad((agrad.tanh(w * x) * x).sum(), w)
+                t = np.tanh(np.array([1.0, 2.0]) * [k, 1.0])
+                np.testing.assert_allclose(g.numpy(), (1 - t ** 2) * np.array([k, 1.0]) ** 2)
+            with agrad.no_grad():              # must not switch grad mode off for the other threads
+                (w * 2).sum()
+            (w * k).sum().backward()
+        except Exception as exc:              # noqa: BLE001 — reported below, from the main thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(1, 5)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    np.testing.assert_allclose(w.grad.numpy(), [1 + 2 + 3 + 4] * 2)
