@@ -48,13 +48,11 @@ def test_huge_graph_inspects_without_allocating(tmp_path):
         backward: s
         """))
     script = textwrap.dedent(f"""\
-        import resource, time
+        import resource
         resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
         from agrad import graphs
-        start = time.perf_counter()
         result = graphs.load({str(graph)!r}).inspect()
         assert [n.shape for n in result.nodes] == [[100000, 100000]] * 2 + [[]], result.nodes
-        assert time.perf_counter() - start < 5
         print("ok", len(result.backward))
         """)
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
