@@ -45,13 +45,17 @@ class detect_anomaly(set_detect_anomaly):
 
 
 def check_outputs(node, grads) -> None:
-    """PyTorch's message: 'Function XBackward0 returned nan values in its 0th output.'"""
+    """PyTorch's message: 'Function XBackward0 returned nan values in its 0th output.',
+    with the traceback of the forward call that created the Node when it was recorded."""
     for i, g in enumerate(grads):
         if g is None or g._device.type == "meta" or g._data.dtype.kind != "f":
             continue
         xp = g._device.backend.xp
         data = g._data
-        if bool(xp.isnan(data).any()):
-            raise AnomalyError(f"Function '{node.name()}' returned nan values in its {i}th output.", node)
-        if bool(xp.isinf(data).any()):
-            raise AnomalyError(f"Function '{node.name()}' returned inf values in its {i}th output.", node)
+        for bad, what in ((xp.isnan, "nan"), (xp.isinf, "inf")):
+            if bool(bad(data).any()):
+                error = AnomalyError(f"Function '{node.name()}' returned {what} values in its {i}th output.", node)
+                trace = node._metadata.get("traceback_") if node._metadata else None
+                if trace:
+                    error.add_note(f"Traceback of forward call that caused the error:\n{trace}")
+                raise error

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import itertools
 import threading
+import traceback
 import weakref
 
 from ..dispatcher.keys import AUTOGRAD
+from .anomaly_mode import _state as _anomaly
 from ..grad_mode import tls
 from ..tensor import AutogradMeta, RemovableHandle, Tensor
 from .edge import Edge
@@ -44,6 +46,9 @@ class Node:
         self.input_metadata: list[tuple] = []     # (shape, numpy dtype, device) per incoming gradient
         self.hooks: NodeHooks | None = None
         self._metadata = None
+        if _anomaly.enabled:
+            # where the forward op ran, for anomaly reports (PyTorch's metadata["traceback_"])
+            self.metadata["traceback_"] = "".join(traceback.format_stack()[:-2])
 
     # -- graph structure ---------------------------------------------------------
     def set_next_edges(self, edges) -> None:

@@ -343,3 +343,16 @@ def test_concurrent_backward_from_several_threads():
         t.join()
     assert not errors, errors
     np.testing.assert_allclose(w.grad.numpy(), [1 + 2 + 3 + 4] * 2)
+
+
+def test_anomaly_mode_records_where_the_forward_op_ran():
+    x = agrad.tensor([0.0, 1.0], requires_grad=True)
+    with agrad.autograd.detect_anomaly():
+        y = agrad.log(x)                                     # the line the report must name
+        with pytest.raises(agrad.autograd.AnomalyError) as info:
+            (y * 0 + y).sum().backward()
+    notes = "".join(getattr(info.value, "__notes__", []))
+    assert "Traceback of forward call that caused the error" in notes
+    assert "y = agrad.log(x)" in notes
+    plain = agrad.log(x)
+    assert "traceback_" not in plain.grad_fn.metadata         # recorded only in anomaly mode
