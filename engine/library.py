@@ -53,11 +53,13 @@ def impl(name: str, key, fn):
 
     Below Autograd the kernel runs with Autograd excluded, as a backend kernel does in
     PyTorch, so ops it calls record nothing."""
-    def kernel(op, keyset, args):
-        with ExcludeDispatchKeyGuard(AUTOGRAD):
-            return fn(*args)
     if key in ("CompositeImplicitAutograd", DispatchKey.CompositeImplicitAutograd):
-        kernel = lambda op, keyset, args: fn(*args)  # noqa: E731 — a composite's ops record their own graph
+        def kernel(op, keyset, args):
+            return fn(*args)          # a composite's ops record their own graph
+    else:
+        def kernel(op, keyset, args):
+            with ExcludeDispatchKeyGuard(AUTOGRAD):
+                return fn(*args)
     _dispatcher.impl(name, key, kernel, _depth=3)
     return fn
 
@@ -76,7 +78,7 @@ class _OpBackward(BackwardCFunction):
 def register_autograd(name: str, backward, *, setup_context=None) -> None:
     """Give `name` a backward: `backward(ctx, *grads) -> one gradient per input`,
     `setup_context(ctx, inputs, output)` saves what backward needs (torch.library.register_autograd)."""
-    entry = _dispatcher.get_op(name)
+    _dispatcher.get_op(name)          # an unknown name fails here, with a "did you mean"
 
     def autograd_kernel(op, keyset, args):
         below = keyset & ~AUTOGRAD

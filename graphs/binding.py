@@ -12,7 +12,7 @@ from typing import Any
 from agrad import dispatcher
 
 from .diagnostics import Collector, Pos, did_you_mean
-from .spec import DTYPE_NAMES, GraphSpec, NodeSpec, TensorRef
+from .spec import DTYPE_NAMES, GraphSpec, NodeSpec, TensorRef, tensor_refs
 
 GETITEM = "getitem"
 GRAD = "grad"          # SPEC §1.3: its `outputs` and `inputs` may be one name instead of a list
@@ -42,15 +42,7 @@ class BoundNode:
         return self.schema is not None and (len(self.schema.returns) != 1 or self.schema.returns == ["Tensor[]"])
 
     def refs(self) -> list[TensorRef]:
-        return list(_refs(self.args)) + list(_refs(list(self.kwargs.values())))
-
-
-def _refs(value):
-    if isinstance(value, TensorRef):
-        yield value
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            yield from _refs(v)
+        return list(tensor_refs(self.args)) + list(tensor_refs(list(self.kwargs.values())))
 
 
 def _kind(value: Any) -> str:
@@ -114,7 +106,7 @@ class Binder:
         return self.bound
 
     def bind(self, node: NodeSpec) -> BoundNode | None:
-        undefined = [r for r in _refs(node.args + list(node.kwargs.values())) if r.name not in self.names]
+        undefined = [r for r in tensor_refs(node.args + list(node.kwargs.values())) if r.name not in self.names]
         for ref in undefined:
             self.undefined(ref)
         if node.op == GETITEM:
@@ -207,7 +199,7 @@ class Binder:
                                  f"e.g. [{value.name}]", pos)
                     ok = False
                 continue
-            for ref in _refs(value):
+            for ref in tensor_refs(value):
                 target = self.bound.get(ref.name)
                 if target is not None and target.multi_output:
                     self.c.error("AG022", f"'{ref.name}' has several outputs; use one of them, "

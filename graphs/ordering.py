@@ -8,7 +8,7 @@ from __future__ import annotations
 import heapq
 
 from .diagnostics import Collector
-from .spec import GraphSpec, NodeSpec, TensorRef
+from .spec import GraphSpec, NodeSpec, tensor_refs
 
 
 def _owner_dependencies(spec: GraphSpec) -> dict[str, set[str]]:
@@ -16,21 +16,13 @@ def _owner_dependencies(spec: GraphSpec) -> dict[str, set[str]]:
     deps: dict[str, set[str]] = {}
     for node in spec.nodes:
         wanted = deps.setdefault(node.owner, set())
-        for ref in _refs(node.args + list(node.kwargs.values())):
+        for ref in tensor_refs(node.args + list(node.kwargs.values())):
             owner = owner_of.get(ref.name)
             if owner is not None and owner != node.owner:
                 wanted.add(owner)
             elif owner == node.owner and ref.name == node.owner:
                 wanted.add(owner)        # `x: neg(x)` uses itself
     return deps
-
-
-def _refs(value):
-    if isinstance(value, TensorRef):
-        yield value
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            yield from _refs(v)
 
 
 def run_order(spec: GraphSpec, collector: Collector) -> list[NodeSpec]:

@@ -21,6 +21,15 @@ class TensorRef:
     pos: Pos
 
 
+def tensor_refs(value):
+    """Every TensorRef in an argument value (nested lists included), in order."""
+    if isinstance(value, TensorRef):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from tensor_refs(v)
+
+
 @dataclass
 class InputSpec:
     name: str

@@ -15,7 +15,7 @@ import itertools
 import threading
 
 from ..grad_mode import tls as _dispatch_tls
-from .anomaly_mode import AnomalyError, check_outputs, is_anomaly_enabled
+from .anomaly_mode import check_outputs, is_anomaly_enabled
 from .input_buffer import InputBuffer
 from .node import GraphRoot
 

@@ -110,7 +110,6 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None,
          materialize_grads=False) -> tuple:
     outputs = _as_tuple(outputs, "outputs")
-    single_input = isinstance(inputs, Tensor)
     inputs = _as_tuple(inputs, "inputs")
     if allow_unused is None:
         allow_unused = materialize_grads

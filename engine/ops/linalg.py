@@ -87,7 +87,7 @@ dot = defop(
 
 def _bmm_meta(self, mat2):
     if self.ndim != 3 or mat2.ndim != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor" if self.ndim != 3 else "batch2 must be a 3D tensor")
+        raise RuntimeError("batch1 must be a 3D tensor" if self.ndim != 3 else "batch2 must be a 3D tensor")
     if self.shape[0] != mat2.shape[0] or self.shape[2] != mat2.shape[1]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{self.shape[0]}, {self.shape[2]}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
@@ -141,5 +141,4 @@ matmul = defop(
                                   ((2, 1, 2, 3), (3, 3, 2)), ((4, 3), (2, 3, 2))], transposed=(3,)),
     torch="torch.matmul")
 
-from .reduction import sum  # noqa: E402,F401
 from .shape import expand, reshape, transpose  # noqa: E402

@@ -1,5 +1,4 @@
 """Tests generated from the op registry: every op, every sample it declares."""
-import numpy as np
 import pytest
 
 import agrad

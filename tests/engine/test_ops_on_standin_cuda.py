@@ -4,19 +4,8 @@ import numpy as np
 import pytest
 
 import agrad
-from agrad.autograd import get_default_engine
-from agrad.device import register_backend
 from agrad.ops import registered
 
-from standin_cuda import StandInCUDA
-
-
-@pytest.fixture(scope="module")
-def standin_cuda():
-    previous = register_backend(StandInCUDA())
-    yield
-    get_default_engine().shutdown_workers()
-    register_backend(previous)
 
 
 def _cases():

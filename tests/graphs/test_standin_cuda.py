@@ -6,20 +6,9 @@ import numpy as np
 import pytest
 
 from agrad import graphs
-from agrad.autograd import get_default_engine
-from agrad.device import register_backend
 
-from standin_cuda import StandInCUDA
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "graphs" / "examples"
-
-
-@pytest.fixture
-def standin_cuda():
-    previous = register_backend(StandInCUDA())
-    yield
-    get_default_engine().shutdown_workers()
-    register_backend(previous)
 
 
 @pytest.mark.parametrize("example", sorted(p.name for p in EXAMPLES.glob("*.yaml")))
