@@ -356,3 +356,38 @@ def test_anomaly_mode_records_where_the_forward_op_ran():
     assert "y = agrad.log(x)" in notes
     plain = agrad.log(x)
     assert "traceback_" not in plain.grad_fn.metadata         # recorded only in anomaly mode
+
+
+def test_graphs_hold_no_reference_cycles():
+    """Reference counting alone frees a graph (why graph runs may pause the cyclic GC):
+    a saved output does not hold its own Node, a leaf holds its accumulator weakly."""
+    import gc
+
+    class Square(Function):
+        @staticmethod
+        def forward(ctx, x):
+            out = x * x
+            ctx.save_for_backward(x, out)
+            return out
+
+        @staticmethod
+        def backward(ctx, grad):
+            x, _ = ctx.saved_tensors
+            return 2 * x * grad
+
+    def build_and_run():
+        x = agrad.tensor([0.5, -1.0], dtype=agrad.float64, requires_grad=True)
+        h = agrad.tanh(x) * agrad.exp(x)            # tanh and exp save their outputs
+        h.retain_grad()
+        parts = agrad.split(Square.apply(h), 1)
+        loss = (parts[0] + parts[1]).sum()
+        loss.backward(retain_graph=True)
+        (g,) = agrad.autograd.grad(loss, x)
+
+    gc.collect()
+    gc.disable()
+    try:
+        build_and_run()
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
