@@ -108,7 +108,8 @@ class Binder:
     def bind(self, node: NodeSpec) -> BoundNode | None:
         undefined = [r for r in tensor_refs(node.args + list(node.kwargs.values())) if r.name not in self.names]
         for ref in undefined:
-            self.undefined(ref)
+            if ref.name not in self.spec.broken:
+                self.undefined(ref)
         if node.op == GETITEM:
             return None if undefined else BoundNode(node, None, args=list(node.args))
         try:

@@ -137,7 +137,9 @@ class GraphChecker:
     def tensor(self, ref: TensorRef, names: set[str], what: str):
         """The Meta tensor `ref` names, or None (after reporting) when it has none."""
         if ref.name not in names:
-            self.c.error("AG020", f"undefined name '{ref.name}' in {what}", ref.pos, did_you_mean(ref.name, names))
+            if ref.name not in self.spec.broken:
+                self.c.error("AG020", f"undefined name '{ref.name}' in {what}", ref.pos,
+                             did_you_mean(ref.name, names))
             return None
         value = self.meta.get(ref.name)
         if isinstance(value, tuple):

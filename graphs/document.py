@@ -153,7 +153,10 @@ class DocumentReader:
                 first = spec.inputs[name].pos
                 self.error("AG011", f"'{name}' is assigned twice (it is an input, line {first.line})", path, key=True)
                 continue
-            spec.nodes.extend(self.node(name, entry, path, known))
+            made = self.node(name, entry, path, known)
+            spec.nodes.extend(made)
+            if not made:
+                spec.broken.add(name)
 
         if "backward" in data:
             spec.backward = self.backward(data["backward"], ("backward",))

@@ -235,6 +235,8 @@ def parse_expression(target: str, text: str) -> list[Call]:
         raise ExpressionError("AG014", "empty expression", 0)
     try:
         tree = ast.parse(stripped, mode="eval")
+    except (RecursionError, MemoryError):
+        raise _too_deep(lead) from None
     except SyntaxError as exc:
         offsets = _Offsets(stripped)
         line = min(max(exc.lineno or 1, 1), len(offsets.lines))
@@ -248,10 +250,18 @@ def parse_expression(target: str, text: str) -> list[Call]:
     except ExpressionError as exc:
         exc.offset += lead
         raise
+    except RecursionError:
+        raise _too_deep(lead) from None
     if lead:
         for call in parser.calls:
             _shift(call, lead)
     return parser.calls
+
+
+def _too_deep(offset: int) -> ExpressionError:
+    # NOTE: Python's parser and this walker both recurse once per nesting level
+    return ExpressionError("AG014", "expression is nested too deeply to parse (hundreds of operators in one "
+                                    "expression); split it over several nodes", offset)
 
 
 def _shift(call: Call, by: int) -> None:

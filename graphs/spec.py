@@ -110,6 +110,8 @@ class GraphSpec:
     outputs: list[TensorRef] | None = None
     expect: ExpectSpec | None = None
     description: str | None = None
+    # nodes whose definition was already reported as wrong: using them is not a new error
+    broken: set[str] = field(default_factory=set)
 
     def node(self, name: str) -> NodeSpec | None:
         return next((n for n in self.nodes if n.name == name), None)

@@ -47,6 +47,15 @@ class Document:
     values: dict[Path, Pos] = field(default_factory=dict)     # where each value starts
     keys: dict[Path, Pos] = field(default_factory=dict)       # where the key naming it starts
     scalars: dict[Path, ScalarSource] = field(default_factory=dict)
+    # per document, not per position asked for: a 5,000-node file asks for 15,000
+    _lines: list[str] | None = field(default=None, repr=False)
+    _scalar_maps: dict[Path, tuple[str, list[Pos]] | None] = field(default_factory=dict, repr=False)
+
+    @property
+    def lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = self.source.splitlines()
+        return self._lines
 
     def pos(self, path: Path) -> Pos:
         """The value's position, or its nearest enclosing value's (always something)."""
@@ -247,20 +256,31 @@ def position_in_scalar(doc: Document, path: Path, offset: int) -> Pos:
     value = _value_at(doc.data, path)
     if src is None or not isinstance(value, str):
         return doc.pos(path)
-    lines = doc.source.splitlines()
+    if path not in doc._scalar_maps:
+        doc._scalar_maps[path] = _scalar_map(doc.lines, src, value)
+    mapped = doc._scalar_maps[path]
+    if mapped is None:
+        return src.start
+    where = mapped[1]
+    if offset < len(where):
+        return where[offset]
+    last = where[-1]
+    return Pos(last.line, last.col + 1)
+
+
+def _scalar_map(lines: list[str], src: ScalarSource, value: str) -> tuple[str, list[Pos]] | None:
+    """The scalar's text rebuilt with each character's position, or None when the rebuilt
+    text is not what YAML read (an unusual folding, a `>` scalar)."""
     if src.style in ("", "'", '"'):
         text, where = _flow_scalar_map(lines, src)
     elif src.style == "|":
         text, where = _literal_block_map(lines, src)
         text, where = text[:len(value)], where[:len(value)]
     else:
-        return src.start
+        return None
     if text != value or not where:
-        return src.start
-    if offset < len(where):
-        return where[offset]
-    last = where[-1]
-    return Pos(last.line, last.col + 1)
+        return None
+    return text, where
 
 
 def _value_at(data: Any, path: Path) -> Any:

@@ -92,3 +92,11 @@ def test_leading_spaces_shift_offsets():
 def test_non_ascii_strings_count_characters_not_bytes():
     call = parse_expression("h", 'f("é", a)')[0]
     assert call.args[1] == Ref("a", 7)
+
+
+def test_an_expression_too_deep_to_parse_is_a_diagnostic_not_a_crash():
+    from agrad.graphs.expressions import ExpressionError, parse_expression
+    with pytest.raises(ExpressionError) as info:
+        parse_expression("y", " + ".join(["x"] * 5000))
+    assert info.value.code == "AG014" and "nested too deeply" in info.value.message
+    assert len(parse_expression("y", " + ".join(["x"] * 200))) == 199    # deep, but fine

@@ -140,3 +140,10 @@ def test_validate_runs_no_kernel(graph_file, monkeypatch):
     monkeypatch.setattr(cpu.CPUBackend, "asarray", lambda *a, **k: calls.append(a))
     assert graphs.validate(path) == []
     assert calls == []
+
+
+def test_a_broken_node_is_reported_once_not_again_at_each_use(graph_file):
+    path = graph_file("inputs:\n  x: {value: 1.0, requires_grad: true}\nnodes:\n  y: x +\n  z: y * 2\n"
+                      "backward: z\nretain_grad: [y]\n")
+    found = graphs.validate(path)
+    assert [(d.code, d.location.line) for d in found] == [("AG014", 4)]
