@@ -278,6 +278,23 @@ def _scalar_tensor(op, i, value):
     return tensor(value)
 
 
+def _fast_path(entry: OperatorEntry, names: list[str]) -> str:
+    """The common call, inlined: every tensor argument a plain Tensor, the key set's
+    kernel already cached, no profiler. Anything else takes `call`'s general path.
+    (PyTorch generates its Python bindings for the same reason.)"""
+    positions = entry.tensor_positions
+    if not positions or entry.list_positions or entry.intlist_positions:
+        return ""
+    tensors = [names[i] for i in positions]
+    is_tensor = " and ".join(f"{t}.__class__ is _Tensor" for t in tensors)
+    keys = " | ".join(f"{t}._keys" for t in tensors)
+    return (f"    if {is_tensor} and not _observers:\n"
+            f"        keyset = ({keys} | _tls.included) & _tls.keep\n"
+            f"        kernel = _cache.get(keyset)\n"
+            f"        if kernel is not None:\n"
+            f"            return kernel(_op, keyset, [{', '.join(names)}])\n")
+
+
 def _make_function(entry: OperatorEntry):
     """Generate `def add(self, other, *, alpha=1)` that calls the dispatcher.
 
@@ -299,8 +316,10 @@ def _make_function(entry: OperatorEntry):
         names.append(pname)
     py_name = entry.name.split("::")[-1]
     src = (f"def {py_name}({', '.join(params)}):\n"
+           f"{_fast_path(entry, names)}"
            f"    return _call(_op, [{', '.join(names)}])\n")
-    namespace = {"_call": call, "_op": entry, **defaults}
+    namespace = {"_call": call, "_op": entry, "_cache": entry._cache, "_Tensor": Tensor, "_tls": tls,
+                 "_observers": _observers, **defaults}
     exec(compile(src, f"<agrad op {entry.name}>", "exec"), namespace)   # noqa: S102 (generated from a parsed schema)
     fn = namespace[py_name]
     fn.__doc__ = f"{entry.schema}\n\n{entry.doc}".strip()
