@@ -75,14 +75,14 @@ def json_schema() -> dict:
 
 
 def all_ops() -> list:
-    from agrad import dispatcher   # importing agrad registers its op library with the dispatcher
+    from agrad import dispatcher
 
     return sorted(dispatcher.all_ops(), key=lambda op: op.name)
 
 
 def get_op(name: str):
     """The op's registry entry; an unknown name is bad usage, with the dispatcher's "did you mean"."""
-    from agrad import dispatcher   # importing agrad registers its op library with the dispatcher
+    from agrad import dispatcher
 
     try:
         return dispatcher.get_op(name)

@@ -64,7 +64,7 @@ def for_exception(exc: BaseException) -> ExitStatus | None:
     if isinstance(exc, (GraphRuntimeError, MemoryError)):
         return ExitStatus.RUNTIME
     try:
-        from agrad.device import DeviceUnavailableError
+        from agrad import DeviceUnavailableError
     except ImportError:      # an engine without devices cannot have raised one
         return None
     if isinstance(exc, DeviceUnavailableError):

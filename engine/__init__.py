@@ -5,28 +5,43 @@
     b = agrad.tensor(2.0, requires_grad=True)
     d = a * agrad.add(a, b)
     d.backward()            # a.grad == 4, b.grad == 1
+
+The engine (NumPy, the op library) loads on first use of any `agrad.<name>`, so that
+`agrad.cli`, a subpackage, starts without it: `agrad --help` stays fast. (Modules
+whose names a public object takes are private, `_tensor`, `_device`, as PyTorch's
+`torch/_tensor.py`: importing them must not shadow `agrad.tensor` or `agrad.device`.)
 """
-from __future__ import annotations
+import importlib
+import pkgutil
 
 __version__ = "0.1.0"
 
-from . import backends  # noqa: F401,I001 — registers cpu, cuda, meta before anything makes a tensor
-from . import dtypes
-from .device import DeviceUnavailableError, device
-from .dtypes import bool_, float16, float32, float64, get_default_dtype, int32, int64
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from .tensor import Tensor
-from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, manual_seed, ones,
-                       ones_like, rand, randn, tensor, zeros, zeros_like)
-from . import autograd, dispatcher
-from . import ops
-from .ops import *  # noqa: F401,F403 — every op is agrad.<op>
-from . import library, testing  # noqa: E402
 
-bool = bool_  # noqa: A001 — agrad.bool, as torch.bool
+def _load_api():
+    """Everything `agrad.<name>` offers: the whole engine, op library included."""
+    # NOTE: import_module, not `from . import _api`: that form would ask this module's
+    # __getattr__ for `_api` first, and recurse.
+    return importlib.import_module(f"{__name__}._api")
 
-__all__ = ["Tensor", "tensor", "as_tensor", "from_numpy", "empty", "zeros", "ones", "full", "arange", "eye",
-           "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "manual_seed", "device",
-           "DeviceUnavailableError", "dtypes", "float16", "float32", "float64", "int32", "int64", "bool_",
-           "get_default_dtype", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "autograd",
-           "dispatcher", "ops", "library", "testing", "__version__"] + list(ops.__all__)
+
+# Submodules are imported as submodules (`from . import dtypes` inside the engine asks
+# this hook first); graphs/ and cli/ live in their own folders (pyproject's package-dir).
+_SUBMODULES = {m.name for m in pkgutil.iter_modules(__path__)} | {"graphs", "cli"}
+
+
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    api = _load_api()
+    try:
+        value = getattr(api, name)
+    except AttributeError:
+        raise AttributeError(f"module 'agrad' has no attribute '{name}'") from None
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_load_api().__all__))

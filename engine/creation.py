@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import backends  # noqa: F401 — devices are usable once their backends are registered
 from . import dtypes
-from .device import device as Device
-from .tensor import Tensor
+from ._device import device as Device
+from ._tensor import Tensor
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "empty", "zeros", "ones", "full", "arange", "eye",
            "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "manual_seed"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import threading
 
-from .dispatcher.keys import AUTOGRAD
+from .dispatch_keys import AUTOGRAD
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
            "ExcludeDispatchKeyGuard", "IncludeDispatchKeyGuard"]

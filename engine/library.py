@@ -15,9 +15,9 @@ import types
 from .autograd.function import BackwardCFunction
 from .autograd.node import Node, collect_next_edges, set_history
 from .dispatcher import DispatchKey, dispatcher as _dispatcher
-from .dispatcher.keys import AUTOGRAD
+from .dispatch_keys import AUTOGRAD
 from .grad_mode import ExcludeDispatchKeyGuard
-from .tensor import Tensor
+from ._tensor import Tensor
 
 __all__ = ["define", "impl", "register_autograd", "op", "namespace"]
 

@@ -17,7 +17,7 @@ def _grad_mode_restored():
 def standin_cuda():
     """The stand-in GPU backend (tests/standin_cuda.py) in place of CuPy's, for one test."""
     from agrad.autograd import get_default_engine
-    from agrad.device import register_backend
+    from agrad.backends import register_backend
     from standin_cuda import StandInCUDA
 
     previous = register_backend(StandInCUDA())

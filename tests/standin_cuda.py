@@ -3,7 +3,7 @@ code paths (the CUDA kernels, device checks, transfers, the engine's per-device
 worker thread) run on a machine without a GPU."""
 import numpy as np
 
-from agrad.device import Backend, DeviceUnavailableError
+from agrad.backends import Backend, DeviceUnavailableError
 from agrad.dispatcher import DispatchKey
 
 

@@ -17,6 +17,7 @@ import threading
 from ..grad_mode import tls as _dispatch_tls
 from .anomaly_mode import check_outputs, is_anomaly_enabled
 from .input_buffer import InputBuffer
+from .._tensor import _OpLibrary
 from .node import GraphRoot
 
 __all__ = ["Engine", "GraphTask", "NodeTask", "ReadyQueue", "get_default_engine", "validate_outputs"]
@@ -464,7 +465,7 @@ def _call_tensor_pre_hooks(fn, inputs: list) -> list:
 
 from .node import AccumulateGrad as _ACC  # noqa: E402  (AccumulateGrad's hooks live on its leaf)
 
-_ops = None           # agrad.ops, bound once the op library is loaded
+_ops = _OpLibrary()  # agrad.ops, bound over this once loaded (it imports this module)
 _default_engine = Engine()
 
 

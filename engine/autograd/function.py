@@ -7,7 +7,7 @@ the grad_fn of the outputs.
 from __future__ import annotations
 
 from ..grad_mode import is_grad_enabled, no_grad
-from ..tensor import Tensor, filled
+from .._tensor import Tensor, filled
 from .node import Node, collect_next_edges, set_history
 from .saved_variable import SavedVariable
 

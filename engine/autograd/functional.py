@@ -2,7 +2,7 @@
 output edges, with PyTorch's checks and messages, and run the engine."""
 from __future__ import annotations
 
-from ..tensor import Tensor, filled
+from .._tensor import Tensor, filled
 from .edge import Edge
 from .engine import get_default_engine
 from .node import Node, gradient_edge

@@ -11,10 +11,10 @@ import threading
 import traceback
 import weakref
 
-from ..dispatcher.keys import AUTOGRAD
+from ..dispatch_keys import AUTOGRAD
 from .anomaly_mode import _state as _anomaly
 from ..grad_mode import tls
-from ..tensor import AutogradMeta, RemovableHandle, Tensor
+from .._tensor import AutogradMeta, RemovableHandle, Tensor
 from .edge import Edge
 
 __all__ = ["Node", "AccumulateGrad", "GraphRoot", "UINT64_MAX", "collect_next_edges", "gradient_edge", "set_history", "NodeHooks",

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import weakref
 
-from ..dispatcher.keys import AUTOGRAD
+from ..dispatch_keys import AUTOGRAD
 from ..grad_mode import tls
-from ..tensor import AutogradMeta, Tensor
+from .._tensor import AutogradMeta, Tensor
 
 ERR_BACKWARD_TWICE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after they "

@@ -1,5 +1,8 @@
-"""One file per backend; registering them here makes their device types usable."""
-from ..device import register_backend
+"""One file per backend; registering them here makes their device types usable.
+
+A new device is one file with a `Backend` subclass and a `register_backend` call
+(the tests register a stand-in GPU backend this way)."""
+from .._device import Backend, DeviceUnavailableError, get_backend, register_backend
 from .cpu import CPUBackend
 from .cuda import CUDABackend
 from .meta import MetaArray, MetaBackend
@@ -8,4 +11,5 @@ register_backend(CPUBackend())
 register_backend(MetaBackend())
 register_backend(CUDABackend())
 
-__all__ = ["CPUBackend", "CUDABackend", "MetaBackend", "MetaArray"]
+__all__ = ["Backend", "DeviceUnavailableError", "register_backend", "get_backend", "CPUBackend", "CUDABackend",
+           "MetaBackend", "MetaArray"]

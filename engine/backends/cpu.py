@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..device import Backend
-from ..dispatcher.keys import DispatchKey
+from .._device import Backend
+from ..dispatch_keys import DispatchKey
 
 
 class CPUBackend(Backend):
@@ -14,7 +14,7 @@ class CPUBackend(Backend):
 
     def check_device(self, dev):
         if dev.index not in (None, 0):
-            from ..device import DeviceUnavailableError
+            from .._device import DeviceUnavailableError
             raise DeviceUnavailableError(f"invalid device {dev}: cpu has no index {dev.index}")
 
     def asarray(self, data, np_dtype, dev):

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..device import Backend, DeviceUnavailableError
-from ..dispatcher.keys import DispatchKey
+from .._device import Backend, DeviceUnavailableError
+from ..dispatch_keys import DispatchKey
 
 INSTALL_HINT = "install the GPU extra with: pip install 'agrad[cuda]'"
 

@@ -9,8 +9,8 @@ import math
 
 import numpy as np
 
-from ..device import Backend
-from ..dispatcher.keys import DispatchKey
+from .._device import Backend
+from ..dispatch_keys import DispatchKey
 
 
 class MetaArray:

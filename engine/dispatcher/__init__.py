@@ -1,7 +1,7 @@
 """The dispatcher: schemas, dispatch keys, and the operator registry."""
 from .dispatcher import (FALLTHROUGH, OperatorEntry, UnknownOperatorError, all_ops, call, define,
                          get_op, impl, keyset_for, register_fallback)
-from .keys import AUTOGRAD, DispatchKey, format_keyset
+from ..dispatch_keys import AUTOGRAD, DispatchKey, format_keyset
 from .schema import Argument, Schema, SchemaError, parse_schema
 
 __all__ = ["DispatchKey", "OperatorEntry", "Schema", "Argument", "SchemaError", "UnknownOperatorError",

@@ -14,8 +14,8 @@ import sys
 import warnings
 
 from ..grad_mode import tls
-from ..tensor import Tensor
-from .keys import (AUTOGRAD, BACKEND_KEYS, RUNTIME_KEYS, DispatchKey, _ALIAS_TARGETS,
+from .._tensor import Tensor
+from ..dispatch_keys import (AUTOGRAD, BACKEND_KEYS, RUNTIME_KEYS, DispatchKey, _ALIAS_TARGETS,
                    format_keyset, parse_key)
 from .schema import Schema, parse_schema
 
@@ -185,8 +185,18 @@ def register_fallback(key, kernel) -> None:
         entry._cache.clear()
 
 
+def _load_op_library() -> None:
+    """Registering agrad's ops is importing agrad.ops (as importing torch registers its
+    operators); a registry lookup before that loads it first."""
+    import importlib
+    importlib.import_module("agrad.ops")
+
+
 def get_op(name: str) -> OperatorEntry:
     entry = _operators.get(name)
+    if entry is None:
+        _load_op_library()
+        entry = _operators.get(name)
     if entry is None:
         import difflib
         close = difflib.get_close_matches(name, list(_operators), n=1)
@@ -196,12 +206,13 @@ def get_op(name: str) -> OperatorEntry:
 
 
 def all_ops() -> list[OperatorEntry]:
+    _load_op_library()
     return sorted(_operators.values(), key=lambda e: e.name)
 
 
 def keyset_for(device, requires_grad: bool) -> int:
     """The key set a call on tensors of `device` gets (for explaining dispatch without calling)."""
-    from ..device import device as Device
+    from .._device import device as Device
     key = Device(device).backend.key
     return key | (AUTOGRAD if requires_grad else 0)
 

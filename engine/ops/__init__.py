@@ -7,7 +7,7 @@ import importlib
 import pkgutil
 
 from ..autograd.engine import _bind_ops as _bind_engine_ops
-from ..tensor import _bind_ops as _bind_tensor_ops
+from .._tensor import _bind_ops as _bind_tensor_ops
 from ..dispatcher import all_ops
 from . import conversion, linalg, pointwise, reduction, shape  # noqa: F401 — the core families, in order
 from .registry import defop, get_info, registered
@@ -41,7 +41,7 @@ __all__ = _export() + _helpers + ["defop", "registered", "get_info"]
 
 def _bind_methods() -> None:
     """Tensor methods for every op whose first argument is `self`, as PyTorch's method variants."""
-    from ..tensor import Tensor
+    from .._tensor import Tensor
     for entry in all_ops():
         args = entry.schema.arguments
         name = entry.name

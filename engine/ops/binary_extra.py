@@ -7,7 +7,7 @@ import numpy as np
 from .. import dtypes
 from ..backends.meta import MetaArray
 from ..creation import tensor as _tensor
-from ..tensor import Tensor
+from .._tensor import Tensor
 from .registry import defop
 from .samples import SampleInput, binary_samples, make_arg
 from .shapes import broadcast_shapes, pointwise_meta, shape_of

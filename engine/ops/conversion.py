@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from .. import dtypes
 from ..autograd.node import Node, gradient_edge, set_history
-from ..device import device as Device
+from .._device import device as Device
 from ..dispatcher import DispatchKey, define, impl
-from ..dispatcher.keys import AUTOGRAD
-from ..tensor import Tensor
+from ..dispatch_keys import AUTOGRAD
+from .._tensor import Tensor
 from .registry import OpInfo, _infos, defop
 from .samples import SampleInput, make_arg
 from .shapes import pointwise_meta

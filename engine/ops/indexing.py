@@ -15,7 +15,7 @@ import builtins
 import operator
 
 from ..backends.meta import MetaArray
-from ..tensor import Tensor
+from .._tensor import Tensor
 from .registry import defop
 from .samples import SampleInput, make_arg
 from .shapes import normalize_dim

@@ -22,10 +22,11 @@ import numpy as np
 from .. import dtypes
 from ..autograd.node import Node, gradient_edge, set_history
 from ..autograd.saved_variable import SavedVariable
-from ..device import _BACKENDS, get_backend
+from .._device import _BACKENDS
+from ..backends import get_backend   # importing backends registers cpu, cuda and meta
 from ..dispatcher import FALLTHROUGH, define, impl
-from ..dispatcher.keys import AUTOGRAD, DispatchKey
-from ..tensor import Tensor, filled
+from ..dispatch_keys import AUTOGRAD, DispatchKey
+from .._tensor import Tensor, filled
 
 __all__ = ["defop", "OpInfo", "registered", "promote_same", "promote_float"]
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..autograd.functional import grad as autograd_grad
 from ..grad_mode import no_grad
-from ..tensor import Tensor
+from .._tensor import Tensor
 
 __all__ = ["gradcheck", "gradgradcheck", "gradcheck_report", "JacobianReport", "GradcheckError"]
 

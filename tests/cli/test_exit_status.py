@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from agrad.device import DeviceUnavailableError
+from agrad import DeviceUnavailableError
 from agrad.graphs.results import GraphFileError, GraphRuntimeError, SourceLocation
 from cli_results import anomaly, bad_name_diagnostic, failed_expect, outcome, seed_check, seed_run
 

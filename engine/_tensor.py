@@ -10,12 +10,21 @@ import weakref
 import numpy as np
 
 from . import dtypes
-from .device import device as Device
-from .dispatcher.keys import AUTOGRAD
+from ._device import device as Device
+from .dispatch_keys import AUTOGRAD
 
 __all__ = ["Tensor", "AutogradMeta"]
 
-_ops = None   # agrad.ops, bound when the op library has loaded (it imports this module)
+class _OpLibrary:
+    """Stands for agrad.ops until it has loaded (it imports this module, so cannot be
+    imported here); the first op used loads it, and it then binds itself in our place."""
+
+    def __getattr__(self, name):
+        import importlib
+        return getattr(importlib.import_module("agrad.ops"), name)
+
+
+_ops = _OpLibrary()
 
 
 class AutogradMeta:
@@ -388,6 +397,9 @@ class Tensor:
         elif m is not None and m.requires_grad:
             extras.append("requires_grad=True")
         return "tensor(" + ", ".join([body] + extras) + ")"
+
+
+Tensor.__module__ = "agrad"      # agrad.Tensor, as torch.Tensor (the module is private)
 
 
 def filled(shape, value, np_dtype, device) -> Tensor:

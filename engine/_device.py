@@ -63,6 +63,9 @@ class device:
         return get_backend(self.type)
 
 
+device.__module__ = "agrad"
+
+
 class Backend:
     """What agrad needs of an array library: a module with the array API, and transfers.
 

@@ -1,0 +1,33 @@
+"""Any public part of agrad can be the first thing imported, and the CLI starts
+without loading NumPy or the engine (`agrad --help` stays fast)."""
+import subprocess
+import sys
+
+import pytest
+
+FIRST_IMPORTS = [
+    "import agrad; x = agrad.tensor([1., 2.], requires_grad=True); (x * x).sum().backward(); assert x.grad.tolist() == [2., 4.]",
+    "from agrad.ops import registered; assert len(registered()) > 90",
+    "from agrad.dispatcher import get_op; assert get_op('add').name == 'add'",
+    "from agrad.autograd import grad; from agrad.creation import tensor; x = tensor(2., requires_grad=True); "
+    "assert grad(x * x, x)[0].item() == 4.",
+    "from agrad.testing import gradcheck",
+    "from agrad.library import define",
+    "from agrad.backends import register_backend",
+    "from agrad.grad_mode import no_grad",
+    "from agrad.creation import ones; assert (ones(2) + 1).tolist() == [2., 2.]",
+    "import agrad.graphs as graphs; assert graphs.load",
+    "import agrad; assert agrad.device('cuda:1').index == 1 and agrad.tensor(1.).item() == 1.",
+]
+
+
+@pytest.mark.parametrize("code", FIRST_IMPORTS)
+def test_first_import(code):
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
+def test_cli_starts_without_the_engine():
+    code = "import sys, agrad.cli.main; assert 'numpy' not in sys.modules, 'numpy'; assert 'agrad._api' not in sys.modules"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
