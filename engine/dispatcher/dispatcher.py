@@ -144,7 +144,9 @@ def _caller(depth: int = 2) -> str:
     return f"{frame.f_code.co_filename}:{frame.f_lineno}"
 
 
-def define(schema: str, *, doc: str = "", _depth: int = 2) -> OperatorEntry:
+def define(schema: str, *, doc: str = "", wraps_numbers: bool = False, _depth: int = 2) -> OperatorEntry:
+    """Register an operator. `wraps_numbers`: Python numbers in its Tensor arguments stay
+    numbers (PyTorch's wrapped numbers: elementwise ops), else they become 0-d tensors."""
     parsed = parse_schema(schema)
     where = _caller(_depth)
     existing = _operators.get(parsed.name)
@@ -154,6 +156,7 @@ def define(schema: str, *, doc: str = "", _depth: int = 2) -> OperatorEntry:
             f"Each overload's schema should only be registered with a single call to def(). "
             f"Duplicate registration: {where}. Original registration: {existing.defined_at}")
     entry = OperatorEntry(parsed, where, doc)
+    entry.wraps_numbers = wraps_numbers
     entry.function = _make_function(entry)
     _operators[parsed.name] = entry
     return entry
@@ -297,9 +300,16 @@ def _fast_path(entry: OperatorEntry, names: list[str]) -> str:
     if not positions or entry.list_positions or entry.intlist_positions:
         return ""
     tensors = [names[i] for i in positions]
-    is_tensor = " and ".join(f"{t}.__class__ is _Tensor" for t in tensors)
-    keys = " | ".join(f"{t}._keys" for t in tensors)
-    return (f"    if {is_tensor} and not _observers:\n"
+    if entry.wraps_numbers:
+        # elementwise ops keep a Python float or int as a number; it adds no key
+        prelude = "".join(f"    _c{k} = {t}.__class__\n" for k, t in enumerate(tensors))
+        accepted = " and ".join(f"(_c{k} is _Tensor or _c{k} is float or _c{k} is int)" for k in range(len(tensors)))
+        keys = " | ".join(f"({t}._keys if _c{k} is _Tensor else 0)" for k, t in enumerate(tensors))
+    else:
+        prelude = ""
+        accepted = " and ".join(f"{t}.__class__ is _Tensor" for t in tensors)
+        keys = " | ".join(f"{t}._keys" for t in tensors)
+    return (f"{prelude}    if {accepted} and not _observers:\n"
             f"        keyset = ({keys} | _tls.included) & _tls.keep\n"
             f"        kernel = _cache.get(keyset)\n"
             f"        if kernel is not None:\n"

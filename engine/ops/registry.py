@@ -342,8 +342,7 @@ def defop(schema: str, *, kernel=None, meta=None, promote=None, grads=None, comp
           backward_name=None, overload=None, wraps_numbers=False, differentiable=None, gradgrad=True,
           torch=None, doc="", tags=()):
     """Declare an op. Returns its Python function (also `agrad.<name>`)."""
-    entry = define(schema, doc=doc, _depth=3)
-    entry.wraps_numbers = wraps_numbers
+    entry = define(schema, doc=doc, wraps_numbers=wraps_numbers, _depth=3)
     arguments = entry.schema.arguments
     arg_index = {a.name: i for i, a in enumerate(arguments)}
     if composite is not None:
