@@ -30,6 +30,8 @@ _SUBMODULES = {m.name for m in pkgutil.iter_modules(__path__)} | {"graphs", "cli
 
 
 def __getattr__(name):
+    if name == "__all__":                 # `from agrad import *`
+        return _load_api().__all__
     if name.startswith("__"):
         raise AttributeError(name)
     if name in _SUBMODULES:

@@ -18,6 +18,7 @@ FIRST_IMPORTS = [
     "from agrad.creation import ones; assert (ones(2) + 1).tolist() == [2., 2.]",
     "import agrad.graphs as graphs; assert graphs.load",
     "import agrad; assert agrad.device('cuda:1').index == 1 and agrad.tensor(1.).item() == 1.",
+    "from agrad import *; x = tensor([1., 2.], requires_grad=True); sum(x * x).backward(); assert x.grad.tolist() == [2., 4.]",
 ]
 
 
