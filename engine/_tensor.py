@@ -134,7 +134,9 @@ class Tensor:
         return self._data.shape[0]
 
     def __iter__(self):
-        return iter(self.unbind(0) if hasattr(self, "unbind") else [self[i] for i in range(len(self))])
+        if not self._data.ndim:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(_ops.unbind(self, 0))
 
     def __bool__(self):
         if self._data.size != 1:
@@ -294,7 +296,10 @@ class Tensor:
         return self._set_data(self._device.backend.full(self.shape, value, self._data.dtype, self._device))
 
     def copy_(self, src: "Tensor"):
-        return self._set_data(_ops.to(src, device=self._device, dtype=self.dtype)._data + 0 * self._data)
+        """Copy `src` in, moved to this tensor's device and dtype and broadcast to its shape."""
+        value = _ops.expand(_ops.to(src.detach(), device=self._device, dtype=self.dtype), list(self.shape))
+        data = value._data
+        return self._set_data(data.copy() if hasattr(data, "copy") else data)
 
     def add_(self, other, alpha=1):
         other = other * alpha if alpha != 1 else other

@@ -391,3 +391,19 @@ def test_graphs_hold_no_reference_cycles():
         assert gc.collect() == 0
     finally:
         gc.enable()
+
+
+def test_inplace_updates_outside_autograd_and_iteration():
+    w = agrad.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    (w * w).sum().backward()
+    with agrad.no_grad():                       # an optimiser step
+        w.sub_(w.grad, alpha=0.5)
+        w.grad.zero_()
+    np.testing.assert_allclose(w.detach().numpy(), [[0.0, 0.0], [0.0, 0.0]])
+    assert w.grad.tolist() == [[0.0, 0.0], [0.0, 0.0]] and w.requires_grad
+    t = agrad.zeros(2, 3)
+    t.copy_(agrad.tensor([1, 2, 3]))            # cast and broadcast, as torch's copy_
+    assert t.tolist() == [[1.0, 2.0, 3.0]] * 2 and t.dtype == agrad.float32 and t._version == 1
+    assert [row.tolist() for row in t] == [[1.0, 2.0, 3.0]] * 2
+    with pytest.raises(TypeError, match="iteration over a 0-d tensor"):
+        iter(agrad.tensor(1.0))
