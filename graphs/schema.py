@@ -91,7 +91,7 @@ def json_schema() -> dict[str, Any]:
     assert set(expect["properties"]) == set(EXPECT_KEYS)
     schema = {
         "$schema": "http://json-schema.org/draft-07/schema#",
-        "$id": "https://agrad.dev/schema/graph-v1.json",
+        "$id": "urn:agrad:schema:graph:1",
         "title": "agrad graph file",
         "description": "A computation graph: leaf inputs, op nodes, backward passes, expectations.",
         "type": "object",
