@@ -20,6 +20,7 @@ from operator import itemgetter
 import numpy as np
 
 from .. import dtypes
+from ..autograd.edge import INVALID_EDGE
 from ..autograd.node import Node, gradient_edge, set_history
 from ..autograd.saved_variable import SavedVariable
 from .._device import _BACKENDS
@@ -258,15 +259,14 @@ class _SavePlan:
 def _make_autograd_kernel(entry, info, diff_inputs, node_classes, overload, save_plan, arg_index):
     list_positions = entry.list_positions
     after_autograd = ~AUTOGRAD
-    below_kernels = {}           # keyset -> the kernel below Autograd (the entry's cache, without a lookup call)
     names_for_mask = save_plan.names
     single_class = node_classes[0] if overload is None else None
 
     def kernel(op, keyset, args):
         below = keyset & after_autograd
-        k = below_kernels.get(below)
+        k = op._cache.get(below)      # the entry's own cache: impl() clears it when a kernel changes
         if k is None:
-            k = below_kernels[below] = op.lookup(below)
+            k = op.lookup(below)
         out = k(op, below, args)
         edges = []
         mask = 0
@@ -284,7 +284,7 @@ def _make_autograd_kernel(entry, info, diff_inputs, node_classes, overload, save
                         mask |= bit
                     edges.append(e)
             else:
-                e = gradient_edge(a) if a is not None else _INVALID
+                e = gradient_edge(a) if a is not None else INVALID_EDGE
                 if e.function is not None:
                     mask |= bit
                 edges.append(e)
@@ -325,11 +325,6 @@ def _make_autograd_kernel(entry, info, diff_inputs, node_classes, overload, save
         node.saved = saved
         return out
     return kernel
-
-
-from ..autograd.edge import Edge as _Edge  # noqa: E402
-
-_INVALID = _Edge()
 
 
 # ---- defop -------------------------------------------------------------------------------

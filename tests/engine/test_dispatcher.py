@@ -103,3 +103,17 @@ def test_op_functions_bind_arguments_like_python():
         agrad.add(x)
     with pytest.raises(TypeError, match="argument 'mat2' must be Tensor, not str"):
         agrad.mm(x, "nope")
+
+
+def test_a_kernel_registered_later_is_used_below_autograd_too():
+    """Re-registering a backend kernel must reach calls that come through Autograd (no stale cache)."""
+    from agrad.ops.registry import defop
+    from agrad.ops.shapes import pointwise_meta
+    op = defop("testns_double(Tensor self) -> Tensor", kernel=lambda xp, self: self * 2, meta=pointwise_meta(),
+               grads={"self": lambda grad: grad * 2})
+    x = agrad.tensor([1.0], requires_grad=True)
+    assert op(x).tolist() == [2.0]
+    with pytest.warns(UserWarning, match="Overriding"):
+        library.impl("testns_double", "CPU", lambda self: agrad.tensor(self.detach().numpy() * 3))
+    y = op(x)
+    assert y.tolist() == [3.0] and y.grad_fn.name() == "TestnsDoubleBackward0"
