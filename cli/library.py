@@ -90,7 +90,3 @@ def get_op(name: str):
         abort(f"{exc.args[0] if exc.args else exc}; `agrad ops` lists them all", ExitStatus.INVALID)
 
 
-def error_codes() -> dict[str, str]:
-    from agrad.graphs.diagnostics import CODES
-
-    return dict(CODES)

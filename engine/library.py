@@ -81,8 +81,7 @@ def register_autograd(name: str, backward, *, setup_context=None) -> None:
     _dispatcher.get_op(name)          # an unknown name fails here, with a "did you mean"
 
     def autograd_kernel(op, keyset, args):
-        below = keyset & ~AUTOGRAD
-        out = op.lookup(below)(op, below, args)
+        out = op.redispatch(keyset & ~AUTOGRAD, args)
         positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         node = _OpBackward(op, backward)
         node._input_positions = tuple(positions)
@@ -112,8 +111,7 @@ class _NotImplementedBackward(Node):
 
 
 def _autograd_not_implemented(op, keyset, args):
-    below = keyset & ~AUTOGRAD
-    out = op.lookup(below)(op, below, args)
+    out = op.redispatch(keyset & ~AUTOGRAD, args)
     tensors = [a for a in args if isinstance(a, Tensor)]
     node = _NotImplementedBackward()
     node.op_name = op.name

@@ -35,10 +35,6 @@ def _kind(value: Any) -> str:
     return _TYPE_NAMES.get(type(value), type(value).__name__)
 
 
-def is_number(value: Any) -> bool:
-    return type(value) in (int, float)
-
-
 def literal_shape(value: Any) -> tuple[int, ...] | None:
     """The shape of a nested-list literal of numbers/bools, or None if ragged or not numeric."""
     if type(value) in (int, float, bool):

@@ -121,9 +121,6 @@ class GraphTask:
         self.outstanding_tasks += delta
         return self.outstanding_tasks
 
-    def completed(self) -> bool:
-        return self.outstanding_tasks == 0
-
     def set_error(self, exc: BaseException, fn) -> None:
         with self._lock:
             self.has_error = True

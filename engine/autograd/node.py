@@ -15,7 +15,7 @@ from ..dispatch_keys import AUTOGRAD
 from .anomaly_mode import _state as _anomaly
 from ..grad_mode import tls
 from .._tensor import AutogradMeta, RemovableHandle, Tensor
-from .edge import Edge
+from .edge import INVALID_EDGE, Edge
 
 __all__ = ["Node", "AccumulateGrad", "GraphRoot", "UINT64_MAX", "collect_next_edges", "gradient_edge", "set_history", "NodeHooks",
            "grad_accumulator"]
@@ -185,21 +185,18 @@ def grad_accumulator(t: Tensor) -> AccumulateGrad:
     return acc
 
 
-_INVALID = Edge()
-
-
 def gradient_edge(t) -> Edge:
     """Where the gradient of `t` goes: its grad_fn, its leaf accumulator, or nowhere."""
     if t.__class__ is not Tensor and not isinstance(t, Tensor):
-        return _INVALID
+        return INVALID_EDGE
     meta = t._autograd_meta
     if meta is None:
-        return _INVALID
+        return INVALID_EDGE
     if meta.grad_fn is not None:
         return Edge(meta.grad_fn, meta.output_nr)
     if meta.requires_grad:
         return Edge(grad_accumulator(t), 0)
-    return _INVALID
+    return INVALID_EDGE
 
 
 def collect_next_edges(tensors) -> list[Edge]:

@@ -66,7 +66,7 @@ class ToCopyBackward0(Node):
 
 
 def _to_autograd(op, keyset, args):
-    out = op.lookup(keyset & ~AUTOGRAD)(op, keyset & ~AUTOGRAD, args)
+    out = op.redispatch(keyset & ~AUTOGRAD, args)
     self = args[0]
     if out is self:
         return out
