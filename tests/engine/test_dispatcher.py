@@ -107,13 +107,20 @@ def test_op_functions_bind_arguments_like_python():
 
 def test_a_kernel_registered_later_is_used_below_autograd_too():
     """Re-registering a backend kernel must reach calls that come through Autograd (no stale cache)."""
-    from agrad.ops.registry import defop
-    from agrad.ops.shapes import pointwise_meta
-    op = defop("testns_double(Tensor self) -> Tensor", kernel=lambda xp, self: self * 2, meta=pointwise_meta(),
-               grads={"self": lambda grad: grad * 2})
+    import warnings
+    from agrad.dispatcher import impl
+
+    entry = get_op("neg")
+    original = entry.dispatch_table[DispatchKey.CPU]
     x = agrad.tensor([1.0], requires_grad=True)
-    assert op(x).tolist() == [2.0]
-    with pytest.warns(UserWarning, match="Overriding"):
-        library.impl("testns_double", "CPU", lambda self: agrad.tensor(self.detach().numpy() * 3))
-    y = op(x)
-    assert y.tolist() == [3.0] and y.grad_fn.name() == "TestnsDoubleBackward0"
+    assert agrad.neg(x).tolist() == [-1.0]               # the Autograd -> CPU path is cached now
+    try:
+        with pytest.warns(UserWarning, match="Overriding"):
+            library.impl("neg", "CPU", lambda self: agrad.tensor(self.detach().numpy() * -3))
+        y = agrad.neg(x)
+        assert y.tolist() == [-3.0] and y.grad_fn.name() == "NegBackward0"
+    finally:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            impl("neg", "CPU", original)
+    assert agrad.neg(x).tolist() == [-1.0]
