@@ -4,7 +4,9 @@ One `App` per invocation holds the two consoles: data goes to `out` (stdout),
 everything else -- diagnostics, progress, warnings -- to `err` (stderr). Both
 follow the terminal and NO_COLOR, which rich does on its own; markup and
 highlighting are off because user text (shapes like `[2, 3]`, codes like
-`error[AG001]`) must print as written.
+`error[AG001]`) must print as written. Both are `terminal.SafeConsole`s, and plain
+lines go through `echo`: control characters from graph files are escaped in one
+place, whatever the command or the renderer.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from rich.console import Console, RenderableType
 from rich.text import Text
 
 from agrad.cli.status import ExitStatus
+from agrad.cli.terminal import SafeConsole, printable
 
 
 class AbortCommand(Exception):
@@ -39,7 +42,7 @@ def finish(status: ExitStatus) -> NoReturn:
 
 
 def _console(stderr: bool) -> Console:
-    return Console(stderr=stderr, markup=False, highlight=False, emoji=False)
+    return SafeConsole(stderr=stderr, markup=False, highlight=False, emoji=False)
 
 
 @dataclass
@@ -47,6 +50,7 @@ class App:
     out: Console = field(default_factory=lambda: _console(stderr=False))
     err: Console = field(default_factory=lambda: _console(stderr=True))
     debug: bool = False
+    output_format: str = "table"      # set by --format; "github" turns failures into annotations
 
     def show(self, renderable: RenderableType) -> None:
         """A renderable for people, on stdout."""
@@ -55,6 +59,11 @@ class App:
     def line(self, text: str | Text) -> None:
         """One line of data on stdout, never wrapped (scripts grep these)."""
         self.out.print(text, soft_wrap=True)
+
+    def echo(self, text: str) -> None:
+        """Plain text on stdout, not through rich (workflow commands, DOT, the closing line);
+        control characters escaped as on the consoles."""
+        click.echo(printable(text))
 
     def emit_json(self, document: dict) -> None:
         """A JSON document on stdout. JSON never goes through rich: no wrapping, no colour."""

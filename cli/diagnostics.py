@@ -1,12 +1,10 @@
 """How problems read on stderr, in the compiler style SPEC §1.5 fixes.
 
-`FILE:LINE:COL: error[AGnnn]: MESSAGE` for file problems; the same location prefix
-for runtime errors, failed expectations and anomalies, so an editor or a terminal
-can jump to the line.
+`FILE:LINE:COL: error[AGnnn]: MESSAGE` for file problems and runtime failures alike;
+the same location prefix for failed expectations and anomalies, so an editor or a
+terminal can jump to the line.
 """
 from __future__ import annotations
-
-import re
 
 from rich.text import Text
 
@@ -28,9 +26,8 @@ def diagnostic_text(diagnostic) -> Text:
 
 
 def runtime_error_text(exc) -> Text:
-    """A `GraphRuntimeError`: where it happened, which node, PyTorch's message."""
-    node = f" in node '{exc.node}'" if getattr(exc, "node", None) else ""
-    return Text.assemble(_where(getattr(exc, "location", None)), ("runtime error", "bold red"), f"{node}: {exc}")
+    """A `GraphRuntimeError` (exit 3): `FILE:LINE:COL: error[AG04n]: MESSAGE`, as every problem."""
+    return diagnostic_text(exc.diagnostic)
 
 
 def expect_failure_text(failure) -> Text:
@@ -43,11 +40,7 @@ def anomaly_text(anomaly) -> Text:
 
 
 def test_error_text(outcome) -> Text:
-    """A `test` file whose run failed, located like every other problem.
-
-    `TestOutcome.error` is one string that starts with `FILE:LINE:COL: ` when the
-    library knew where the failure happened; that prefix is moved to the front.
-    """
-    match = re.match(rf"({re.escape(outcome.file)}(?::\d+){{0,2}}): (.*)", outcome.error, re.S)
-    where, message = match.groups() if match else (outcome.file, outcome.error)
-    return Text.assemble(f"{where}: ", ("runtime error", "bold red"), ": ", message)
+    """A `test` file whose run failed, as `run` reports the same failure."""
+    if outcome.error_diagnostic is not None:
+        return diagnostic_text(outcome.error_diagnostic)
+    return Text.assemble(f"{outcome.file}: ", ("error", "bold red"), f": {outcome.error}")

@@ -1,12 +1,17 @@
 """`inspect --format dot`: the graph as Graphviz DOT.
 
 Two clusters: the forward graph (tensors, edges labelled with the shape that
-flows along them) and the backward graph (grad_fn nodes, next_edges labelled with
+flows along them, and with the output index out of a multi-output node; leaves
+that require grad and outputs coloured as torchviz colours them) and the backward graph (grad_fn nodes, next_edges labelled with
 input_nr). A dotted edge ties each tensor to the grad_fn that will differentiate it.
 """
 from __future__ import annotations
 
 from agrad.cli.tensor_text import shape_text
+
+
+# torchviz's colours: parameters light blue, outputs green; other inputs grey.
+PARAMETER_COLOUR, OUTPUT_COLOUR, INPUT_COLOUR = "lightblue", "darkolivegreen1", "lightgrey"
 
 
 def _quote(text: str) -> str:
@@ -28,17 +33,30 @@ def inspect_dot(result) -> str:
              '  edge [fontname="Helvetica", fontsize=9];',
              "  subgraph cluster_forward {",
              '    label="forward";']
+    outputs = set(result.outputs)
     for n in result.nodes:
         label = f"{n.name}\n{n.op}\n{shape_text(n.shape)} {n.dtype}"
-        lines.append(f"    {_forward_id(n.name)} [label={_quote(label)}, shape=box];")
-    # Leaves appear only as edge sources; declare them so they are labelled by name, not by DOT id.
+        colour = f", style=filled, fillcolor={OUTPUT_COLOUR}" if n.name in outputs else ""
+        lines.append(f"    {_forward_id(n.name)} [label={_quote(label)}, shape=box{colour}];")
+    # As torchviz draws them: a leaf that requires grad (a parameter) in blue with its shape, other inputs grey.
     declared = {n.name for n in result.nodes}
-    for src, _, _ in result.edges:
+    for leaf in result.leaves:
+        declared.add(leaf.name)
+        label, colour = leaf.name, INPUT_COLOUR
+        if leaf.requires_grad:
+            label, colour = f"{leaf.name}\n{shape_text(leaf.shape)} {leaf.dtype}", PARAMETER_COLOUR
+        lines.append(f"    {_forward_id(leaf.name)} [label={_quote(label)}, shape=ellipse, style=filled, "
+                     f"fillcolor={colour}];")
+    for src, _, _ in result.edges:       # a result built without its leaves: name them all the same
         if src not in declared:
             declared.add(src)
-            lines.append(f"    {_forward_id(src)} [label={_quote(src)}, shape=ellipse, style=filled, fillcolor=lightgrey];")
+            lines.append(f"    {_forward_id(src)} [label={_quote(src)}, shape=ellipse, style=filled, "
+                         f"fillcolor={INPUT_COLOUR}];")
     for src, dst, shape in result.edges:
-        lines.append(f"    {_forward_id(src)} -> {_forward_id(dst)} [label={_quote(shape_text(shape))}];")
+        label = shape_text(shape)
+        if dst in result.selected:        # out of a multi-output node: which output flows
+            label = f"output {result.selected[dst]}\n{label}"
+        lines.append(f"    {_forward_id(src)} -> {_forward_id(dst)} [label={_quote(label)}];")
     lines += ["  }", "  subgraph cluster_backward {", '    label="backward";']
     for b in result.backward:
         label = b.name if b.node is None else f"{b.name}\n({b.node})"

@@ -1,23 +1,50 @@
-"""Writing output files the way `--save` promises: complete or absent."""
+"""Output files of the CLI: each checked before any work, written the way `--save`
+promises (complete or absent; see `agrad.graphs.saving`)."""
 from __future__ import annotations
 
 import os
-import tempfile
+import stat
 from pathlib import Path
+
+from agrad.cli.app import abort
+from agrad.cli.status import ExitStatus
+
+
+def output_path_problem(path: str | os.PathLike) -> str | None:
+    """Why `path` cannot be written (a phrase), or None; asked before the run, not after it."""
+    target = Path(os.path.realpath(path))        # through symlinks: the file that will be replaced
+    try:
+        info = target.stat()
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if info is not None:
+        if stat.S_ISDIR(info.st_mode):
+            return "it is a folder, not a file"
+        if not stat.S_ISREG(info.st_mode):
+            return "not a regular file (a device or a pipe?); give a file path"
+        if not os.access(target, os.W_OK):
+            return "permission denied"
+    folder = target.parent
+    if not folder.is_dir():
+        return f"no such folder {folder}"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        # the file is replaced by a rename, which needs the folder writable
+        return f"permission denied in {folder}"
+    return None
+
+
+def check_output_paths(**paths: str | None) -> None:
+    """Exit 2 naming the option and path for the first output that cannot be written."""
+    for option, path in paths.items():
+        if path is not None and (problem := output_path_problem(path)) is not None:
+            abort(f"--{option} {path}: cannot write: {problem}", ExitStatus.INVALID)
 
 
 def write_text_atomically(path: str | os.PathLike, text: str) -> None:
-    """Write to a temporary file beside `path`, then rename it over `path`.
+    """Write `text` as UTF-8, atomically: a reader (or a crash) never sees half a file."""
+    from agrad.graphs.saving import write_atomically
 
-    A rename within one folder is atomic, so a reader (or a crash) never sees half
-    a file; the temporary file is removed if anything fails before the rename.
-    """
-    target = Path(path)
-    fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    data = text.encode("utf-8")
+    write_atomically(path, lambda f: f.write(data))

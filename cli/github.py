@@ -17,7 +17,7 @@ def _escape_property(text: str) -> str:
 
 def error_command(message: str, *, title: str, file: str, line: int | None = None, col: int | None = None,
                   kind: str = "error") -> str:
-    properties = [f"file={_escape_property(file)}"]
+    properties = [f"file={_escape_property(file)}"] if file else []
     if line is not None:
         properties.append(f"line={line}")
     if col is not None:
@@ -38,11 +38,51 @@ def diagnostic_command(diagnostic, file: str) -> str:
     return error_command(message, title=diagnostic.code, kind=kind, **_at(diagnostic.location, file))
 
 
-def test_outcome_commands(outcome) -> list[str]:
-    """Every reason one `test` file failed; nothing for a file that passed."""
+def test_outcome_commands(outcome, *, strict: bool = False) -> list[str]:
+    """Every reason one `test` file failed; nothing for a file that passed; a graph without
+    `expect:` is a notice (an error under `--strict`)."""
+    if not outcome.checked and not outcome.diagnostics and outcome.error is None:
+        return [error_command("the graph has no expect: section; nothing was checked", title="no expectations",
+                              file=outcome.file, kind="error" if strict else "notice")]
     lines = [diagnostic_command(d, outcome.file) for d in outcome.diagnostics]
-    if outcome.error is not None:
+    if outcome.error_diagnostic is not None:
+        lines.append(diagnostic_command(outcome.error_diagnostic, outcome.file))
+    elif outcome.error is not None:
         lines.append(error_command(outcome.error, title="runtime error", file=outcome.file))
     lines += [error_command(f"{f.what}: {f.message}", title="expect", **_at(f.location, outcome.file))
               for f in outcome.failures]
+    return lines
+
+
+def exception_commands(exc) -> list[str]:
+    """A graph file's problems or a runtime failure that ended a command, as annotations."""
+    from agrad.graphs.results import GraphFileError
+
+    if isinstance(exc, GraphFileError):
+        return [diagnostic_command(d, "") for d in exc.diagnostics]
+    diagnostic = getattr(exc, "diagnostic", None)       # a GraphRuntimeError: its code, line and col
+    if diagnostic is not None:
+        return [diagnostic_command(diagnostic, "")]
+    return [error_command(str(exc), title="runtime error", file="")]
+
+
+def run_commands(result) -> list[str]:
+    """`run --format github`: each failed expectation and each anomaly; warnings as warnings."""
+    lines = [error_command(w, title="warning", file=result.file, kind="warning") for w in result.warnings]
+    lines += [error_command(f"{a.message} (in {a.phase} of '{a.node}')", title="anomaly", **_at(a.location, result.file))
+              for a in result.anomalies]
+    lines += [error_command(f"{f.what}: {f.message}", title="expect", **_at(f.location, result.file))
+              for f in result.expect.failures]
+    return lines
+
+
+def check_commands(result, *, eps: float, atol: float, rtol: float) -> list[str]:
+    """`check --format github`: one annotation per leaf whose gradient disagrees."""
+    lines = [error_command(w, title="warning", file=result.file, kind="warning") for w in result.warnings]
+    for name, leaf in result.leaves.items():
+        if not leaf.passed:
+            lines.append(error_command(
+                f"gradient of '{name}' disagrees with float64 central differences: max abs err "
+                f"{leaf.max_abs_err:.3e}, max rel err {leaf.max_rel_err:.3e} (eps={eps:g}, atol={atol:g}, rtol={rtol:g})",
+                title="gradcheck", file=result.file))
     return lines

@@ -11,17 +11,19 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from agrad.cli.tensor_text import shape_text
+from agrad.cli.layout import Fitted
+from agrad.cli.tensor_text import Items, shape_text
 
 
 def _table(title: str, columns) -> Table:
+    # Two spaces between columns, not three: the backward graph of a small graph then fits 80 columns.
     table = Table(title=title, title_justify="left", title_style="bold", box=box.SIMPLE_HEAD,
-                  show_edge=False, pad_edge=False)
+                  show_edge=False, pad_edge=False, padding=(0, 1, 0, 0))
     for column in columns:
         numeric = column in {"id", "line", "sequence_nr", "topological_nr", "waits for"}
-        # Only free text may wrap; names and numbers stay whole so they can be searched for.
-        table.add_column(column, justify="right" if numeric else "left", overflow="fold",
-                         no_wrap=column not in {"args", "next_edges", "kernel"})
+        # Nothing wraps: names, edge tuples and numbers stay whole so they can be searched for;
+        # a table too wide for the terminal is printed as records instead (layout.Fitted).
+        table.add_column(column, justify="right" if numeric else "left", overflow="fold", no_wrap=True)
     return table
 
 
@@ -39,10 +41,25 @@ def _line(line) -> str:
 
 
 def node_table(nodes) -> Table:
-    table = _table("Nodes", ["name", "op", "args", "shape", "dtype", "device", "kernel", "line"])
+    views = any(getattr(n, "view_of", None) for n in nodes)     # the column only when a node is a view
+    table = _table("Nodes", ["name", "op", "args", "shape", "dtype", "device", "kernel", "line"]
+                   + (["view of"] if views else []))
     for n in nodes:
         table.add_row(n.name, n.op, ", ".join(n.args), shape_text(n.shape), n.dtype, n.device, n.kernel,
-                      _line(n.line))
+                      _line(n.line), *([n.view_of or ""] if views else []))
+    return table
+
+
+def saved_table(backward) -> Table:
+    """Each Node's saved tensors with the version they were saved at (PyTorch's SavedVariable):
+    a backward fails if a tensor's version has moved on since."""
+    table = _table("Saved tensors", ["id", "grad_fn", "saved", "shape", "dtype", "version"])
+    for b in backward:
+        for entry in getattr(b, "saved", ()):
+            version = str(entry["version"])
+            if entry.get("current_version", entry["version"]) != entry["version"]:
+                version += f" (now {entry['current_version']})"
+            table.add_row(str(b.id), b.name, entry["name"], shape_text(entry["shape"]), entry["dtype"], version)
     return table
 
 
@@ -69,16 +86,21 @@ def dependency_table(backward) -> Table:
     return table
 
 
-def order_text(order, backward) -> Text:
+def order_text(order, backward) -> RenderableType:
+    """The ready-queue order, wrapped only between steps."""
     names = {b.id: b.name for b in backward}
-    steps = " -> ".join(f"{names.get(i, '?')} #{i}" for i in order)
-    return Text.assemble(("Execution order", "bold"), "\n", steps or "(no backward pass)")
+    steps = [f"{names.get(i, '?')} #{i}" for i in order]
+    arrows = [f"{step} ->" for step in steps[:-1]] + steps[-1:]
+    return Group(Text("Execution order", style="bold"), Items(arrows, sep=" ") if steps else Text("(no backward pass)"))
 
 
 def inspect_view(result) -> RenderableType:
     parts: list[RenderableType] = [Text.assemble((result.graph, "bold"), f"  {result.file}"), Text(""),
-                                   node_table(result.nodes)]
+                                   Fitted(node_table(result.nodes))]
     if result.backward:
-        parts += [Text(""), backward_table(result.backward), Text(""), dependency_table(result.backward)]
+        parts += [Text(""), Fitted(backward_table(result.backward)), Text(""),
+                  Fitted(dependency_table(result.backward))]
+        if any(getattr(b, "saved", None) for b in result.backward):
+            parts += [Text(""), Fitted(saved_table(result.backward))]
     parts += [Text(""), order_text(result.order, result.backward)]
     return Group(*parts)

@@ -77,11 +77,11 @@ def run_document(result) -> dict:
 def inspect_document(result) -> dict:
     return document(
         nodes=[{"name": n.name, "op": n.op, "args": list(n.args), "shape": list(n.shape), "dtype": n.dtype,
-                "device": n.device, "kernel": n.kernel, "line": n.line} for n in result.nodes],
+                "device": n.device, "kernel": n.kernel, "line": n.line, "view_of": n.view_of} for n in result.nodes],
         backward=[{"id": b.id, "name": b.name, "node": b.node,
                    "next_edges": [list(edge) if edge is not None else None for edge in b.next_edges],
                    "sequence_nr": b.sequence_nr, "topological_nr": b.topological_nr,
-                   "dependencies": b.dependencies} for b in result.backward],
+                   "dependencies": b.dependencies, "saved": [dict(s) for s in b.saved]} for b in result.backward],
         order=list(result.order),
     )
 
@@ -94,15 +94,20 @@ def check_document(result) -> dict:
     )
 
 
-def test_document(outcomes) -> dict:
-    passed = sum(1 for o in outcomes if o.passed)
+def test_document(outcomes, statuses: list[str] | None = None, *, strict: bool = False) -> dict:
+    """`statuses[i]`: the status name of `outcomes[i]` (passed, failed, no expectations, invalid, error)."""
+    from agrad.cli.status import test_counts, test_outcome_name
+
+    statuses = statuses if statuses is not None else [test_outcome_name(o) for o in outcomes]
+    passed, failed, unchecked = test_counts(statuses, strict)
     return document(
         passed=passed,
-        failed=len(outcomes) - passed,
-        files=[{"file": o.file, "graph": o.graph, "passed": o.passed,
+        failed=failed,
+        no_expectations=unchecked,
+        files=[{"file": o.file, "graph": o.graph, "passed": o.passed, "status": name,
                 "failures": [expect_failure_entry(f) for f in o.failures],
                 "diagnostics": [diagnostic_entry(d) for d in o.diagnostics],
-                "error": o.error, "duration_ms": o.duration_ms} for o in outcomes],
+                "error": o.error, "duration_ms": o.duration_ms} for o, name in zip(outcomes, statuses)],
     )
 
 

@@ -35,10 +35,28 @@ def _graphs_running_kernels():
     return graphs
 
 
-def load_graph(path: str, *, device=None, dtype=None, seed=None, inputs=None):
-    """The checked graph, or `GraphFileError` with every problem found."""
-    graphs = _graphs_running_kernels()
+STDIN_NAME = "<stdin>"     # how a graph read from `-` is named in messages, as Python and compilers do
 
+
+def _read_stdin() -> str:
+    import sys
+
+    if sys.stdin is None:         # started with stdin closed (`agrad run - <&-`)
+        abort(f"{STDIN_NAME}: standard input is closed", ExitStatus.INVALID)
+    binary = getattr(sys.stdin, "buffer", None)
+    data = binary.read() if binary is not None else sys.stdin.read().encode("utf-8")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        abort(f"{STDIN_NAME}: not UTF-8 text (byte {exc.start}); graph files are UTF-8", ExitStatus.INVALID)
+
+
+def load_graph(path: str, *, device=None, dtype=None, seed=None, inputs=None):
+    """The checked graph, or `GraphFileError` with every problem found; `-` reads it from stdin."""
+    graphs = _graphs_running_kernels()
+    if path == "-":
+        return graphs.load(STDIN_NAME, device=device, dtype=dtype, seed=seed, inputs=inputs or None,
+                           source=_read_stdin())
     return graphs.load(path, device=device, dtype=dtype, seed=seed, inputs=inputs or None)
 
 
@@ -78,6 +96,12 @@ def all_ops() -> list:
     from agrad import dispatcher
 
     return sorted(dispatcher.all_ops(), key=lambda op: op.name)
+
+
+def is_public(name: str) -> bool:
+    """An op a graph file is meant to call: not `_internal`, not another op's `*_backward`."""
+    base = name.split("::")[-1]
+    return not base.startswith("_") and not base.endswith("_backward")
 
 
 def get_op(name: str):

@@ -13,6 +13,7 @@ from agrad.cli import diagnostics, status
 from agrad.cli.app import AbortCommand, App
 from agrad.cli.commands import COMMANDS
 from agrad.cli.status import ExitStatus
+from agrad.cli.terminal import discard_stdout, printable, tolerate_any_encoding
 
 _INSTALL_CUDA = "install the GPU extra with: pip install 'agrad[cuda]'"
 
@@ -24,6 +25,12 @@ def _report(app: App, exc: BaseException) -> ExitStatus | None:
     code = status.for_exception(exc)
     if code is None:
         return None
+    if app.output_format == "github":       # annotations on stdout, as `validate --format github` prints them
+        from agrad.cli import github
+
+        for command in github.exception_commands(exc):
+            app.echo(command)
+        return code
     if isinstance(exc, GraphFileError):
         for diagnostic in exc.diagnostics:
             app.note(diagnostics.diagnostic_text(diagnostic))
@@ -45,17 +52,24 @@ class AgradGroup(click.Group):
         app = ctx.ensure_object(App)
         try:
             return super().invoke(ctx)
-        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+        except (click.exceptions.Exit, click.exceptions.Abort):
             raise
+        except click.ClickException as exc:
+            exc.message = printable(exc.message)      # click prints it; a file name may hold escapes too
+            raise
+        except BrokenPipeError:
+            # The reader of stdout has gone (`| head`): stop quietly, as Unix tools do.
+            discard_stdout()
+            ctx.exit(status.STDOUT_CLOSED)
         except AbortCommand as stop:
             if app.debug:
-                traceback.print_exc()
+                app.note(traceback.format_exc().rstrip())     # escaped, like every other line
             if str(stop.message):
                 app.error(stop.message)
             ctx.exit(stop.status)
         except Exception as exc:
             if app.debug:
-                traceback.print_exc()
+                app.note(traceback.format_exc().rstrip())     # escaped, like every other line
             code = _report(app, exc)
             if code is None:
                 # A bug in agrad, not in the input: still one line and status 3, never a bare
@@ -73,7 +87,7 @@ def cli(ctx: click.Context) -> None:
     """Reverse-mode autodiff for computation graphs declared in YAML.
 
     agrad runs a graph file's forward pass and every backward pass with an engine
-    built the way PyTorch's autograd engine is. Try: agrad run graphs/examples/seed.yaml
+    built the way PyTorch's autograd engine is. Try: agrad examples seed | agrad run -
     """
     ctx.ensure_object(App)
 
@@ -83,4 +97,5 @@ for _command in COMMANDS:
 
 
 def main() -> None:
+    tolerate_any_encoding()
     cli(prog_name="agrad")

@@ -1,6 +1,7 @@
 """Options shared by several commands, declared once."""
 from __future__ import annotations
 
+import math
 import re
 
 import click
@@ -29,9 +30,25 @@ def graph_reading(command):
     return plugin_option(debug_option(command))
 
 
+def _set_format(ctx: click.Context, _param, value: str) -> str:
+    ctx.ensure_object(App).output_format = value
+    return value
+
+
 def format_option(*choices: str):
     return click.option("--format", "output_format", type=click.Choice(choices), default=choices[0],
-                        show_default=True, help="How to print the result.")
+                        show_default=True, callback=_set_format, help="How to print the result.")
+
+
+class FiniteFloatRange(click.FloatRange):
+    """A FloatRange that also refuses nan and inf, which every bound lets through
+    (`nan <= 0` is false): `--eps nan` is bad usage, not a check that passes."""
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return number
 
 
 class DeviceType(click.ParamType):
@@ -58,4 +75,4 @@ class InputReplacement(click.ParamType):
         return name, path
 
 
-DTYPES = ("float16", "float32", "float64", "int32", "int64", "bool")
+DTYPES = ("float16", "float32", "float64", "uint8", "int8", "int16", "int32", "int64", "bool")

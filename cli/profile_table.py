@@ -11,6 +11,8 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from agrad.cli.layout import Fitted
+
 _PHASE_ORDER = {"forward": 0, "backward": 1}
 
 
@@ -30,13 +32,21 @@ def _layer_order(records) -> list:
     return sorted(records, key=lambda r: (node_key[r.node], _PHASE_ORDER.get(r.phase, 2)))
 
 
-def profile_view(records, repeat: int = 1) -> RenderableType:
+def passes_text(repeat: int, warmup: int) -> str:
+    """How many passes the figures are over, as `caffe time` says it."""
+    timed = f"{repeat} pass{'es' if repeat != 1 else ''}"
+    return f"average of {timed}, after {warmup} warm-up pass{'es' if warmup != 1 else ''} not counted" if warmup \
+        else f"average of {timed}"
+
+
+def profile_view(records, repeat: int = 1, warmup: int = 0) -> RenderableType:
+    """The rows hold totals over the `repeat` timed passes; `warmup` passes ran before, uncounted."""
     total_ms = sum(r.self_ms for r in records) or 1.0   # NOTE: an all-zero profile shows 0% shares, not a crash
-    table = Table(title="Time per node" + (f" ({repeat} passes)" if repeat > 1 else ""), title_justify="left", title_style="bold",
+    table = Table(title=f"Time per node ({passes_text(repeat, warmup)})", title_justify="left", title_style="bold",
                   box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     for column, justify in [("node", "left"), ("op", "left"), ("phase", "left"), ("calls", "right"),
                             ("self ms", "right"), ("ms/call", "right"), ("share", "right"), ("line", "right")]:
-        table.add_column(column, justify=justify)
+        table.add_column(column, justify=justify, no_wrap=True)
     for r in _layer_order(records):
         per_call = r.self_ms / r.calls if r.calls else 0.0
         table.add_row(r.node, r.op, r.phase, str(r.calls), f"{r.self_ms:.3f}", f"{per_call:.3f}",
@@ -44,11 +54,10 @@ def profile_view(records, repeat: int = 1) -> RenderableType:
     # The rows hold totals over all passes; the closing lines are per pass, as Caffe's "Average ..." are.
     forward = sum(r.self_ms for r in records if r.phase == "forward") / repeat
     backward = sum(r.self_ms for r in records if r.phase == "backward") / repeat
-    average = "Average " if repeat > 1 else ""
     totals = Table.grid(padding=(0, 2))
     totals.add_column()
     totals.add_column(justify="right")
-    totals.add_row(f"{average}Forward pass:", f"{forward:.3f} ms")
-    totals.add_row(f"{average}Backward pass:", f"{backward:.3f} ms")
-    totals.add_row(f"{average}Forward-Backward:", f"{forward + backward:.3f} ms")
-    return Group(table, Text(""), totals)
+    totals.add_row("Average Forward pass:", f"{forward:.3f} ms")
+    totals.add_row("Average Backward pass:", f"{backward:.3f} ms")
+    totals.add_row("Average Forward-Backward:", f"{forward + backward:.3f} ms")
+    return Group(Fitted(table), Text(""), totals)

@@ -27,19 +27,42 @@ def for_check(result) -> ExitStatus:
     return ExitStatus.OK if result.passed else ExitStatus.CHECK_FAILED
 
 
-def for_test_outcome(outcome) -> ExitStatus:
-    """One `test` file: a file that does not load is invalid, a failed kernel is a runtime failure."""
+def test_outcome_name(outcome) -> str:
+    """What became of one `test` file: passed, failed, no expectations, invalid, error."""
     if outcome.diagnostics:
-        return ExitStatus.INVALID
+        return "invalid"
     if outcome.error is not None:
-        return ExitStatus.RUNTIME
-    return ExitStatus.OK if outcome.passed else ExitStatus.CHECK_FAILED
+        return "error"
+    if not outcome.checked:
+        return "no expectations"
+    return "passed" if outcome.passed else "failed"
+
+
+def test_counts(names: list[str], strict: bool = False) -> tuple[int, int, int]:
+    """(passed, failed, without expectations) of `test`'s status names; under `--strict` a graph
+    without `expect:` counts as failed."""
+    passed = names.count("passed")
+    unchecked = 0 if strict else names.count("no expectations")
+    return passed, len(names) - passed - unchecked, unchecked
+
+
+def for_test_outcome(outcome, strict: bool = False) -> ExitStatus:
+    """One `test` file: a file that does not load is invalid, a failed kernel is a runtime failure;
+    a graph without `expect:` checked nothing, which fails the run only under `--strict`."""
+    return {"invalid": ExitStatus.INVALID, "error": ExitStatus.RUNTIME, "failed": ExitStatus.CHECK_FAILED,
+            "no expectations": ExitStatus.CHECK_FAILED if strict else ExitStatus.OK,
+            "passed": ExitStatus.OK}[test_outcome_name(outcome)]
 
 
 def for_validation(diagnostics) -> ExitStatus:
     """One `validate` file: warnings alone leave it valid."""
     errors = [d for d in diagnostics if d.severity == "error"]
     return ExitStatus.INVALID if errors else ExitStatus.OK
+
+
+# stdout's reader went away (`agrad ... | head`): what a Unix tool killed by SIGPIPE
+# reports to its shell (128 + 13), so `set -o pipefail` does not read it as a failed check.
+STDOUT_CLOSED = 141
 
 
 # When several files disagree, the status names the most serious problem: a file

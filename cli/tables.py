@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from rich import box
 from rich.console import Group, RenderableType
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from agrad.cli.tensor_text import shape_text, value_text
+from agrad.cli.layout import Fitted
+from agrad.cli.tensor_text import shape_text, value_cell
 
 PASS = Text("pass", style="green")
 FAIL = Text("FAIL", style="bold red")
@@ -29,17 +31,23 @@ def _ms(value: float) -> str:
     return f"{value:.3f}"
 
 
-def tensor_table(title: str, tensors: dict, not_retained=()) -> Table:
-    """Outputs or gradients: a None gradient is one nothing reached; a non-retained non-leaf says so."""
+def tensor_table(title: str, tensors: dict, not_retained=()) -> RenderableType:
+    """Outputs or gradients: a None gradient is one nothing reached; a non-retained non-leaf says so.
+
+    Only the values wrap (NumPy's way, between items); when even they cannot make
+    the table fit, each tensor is printed as a record.
+    """
     table = _table(title, "name", "shape", "dtype", "device", "value")
+    for column in table.columns[:4]:
+        column.no_wrap = True
     for name, tensor in tensors.items():
         if tensor is None:
             table.add_row(name, "", "", "", Text("None (no gradient reached it)", style="dim"))
         else:
-            table.add_row(name, shape_text(tensor.shape), tensor.dtype, tensor.device, value_text(tensor))
+            table.add_row(name, shape_text(tensor.shape), tensor.dtype, tensor.device, value_cell(tensor))
     for name in not_retained:
         table.add_row(name, "", "", "", Text("not retained", style="dim"))
-    return table
+    return Fitted(table, shrinkable=True)
 
 
 def timings_table(timings_ms: dict, repeat: dict | None, passes: int = 1) -> Table:
@@ -107,13 +115,17 @@ def check_view(result, *, eps: float, atol: float, rtol: float) -> RenderableTyp
 
 
 def ops_view(entries) -> RenderableType:
+    """The registry as a table; where it does not fit, two lines per op, the schema on the second."""
     table = _table("Operators", "op", "schema", "kernels", "backward")
-    # The schema is the one column allowed to wrap: names and key lists are read whole.
     for column in table.columns:
-        column.no_wrap = column.header != "schema"
+        column.no_wrap = True
+    narrow: list[RenderableType] = [Text("Operators", style="bold")]
     for op in entries:
-        table.add_row(op.name, str(op.schema), ", ".join(op.keys()), "yes" if op.has_backward else "no")
-    return table
+        keys, backward = ", ".join(op.keys()), "yes" if op.has_backward else "no"
+        table.add_row(op.name, str(op.schema), keys, backward)
+        narrow += [Text.assemble((op.name, "bold"), f"  {keys}  backward: {backward}"),
+                   Padding(Text(str(op.schema)), (0, 0, 0, 4), expand=False)]
+    return Fitted(table, Group(*narrow))
 
 
 def op_detail_view(op) -> RenderableType:
@@ -129,12 +141,20 @@ def op_detail_view(op) -> RenderableType:
     return table
 
 
-def outcome_line(passed: bool, file: str, detail: str) -> Text:
-    """One line per file of `test` and `validate`: PASS/FAIL, the file, what it was."""
-    return Text.assemble(("PASS", "green") if passed else ("FAIL", "bold red"), f"  {file}", (f"  {detail}", "dim"))
+_LABELS = {"passed": ("PASS", "green"), "no expectations": ("SKIP", "yellow")}
 
 
-def closing_line(passed: int, failed: int) -> str:
-    # SPEC §2: exactly "N passed, N failed", alone on its line, whatever the counts.
-    return f"{passed} passed, {failed} failed"
+def outcome_line(outcome: str, file: str, detail: str) -> Text:
+    """One line per file of `test` and `validate`: PASS, FAIL or SKIP (no `expect:`), the file, what it was.
+
+    `outcome`: "passed", "no expectations", or anything else for a failure.
+    """
+    return Text.assemble(_LABELS.get(outcome, ("FAIL", "bold red")), f"  {file}", (f"  {detail}", "dim"))
+
+
+def closing_line(passed: int, failed: int, *, no_expectations: int = 0, deselected: int = 0) -> str:
+    # SPEC §2: "N passed, N failed" alone on its line, whatever the counts; the other counts follow
+    # only when there are any, as pytest's "2 passed, 1 skipped".
+    extra = [f"{n} {what}" for n, what in ((no_expectations, "without expectations"), (deselected, "deselected")) if n]
+    return ", ".join([f"{passed} passed", f"{failed} failed", *extra])
 

@@ -1,7 +1,8 @@
 """Devices and the backends that serve them.
 
 A backend is one file (backends/cpu.py, backends/cuda.py, backends/meta.py): the
-array module its kernels call, its dispatch key, and how arrays cross to the host.
+array module its kernels call (and its special functions), its dispatch key, and
+how arrays cross to the host.
 """
 from __future__ import annotations
 
@@ -78,6 +79,11 @@ class Backend:
 
     @property
     def xp(self):
+        raise NotImplementedError
+
+    @property
+    def special(self):
+        """The special-function namespace for `xp`'s arrays (scipy.special's API: erf, erfinv, …)."""
         raise NotImplementedError
 
     def check_device(self, dev: device) -> None:

@@ -12,8 +12,9 @@ import numpy as np
 from . import dtypes
 from ._device import device as Device
 from .dispatch_keys import AUTOGRAD
+from .grad_mode import tls
 
-__all__ = ["Tensor", "AutogradMeta"]
+__all__ = ["Tensor", "AutogradMeta", "DifferentiableViewMeta", "VariableVersion"]
 
 class _OpLibrary:
     """Stands for agrad.ops until it has loaded (it imports this module, so cannot be
@@ -29,7 +30,7 @@ _ops = _OpLibrary()
 
 class AutogradMeta:
     __slots__ = ("requires_grad", "grad", "grad_fn", "output_nr", "retains_grad",
-                 "grad_accumulator", "hooks")
+                 "grad_accumulator", "hooks", "post_acc_grad_hooks")
 
     def __init__(self, requires_grad=False, grad_fn=None, output_nr=0):
         self.requires_grad = requires_grad   # leaves only: set by the user
@@ -39,6 +40,92 @@ class AutogradMeta:
         self.retains_grad = False
         self.grad_accumulator = None          # weakref to the leaf's AccumulateGrad
         self.hooks = None                     # a leaf's tensor hooks, run by its AccumulateGrad
+        self.post_acc_grad_hooks = None       # a leaf's hooks run after its AccumulateGrad updated .grad
+
+
+class VariableVersion:
+    """PyTorch's VariableVersion: one counter shared by a tensor, its views and its
+    detach()ed aliases, bumped by every in-place op on any of them. A tensor gets one
+    on first need (its first in-place op, view or saved alias): until then it is at 0."""
+    __slots__ = ("version",)
+
+    def __init__(self, version: int = 0):
+        self.version = version
+
+
+def version_counter(t) -> VariableVersion:
+    vc = t._version_counter
+    if vc is None:
+        vc = t._version_counter = VariableVersion()
+    return vc
+
+
+# how a view was made (PyTorch's CreationMeta): whether an in-place op on it may rebase its history
+CREATION_DEFAULT, CREATION_NO_GRAD_MODE, CREATION_MULTI_OUTPUT_NODE = 0, 1, 2
+
+
+class DifferentiableViewMeta(AutogradMeta):
+    """The AutogradMeta of a view (PyTorch's DifferentiableViewMeta).
+
+    `base` is the tensor that owns the memory (never itself a view); `view_fn` replays
+    the view ops from `base` to this view, as ((op, args, output index or None), ...);
+    when the shared version counter has moved on since `attr_version` (an in-place op
+    on the base or another view), the view's grad_fn is rebuilt by replaying
+    `view_fn` on the base, so gradients flow through the base's new history."""
+    __slots__ = ("base", "view_fn", "creation_meta", "attr_version")
+
+    def __init__(self, base, view_fn, creation_meta, attr_version):
+        super().__init__()
+        self.base = base
+        self.view_fn = view_fn
+        self.creation_meta = creation_meta
+        self.attr_version = attr_version
+
+    def current_grad_fn(self, view):
+        """The view's grad_fn, rebuilt first if its base changed in place (VariableHooks::grad_fn)."""
+        vc = view._version_counter
+        if vc.version != self.attr_version:
+            self.attr_version = vc.version
+            if self.base.requires_grad:
+                from .grad_mode import enable_grad
+                with enable_grad():
+                    fresh = replay_view(self.base, self.view_fn)
+                fm = fresh._autograd_meta
+                self.grad_fn, self.output_nr = fm.grad_fn, fm.output_nr
+        return self.grad_fn
+
+
+def make_view(base, view, op, args, index) -> None:
+    """Mark `view` (fresh from a view op's kernel) as a view of `base` (PyTorch's as_view):
+    it shares the base's version counter, knows the root base and how to replay itself.
+    A float view always carries the Autograd key: an in-place op on its base can make it
+    require grad later, and its grad_fn is then rebuilt when an op uses it."""
+    bm = base._autograd_meta
+    step = ((op, args, index),)
+    if bm.__class__ is DifferentiableViewMeta:
+        root, view_fn, creation = bm.base, bm.view_fn + step, bm.creation_meta
+    else:
+        root, view_fn, creation = base, step, CREATION_DEFAULT
+    if not tls.grad_enabled:
+        creation = CREATION_NO_GRAD_MODE
+    elif index is not None and creation == CREATION_DEFAULT:
+        creation = CREATION_MULTI_OUTPUT_NODE
+    vc = version_counter(base)
+    view._version_counter = vc
+    view._autograd_meta = DifferentiableViewMeta(root, view_fn, creation, vc.version)
+    if view._data.dtype.kind == "f":
+        view._keys |= AUTOGRAD
+
+
+def replay_view(base, view_fn):
+    """Apply the recorded view ops to `base` (any tensor of the base's shape)."""
+    from .dispatcher.dispatcher import call
+    t = base
+    for op, args, index in view_fn:
+        t = call(op, [t, *args])
+        if index is not None:
+            t = t[index]
+    return t
 
 
 class RemovableHandle:
@@ -55,7 +142,7 @@ class RemovableHandle:
 
 
 class Tensor:
-    __slots__ = ("_data", "_device", "_keys", "_autograd_meta", "_version", "__weakref__")
+    __slots__ = ("_data", "_device", "_keys", "_autograd_meta", "_version_counter", "__weakref__")
     __array_priority__ = 1000      # `ndarray * tensor` defers to Tensor.__rmul__
 
     # -- construction ------------------------------------------------------------
@@ -69,7 +156,7 @@ class Tensor:
         t._device = device
         t._keys = key
         t._autograd_meta = None
-        t._version = 0
+        t._version_counter = None
         return t
 
     # -- array facts -------------------------------------------------------------
@@ -160,12 +247,18 @@ class Tensor:
     @property
     def requires_grad(self) -> bool:
         m = self._autograd_meta
-        return m is not None and (m.requires_grad or m.grad_fn is not None)
+        if m is None:
+            return False
+        if m.__class__ is DifferentiableViewMeta:
+            # a view of a tensor that requires grad does too, even one made under no_grad (PyTorch's rule)
+            return m.requires_grad or m.current_grad_fn(self) is not None or m.base.requires_grad
+        return m.requires_grad or m.grad_fn is not None
 
     @requires_grad.setter
     def requires_grad(self, value: bool):
         m = self._autograd_meta
-        if m is not None and m.grad_fn is not None:
+        if m is not None and (m.grad_fn is not None or (m.__class__ is DifferentiableViewMeta
+                                                        and m.current_grad_fn(self) is not None)):
             if value:
                 return
             raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a "
@@ -178,26 +271,46 @@ class Tensor:
                 return
             m = self._autograd_meta = AutogradMeta()
         m.requires_grad = bool(value)
-        self._keys = (self._keys | AUTOGRAD) if value else (self._keys & ~AUTOGRAD)
+        if value or m.__class__ is not DifferentiableViewMeta:    # a float view keeps Autograd (see views)
+            self._keys = (self._keys | AUTOGRAD) if value else (self._keys & ~AUTOGRAD)
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
         self.requires_grad = requires_grad
         return self
 
+    # -- views and the version counter ---------------------------------------------
+    @property
+    def _version(self) -> int:
+        vc = self._version_counter
+        return 0 if vc is None else vc.version
+
+    @property
+    def _base(self):
+        m = self._autograd_meta
+        return m.base if m.__class__ is DifferentiableViewMeta else None
+
+    def _is_view(self) -> bool:
+        return self._autograd_meta.__class__ is DifferentiableViewMeta
+
     @property
     def is_leaf(self) -> bool:
-        m = self._autograd_meta
-        return m is None or m.grad_fn is None
+        return self.grad_fn is None
 
     @property
     def grad_fn(self):
         m = self._autograd_meta
-        return None if m is None else m.grad_fn
+        if m is None:
+            return None
+        return m.current_grad_fn(self) if m.__class__ is DifferentiableViewMeta else m.grad_fn
 
     @property
     def output_nr(self) -> int:
         m = self._autograd_meta
-        return 0 if m is None else m.output_nr
+        if m is None:
+            return 0
+        if m.__class__ is DifferentiableViewMeta:
+            m.current_grad_fn(self)
+        return m.output_nr
 
     @property
     def grad(self):
@@ -208,11 +321,9 @@ class Tensor:
     def grad(self, value):
         if value is not None:
             if not isinstance(value, Tensor):
-                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of {type(value).__name__}")
-            if value.shape != self.shape:
-                raise RuntimeError("assigned grad has data of a different size")
-            if value._device is not self._device:
-                raise RuntimeError("assigned grad has data located on a different device")
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                                f"{type(value).__name__}")
+            _check_assigned_grad(self, value)
         m = self._autograd_meta
         if m is None:
             if value is None:
@@ -259,57 +370,53 @@ class Tensor:
         m.hooks.append(hook)
         return RemovableHandle(m.hooks, hook)
 
+    def register_post_accumulate_grad_hook(self, hook) -> RemovableHandle:
+        """`hook(tensor)`, run on a leaf once its AccumulateGrad has updated `.grad`."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        m = self._autograd_meta
+        if m.post_acc_grad_hooks is None:
+            m.post_acc_grad_hooks = []
+        m.post_acc_grad_hooks.append(hook)
+        return RemovableHandle(m.post_acc_grad_hooks, hook)
+
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
         from .autograd.functional import backward
         backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
 
     def detach(self) -> "Tensor":
+        """A new tensor sharing the data and the version counter, outside the graph (PyTorch's detach)."""
+        t = Tensor._make(self._data, self._device, self._keys & ~AUTOGRAD)
+        t._version_counter = version_counter(self)
+        return t
+
+    @property
+    def data(self) -> "Tensor":
+        """This tensor's memory outside autograd (PyTorch's `.data`): unlike detach(), it has a
+        version counter of its own, so in-place changes through it are not detected."""
         return Tensor._make(self._data, self._device, self._keys & ~AUTOGRAD)
+
+    @data.setter
+    def data(self, value: "Tensor") -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        self._data, self._device = value._data, value._device
+        self._keys = (value._keys & ~AUTOGRAD) | (self._keys & AUTOGRAD)
 
     def detach_(self) -> "Tensor":
         m = self._autograd_meta
+        if m.__class__ is DifferentiableViewMeta:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are using "
+                               "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
+                               "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
+                               "called on these gradients. To fix this error, please refer to the "
+                               "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
         if m is not None:
             m.grad_fn, m.requires_grad = None, False
         self._keys &= ~AUTOGRAD
         return self
-
-    # -- in-place updates (outside autograd: optimisers, zeroing grads) -----------
-    def _check_inplace(self):
-        from .grad_mode import is_grad_enabled
-        m = self._autograd_meta
-        if m is not None and is_grad_enabled() and (m.requires_grad or m.grad_fn is not None):
-            if m.grad_fn is None:
-                raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-            raise RuntimeError("agrad does not record in-place operations on tensors that require grad; "
-                               "use the out-of-place op, or run it under agrad.no_grad()")
-
-    def _set_data(self, array):
-        self._check_inplace()
-        self._data = array
-        self._version += 1      # saved tensors compare versions at backward time
-        return self
-
-    def zero_(self):
-        return self._set_data(self._device.backend.full(self.shape, 0, self._data.dtype, self._device))
-
-    def fill_(self, value):
-        return self._set_data(self._device.backend.full(self.shape, value, self._data.dtype, self._device))
-
-    def copy_(self, src: "Tensor"):
-        """Copy `src` in, moved to this tensor's device and dtype and broadcast to its shape."""
-        value = _ops.expand(_ops.to(src.detach(), device=self._device, dtype=self.dtype), list(self.shape))
-        data = value._data
-        return self._set_data(data.copy() if hasattr(data, "copy") else data)
-
-    def add_(self, other, alpha=1):
-        other = other * alpha if alpha != 1 else other
-        return self._set_data(_ops.add(self.detach(), other.detach() if isinstance(other, Tensor) else other)._data)
-
-    def sub_(self, other, alpha=1):
-        return self.add_(other, alpha=-alpha)
-
-    def mul_(self, other):
-        return self._set_data(_ops.mul(self.detach(), other.detach() if isinstance(other, Tensor) else other)._data)
 
     # -- conversions -------------------------------------------------------------
     def to(self, *args, device=None, dtype=None, copy=False) -> "Tensor":
@@ -348,6 +455,33 @@ class Tensor:
 
     def type_as(self, other):
         return self.to(dtype=other.dtype)
+
+    # -- shaped like another tensor, and new tensors like this one (PyTorch's methods) ----
+    def view_as(self, other) -> "Tensor":
+        return _ops.view(self, list(other.shape))
+
+    def reshape_as(self, other) -> "Tensor":
+        return _ops.reshape(self, list(other.shape))
+
+    def expand_as(self, other) -> "Tensor":
+        return _ops.expand(self, list(other.shape))
+
+    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False) -> "Tensor":
+        from .creation import full
+        return full(_size(size), fill_value, dtype=dtype or self.dtype, device=device or self._device,
+                    requires_grad=requires_grad)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False) -> "Tensor":
+        return self.new_full(size, 0, dtype=dtype, device=device, requires_grad=requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False) -> "Tensor":
+        return self.new_full(size, 1, dtype=dtype, device=device, requires_grad=requires_grad)
+
+    new_empty = new_zeros          # NOTE: zero-filled: agrad never hands out uninitialised memory
+
+    def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False) -> "Tensor":
+        from .creation import tensor
+        return tensor(data, dtype=dtype or self.dtype, device=device or self._device, requires_grad=requires_grad)
 
     @property
     def T(self):
@@ -405,6 +539,36 @@ class Tensor:
 
 
 Tensor.__module__ = "agrad"      # agrad.Tensor, as torch.Tensor (the module is private)
+
+
+def _check_assigned_grad(t: Tensor, grad: Tensor) -> None:
+    """`t.grad = grad` keeps t's dtype, device and size, with PyTorch's messages (THPVariable_set_grad)."""
+    from .ops.nn import c_type_name, scalar_type_name, sizes
+    if grad._data.dtype != t._data.dtype:
+        raise RuntimeError(
+            f"attempting to assign a gradient with dtype '{c_type_name(grad._data.dtype)}' to a tensor with "
+            f"grad_dtype '{scalar_type_name(t._data.dtype)}'. The gradient must match the tensor's grad_dtype "
+            f"(defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute with a specific dtype, "
+            f"or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its "
+            f"gradient may break downstream systems that assume they match.")
+    if grad._device.type != t._device.type:
+        raise RuntimeError(f"attempting to assign a gradient with device type '{grad._device.type}' to a tensor with "
+                           f"device type '{t._device.type}'. Please ensure that the gradient and the tensor are on "
+                           f"the same device")
+    if grad._device != t._device:
+        raise RuntimeError(f"attempting to assign a gradient located on device with index '{grad._device.index}' to a "
+                           f"tensor located on device with index '{t._device.index}'. Please ensure that the "
+                           f"gradient and the tensor are on the same device")
+    if grad._data.shape != t._data.shape:
+        raise RuntimeError(f"attempting to assign a gradient of size '{sizes(grad._data.shape)}' to a tensor of size "
+                           f"'{sizes(t._data.shape)}'. Please ensure that the gradient and the tensor are the same size")
+
+
+def _size(size) -> tuple:
+    """`f(2, 3)`, `f((2, 3))` and `f([2, 3])` alike."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        return tuple(size[0])
+    return tuple(size) if isinstance(size, (tuple, list)) else (size,)
 
 
 def filled(shape, value, np_dtype, device) -> Tensor:

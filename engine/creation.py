@@ -8,8 +8,9 @@ from . import dtypes
 from ._device import device as Device
 from ._tensor import Tensor
 
-__all__ = ["tensor", "as_tensor", "from_numpy", "empty", "zeros", "ones", "full", "arange", "eye",
-           "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "manual_seed"]
+__all__ = ["tensor", "as_tensor", "from_numpy", "empty", "zeros", "ones", "full", "arange", "linspace", "logspace",
+           "eye", "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "rand_like", "randn_like",
+           "manual_seed"]
 
 _CPU = None
 
@@ -125,13 +126,65 @@ def full_like(t: Tensor, fill_value, *, dtype=None, device=None, requires_grad=F
     return full(t.shape, fill_value, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
 
 
+def _number_dtype(*values):
+    """PyTorch's factory inference: any float among the numbers -> the default float, else int64."""
+    if any(isinstance(v, float) or (hasattr(v, "dtype") and np.dtype(v.dtype).kind == "f") for v in values):
+        return dtypes.get_default_dtype()
+    return dtypes.int64
+
+
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """`[start, end)` by `step`, as torch.arange: the length is ceil((end - start) / step), computed in
+    double; the values start + i * step in the result's accumulate type (for an integer dtype, start and
+    step are converted to int64 first, as PyTorch's kernel does)."""
     if end is None:
         start, end = 0, start
-    values = np.arange(start, end, step)
     if dtype is None:
-        dtype = dtypes.get_default_dtype() if values.dtype.kind == "f" else dtypes.int64
-    return tensor(values, dtype=dtype, device=device, requires_grad=requires_grad)
+        dtype = _number_dtype(start, end, step)
+    dev, _, np_dtype = _resolve(dtype, device)
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    size = int(np.ceil((float(end) - float(start)) / float(step)))
+    acc = np.float64 if np_dtype.kind == "f" else np.int64
+    values = acc(start) + np.arange(size, dtype=acc) * acc(step)
+    return tensor(values.astype(np_dtype), dtype=dtype, device=dev, requires_grad=requires_grad)
+
+
+def _spaced(start, end, steps, np_dtype):
+    """PyTorch's linspace kernel: the first half from start, the second half back from end (so the
+    last value is exactly end), in the result's float type (double for an integer result)."""
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    work = np_dtype if np_dtype.kind == "f" else np.dtype(np.float64)
+    start, end = work.type(start), work.type(end)
+    step = (end - start) / work.type(steps - 1) if steps > 1 else work.type(0)
+    i = np.arange(steps, dtype=work)
+    values = np.where(i < steps // 2, start + step * i, end - step * (work.type(steps - 1) - i))
+    return values, work
+
+
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """`steps` values evenly spaced from start to end inclusive; the default float dtype unless given
+    (integer results truncate toward zero, as PyTorch's)."""
+    dev, _, np_dtype = _resolve(dtype or dtypes.get_default_dtype(), device)
+    values, _ = _spaced(start, end, steps, np_dtype)
+    return tensor(_cast(values, np_dtype), dtype=np_dtype.name, device=dev, requires_grad=requires_grad)
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """base ** linspace(start, end, steps)."""
+    dev, _, np_dtype = _resolve(dtype or dtypes.get_default_dtype(), device)
+    exponents, work = _spaced(start, end, steps, np_dtype)
+    values = np.power(work.type(base), exponents)
+    return tensor(_cast(values, np_dtype), dtype=np_dtype.name, device=dev, requires_grad=requires_grad)
+
+
+def _cast(values, np_dtype):
+    if np_dtype.kind in "iu":
+        return np.trunc(values).astype(np_dtype)
+    return values.astype(np_dtype)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False) -> Tensor:
@@ -156,6 +209,34 @@ def _random(sample):
     return factory
 
 
-rand = _random(lambda rng, shape: rng.random(shape))
-randn = _random(lambda rng, shape: rng.standard_normal(shape))
+def _uniform(rng, shape):
+    return rng.random(shape)
+
+
+def _normal(rng, shape):
+    return rng.standard_normal(shape)
+
+
+rand = _random(_uniform)
+randn = _random(_normal)
 rand.__name__, randn.__name__ = "rand", "randn"
+
+
+def _random_like(sample):
+    def like(t: Tensor, *, dtype=None, device=None, requires_grad=False, generator=None, seed=None) -> Tensor:
+        """Random values of `t`'s shape (its dtype and device unless given): drawn on the host from
+        `generator`, a new generator seeded with `seed`, or agrad's global one (manual_seed), so a seed
+        gives the same numbers on every device."""
+        dtype = dtype or t.dtype
+        device = device or t.device
+        if Device(device).type == "meta":
+            return full(t.shape, 0, dtype=dtype, device=device, requires_grad=requires_grad)
+        rng = generator if generator is not None else (np.random.default_rng(seed) if seed is not None
+                                                       else _generator)
+        return tensor(sample(rng, tuple(t.shape)), dtype=dtype, device=device, requires_grad=requires_grad)
+    return like
+
+
+rand_like = _random_like(_uniform)
+randn_like = _random_like(_normal)
+rand_like.__name__, randn_like.__name__ = "rand_like", "randn_like"

@@ -11,7 +11,7 @@ import functools
 
 import numpy as np
 
-__all__ = ["dtype", "float16", "float32", "float64", "int32", "int64", "bool_",
+__all__ = ["dtype", "float16", "float32", "float64", "int8", "uint8", "int16", "int32", "int64", "bool_",
            "from_name", "from_numpy", "get_default_dtype", "result_type"]
 
 
@@ -33,18 +33,20 @@ class dtype:
 
 
 bool_ = dtype("bool", np.bool_, 0)
+uint8 = dtype("uint8", np.uint8, 1)
+int8 = dtype("int8", np.int8, 1)
+int16 = dtype("int16", np.int16, 1)
 int32 = dtype("int32", np.int32, 1)
 int64 = dtype("int64", np.int64, 1)
 float16 = dtype("float16", np.float16, 2)
 float32 = dtype("float32", np.float32, 2)
 float64 = dtype("float64", np.float64, 2)
 
-ALL = (float16, float32, float64, int32, int64, bool_)
+ALL = (float16, float32, float64, uint8, int8, int16, int32, int64, bool_)
 _BY_NAME = {d.name: d for d in ALL}
 _BY_NP = {d.np: d for d in ALL}
 # NumPy dtypes PyTorch would map onto one of ours when reading files.
-_NP_ALIASES = {np.dtype(np.int8): int32, np.dtype(np.int16): int32, np.dtype(np.uint8): int32,
-               np.dtype(np.uint16): int32, np.dtype(np.uint32): int64}
+_NP_ALIASES = {np.dtype(np.uint16): int32, np.dtype(np.uint32): int64}
 
 _default_float = float32
 
@@ -83,8 +85,9 @@ def _promote(a: np.dtype | None, b: np.dtype | None) -> np.dtype | None:
 
 @functools.lru_cache(maxsize=None)
 def _promote_pair(a: np.dtype, b: np.dtype) -> np.dtype:
-    # NOTE: np.promote_types agrees with torch.promote_types on the dtypes agrad has,
-    # except that NumPy promotes int32/int64 with float16 to float64; PyTorch keeps float16.
+    # NOTE: np.promote_types agrees with torch.promote_types on the dtypes agrad has (uint8 with
+    # int8 is int16 in both), except that NumPy promotes integers with float16 to float64 (or
+    # float32); PyTorch keeps float16, so a category difference is decided here first.
     ca, cb = _BY_NP[a].category, _BY_NP[b].category
     if ca != cb:
         return a if ca > cb else b

@@ -2,21 +2,29 @@
 
 Both are folded into two masks read once per op call, so `no_grad` costs the hot
 path nothing: an op's key set is `(keys_of_args | included) & ~excluded`.
+
+The grad-mode helpers are PyTorch's (torch/autograd/grad_mode.py): each is a context
+manager and a decorator; `no_grad`/`enable_grad` also decorate bare (`@agrad.no_grad`);
+a decorated generator runs under the mode each time it resumes, not only at its call.
 """
 from __future__ import annotations
 
 import functools
+import inspect
+import sys
 import threading
+import warnings
 
 from .dispatch_keys import AUTOGRAD
 
-__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
-           "ExcludeDispatchKeyGuard", "IncludeDispatchKeyGuard"]
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
+           "is_inference_mode_enabled", "ExcludeDispatchKeyGuard", "IncludeDispatchKeyGuard"]
 
 
 class _DispatchTLS(threading.local):
     def __init__(self):
         self.grad_enabled = True
+        self.inference_mode = False
         self.included = 0
         self.excluded = 0
         self.keep = ~0          # ~(excluded | (AUTOGRAD if grad disabled))
@@ -33,47 +41,162 @@ def is_grad_enabled() -> bool:
     return tls.grad_enabled
 
 
-class _GradModeContext:
-    """Context manager and decorator, as torch.no_grad/enable_grad."""
+def is_inference_mode_enabled() -> bool:
+    return tls.inference_mode
+
+
+def _set_grad_enabled(mode: bool) -> None:
+    tls.grad_enabled = mode
+    tls.refresh()
+
+
+# -- decorators (torch/utils/_contextlib.py) -----------------------------------------
+def _wrap_generator(ctx_factory, func):
+    """Each resumption of the generator runs inside a fresh context from `ctx_factory`;
+    its caller's code between two `next()` calls runs outside it."""
+
+    @functools.wraps(func)
+    def generator_context(*args, **kwargs):
+        gen = func(*args, **kwargs)
+        try:
+            with ctx_factory():
+                response = gen.send(None)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    with ctx_factory():
+                        gen.close()
+                    raise
+                except BaseException:      # noqa: B902 — thrown in by our caller: hand it to the generator
+                    with ctx_factory():
+                        response = gen.throw(*sys.exc_info())
+                else:
+                    with ctx_factory():
+                        response = gen.send(request)
+        except StopIteration as stop:
+            return stop.value
+
+    return generator_context
+
+
+def _context_decorator(ctx_factory, func):
+    if inspect.isgeneratorfunction(func):
+        return _wrap_generator(ctx_factory, func)
+
+    @functools.wraps(func)
+    def decorate_context(*args, **kwargs):
+        with ctx_factory():
+            return func(*args, **kwargs)
+
+    return decorate_context
+
+
+class _DecoratorContextManager:
+    """A context manager that also decorates functions and generators; each call of the
+    decorated function enters a fresh copy (`clone`), so one object serves every call."""
+
+    def __call__(self, orig_func):
+        if inspect.isclass(orig_func):
+            warnings.warn("Decorating classes is deprecated and will be disabled in future versions. You should "
+                          "only decorate functions or methods. To preserve the current behavior of class "
+                          "decoration, you can directly decorate the `__init__` method and nothing else.",
+                          FutureWarning, stacklevel=2)
+            func = lambda *args, **kwargs: orig_func(*args, **kwargs)  # noqa: E731
+        else:
+            func = orig_func
+        return _context_decorator(self.clone, func)
+
+    def clone(self):
+        return self.__class__()
+
+
+class _NoParamDecoratorContextManager(_DecoratorContextManager):
+    """Also decorates without parentheses: `@no_grad` is `@no_grad()`."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class _GradModeSwitch(_NoParamDecoratorContextManager):
     _mode: bool
 
     def __enter__(self):
-        self._prev = tls.grad_enabled
-        tls.grad_enabled = self._mode
-        tls.refresh()
-        return self
+        self.prev = tls.grad_enabled
+        _set_grad_enabled(self._mode)
 
-    def __exit__(self, *exc):
-        tls.grad_enabled = self._prev
-        tls.refresh()
-        return False
-
-    def __call__(self, fn):
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with self.__class__():
-                return fn(*args, **kwargs)
-        return wrapper
+    def __exit__(self, exc_type, exc_value, traceback):
+        _set_grad_enabled(self.prev)
 
 
-class no_grad(_GradModeContext):
+class no_grad(_GradModeSwitch):
+    """Ops record no graph inside; results do not require grad."""
     _mode = False
 
 
-class enable_grad(_GradModeContext):
+class enable_grad(_GradModeSwitch):
+    """Grad mode on inside, even within `no_grad`."""
     _mode = True
 
 
-class set_grad_enabled(_GradModeContext):
+class set_grad_enabled(_DecoratorContextManager):
+    """Sets grad mode on construction (so it also works as a plain call), restores it on exit."""
+
     def __init__(self, mode: bool):
-        self._mode = bool(mode)
-        # torch.set_grad_enabled(False) also works as a plain call.
-        self._prev = tls.grad_enabled
-        tls.grad_enabled = self._mode
-        tls.refresh()
+        if not isinstance(mode, bool):
+            raise TypeError(f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, "
+                            f"not {type(mode).__name__}")
+        self.prev = tls.grad_enabled
+        self.mode = mode
+        _set_grad_enabled(mode)
+
+    def __call__(self, orig_func):
+        _set_grad_enabled(self.prev)      # as a decorator it applies per call, not from now on
+        return super().__call__(orig_func)
 
     def __enter__(self):
-        return self
+        _set_grad_enabled(self.mode)
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        _set_grad_enabled(self.prev)
+
+    def __repr__(self):
+        return f"agrad.autograd.grad_mode.set_grad_enabled(mode={self.mode})"     # PyTorch's module path
+
+    __str__ = __repr__
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class inference_mode(_DecoratorContextManager):
+    """`inference_mode(True)` turns grad mode off; `inference_mode(False)` turns it on (PyTorch's
+    InferenceMode guard sets grad mode to `not mode`). Used bare, it decorates.
+
+    NOTE: agrad has no inference tensors: tensors made inside are ordinary tensors that do
+    not require grad, as under no_grad."""
+
+    def __new__(cls, mode=True):
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)
+
+    def __init__(self, mode: bool = True):
+        self.mode = mode
+
+    def __enter__(self):
+        self._prev = (tls.grad_enabled, tls.inference_mode)
+        tls.inference_mode = self.mode
+        _set_grad_enabled(not self.mode)
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        grad_enabled, tls.inference_mode = self._prev
+        _set_grad_enabled(grad_enabled)
+
+    def clone(self):
+        return self.__class__(self.mode)
 
 
 class _KeyGuard:

@@ -1,12 +1,21 @@
 """agrad.library: register operators from outside agrad, through the dispatcher's
 own registration path (as torch.library).
 
+    import agrad
     from agrad import library
+
     library.define("myops::scale(Tensor x, float k) -> Tensor")
-    library.impl("myops::scale", "CPU", lambda x, k: agrad.tensor(x.numpy() * k))
+    # a kernel runs below Autograd, on tensors that may require grad: detach() to reach the data
+    library.impl("myops::scale", "CPU", lambda x, k: agrad.tensor(x.detach().numpy() * k, dtype=x.dtype))
+    # the Meta kernel (shapes and dtypes only) lets graph files check the op before running it
+    library.impl("myops::scale", "Meta", lambda x, k: agrad.empty(x.shape, dtype=x.dtype, device="meta"))
     library.register_autograd("myops::scale", lambda ctx, grad: (grad * ctx.k, None),
                               setup_context=lambda ctx, inputs, output: setattr(ctx, "k", inputs[1]))
-    agrad.ops.myops.scale(x, 2.0)     # or library.op("myops::scale")
+
+    x = agrad.tensor([1.0, 2.0], requires_grad=True)
+    y = agrad.ops.myops.scale(x, 2.0)     # or library.op("myops::scale")(x, 2.0)
+    y.sum().backward()
+    assert y.tolist() == [2.0, 4.0] and x.grad.tolist() == [2.0, 2.0]
 """
 from __future__ import annotations
 

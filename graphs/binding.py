@@ -87,6 +87,11 @@ def _fits(arg_type: str, value: Any) -> bool:
     return True
 
 
+def _padding_string(op: str, name: str, value: Any) -> bool:
+    """PyTorch's conv1d/2d/3d have a second overload (conv2d.padding) taking padding="same" or "valid"."""
+    return name == "padding" and op in ("conv1d", "conv2d", "conv3d") and isinstance(value, str)
+
+
 class Binder:
     def __init__(self, spec: GraphSpec, collector: Collector):
         self.spec = spec
@@ -151,7 +156,7 @@ class Binder:
         for arg in params:
             if arg.name in given:
                 value, pos = given[arg.name]
-                if not _fits(arg.type, value):
+                if not _fits(arg.type, value) and not _padding_string(node.op, arg.name, value):
                     self.c.error("AG019", f"{node.op}(): argument '{arg.name}' must be {arg.type}, "
                                  f"not {_kind(value)}", pos)
                     ok = False
@@ -174,7 +179,7 @@ class Binder:
     def check_uses(self, bound: BoundNode) -> bool:
         """A multi-output node is used through `name[i]`; anything else is an error."""
         if bound.op == GETITEM:
-            source, index = bound.args
+            source, index = bound.args[:2]       # then the index tensors, if any (x[idx])
             target = self.bound.get(source.name) if isinstance(source, TensorRef) else None
             if target is None or not target.multi_output:
                 return True

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import agrad
+from agrad.errors import DimensionError, DtypeError, ShapeError
 
 from .binding import BoundNode, bind
 from .diagnostics import Collector, Pos, did_you_mean
@@ -17,9 +18,7 @@ from .executor import NodeFailure, run_nodes
 from .inputs import InputError, LeafPlan, plan_leaf
 from .ordering import run_order
 from .spec import BackwardSpec, GraphSpec, TensorRef
-
-_SHAPE_WORDS = ("shape", "size", "broadcast", "dimension", "dim ", "dims", "numel", "mat1", "mat2")
-_DTYPE_WORDS = ("dtype", "scalar type", "floating point", "integer", "bool", "not implemented for")
+from .values import misfit_in
 
 
 @dataclass
@@ -49,17 +48,18 @@ class CheckedGraph:
 
 
 def classify(exc: BaseException) -> str:
-    """The error code of an op's complaint: shape, dtype, or anything else it rejected."""
-    text = str(exc).lower()
-    if any(w in text for w in _SHAPE_WORDS):
+    """The error code of an op's complaint, by the engine's error type: shape, dtype, or
+    anything else it rejected."""
+    if isinstance(exc, (ShapeError, DimensionError)):
         return "AG023"
-    if any(w in text for w in _DTYPE_WORDS):
+    if isinstance(exc, DtypeError):
         return "AG024"
     return "AG025"
 
 
 def _message(exc: BaseException) -> str:
-    text = str(exc).strip().strip("'\"")
+    # NOTE: only a KeyError's str() quotes its message; others may end in a quote of their own
+    text = str(exc.args[0] if isinstance(exc, KeyError) and exc.args else exc).strip()
     return text or type(exc).__name__
 
 
@@ -105,7 +105,7 @@ class GraphChecker:
                     input_spec, base_dir=self.base_dir, default_dtype=opts.dtype or spec.dtype,
                     default_device=opts.device or spec.device,
                     override=Path(override) if override is not None else None,
-                    doc_pos=spec.doc.pos(input_spec.path + ("file",)))
+                    doc=spec.doc)
             except InputError as exc:
                 self.c.error(exc.code, exc.message, exc.pos)
         return leaves
@@ -181,6 +181,9 @@ class GraphChecker:
         if tuple(shape) != tuple(root.shape):
             self.c.error("AG028", f"Mismatch in shape: grad_output[{i}] has a shape of {list(shape)} and "
                          f"output[{i}] has a shape of {list(root.shape)}", pos)
+        elif not isinstance(grad, TensorRef) and (
+                problem := misfit_in(grad, root.dtype.name, f"grad_tensors[{i}]:")) is not None:
+            self.c.error("AG028", problem, pos)
 
     def check_retain_grad(self, names: set[str]) -> None:
         for ref in self.spec.retain_grad:
@@ -192,6 +195,11 @@ class GraphChecker:
     def check_outputs_and_expect(self, names: set[str]) -> None:
         for ref in self.spec.outputs or ():
             self.tensor(ref, names, "outputs")
+        if not self.spec.outputs and not self.spec.backward and self.spec.nodes:
+            last = self.spec.nodes[-1]          # the graph's output when nothing else is named
+            if isinstance(self.meta.get(last.owner), tuple):
+                self.c.error("AG022", f"'{last.owner}' has several outputs and, as the last node, would be the "
+                             f"graph's output; list one under `outputs:` (a node such as {last.owner}[0])", last.pos)
         expect = self.spec.expect
         if expect is None:
             return
@@ -218,6 +226,8 @@ class GraphChecker:
         if shape not in ((), tuple(t.shape)):
             self.c.error("AG030", f"expected value of '{e.name}' has shape {list(shape)} but the tensor has "
                          f"shape {list(t.shape)}", e.pos)
+        elif (problem := misfit_in(e.value, t.dtype.name, f"expected value of '{e.name}':")) is not None:
+            self.c.error("AG030", problem, e.pos)
 
 
 def check_graph(spec: GraphSpec, collector: Collector, base_dir: Path, options: Options) -> CheckedGraph:

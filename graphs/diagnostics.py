@@ -48,6 +48,26 @@ CODES: dict[str, str] = {
     "AG032": "plugin failed to load",
     "AG033": "bad --input override",
     "AG034": "retain_grad of a tensor that does not require grad",
+    "AG035": "graph cannot be checked by finite differences (`check`)",
+    # runtime failures (exit status 3; graphs/failures.py), located at the node that failed
+    "AG040": "backward through a graph whose saved tensors were freed (pass retain_graph)",
+    "AG041": "an op's kernel failed",
+    "AG042": "a backward pass failed in a node's gradient",
+    "AG043": "device unavailable",
+    "AG044": "out of memory",
+    "AG045": "a plugin op's kernel failed",
+    "AG046": "an input tensor could not be made",
+    # training (`train:` section, `agrad train`, Graph.train / Graph.run(inputs=...))
+    "AG060": "bad `train:` entry",
+    "AG061": "unknown optimizer or schedule, or a bad hyper-parameter",
+    "AG062": "train.loss is not a scalar node that reaches a parameter",
+    "AG063": "train.params names no input that requires grad",
+    "AG064": "data or new input values name no input of the graph",
+    "AG065": "training data cannot be read or do not fit the graph",
+    "AG066": "bad eval entry or metric",
+    "AG067": "bad expect.train entry",
+    "AG068": "loss became NaN or Inf during training",
+    "AG069": "checkpoint cannot be read or does not match the graph",
 }
 
 

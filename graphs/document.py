@@ -7,25 +7,29 @@ need the op registry or shapes come later (`binding.py`, `build.py`).
 from __future__ import annotations
 
 import keyword
+import math
 import re
 from typing import Any
 
 from . import expressions
 from .diagnostics import Collector, Pos, did_you_mean
 from .expressions import ExpressionError
+from .values import INT64_MAX, MAX_DIMS, misfit_message
 from .spec import (DTYPE_NAMES, INITS, BackwardSpec, Expectation, ExpectSpec, GraphSpec, InputSpec, NodeSpec,
                    TensorRef)
 from .yaml_loader import Document, position_in_scalar
 
 TOP_KEYS = ("agrad", "name", "description", "dtype", "device", "seed", "inputs", "nodes", "backward",
-            "retain_grad", "outputs", "expect")
+            "retain_grad", "outputs", "expect", "train")      # `train:`: graphs/train_section.py
 INPUT_KEYS = ("value", "shape", "init", "fill", "mean", "std", "low", "high", "seed", "file", "key",
               "dtype", "device", "requires_grad")
 INIT_PARAMS = {"full": ("fill",), "normal": ("mean", "std"), "uniform": ("low", "high")}
 PARAM_DEFAULTS = {"mean": 0.0, "std": 1.0, "low": 0.0, "high": 1.0}
 BACKWARD_KEYS = ("of", "grad_tensors", "inputs", "retain_graph", "create_graph")
-EXPECT_KEYS = ("outputs", "grads", "atol", "rtol")
+EXPECT_KEYS = ("outputs", "grads", "atol", "rtol", "train")     # `train`: graphs/train_section.py
 DEVICE_RE = re.compile(r"^(cpu|cuda(:\d+)?|meta)$")
+_META_DEVICE = ("device 'meta' holds shapes but no data, so a graph cannot run on it "
+                "(agrad validate already checks on Meta); use cpu or cuda")
 
 _TYPE_NAMES = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list",
                dict: "a mapping", type(None): "null"}
@@ -97,7 +101,24 @@ class DocumentReader:
             self.error("AG009", f"bad device {value!r}; expected cpu, cuda or cuda:N", path,
                        did_you_mean(value, ("cpu", "cuda")) if isinstance(value, str) else None)
             return None
+        if value == "meta":
+            self.error("AG009", _META_DEVICE, path)
+            return None
         return value
+
+    def number(self, value: Any, what: str, path: tuple, finite: bool = False) -> float | None:
+        """A YAML number as a float, or None after reporting: not a number, too big, or not finite."""
+        if not self.expect_type(value, (int, float), what, path, "a number"):
+            return None
+        try:
+            number = float(value)
+        except OverflowError:
+            self.error("AG005", f"{what} is beyond the float64 range (largest is about 1.8e308)", path)
+            return None
+        if finite and not math.isfinite(number):
+            self.error("AG005", f"{what} must be a finite number, not {number}", path)
+            return None
+        return number
 
     # ---- the document ------------------------------------------------------------
 
@@ -208,9 +229,14 @@ class DocumentReader:
         return spec
 
     def literal(self, value: Any, path: tuple) -> Any:
-        if literal_shape(value) is None:
+        shape = literal_shape(value)
+        if shape is None:
             self.error("AG012", "a tensor literal must be a number, a boolean, or a rectangular nested list "
                        f"of them (got {_kind(value)})", path)
+            return 0.0
+        if len(shape) > MAX_DIMS:
+            self.error("AG012", f"a tensor literal has {len(shape)} dimensions; at most {MAX_DIMS} are supported",
+                       path)
             return 0.0
         return value
 
@@ -220,6 +246,14 @@ class DocumentReader:
             shape = [shape]
         if not isinstance(shape, list) or not all(type(s) is int and s >= 0 for s in shape):
             self.error("AG012", "`shape` must be a list of non-negative integers", path + ("shape",))
+            shape = []
+        elif len(shape) > MAX_DIMS:
+            self.error("AG012", f"`shape` has {len(shape)} dimensions; at most {MAX_DIMS} are supported",
+                       path + ("shape",))
+            shape = []
+        elif max(shape, default=0) > INT64_MAX or (0 not in shape and math.prod(shape) > INT64_MAX):
+            # PyTorch counts elements in int64; NumPy in intp.
+            self.error("AG012", f"`shape` {shape} has more elements than an int64 can count", path + ("shape",))
             shape = []
         spec.shape = tuple(shape)
         if "init" not in entry:
@@ -239,8 +273,10 @@ class DocumentReader:
                 self.error("AG006", f"init `{init}` needs `{param}`", path, key=True)
                 continue
             value = entry.get(param, PARAM_DEFAULTS.get(param))
-            if self.expect_type(value, (int, float), f"`{param}`", path + (param,), "a number"):
-                spec.params[param] = float(value)
+            # A random init's bounds must be finite numbers; `fill` may be nan or inf.
+            number = self.number(value, f"`{param}`", path + (param,), finite=param != "fill")
+            if number is not None:
+                spec.params[param] = number
         if init == "normal" and spec.params.get("std", 0.0) < 0:
             self.error("AG012", "`std` must not be negative", path + ("std",))
         if init == "uniform" and spec.params.get("low", 0.0) > spec.params.get("high", 1.0):
@@ -267,13 +303,42 @@ class DocumentReader:
     # ---- nodes -------------------------------------------------------------------
 
     def node(self, name: str, entry: Any, path: tuple, known: set[str]) -> list[NodeSpec]:
-        if isinstance(entry, str):
-            return self.expression_node(name, entry, path)
-        if isinstance(entry, dict):
-            return self.structured_node(name, entry, path, known)
+        if isinstance(entry, (str, dict)):
+            specs = (self.expression_node(name, entry, path) if isinstance(entry, str) else
+                     self.structured_node(name, entry, path, known))
+            for spec in specs:
+                self.check_constants(spec, from_expression=isinstance(entry, str))
+            if any(s.op == "getitem" and not (len(s.args) >= 2 and isinstance(s.args[1], expressions.Index))
+                   for s in specs):
+                # The subscript's op is made by `x[...]`; by name it would take any argument.
+                written = next(s for s in specs if s.op == "getitem")
+                self.c.error("AG016", "unknown op 'getitem': a subscript is written as one, e.g. x[0] or x[:, 1]",
+                             written.pos)
+                return []
+            return specs
         self.error("AG005", f"node '{name}' must be an expression string or a mapping with `op`, "
                    f"not {_kind(entry)}", path)
         return []
+
+    def check_constants(self, spec: NodeSpec, from_expression: bool) -> None:
+        """Scalars and devices written as arguments: what no op can take, reported where written."""
+        def problem(value, key):
+            if isinstance(value, list):
+                return next((p for p in (problem(v, key) for v in value) if p), None)
+            if type(value) is int and not -INT64_MAX - 1 <= value <= INT64_MAX:
+                return misfit_message(value, "int64", "integer")
+            if type(value) is float and from_expression and math.isinf(value):
+                return "a number beyond the float64 range (largest is about 1.8e308)"
+            if isinstance(value, str) and value == "meta" and key in ("device", None):
+                return _META_DEVICE
+            return None
+
+        for i, (value, pos) in enumerate(zip(spec.args, spec.arg_pos)):
+            if (message := problem(value, None)) is not None:
+                self.c.error("AG009" if message is _META_DEVICE else "AG019", message, pos)
+        for key, value in spec.kwargs.items():
+            if (message := problem(value, key)) is not None:
+                self.c.error("AG009" if message is _META_DEVICE else "AG019", message, spec.kwarg_pos.get(key))
 
     def expression_node(self, name: str, text: str, path: tuple) -> list[NodeSpec]:
         def at(offset: int | None) -> Pos:
@@ -382,8 +447,13 @@ class DocumentReader:
         self.check_keys(value, EXPECT_KEYS, path, "`expect`")
         spec = ExpectSpec(pos=self.doc.pos(path))
         for tol in ("atol", "rtol"):
-            if tol in value and self.expect_type(value[tol], (int, float), f"`{tol}`", path + (tol,), "a number"):
-                setattr(spec, tol, float(value[tol]))
+            if tol not in value:
+                continue
+            number = self.number(value[tol], f"`{tol}`", path + (tol,), finite=True)
+            if number is not None and number < 0:
+                self.error("AG005", f"`{tol}` must not be negative", path + (tol,))
+            elif number is not None:
+                setattr(spec, tol, number)
         for section in ("outputs", "grads"):
             entries = value.get(section, {})
             spath = path + (section,)

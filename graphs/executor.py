@@ -13,7 +13,7 @@ from typing import Any, Callable
 import agrad
 
 from .binding import GETITEM, BoundNode
-from .expressions import Index, Slice
+from .expressions import Index, Slice, TensorIndex
 from .spec import TensorRef
 
 
@@ -34,8 +34,11 @@ def _resolve(value: Any, env: dict[str, Any]) -> Any:
     return value
 
 
-def _python_index(index: Index):
+def _python_index(index: Index, args: list[Any] = ()):
+    """The Python index of a subscript; `args` are the getitem's arguments (index tensors from 2 on)."""
     def one(item):
+        if isinstance(item, TensorIndex):
+            return args[item.arg]
         return slice(item.start, item.stop, item.step) if isinstance(item, Slice) else item
     items = tuple(one(i) for i in index.items)
     return items[0] if len(items) == 1 else items
@@ -61,7 +64,7 @@ def apply(bound: BoundNode, env: dict[str, Any]) -> Any:
         index = bound.args[1]
         if bound.selects_output:
             return source[index.items[0]]
-        return source[_python_index(index)]
+        return source[_python_index(index, [_resolve(a, env) for a in bound.args])]
     values = {arg.name: _convert(arg.type, _resolve(v, env)) for arg, v, _ in bound.given}
     args, kwargs = [], {}
     for arg in bound.schema.arguments:

@@ -40,8 +40,17 @@ class Slice:
 
 
 @dataclass(frozen=True)
+class TensorIndex:
+    """An index tensor in a subscript (`x[idx]`, `x[:, idx]`): the getitem call's argument
+    number `arg`, where its Ref is (so ordering and binding see it as any other use)."""
+    arg: int
+    name: str
+
+
+@dataclass(frozen=True)
 class Index:
-    """The index of a subscript: ints, Slices, None (new axis) and Ellipsis."""
+    """The index of a subscript: ints, Slices, None (new axis), Ellipsis, TensorIndex
+    (an input's or node's name: an integer or bool tensor) and lists of ints or bools."""
     items: tuple
 
     def is_single_int(self) -> bool:
@@ -56,6 +65,8 @@ class Index:
             if isinstance(item, Slice):
                 text = f"{'' if item.start is None else item.start}:{'' if item.stop is None else item.stop}"
                 return text + (f":{item.step}" if item.step is not None else "")
+            if isinstance(item, TensorIndex):
+                return item.name
             return str(item)
         return "[" + ", ".join(one(i) for i in self.items) + "]"
 
@@ -174,7 +185,9 @@ class _Parser:
                 raise self.fail(node, "only < <= > >= == != comparisons are supported")
             return op, self.offsets.start(node), [node.left, node.comparators[0]], []
         if isinstance(node, ast.Subscript):
-            return "getitem", self.offsets.end(node.value), [node.value, self.index(node.slice)], []
+            tensors: list[ast.AST] = []        # index tensors: arguments 2, 3, … of the getitem
+            index = self.index(node.slice, tensors)
+            return "getitem", self.offsets.end(node.value), [node.value, index, *tensors], []
         raise self.fail(node, f"{_UNSUPPORTED_NODES.get(type(node), type(node).__name__)} is not supported")
 
     def operator_offset(self, node: ast.BinOp, symbol: str) -> int:
@@ -206,11 +219,16 @@ class _Parser:
         return (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
                 and isinstance(node.operand, ast.Constant) and type(node.operand.value) in (int, float))
 
-    def index(self, node: ast.AST) -> Index:
+    def index(self, node: ast.AST, tensors: list) -> Index:
         parts = node.elts if isinstance(node, ast.Tuple) else [node]
-        return Index(tuple(self.index_item(p) for p in parts))
+        return Index(tuple(self.index_item(p, tensors) for p in parts))
 
-    def index_item(self, node: ast.AST):
+    def index_item(self, node: ast.AST, tensors: list):
+        if isinstance(node, ast.Name):
+            tensors.append(node)
+            return TensorIndex(1 + len(tensors), node.id)
+        if isinstance(node, ast.List):
+            return self.index_list(node)
         if isinstance(node, ast.Slice):
             return Slice(*(None if b is None else self.index_int(b) for b in (node.lower, node.upper, node.step)))
         if isinstance(node, ast.Constant) and (node.value is None or node.value is Ellipsis):
@@ -224,7 +242,16 @@ class _Parser:
             return node.value
         if self.is_negative_number(node) and type(node.operand.value) is int:
             return -node.operand.value
-        raise self.fail(node, "only basic slicing is supported: integers, slices (a:b:c), None and ...")
+        raise self.fail(node, "an index is an integer, a slice (a:b:c), None, ..., a tensor's name or a list of "
+                              "integers or booleans")
+
+    def index_list(self, node: ast.AST):
+        """A list literal in a subscript (`x[:, [0, 2]]`, `x[[True, False]]`): ints or bools, nested."""
+        if isinstance(node, ast.List):
+            return [self.index_list(e) for e in node.elts]
+        if isinstance(node, ast.Constant) and type(node.value) is bool:
+            return node.value
+        return self.index_int(node)
 
 
 def parse_expression(target: str, text: str) -> list[Call]:

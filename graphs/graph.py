@@ -13,6 +13,7 @@ from .plugins import load_plugin
 from .results import CheckResult, Diagnostic, GraphFileError, InspectResult
 from .runner import GraphRun, run_graph
 from .spec import DTYPE_NAMES
+from .train_section import check_train_section
 from .yaml_loader import load_yaml
 
 
@@ -32,10 +33,26 @@ class Graph:
     def spec(self):
         return self._checked.spec
 
-    def run(self, *, profile: bool = False, anomaly: bool = False, repeat: int = 1, on_repeat=None) -> GraphRun:
-        """Forward and every backward pass; raises GraphRuntimeError (exit 3) when a kernel fails."""
+    def run(self, *, inputs: dict | None = None, profile: bool = False, anomaly: bool = False, repeat: int = 1,
+            on_repeat=None) -> GraphRun:
+        """Forward and every backward pass; raises GraphRuntimeError (exit 3) when a kernel fails.
+
+        `inputs={name: array or Tensor}` replaces those leaves' values for this run (in
+        the input's dtype and device); a new shape re-checks the graph (GraphFileError).
+        """
+        if inputs:
+            from .training import run_with_inputs
+            return run_with_inputs(self, inputs, profile=profile, anomaly=anomaly, repeat=repeat,
+                                   on_repeat=on_repeat)
         return run_graph(self._checked, self.file, timings=self.timings_ms, profile=profile, anomaly=anomaly,
                          repeat=repeat, on_repeat=on_repeat)
+
+    def train(self, *, loss: str, steps: int, **options):
+        """Train with agrad.optim: `steps` optimizer steps of `loss` (a scalar node); see
+        `agrad.graphs.training.train` for `params`, `optimizer`, `schedule`, `data`,
+        `batch_size`, `shuffle`, `clip_grad_norm`, `eval_data`, `eval_every`, `metrics`."""
+        from .training import train
+        return train(self, loss=loss, steps=steps, **options)
 
     def inspect(self) -> InspectResult:
         return inspect_graph(self._checked, self.file)
@@ -44,7 +61,8 @@ class Graph:
         return check_gradients(self._checked, self.file, eps=eps, atol=atol, rtol=rtol, fast=fast)
 
 
-def _check(path, options: Options, plugins) -> tuple[CheckedGraph | None, list[Diagnostic], dict[str, float]]:
+def _check(path, options: Options, plugins, source: str | None = None
+           ) -> tuple[CheckedGraph | None, list[Diagnostic], dict[str, float]]:
     file = str(path)
     bad_options = _check_options(options)
     if bad_options:
@@ -55,9 +73,11 @@ def _check(path, options: Options, plugins) -> tuple[CheckedGraph | None, list[D
         except GraphFileError as exc:
             return None, exc.diagnostics, {}
     collector = Collector(file)
+    load_engine()
     t0 = time.perf_counter()
     try:
-        source = Path(path).read_text(encoding="utf-8")
+        if source is None:
+            source = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         return None, [Diagnostic("AG031", f"cannot read {file}: {reason}", None)], {}
@@ -70,10 +90,20 @@ def _check(path, options: Options, plugins) -> tuple[CheckedGraph | None, list[D
             t1 = time.perf_counter()
             timings["parse"] = (t1 - t0) * 1e3
             checked = check_graph(spec, collector, Path(path).parent, options)
+            if collector.ok:
+                check_train_section(checked, collector)
             timings["build"] = (time.perf_counter() - t1) * 1e3
     except TooManyProblems:
         checked = None
     return checked, collector.sorted(), timings
+
+
+def load_engine() -> None:
+    """Import the op library before the clocks start: the one-off cost of loading it
+    (a few hundred ms cold) is not the time it takes to parse or build a graph."""
+    import agrad
+
+    agrad.Tensor  # noqa: B018 - the first public name loads the whole engine (agrad/__init__.py)
 
 
 def _check_options(options: Options) -> list[Diagnostic]:
@@ -94,9 +124,15 @@ def validate(path, *, device: str | None = None, dtype: str | None = None, seed:
 
 
 def load(path, *, device: str | None = None, dtype: str | None = None, seed: int | None = None,
-         inputs: dict[str, str] | None = None, plugins=()) -> Graph:
-    """The checked graph; raises GraphFileError (exit 2) listing every problem."""
-    checked, diagnostics, timings = _check(path, Options(device, dtype, seed, dict(inputs or {})), plugins)
+         inputs: dict[str, str] | None = None, plugins=(), source: str | None = None) -> Graph:
+    """The checked graph; raises GraphFileError (exit 2) listing every problem.
+
+    With `source`, that text is the graph and `path` only names it in messages
+    (`agrad run -` passes what it read from stdin as `<stdin>`); relative input
+    files are then found from the current folder.
+    """
+    checked, diagnostics, timings = _check(path, Options(device, dtype, seed, dict(inputs or {})), plugins,
+                                           source)
     errors = [d for d in diagnostics if d.severity == "error"]
     if errors or checked is None:
         raise GraphFileError(errors or diagnostics)

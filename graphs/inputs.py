@@ -7,7 +7,10 @@ Files are read with `allow_pickle=False`: a graph file never unpickles anything.
 from __future__ import annotations
 
 import math
+import os
+import stat
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +19,7 @@ import numpy as np
 from .diagnostics import Pos
 from .document import literal_shape
 from .spec import InputSpec
+from .values import first_misfit, fits, misfit_message
 
 
 class InputError(Exception):
@@ -37,59 +41,142 @@ class LeafPlan:
     device: str
     requires_grad: bool
     spec: InputSpec
-    array: np.ndarray | None = None          # file data (may be memory-mapped), read once
+    array: np.ndarray | None = None          # .npy data, memory-mapped: read when used
+    source: tuple[Path, str] | None = None   # an .npz and key, inflated only when the leaf is made
 
 
-def read_array_file(path: Path, key: str | None, pos: Pos) -> np.ndarray:
+def _header(stream) -> tuple[tuple[int, ...], np.dtype, int]:
+    """(shape, dtype, header length) of an .npy stream, reading only its header."""
+    major, _ = np.lib.format.read_magic(stream)
+    read = np.lib.format.read_array_header_1_0 if major == 1 else np.lib.format.read_array_header_2_0
+    shape, _, dtype = read(stream)
+    return shape, dtype, stream.tell()
+
+
+def _regular_file(path: Path, pos: Pos) -> int:
+    """The file's size; a FIFO or a device would block or never end, so it is refused."""
     try:
-        if path.suffix.lower() == ".npz":
-            with np.load(path, allow_pickle=False) as archive:
-                if key not in archive.files:
-                    raise InputError("AG013", f"{path.name} has no array '{key}' (it has: "
-                                     f"{', '.join(archive.files) or 'none'})", pos)
-                return archive[key]
-        _refuse_object_arrays(path, pos)
-        # A memory map reads only the header now; Meta inference needs only shape and dtype.
-        return np.load(path, mmap_mode="r", allow_pickle=False)
-    except InputError:
-        raise
+        info = path.stat()
     except FileNotFoundError:
         raise InputError("AG013", f"input file not found: {path}", pos) from None
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
-        # NumPy says "Object arrays cannot be loaded when allow_pickle=False" for pickles.
+    if not stat.S_ISREG(info.st_mode):
+        kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file (a pipe or a device?)"
+        raise InputError("AG013", f"input file {path} is {kind}", pos)
+    return info.st_size
+
+
+def _memory_bytes() -> int | None:
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+# A compressed member that inflates past 1 GiB at more than 100:1 is refused unread.
+_BOMB_BYTES, _BOMB_RATIO = 2**30, 100
+
+
+def _npz_header(path: Path, key: str | None, pos: Pos) -> tuple[tuple[int, ...], np.dtype]:
+    """An .npz member's shape and dtype from its header, without inflating the data.
+
+    A compressed member can declare gigabytes in a few kilobytes (a "zip bomb"): its
+    size is checked against the zip directory and this machine's memory first.
+    """
+    with zipfile.ZipFile(path) as archive:
+        names = {n[:-4] if n.endswith(".npy") else n: n for n in archive.namelist()}
+        if key not in names:
+            raise InputError("AG013", f"{path.name} has no array '{key}' (it has: "
+                             f"{', '.join(names) or 'none'})", pos)
+        info = archive.getinfo(names[key])
+        with archive.open(info) as member:
+            shape, dtype, header = _header(member)
+    if dtype.hasobject:
+        raise _object_array(path, pos)
+    nbytes = math.prod(shape) * dtype.itemsize
+    if header + nbytes != info.file_size:
+        raise InputError("AG013", f"{path.name}: array '{key}' declares {nbytes:,} bytes of data but the archive "
+                         f"holds {info.file_size - header:,}", pos)
+    if nbytes > _BOMB_BYTES and nbytes > _BOMB_RATIO * info.compress_size:
+        raise InputError("AG013", f"{path.name}: array '{key}' would inflate to {nbytes / 2**30:.1f} GiB from "
+                         f"{info.compress_size / 2**20:.1f} MiB (a zip bomb?); save large arrays uncompressed "
+                         "(np.savez or np.save)", pos)
+    memory = _memory_bytes()
+    if memory is not None and nbytes > memory:
+        raise InputError("AG013", f"{path.name}: array '{key}' would inflate to {nbytes / 2**30:.1f} GiB, more "
+                         f"than this machine's memory ({memory / 2**30:.1f} GiB)", pos)
+    return shape, dtype
+
+
+def _object_array(path: Path, pos: Pos) -> InputError:
+    return InputError("AG013", f"{path.name} holds Python objects, which would need unpickling; "
+                      "agrad reads arrays with allow_pickle=False", pos)
+
+
+def read_array_file(path: Path, key: str | None, pos: Pos) -> tuple[tuple[int, ...], np.dtype, np.ndarray | None]:
+    """(shape, dtype, memory-mapped data or None for an .npz), reading headers only."""
+    try:
+        _regular_file(path, pos)
+        if path.suffix.lower() == ".npz":
+            shape, dtype = _npz_header(path, key, pos)
+            return tuple(shape), dtype, None
+        with open(path, "rb") as f:
+            _, dtype, _ = _header(f)
+        if dtype.hasobject:
+            raise _object_array(path, pos)
+        # A memory map reads only the header now; Meta inference needs only shape and dtype.
+        array = np.load(path, mmap_mode="r", allow_pickle=False)
+        return tuple(array.shape), array.dtype, array
+    except InputError:
+        raise
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError, KeyError) as exc:
         raise InputError("AG013", f"cannot read {path.name}: {exc}", pos) from None
 
 
-def _refuse_object_arrays(path: Path, pos: Pos) -> None:
-    with open(path, "rb") as f:
-        major, _ = np.lib.format.read_magic(f)
-        read_header = (np.lib.format.read_array_header_1_0 if major == 1 else np.lib.format.read_array_header_2_0)
-        _, _, dtype = read_header(f)
-    if dtype.hasobject:
-        raise InputError("AG013", f"{path.name} holds Python objects, which would need unpickling; "
-                         "agrad reads arrays with allow_pickle=False", pos)
+def _load_npz(path: Path, key: str) -> np.ndarray:
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            return archive[key]
+    except (OSError, zipfile.BadZipFile, zlib.error, EOFError, KeyError) as exc:
+        raise ValueError(f"cannot read {path.name}: {exc}") from None
 
 
 def plan_leaf(spec: InputSpec, *, base_dir: Path, default_dtype: str, default_device: str,
-              override: Path | None = None, doc_pos=None) -> LeafPlan:
-    """The leaf's shape, dtype and device; reads file inputs (and `--input` overrides)."""
+              override: Path | None = None, doc=None) -> LeafPlan:
+    """The leaf's shape, dtype and device; reads file headers (and `--input` overrides)."""
     device = spec.device or default_device
     if override is not None or spec.kind == "file":
-        path = override if override is not None else base_dir / spec.file
-        pos = spec.pos if override is not None else (doc_pos or spec.pos)
-        array = read_array_file(Path(path), spec.key if override is None else _override_key(path, spec), pos)
+        path = Path(override if override is not None else base_dir / spec.file)
+        pos = spec.pos if override is not None or doc is None else doc.pos(spec.path + ("file",))
+        key = spec.key if override is None else _override_key(path, spec)
+        shape, np_dtype, array = read_array_file(path, key, pos)
         try:
             from agrad import dtypes
-            array_dtype = dtypes.from_numpy(array.dtype).name
-        except (TypeError, ImportError):
-            raise InputError("AG013", f"{Path(path).name}: agrad has no dtype for NumPy's {array.dtype}",
-                             pos) from None
-        return LeafPlan(spec.name, tuple(array.shape), spec.dtype or array_dtype, device, spec.requires_grad,
-                        spec, array)
+            # A big-endian or non-native-order file holds the same values; it is converted when read.
+            array_dtype = dtypes.from_numpy(np_dtype.newbyteorder("=")).name
+        except (TypeError, ImportError, ValueError):
+            raise InputError("AG013", f"{path.name}: agrad has no dtype for NumPy's {np_dtype}", pos) from None
+        return LeafPlan(spec.name, shape, spec.dtype or array_dtype, device, spec.requires_grad, spec, array,
+                        None if array is not None else (path, key))
+    dtype = spec.dtype or default_dtype
+    if doc is not None:
+        _check_values(spec, dtype, doc)
     if spec.kind == "init":
-        return LeafPlan(spec.name, spec.shape, spec.dtype or default_dtype, device, spec.requires_grad, spec)
-    return LeafPlan(spec.name, literal_shape(spec.value), spec.dtype or default_dtype, device,
-                    spec.requires_grad, spec)
+        return LeafPlan(spec.name, spec.shape, dtype, device, spec.requires_grad, spec)
+    return LeafPlan(spec.name, literal_shape(spec.value), dtype, device, spec.requires_grad, spec)
+
+
+def _check_values(spec: InputSpec, dtype: str, doc) -> None:
+    """Each written number must fit the leaf's dtype (`2**32` is no int32)."""
+    if spec.kind == "value":
+        path = spec.path + ("value",) if spec.path + ("value",) in doc.values else spec.path
+        misfit = first_misfit(spec.value, dtype)
+        if misfit is not None:
+            index, number = misfit
+            raise InputError("AG012", misfit_message(number, dtype, f"input '{spec.name}': value"),
+                             doc.pos(path + index))
+    elif "fill" in spec.params and not fits(spec.params["fill"], dtype):
+        raise InputError("AG012", misfit_message(spec.params["fill"], dtype, f"input '{spec.name}': `fill`"),
+                         doc.pos(spec.path + ("fill",)))
 
 
 def _override_key(path: Path, spec: InputSpec) -> str | None:
@@ -103,6 +190,8 @@ def host_array(plan: LeafPlan, graph_seed: int) -> np.ndarray:
     np_dtype = np.dtype(plan.dtype if plan.dtype != "bool" else np.bool_)
     if plan.array is not None:
         return np.array(plan.array, dtype=np_dtype)
+    if plan.source is not None:
+        return np.array(_load_npz(*plan.source), dtype=np_dtype)
     if spec.kind == "value":
         return np.array(spec.value, dtype=np_dtype)
     shape, p = plan.shape, spec.params

@@ -9,7 +9,7 @@ import agrad
 
 from .binding import GETITEM, BoundNode
 from .build import CheckedGraph
-from .results import InspectBackwardNode, InspectNode, InspectResult
+from .results import InspectBackwardNode, InspectLeaf, InspectNode, InspectResult
 from .runner import output_names
 from .spec import TensorRef
 
@@ -92,10 +92,21 @@ def _passes(graph: CheckedGraph):
         yield roots, grads, inputs
 
 
+def _view_of(value, names: dict[int, str]) -> str | None:
+    """The name of the node or leaf a view shares memory with (its `_base`), if it is a view."""
+    base = value._base if isinstance(value, agrad.Tensor) else None
+    if base is None:
+        return None
+    return names.get(id(base), "(an intermediate tensor)")
+
+
 def inspect_graph(graph: CheckedGraph, file: str) -> InspectResult:
+    from agrad.autograd.saved_variable import describe, saved_variables
     spec = graph.spec
     devices = _devices(graph)
     nodes, edges = [], []
+    selected: dict[str, int] = {}
+    tensor_names = {id(v): name for name, v in graph.meta.items() if isinstance(v, agrad.Tensor)}
     for bound in graph.order:
         value = graph.meta.get(bound.name)
         first = value[0] if isinstance(value, tuple) and value else value
@@ -104,10 +115,14 @@ def inspect_graph(graph: CheckedGraph, file: str) -> InspectResult:
             shape=list(first.shape) if first is not None else [],
             dtype=first.dtype.name if first is not None else "",
             device=devices.get(bound.name, ""), kernel=_kernel(bound, graph, devices.get(bound.name, "cpu")),
-            line=bound.spec.line))
+            line=bound.spec.line, view_of=_view_of(first, tensor_names)))
+        if bound.selects_output:
+            selected[bound.name] = bound.args[1].items[0]
         for ref in bound.refs():
             src = graph.meta.get(ref.name)
-            shape = list(src.shape) if src is not None and not isinstance(src, tuple) else []
+            if isinstance(src, tuple):       # `g[0]`: what flows is the selected output
+                src = src[selected[bound.name]] if bound.name in selected else None
+            shape = list(src.shape) if src is not None else []
             edges.append((ref.name, bound.name, shape))
 
     leaf_names = {id(graph.meta[name]): name for name in spec.inputs if name in graph.meta}
@@ -136,7 +151,11 @@ def inspect_graph(graph: CheckedGraph, file: str) -> InspectResult:
                 id=fid, name=fn.name(), node=owner,
                 next_edges=[None if e.function is None else (node_id(e.function), e.input_nr) for e in fn.next_edges],
                 sequence_nr=fn.sequence_nr, topological_nr=fn.topological_nr,
-                dependencies=plan.dependencies.get(fn, 0), line=line_of.get(owner)))
+                dependencies=plan.dependencies.get(fn, 0), line=line_of.get(owner),
+                saved=[{"name": name, **describe(sv)} for name, sv in saved_variables(fn)]))
         order.extend(node_id(fn) for fn in plan.order)
     backward.sort(key=lambda b: b.id)
-    return InspectResult(graph=spec.name, file=file, nodes=nodes, backward=backward, order=order, edges=edges)
+    leaves = [InspectLeaf(name, list(graph.meta[name].shape), graph.meta[name].dtype.name,
+                          bool(graph.meta[name].requires_grad)) for name in spec.inputs if name in graph.meta]
+    return InspectResult(graph=spec.name, file=file, nodes=nodes, backward=backward, order=order, edges=edges,
+                         leaves=leaves, outputs=output_names(graph), selected=selected)

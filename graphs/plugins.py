@@ -31,11 +31,14 @@ def load_plugin(path) -> ModuleType:
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
-    except Exception as exc:      # noqa: BLE001 - whatever the plugin raised, reported at its line
+    except (Exception, SystemExit) as exc:      # noqa: BLE001 - whatever it raised, reported at its line
+        # NOTE: a plugin's sys.exit() is its failure, not the end of agrad (which would exit 0)
         del sys.modules[name]
         frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == resolved]
         line = exc.lineno if isinstance(exc, SyntaxError) else (frames[-1].lineno if frames else 1)
-        raise GraphFileError([Diagnostic("AG032", f"plugin raised {type(exc).__name__}: {exc}",
+        what = (f"tried to exit agrad (SystemExit({exc.code!r}))" if isinstance(exc, SystemExit) else
+                f"raised {type(exc).__name__}: {exc}")
+        raise GraphFileError([Diagnostic("AG032", f"plugin {what}",
                                          SourceLocation(str(path), line or 1, 1))]) from exc
     _loaded[resolved] = module
     return module

@@ -1,5 +1,6 @@
 """`--profile`: per YAML node forward time and per backward Node time, Caffe-style
-(self time, calls), with each call's start for `--trace`.
+(self time, calls), with each call's start for `--trace`, after `WARMUP_PASSES`
+uncounted passes.
 
 Forward times are taken around each node by the executor; backward times come
 from the engine's profiler, whose Node events carry the YAML node in metadata.
@@ -12,6 +13,10 @@ import time
 import agrad
 
 from .results import ProfileRecord
+
+# Passes run before a profile is taken and not counted (Caffe's `time` does one):
+# the first call of each kernel pays for imports, caches and allocations.
+WARMUP_PASSES = 1
 
 
 class ProfileCollector:

@@ -46,13 +46,21 @@ class GraphFileError(Exception):
 class GraphRuntimeError(Exception):
     """A kernel or the engine failed while running a valid graph; exit status 3.
 
-    `location` points at the YAML node whose forward op or backward Node failed.
+    `location` points at the YAML node whose forward op or backward Node failed; `code`
+    is the kind of failure (AG040-AG046, graphs/failures.py), so it reads as every other
+    problem does: `diagnostic`, `FILE:LINE:COL: error[AGnnn]: MESSAGE`.
     """
 
-    def __init__(self, message: str, location: SourceLocation | None = None, node: str | None = None):
+    def __init__(self, message: str, location: SourceLocation | None = None, node: str | None = None,
+                 code: str = "AG041"):
         self.location = location
         self.node = node
+        self.code = code
         super().__init__(message)
+
+    @property
+    def diagnostic(self) -> Diagnostic:
+        return Diagnostic(self.code, str(self), self.location)
 
 
 @dataclass
@@ -127,6 +135,7 @@ class InspectNode:
     device: str
     kernel: str                       # e.g. "Autograd -> CPU" (the dispatch path the real run takes)
     line: int | None
+    view_of: str | None = None        # a view (shares memory with) this node or leaf, as PyTorch's `_base`
 
 
 @dataclass
@@ -139,6 +148,17 @@ class InspectBackwardNode:
     topological_nr: int
     dependencies: int
     line: int | None = None
+    # the tensors the Node saved for its backward: name, shape, dtype, version (when saved) and
+    # current_version (a backward fails when they differ), is_output (saved its own output)
+    saved: list[dict] = field(default_factory=list)
+
+
+@dataclass
+class InspectLeaf:
+    name: str
+    shape: list[int]
+    dtype: str
+    requires_grad: bool
 
 
 @dataclass
@@ -149,6 +169,9 @@ class InspectResult:
     backward: list[InspectBackwardNode]
     order: list[int]                  # backward ids, in the engine's ready-queue order
     edges: list[tuple[str, str, list[int]]] = field(default_factory=list)  # forward (src, dst, shape) for DOT
+    leaves: list[InspectLeaf] = field(default_factory=list)               # the inputs, in order
+    outputs: list[str] = field(default_factory=list)                      # what `run` prints as outputs
+    selected: dict[str, int] = field(default_factory=dict)   # node -> the output it selects of a multi-output node
 
 
 @dataclass
@@ -177,4 +200,6 @@ class TestOutcome:
     failures: list[ExpectFailure] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)   # the file did not load
     error: str | None = None                                     # a runtime failure
+    error_diagnostic: Diagnostic | None = None                   # the same, with its code and location
     duration_ms: float = 0.0
+    checked: bool = True                                         # False: the graph has no `expect:`

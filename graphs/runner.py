@@ -16,9 +16,10 @@ import agrad
 from .build import CheckedGraph
 from .executor import NodeFailure, run_nodes
 from .expectations import check_expectations
+from .failures import Failures
 from .inputs import host_array
-from .profiling import ProfileCollector
-from .results import AnomalyReport, GraphRuntimeError, RunResult, SourceLocation
+from .profiling import WARMUP_PASSES, ProfileCollector
+from .results import AnomalyReport, RunResult, SourceLocation
 from .spec import BackwardSpec, TensorRef
 from .summaries import summarize
 
@@ -57,18 +58,12 @@ class Runner:
         self.file = file
         self.anomaly = anomaly
         self.anomalies: list[AnomalyReport] = []
-        self.node_pos = {n.name: n.pos for n in self.spec.nodes}
+        self.failures = Failures(self.spec, file)
         self.forward_profile: list[tuple[str, str, int, float, float]] = []   # name, op, line, start, seconds
         self.leaf_ids: dict[int, str] = {}       # id(leaf tensor) -> input name, for AccumulateGrad errors
 
     def location(self, name: str | None) -> SourceLocation | None:
-        if name in self.node_pos:
-            pos = self.node_pos[name]
-        elif name in self.spec.inputs:
-            pos = self.spec.inputs[name].pos
-        else:
-            return None
-        return SourceLocation(self.file, pos.line, pos.col)
+        return self.failures.location(name)
 
     # ---- leaves and forward -------------------------------------------------------
 
@@ -78,11 +73,8 @@ class Runner:
             try:
                 leaves[name] = agrad.tensor(host_array(plan, self.graph.seed), dtype=agrad.dtypes.from_name(plan.dtype),
                                             device=plan.device, requires_grad=plan.requires_grad)
-            except agrad.DeviceUnavailableError as exc:
-                raise GraphRuntimeError(f"input '{name}': {exc}", self.location(name), name) from exc
-            except (RuntimeError, MemoryError, ValueError, TypeError) as exc:
-                raise GraphRuntimeError(f"input '{name}': {type(exc).__name__}: {exc}", self.location(name),
-                                        name) from exc
+            except (RuntimeError, MemoryError, ValueError, TypeError) as exc:   # DeviceUnavailableError too
+                raise self.failures.leaf(name, exc) from exc
         self.leaf_ids = {id(t): name for name, t in leaves.items()}
         return leaves
 
@@ -99,12 +91,7 @@ class Runner:
         try:
             run_nodes(self.graph.order, env, on_node=seen)
         except NodeFailure as failure:
-            exc = failure.error
-            if isinstance(exc, MemoryError):
-                message = f"out of memory computing '{failure.bound.name}'"
-            else:
-                message = f"{type(exc).__name__}: {exc}"
-            raise GraphRuntimeError(message, self.location(failure.bound.name), failure.bound.name) from exc
+            raise self.failures.forward(failure.bound.name, failure.error) from failure.error
         return env
 
     def check_finite(self, name: str, value) -> None:
@@ -149,8 +136,8 @@ class Runner:
             if self.anomaly and isinstance(exc, agrad.autograd.AnomalyError):
                 self.anomalies.append(AnomalyReport("backward", yaml_node or node.name(), str(exc), location))
                 return
-            where = f" (backward of '{yaml_node}')" if yaml_node else ""
-            raise GraphRuntimeError(f"{type(exc).__name__}: {exc}{where}", location, yaml_node) from exc
+            raise self.failures.backward(exc, yaml_node, node.name() if node is not None else None,
+                                         location) from exc
 
     def yaml_node_of(self, node) -> str | None:
         if node is None:
@@ -201,33 +188,41 @@ def _cyclic_gc_paused():
 
 
 def run_graph(graph: CheckedGraph, file: str, *, timings: dict[str, float], profile: bool = False,
-              anomaly: bool = False, repeat: int = 1, on_repeat=None) -> GraphRun:
+              anomaly: bool = False, repeat: int = 1, on_repeat=None, leaf_values=None) -> GraphRun:
     with _cyclic_gc_paused():
         return _run_graph(graph, file, timings=timings, profile=profile, anomaly=anomaly, repeat=repeat,
-                          on_repeat=on_repeat)
+                          on_repeat=on_repeat, leaf_values=leaf_values)
 
 
 def _run_graph(graph: CheckedGraph, file: str, *, timings: dict[str, float], profile: bool, anomaly: bool,
-               repeat: int, on_repeat) -> GraphRun:
+               repeat: int, on_repeat, leaf_values=None) -> GraphRun:
     runner = Runner(graph, file, anomaly=anomaly)
     leaves = runner.make_leaves()
+    if leaf_values:                     # Graph.run(inputs=...): already made and shape-checked
+        leaves.update(leaf_values)
+        runner.leaf_ids = {id(t): name for name, t in leaves.items()}
     forward_ms, backward_ms = [], []
     profiler = ProfileCollector(runner) if profile else None
+    # As `caffe time`: a profile starts with passes that pay the first-call costs and are not counted.
+    warmup = WARMUP_PASSES if profiler else 0
     env: dict[str, Any] = {}
-    for i in range(max(1, repeat)):
+    for i in range(warmup + max(1, repeat)):
+        counted = i >= warmup
         for t in leaves.values():
             if t.requires_grad:
                 t.grad = None            # zero_grad(set_to_none=True), as PyTorch's optimizers do
         runner.forward_profile.clear()
         runner.anomaly = anomaly and i == 0      # a repeat finds the same values again
-        with profiler.backward_events() if profiler else contextlib.nullcontext():
+        with profiler.backward_events() if profiler and counted else contextlib.nullcontext():
             env, f_ms, b_ms = runner.run_once(leaves)
+        if not counted:
+            continue
         forward_ms.append(f_ms)
         backward_ms.append(b_ms)
         if profiler:
             profiler.add_forward(runner.forward_profile)
         if on_repeat is not None:
-            on_repeat(i + 1)
+            on_repeat(i + 1 - warmup)
     spec = graph.spec
     grads = {name: leaves[name].grad for name in spec.inputs if name in leaves and leaves[name].requires_grad}
     for name in graph.retained():

@@ -8,10 +8,13 @@ from __future__ import annotations
 from typing import Any
 
 from .document import BACKWARD_KEYS, EXPECT_KEYS, INPUT_KEYS, TOP_KEYS
+from .train_section import json_schemas as train_json_schemas
 from .spec import DTYPE_NAMES, INITS
 
 _DEVICE_PATTERN = r"^(cpu|cuda(:[0-9]+)?|meta)$"
 _NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
+# a plugin's op (`--plugin FILE.py`), which the schema cannot list: `namespace::name`
+_PLUGIN_OP_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*::[A-Za-z_][A-Za-z0-9_]*$"
 
 
 def registered_op_names() -> list[str]:
@@ -34,10 +37,13 @@ def _names(description: str) -> dict:
 
 
 def json_schema() -> dict[str, Any]:
-    ops = registered_op_names()
+    ops = [name for name in registered_op_names() if "::" not in name]
+    plugin_op = {"type": "string", "pattern": _PLUGIN_OP_PATTERN,
+                 "description": "an op a --plugin file registers, `namespace::name`"}
     op_name: dict[str, Any] = {"type": "string", "description": "an op of the registry (`agrad ops`)"}
     if ops:
-        op_name["enum"] = ops
+        op_name = {"description": "an op of the registry (`agrad ops`) or of a plugin (`myops::scale`)",
+                   "anyOf": [{"type": "string", "enum": ops}, plugin_op]}
     input_entry = {
         "type": "object", "additionalProperties": False,
         "description": "a leaf tensor: `value`, or `shape` + `init`, or `file` (+ `key`)",
@@ -76,6 +82,7 @@ def json_schema() -> dict[str, Any]:
         },
     }
     assert set(backward_pass["properties"]) == set(BACKWARD_KEYS)
+    train, expect_train = train_json_schemas()
     expectations = {"type": "object", "additionalProperties": {"$ref": "#/definitions/literal"}}
     expect = {
         "type": "object", "additionalProperties": False,
@@ -86,6 +93,7 @@ def json_schema() -> dict[str, Any]:
                 "anyOf": [{"$ref": "#/definitions/literal"}, {"type": "null"}]}},
             "atol": {"type": "number", "description": "absolute tolerance (default by dtype)"},
             "rtol": {"type": "number", "description": "relative tolerance (default by dtype)"},
+            "train": expect_train,
         },
     }
     assert set(expect["properties"]) == set(EXPECT_KEYS)
@@ -122,6 +130,7 @@ def json_schema() -> dict[str, Any]:
             "retain_grad": _names("non-leaf tensors whose .grad is kept"),
             "outputs": _names("what `run` reports (default: the roots, or the last node)"),
             "expect": expect,
+            "train": train,
         },
     }
     assert set(schema["properties"]) == set(TOP_KEYS)

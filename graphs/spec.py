@@ -10,7 +10,7 @@ from typing import Any
 from .diagnostics import Pos
 from .yaml_loader import Document
 
-DTYPE_NAMES = ("float16", "float32", "float64", "int32", "int64", "bool")
+DTYPE_NAMES = ("float16", "float32", "float64", "uint8", "int8", "int16", "int32", "int64", "bool")
 INITS = ("zeros", "ones", "full", "arange", "eye", "normal", "uniform")
 
 

@@ -9,6 +9,8 @@ duplicate keys, and each value's position is kept in a map keyed by its path
 """
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,7 +19,23 @@ from yaml.constructor import SafeConstructor
 
 from .diagnostics import Collector, Pos
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+    """The safe loader, with YAML 1.2's floats: `1e-3` is the number every user means."""
+
+
+# NOTE: YAML 1.1 wants a dot and a signed exponent in a float (`1.0e+3`), so PyYAML reads
+# `1e-3` and `1.0e39` as text; YAML 1.2's floats are added after 1.1's own resolvers.
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float", re.compile(r"^[-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?$"),
+    list("-+.0123456789"))
+
+# A graph file is a few levels deep (inputs > x > value > a 64-dimensional literal);
+# deeper nesting is hostile or a mistake, and would exhaust Python's stack later.
+MAX_DEPTH = 100
+# Aliases may repeat this many values in all: enough to share settings between many
+# inputs, far too few for a "billion laughs" file (9 aliases of 9 aliases ... 9**9).
+MAX_ALIAS_VALUES = 10_000
 
 _CORE_SCALAR_TAGS = {
     "tag:yaml.org,2002:str", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float",
@@ -72,29 +90,23 @@ def _pos(mark) -> Pos:
 
 
 class _Converter:
+    """Node tree to plain values. Recursive: `_compose` has bounded the depth and
+    refused recursive aliases, so the tree is at most MAX_DEPTH deep and finite."""
+
     def __init__(self, collector: Collector, doc: Document):
         self.collector = collector
         self.doc = doc
         self.constructor = SafeConstructor()
-        self.in_progress: set[int] = set()
 
     def convert(self, node, path: Path) -> Any:
         self.doc.values[path] = _pos(node.start_mark)
         if isinstance(node, yaml.ScalarNode):
             return self.scalar(node, path)
-        if id(node) in self.in_progress:
-            self.collector.error("AG005", "recursive YAML alias: a value cannot contain itself",
-                                 _pos(node.start_mark))
-            return None
-        self.in_progress.add(id(node))
-        try:
-            if isinstance(node, yaml.SequenceNode):
-                self.check_tag(node, _SEQ_TAG)
-                return [self.convert(item, path + (i,)) for i, item in enumerate(node.value)]
-            self.check_tag(node, _MAP_TAG)
-            return self.mapping(node, path)
-        finally:
-            self.in_progress.discard(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            self.check_tag(node, _SEQ_TAG)
+            return [self.convert(item, path + (i,)) for i, item in enumerate(node.value)]
+        self.check_tag(node, _MAP_TAG)
+        return self.mapping(node, path)
 
     def check_tag(self, node, expected: str) -> None:
         if node.tag != expected:
@@ -110,11 +122,16 @@ class _Converter:
                                  "(graph files are loaded safely; only plain values)", _pos(node.start_mark))
             return node.value
         try:
-            return self.constructor.construct_object(node, deep=True)
+            value = self.constructor.construct_object(node, deep=True)
         except (yaml.YAMLError, ValueError) as exc:
             self.collector.error("AG005", f"cannot read this {_short_tag(node.tag)} value: {exc}",
                                  _pos(node.start_mark))
             return node.value
+        if type(value) is float and math.isinf(value) and "inf" not in node.value.lower():
+            # `1e400` silently becomes inf; only `.inf` means it.
+            self.collector.error("AG005", f"{node.value} is beyond the float range (largest is about 1.8e308; "
+                                 "write .inf for infinity)", _pos(node.start_mark))
+        return value
 
     def mapping(self, node, path: Path) -> dict:
         out: dict[str, Any] = {}
@@ -145,12 +162,96 @@ def _short_tag(tag: str) -> str:
     return "!!" + tag[len("tag:yaml.org,2002:"):] if tag.startswith("tag:yaml.org,2002:") else tag
 
 
+class _Refused(Exception):
+    """The document is valid YAML but agrad will not build it (too deep, aliases too big)."""
+
+    def __init__(self, code: str, message: str, mark):
+        super().__init__(message)
+        self.code, self.message, self.mark = code, message, mark
+
+
+def _compose(source: str):
+    """The first (and only) document's node tree, built from parser events without recursion.
+
+    PyYAML's composer recurses once per nesting level and shares aliased nodes, which
+    the conversion then expands; here depth is bounded and every alias is charged the
+    number of values it repeats, so both limits are reported where they are crossed.
+    """
+    loader = _Loader(source)
+    try:
+        loader.get_event()                                  # stream start
+        if loader.check_event(yaml.StreamEndEvent):
+            return None
+        loader.get_event()                                  # document start
+        root = _compose_document(loader)
+        loader.get_event()                                  # document end
+        if not loader.check_event(yaml.StreamEndEvent):
+            event = loader.get_event()
+            raise yaml.composer.ComposerError("expected a single document in the stream", root.start_mark,
+                                              "but found another document", event.start_mark)
+        return root
+    finally:
+        loader.dispose()
+
+
+def _compose_document(loader):
+    anchors: dict[str, tuple[Any, int | None]] = {}         # name -> (node, values in it; None while open)
+    stack: list[list] = []                                  # [node, values so far, anchor, flat items]
+    expanded = 0
+    get_event, resolve = loader.get_event, loader.resolve
+    while True:
+        event = get_event()
+        kind = type(event)
+        if kind is yaml.ScalarEvent:                        # the common case first
+            tag = event.tag
+            if tag is None or tag == "!":
+                tag = resolve(yaml.ScalarNode, event.value, event.implicit)
+            node, size = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, style=event.style), 1
+            if event.anchor is not None:
+                anchors[event.anchor] = (node, 1)
+        elif kind is yaml.SequenceEndEvent or kind is yaml.MappingEndEvent:
+            node, size, anchor, items = stack.pop()
+            node.end_mark = event.end_mark
+            node.value = items if kind is yaml.SequenceEndEvent else list(zip(items[::2], items[1::2]))
+            if anchor is not None:
+                anchors[anchor] = (node, size)
+        elif kind is yaml.AliasEvent:
+            node, size = anchors.get(event.anchor, (None, 0))
+            if node is None:
+                raise yaml.composer.ComposerError(None, None, f"found undefined alias {event.anchor!r}",
+                                                  event.start_mark)
+            if size is None:
+                raise _Refused("AG005", "recursive YAML alias: a value cannot contain itself", event.start_mark)
+            expanded += size
+            if expanded > MAX_ALIAS_VALUES:
+                raise _Refused("AG001", f"YAML aliases expand to more than {MAX_ALIAS_VALUES:,} values "
+                               "(aliases of aliases multiply); write the values out", event.start_mark)
+        else:                                               # a sequence or mapping starts
+            if len(stack) >= MAX_DEPTH:
+                raise _Refused("AG001", f"YAML nested more than {MAX_DEPTH} levels deep", event.start_mark)
+            node_kind = yaml.SequenceNode if kind is yaml.SequenceStartEvent else yaml.MappingNode
+            tag = event.tag
+            if tag is None or tag == "!":
+                tag = resolve(node_kind, None, event.implicit)
+            node = node_kind(tag, [], event.start_mark, None, flow_style=event.flow_style)
+            if event.anchor is not None:
+                anchors[event.anchor] = (node, None)
+            stack.append([node, 1, event.anchor, []])
+            continue
+        if not stack:
+            return node
+        stack[-1][1] += size
+        stack[-1][3].append(node)
+
+
 def load_yaml(source: str, collector: Collector) -> Document | None:
     """Parse `source`; problems go to `collector`. None when the YAML cannot be parsed at all."""
     doc = Document(data=None, source=source)
     try:
-        # yaml.compose reads only the first document and fails on a second one.
-        root = yaml.compose(source, Loader=_Loader)
+        root = _compose(source)
+    except _Refused as exc:
+        collector.error(exc.code, exc.message, _pos(exc.mark))
+        return None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         message = exc.problem or exc.context or "invalid YAML"

@@ -3,30 +3,35 @@ from __future__ import annotations
 
 import click
 
-from agrad.cli import library, status
+from agrad.cli import github, library, status
 from agrad.cli.app import App, finish
-from agrad.cli.options import format_option, graph_reading
+from agrad.cli.options import FiniteFloatRange, format_option, graph_reading
 
 # PyTorch's gradcheck defaults, which agrad.testing.gradcheck shares (STYLE.md).
 DEFAULT_EPS, DEFAULT_ATOL, DEFAULT_RTOL = 1e-6, 1e-5, 1e-3
 
 
 @click.command()
-@click.argument("graph_file", metavar="GRAPH", type=click.Path(exists=True, dir_okay=False))
-@click.option("--eps", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_EPS, show_default=True,
+@click.argument("graph_file", metavar="GRAPH", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.option("--eps", type=FiniteFloatRange(min=0, min_open=True), default=DEFAULT_EPS, show_default=True,
               help="Finite-difference step.")
-@click.option("--atol", type=click.FloatRange(min=0), default=DEFAULT_ATOL, show_default=True,
+@click.option("--atol", type=FiniteFloatRange(min=0), default=DEFAULT_ATOL, show_default=True,
               help="Absolute tolerance.")
-@click.option("--rtol", type=click.FloatRange(min=0), default=DEFAULT_RTOL, show_default=True,
+@click.option("--rtol", type=FiniteFloatRange(min=0), default=DEFAULT_RTOL, show_default=True,
               help="Relative tolerance.")
 @click.option("--fast", is_flag=True, help="Check one random direction per leaf instead of every element.")
-@format_option("table", "json")
+@format_option("table", "json", "github")
 @graph_reading
 @click.pass_obj
 def check(app: App, graph_file, eps, atol, rtol, fast, output_format, plugins):
-    """Compare every analytic gradient of GRAPH with central finite differences; exit 1 on a mismatch."""
+    """Compare every analytic gradient of GRAPH (a file, or - for standard input) with central finite
+    differences; exit 1 on a mismatch."""
     library.load_plugins(plugins)
     result = library.load_graph(graph_file).check(eps=eps, atol=atol, rtol=rtol, fast=fast)
+    if output_format == "github":
+        for command in github.check_commands(result, eps=eps, atol=atol, rtol=rtol):
+            app.echo(command)
+        finish(status.for_check(result))
     for warning in result.warnings:
         app.warn(warning)
     if output_format == "json":

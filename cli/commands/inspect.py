@@ -9,12 +9,13 @@ from agrad.cli.options import format_option, graph_reading
 
 
 @click.command()
-@click.argument("graph_file", metavar="GRAPH", type=click.Path(exists=True, dir_okay=False))
+@click.argument("graph_file", metavar="GRAPH", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
 @format_option("table", "json", "dot")
 @graph_reading
 @click.pass_obj
 def inspect(app: App, graph_file, output_format, plugins):
-    """Show GRAPH's nodes, backward graph, dependencies and execution order without running it."""
+    """Show GRAPH's nodes, backward graph, dependencies and execution order without running it
+    (GRAPH: a file, or - for standard input)."""
     library.load_plugins(plugins)
     result = library.load_graph(graph_file).inspect()
     if output_format == "json":
@@ -24,7 +25,7 @@ def inspect(app: App, graph_file, output_format, plugins):
     elif output_format == "dot":
         from agrad.cli.dot import inspect_dot
 
-        click.echo(inspect_dot(result), nl=False)
+        app.echo(inspect_dot(result).rstrip("\n"))
     else:
         from agrad.cli.inspect_tables import inspect_view
 

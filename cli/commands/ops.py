@@ -8,15 +8,28 @@ from agrad.cli.app import App
 from agrad.cli.options import format_option, graph_reading
 
 
+def _complete_op(_ctx, _param, incomplete: str) -> list:
+    """`agrad ops <TAB>`: the op names, internal ones only once a `_` is typed."""
+    from click.shell_completion import CompletionItem
+
+    names = [op.name for op in library.all_ops() if incomplete.startswith("_") or library.is_public(op.name)]
+    return [CompletionItem(name) for name in names if name.startswith(incomplete)]
+
+
 @click.command()
-@click.argument("op_name", metavar="[OP]", required=False)
+@click.argument("op_name", metavar="[OP]", required=False, shell_complete=_complete_op)
+@click.option("--all", "show_all", is_flag=True,
+              help="Also list internal ops (`_name`, `*_backward`) that graphs do not call.")
 @format_option("table", "json")
 @graph_reading
 @click.pass_obj
-def ops(app: App, op_name, output_format, plugins):
-    """List the registered ops (schema, dispatch keys with kernels, backward), or show one OP."""
+def ops(app: App, op_name, show_all, output_format, plugins):
+    """List the public ops (schema, dispatch keys with kernels, backward), or show one OP."""
     library.load_plugins(plugins)     # so a plugin's ops are listed beside agrad's own
-    entries = [library.get_op(op_name)] if op_name is not None else library.all_ops()
+    if op_name is not None:
+        entries = [library.get_op(op_name)]
+    else:
+        entries = [op for op in library.all_ops() if show_all or library.is_public(op.name)]
     if output_format == "json":
         from agrad.cli.json_docs import ops_document
 

@@ -6,7 +6,7 @@ from contextlib import contextmanager
 
 import click
 
-from agrad.cli import diagnostics, files, library, status
+from agrad.cli import diagnostics, files, github, library, status
 from agrad.cli.app import App, finish
 from agrad.cli.options import DTYPES, DeviceType, InputReplacement, format_option, graph_reading
 
@@ -34,13 +34,13 @@ def _inputs(replacements) -> dict[str, str]:
 
 
 @click.command()
-@click.argument("graph_file", metavar="GRAPH", type=click.Path(exists=True, dir_okay=False))
+@click.argument("graph_file", metavar="GRAPH", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
 @click.option("--device", type=DeviceType(), help="Device for the graph's inputs: cpu, cuda or cuda:N.")
 @click.option("--dtype", type=click.Choice(DTYPES), help="Default dtype of the graph's inputs.")
 @click.option("--seed", type=int, help="Seed for random inits and dropout.")
 @click.option("--input", "replacements", type=InputReplacement(), multiple=True, metavar="NAME=FILE",
               help="Replace an input's data with a .npy/.npz file (repeatable).")
-@format_option("table", "json")
+@format_option("table", "json", "github")
 @click.option("--save", "save_path", type=click.Path(dir_okay=False, writable=True), metavar="FILE.npz",
               help="Write outputs and gradients to FILE.npz (complete or absent).")
 @click.option("--profile", is_flag=True, help="Add a per-node table of forward and backward time.")
@@ -53,7 +53,9 @@ def _inputs(replacements) -> dict[str, str]:
 @click.pass_obj
 def run(app: App, graph_file, device, dtype, seed, replacements, output_format, save_path, profile, trace_path,
         anomaly, repeat, plugins):
-    """Run GRAPH: forward, then every backward pass; print outputs, gradients and timings."""
+    """Run GRAPH (a file, or - for standard input): forward, then every backward pass; print outputs,
+    gradients and timings."""
+    files.check_output_paths(save=save_path, trace=trace_path)      # before the run, not after it
     library.load_plugins(plugins)
     graph = library.load_graph(graph_file, device=device, dtype=dtype, seed=seed, inputs=_inputs(replacements))
     with _progress(app, repeat) as on_repeat:
@@ -66,6 +68,10 @@ def run(app: App, graph_file, device, dtype, seed, replacements, output_format, 
 
         files.write_text_atomically(trace_path, json.dumps(trace_document(result)))
 
+    if output_format == "github":
+        for command in github.run_commands(result):
+            app.echo(command)
+        finish(status.for_run(result))
     for warning in result.warnings:
         app.warn(warning)
     for anomaly_report in result.anomalies:
@@ -83,7 +89,8 @@ def run(app: App, graph_file, device, dtype, seed, replacements, output_format, 
         app.show(run_view(result, passes=repeat))
         if profile and result.profile is not None:
             from agrad.cli.profile_table import profile_view
+            from agrad.graphs.profiling import WARMUP_PASSES
 
             app.out.print()
-            app.show(profile_view(result.profile, repeat))
+            app.show(profile_view(result.profile, repeat, WARMUP_PASSES))
     finish(status.for_run(result))

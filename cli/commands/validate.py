@@ -27,13 +27,14 @@ def validate(app: App, paths, output_format, plugins):
         checked.append((file, found, valid))
         if output_format == "github":
             for diagnostic in found:
-                click.echo(github.diagnostic_command(diagnostic, file))
+                app.echo(github.diagnostic_command(diagnostic, file))
             continue
         for diagnostic in found:
             app.note(diagnostics.diagnostic_text(diagnostic))
         if output_format == "table":
             errors = sum(1 for d in found if d.severity == "error")
-            app.line(outcome_line(valid, file, "valid" if valid else f"{errors} error{'s' if errors != 1 else ''}"))
+            detail = "valid" if valid else f"{errors} error{'s' if errors != 1 else ''}"
+            app.line(outcome_line("passed" if valid else "failed", file, detail))
 
     passed = sum(1 for _, _, valid in checked if valid)
     summary = closing_line(passed, len(checked) - passed)
@@ -43,5 +44,5 @@ def validate(app: App, paths, output_format, plugins):
         app.emit_json(validate_document(checked))
         app.note(summary)
     else:
-        click.echo(summary)
+        app.echo(summary)
     finish(status.worst(status.for_validation(found) for _, found, _ in checked))

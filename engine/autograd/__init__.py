@@ -1,5 +1,7 @@
 """agrad.autograd: the Node/Edge graph, the engine, and the functions users call."""
 from . import graph, profiler
+from .. import grad_mode  # noqa: F401 — agrad.autograd.grad_mode, as torch.autograd.grad_mode
+from ..grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .anomaly_mode import AnomalyError, detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .edge import Edge
 from .engine import Engine, GraphTask, NodeTask, ReadyQueue, get_default_engine
@@ -12,4 +14,4 @@ from .saved_variable import SavedVariable
 __all__ = ["Node", "Edge", "AccumulateGrad", "GraphRoot", "Engine", "GraphTask", "NodeTask", "ReadyQueue",
            "InputBuffer", "SavedVariable", "Function", "FunctionCtx", "once_differentiable", "backward", "grad",
            "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "AnomalyError", "get_default_engine",
-           "graph", "profiler"]
+           "graph", "profiler", "grad_mode", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode"]

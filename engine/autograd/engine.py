@@ -10,15 +10,18 @@ backend asks for it (CUDA) has one long-lived worker thread with its own queue.
 """
 from __future__ import annotations
 
+import collections
 import heapq
 import itertools
+import sys
 import threading
 
 from ..grad_mode import tls as _dispatch_tls
+from .anomaly_mode import _state as _anomaly_state
 from .anomaly_mode import check_outputs, is_anomaly_enabled
 from .input_buffer import InputBuffer
 from .._tensor import _OpLibrary
-from .node import GraphRoot
+from .node import GraphRoot, check_hook_result, check_single_hook_result
 
 __all__ = ["Engine", "GraphTask", "NodeTask", "ReadyQueue", "get_default_engine", "validate_outputs"]
 
@@ -155,7 +158,6 @@ class GraphTask:
     def init_to_execute(self, root, outputs, accumulate_grad: bool, min_topo_nr: int) -> None:
         """Mark the Nodes on a path from `root` to any of `outputs` (GraphTask::init_to_execute)."""
         exec_info = self.exec_info
-        exec_info.setdefault(root, ExecInfo()).needed = True
         output_idx = 0
         for edge in outputs:
             info = exec_info.setdefault(edge.function, ExecInfo())
@@ -167,6 +169,9 @@ class GraphTask:
                 info.captures.append((edge.input_nr, output_idx))
                 output_idx += 1
         self.captured_vars = [None] * output_idx
+        # NOTE: the root too runs only if it leads to an output: grad(y, unrelated, allow_unused=True)
+        # must not call y's backward at all
+        exec_info.setdefault(root, ExecInfo())
 
         def should_execute(fn):
             info = exec_info.get(fn)
@@ -205,10 +210,11 @@ def validate_outputs(edges, grads, fn_name) -> None:
     """Check (and reduce) each gradient against the metadata of the input it flows into.
 
     This is the one place where a gradient of a broadcast input is summed back to the
-    input's shape, and cast to its dtype (PyTorch's validate_outputs)."""
+    input's shape, and cast to its dtype (PyTorch's validate_outputs). `fn_name` None:
+    the root gradients, whose messages name no Function."""
     if len(grads) != len(edges):
-        raise ValueError(f"Function {fn_name} returned an invalid number of gradients - expected "
-                         f"{len(edges)}, but got {len(grads)}")
+        raise RuntimeError(f"{_returned(fn_name)}invalid number of gradients - expected {len(edges)}, "
+                           f"but got {len(grads)}")
     for i, edge in enumerate(edges):
         fn = edge.function
         if fn is None:
@@ -220,15 +226,19 @@ def validate_outputs(edges, grads, fn_name) -> None:
         data = grad._data
         if data.shape != shape:
             if not _is_expandable_to(shape, data.shape):
-                raise RuntimeError(f"Function {fn_name} returned an invalid gradient at index {i} - got "
+                raise RuntimeError(f"{_returned(fn_name)}invalid gradient at index {i} - got "
                                    f"{list(data.shape)} but expected shape compatible with {list(shape)}")
             grad = _ops.sum_to_size(grad, shape)
         if grad._data.dtype != dtype:
             grad = _ops.to(grad, dtype=_dtype_of(dtype))
         if grad._device is not dev:
-            raise RuntimeError(f"Function {fn_name} returned an invalid gradient at index {i} - expected device "
+            raise RuntimeError(f"{_returned(fn_name)}invalid gradient at index {i} - expected device "
                                f"{dev} but got {grad._device}")
         grads[i] = grad
+
+
+def _returned(fn_name) -> str:
+    return "" if fn_name is None else f"Function {fn_name} returned an "
 
 
 def _is_expandable_to(shape, desired) -> bool:
@@ -256,14 +266,73 @@ class _Planned:
         return self
 
 
-_current = threading.local()      # the GraphTask this thread is running, for re-entrant backward
+class _ThreadState(threading.local):
+    graph_task = None      # the GraphTask whose Node this thread is running: a backward from there re-enters
+    depth = 0              # engine loops nested on this thread (PyTorch's current_depth)
+    worker_queue = None    # on a device worker (or a pool thread standing in for one): the queue it serves
+
+
+_current = _ThreadState()
 _node_observers: list = []        # the backward half of agrad.autograd.profiler
+
+# NOTE: [Reentrant backwards] a backward called inside a Node's backward runs its GraphTask
+# on the calling thread, nested. Past MAX_DEPTH nested loops (PyTorch's number), or once the
+# thread's Python stack has used half of the recursion limit (a Python frame budget, which
+# PyTorch's C++ stack does not have), it runs on a pool thread instead, on a fresh stack,
+# while the caller waits: a re-entrant chain of any depth needs no recursion on one stack.
+MAX_DEPTH = 60
+
+
+def _stack_is_deep() -> bool:
+    try:
+        sys._getframe(sys.getrecursionlimit() // 2)
+    except ValueError:
+        return False
+    return True
+
+
+class _ReentrantPool:
+    """Threads that run re-entrant GraphTasks past the depth limit (PyTorch's
+    reentrant_thread_pool): idle ones are reused, a new one starts when none is idle."""
+
+    def __init__(self):
+        self._jobs = collections.deque()
+        self._cond = threading.Condition()
+        self._idle = 0
+
+    def run(self, job) -> None:
+        """Run `job()` on a pool thread; return when it has finished."""
+        done = threading.Event()
+
+        def wrapped():
+            try:
+                job()
+            finally:
+                done.set()
+        with self._cond:
+            self._jobs.append(wrapped)
+            if self._idle >= len(self._jobs):
+                self._cond.notify()
+            else:
+                threading.Thread(target=self._worker, name="agrad-reentrant", daemon=True).start()
+        done.wait()
+
+    def _worker(self) -> None:
+        while True:
+            with self._cond:
+                self._idle += 1
+                while not self._jobs:
+                    self._cond.wait()
+                self._idle -= 1
+                job = self._jobs.popleft()
+            job()
 
 
 class Engine:
     def __init__(self):
         self._device_queues: dict = {}
         self._lock = threading.Lock()
+        self._pool = _ReentrantPool()
 
     def execute(self, root_edges, grads, keep_graph: bool, create_graph: bool, accumulate_grad: bool,
                 outputs=None, dry_run: bool = False):
@@ -274,9 +343,16 @@ class Engine:
         With `dry_run`, no Node is applied: the GraphTask is returned with `order`,
         the sequence in which the ready queue would run the Nodes.
         """
-        parent = getattr(_current, "graph_task", None)
+        parent = _current.graph_task
         depth = parent.reentrant_depth + 1 if parent is not None else 0
         graph_task = GraphTask(keep_graph, create_graph, depth, dry_run)
+        validate_outputs(root_edges, grads, None)
+        worker_queue = _current.worker_queue
+        if worker_queue is not None:
+            # re-entrant on a device worker: its queue takes this task's CPU work too, so the
+            # worker keeps serving its device while it waits (PyTorch's local_ready_queue)
+            graph_task.cpu_ready_queue = worker_queue
+            graph_task.threaded = True
 
         if len(root_edges) == 1:
             graph_root = root_edges[0].function
@@ -292,21 +368,47 @@ class Engine:
             graph_task.init_to_execute(graph_root, outputs, accumulate_grad, min_topo_nr)
 
         self._ready_queue(graph_task, buffer.device()).push(NodeTask(graph_task, graph_root, buffer))
-        prev_grad_mode = _dispatch_tls.grad_enabled
-        _dispatch_tls.grad_enabled = create_graph
-        _dispatch_tls.refresh()
-        _current.graph_task = graph_task
-        try:
-            self._thread_main(graph_task)
-        finally:
-            _current.graph_task = parent
-            _dispatch_tls.grad_enabled = prev_grad_mode
-            _dispatch_tls.refresh()
+        if parent is not None and (_current.depth >= MAX_DEPTH or _stack_is_deep()):
+            self._run_on_pool(graph_task, worker_queue)
+        else:
+            self._run(graph_task, worker_queue)
         if graph_task.error is not None:
             raise graph_task.error
         return graph_task if dry_run else graph_task.captured_vars
 
     # -- the loops ---------------------------------------------------------------
+    def _run(self, graph_task: GraphTask, worker_queue) -> None:
+        """Run `graph_task` to its end on this thread, grad mode on exactly when create_graph."""
+        prev_task, prev_grad_mode = _current.graph_task, _dispatch_tls.grad_enabled
+        _current.graph_task = graph_task
+        _current.depth += 1
+        _dispatch_tls.grad_enabled = graph_task.create_graph
+        _dispatch_tls.refresh()
+        try:
+            if worker_queue is None:
+                self._thread_main(graph_task)
+            else:
+                self._device_thread_main(worker_queue, graph_task)
+        finally:
+            _current.depth -= 1
+            _current.graph_task = prev_task
+            _dispatch_tls.grad_enabled = prev_grad_mode
+            _dispatch_tls.refresh()
+
+    def _run_on_pool(self, graph_task: GraphTask, worker_queue) -> None:
+        """Run a re-entrant `graph_task` on a pool thread, with this thread's dispatch state."""
+        included, excluded, anomaly = _dispatch_tls.included, _dispatch_tls.excluded, _anomaly_state.enabled
+
+        def job():
+            _dispatch_tls.included, _dispatch_tls.excluded = included, excluded
+            _anomaly_state.enabled = anomaly
+            _current.worker_queue = worker_queue
+            try:
+                self._run(graph_task, worker_queue)
+            finally:
+                _current.worker_queue = None
+        self._pool.run(job)
+
     def _thread_main(self, graph_task: GraphTask) -> None:
         """The owning thread's loop: run CPU tasks until this GraphTask has none outstanding."""
         queue = graph_task.cpu_ready_queue
@@ -321,8 +423,10 @@ class Engine:
             if gt.add_outstanding(-1) == 0 and gt is graph_task:
                 return
 
-    def _device_thread_main(self, queue: ReadyQueue) -> None:
-        """A device's worker: runs that device's tasks for every GraphTask, forever."""
+    def _device_thread_main(self, queue: ReadyQueue, graph_task: GraphTask | None = None) -> None:
+        """A device's worker: runs that device's tasks for every GraphTask, forever; or, in a
+        re-entrant backward on the worker, until `graph_task` has none outstanding."""
+        _current.worker_queue = queue
         while True:
             task = queue.pop()
             if task.is_shutdown:
@@ -337,6 +441,8 @@ class Engine:
                 except BaseException as exc:   # noqa: B902
                     gt.set_error(exc, task.fn)
             if gt.add_outstanding(-1) == 0:
+                if gt is graph_task:
+                    return
                 # the owner may be asleep on its own queue: wake it to see the task is done
                 gt.cpu_ready_queue.push(NodeTask(gt, None, None))
 
@@ -426,10 +532,15 @@ class Engine:
         if hooks is not None or fn.__class__ is _ACC:
             inputs = _call_tensor_pre_hooks(fn, inputs)
             if hooks is not None:
-                for hook in hooks.pre:
-                    result = hook(tuple(inputs))
+                # NOTE: over a copy: a hook that removes itself or another must not make the next one be skipped
+                for hook in tuple(hooks.pre):
+                    prev = tuple(inputs)
+                    result = hook(prev)
                     if result is not None:
+                        check_hook_result(prev, result, hook)
                         inputs = list(result)
+                # NOTE: drop our references: AccumulateGrad keeps a gradient as .grad only if nobody else holds it
+                prev = result = None
         observer = graph_task.observer
         if observer is None:
             outputs = fn.apply(inputs)
@@ -441,21 +552,25 @@ class Engine:
                 observer.node_end(fn)
         validate_outputs(fn.next_edges, outputs, fn.name())
         if hooks is not None:
-            for hook in hooks.post:
-                result = hook(tuple(outputs), tuple(inputs))
+            for hook in tuple(hooks.post):
+                prev = tuple(outputs)
+                result = hook(prev, tuple(inputs))
                 if result is not None:
+                    check_hook_result(prev, result, hook)
                     outputs = list(result)
         return outputs
 
 
 def _call_tensor_pre_hooks(fn, inputs: list) -> list:
-    """Tensor hooks first, then retain_grad (which sees what the hooks returned), as in PyTorch."""
-    for input_nr, hook in fn.tensor_pre_hooks():
+    """Tensor hooks first, then retain_grad (which sees what the hooks returned), as in PyTorch.
+    Each list is copied first: the hooks that run are those registered when the Node starts."""
+    for input_nr, hook in tuple(fn.tensor_pre_hooks()):
         result = hook(inputs[input_nr])
         if result is not None:
+            check_single_hook_result(inputs[input_nr], result, hook)
             inputs[input_nr] = result
-    if fn.hooks is not None:
-        for input_nr, hook in fn.hooks.retains_grad.items():
+    if fn.hooks is not None and fn.hooks.retains_grad:
+        for input_nr, hook in tuple(fn.hooks.retains_grad.items()):
             hook(inputs[input_nr])
     return inputs
 

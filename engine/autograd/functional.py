@@ -21,15 +21,14 @@ def _as_tuple(x, what: str) -> tuple:
 
 
 def _make_grads(outputs, grads) -> list:
+    """One root gradient per output (zip: extra grads are ignored, missing ones fail in _check_counts)."""
     new_grads = []
     for i, (out, g) in enumerate(zip(outputs, grads)):
         if isinstance(g, Tensor):
             if g.shape != out.shape:
-                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {_size(g.shape)} and "
-                                   f"output[{i}] has a shape of {_size(out.shape)}.")
-            if g._device is not out._device:
-                raise RuntimeError(f"Mismatch in device: grad_output[{i}] is on {g.device} and output[{i}] "
-                                   f"is on {out.device}.")
+                # NOTE: the shapes as str() prints them, as PyTorch's message does (torch.Size there)
+                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                                   f"output[{i}] has a shape of {out.shape}.")
             new_grads.append(g)
         elif g is None:
             if out.requires_grad:
@@ -46,8 +45,9 @@ def _make_grads(outputs, grads) -> list:
     return new_grads
 
 
-def _size(shape) -> str:
-    return f"agrad.Size({list(shape)})"
+def _check_counts(tensors, grads) -> None:
+    if len(tensors) != len(grads):
+        raise RuntimeError(f"got {len(tensors)} tensors and {len(grads)} gradients")
 
 
 def _root_edges(tensors) -> list[Edge]:
@@ -93,15 +93,14 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         grad_tensors = [None] * len(tensors)
     else:
         grad_tensors = list(_as_tuple(grad_tensors, "grad_tensors"))
-    if len(grad_tensors) != len(tensors):
-        raise RuntimeError(f"got {len(grad_tensors)} tensors and {len(tensors)} gradients")
     if retain_graph is None:
         retain_graph = create_graph
     if inputs is not None:
         inputs = _as_tuple(inputs, "inputs")
         if not inputs:
-            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     grads = _make_grads(tensors, grad_tensors)
+    _check_counts(tensors, grads)
     roots = _root_edges(tensors)
     outputs = _output_edges(inputs, accumulate_grad=True) if inputs is not None else None
     get_default_engine().execute(roots, grads, retain_graph, create_graph, True, outputs)
@@ -109,32 +108,33 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None,
          materialize_grads=False) -> tuple:
-    outputs = _as_tuple(outputs, "outputs")
-    inputs = _as_tuple(inputs, "inputs")
-    if allow_unused is None:
-        allow_unused = materialize_grads
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
                          "but got: allow_unused=False.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    outputs = _as_tuple(outputs, "outputs")
+    inputs = _as_tuple(inputs, "inputs")
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     if grad_outputs is None:
         grad_outputs = [None] * len(outputs)
     else:
         grad_outputs = list(_as_tuple(grad_outputs, "grad_outputs"))
-    if len(grad_outputs) != len(outputs):
-        raise RuntimeError(f"grad requires one grad_output per output: got {len(grad_outputs)} grad_outputs "
-                           f"and {len(outputs)} outputs")
     if retain_graph is None:
         retain_graph = create_graph
     grads = _make_grads(outputs, grad_outputs)
+    _check_counts(outputs, grads)
     roots = _root_edges(outputs)
     out_edges = _output_edges(inputs, accumulate_grad=False)
     result = get_default_engine().execute(roots, grads, retain_graph, create_graph, False, out_edges)
     for i, g in enumerate(result):
         if g is None:
             if not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
-                                   "Set allow_unused=True if this is the desired behavior.")
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
+                                   f"graph. Set allow_unused=True if this is the desired behavior.")
             if materialize_grads:
+                # NOTE: zeros_like(input, requires_grad=create_graph): a leaf that can be differentiated again
                 t = inputs[i]
-                result[i] = filled(t.shape, 0, t._data.dtype, t._device)
+                result[i] = filled(t.shape, 0, t._data.dtype, t._device).requires_grad_(create_graph)
     return tuple(result)

@@ -7,6 +7,7 @@ its *outputs* go along `next_edges` (one per differentiable forward input).
 from __future__ import annotations
 
 import itertools
+import sys
 import threading
 import traceback
 import weakref
@@ -14,11 +15,11 @@ import weakref
 from ..dispatch_keys import AUTOGRAD
 from .anomaly_mode import _state as _anomaly
 from ..grad_mode import tls
-from .._tensor import AutogradMeta, RemovableHandle, Tensor
+from .._tensor import AutogradMeta, DifferentiableViewMeta, RemovableHandle, Tensor, VariableVersion, _OpLibrary
 from .edge import INVALID_EDGE, Edge
 
 __all__ = ["Node", "AccumulateGrad", "GraphRoot", "UINT64_MAX", "collect_next_edges", "gradient_edge", "set_history", "NodeHooks",
-           "grad_accumulator"]
+           "grad_accumulator", "check_hook_result", "check_single_hook_result"]
 
 UINT64_MAX = 2 ** 64 - 1          # AccumulateGrad's sequence_nr: always runs first when ready
 _next_sequence_nr = itertools.count().__next__    # atomic under the GIL
@@ -93,7 +94,11 @@ class Node:
         raise NotImplementedError(f"{self.name()}.apply")
 
     def __call__(self, *grads):
-        return self.apply(list(grads))
+        """Run the backward function directly: one gradient per input, as PyTorch's Node call."""
+        if len(grads) != len(self.input_metadata):
+            raise TypeError(f"expected {len(self.input_metadata)} arguments, got {len(grads)} instead")
+        outputs = self.apply(list(grads))
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
     def release_variables(self) -> None:
         """Free saved tensors once a pass no longer needs them (keep_graph=False)."""
@@ -129,6 +134,42 @@ class Node:
         return self.hooks.tensor_pre if self.hooks is not None else []
 
 
+def check_hook_result(prev: tuple, result, hook) -> None:
+    """What a Node pre- or post-hook returned replaces what it was given (python_hook.cpp's check_result)."""
+    if result.__class__ is not tuple:
+        raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
+    if len(result) != len(prev):
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has returned an incorrect number of values "
+                           f"(got {len(result)}, but expected {len(prev)})")
+    for old, new in zip(prev, result):
+        if new is not None:
+            check_single_hook_result(old, new, hook)
+
+
+def check_single_hook_result(old, new, hook) -> None:
+    """A hook's replacement gradient keeps the gradient's dtype, device and shape."""
+    if old is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
+    if not isinstance(new, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+    if new._data.dtype != old._data.dtype or new._device.type != old._device.type:
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the type of value (was {_type_string(old)} got "
+                           f"{_type_string(new)})")
+    if new._data.shape != old._data.shape:
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the size of value")
+
+
+def _hook_name(hook) -> str:
+    return getattr(hook, "__name__", "<unknown>")
+
+
+def _type_string(t) -> str:
+    """PyTorch's legacy type string: agrad.FloatTensor, agrad.cuda.DoubleTensor."""
+    from ..ops.nn import scalar_type_name
+    where = "" if t._device.type == "cpu" else f"{t._device.type}."
+    return f"agrad.{where}{scalar_type_name(t._data.dtype)}Tensor"
+
+
 class AccumulateGrad(Node):
     """The sink of a leaf: sets `leaf.grad` the first time and adds to it afterwards."""
     __slots__ = ("variable", "_lock")
@@ -144,14 +185,16 @@ class AccumulateGrad(Node):
         if grad is None:
             return []
         meta = self.variable._autograd_meta
-        if not tls.grad_enabled and grad.requires_grad:
-            grad = grad.detach()
         with self._lock:
-            if meta.grad is None:
-                meta.grad = grad
-            else:
-                # NOTE: out of place: the old .grad may be held by the user or by a create_graph graph
-                meta.grad = meta.grad + grad
+            accumulate_grad(meta, grad, grads)
+        hooks = meta.post_acc_grad_hooks
+        if hooks:
+            variable = self.variable
+            for hook in tuple(hooks):     # a copy: a hook may remove itself
+                result = hook(variable)
+                if result is not None and result is not variable:
+                    check_single_hook_result(variable, result, hook)
+                    raise RuntimeError("Tensor post accumulate grad hooks should return None.")
         return []
 
     def tensor_pre_hooks(self):
@@ -159,6 +202,46 @@ class AccumulateGrad(Node):
         hooks = self.variable._autograd_meta.hooks
         own = self.hooks.tensor_pre if self.hooks is not None else []
         return [(0, h) for h in hooks] + own if hooks else own
+
+
+def accumulate_grad(meta, grad, grads) -> None:
+    """PyTorch's AccumulateGrad::accumulateGrad. Without create_graph: the first gradient becomes
+    `.grad` itself when nothing else holds it or its memory (PyTorch's use_count check; here the
+    reference counts: `grads` and this frame's names), else a copy; later ones are added into
+    `.grad` in place, so `g = x.grad` sees them. With create_graph: `.grad` is a differentiable
+    copy (CopyBackwards), then `.grad + grad` out of place."""
+    old = meta.grad
+    if not tls.grad_enabled:
+        if grad.requires_grad:
+            grad = grad.detach()
+        if old is None:
+            data = grad._data
+            # 4 references to grad: the `grads` list, the caller's `grad`, ours, getrefcount's argument;
+            # 3 to its array: the tensor, `data`, getrefcount's argument
+            if sys.getrefcount(grad) > 4 or getattr(data, "base", 0) is not None or sys.getrefcount(data) > 3 \
+                    or not getattr(getattr(data, "flags", None), "writeable", True):
+                grad = _ops.clone(grad)
+            meta.grad = grad
+            return
+        data = old._data
+        if old.__class__ is Tensor and not old.requires_grad and getattr(data, "flags", None) is not None \
+                and getattr(data.flags, "writeable", True) and data.shape == grad._data.shape and data.dtype == grad._data.dtype \
+                and 0 not in data.strides:
+            data += grad._data
+            vc = old._version_counter
+            if vc is None:
+                old._version_counter = VariableVersion(1)
+            else:
+                vc.version += 1
+            return
+        meta.grad = old + grad
+        return
+    if old is None:
+        new = Tensor._make(grad._device.backend.full(grad.shape, 0, grad._data.dtype, grad._device),
+                           grad._device, grad._device.backend.key)
+        meta.grad = new.copy_(grad) if grad.requires_grad else new.copy_(grad.detach())
+        return
+    meta.grad = old + grad
 
 
 class GraphRoot(Node):
@@ -180,9 +263,16 @@ def grad_accumulator(t: Tensor) -> AccumulateGrad:
     ref = meta.grad_accumulator
     acc = ref() if ref is not None else None
     if acc is None:
-        acc = AccumulateGrad(t)
-        meta.grad_accumulator = weakref.ref(acc)
+        with _accumulator_lock:      # two threads must not make two (PyTorch's mutex): .grad is added to in place
+            ref = meta.grad_accumulator
+            acc = ref() if ref is not None else None
+            if acc is None:
+                acc = AccumulateGrad(t)
+                meta.grad_accumulator = weakref.ref(acc)
     return acc
+
+
+_accumulator_lock = threading.Lock()
 
 
 def gradient_edge(t) -> Edge:
@@ -192,6 +282,9 @@ def gradient_edge(t) -> Edge:
     meta = t._autograd_meta
     if meta is None:
         return INVALID_EDGE
+    if meta.__class__ is DifferentiableViewMeta:
+        if meta.current_grad_fn(t) is None and meta.base.requires_grad:
+            return Edge(grad_accumulator(t), 0)    # a view made under no_grad is a leaf that requires grad
     if meta.grad_fn is not None:
         return Edge(meta.grad_fn, meta.output_nr)
     if meta.requires_grad:
@@ -215,3 +308,6 @@ def set_history(t: Tensor, node: Node) -> None:
     else:
         meta.grad_fn, meta.output_nr, meta.requires_grad = node, output_nr, False
     t._keys |= AUTOGRAD
+
+
+_ops = _OpLibrary()      # agrad.ops, loaded on first use (it imports this module)

@@ -6,9 +6,11 @@ gives it back its history, exactly as PyTorch's SavedVariable does.
 """
 from __future__ import annotations
 
+import re
 import weakref
 
 from ..dispatch_keys import AUTOGRAD
+from ..errors import FreedGraphError
 from ..grad_mode import tls
 from .._tensor import AutogradMeta, Tensor
 
@@ -20,31 +22,44 @@ ERR_BACKWARD_TWICE = (
 
 
 class SavedVariable:
-    __slots__ = ("_tensor", "_data", "_device", "_keys", "_output_nr", "_output_ref", "_version", "_released")
+    __slots__ = ("_tensor", "_data", "_device", "_keys", "_output_nr", "_output_ref", "_counter", "_version",
+                 "_saved_for_name", "_released")
 
     def __init__(self, tensor: Tensor, is_output: bool):
-        self._version = tensor._version
+        vc = tensor._version_counter          # shared with the tensor's views and detach()ed aliases
+        self._version = 0 if vc is None else vc.version
         self._released = False
         if is_output:
             self._tensor = None
             self._data, self._device, self._keys = tensor._data, tensor._device, tensor._keys & ~AUTOGRAD
-            self._output_nr = tensor._autograd_meta.output_nr if tensor._autograd_meta else 0
+            meta = tensor._autograd_meta
+            self._output_nr = meta.output_nr if meta is not None else 0
+            # the Node class, for the message if the tensor is modified (name() only when it is needed)
+            self._saved_for_name = meta.grad_fn.__class__ if meta is not None and meta.grad_fn is not None else None
             self._output_ref = weakref.ref(tensor)
+            self._counter = vc
         else:
             self._tensor = tensor
             self._output_ref = None
 
     def unpack(self, saved_for=None) -> Tensor:
         if self._released:
-            raise RuntimeError(ERR_BACKWARD_TWICE)
+            raise FreedGraphError(ERR_BACKWARD_TWICE)
         if self._output_ref is None:
             t = self._tensor
-            if t._version != self._version:
-                _raise_modified(t, self._version)
+            vc = t._version_counter
+            if vc is not None and vc.version != self._version:
+                _raise_modified(t, self._version, t.grad_fn.name() if t.grad_fn is not None else None,
+                                t.output_nr)
             return t
         live = self._output_ref()
-        if live is not None and live._version != self._version:
-            _raise_modified(live, self._version)
+        vc = live._version_counter if live is not None else self._counter
+        if vc is not None and vc.version != self._version:
+            # NOTE: named after the Node that saved it, as PyTorch's message (the tensor may have a newer grad_fn)
+            node_class = self._saved_for_name
+            _raise_modified(live if live is not None else self, self._version,
+                            node_class.__name__ if isinstance(node_class, type) else node_class,
+                            self._output_nr, vc.version)
         t = Tensor._make(self._data, self._device, self._keys)
         if saved_for is not None and tls.grad_enabled:
             # create_graph: the unpacked output is differentiable again, through its own node
@@ -57,11 +72,50 @@ class SavedVariable:
         self._tensor = self._data = None
 
 
-def _raise_modified(t: Tensor, expected: int):
-    fn = t.grad_fn
-    which = f", which is output {t.output_nr} of {fn.name()}," if fn is not None else ""
+def _raise_modified(t, expected: int, fn_name, output_nr, version=None):
+    from ..ops.nn import tensor_type_name
+    data = t._data
+    version = t._version if version is None else version
+    # PyTorch 2.13 prints the Node's name without "Backward0": "output 0 of Exp"
+    which = f", which is output {output_nr} of {re.sub(r'Backward[0-9]*$', '', fn_name)}," if fn_name else ""
     raise RuntimeError(
         f"one of the variables needed for gradient computation has been modified by an inplace operation: "
-        f"[{t.dtype.name} {list(t.shape)}]{which} is at version {t._version}; expected version {expected} "
+        f"[{tensor_type_name(data.dtype)} {list(data.shape)}]{which} is at version {version}; expected version "
+        f"{expected} "
         f"instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
         f"with agrad.autograd.set_detect_anomaly(True).")
+
+
+def saved_variables(node) -> list:
+    """(name, SavedVariable) for every tensor `node` saved for its backward: a declared op's
+    formula arguments (`self`, `other`, `result`), a custom Function's `saved_tensors[i]`, and for
+    CopySlices those of the in-place op it wraps. For `inspect`; released ones are left out."""
+    out = []
+    saved = getattr(node, "saved", None)
+    if isinstance(saved, dict):
+        for name, value in saved.items():
+            if value.__class__ is SavedVariable:
+                out.append((name, value))
+            elif value.__class__ is list:
+                out.extend((f"{name}[{i}]", v) for i, v in enumerate(value) if v.__class__ is SavedVariable)
+    own = getattr(node, "_saved", None)
+    if isinstance(own, list):
+        out.extend((f"saved_tensors[{i}]", v) for i, v in enumerate(own) if v.__class__ is SavedVariable)
+    inner = getattr(node, "fn", None)
+    if inner is not None and hasattr(inner, "next_edges"):
+        out.extend(saved_variables(inner))
+    return [(name, v) for name, v in out if not v._released]
+
+
+def describe(saved: SavedVariable) -> dict:
+    """Shape, dtype, the version it was saved at, and the version its tensor is at now (None when
+    that tensor is gone): a backward fails when the two differ."""
+    data = saved._data if saved._output_ref is not None else saved._tensor._data
+    if saved._output_ref is None:
+        vc = saved._tensor._version_counter
+    else:
+        live = saved._output_ref()
+        vc = live._version_counter if live is not None else saved._counter
+    from ..dtypes import from_numpy
+    return {"shape": list(data.shape), "dtype": from_numpy(data.dtype).name, "version": saved._version,
+            "current_version": vc.version if vc is not None else 0, "is_output": saved._output_ref is not None}

@@ -1,4 +1,4 @@
-"""The CPU backend: NumPy."""
+"""The CPU backend: NumPy, and SciPy's special functions (imported on first use)."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,6 +11,16 @@ class CPUBackend(Backend):
     type = "cpu"
     key = int(DispatchKey.CPU)
     xp = np
+    _special = None
+
+    @property
+    def special(self):
+        # NOTE: imported on first use, so that `import agrad` does not pay for SciPy
+        sp = self._special
+        if sp is None:
+            import scipy.special as sp
+            CPUBackend._special = sp
+        return sp
 
     def check_device(self, dev):
         if dev.index not in (None, 0):

@@ -1,6 +1,7 @@
 """The CUDA backend: CuPy, imported only when a CUDA tensor is first made.
 
-CuPy mirrors NumPy's array API, so every op's one kernel serves both backends.
+CuPy mirrors NumPy's array API (and cupyx.scipy.special SciPy's special functions), so
+every op's one kernel serves both backends.
 Backward work for a CUDA device runs on that device's own engine worker thread.
 """
 from __future__ import annotations
@@ -20,12 +21,22 @@ class CUDABackend(Backend):
 
     def __init__(self):
         self._cupy = None
+        self._special = None
 
     @property
     def xp(self):
         if self._cupy is None:
             self._cupy = self._import_cupy()
         return self._cupy
+
+    @property
+    def special(self):
+        # cupyx.scipy.special ships with CuPy: the same functions as scipy.special, on CuPy arrays
+        if self._special is None:
+            self.xp             # noqa: B018 — raises DeviceUnavailableError without CuPy or a GPU
+            import cupyx.scipy.special
+            self._special = cupyx.scipy.special
+        return self._special
 
     @staticmethod
     def _import_cupy():

@@ -13,12 +13,19 @@ from .._device import Backend
 from ..dispatch_keys import DispatchKey
 
 
+# What a CPU array can be (NumPy's limits), said on Meta, before any data exists.
+MAX_DIMS = 64 if int(np.__version__.split(".")[0]) >= 2 else 32
+MAX_NUMEL = 2 ** 63 - 1
+
+
 class MetaArray:
     __slots__ = ("shape", "dtype")
 
     def __init__(self, shape, dtype):
         self.shape = tuple(int(s) for s in shape)
         self.dtype = np.dtype(dtype)
+        if len(self.shape) > MAX_DIMS or math.prod(self.shape) > MAX_NUMEL:
+            _refuse(self.shape)
 
     @property
     def ndim(self) -> int:
@@ -33,6 +40,15 @@ class MetaArray:
 
     def __repr__(self):
         return f"MetaArray(shape={self.shape}, dtype={self.dtype})"
+
+
+def _refuse(shape):
+    from ..errors import ShapeError
+
+    if len(shape) > MAX_DIMS:
+        raise ShapeError(f"a tensor has at most {MAX_DIMS} dimensions, got {len(shape)}")
+    # PyTorch's TensorImpl::safe_compute_numel
+    raise ShapeError(f"numel: integer multiplication overflow (sizes={list(shape)})")
 
 
 class MetaBackend(Backend):

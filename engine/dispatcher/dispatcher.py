@@ -235,7 +235,7 @@ def call(op: OperatorEntry, args: list):
             keyset |= _unusual_tensor_argument(op, args, i, a)
     for i in op.intlist_positions:
         a = args[i]
-        if a is not None and a.__class__ is not tuple:
+        if a is not None and a.__class__ is not tuple and a.__class__ is not str:   # str: conv's padding="same"
             args[i] = (a,) if isinstance(a, int) else tuple(a)
     keyset = (keyset | tls.included) & tls.keep
     kernel = op._cache.get(keyset)

@@ -65,5 +65,6 @@ def _sizes_method(fn):
 
 
 _bind_methods()
+importlib.import_module(f"{__name__}.inplace").bind_inplace_methods()    # Tensor.add_ …, x[i] = v
 _bind_tensor_ops(__import__(__name__, fromlist=["_"]))
 _bind_engine_ops(__import__(__name__, fromlist=["_"]))

@@ -13,14 +13,14 @@ import numpy as np
 
 from ..backends.meta import MetaArray
 from ..creation import zeros_like
+from ..errors import DtypeNotImplementedError
 from ..grad_mode import is_grad_enabled
 from .registry import defop
 from .samples import SampleInput, make_arg, unary_samples
 from .shapes import broadcast_shapes
 from .unary import _torch_dtype_name
 
-_SQRT_PI = math.sqrt(math.pi)
-_SQRT_2 = math.sqrt(2.0)
+_SQRT1_2 = math.sqrt(0.5)               # PyTorch's M_SQRT1_2
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _TANH_BETA = math.sqrt(2.0 / math.pi)     # PyTorch's kBeta = M_SQRT2 * M_2_SQRTPI * 0.5
 _TANH_KAPPA = 0.044715
@@ -29,7 +29,7 @@ _TANH_KAPPA = 0.044715
 def _float_only(kernel_name, *arrays):
     for a in arrays:
         if a.dtype.kind != "f":
-            raise NotImplementedError(f"\"{kernel_name}\" not implemented for '{_torch_dtype_name(a.dtype)}'")
+            raise DtypeNotImplementedError(f"\"{kernel_name}\" not implemented for '{_torch_dtype_name(a.dtype)}'")
 
 
 def _unary_meta(kernel_name):
@@ -51,37 +51,9 @@ def _opmath(x):
     return x.astype(np.float32) if x.dtype == np.float16 else x
 
 
-# ---- erf, for the exact gelu -----------------------------------------------------------
-
-def _erf_erfc(xp, a):
-    """erf(a) and erfc(a) for a >= 0, to a few ulps in float64, with array ops only.
-
-    NumPy has no erf; below 2.5 the Maclaurin-type series
-    erf(a) = 2/sqrt(pi) exp(-a^2) sum_n (2a^2)^n a / (1*3*...*(2n+1)) (positive terms, no
-    cancellation) converges in 40 terms; above 2.5 the continued fraction of erfc
-    (Abramowitz & Stegun 7.1.14) does, evaluated from the tail in 40 steps."""
-    split = 2.5
-    s = xp.minimum(a, split)
-    s2 = s * s
-    term = s
-    total = s
-    for n in range(1, 40):
-        term = term * (2 * s2 / (2 * n + 1))
-        total = total + term
-    series = (2 / _SQRT_PI) * xp.exp(-s2) * total
-    z = xp.maximum(a, split)
-    k = xp.zeros_like(z)
-    for j in range(40, 0, -1):
-        k = (j / 2) / (z + k)
-    tail = xp.exp(-z * z) / _SQRT_PI / (z + k)
-    small = a < split
-    return xp.where(small, series, 1 - tail), xp.where(small, 1 - series, tail)
-
-
-def _normal_cdf(xp, x):
-    """Phi(x) = (1 + erf(x / sqrt 2)) / 2, from erfc on the negative side (no cancellation)."""
-    erf, erfc = _erf_erfc(xp, xp.abs(x) / _SQRT_2)
-    return xp.where(x >= 0, 0.5 + 0.5 * erf, 0.5 * erfc)
+def _normal_cdf(special, x):
+    """Phi(x) = (1 + erf(x / sqrt 2)) / 2, written with erfc: no cancellation for x << 0."""
+    return 0.5 * special.erfc(-x * _SQRT1_2)
 
 
 # ---- leaky_relu ---------------------------------------------------------------------------
@@ -126,18 +98,18 @@ def _check_approximate(approximate):
         raise RuntimeError("approximate argument must be either none or tanh.")
 
 
-def _gelu_kernel(xp, self, approximate):
+def _gelu_kernel(xp, special, self, approximate):
     _check_approximate(approximate)
     _float_only("GeluKernelImpl", self)
     x = _opmath(self)
     if approximate == "tanh":
         out = 0.5 * x * (1 + xp.tanh(_TANH_BETA * (x + _TANH_KAPPA * x * x * x)))
     else:
-        out = x * _normal_cdf(xp, x)
+        out = x * _normal_cdf(special, x)
     return out.astype(self.dtype, copy=False)
 
 
-def _gelu_backward_kernel(xp, grad_output, self, approximate):
+def _gelu_backward_kernel(xp, special, grad_output, self, approximate):
     _check_approximate(approximate)
     _float_only("GeluBackwardKernelImpl", grad_output, self)
     x = _opmath(self)
@@ -145,7 +117,7 @@ def _gelu_backward_kernel(xp, grad_output, self, approximate):
         t = xp.tanh(_TANH_BETA * (x + _TANH_KAPPA * x * x * x))
         d = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * (_TANH_BETA * (1 + 3 * _TANH_KAPPA * x * x))
     else:
-        d = _normal_cdf(xp, x) + x * (_INV_SQRT_2PI * xp.exp(-0.5 * x * x))
+        d = _normal_cdf(special, x) + x * (_INV_SQRT_2PI * xp.exp(-0.5 * x * x))
     return (_opmath(grad_output) * d).astype(grad_output.dtype, copy=False)
 
 
@@ -174,7 +146,7 @@ def _gelu_backward_meta(grad_output, self, approximate):
 
 gelu_backward = defop(
     "gelu_backward(Tensor grad_output, Tensor self, *, str approximate=\"none\") -> Tensor",
-    kernel=_gelu_backward_kernel, meta=_gelu_backward_meta, promote="same",
+    kernel=_gelu_backward_kernel, meta=_gelu_backward_meta, promote="same", special=True,
     grads={"grad_output": lambda grad, self, approximate: gelu_backward(grad, self, approximate=approximate),
            "self": _gelu_double_backward},
     samples=lambda op: [SampleInput(f"approximate={a}", make_arg((3, 4), key=(op, 0)),
@@ -193,7 +165,7 @@ def _gelu_samples(op):
 
 gelu = defop(
     "gelu(Tensor self, *, str approximate=\"none\") -> Tensor",
-    kernel=_gelu_kernel, meta=_gelu_meta,
+    kernel=_gelu_kernel, meta=_gelu_meta, special=True,
     grads={"self": lambda grad, self, approximate: gelu_backward(grad, self, approximate=approximate)},
     samples=_gelu_samples, torch="torch.nn.functional.gelu")
 

@@ -1,32 +1,38 @@
-"""conv2d and its two backward ops.
+"""Convolutions over 1, 2 or 3 spatial dims — conv1d/2d/3d, conv_transpose1d/2d/3d — and
+the two backward ops they all share.
 
-The forward gathers every receptive field with one `as_strided` view (im2col) and
-multiplies by the weight in one matmul per call. The gradient w.r.t. the input is a
-transposed convolution written as a convolution (grad_output spread out by the
-stride into a zero buffer, correlated with the flipped, channel-swapped weight);
-the gradient w.r.t. the weight is one matmul of grad_output with the same windows.
+One N-d kernel: the forward gathers every receptive field with one `as_strided` view
+(im2col) and multiplies by the weight in one matmul. The gradient w.r.t. the input is
+a transposed convolution written as a convolution (grad_output spread out by the
+stride into a zero buffer, correlated with the flipped, channel-swapped weight, the
+padding cropped off); the gradient w.r.t. the weight is one matmul of grad_output
+with the same windows.
 
-The three ops are closed under differentiation — conv2d_backward_input is the
-adjoint of conv2d in `input`, conv2d_backward_weight its adjoint in `weight` — so
-their formulas call each other and double backward needs nothing more.
+The ops are closed under differentiation — convolution_backward_input is the adjoint
+of convNd in `input` (and is conv_transposeNd's forward), convolution_backward_weight
+its adjoint in `weight` — so their formulas call each other and double backward needs
+nothing more. padding="same" may be asymmetric (PyTorch's extra pad goes after); every
+op here takes the padding string and resolves it from the weight's shape.
 """
 from __future__ import annotations
+
+import math
 
 from ..backends.meta import MetaArray
 from .nn import c_type_name, require_floating, sizes, tensor_type_name
 from .registry import defop
 from .samples import SampleInput, make_arg
 
-__all__ = ["conv2d", "conv2d_backward_input", "conv2d_backward_weight", "expand_param", "conv_output_size"]
+__all__ = ["expand_param", "conv_output_size"]
 
 
-def expand_param(value, name):
-    """An int or a 1- or 2-element list as a pair (PyTorch's expand_param_if_needed)."""
+def expand_param(value, name, dims=2):
+    """An int or a list of 1 or `dims` values as a `dims`-tuple (PyTorch's expand_param_if_needed)."""
     value = tuple(value)
     if len(value) == 1:
-        return value * 2
-    if len(value) != 2:
-        raise RuntimeError(f"expected {name} to be a single integer value or a list of 2 values to match "
+        return value * dims
+    if len(value) != dims:
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of {dims} values to match "
                            f"the convolution dimensions, but got {name}={sizes(value)}")
     return value
 
@@ -35,33 +41,55 @@ def conv_output_size(size, kernel, stride, padding, dilation):
     return (size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
 
 
-def _params(stride, padding, dilation):
-    return expand_param(stride, "stride"), expand_param(padding, "padding"), expand_param(dilation, "dilation")
+class _Geometry:
+    """The checked parameters of one convolution (for a transposed one: of the convolution it inverts)."""
+    __slots__ = ("dims", "batched", "stride", "lo", "hi", "dilation", "groups")
 
 
-def _check_conv(input, weight, bias, stride, padding, dilation, groups):
-    """PyTorch's checks, in PyTorch's order. Returns (batched, output shape)."""
+def _padding(padding, dims, kernel, stride, dilation):
+    """(before, after) padding per dim; "same" pads dilation*(k-1) in all, the odd one after."""
+    if isinstance(padding, str):
+        if padding == "valid":
+            return (0,) * dims, (0,) * dims
+        if padding != "same":
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+        if any(s != 1 for s in stride):
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+        total = [d * (k - 1) for d, k in zip(dilation, kernel)]
+        return tuple(t // 2 for t in total), tuple(t - t // 2 for t in total)
+    pad = expand_param(padding, "padding", dims)
+    return pad, pad
+
+
+def _check_conv(name, dims, input, weight, bias, stride, padding, dilation, groups, transposed=False,
+                output_padding=(0,)):
+    """PyTorch's checks, in PyTorch's order. Returns the geometry and the output shape."""
     if bias is not None and bias.dtype != input.dtype:
         raise RuntimeError(f"Input type ({c_type_name(input.dtype)}) and bias type ({c_type_name(bias.dtype)}) "
                            f"should be the same")
-    if input.ndim not in (3, 4):
-        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: "
-                           f"{sizes(input.shape)}")
-    batched = input.ndim == 4
-    shape = tuple(input.shape) if batched else (1,) + tuple(input.shape)
-    (sh, sw), (ph, pw), (dh, dw) = _params(stride, padding, dilation)
+    if input.ndim not in (dims + 1, dims + 2):
+        raise RuntimeError(f"Expected {dims + 1}D (unbatched) or {dims + 2}D (batched) input to {name}, but got "
+                           f"input of size: {sizes(input.shape)}")
+    geo = _Geometry()
+    geo.dims, geo.groups = dims, groups
+    geo.batched = input.ndim == dims + 2
+    shape = tuple(input.shape) if geo.batched else (1,) + tuple(input.shape)
+    geo.stride = expand_param(stride, "stride", dims)
+    geo.dilation = expand_param(dilation, "dilation", dims)
+    ws = tuple(weight.shape)
+    kernel = ws[2:] if len(ws) == dims + 2 else (1,) * dims
+    geo.lo, geo.hi = _padding(padding, dims, kernel, geo.stride, geo.dilation)
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
-    if ph < 0 or pw < 0:
+    if min(geo.lo + geo.hi) < 0:
         raise RuntimeError("negative padding is not supported")
-    if sh <= 0 or sw <= 0:
+    if min(geo.stride) <= 0:
         raise RuntimeError("non-positive stride is not supported")
-    if dh <= 0 or dw <= 0:
+    if min(geo.dilation) <= 0:
         raise RuntimeError("dilation should be greater than zero")
-    ws = tuple(weight.shape)
-    if len(ws) != 4:
+    if len(ws) != dims + 2:
         raise RuntimeError(f"Expected {len(ws)}-dimensional input for {len(ws)}-dimensional weight {sizes(ws)}, "
-                           f"but got 4-dimensional input of size {sizes(shape)} instead")
+                           f"but got {dims + 2}-dimensional input of size {sizes(shape)} instead")
     if ws[0] < groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
                            f"weight of size {sizes(ws)} instead")
@@ -69,77 +97,104 @@ def _check_conv(input, weight, bias, stride, padding, dilation, groups):
         # NOTE: the doubled brackets are PyTorch's own message
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
                            f"got weight of size [{sizes(ws)}] instead")
-    if shape[1] != ws[1] * groups:
-        raise RuntimeError(f"Given groups={groups}, weight of size {sizes(ws)}, expected input{sizes(shape)} to have "
-                           f"{ws[1] * groups} channels, but got {shape[1]} channels instead")
-    if bias is not None and (bias.ndim != 1 or bias.shape[0] != ws[0]):
-        raise RuntimeError(f"Given weight of size {sizes(ws)}, expected bias to be 1-dimensional with {ws[0]} "
-                           f"elements, but got bias of size {sizes(bias.shape)} instead")
-    padded = (shape[2] + 2 * ph, shape[3] + 2 * pw)
-    extent = (dh * (ws[2] - 1) + 1, dw * (ws[3] - 1) + 1)
-    if padded[0] < extent[0] or padded[1] < extent[1]:
-        raise RuntimeError(f"Calculated padded input size per channel: ({padded[0]} x {padded[1]}). Kernel size: "
-                           f"({extent[0]} x {extent[1]}). Kernel size can't be greater than actual input size")
+    channels, out_channels = (ws[0], ws[1] * groups) if transposed else (ws[1] * groups, ws[0])
+    if shape[1] != channels:
+        given = "transposed=1" if transposed else f"groups={groups}"
+        raise RuntimeError(f"Given {given}, weight of size {sizes(ws)}, expected input{sizes(shape)} to have "
+                           f"{channels} channels, but got {shape[1]} channels instead")
+    if bias is not None and (bias.ndim != 1 or bias.shape[0] != out_channels):
+        given = "transposed=1, " if transposed else ""
+        raise RuntimeError(f"Given {given}weight of size {sizes(ws)}, expected bias to be 1-dimensional with "
+                           f"{out_channels} elements, but got bias of size {sizes(bias.shape)} instead")
+    size = shape[2:]
+    if transposed:
+        output_padding = expand_param(output_padding, "output_padding", dims)
+        if any(p >= max(s, d) for p, s, d in zip(output_padding, geo.stride, geo.dilation)):
+            names = ("height", "width") if dims == 2 else ("width",) if dims == 1 else ("depth", "height", "width")
+            parts = [f"output_padding_{n}: {p}" for n, p in zip(names, output_padding)]
+            parts += [f"stride_{n}: {s}" for n, s in zip(names, geo.stride)]
+            parts += [f"dilation_{n}: {d}" for n, d in zip(names, geo.dilation)]
+            raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got "
+                               f"{' '.join(parts)}")
+        out = tuple((i - 1) * s - lo - hi + d * (k - 1) + p + 1 for i, s, lo, hi, d, k, p in
+                    zip(size, geo.stride, geo.lo, geo.hi, geo.dilation, kernel, output_padding))
+        if min(out) < 1:
+            raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, size))}). Calculated output "
+                               f"size per channel: ({' x '.join(map(str, out))}). Output size is too small")
+    else:
+        padded = tuple(i + lo + hi for i, lo, hi in zip(size, geo.lo, geo.hi))
+        extent = tuple(d * (k - 1) + 1 for d, k in zip(geo.dilation, kernel))
+        if any(p < e for p, e in zip(padded, extent)):
+            raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
+                               f"Kernel size: ({' x '.join(map(str, extent))}). Kernel size can't be greater than "
+                               f"actual input size")
+        out = tuple((p - e) // s + 1 for p, e, s in zip(padded, extent, geo.stride))
     if weight.dtype != input.dtype:
         raise RuntimeError(f"Input type ({tensor_type_name(input.dtype)}) and weight type "
                            f"({tensor_type_name(weight.dtype)}) should be the same")
-    require_floating("slow_conv2d_cpu", input.dtype)
-    out = (shape[0], ws[0], conv_output_size(shape[2], ws[2], sh, ph, dh),
-           conv_output_size(shape[3], ws[3], sw, pw, dw))
-    return batched, out if batched else out[1:]
+    require_floating(f"slow_conv{'_transpose' if transposed else ''}{max(dims, 2)}d_cpu", input.dtype)
+    full = (shape[0], out_channels) + out
+    return geo, full if geo.batched else full[1:]
 
 
-# ---- kernels on batched (N, C, H, W) arrays ---------------------------------------------------------
+# ---- kernels on batched (N, C, *spatial) arrays ------------------------------------------------------
 
-def _columns(xp, x, kh, kw, stride, padding, dilation, groups, oh=None, ow=None):
-    """im2col: (N, groups, OH*OW, C/groups*KH*KW), from one as_strided view of the padded input."""
-    (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
-    if ph or pw:
-        x = xp.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
-    n, c, h, w = x.shape
-    oh = (h - dh * (kh - 1) - 1) // sh + 1 if oh is None else oh
-    ow = (w - dw * (kw - 1) - 1) // sw + 1 if ow is None else ow
-    s_n, s_c, s_h, s_w = x.strides
-    windows = xp.lib.stride_tricks.as_strided(x, (n, c, oh, ow, kh, kw),
-                                              (s_n, s_c, s_h * sh, s_w * sw, s_h * dh, s_w * dw))
+def _padded(xp, x, lo, hi):
+    if any(lo) or any(hi):
+        x = xp.pad(x, ((0, 0), (0, 0)) + tuple(zip(lo, hi)))
+    return x
+
+
+def _columns(xp, x, kernel, stride, dilation, groups, out):
+    """im2col of a padded input: (N, groups, prod(out), C/groups * prod(kernel)), one as_strided view."""
+    n, c = x.shape[:2]
+    dims = len(kernel)
+    st = x.strides
+    windows = xp.lib.stride_tricks.as_strided(
+        x, (n, c) + tuple(out) + tuple(kernel),
+        st[:2] + tuple(st[2 + i] * stride[i] for i in range(dims))
+        + tuple(st[2 + i] * dilation[i] for i in range(dims)))
     cg = c // groups
-    windows = windows.reshape(n, groups, cg, oh, ow, kh, kw).transpose(0, 1, 3, 4, 2, 5, 6)
-    return windows.reshape(n, groups, oh * ow, cg * kh * kw), oh, ow
+    windows = windows.reshape((n, groups, cg) + tuple(out) + tuple(kernel))
+    order = (0, 1) + tuple(range(3, 3 + dims)) + (2,) + tuple(range(3 + dims, 3 + 2 * dims))
+    return windows.transpose(order).reshape(n, groups, math.prod(out), cg * math.prod(kernel))
 
 
-def _conv(xp, x, weight, stride, padding, dilation, groups):
-    o, cg, kh, kw = weight.shape
-    cols, oh, ow = _columns(xp, x, kh, kw, stride, padding, dilation, groups)
-    w = weight.reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1)
-    out = xp.matmul(cols, w)                                  # (N, groups, OH*OW, O/groups)
-    return out.transpose(0, 1, 3, 2).reshape(x.shape[0], o, oh, ow)
+def _conv(xp, x, weight, stride, lo, hi, dilation, groups):
+    o, cg, kernel = weight.shape[0], weight.shape[1], tuple(weight.shape[2:])
+    x = _padded(xp, x, lo, hi)
+    out = tuple((x.shape[2 + i] - dilation[i] * (k - 1) - 1) // stride[i] + 1 for i, k in enumerate(kernel))
+    cols = _columns(xp, x, kernel, stride, dilation, groups, out)
+    w = weight.reshape(groups, o // groups, cg * math.prod(kernel)).transpose(0, 2, 1)
+    res = xp.matmul(cols, w)                                  # (N, groups, prod(out), O/groups)
+    return res.transpose(0, 1, 3, 2).reshape((x.shape[0], o) + out)
 
 
-def _conv_input_grad(xp, grad_output, weight, size, stride, padding, dilation, groups):
-    n, o, oh, ow = grad_output.shape
-    _, cg, kh, kw = weight.shape
-    h, w = size
-    (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
-    eh, ew = dh * (kh - 1), dw * (kw - 1)
-    # margins for padding wider than the kernel's reach: those outputs only ever saw padding
-    mh, mw = max(0, ph - eh), max(0, pw - ew)
-    buf = xp.zeros((n, o, h + eh + 2 * mh, w + ew + 2 * mw), dtype=grad_output.dtype)
-    top, left = mh + eh - ph, mw + ew - pw
-    buf[:, :, top:top + (oh - 1) * sh + 1:sh, left:left + (ow - 1) * sw + 1:sw] = grad_output
-    buf = buf[:, :, mh:mh + h + eh, mw:mw + w + ew]
-    flipped = weight.reshape(groups, o // groups, cg, kh, kw).transpose(0, 2, 1, 3, 4)
-    flipped = flipped.reshape(groups * cg, o // groups, kh, kw)[:, :, ::-1, ::-1]
-    return _conv(xp, buf, flipped, (1, 1), (0, 0), (dh, dw), groups)
+def _conv_input_grad(xp, grad_output, weight, size, stride, lo, hi, dilation, groups):
+    """The adjoint of _conv in x, for an input of spatial `size` (a transposed convolution)."""
+    n, o = grad_output.shape[:2]
+    out = grad_output.shape[2:]
+    cg, kernel = weight.shape[1], tuple(weight.shape[2:])
+    dims = len(kernel)
+    reach = tuple(d * (k - 1) for d, k in zip(dilation, kernel))
+    buf = xp.zeros((n, o) + tuple(s + a + b + r for s, a, b, r in zip(size, lo, hi, reach)), dtype=grad_output.dtype)
+    buf[(slice(None),) * 2 + tuple(slice(r, r + (m - 1) * s + 1, s) for r, m, s in zip(reach, out, stride))] = \
+        grad_output
+    flipped = weight.reshape((groups, o // groups, cg) + kernel).swapaxes(1, 2)
+    flipped = flipped.reshape((groups * cg, o // groups) + kernel)[(Ellipsis,) + (slice(None, None, -1),) * dims]
+    full = _conv(xp, buf, flipped, (1,) * dims, (0,) * dims, (0,) * dims, dilation, groups)
+    return full[(slice(None),) * 2 + tuple(slice(a, a + s) for a, s in zip(lo, size))]
 
 
-def _conv_weight_grad(xp, grad_output, x, weight_size, stride, padding, dilation, groups):
-    o, cg, kh, kw = weight_size
-    n, _, oh, ow = grad_output.shape
-    cols, _, _ = _columns(xp, x, kh, kw, stride, padding, dilation, groups, oh, ow)
-    cols = cols.transpose(1, 0, 2, 3).reshape(groups, n * oh * ow, cg * kh * kw)
-    g = grad_output.reshape(n, groups, o // groups, oh * ow).transpose(1, 2, 0, 3)
-    g = g.reshape(groups, o // groups, n * oh * ow)
-    return xp.matmul(g, cols).reshape(o, cg, kh, kw)
+def _conv_weight_grad(xp, grad_output, x, weight_size, stride, lo, hi, dilation, groups):
+    o, cg, kernel = weight_size[0], weight_size[1], tuple(weight_size[2:])
+    n, out = grad_output.shape[0], tuple(grad_output.shape[2:])
+    positions = math.prod(out)
+    cols = _columns(xp, _padded(xp, x, lo, hi), kernel, stride, dilation, groups, out)
+    cols = cols.transpose(1, 0, 2, 3).reshape(groups, n * positions, cg * math.prod(kernel))
+    g = grad_output.reshape(n, groups, o // groups, positions).transpose(1, 2, 0, 3)
+    g = g.reshape(groups, o // groups, n * positions)
+    return xp.matmul(g, cols).reshape(tuple(weight_size))
 
 
 def _batch(a, batched):
@@ -150,51 +205,159 @@ def _unbatch(a, batched):
     return a if batched else a.reshape(a.shape[1:])
 
 
-# ---- conv2d ---------------------------------------------------------------------------------------
-
-def _conv2d_meta(input, weight, bias, stride, padding, dilation, groups):
-    _, out = _check_conv(input, weight, bias, stride, padding, dilation, groups)
-    return MetaArray(out, input.dtype)
+def _bias_grad(grad, dims):
+    batched = grad.ndim == dims + 2
+    return sum(grad, [0] + list(range(2, grad.ndim)) if batched else list(range(1, grad.ndim)))
 
 
-def _conv2d_kernel(xp, input, weight, bias, stride, padding, dilation, groups):
-    batched, _ = _check_conv(input, weight, bias, stride, padding, dilation, groups)
-    out = _conv(xp, _batch(input, batched), weight, *_params(stride, padding, dilation), groups)
-    if bias is not None:
-        out = out + bias.reshape(1, -1, 1, 1)
-    return _unbatch(out, batched).astype(input.dtype, copy=False)
+def _add_bias(out, bias):
+    return out if bias is None else out + bias.reshape((1, -1) + (1,) * (out.ndim - 2))
 
 
-def _bias_grad(grad):
-    return sum(grad, [0, 2, 3] if grad.ndim == 4 else [1, 2])
+# ---- conv1d, conv2d, conv3d -------------------------------------------------------------------------
+
+def _spatial(dims, sizes2d, extra):
+    """Sample spatial sizes written for 2-D, cut to 1-D or grown to 3-D (by repeating sizes2d[extra])."""
+    return tuple(sizes2d[:dims]) if dims <= 2 else tuple(sizes2d) + (sizes2d[extra],)
 
 
-def _conv2d_samples(op):
-    def arg(shape, k, **kw):
-        return make_arg(shape, key=(op, k), **kw)
-    return [SampleInput("(2,2,5,5)*(3,2,3,3)+b", arg((2, 2, 5, 5), 0), arg((3, 2, 3, 3), 1), arg((3,), 2)),
-            SampleInput("stride 2, uncovered edge", arg((1, 2, 6, 6), 3), arg((2, 2, 3, 3), 4), None, 2),
-            SampleInput("padding [1,2] dilation 2", arg((1, 1, 5, 6), 5), arg((2, 1, 2, 2), 6), arg((2,), 7),
-                        1, [1, 2], 2),
-            SampleInput("groups 2, stride (2,1)", arg((1, 4, 5, 4), 8), arg((4, 2, 2, 3), 9), None, [2, 1], 1, 1, 2),
-            SampleInput("unbatched (2,4,4)", arg((2, 4, 4), 10), arg((3, 2, 3, 3), 11), arg((3,), 12), 1, 1),
-            SampleInput("non-contiguous input", arg((2, 2, 4, 4), 13, transposed=True), arg((2, 2, 2, 2), 14)),
-            SampleInput("padding wider than the kernel", arg((1, 1, 3, 3), 15), arg((2, 1, 1, 1), 16), None, 1, 2)]
+def _conv_samples(dims):
+    def samples(op):
+        def arg(shape, k, **kw):
+            return make_arg(shape, key=(op, k), **kw)
+
+        def sp(*sizes2d):
+            return _spatial(dims, sizes2d, -1)
+        return [SampleInput("(2,2,*5)*(3,2,*3)+b", arg((2, 2) + sp(5, 5), 0), arg((3, 2) + sp(3, 3), 1), arg((3,), 2)),
+                SampleInput("stride 2, uncovered edge", arg((1, 2) + sp(6, 6), 3), arg((2, 2) + sp(3, 3), 4), None, 2),
+                SampleInput("padding, dilation 2", arg((1, 1) + sp(5, 6), 5), arg((2, 1) + sp(2, 2), 6), arg((2,), 7),
+                            1, list(sp(1, 2)), 2),
+                SampleInput("groups 2, stride", arg((1, 4) + sp(5, 4), 8), arg((4, 2) + sp(2, 3), 9), None,
+                            list(sp(2, 1)), 1, 1, 2),
+                SampleInput("unbatched", arg((2,) + sp(4, 4), 10), arg((3, 2) + sp(3, 3), 11), arg((3,), 12), 1, 1),
+                SampleInput("non-contiguous input", arg((2, 2) + sp(4, 4), 13, transposed=True),
+                            arg((2, 2) + sp(2, 2), 14)),
+                SampleInput("padding wider than the kernel", arg((1, 1) + sp(3, 3), 15), arg((2, 1) + sp(1, 1), 16),
+                            None, 1, 2),
+                SampleInput("padding='same', even kernel, dilation", arg((1, 2) + sp(5, 4), 17, low=0.5, high=1.5),
+                            arg((2, 2) + sp(2, 3), 18), arg((2,), 19), 1, "same", list(sp(3, 1))),
+                SampleInput("padding='valid'", arg((1, 2) + sp(4, 5), 20), arg((2, 2) + sp(2, 2), 21), None, 1,
+                            "valid")]
+    return samples
 
 
-conv2d = defop(
-    "conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, "
-    "int groups=1) -> Tensor",
-    kernel=_conv2d_kernel, meta=_conv2d_meta,
-    grads={"input": lambda grad, weight, input_shape, stride, padding, dilation, groups:
-               conv2d_backward_input(grad, weight, input_shape, stride, padding, dilation, groups),
-           "weight": lambda grad, input, weight_shape, stride, padding, dilation, groups:
-               conv2d_backward_weight(grad, input, weight_shape, stride, padding, dilation, groups),
-           "bias": lambda grad: _bias_grad(grad)},
-    backward_name="ConvolutionBackward0", samples=_conv2d_samples, torch="torch.nn.functional.conv2d",
-    doc="2-D cross-correlation of (N, C, H, W) or (C, H, W) input with (O, C/groups, KH, KW) weight; stride, "
-        "padding and dilation are an int or a pair.")
+def _conv_op(dims):
+    name = f"conv{dims}d"
 
+    def meta(input, weight, bias, stride, padding, dilation, groups):
+        return MetaArray(_check_conv(name, dims, input, weight, bias, stride, padding, dilation, groups)[1],
+                         input.dtype)
+
+    def kernel(xp, input, weight, bias, stride, padding, dilation, groups):
+        geo, _ = _check_conv(name, dims, input, weight, bias, stride, padding, dilation, groups)
+        out = _conv(xp, _batch(input, geo.batched), weight, geo.stride, geo.lo, geo.hi, geo.dilation, groups)
+        return _unbatch(_add_bias(out, bias), geo.batched).astype(input.dtype, copy=False)
+
+    return defop(
+        f"{name}(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, "
+        f"int[] dilation=1, int groups=1) -> Tensor",
+        kernel=kernel, meta=meta,
+        grads={"input": lambda grad, weight, input_shape, stride, padding, dilation, groups:
+                   convolution_backward_input(grad, weight, input_shape, stride, padding, dilation, groups),
+               "weight": lambda grad, input, weight_shape, stride, padding, dilation, groups:
+                   convolution_backward_weight(grad, input, weight_shape, stride, padding, dilation, groups),
+               "bias": lambda grad: _bias_grad(grad, dims)},
+        backward_name="ConvolutionBackward0", samples=_conv_samples(dims), torch=f"torch.nn.functional.{name}",
+        doc=f"{dims}-D cross-correlation of (N, C, *) or (C, *) input with (O, C/groups, *kernel) weight; stride, "
+            f"padding and dilation are an int or {dims} ints; padding may be 'same' or 'valid'.")
+
+
+conv1d = _conv_op(1)
+conv2d = _conv_op(2)
+conv3d = _conv_op(3)
+_CONV = {1: conv1d, 2: conv2d, 3: conv3d}
+
+
+# ---- conv_transpose1d, conv_transpose2d --------------------------------------------------------------
+
+def _transpose_input_grad(grad, input, weight, stride, padding, dilation, groups):
+    dims = weight.ndim - 2
+    g = _CONV[dims](grad, weight, None, stride, padding, dilation, groups)
+    for d in range(dims):       # output_padding >= stride: the convolution sees more than the input
+        if g.shape[-dims + d] != input.shape[-dims + d]:
+            g = _slice(g, g.ndim - dims + d, 0, input.shape[-dims + d])
+    return g
+
+
+def _transpose_weight_grad(grad, input, weight_shape, stride, padding, dilation, groups):
+    dims = len(weight_shape) - 2
+    stride, dilation = expand_param(stride, "stride", dims), expand_param(dilation, "dilation", dims)
+    lo, hi = _padding(padding, dims, weight_shape[2:], stride, dilation)
+    expected = [(g + a + b - d * (k - 1) - 1) // s + 1 for g, a, b, d, k, s in
+                zip(grad.shape[-dims:], lo, hi, dilation, weight_shape[2:], stride)]
+    extra = [e - s for e, s in zip(expected, input.shape[-dims:])]
+    if any(extra):
+        input = pad(input, [p for e in reversed(extra) for p in (0, e)])
+    return convolution_backward_weight(input, grad, weight_shape, stride, padding, dilation, groups)
+
+
+def _transpose_samples(dims):
+    def samples(op):
+        def arg(shape, k, **kw):
+            return make_arg(shape, key=(op, k), **kw)
+
+        def sp(*sizes2d):
+            return _spatial(dims, sizes2d, 0)
+        return [SampleInput("(2,3,*4)*(3,2,*3)+b", arg((2, 3) + sp(4, 4), 0), arg((3, 2) + sp(3, 3), 1), arg((2,), 2)),
+                SampleInput("stride 2 padding 1 output_padding 1", arg((1, 2) + sp(3, 4), 3),
+                            arg((2, 3) + sp(3, 2), 4), arg((3,), 5), 2, 1, 1),
+                SampleInput("groups 2 dilation 2", arg((1, 4) + sp(3, 3), 6), arg((4, 1) + sp(2, 2), 7), None,
+                            1, 0, 0, 2, 2),
+                SampleInput("output_padding >= stride, < dilation", arg((1, 2) + sp(3, 3), 8),
+                            arg((2, 2) + sp(2, 2), 9), None, 1, 0, 1, 1, 2),
+                SampleInput("unbatched, stride", arg((2,) + sp(3, 3), 10), arg((2, 2) + sp(2, 3), 11), None,
+                            list(sp(2, 3))),
+                SampleInput("non-contiguous input", arg((2, 2) + sp(3, 3), 12, transposed=True),
+                            arg((2, 1) + sp(2, 2), 13))]
+    return samples
+
+
+def _transpose_op(dims):
+    name = f"conv_transpose{dims}d"
+
+    def check(input, weight, bias, stride, padding, output_padding, groups, dilation):
+        return _check_conv(name, dims, input, weight, bias, stride, padding, dilation, groups, True, output_padding)
+
+    def meta(input, weight, bias, stride, padding, output_padding, groups, dilation):
+        return MetaArray(check(input, weight, bias, stride, padding, output_padding, groups, dilation)[1],
+                         input.dtype)
+
+    def kernel(xp, input, weight, bias, stride, padding, output_padding, groups, dilation):
+        geo, shape = check(input, weight, bias, stride, padding, output_padding, groups, dilation)
+        out = _conv_input_grad(xp, _batch(input, geo.batched), weight, shape[-dims:], geo.stride, geo.lo, geo.hi,
+                               geo.dilation, groups)
+        return _unbatch(_add_bias(out, bias), geo.batched).astype(input.dtype, copy=False)
+
+    return defop(
+        f"{name}(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, "
+        f"int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor",
+        kernel=kernel, meta=meta,
+        grads={"input": lambda grad, input, weight, stride, padding, dilation, groups:
+                   _transpose_input_grad(grad, input, weight, stride, padding, dilation, groups),
+               "weight": lambda grad, input, weight_shape, stride, padding, dilation, groups:
+                   _transpose_weight_grad(grad, input, weight_shape, stride, padding, dilation, groups),
+               "bias": lambda grad: _bias_grad(grad, dims)},
+        backward_name="ConvolutionBackward0", samples=_transpose_samples(dims), torch=f"torch.nn.functional.{name}",
+        doc=f"The {dims}-D transposed convolution (the gradient of conv{dims}d w.r.t. its input) of (N, Cin, *) or "
+            f"(Cin, *) input with (Cin, Cout/groups, *kernel) weight; output_padding adds to one side of the output.")
+
+
+conv_transpose1d = _transpose_op(1)
+conv_transpose2d = _transpose_op(2)
+conv_transpose3d = _transpose_op(3)
+
+
+# ---- the backward ops ----------------------------------------------------------------------------
 
 def _check_grad_output(grad_output, expected):
     if tuple(grad_output.shape) != tuple(expected):
@@ -203,39 +366,41 @@ def _check_grad_output(grad_output, expected):
 
 
 def _backward_input_meta(grad_output, weight, input_size, stride, padding, dilation, groups):
+    dims = weight.ndim - 2
     shape = MetaArray(input_size, grad_output.dtype)
-    _, out = _check_conv(shape, weight, None, stride, padding, dilation, groups)
+    geo, out = _check_conv(f"conv{dims}d", dims, shape, weight, None, stride, padding, dilation, groups)
     _check_grad_output(grad_output, out)
-    return shape
+    return shape, geo
 
 
 def _backward_input_kernel(xp, grad_output, weight, input_size, stride, padding, dilation, groups):
-    _backward_input_meta(grad_output, weight, input_size, stride, padding, dilation, groups)
-    batched = len(input_size) == 4
-    out = _conv_input_grad(xp, _batch(grad_output, batched), weight, tuple(input_size[-2:]),
-                           *_params(stride, padding, dilation), groups)
-    return _unbatch(out, batched).astype(grad_output.dtype, copy=False)
+    _, geo = _backward_input_meta(grad_output, weight, input_size, stride, padding, dilation, groups)
+    out = _conv_input_grad(xp, _batch(grad_output, geo.batched), weight, tuple(input_size[-geo.dims:]), geo.stride,
+                           geo.lo, geo.hi, geo.dilation, groups)
+    return _unbatch(out, geo.batched).astype(grad_output.dtype, copy=False)
 
 
 def _backward_weight_meta(grad_output, input, weight_size, stride, padding, dilation, groups):
+    dims = len(weight_size) - 2
     weight = MetaArray(weight_size, input.dtype)
-    _, out = _check_conv(input, weight, None, stride, padding, dilation, groups)
+    geo, out = _check_conv(f"conv{dims}d", dims, input, weight, None, stride, padding, dilation, groups)
     _check_grad_output(grad_output, out)
-    return weight
+    return weight, geo
 
 
 def _backward_weight_kernel(xp, grad_output, input, weight_size, stride, padding, dilation, groups):
-    _backward_weight_meta(grad_output, input, weight_size, stride, padding, dilation, groups)
-    batched = input.ndim == 4
-    out = _conv_weight_grad(xp, _batch(grad_output, batched), _batch(input, batched), tuple(weight_size),
-                            *_params(stride, padding, dilation), groups)
+    _, geo = _backward_weight_meta(grad_output, input, weight_size, stride, padding, dilation, groups)
+    out = _conv_weight_grad(xp, _batch(grad_output, geo.batched), _batch(input, geo.batched), tuple(weight_size),
+                            geo.stride, geo.lo, geo.hi, geo.dilation, groups)
     return out.astype(input.dtype, copy=False)
 
 
 def _backward_samples(op, which):
     cases = [("(2,2,5,5) (3,2,3,3)", (2, 2, 5, 5), (3, 2, 3, 3), (2, 3, 3, 3), (1, 0, 1, 1)),
              ("stride 2 padding 1 groups 2", (1, 4, 6, 5), (2, 2, 3, 2), (1, 2, 3, 3), (2, 1, 1, 2)),
-             ("unbatched dilation 2", (2, 5, 5), (2, 2, 2, 2), (2, 3, 3), (1, 0, 2, 1))]
+             ("unbatched dilation 2", (2, 5, 5), (2, 2, 2, 2), (2, 3, 3), (1, 0, 2, 1)),
+             ("1-D stride 2", (2, 2, 7), (3, 2, 3), (2, 3, 4), (2, 1, 1, 1)),
+             ("3-D", (1, 2, 3, 4, 3), (2, 2, 2, 2, 2), (1, 2, 2, 3, 2), (1, 0, 1, 1))]
     out = []
     for i, (name, xs, ws, gs, (stride, padding, dilation, groups)) in enumerate(cases):
         g = make_arg(gs, key=(op, i, "g"))
@@ -248,37 +413,44 @@ def _backward_samples(op, which):
     return out
 
 
-_TORCH_BACKWARD = ("torch.ops.aten.convolution_backward(g if len(size) == 4 else g.unsqueeze(0), {input}, {weight}, "
-                   "None, *[[p, p] if isinstance(p, int) else list(p) for p in (stride, padding, dilation)], False, [0, 0], "
-                   "groups, {mask})[{index}]")
+def _conv_nd(weight):
+    return _CONV[weight.ndim - 2]
 
-conv2d_backward_input = defop(
-    "conv2d_backward_input(Tensor grad_output, Tensor weight, int[] input_size, int[] stride, int[] padding, "
+
+_TORCH_BACKWARD = ("torch.ops.aten.convolution_backward(g if {batched} else g.unsqueeze(0), {input}, {weight}, None, "
+                   "*[[p] * (len({wsize}) - 2) if isinstance(p, int) else list(p) for p in (stride, padding, "
+                   "dilation)], False, [0] * (len({wsize}) - 2), groups, {mask})[{index}]")
+
+convolution_backward_input = defop(
+    "convolution_backward_input(Tensor grad_output, Tensor weight, int[] input_size, int[] stride, int[] padding, "
     "int[] dilation, int groups) -> Tensor",
-    kernel=_backward_input_kernel, meta=_backward_input_meta,
+    kernel=_backward_input_kernel, meta=lambda *args: _backward_input_meta(*args)[0],
     grads={"grad_output": lambda grad, weight, stride, padding, dilation, groups:
-               conv2d(grad, weight, None, stride, padding, dilation, groups),
+               _conv_nd(weight)(grad, weight, None, stride, padding, dilation, groups),
            "weight": lambda grad, grad_output, weight_shape, stride, padding, dilation, groups:
-               conv2d_backward_weight(grad_output, grad, weight_shape, stride, padding, dilation, groups)},
+               convolution_backward_weight(grad_output, grad, weight_shape, stride, padding, dilation, groups)},
     backward_name="ConvolutionBackwardBackward0", samples=lambda op: _backward_samples(op, "input"),
     torch="lambda g, w, size, stride, padding, dilation, groups: " + _TORCH_BACKWARD.format(
-        input="torch.zeros(size if len(size) == 4 else [1] + list(size), dtype=g.dtype)", weight="w",
+        batched="len(size) == w.dim()", wsize="w.shape",
+        input="torch.zeros(size if len(size) == w.dim() else [1] + list(size), dtype=g.dtype)", weight="w",
         mask="[True, False, False]", index="0") + ".reshape(size)",
-    doc="The gradient of conv2d w.r.t. its input (a transposed convolution); input_size is the input's shape.")
+    doc="The gradient of conv1d/2d/3d w.r.t. its input (a transposed convolution); input_size is the input's shape.")
 
-conv2d_backward_weight = defop(
-    "conv2d_backward_weight(Tensor grad_output, Tensor input, int[] weight_size, int[] stride, int[] padding, "
+convolution_backward_weight = defop(
+    "convolution_backward_weight(Tensor grad_output, Tensor input, int[] weight_size, int[] stride, int[] padding, "
     "int[] dilation, int groups) -> Tensor",
-    kernel=_backward_weight_kernel, meta=_backward_weight_meta,
+    kernel=_backward_weight_kernel, meta=lambda *args: _backward_weight_meta(*args)[0],
     grads={"grad_output": lambda grad, input, stride, padding, dilation, groups:
-               conv2d(input, grad, None, stride, padding, dilation, groups),
+               _conv_nd(grad)(input, grad, None, stride, padding, dilation, groups),
            "input": lambda grad, grad_output, input_shape, stride, padding, dilation, groups:
-               conv2d_backward_input(grad_output, grad, input_shape, stride, padding, dilation, groups)},
+               convolution_backward_input(grad_output, grad, input_shape, stride, padding, dilation, groups)},
     backward_name="ConvolutionBackwardBackward0", samples=lambda op: _backward_samples(op, "weight"),
     torch="lambda g, x, size, stride, padding, dilation, groups: " + _TORCH_BACKWARD.format(
-        input="x if x.dim() == 4 else x.unsqueeze(0)", weight="torch.zeros(size, dtype=g.dtype)",
-        mask="[False, True, False]", index="1").replace("len(size) == 4", "x.dim() == 4"),
-    doc="The gradient of conv2d w.r.t. its weight; weight_size is the weight's shape.")
+        batched="x.dim() == len(size)", wsize="size", input="x if x.dim() == len(size) else x.unsqueeze(0)",
+        weight="torch.zeros(size, dtype=g.dtype)", mask="[False, True, False]", index="1"),
+    doc="The gradient of conv1d/2d/3d w.r.t. its weight; weight_size is the weight's shape.")
 
 
+from .indexing import slice as _slice  # noqa: E402
+from .padding import pad  # noqa: E402
 from .reduction import sum  # noqa: E402,A004

@@ -37,7 +37,7 @@ def _select_index(shape, dim, index):
 
 def _select_kernel(xp, self, dim, index):
     d, i = _select_index(self.shape, dim, index)
-    return self[(_pyslice(None),) * d + (i,)]
+    return self[(_pyslice(None),) * d + (i, Ellipsis)]     # `...`: a 0-d result stays a view, not a scalar
 
 
 def _select_meta(self, dim, index):
@@ -47,7 +47,7 @@ def _select_meta(self, dim, index):
 
 select = defop(
     "select(Tensor self, int dim, int index) -> Tensor",
-    kernel=_select_kernel, meta=_select_meta,
+    kernel=_select_kernel, meta=_select_meta, view=True,
     grads={"self": lambda grad, self_shape, dim, index: select_backward(grad, self_shape, dim, index)},
     samples=lambda op: [
         SampleInput("(3,4) 0,1", make_arg((3, 4), key=(op, 0)), 0, 1),
@@ -88,7 +88,7 @@ def _slice_grad(grad, self_shape, dim, start, end, step):
 
 slice = defop(  # noqa: A001 — PyTorch's name (aten::slice)
     "slice(Tensor self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor",
-    kernel=_slice_kernel, meta=_slice_meta,
+    kernel=_slice_kernel, meta=_slice_meta, view=True,
     grads={"self": _slice_grad},
     samples=lambda op: [
         SampleInput("(5,3) 0:3", make_arg((5, 3), key=(op, 0)), 0, 0, 3),
@@ -144,7 +144,7 @@ slice_backward = defop(
 
 alias = defop(
     "alias(Tensor self) -> Tensor",
-    kernel=lambda xp, self: self[...], meta=lambda self: MetaArray(self.shape, self.dtype),
+    kernel=lambda xp, self: self[...], meta=lambda self: MetaArray(self.shape, self.dtype), view=True,
     grads={"self": lambda grad: grad},
     samples=lambda op: [SampleInput("(2,3)", make_arg((2, 3), key=(op, 0))),
                         SampleInput("0-d", make_arg((), key=(op, 1)))],
@@ -173,14 +173,17 @@ def getitem(tensor, index):
     end), a `slice` with a positive step (start/stop as Python's, clamped), `None` (a new
     dimension of size 1), `...` (as many full slices as needed), or a tuple of these.
     The result is built from `select`, `slice`, `unsqueeze` and `alias`, so each index
-    element is one backward node, as in PyTorch. Advanced indexing (tensors, lists,
-    bools) is not supported and raises an IndexError; so is more than one `...`.
+    element is one backward node, as in PyTorch. With integer tensors, lists or bool
+    masks among the elements, indexing_advanced.advanced_getitem applies the basic part
+    and then one `_index` (IndexBackward0). More than one `...` raises an IndexError.
     """
     items = index if isinstance(index, tuple) else (index,)
+    if any(is_advanced(item) for item in items):
+        return advanced_getitem(tensor, index)     # integer tensors, lists, bool masks
     for item in items:
         if not (item is None or item is Ellipsis or isinstance(item, _pyslice) or _as_int(item) is not None):
-            raise IndexError("only integers, slices (`:`), ellipsis (`...`) and None are valid indices "
-                             f"(got {type(item).__name__}); agrad has no advanced indexing (tensors, lists, bools)")
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+                             f"valid indices (got {type(item).__name__})")
     if sum(item is Ellipsis for item in items) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     ndim = tensor.ndim
@@ -233,3 +236,4 @@ def _slice_part(value):
 
 
 from .views import unsqueeze  # noqa: E402
+from .indexing_advanced import advanced_getitem, is_advanced  # noqa: E402

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .. import dtypes
 from ..backends.meta import MetaArray
+from ..errors import DimensionError, ShapeError
 from .registry import defop
 from .samples import SampleInput, make_arg
 from .shapes import normalize_dim
@@ -32,7 +33,7 @@ def _cat_plan(shapes, dim):
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
     for i, s in enumerate(shapes):
         if len(s) == 0:
-            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+            raise ShapeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     used = [i for i, s in enumerate(shapes) if tuple(s) != (0,)]
     if not used:
         normalize_dim(dim, 1)
@@ -43,11 +44,11 @@ def _cat_plan(shapes, dim):
     for i in used:
         s = tuple(shapes[i])
         if len(s) != len(ref):
-            raise RuntimeError(f"Tensors must have same number of dimensions: got {len(ref)} and {len(s)}")
+            raise ShapeError(f"Tensors must have same number of dimensions: got {len(ref)} and {len(s)}")
         for k, (want, got) in enumerate(zip(ref, s)):
             if k != d and want != got:
-                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size {want} "
-                                   f"but got size {got} for tensor number {i} in the list.")
+                raise ShapeError(f"Sizes of tensors must match except in dimension {d}. Expected size {want} "
+                                 f"but got size {got} for tensor number {i} in the list.")
         total += s[d]
     return d, ref[:d] + (total,) + ref[d + 1:], used
 
@@ -108,8 +109,8 @@ def _stack_plan(shapes, dim):
     ref = tuple(shapes[0])
     for i, s in enumerate(shapes[1:], 1):
         if tuple(s) != ref:
-            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(ref)} at entry 0 and "
-                               f"{list(s)} at entry {i}")
+            raise ShapeError(f"stack expects each tensor to be equal size, but got {list(ref)} at entry 0 and "
+                             f"{list(s)} at entry {i}")
     d = normalize_dim(dim, len(ref) + 1)
     return d, ref[:d] + (len(shapes),) + ref[d:]
 
@@ -135,33 +136,46 @@ stack = defop(
 
 # ---- split, split_with_sizes, chunk, unbind ---------------------------------------------------
 
+# NOTE: every output is a tensor object (and a view, and an edge in the backward graph);
+# a request for millions of them is a mistake, refused before any is made.
+MAX_PIECES = 100_000
+
+
+def _check_piece_count(op, count):
+    if count > MAX_PIECES:
+        raise RuntimeError(f"{op} would make {count:,} tensors; agrad makes at most {MAX_PIECES:,} outputs "
+                           "from one op")
+
+
 def _split_sizes(shape, split_size, dim):
     """The piece sizes of PyTorch's split.Tensor (the last piece may be smaller)."""
     if not shape:
-        raise RuntimeError("split expects at least a 1-dimensional tensor")
+        raise ShapeError("split expects at least a 1-dimensional tensor")
     if split_size < 0:
         raise RuntimeError(f"split expects split_size be non-negative, but got split_size={split_size}")
     d = normalize_dim(dim, len(shape))
     size = shape[d]
     if split_size == 0 and size != 0:
-        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
+        raise ShapeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
     if split_size == 0:
         return d, [0]
     count = max((size + split_size - 1) // split_size, 1)
+    _check_piece_count("split", count)
     return d, [split_size] * (count - 1) + [size - split_size * (count - 1)]
 
 
 def _check_sizes(shape, split_sizes, dim):
     if not shape:
-        raise RuntimeError("split expects at least a 1-dimensional tensor")
+        raise ShapeError("split expects at least a 1-dimensional tensor")
     d = normalize_dim(dim, len(shape))
+    _check_piece_count("split_with_sizes", len(split_sizes))
     sizes = list(split_sizes)
     if any(s < 0 for s in sizes):
         raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
                            f"split_sizes={sizes}")
     if sum(sizes) != shape[d]:
-        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {shape[d]} (input tensor's size "
-                           f"at dimension {d}), but got split_sizes={sizes}")
+        raise ShapeError(f"split_with_sizes expects split_sizes to sum exactly to {shape[d]} (input tensor's size "
+                         f"at dimension {d}), but got split_sizes={sizes}")
     return d, sizes
 
 
@@ -204,7 +218,7 @@ _split = defop(
     meta=lambda self, split_size_or_sections, dim: _meta_pieces(self, *_split_plan(self.shape,
                                                                                   split_size_or_sections, dim)),
     grads={"self": lambda grads, dim: cat(grads, dim)},
-    backward_name=("SplitBackward0", "SplitWithSizesBackward0"),
+    backward_name=("SplitBackward0", "SplitWithSizesBackward0"), view=True,
     overload=lambda self, split_size_or_sections, dim: 0 if len(split_size_or_sections) == 1 else 1,
     samples=_split_samples, torch="torch.split",
     doc="split_size_or_sections: an int (pieces of that size, the last one smaller) or a list of sizes.")
@@ -212,7 +226,7 @@ _split = defop(
 split_with_sizes = defop(
     "split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]",
     kernel=lambda xp, self, split_sizes, dim: _pieces(self, *_check_sizes(self.shape, split_sizes, dim)),
-    meta=lambda self, split_sizes, dim: _meta_pieces(self, *_check_sizes(self.shape, split_sizes, dim)),
+    meta=lambda self, split_sizes, dim: _meta_pieces(self, *_check_sizes(self.shape, split_sizes, dim)), view=True,
     grads={"self": lambda grads, dim: cat(grads, dim)},
     samples=lambda op: [
         SampleInput("(5,4) [2,0,3]", make_arg((5, 4), key=(op, 0)), [2, 0, 3]),
@@ -241,7 +255,7 @@ _split.op.function = split
 
 def _chunk(self, chunks, dim):
     if self.ndim == 0:
-        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+        raise ShapeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = normalize_dim(dim, self.ndim)
@@ -249,6 +263,7 @@ def _chunk(self, chunks, dim):
     split_size = (size + chunks - 1) // chunks
     if split_size == 0 and size == 0:
         # NOTE: split(0) would make one piece; PyTorch keeps `chunks` empty pieces
+        _check_piece_count("chunk", chunks)
         return split_with_sizes(self, [0] * chunks, d)
     return _split(self, split_size, d)
 
@@ -267,13 +282,15 @@ chunk = defop(
 
 def _unbind_dim(shape, dim):
     if not shape:
-        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    return normalize_dim(dim, len(shape))
+        raise DimensionError("Dimension specified as 0 but tensor has no dimensions")
+    d = normalize_dim(dim, len(shape))
+    _check_piece_count("unbind", shape[d])
+    return d
 
 
 def _unbind_kernel(xp, self, dim):
     d = _unbind_dim(self.shape, dim)
-    return tuple(self[(slice(None),) * d + (i,)] for i in range(self.shape[d]))
+    return tuple(self[(slice(None),) * d + (i, Ellipsis)] for i in range(self.shape[d]))    # 0-d: views too
 
 
 def _unbind_meta(self, dim):
@@ -283,7 +300,7 @@ def _unbind_meta(self, dim):
 
 unbind = defop(
     "unbind(Tensor self, int dim=0) -> Tensor[]",
-    kernel=_unbind_kernel, meta=_unbind_meta,
+    kernel=_unbind_kernel, meta=_unbind_meta, view=True,
     grads={"self": lambda grads, dim: stack(grads, dim)},
     samples=lambda op: [
         SampleInput("(3,2)", make_arg((3, 2), key=(op, 0))),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..backends.meta import MetaArray
+from ..errors import DtypeError, ShapeError
 from .registry import defop
 from .samples import SampleInput, make_arg
 from .shapes import broadcast_shapes
@@ -12,15 +13,15 @@ from .shapes import broadcast_shapes
 
 def _same_dtype(name, a, b):
     if a.dtype != b.dtype:
-        raise RuntimeError(f"{name}: expected m1 and m2 to have the same dtype, but got: {a.dtype} != {b.dtype}")
+        raise DtypeError(f"{name}: expected m1 and m2 to have the same dtype, but got: {a.dtype} != {b.dtype}")
 
 
 def _mm_meta(self, mat2):
     if self.ndim != 2 or mat2.ndim != 2:
-        raise RuntimeError(f"{'self' if self.ndim != 2 else 'mat2'} must be a matrix")
+        raise ShapeError(f"{'self' if self.ndim != 2 else 'mat2'} must be a matrix")
     if self.shape[1] != mat2.shape[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({self.shape[0]}x{self.shape[1]} and "
-                           f"{mat2.shape[0]}x{mat2.shape[1]})")
+        raise ShapeError(f"mat1 and mat2 shapes cannot be multiplied ({self.shape[0]}x{self.shape[1]} and "
+                         f"{mat2.shape[0]}x{mat2.shape[1]})")
     _same_dtype("mm", self, mat2)
     return MetaArray((self.shape[0], mat2.shape[1]), self.dtype)
 
@@ -48,10 +49,10 @@ mm = defop(
 
 def _mv_meta(self, vec):
     if self.ndim != 2 or vec.ndim != 1:
-        raise RuntimeError(f"vector + matrix @ vector expected, got {self.ndim}, {vec.ndim}")
+        raise ShapeError(f"vector + matrix @ vector expected, got {self.ndim}, {vec.ndim}")
     if self.shape[1] != vec.shape[0]:
-        raise RuntimeError(f"size mismatch, got input ({self.shape[0]}), mat ({self.shape[0]}x{self.shape[1]}), "
-                           f"vec ({vec.shape[0]})")
+        raise ShapeError(f"size mismatch, got input ({self.shape[0]}), mat ({self.shape[0]}x{self.shape[1]}), "
+                         f"vec ({vec.shape[0]})")
     _same_dtype("mv", self, vec)
     return MetaArray((self.shape[0],), self.dtype)
 
@@ -67,11 +68,11 @@ mv = defop(
 
 def _dot_meta(self, tensor):
     if self.ndim != 1 or tensor.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {self.ndim}D and {tensor.ndim}D tensors")
+        raise ShapeError(f"1D tensors expected, but got {self.ndim}D and {tensor.ndim}D tensors")
     if self.shape[0] != tensor.shape[0]:
-        raise RuntimeError(f"inconsistent tensor size, expected tensor [{self.shape[0]}] and src "
-                           f"[{tensor.shape[0]}] to have the same number of elements, but got {self.shape[0]} "
-                           f"and {tensor.shape[0]} elements respectively")
+        raise ShapeError(f"inconsistent tensor size, expected tensor [{self.shape[0]}] and src "
+                         f"[{tensor.shape[0]}] to have the same number of elements, but got {self.shape[0]} "
+                         f"and {tensor.shape[0]} elements respectively")
     _same_dtype("dot", self, tensor)
     return MetaArray((), self.dtype)
 
@@ -87,10 +88,10 @@ dot = defop(
 
 def _bmm_meta(self, mat2):
     if self.ndim != 3 or mat2.ndim != 3:
-        raise RuntimeError("batch1 must be a 3D tensor" if self.ndim != 3 else "batch2 must be a 3D tensor")
+        raise ShapeError("batch1 must be a 3D tensor" if self.ndim != 3 else "batch2 must be a 3D tensor")
     if self.shape[0] != mat2.shape[0] or self.shape[2] != mat2.shape[1]:
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{self.shape[0]}, {self.shape[2]}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
+        raise ShapeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                         f"[{self.shape[0]}, {self.shape[2]}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
     _same_dtype("bmm", self, mat2)
     return MetaArray((self.shape[0], self.shape[1], mat2.shape[2]), self.dtype)
 
@@ -107,7 +108,7 @@ bmm = defop(
 def _matmul(self, other):
     d1, d2 = self.ndim, other.ndim
     if d1 == 0 or d2 == 0:
-        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {d1}D and {d2}D")
+        raise ShapeError(f"both arguments to matmul need to be at least 1D, but they are {d1}D and {d2}D")
     if d1 == 1 and d2 == 1:
         return dot(self, other)
     if d1 == 2 and d2 == 1:

@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import creation, dtypes
 from ..backends.meta import MetaArray
+from ..errors import DimensionError, DtypeError, ShapeError
 from .nn import require_floating, scalar_type_name, sizes
 from .registry import defop
 from .samples import SampleInput, make_arg
@@ -55,34 +56,34 @@ def _nll_checks(input, target, weight, reduction):
         raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
     if input.ndim != 1:
         if target.ndim == 0:
-            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+            raise DimensionError("Dimension specified as 0 but tensor has no dimensions")
         if input.shape[0] != target.shape[0]:
             raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
                              f"({target.shape[0]}).")
     if target.dtype != np.int64:
-        raise RuntimeError(f"expected scalar type Long but found {scalar_type_name(target.dtype)}")
+        raise DtypeError(f"expected scalar type Long but found {scalar_type_name(target.dtype)}")
     c = input.shape[0 if input.ndim == 1 else 1]
     if input.ndim <= 2:
         if target.ndim > 1:
-            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+            raise ShapeError("0D or 1D target tensor expected, multi-target not supported")
         if not (input.ndim == 1 and target.ndim == 0) and input.shape[0] != target.shape[0]:
-            raise RuntimeError(f"size mismatch (got input: {sizes(input.shape)}, target: {sizes(target.shape)})")
+            raise ShapeError(f"size mismatch (got input: {sizes(input.shape)}, target: {sizes(target.shape)})")
     elif input.ndim == 4:
         if target.ndim != 3:
-            raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of "
-                               f"dimension: {target.ndim}")
+            raise ShapeError(f"only batches of spatial targets supported (3D tensors) but got targets of "
+                             f"dimension: {target.ndim}")
         if tuple(target.shape) != (input.shape[0],) + tuple(input.shape[2:]):
-            raise RuntimeError(f"size mismatch (got input: {sizes(input.shape)} , target: {sizes(target.shape)}")
+            raise ShapeError(f"size mismatch (got input: {sizes(input.shape)} , target: {sizes(target.shape)}")
     elif tuple(target.shape[1:]) != tuple(input.shape[2:]):
-        raise RuntimeError(f"Expected target size {sizes((input.shape[0],) + tuple(input.shape[2:]))}, got "
-                           f"{sizes(target.shape)}")
+        raise ShapeError(f"Expected target size {sizes((input.shape[0],) + tuple(input.shape[2:]))}, got "
+                       f"{sizes(target.shape)}")
     if weight is not None:
         if weight.ndim != 1 or weight.shape[0] != c:
-            raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes but got "
-                               f"weight tensor of shape: {sizes(weight.shape)}")
+            raise ShapeError(f"weight tensor should be defined either for all {c} classes or no classes but got "
+                           f"weight tensor of shape: {sizes(weight.shape)}")
         if weight.dtype != input.dtype:
-            raise RuntimeError(f"expected scalar type {scalar_type_name(input.dtype)} but found "
-                               f"{scalar_type_name(weight.dtype)}")
+            raise DtypeError(f"expected scalar type {scalar_type_name(input.dtype)} but found "
+                           f"{scalar_type_name(weight.dtype)}")
     require_floating("nll_loss_out_frame", input.dtype)
 
 
@@ -117,8 +118,8 @@ def _nll_backward_meta(grad_output, input, target, weight, reduction, ignore_ind
     _nll_checks(input, target, weight, reduction)
     expected = tuple(target.shape) if reduction == "none" else ()
     if tuple(grad_output.shape) != expected:
-        raise RuntimeError(f"Expected a tensor of dimension {len(expected)} and tensor.size[0] == "
-                           f"{expected[0] if expected else 1} but got: dimension {grad_output.ndim}")
+        raise ShapeError(f"Expected a tensor of dimension {len(expected)} and tensor.size[0] == "
+                       f"{expected[0] if expected else 1} but got: dimension {grad_output.ndim}")
     return MetaArray(input.shape, input.dtype)
 
 
@@ -198,8 +199,8 @@ def _class_weight_view(weight, ndim, cdim):
 def _prob_target(input, target, weight, reduction, cdim, label_smoothing):
     c = input.shape[cdim]
     if weight is not None and (weight.ndim != 1 or weight.shape[0] != c):
-        raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {c} classes or no "
-                           f"classes but got weight tensor of shape: {sizes(weight.shape)}")
+        raise ShapeError(f"cross_entropy: weight tensor should be defined either for all {c} classes or no "
+                       f"classes but got weight tensor of shape: {sizes(weight.shape)}")
     logp = log_softmax(input, cdim)
     if label_smoothing > 0:
         target = target * (1 - label_smoothing) + label_smoothing / c
@@ -233,7 +234,7 @@ def _label_smoothing(input, target, weight, reduction, ignore_index, cdim, label
         # the total weight of the kept targets, as PyTorch's weight.gather(0, target[~ignore]).sum():
         # nll_loss_backward of -1 is the one-hot of the kept targets
         one_hot = nll_loss_backward(creation.full([], -1.0, dtype=input.dtype, device=input.device),
-                                    detach(logp), target, None, "sum", ignore_index)
+                                  detach(logp), target, None, "sum", ignore_index)
         ret = sum(smooth) / sum(one_hot * _class_weight_view(weight, input.ndim, cdim))
     else:
         ret = sum(smooth) / sum(ne(target, ignore_index))
@@ -248,8 +249,8 @@ def _cross_entropy(input, target, weight, reduction, ignore_index, label_smoothi
     if tuple(input.shape) == tuple(target.shape):
         # same shape as the input: class probabilities
         if not target.is_floating_point():
-            raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
-                               f"{scalar_type_name(target.dtype.np)}")
+            raise DtypeError(f"Expected floating point type for target with class probabilities, got "
+                           f"{scalar_type_name(target.dtype.np)}")
         if ignore_index >= 0:
             raise RuntimeError("ignore_index is not supported for floating point target")
         return _prob_target(input, target, weight, reduction, cdim, label_smoothing)
@@ -267,16 +268,16 @@ def _cross_entropy_samples(op):
     return [SampleInput("(3,5) mean", x, t),
             SampleInput("(5,) 0-d target", make_arg((5,), key=(op, "x1")), creation.tensor(2, dtype="int64")),
             SampleInput("(2,3,4) none", make_arg((2, 3, 4), key=(op, "x2")), _int_target(((2, 4), (op, "t2"), 3)),
-                        reduction="none"),
+                      reduction="none"),
             SampleInput("weight ignore_index sum", x, t_ignore, w, reduction="sum"),
             SampleInput("label_smoothing", x, t_ignore, label_smoothing=0.1),
             SampleInput("label_smoothing weight", x, t_ignore, w, label_smoothing=0.2),
             SampleInput("label_smoothing weight none", x, t, w, reduction="none", label_smoothing=0.2),
             SampleInput("probabilities", x, probs / probs.sum(1, True)),
             SampleInput("probabilities weight smoothing none", make_arg((2, 3, 2), key=(op, "x3")),
-                        make_arg((2, 3, 2), key=(op, "p3"), low=0.0, high=1.0),
-                        make_arg((3,), key=(op, "w3"), low=0.5, high=2.0), reduction="none",
-                        label_smoothing=0.1)]
+                      make_arg((2, 3, 2), key=(op, "p3"), low=0.0, high=1.0),
+                      make_arg((3,), key=(op, "w3"), low=0.5, high=2.0), reduction="none",
+                      label_smoothing=0.1)]
 
 
 cross_entropy = defop(
@@ -332,9 +333,9 @@ mse_loss_backward = defop(
            "target": lambda grad, grad_output, reduction: grad * grad_output * -_mse_norm(grad, reduction)},
     samples=lambda op: [
         SampleInput("mean", make_arg((), key=(op, 0)), make_arg((2, 3), key=(op, 1)), make_arg((2, 3), key=(op, 2)),
-                    "mean"),
+                  "mean"),
         SampleInput("none broadcast", make_arg((2, 3), key=(op, 3)), make_arg((2, 3), key=(op, 4)),
-                    make_arg((3,), key=(op, 5)), "none")],
+                  make_arg((3,), key=(op, 5)), "none")],
     torch="lambda g, x, t, reduction: torch.ops.aten.mse_loss_backward(g, x, t, " + _ENUM + ")",
     doc="The gradient of mse_loss: 2 * (input - target) * grad_output (divided by numel for 'mean').")
 
@@ -346,7 +347,7 @@ mse_loss = defop(
     samples=lambda op: [
         SampleInput("mean", make_arg((2, 3), key=(op, 0)), make_arg((2, 3), key=(op, 1))),
         SampleInput("sum T", make_arg((3, 2), key=(op, 2), transposed=True), make_arg((3, 2), key=(op, 3)),
-                    reduction="sum"),
+                  reduction="sum"),
         SampleInput("none", make_arg((4,), key=(op, 4)), make_arg((4,), key=(op, 5)), reduction="none"),
         SampleInput("0-d", make_arg((), key=(op, 6)), make_arg((), key=(op, 7)))],
     torch="torch.nn.functional.mse_loss",
@@ -363,7 +364,7 @@ def _bce_meta(input, target, weight, pos_weight, reduction):
     check_reduction(reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size (agrad.Size({list(target.shape)})) must be the same as input size "
-                         f"(agrad.Size({list(input.shape)}))")
+                       f"(agrad.Size({list(input.shape)}))")
     require_floating("binary_cross_entropy_with_logits", input.dtype)
     shape = _bce_shape(input, target, weight, pos_weight)
     return MetaArray(shape if reduction == "none" else (), input.dtype)
@@ -415,16 +416,16 @@ def _bce_samples(op):
     t = make_arg((3, 4), key=(op, "t"), low=0.0, high=1.0)
     return [SampleInput("mean", x, t),
             SampleInput("weight sum", x, t, make_arg((4,), key=(op, "w"), low=0.5, high=2.0, requires_grad=False),
-                        reduction="sum"),
+                      reduction="sum"),
             SampleInput("pos_weight none", x, t, None, make_arg((4,), key=(op, "pw"), low=0.5, high=3.0,
-                                                                  requires_grad=False), reduction="none"),
+                                                                requires_grad=False), reduction="none"),
             SampleInput("weight pos_weight mean 0-d", make_arg((), key=(op, "x0"), away_from=0.0),
-                        make_arg((), key=(op, "t0"), low=0.0, high=1.0),
-                        make_arg((), key=(op, "w0"), low=0.5, high=2.0, requires_grad=False),
-                        make_arg((), key=(op, "p0"), low=0.5, high=2.0, requires_grad=False)),
+                      make_arg((), key=(op, "t0"), low=0.0, high=1.0),
+                      make_arg((), key=(op, "w0"), low=0.5, high=2.0, requires_grad=False),
+                      make_arg((), key=(op, "p0"), low=0.5, high=2.0, requires_grad=False)),
             SampleInput("large logits", creation.tensor([45.0, -52.0, 60.0, -800.0], dtype="float64",
-                                                        requires_grad=True),
-                        make_arg((4,), key=(op, "tl"), low=0.0, high=1.0))]
+                                                      requires_grad=True),
+                      make_arg((4,), key=(op, "tl"), low=0.0, high=1.0))]
 
 
 binary_cross_entropy_with_logits = defop(

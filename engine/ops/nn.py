@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import creation, dtypes
 from ..backends.meta import MetaArray
+from ..errors import DtypeError, DtypeNotImplementedError, ShapeError
 from .registry import defop
 from .samples import SampleInput, make_arg
 from .shapes import normalize_dim
@@ -19,9 +20,9 @@ from .shapes import normalize_dim
 # ---- shared helpers for the nn families (PyTorch's spelling of sizes and types) ---------------
 
 _SCALAR_TYPE = {"float16": "Half", "float32": "Float", "float64": "Double", "int32": "Int", "int64": "Long",
-                "bool": "Bool"}
+                "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short"}
 _C_TYPE = {"float16": "c10::Half", "float32": "float", "float64": "double", "int32": "int", "int64": "long int",
-           "bool": "bool"}
+           "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int"}
 
 
 def sizes(shape) -> str:
@@ -46,7 +47,7 @@ def tensor_type_name(np_dtype) -> str:
 
 def require_floating(op_name: str, np_dtype) -> None:
     if np.dtype(np_dtype).kind != "f":
-        raise NotImplementedError(f'"{op_name}" not implemented for \'{scalar_type_name(np_dtype)}\'')
+        raise DtypeNotImplementedError(f'"{op_name}" not implemented for \'{scalar_type_name(np_dtype)}\'')
 
 
 def checked(meta_rule, kernel):
@@ -67,15 +68,15 @@ def _scalar_type(dtype):
 
 def _addmm_meta(self, mat1, mat2, beta, alpha):
     if mat1.ndim != 2 or mat2.ndim != 2:
-        raise RuntimeError(f"{'mat1' if mat1.ndim != 2 else 'mat2'} must be a matrix, got "
-                           f"{mat1.ndim if mat1.ndim != 2 else mat2.ndim}-D tensor")
+        raise ShapeError(f"{'mat1' if mat1.ndim != 2 else 'mat2'} must be a matrix, got "
+                         f"{mat1.ndim if mat1.ndim != 2 else mat2.ndim}-D tensor")
     if mat1.shape[1] != mat2.shape[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x{mat1.shape[1]} and "
-                           f"{mat2.shape[0]}x{mat2.shape[1]})")
+        raise ShapeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x{mat1.shape[1]} and "
+                         f"{mat2.shape[0]}x{mat2.shape[1]})")
     if not (mat1.dtype == mat2.dtype == self.dtype):
-        raise RuntimeError(f"self and mat2 must have the same dtype, but got {scalar_type_name(self.dtype)} and "
-                           f"{scalar_type_name(mat2.dtype)}" if self.dtype != mat2.dtype else
-                           f"expected m1 and m2 to have the same dtype, but got: {mat1.dtype} != {mat2.dtype}")
+        raise DtypeError(f"self and mat2 must have the same dtype, but got {scalar_type_name(self.dtype)} and "
+                         f"{scalar_type_name(mat2.dtype)}" if self.dtype != mat2.dtype else
+                         f"expected m1 and m2 to have the same dtype, but got: {mat1.dtype} != {mat2.dtype}")
     out = (mat1.shape[0], mat2.shape[1])
     _expand_shape(self.shape, out)      # PyTorch's "The expanded size of the tensor …" for a bad bias
     return MetaArray(out, mat1.dtype)
@@ -141,8 +142,8 @@ def _softmax_input(self, dim, dtype, name):
     d = normalize_dim(dim, self.ndim)
     if np.dtype(out_dtype).kind != "f":
         last = self.ndim == 0 or d == self.ndim - 1
-        raise NotImplementedError(f'"{name}_{"lastdim_" if last else ""}kernel_impl" not implemented for '
-                                  f"'{scalar_type_name(out_dtype)}'")
+        raise DtypeNotImplementedError(f'"{name}_{"lastdim_" if last else ""}kernel_impl" not implemented for '
+                                       f"'{scalar_type_name(out_dtype)}'")
     return out_dtype, d
 
 
@@ -188,8 +189,8 @@ def _softmax_double_backward(grad, grad_output, output, dim):
 
 def _same_shape_meta(grad_output, output, dim):
     if tuple(grad_output.shape) != tuple(output.shape):
-        raise RuntimeError(f"grad_output of size {sizes(grad_output.shape)} does not match output of size "
-                           f"{sizes(output.shape)}")
+        raise ShapeError(f"grad_output of size {sizes(grad_output.shape)} does not match output of size "
+                         f"{sizes(output.shape)}")
     normalize_dim(dim, output.ndim)
     return MetaArray(output.shape, output.dtype)
 
@@ -269,16 +270,16 @@ log_softmax = defop(
 def _layer_norm_meta(input, normalized_shape, weight, bias, eps):
     shape = tuple(normalized_shape)
     if len(shape) < 1:
-        raise RuntimeError(f"Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
-                           f"element, but got normalized_shape = {sizes(shape)}")
+        raise ShapeError(f"Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                         f"element, but got normalized_shape = {sizes(shape)}")
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and tuple(t.shape) != shape:
-            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
-                               f"{sizes(t.shape)} and normalized_shape = {sizes(shape)}")
+            raise ShapeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                             f"{sizes(t.shape)} and normalized_shape = {sizes(shape)}")
     k = len(shape)
     if input.ndim < k or tuple(input.shape[input.ndim - k:]) != shape:
-        raise RuntimeError(f"Given normalized_shape={sizes(shape)}, expected input with shape "
-                           f"[*{''.join(', ' + str(s) for s in shape)}], but got input of size{sizes(input.shape)}")
+        raise ShapeError(f"Given normalized_shape={sizes(shape)}, expected input with shape "
+                         f"[*{''.join(', ' + str(s) for s in shape)}], but got input of size{sizes(input.shape)}")
     require_floating("LayerNormKernelImpl", input.dtype)
     return MetaArray(input.shape, input.dtype)
 
@@ -349,13 +350,21 @@ def _mask_dtype(input):
     return input.dtype if input.dtype.kind == "f" else dtypes.get_default_dtype().np
 
 
+def _check_seed(seed):
+    # NumPy's default_rng takes non-negative seeds only; said on Meta too, before any run.
+    if seed is not None and seed < 0:
+        raise ValueError(f"dropout seed must be a non-negative integer, but got {seed}")
+
+
 def _dropout_mask_meta(input, p, seed):
     _check_p(p)
+    _check_seed(seed)
     return MetaArray(input.shape, _mask_dtype(input))
 
 
 def _dropout_mask_kernel(xp, input, p, seed):
     _check_p(p)
+    _check_seed(seed)
     # NOTE: drawn on the host with NumPy's PCG64 so a seed gives the same mask on every device
     rng = np.random.default_rng(seed) if seed is not None else creation._generator
     keep = rng.random(input.shape) < 1.0 - p
@@ -381,6 +390,7 @@ _dropout_mask = defop(
 
 def _dropout(input, p, training, seed):
     _check_p(p)
+    _check_seed(seed)
     if not training or p == 0 or input.numel() == 0:
         return input
     return input * _dropout_mask(input, p, seed=seed)

@@ -6,8 +6,11 @@ import numpy as np
 
 from .. import dtypes
 from ..backends.meta import MetaArray
-from .registry import defop, promote_same
-from .samples import SampleInput, binary_samples, make_arg, positive_unary_samples, unary_samples
+from ..errors import DtypeError
+from ..creation import tensor, zeros_like
+from .registry import defop, promote_float, promote_same
+from .samples import (SampleInput, binary_samples, make_arg, positive_unary_samples, quotient_off_integers,
+                      unary_samples)
 from .shapes import broadcast_shapes, pointwise_meta, shape_of
 
 same_meta = pointwise_meta()
@@ -31,8 +34,8 @@ def _no_bool_sub(rule):
     def checked(*args):
         self, other = args[-3], args[-2]
         if getattr(self, "dtype", None) == np.bool_ and getattr(other, "dtype", None) == np.bool_:
-            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
-                               "Use the `^` or `logical_xor()` operator instead.")
+            raise DtypeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                             "Use the `^` or `logical_xor()` operator instead.")
         return rule(*args)
     return checked
 
@@ -54,19 +57,69 @@ mul = defop(
            "other": lambda grad, self: grad * self},
     samples=binary_samples(), torch="torch.mul")
 
+def _check_rounding_mode(rounding_mode):
+    if rounding_mode not in (None, "trunc", "floor"):
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                           f"'{rounding_mode}'")
+
+
+def _div_kernel(xp, self, other, rounding_mode):
+    if rounding_mode is None:
+        return xp.true_divide(self, other)
+    _check_rounding_mode(rounding_mode)
+    dtype = (other if _is_number(self) else self).dtype
+    if dtype.kind in "iub":
+        if bool(xp.any(xp.asarray(other) == 0)):
+            raise RuntimeError("ZeroDivisionError")       # PyTorch's message; NumPy would give 0
+        q = xp.floor_divide(self, other)
+        if rounding_mode == "trunc":      # C's integer division: floor, plus one where it rounded a negative down
+            q = q + ((q < 0) & (q * other != self))
+    elif rounding_mode == "floor":
+        q = xp.floor_divide(self, other)          # Python's floor division, as PyTorch's div_floor
+    else:
+        q = xp.trunc(xp.true_divide(self, other))
+    return xp.asarray(q).astype(dtype, copy=False)
+
+
+def _div_promote(arrays, positions):
+    # true division computes integers in the default float; trunc and floor keep the promoted dtype
+    (promote_same if arrays[2] is not None else promote_float)(arrays, positions)
+
+
+def _div_meta(self, other, rounding_mode):
+    _check_rounding_mode(rounding_mode)
+    return same_meta(self, other)
+
+
+def _div_samples(op):
+    a, b = quotient_off_integers((3, 4), (3, 4), key=(op, "mode"))
+    ints = (make_arg((6,), key=(op, "ia"), dtype=dtypes.int64, low=-9, high=10, integer=True),
+            tensor([3, -3, 4, -4, 5, 2]))
+    return binary_samples(other_low=0.5, other_high=2.0)(op) + [
+        SampleInput("rounding_mode=floor", a, b, rounding_mode="floor"),
+        SampleInput("rounding_mode=trunc", a, b, rounding_mode="trunc"),
+        SampleInput("int64 floor", *ints, rounding_mode="floor"),
+        SampleInput("int64 trunc", *ints, rounding_mode="trunc"),
+        SampleInput("int64 true", *ints), SampleInput("int64 trunc scalar", ints[0], -4, rounding_mode="trunc")]
+
+
+# NOTE: with a rounding_mode the result is piecewise constant: PyTorch's gradient is zeros, not None
 div = defop(
-    "div(Tensor self, Tensor other) -> Tensor",
-    kernel=lambda xp, self, other: xp.true_divide(self, other),
-    meta=same_meta, promote="float", wraps_numbers=True,
-    grads={"self": lambda grad, other: grad / other,
-           "other": lambda grad, self, other: -grad * self / (other * other)},
-    samples=binary_samples(other_low=0.5, other_high=2.0), torch="torch.div")
+    "div(Tensor self, Tensor other, *, str? rounding_mode=None) -> Tensor",
+    kernel=_div_kernel, meta=_div_meta, promote=_div_promote, wraps_numbers=True,
+    grads={"self": lambda grad, other, rounding_mode: grad / other if rounding_mode is None else zeros_like(grad),
+           "other": lambda grad, self, other, rounding_mode: -grad * self / (other * other) if rounding_mode is None
+           else zeros_like(grad)},
+    # div.Tensor (DivBackward0) and div.Tensor_mode (DivBackward2)
+    backward_name=("DivBackward0", "DivBackward2"),
+    overload=lambda self, other, rounding_mode: int(rounding_mode is not None),
+    samples=_div_samples, torch="torch.div")
 
 def _no_bool_neg(rule):
     def checked(*args):
         if args[-1].dtype == np.bool_:
-            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
-                               "to invert a mask, use the `~` or `logical_not()` operator instead.")
+            raise DtypeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+                             "to invert a mask, use the `~` or `logical_not()` operator instead.")
         return rule(*args)
     return checked
 
@@ -106,9 +159,25 @@ def _pow_samples(op):
     return base + tensor_exp
 
 
+def _pow_kernel(xp, self, exponent):
+    # NOTE: integers to negative integer powers: a negative number is PyTorch's error; a tensor of
+    # exponents gives what integer division gives, 1 ** -n = 1, (-1) ** -n = +-1, else 0 (NumPy raises)
+    if _is_number(exponent):
+        if isinstance(exponent, int) and exponent < 0 and self.dtype.kind in "iu":
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        return xp.power(self, exponent)
+    if exponent.dtype.kind == "i" and (isinstance(self, int) if _is_number(self) else self.dtype.kind in "iu"):
+        negative = exponent < 0
+        out = xp.power(self, xp.where(negative, 0, exponent))
+        odd = (exponent % 2) == 1
+        inverse = xp.where(self == 1, 1, xp.where(self == -1, xp.where(odd, -1, 1), 0))
+        return xp.where(negative, inverse, out).astype(out.dtype, copy=False)
+    return xp.power(self, exponent)
+
+
 pow = defop(  # noqa: A001 — PyTorch's name
     "pow(Tensor self, Tensor exponent) -> Tensor",
-    kernel=lambda xp, self, exponent: xp.power(self, exponent),
+    kernel=_pow_kernel,
     meta=same_meta, promote="same", wraps_numbers=True,
     grads={"self": _pow_self_grad, "exponent": _pow_exponent_grad},
     backward_name=("PowBackward0", "PowBackward1", "PowBackward2"),
@@ -211,8 +280,8 @@ def _where_dtype(self, other):
 
 def _where_meta(condition, self, other):
     if condition.dtype != np.bool_:
-        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
-                           f"{condition.dtype}")
+        raise DtypeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                         f"{condition.dtype}")
     shape = broadcast_shapes(condition.shape, shape_of(self), shape_of(other))
     return MetaArray(shape, _where_dtype(self, other))
 

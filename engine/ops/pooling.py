@@ -12,9 +12,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..backends.meta import MetaArray
+from ..errors import ShapeError
+from .. import dtypes
 from .nn import require_floating, sizes
 from .registry import defop
-from .samples import SampleInput, make_arg
+from .samples import SampleInput, grad_output_samples, make_arg
 
 __all__ = ["max_pool2d", "avg_pool2d", "max_pool2d_with_indices_backward", "avg_pool2d_backward",
            "max_pool2d_double_backward"]
@@ -48,7 +50,7 @@ class _Pool:
         self.padding = _pair(padding, f"{name}: padding must either be a single int, or a tuple of two ints")
         self.dilation = _pair(dilation, f"{name}: dilation must be either a single int, or a tuple of two ints")
         if input.ndim not in (3, 4):
-            raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+            raise ShapeError("non-empty 3D or 4D (batch mode) tensor expected for input")
         (kh, kw), (sh, sw), (ph, pw), (dh, dw) = self.kernel, self.stride, self.padding, self.dilation
         if kh <= 0 or kw <= 0:
             raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kh} kW: {kw}")
@@ -60,17 +62,18 @@ class _Pool:
         self.n = input.shape[0] if self.batched else 1
         self.c, self.h, self.w = input.shape[-3:]
         if 0 in (self.c, self.h, self.w):
-            raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, "
-                               f"but got:{sizes(input.shape)}")
+            raise ShapeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, "
+                             f"but got:{sizes(input.shape)}")
         if kw // 2 < pw or kh // 2 < ph:
             raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got padW = {pw}, "
                                f"padH = {ph}, kW = {kw}, kH = {kh}")
         self.oh = _output_size(self.h, kh, ph, sh, dh, ceil_mode)
         self.ow = _output_size(self.w, kw, pw, sw, dw, ceil_mode)
         if self.oh < 1 or self.ow < 1:
-            raise RuntimeError(f"Given input size: ({self.c}x{self.h}x{self.w}). Calculated output size: "
-                               f"({self.c}x{self.oh}x{self.ow}). Output size is too small")
-        require_floating(name, input.dtype)
+            raise ShapeError(f"Given input size: ({self.c}x{self.h}x{self.w}). Calculated output size: "
+                             f"({self.c}x{self.oh}x{self.ow}). Output size is too small")
+        if not (name == "max_pool2d" and input.dtype.kind in "iu"):    # max pooling takes integers too
+            require_floating(name, input.dtype)
 
     @property
     def out_shape(self):
@@ -104,20 +107,25 @@ class _Pool:
 
 def _argmax(pool, xp, input):
     """Per output pixel: the window's max and its flat position in the input (PyTorch's indices)."""
-    values = pool.windows(xp, input, -np.inf)
+    fill = -np.inf if input.dtype.kind == "f" else np.iinfo(input.dtype).min
+    values = pool.windows(xp, input, fill)
     arg = xp.argmax(values, axis=-1)[..., None]         # NOTE: the first maximum, and a NaN wins, as in PyTorch
     taps = xp.broadcast_to(xp.asarray(pool.taps()), values.shape)
     return xp.take_along_axis(values, arg, -1)[..., 0], xp.take_along_axis(taps, arg, -1)[..., 0]
 
 
-def _max_meta(input, kernel_size, stride, padding, dilation, ceil_mode):
+def _max_meta(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=False):
     pool = _Pool("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode)
-    return MetaArray(pool.out_shape, input.dtype)
+    out = MetaArray(pool.out_shape, input.dtype)
+    return (out, MetaArray(pool.out_shape, np.int64)) if return_indices else out
 
 
-def _max_kernel(xp, input, kernel_size, stride, padding, dilation, ceil_mode):
+def _max_kernel(xp, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=False):
     pool = _Pool("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode)
-    return _argmax(pool, xp, input)[0].reshape(pool.out_shape)
+    values, positions = _argmax(pool, xp, input)
+    if return_indices:
+        return values.reshape(pool.out_shape), positions.astype(np.int64).reshape(pool.out_shape)
+    return values.reshape(pool.out_shape)
 
 
 def _max_backward_meta(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode):
@@ -149,8 +157,8 @@ def _max_double_kernel(xp, grad, self, kernel_size, stride, padding, dilation, c
 
 def _check_grad_output(grad_output, expected):
     if tuple(grad_output.shape) != tuple(expected):
-        raise RuntimeError(f"Expected grad_output of size {sizes(expected)}, but got grad_output of size "
-                           f"{sizes(grad_output.shape)}")
+        raise ShapeError(f"Expected grad_output of size {sizes(expected)}, but got grad_output of size "
+                         f"{sizes(grad_output.shape)}")
 
 
 _POOL_ARGS = "int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False"
@@ -205,13 +213,32 @@ max_pool2d_with_indices_backward = defop(
     doc="The gradient of max_pool2d: grad_output added at each window's argmax (recomputed from self; PyTorch "
         "passes the saved indices instead).")
 
+_MAX_GRADS = {"self": lambda grad, self, kernel_size, stride, padding, dilation, ceil_mode:
+              max_pool2d_with_indices_backward(grad, self, kernel_size, stride, padding, dilation, ceil_mode)}
+
+
+def _int_samples(op, extra=()):
+    x = make_arg((1, 2, 5, 5), key=(op, "int"), low=-50, high=50, integer=True, dtype=dtypes.int64)
+    return [SampleInput("int64 k2 p1", x, 2, 2, 1, *extra)]
+
+
 max_pool2d = defop(
-    f"max_pool2d(Tensor self, {_POOL_ARGS}) -> Tensor",
-    kernel=_max_kernel, meta=_max_meta,
-    grads={"self": lambda grad, self, kernel_size, stride, padding, dilation, ceil_mode:
-               max_pool2d_with_indices_backward(grad, self, kernel_size, stride, padding, dilation, ceil_mode)},
-    backward_name="MaxPool2DWithIndicesBackward0", samples=_max_samples, torch="torch.nn.functional.max_pool2d",
-    doc="The max of each window of (N, C, H, W) or (C, H, W) input; padding counts as -inf.")
+    f"max_pool2d(Tensor self, {_POOL_ARGS}, bool return_indices=False) -> Tensor",
+    kernel=_max_kernel, meta=_max_meta, grads=_MAX_GRADS,
+    backward_name="MaxPool2DWithIndicesBackward0",
+    samples=lambda op: _max_samples(op) + _int_samples(op) + [
+        SampleInput("return_indices", make_arg((1, 2, 5, 4), key=(op, "ri")), 3, 2, 1, return_indices=True)],
+    torch="torch.nn.functional.max_pool2d",
+    doc="The max of each window of (N, C, H, W) or (C, H, W) input; padding counts as -inf (the dtype's "
+        "minimum for integers); return_indices also returns each max's flat position in its (H, W) plane.")
+
+max_pool2d_with_indices = defop(
+    f"max_pool2d_with_indices(Tensor self, {_POOL_ARGS}) -> (Tensor, Tensor)",
+    kernel=lambda xp, *args: _max_kernel(xp, *args, True), meta=lambda *args: _max_meta(*args, True),
+    grads=_MAX_GRADS, backward_name="MaxPool2DWithIndicesBackward0",
+    samples=lambda op: _max_samples(op) + _int_samples(op), torch="torch.nn.functional.max_pool2d_with_indices",
+    doc="max_pool2d with return_indices=True: (values, indices), indices the flat position of each max in its "
+        "(H, W) plane (int64, no gradient).")
 
 
 # ---- avg_pool2d -----------------------------------------------------------------------------------
@@ -291,9 +318,8 @@ avg_pool2d_backward = defop(
                avg_pool2d(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override),
            "self": lambda grad: grad * 0},
     backward_name="AvgPool2DBackwardBackward0",
-    samples=lambda op: [SampleInput(s.name, make_arg(tuple(avg_pool2d(s.args[0].to("meta"), *s.args[1:],
-                                                                      **s.kwargs).shape), key=(op, s.name)),
-                                    s.args[0].detach(), *s.args[1:], **s.kwargs) for s in _avg_samples(op)],
+    samples=lambda op: grad_output_samples(op, avg_pool2d, _avg_samples(op),
+                                           lambda s: ((s.args[0].detach(),) + s.args[1:], s.kwargs)),
     torch="lambda g, x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, "
           "divisor_override=None: torch.ops.aten.avg_pool2d_backward(g, x, kernel_size, stride or kernel_size, "
           "padding, ceil_mode, count_include_pad, divisor_override)",
@@ -308,3 +334,235 @@ avg_pool2d = defop(
     backward_name="AvgPool2DBackward0", samples=_avg_samples, torch="torch.nn.functional.avg_pool2d",
     doc="The mean of each window of (N, C, H, W) or (C, H, W) input; count_include_pad counts the zero padding "
         "in the divisor; divisor_override replaces it.")
+
+
+# ---- max_pool1d, avg_pool1d: the 2-D pools over (N, C, 1, L), as PyTorch -------------------------
+
+def _one(value, name, op):
+    value = tuple(value)
+    if len(value) != 1:
+        raise RuntimeError(f"{op}: {name} must be a single int, got {sizes(value)}")
+    return value[0]
+
+
+def _lift(input, op):
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"{op}() Expected 2D or 3D input tensor, but got {sizes(input.shape)}")
+    return unsqueeze(input, -2)
+
+
+def _max_pool1d(self, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
+    if not return_indices:      # NOTE: PyTorch's max_pool1d without indices has no integer kernel
+        require_floating("max_pool1d_impl", self.dtype.np)
+    k = _one(kernel_size, "kernel_size", "max_pool1d")
+    s = [1, _one(stride, "stride", "max_pool1d")] if stride else [1, k]
+    out = max_pool2d(_lift(self, "max_pool1d"), [1, k], s, [0, _one(padding, "padding", "max_pool1d")],
+                     [1, _one(dilation, "dilation", "max_pool1d")], ceil_mode, return_indices)
+    return tuple(squeeze(o, -2) for o in out) if return_indices else squeeze(out, -2)
+
+
+def _avg_pool1d(self, kernel_size, stride, padding, ceil_mode, count_include_pad):
+    k = _one(kernel_size, "kernel_size", "avg_pool1d")
+    s = [1, _one(stride, "stride", "avg_pool1d")] if stride else [1, k]
+    out = avg_pool2d(_lift(self, "avg_pool1d"), [1, k], s, [0, _one(padding, "padding", "avg_pool1d")], ceil_mode,
+                     count_include_pad)
+    return squeeze(out, -2)
+
+
+def _pool1d_samples(op):
+    def arg(shape, k, **kw):
+        return make_arg(shape, key=(op, k), **kw)
+    return [SampleInput("(2,3,8) k2", arg((2, 3, 8), 0), 2),
+            SampleInput("(2,7) k3 s2 p1 ceil_mode", arg((2, 7), 1), 3, 2, 1, ceil_mode=True),
+            SampleInput("(1,2,9)T k3 s1", arg((1, 2, 9), 2, transposed=True), 3, 1)]
+
+
+max_pool1d = defop(
+    "max_pool1d(Tensor self, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, "
+    "bool ceil_mode=False, bool return_indices=False) -> Tensor",
+    composite=_max_pool1d,
+    samples=lambda op: _pool1d_samples(op) + [
+        SampleInput("dilation 2, return_indices", make_arg((1, 2, 9), key=(op, 3)), 2, 2, 1, 2, return_indices=True)],
+    torch="torch.nn.functional.max_pool1d",
+    doc="The max of each window of (N, C, L) or (C, L) input: max_pool2d over (N, C, 1, L).")
+
+avg_pool1d = defop(
+    "avg_pool1d(Tensor self, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, "
+    "bool count_include_pad=True) -> Tensor",
+    composite=_avg_pool1d,
+    samples=lambda op: _pool1d_samples(op) + [
+        SampleInput("exclude pad", make_arg((1, 2, 6), key=(op, 3)), 3, 2, 1, False, False)],
+    torch="torch.nn.functional.avg_pool1d",
+    doc="The mean of each window of (N, C, L) or (C, L) input: avg_pool2d over (N, C, 1, L).")
+
+
+# ---- adaptive_avg_pool2d: separable, one averaging matrix per dim ------------------------------------
+
+def _adaptive_size(input, output_size, op):
+    if input.ndim not in (3, 4) or 0 in tuple(input.shape[-3:]):
+        raise RuntimeError(f"{op}(): Expected 3D or 4D tensor, but got {sizes(input.shape)}")
+    size = tuple(output_size)
+    if len(size) == 1:
+        size = size * 2
+    if len(size) != 2:
+        raise RuntimeError(f"{op}: output_size must be 2")
+    return size
+
+
+def _averaging(xp, n_in, n_out, dtype):
+    """(n_out, n_in): row i averages input [floor(i * n_in / n_out), ceil((i + 1) * n_in / n_out))."""
+    i = np.arange(n_out)
+    start, end = (i * n_in) // n_out, -((-(i + 1) * n_in) // n_out)
+    j = np.arange(n_in)
+    inside = (j >= start[:, None]) & (j < end[:, None])
+    return xp.asarray(inside / (end - start)[:, None]).astype(dtype)
+
+
+def _adaptive_avg_meta(self, output_size):
+    size = _adaptive_size(self, output_size, "adaptive_avg_pool2d")
+    require_floating("adaptive_avg_pool2d", self.dtype)
+    return MetaArray(tuple(self.shape[:-2]) + size, self.dtype)
+
+
+def _adaptive_avg_kernel(xp, self, output_size):
+    oh, ow = _adaptive_size(self, output_size, "adaptive_avg_pool2d")
+    require_floating("adaptive_avg_pool2d", self.dtype)
+    h, w = self.shape[-2:]
+    return xp.matmul(xp.matmul(_averaging(xp, h, oh, self.dtype), self), _averaging(xp, w, ow, self.dtype).T)
+
+
+def _adaptive_avg_backward_meta(grad_output, self):
+    _adaptive_avg_meta(self, grad_output.shape[-2:])
+    if tuple(grad_output.shape[:-2]) != tuple(self.shape[:-2]):
+        raise RuntimeError(f"Expected grad_output of size {sizes(self.shape[:-2])} in its leading dims, but got "
+                           f"{sizes(grad_output.shape)}")
+    return MetaArray(self.shape, grad_output.dtype)
+
+
+def _adaptive_avg_backward_kernel(xp, grad_output, self):
+    _adaptive_avg_backward_meta(grad_output, self)
+    (h, w), (oh, ow) = self.shape[-2:], grad_output.shape[-2:]
+    return xp.matmul(xp.matmul(_averaging(xp, h, oh, grad_output.dtype).T, grad_output),
+                     _averaging(xp, w, ow, grad_output.dtype))
+
+
+def _adaptive_samples(op):
+    def arg(shape, k, **kw):
+        return make_arg(shape, key=(op, k), **kw)
+    return [SampleInput("(2,3,5,7)->(3,4)", arg((2, 3, 5, 7), 0), [3, 4]),
+            SampleInput("(2,6,6)->2", arg((2, 6, 6), 1), 2),
+            SampleInput("(1,2,4,5)T->(6,5) up", arg((1, 2, 4, 5), 2, transposed=True), [6, 5]),
+            SampleInput("global (2,3,4,4)->1", arg((2, 3, 4, 4), 3), 1)]
+
+
+adaptive_avg_pool2d_backward = defop(
+    "adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor",
+    kernel=_adaptive_avg_backward_kernel, meta=_adaptive_avg_backward_meta,
+    grads={"grad_output": lambda grad, grad_output_shape: adaptive_avg_pool2d(grad, grad_output_shape[-2:]),
+           "self": None},
+    backward_name="AdaptiveAvgPool2DBackwardBackward0",
+    samples=lambda op: grad_output_samples(op, adaptive_avg_pool2d, _adaptive_samples(op),
+                                           lambda s: ((s.args[0].detach(),), {})),
+    torch="torch.ops.aten._adaptive_avg_pool2d_backward",
+    doc="The gradient of adaptive_avg_pool2d: each output's gradient spread evenly over its window.")
+
+adaptive_avg_pool2d = defop(
+    "adaptive_avg_pool2d(Tensor self, int[] output_size) -> Tensor",
+    kernel=_adaptive_avg_kernel, meta=_adaptive_avg_meta,
+    grads={"self": lambda grad, self: adaptive_avg_pool2d_backward(grad, self)},
+    # NOTE: PyTorch computes a 1x1 output with mean(-1, -2) (MeanBackward1)
+    backward_name=("AdaptiveAvgPool2DBackward0", "MeanBackward1"),
+    overload=lambda self, output_size: int(tuple(output_size) in ((1,), (1, 1))),
+    samples=_adaptive_samples, torch="torch.nn.functional.adaptive_avg_pool2d",
+    doc="The mean of (N, C, H, W) or (C, H, W) input over output_size windows: window i along a dim of size n "
+        "covers [floor(i * n / out), ceil((i + 1) * n / out)).")
+
+
+
+# ---- adaptive_max_pool2d: variable windows as a tap table, as max_pool2d ----------------------------
+
+class _Adaptive(_Pool):
+    """The windows of adaptive pooling: the same tap-table machinery, windows [start, end) per dim."""
+    __slots__ = ()
+
+    def __init__(self, input, output_size):
+        self.oh, self.ow = _adaptive_size(input, output_size, "adaptive_max_pool2d")
+        self.batched = input.ndim == 4
+        self.n = input.shape[0] if self.batched else 1
+        self.c, self.h, self.w = input.shape[-3:]
+        require_floating("adaptive_max_pool2d", input.dtype)
+
+    def taps(self):
+        def per_dim(n_in, n_out):
+            i = np.arange(n_out)
+            start, end = (i * n_in) // n_out, -((-(i + 1) * n_in) // n_out)
+            pos = start[:, None] + np.arange(int((end - start).max()))
+            return pos, pos < end[:, None]
+        rows, rin = per_dim(self.h, self.oh)
+        cols, cin = per_dim(self.w, self.ow)
+        inside = rin[:, None, :, None] & cin[None, :, None, :]
+        flat = rows[:, None, :, None] * self.w + cols[None, :, None, :]
+        return np.where(inside, flat, self.h * self.w).reshape(self.oh, self.ow, -1)
+
+
+def _adaptive_max_meta(self, output_size, return_indices=False):
+    pool = _Adaptive(self, output_size)
+    out = MetaArray(pool.out_shape, self.dtype)
+    return (out, MetaArray(pool.out_shape, np.int64)) if return_indices else out
+
+
+def _adaptive_max_kernel(xp, self, output_size, return_indices=False):
+    pool = _Adaptive(self, output_size)
+    values, positions = _argmax(pool, xp, self)
+    values = values.reshape(pool.out_shape)
+    return (values, positions.astype(np.int64).reshape(pool.out_shape)) if return_indices else values
+
+
+def _adaptive_max_backward_meta(grad_output, self):
+    pool = _Adaptive(self, grad_output.shape[-2:])
+    _check_grad_output(grad_output, pool.out_shape)
+    return MetaArray(self.shape, grad_output.dtype)
+
+
+def _adaptive_max_backward_kernel(xp, grad_output, self):
+    pool = _Adaptive(self, grad_output.shape[-2:])
+    _check_grad_output(grad_output, pool.out_shape)
+    return pool.scatter(xp, _argmax(pool, xp, self)[1], grad_output, grad_output.dtype)
+
+
+def _at_argmax(grad, self, output_size):
+    """grad (input-shaped) read at each window's argmax: the adjoint of the backward's scatter."""
+    indices = adaptive_max_pool2d(self.detach(), list(output_size), True)[1]
+    return reshape(gather(flatten(grad, -2), -1, flatten(indices, -2)), list(indices.shape))
+
+
+def _adaptive_max_samples(op):
+    return _adaptive_samples(op)[:3] + [
+        SampleInput("return_indices", make_arg((1, 2, 5, 5), key=(op, 3)), [2, 3], True)]
+
+
+adaptive_max_pool2d_backward = defop(
+    "adaptive_max_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor",
+    kernel=_adaptive_max_backward_kernel, meta=_adaptive_max_backward_meta,
+    grads={"grad_output": lambda grad, self, grad_output_shape: _at_argmax(grad, self, grad_output_shape[-2:]),
+           "self": None},
+    backward_name="AdaptiveMaxPool2DBackwardBackward0",
+    samples=lambda op: grad_output_samples(op, adaptive_max_pool2d, _adaptive_max_samples(op),
+                                           lambda s: ((s.args[0].detach(),), {})),
+    torch="lambda g, x: torch.ops.aten.adaptive_max_pool2d_backward(g, x, torch.nn.functional.adaptive_max_pool2d("
+          "x, g.shape[-2:], return_indices=True)[1])",
+    doc="The gradient of adaptive_max_pool2d: each output's gradient added at its window's argmax.")
+
+adaptive_max_pool2d = defop(
+    "adaptive_max_pool2d(Tensor self, int[] output_size, bool return_indices=False) -> Tensor",
+    kernel=_adaptive_max_kernel, meta=_adaptive_max_meta,
+    grads={"self": lambda grad, self: adaptive_max_pool2d_backward(grad, self)},
+    backward_name="AdaptiveMaxPool2DBackward0", samples=_adaptive_max_samples,
+    torch="torch.nn.functional.adaptive_max_pool2d",
+    doc="The max of (N, C, H, W) or (C, H, W) input over output_size windows (as adaptive_avg_pool2d's); "
+        "return_indices also returns each max's flat position in its (H, W) plane.")
+
+
+from .indexing_advanced import gather  # noqa: E402
+from .shape import reshape  # noqa: E402
+from .views import flatten, squeeze, unsqueeze  # noqa: E402

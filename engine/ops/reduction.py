@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import dtypes
 from ..backends.meta import MetaArray
+from ..errors import DtypeError, ShapeError
 from .registry import defop
 from .samples import reduction_samples
 from .shapes import normalize_dims, reduced_shape
@@ -54,8 +55,8 @@ sum = defop(  # noqa: A001 — PyTorch's name
 def _mean_check(self, dtype):
     out = _sum_dtype(self, dtype)
     if out.kind != "f":
-        raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point "
-                           f"or complex dtype. Got: {dtypes.from_numpy(self.dtype).name.capitalize()}")
+        raise DtypeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point "
+                         f"or complex dtype. Got: {dtypes.from_numpy(self.dtype).name.capitalize()}")
     return out
 
 
@@ -86,15 +87,15 @@ mean = defop(
 def _sum_to_dims(shape, size):
     lead = len(shape) - len(size)
     if lead < 0:
-        raise RuntimeError(f"size {{{', '.join(map(str, size))}}} is not expandable to size "
-                           f"{{{', '.join(map(str, shape))}}}.")
+        raise ShapeError(f"size {{{', '.join(map(str, size))}}} is not expandable to size "
+                         f"{{{', '.join(map(str, shape))}}}.")
     dims = list(range(lead))
     for i, s in enumerate(size):
         if s == 1 and shape[lead + i] != 1:
             dims.append(lead + i)
         elif s != shape[lead + i] and s != 1:
-            raise RuntimeError(f"size {{{', '.join(map(str, size))}}} is not expandable to size "
-                               f"{{{', '.join(map(str, shape))}}}.")
+            raise ShapeError(f"size {{{', '.join(map(str, size))}}} is not expandable to size "
+                             f"{{{', '.join(map(str, shape))}}}.")
     return tuple(dims)
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from .. import dtypes
 from ..backends.meta import MetaArray
 from ..creation import full_like, tensor, zeros_like
+from ..errors import DimensionError, DtypeError
 from .reduction import _keepdim_grad, _sum_dtype
 from .registry import defop
 from .samples import SampleInput, make_arg, reduction_samples
@@ -38,11 +39,11 @@ def _nonempty_dims(name, self, dim):
     dims = normalize_dims(dim, self.ndim)
     if math.prod(self.shape) == 0:
         if dim is None or len(dim) == 0:
-            raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
-                             f"Specify the reduction dim with the 'dim' argument.")
+            raise DimensionError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                                 f"Specify the reduction dim with the 'dim' argument.")
         for d in dims:
             if self.shape[d] == 0:
-                raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+                raise DimensionError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
     return dims
 
 
@@ -155,7 +156,7 @@ prod = defop(
 
 def _var_check(self):
     if self.dtype.kind != "f":
-        raise RuntimeError("std and var only support floating point and complex dtypes")
+        raise DtypeError("std and var only support floating point and complex dtypes")
 
 
 def _correction(correction):
@@ -286,8 +287,8 @@ def _norm_ord(p, dim) -> float:
 
 def _norm_check(self, ord_, dims):
     if self.dtype.kind != "f":
-        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. "
-                           f"Got {_torch_dtype_name(self.dtype)}")
+        raise DtypeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. "
+                         f"Got {_torch_dtype_name(self.dtype)}")
     if ord_ < 0 or ord_ == _INF:
         # max and min of an empty slice: no identity
         if math.prod(self.shape) == 0 and (not dims or any(self.shape[d] == 0 for d in dims)):

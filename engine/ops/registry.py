@@ -14,6 +14,7 @@ again; broadcasting is undone centrally by the engine (validate_outputs).
 """
 from __future__ import annotations
 
+import functools
 import inspect
 from operator import itemgetter
 
@@ -25,9 +26,10 @@ from ..autograd.node import Node, gradient_edge, set_history
 from ..autograd.saved_variable import SavedVariable
 from .._device import _BACKENDS
 from ..backends import get_backend   # importing backends registers cpu, cuda and meta
+from ..backends.meta import MetaArray
 from ..dispatcher import FALLTHROUGH, define, impl
 from ..dispatch_keys import AUTOGRAD, DispatchKey
-from .._tensor import Tensor, filled
+from .._tensor import Tensor, filled, make_view
 
 __all__ = ["defop", "OpInfo", "registered", "promote_same", "promote_float"]
 
@@ -110,6 +112,20 @@ def _cast(arrays, positions, dt) -> None:
         d = getattr(a, "dtype", None)
         if d is not None and d != dt:
             arrays[i] = a.astype(dt)
+        elif a.__class__ is int and dt.kind in "iu" and not _fits(a, dt):
+            # NOTE: PyTorch wraps a Python int into a narrow integer dtype (uint8 + -1 adds 255); NumPy 2 raises
+            arrays[i] = np.array(a).astype(dt)[()]
+
+
+@functools.lru_cache(maxsize=None)
+def _int_range(dt) -> tuple:
+    info = np.iinfo(dt)
+    return int(info.min), int(info.max)
+
+
+def _fits(value: int, dt) -> bool:
+    low, high = _int_range(dt)
+    return low <= value <= high
 
 
 _PROMOTIONS = {None: None, "same": promote_same, "float": promote_float}
@@ -122,8 +138,14 @@ def _device_mismatch(op, a, b):
                        f"{a} and {b}! (when checking arguments for {op.name})")
 
 
-def _make_backend_kernel(entry, fn, promote, backend_type: str, is_meta: bool):
-    """A boxed kernel: unwrap tensors to arrays, promote, run `fn`, wrap the result."""
+def _make_backend_kernel(entry, fn, promote, backend_type: str, is_meta: bool, special: bool = False,
+                         meta_rule=None):
+    """A boxed kernel: unwrap tensors to arrays, promote, run `fn`, wrap the result.
+
+    `fn` takes the backend's array module (`xp`) first; with `special` it also takes the
+    backend's special-function namespace (scipy.special's API) after it. When NumPy/CuPy reject
+    the operands (ValueError: shapes that do not broadcast), the op's `meta_rule` is asked
+    first, so the error is PyTorch's message and the engine's typed error."""
     positions = entry.tensor_positions
     list_positions = entry.list_positions
     key = get_backend(backend_type).key
@@ -137,7 +159,7 @@ def _make_backend_kernel(entry, fn, promote, backend_type: str, is_meta: bool):
         if out.__class__ is not ndarray and not is_meta and isinstance(out, generic):
             out = np.asarray(out)
         t = new(Tensor)
-        t._data, t._device, t._keys, t._autograd_meta, t._version = out, dev, key, None, 0
+        t._data, t._device, t._keys, t._autograd_meta, t._version_counter = out, dev, key, None, None
         return t
 
     def kernel(op, keyset, args):
@@ -163,15 +185,54 @@ def _make_backend_kernel(entry, fn, promote, backend_type: str, is_meta: bool):
                 arrays[i] = items
         if promote is not None:
             promote(arrays, positions)
-        out = fn(*arrays) if is_meta else fn(backends[backend_type].xp, *arrays)
+        if is_meta:
+            out = fn(*arrays)
+        else:
+            try:
+                if special:
+                    backend = backends[backend_type]
+                    out = fn(backend.xp, backend.special, *arrays)
+                else:
+                    out = fn(backends[backend_type].xp, *arrays)
+            except ValueError:
+                if meta_rule is not None:
+                    meta_rule(*[_as_meta(a) for a in arrays])
+                raise
         if out.__class__ is ndarray:       # the common case, wrapped inline
             t = new(Tensor)
-            t._data, t._device, t._keys, t._autograd_meta, t._version = out, dev, key, None, 0
+            t._data, t._device, t._keys, t._autograd_meta, t._version_counter = out, dev, key, None, None
             return t
         if out.__class__ is tuple or out.__class__ is list:
             return tuple([wrap(o, dev) for o in out])
         return wrap(out, dev)
     return kernel
+
+
+def _view_kernel(kernel, view):
+    """A view op's backend kernel: its output (each output, for unbind/split) shares memory with
+    `self` and is marked a view of it. `view` is True, or a predicate of the arguments for
+    ops that only sometimes return a view (reshape copies when the strides do not allow one)."""
+    always = view is True
+
+    def view_kernel(op, keyset, args):
+        out = kernel(op, keyset, args)
+        if always or view(*args):
+            rest = tuple(args[1:])
+            if out.__class__ is tuple:
+                for i, o in enumerate(out):
+                    make_view(args[0], o, op, rest, i)
+            else:
+                make_view(args[0], out, op, rest, None)
+        return out
+    return view_kernel
+
+
+def _as_meta(a):
+    if hasattr(a, "shape") and hasattr(a, "dtype"):
+        return MetaArray(a.shape, a.dtype)
+    if a.__class__ is list:
+        return [_as_meta(x) for x in a]
+    return a
 
 
 def _boxed(fn):
@@ -335,8 +396,13 @@ def _camel(name: str) -> str:
 
 def defop(schema: str, *, kernel=None, meta=None, promote=None, grads=None, composite=None, samples=None,
           backward_name=None, overload=None, wraps_numbers=False, differentiable=None, gradgrad=True,
-          torch=None, doc="", tags=()):
-    """Declare an op. Returns its Python function (also `agrad.<name>`)."""
+          torch=None, doc="", tags=(), special=False, view=None):
+    """Declare an op. Returns its Python function (also `agrad.<name>`).
+
+    `special=True`: the kernel is `kernel(xp, special, *args)`, `special` being the backend's
+    special-function namespace (scipy.special on CPU, cupyx.scipy.special on CUDA).
+    `view=True`: the op is a view op (its output shares memory with `self`, PyTorch's view
+    ops); a callable `view(*args) -> bool` says per call (reshape)."""
     entry = define(schema, doc=doc, wraps_numbers=wraps_numbers, _depth=3)
     arguments = entry.schema.arguments
     arg_index = {a.name: i for i, a in enumerate(arguments)}
@@ -350,13 +416,15 @@ def defop(schema: str, *, kernel=None, meta=None, promote=None, grads=None, comp
             raise TypeError(f"{entry.name}: an op needs a kernel and a Meta rule (or a composite)")
         rule = _PROMOTIONS[promote] if not callable(promote) else promote
         for backend_type, key in (("cpu", DispatchKey.CPU), ("cuda", DispatchKey.CUDA)):
-            impl(entry.name, key, _make_backend_kernel(entry, kernel, rule, backend_type, False), _depth=3)
-        impl(entry.name, DispatchKey.Meta, _make_backend_kernel(entry, meta, rule, "meta", True), _depth=3)
+            k = _make_backend_kernel(entry, kernel, rule, backend_type, False, special, meta)
+            impl(entry.name, key, _view_kernel(k, view) if view else k, _depth=3)
+        k = _make_backend_kernel(entry, meta, rule, "meta", True)
+        impl(entry.name, DispatchKey.Meta, _view_kernel(k, view) if view else k, _depth=3)
         differentiable = grads is not None if differentiable is None else differentiable
 
     info = OpInfo(entry, kernel=kernel, meta=meta, promote=promote, grads=grads, composite=composite,
                   samples=samples, backward_names=None, overload=overload, differentiable=differentiable,
-                  gradgrad=gradgrad, torch=torch, tags=tuple(tags))
+                  gradgrad=gradgrad, torch=torch, tags=tuple(tags) + (("view",) if view else ()))
     entry.info = info
     if composite is None:
         if grads is None:

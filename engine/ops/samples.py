@@ -11,7 +11,7 @@ from .. import dtypes
 from ..creation import tensor
 
 __all__ = ["SampleInput", "make_arg", "unary_samples", "binary_samples", "positive_unary_samples",
-           "reduction_samples"]
+           "reduction_samples", "off_integers", "quotient_off_integers"]
 
 
 class SampleInput:
@@ -97,3 +97,35 @@ def reduction_samples(*, low=-2.0, high=2.0, dims=True):
                     SampleInput("dim=-1,T", make_arg((4, 3), key=(op, 2), low=low, high=high, transposed=True), -1)]
         return out
     return samples
+
+
+def off_integers(shape, key, *, low=-3.0, high=3.0, halves=False, requires_grad=True):
+    """Values whose fractional part is in [0.2, 0.8] (with `halves`: in [0.15, 0.35] or [0.65, 0.85],
+    away from .5 too), so finite differences of a rounding op never step over one of its jumps."""
+    v = make_arg(shape, key=key, low=low, high=high, requires_grad=False).numpy()
+    whole = np.floor(v)
+    part = v - whole
+    part = np.where(part < 0.5, 0.15 + 0.4 * part, 0.65 + 0.4 * (part - 0.5)) if halves else 0.2 + 0.6 * part
+    return tensor(whole + part, dtype=dtypes.float64, requires_grad=requires_grad)
+
+
+def quotient_off_integers(shape_a, shape_b, *, key):
+    """(a, b): divisors in +-[0.5, 2] and dividends whose quotient a / b is 0.2 to 0.8 past a whole
+    number, where floor division, remainder and fmod jump."""
+    b = make_arg(shape_b, key=(key, "b"), low=0.5, high=2.0, requires_grad=False).numpy()
+    b = b * np.where(make_arg(shape_b, key=(key, "s"), requires_grad=False).numpy() < 0, -1.0, 1.0)
+    shape = np.broadcast_shapes(tuple(shape_a), tuple(shape_b))
+    a = off_integers(shape, (key, "q"), requires_grad=False).numpy() * b
+    return tensor(a, dtype=dtypes.float64, requires_grad=True), tensor(b, dtype=dtypes.float64, requires_grad=True)
+
+
+def grad_output_samples(op, forward, samples, rest):
+    """Samples of a backward op: for each of the forward's `samples`, a grad_output shaped as the
+    forward's (first) output, from its Meta rule, then the arguments `rest(sample)` -> (args, kwargs)."""
+    out = []
+    for s in samples:
+        result = forward(s.args[0].to("meta"), *s.args[1:], **s.kwargs)
+        shape = tuple((result[0] if isinstance(result, tuple) else result).shape)    # values of (values, indices)
+        args, kwargs = rest(s)
+        out.append(SampleInput(s.name, make_arg(shape, key=(op, s.name)), *args, **kwargs))
+    return out

@@ -1,9 +1,11 @@
-"""Core shape ops: reshape, transpose, permute, expand."""
+"""Core shape ops, all views of their input as in PyTorch: view, reshape (a view when the
+strides allow one, else a copy), transpose, t, permute, expand."""
 from __future__ import annotations
 
 import math
 
 from ..backends.meta import MetaArray
+from ..errors import ShapeError
 from .registry import defop
 from .samples import SampleInput, make_arg
 from .shapes import infer_reshape, normalize_dim
@@ -17,21 +19,84 @@ def _reshape_kernel(xp, self, shape):
     return xp.reshape(self, infer_reshape(shape, self.size))
 
 
+def _view_strides(shape, strides, new_shape):
+    """The strides `new_shape` would have over the same memory, or None when no view can
+    express it (PyTorch's computeStride; NumPy's reshape decides view-or-copy the same way)."""
+    if not shape or math.prod(shape) == 0:
+        return True
+    new_strides = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_base_stride = strides[-1]
+    tensor_numel = view_numel = 1
+    for tensor_d in range(len(shape) - 1, -1, -1):
+        tensor_numel *= shape[tensor_d]
+        if tensor_d == 0 or (shape[tensor_d - 1] != 1 and strides[tensor_d - 1] != tensor_numel * chunk_base_stride):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new_strides[view_d] = view_numel * chunk_base_stride
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = strides[tensor_d - 1]
+                tensor_numel = view_numel = 1
+    return new_strides if view_d == -1 else None
+
+
+def _viewable(self, shape) -> bool:
+    """Whether reshape(self, shape) is a view (Meta tensors are contiguous)."""
+    data = self._data
+    flags = getattr(data, "flags", None)
+    if flags is None or flags.c_contiguous:
+        return True
+    return _view_strides(data.shape, data.strides, infer_reshape(shape, data.size)) is not None
+
+
+def _reshape_overload(self, shape):
+    """PyTorch's node: view of a contiguous input, _reshape_alias of a strided one, else a copy."""
+    flags = getattr(self._data, "flags", None)
+    if flags is None or flags.c_contiguous:
+        return 0
+    return 1 if _viewable(self, shape) else 2
+
+
 reshape = defop(
     "reshape(Tensor self, int[] shape) -> Tensor",
-    kernel=_reshape_kernel, meta=_reshape_meta,
+    kernel=_reshape_kernel, meta=_reshape_meta, view=_viewable,
     grads={"self": lambda grad, self_shape: reshape(grad, self_shape)},
-    backward_name="ViewBackward0",
+    backward_name=("ViewBackward0", "ReshapeAliasBackward0", "UnsafeViewBackward0"),
+    overload=_reshape_overload,
     samples=lambda op: [SampleInput("(2,6)->(3,-1)", make_arg((2, 6), key=(op, 0)), [3, -1]),
                         SampleInput("0-d->(1,)", make_arg((), key=(op, 1)), [1]),
-                        SampleInput("T->(6,)", make_arg((3, 2), key=(op, 2), transposed=True), [6])],
+                        SampleInput("T->(6,)", make_arg((3, 2), key=(op, 2), transposed=True), [6]),
+                        SampleInput("T->(3,1,2) (a view)", make_arg((3, 2), key=(op, 3), transposed=True),
+                                    [3, 1, 2])],
     torch="torch.reshape")
+
+
+def _view_kernel(xp, self, size):
+    shape = infer_reshape(size, self.size)
+    if not self.flags.c_contiguous and _view_strides(self.shape, self.strides, shape) is None:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
+                           "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+    return xp.reshape(self, shape)
+
+
+view = defop(
+    "view(Tensor self, int[] size) -> Tensor",
+    kernel=_view_kernel, meta=_reshape_meta, view=True,
+    grads={"self": lambda grad, self_shape: reshape(grad, self_shape)},
+    samples=lambda op: [SampleInput("(2,6)->(3,-1)", make_arg((2, 6), key=(op, 0)), [3, -1]),
+                        SampleInput("0-d->(1,)", make_arg((), key=(op, 1)), [1]),
+                        SampleInput("T (3,2)->(3,1,2)", make_arg((3, 2), key=(op, 2), transposed=True), [3, 1, 2])],
+    torch="lambda x, size: x.view(size)",
+    doc="As reshape, but never copies: an error when the strides cannot express the new shape.")
 
 
 def _transpose_meta(self, dim0, dim1):
     shape = list(self.shape)
+    a, b = normalize_dim(dim0, len(shape)), normalize_dim(dim1, len(shape))     # a 0-d tensor too, as the kernel
     if shape:
-        a, b = normalize_dim(dim0, len(shape)), normalize_dim(dim1, len(shape))
         shape[a], shape[b] = shape[b], shape[a]
     return MetaArray(shape, self.dtype)
 
@@ -45,19 +110,44 @@ def _transpose_kernel(xp, self, dim0, dim1):
 
 transpose = defop(
     "transpose(Tensor self, int dim0, int dim1) -> Tensor",
-    kernel=_transpose_kernel, meta=_transpose_meta,
+    kernel=_transpose_kernel, meta=_transpose_meta, view=True,
     grads={"self": lambda grad, dim0, dim1: transpose(grad, dim0, dim1)},
     samples=lambda op: [SampleInput("(2,3,4) 0<->2", make_arg((2, 3, 4), key=(op, 0)), 0, 2),
                         SampleInput("(3,2) -1<->-2", make_arg((3, 2), key=(op, 1)), -1, -2)],
     torch="torch.transpose")
 
 
+def _t_check(ndim):
+    if ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D")
+
+
+def _t_kernel(xp, self):
+    _t_check(self.ndim)
+    return xp.swapaxes(self, 0, 1) if self.ndim == 2 else self[...]
+
+
+def _t_meta(self):
+    _t_check(self.ndim)
+    return MetaArray(self.shape[::-1], self.dtype)
+
+
+t = defop(
+    "t(Tensor self) -> Tensor",
+    kernel=_t_kernel, meta=_t_meta, view=True,
+    grads={"self": lambda grad: t(grad)},
+    samples=lambda op: [SampleInput("(2,3)", make_arg((2, 3), key=(op, 0))),
+                        SampleInput("(3,)", make_arg((3,), key=(op, 1))),
+                        SampleInput("0-d", make_arg((), key=(op, 2)))],
+    torch="torch.t")
+
+
 def _permute_dims(dims, ndim):
     dims = tuple(normalize_dim(d, ndim) for d in dims)
     if len(dims) != ndim:
-        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
-                           f"length of the desired ordering of dimensions i.e. input.dim() = {ndim} is not equal "
-                           f"to len(dims) = {len(dims)}".replace("(sparse_coo)", ""))
+        raise ShapeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
+                         f"length of the desired ordering of dimensions i.e. input.dim() = {ndim} is not equal "
+                         f"to len(dims) = {len(dims)}".replace("(sparse_coo)", ""))
     if len(set(dims)) != ndim:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
     return dims
@@ -72,7 +162,7 @@ def _inverse_permutation(dims):
 
 permute = defop(
     "permute(Tensor self, int[] dims) -> Tensor",
-    kernel=lambda xp, self, dims: xp.transpose(self, _permute_dims(dims, self.ndim)),
+    kernel=lambda xp, self, dims: xp.transpose(self, _permute_dims(dims, self.ndim)), view=True,
     meta=lambda self, dims: MetaArray([self.shape[d] for d in _permute_dims(dims, self.ndim)], self.dtype),
     grads={"self": lambda grad, dims: permute(grad, _inverse_permutation(dims))},
     samples=lambda op: [SampleInput("(2,3,4)->(2,0,1)", make_arg((2, 3, 4), key=(op, 0)), [2, 0, 1]),
@@ -83,33 +173,43 @@ permute = defop(
 def _expand_shape(shape, size):
     size = list(size)
     if len(size) < len(shape):
-        raise RuntimeError(f"expand(agrad.FloatTensor{{{list(shape)}}}, size={size}): the number of sizes "
-                           f"provided ({len(size)}) must be greater or equal to the number of dimensions in "
-                           f"the tensor ({len(shape)})")
+        raise ShapeError(f"expand(agrad.FloatTensor{{{list(shape)}}}, size={size}): the number of sizes "
+                         f"provided ({len(size)}) must be greater or equal to the number of dimensions in "
+                         f"the tensor ({len(shape)})")
     lead = len(size) - len(shape)
     out = []
     for i, s in enumerate(size):
         if i < lead:
             if s < 0:
-                raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a leading, "
-                                   f"non-existing dimension {i}")
+                raise ShapeError(f"The expanded size of the tensor ({s}) isn't allowed in a leading, "
+                                 f"non-existing dimension {i}")
             out.append(s)
             continue
         cur = shape[i - lead]
         if s == -1:
             s = cur
         elif s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {size}")
+            raise ShapeError(f"Trying to create tensor with negative dimension {s}: {size}")
         elif cur != 1 and cur != s:
-            raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at "
-                               f"non-singleton dimension {i}.  Target sizes: {size}.  Tensor sizes: {list(shape)}")
+            raise ShapeError(f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at "
+                             f"non-singleton dimension {i}.  Target sizes: {size}.  Tensor sizes: {list(shape)}")
         out.append(s)
     return tuple(out)
 
 
+def _expand_kernel(xp, self, size):
+    """broadcast_to, but writable as PyTorch's expand is: a part without repeated elements
+    (`x.expand(2, 3)[0]`) may be written in place; the repeats are refused by in-place ops."""
+    shape = _expand_shape(self.shape, size)
+    lead = len(shape) - self.ndim
+    strides = (0,) * lead + tuple(0 if n == 1 and m != 1 else st
+                                  for n, m, st in zip(self.shape, shape[lead:], self.strides))
+    return xp.lib.stride_tricks.as_strided(self, shape, strides)
+
+
 expand = defop(
     "expand(Tensor self, int[] size) -> Tensor",
-    kernel=lambda xp, self, size: xp.broadcast_to(self, _expand_shape(self.shape, size)),
+    kernel=lambda xp, self, size: _expand_kernel(xp, self, size), view=True,
     meta=lambda self, size: MetaArray(_expand_shape(self.shape, size), self.dtype),
     grads={"self": lambda grad, self_shape: sum_to_size(grad, self_shape)},
     samples=lambda op: [SampleInput("(3,1)->(2,3,4)", make_arg((3, 1), key=(op, 0)), [2, 3, 4]),

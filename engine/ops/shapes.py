@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 
 from ..backends.meta import MetaArray
+from ..errors import DimensionError, ShapeError
 
 __all__ = ["shape_of", "broadcast_shapes", "normalize_dim", "normalize_dims", "reduced_shape",
            "infer_reshape", "meta", "pointwise_meta"]
@@ -23,16 +24,16 @@ def broadcast_shapes(*shapes) -> tuple:
             if cur == 1:
                 out[offset + i] = size
             elif size != 1 and size != cur:
-                raise RuntimeError(f"The size of tensor a ({cur}) must match the size of tensor b ({size}) at "
-                                   f"non-singleton dimension {offset + i}")
+                raise ShapeError(f"The size of tensor a ({cur}) must match the size of tensor b ({size}) at "
+                                 f"non-singleton dimension {offset + i}")
     return tuple(out)
 
 
 def normalize_dim(dim: int, ndim: int) -> int:
     bound = max(ndim, 1)        # a 0-d tensor accepts dim 0 and -1, as in PyTorch
     if not -bound <= dim < bound:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-bound}, {bound - 1}], "
-                         f"but got {dim})")
+        raise DimensionError(f"Dimension out of range (expected to be in range of [{-bound}, {bound - 1}], "
+                             f"but got {dim})")
     return dim % bound if ndim else 0
 
 
@@ -59,14 +60,14 @@ def infer_reshape(shape, numel: int) -> tuple:
     shape = list(shape)
     infer = [i for i, s in enumerate(shape) if s == -1]
     if len(infer) > 1:
-        raise RuntimeError("only one dimension can be inferred")
+        raise ShapeError("only one dimension can be inferred")
     known = math.prod(s for s in shape if s != -1)
     if infer:
         if known == 0 or numel % known:
-            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+            raise ShapeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
         shape[infer[0]] = numel // known
     elif known != numel:
-        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        raise ShapeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
     return tuple(shape)
 
 

@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import dtypes
 from ..creation import zeros_like
+from ..errors import DtypeNotImplementedError
 from .registry import defop
 from .samples import positive_unary_samples, unary_samples
 from .shapes import pointwise_meta
@@ -19,13 +20,13 @@ same_meta = pointwise_meta()
 def _torch_dtype_name(np_dtype) -> str:
     """PyTorch's ScalarType name as its dispatch errors print it ('Long', 'Bool', 'Float')."""
     return {"bool": "Bool", "int32": "Int", "int64": "Long", "float16": "Half", "float32": "Float",
-            "float64": "Double"}[dtypes.from_numpy(np_dtype).name]
+            "float64": "Double", "uint8": "Byte", "int8": "Char", "int16": "Short"}[dtypes.from_numpy(np_dtype).name]
 
 
 def _abs_check(self):
     # NOTE: PyTorch's abs kernel is dispatched over numeric types only; a bool tensor has no abs
     if self.dtype == np.bool_:
-        raise NotImplementedError(f"\"abs_cpu\" not implemented for '{_torch_dtype_name(self.dtype)}'")
+        raise DtypeNotImplementedError(f"\"abs_cpu\" not implemented for '{_torch_dtype_name(self.dtype)}'")
     return self
 
 

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -25,3 +26,13 @@ def golden():
 @pytest.fixture
 def runner() -> CliRunner:
     return CliRunner(env={"COLUMNS": str(WIDTH), "NO_COLOR": "1", "TERM": "dumb"})
+
+
+@pytest.fixture
+def write(tmp_path):
+    """Write a graph file into the test's folder; returns its path."""
+    def write_file(name: str, text: str) -> str:
+        path = tmp_path / name
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+        return str(path)
+    return write_file

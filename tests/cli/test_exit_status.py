@@ -98,12 +98,13 @@ def test_invalid_graph_file_is_2_with_diagnostics_and_no_traceback(runner, stand
 
 
 def test_runtime_failure_is_3(runner, stand_in, graph_file):
-    error = GraphRuntimeError("Trying to backward through the graph a second time",
-                              SourceLocation("g.yaml", 9, 3), node="d")
+    error = GraphRuntimeError("backward of d (MulBackward0): Trying to backward through the graph a second time",
+                              SourceLocation("g.yaml", 9, 3), node="d", code="AG040")
     stand_in(StandInGraph(raises=error))
     result = runner.invoke(cli, ["run", graph_file])
     assert result.exit_code == 3
-    assert "g.yaml:9:3: runtime error in node 'd': Trying to backward through the graph" in result.stderr
+    assert result.stderr.startswith("g.yaml:9:3: error[AG040]: backward of d (MulBackward0): Trying to backward "
+                                    "through the graph")
     assert "Traceback" not in result.stderr
 
 

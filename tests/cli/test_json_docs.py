@@ -60,9 +60,9 @@ def test_optional_sections_appear_only_when_asked_for():
 def test_inspect_document_keys():
     doc = roundtrip(json_docs.inspect_document(seed_inspect()))
     assert set(doc) == {"schema_version", "nodes", "backward", "order"}
-    assert set(doc["nodes"][0]) == {"name", "op", "args", "shape", "dtype", "device", "kernel", "line"}
+    assert set(doc["nodes"][0]) == {"name", "op", "args", "shape", "dtype", "device", "kernel", "line", "view_of"}
     assert set(doc["backward"][0]) == {"id", "name", "node", "next_edges", "sequence_nr", "topological_nr",
-                                       "dependencies"}
+                                       "dependencies", "saved"}
     assert doc["backward"][0]["next_edges"] == [[2, 0], [1, 0]]
     assert doc["order"] == [0, 1, 3, 2]
 

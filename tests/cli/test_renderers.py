@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from agrad.graphs.results import ExpectResult, TensorSummary
-from cli_results import failed_expect, render_text, seed_check, seed_inspect, seed_profile, seed_run
+from cli_results import failed_expect, render_text, scalar, seed_check, seed_inspect, seed_profile, seed_run
 
 from agrad.cli.inspect_tables import inspect_view
 from agrad.cli.profile_table import profile_view
@@ -25,7 +25,7 @@ def test_run_table_with_repeat_shows_min_and_median(golden):
 
 
 def test_profile_table_pairs_forward_and_backward_per_node(golden):
-    golden("profile_seed", render_text(profile_view(seed_profile())))
+    golden("profile_seed", render_text(profile_view(seed_profile(), repeat=1, warmup=1)))
 
 
 def test_inspect_tables_seed(golden):
@@ -36,24 +36,41 @@ def test_check_table_failed_leaf(golden):
     golden("check_failed", render_text(check_view(seed_check(passed=False), eps=1e-6, atol=1e-5, rtol=1e-3)))
 
 
-def test_large_tensor_prints_summary_line_not_values():
+def test_large_tensor_prints_summary_line_then_abbreviated_values():
     big = TensorSummary(shape=[10, 10], dtype="float32", device="cpu", value=[[0.5] * 10] * 10,
                         summary={"min": -1.25, "max": 3.5, "mean": 0.125, "norm": 12.0}, numel=100)
-    assert value_text(big) == "shape [10, 10]  min -1.25  max 3.5  mean 0.125  norm 12.0"
+    lines = value_text(big).splitlines()
+    assert lines[0] == "shape [10, 10]  min -1.25  max 3.5  mean 0.125  norm 12.0"
+    assert lines[1] == "[[0.5, 0.5, 0.5, ..., 0.5, 0.5, 0.5],"       # numpy's edgeitems=3
+    assert len(lines) == 1 + 7                                       # 3 rows, "...", 3 rows
 
 
-def test_small_tensor_prints_values_keeping_floats_and_ints_apart():
+def test_tensor_over_the_json_limit_prints_its_summary_only():
+    huge = TensorSummary(shape=[1000, 1000], dtype="float32", device="cpu", value=None,
+                         summary={"min": 0.0, "max": 1.0, "mean": 0.5, "norm": 577.0}, numel=10**6)
+    assert value_text(huge) == "shape [1000, 1000]  min 0.0  max 1.0  mean 0.5  norm 577.0"
+
+
+def test_small_tensor_prints_values_as_numpy_does():
     floats = TensorSummary(shape=[2, 2], dtype="float64", device="cpu", value=[[1.0, 2.5], [3.0, 1e-9]], numel=4)
     ints = TensorSummary(shape=[3], dtype="int64", device="cpu", value=[1, 2, 3], numel=3)
     flags = TensorSummary(shape=[2], dtype="bool", device="cpu", value=[True, False], numel=2)
-    assert value_text(floats) == "[[1.0, 2.5], [3.0, 1e-09]]"
+    assert value_text(floats) == "[[1.0e+00, 2.5e+00],\n [3.0e+00, 1.0e-09]]"
     assert value_text(ints) == "[1, 2, 3]"
-    assert value_text(flags) == "[True, False]"
+    assert value_text(flags) == "[ True, False]"
+    assert value_text(scalar(4.0)) == "4.0"             # a 0-d tensor as Python prints its item
+
+
+def test_values_wrap_between_items_in_aligned_columns():
+    t = TensorSummary(shape=[12], dtype="float32", device="cpu", value=[-1.5, 2.25] * 6, numel=12)
+    lines = value_text(t, width=30).splitlines()
+    assert all(len(line) <= 30 for line in lines) and len(lines) > 1
+    assert lines[1].startswith(" ") and lines[1].split(",")[0].strip() in ("-1.5 ", "-1.5", "2.25")
 
 
 def test_sixty_four_elements_still_print_in_full():
     t = TensorSummary(shape=[64], dtype="int32", device="cpu", value=list(range(64)), numel=64)
-    assert value_text(t).startswith("[0, 1, 2") and value_text(t).endswith("63]")
+    assert value_text(t).startswith("[ 0,  1,  2") and value_text(t).endswith("63]") and "..." not in value_text(t)
 
 
 def test_closing_line_is_exact():

@@ -63,6 +63,8 @@ def _to_meta(x):
 @pytest.mark.parametrize("info,sample", list(_cases()))
 def test_meta_matches_cpu(info, sample):
     """The Meta rule infers exactly the shapes and dtypes the CPU kernel produces."""
+    if "dynamic_output_shape" in info.tags:       # masked_select: the shape depends on the values
+        pytest.skip("output shape depends on the data")
     real = info.entry.function(*sample.args, **sample.kwargs)
     meta = info.entry.function(*[_to_meta(a) for a in sample.args],
                                **{k: _to_meta(v) for k, v in sample.kwargs.items()})
@@ -79,6 +81,8 @@ def test_meta_matches_cpu(info, sample):
 @pytest.mark.parametrize("info,sample", list(_cases(lambda i: i.differentiable)))
 def test_backward_on_meta(info, sample):
     """Backward formulas run on Meta too: gradient shapes are inferred without data."""
+    if "dynamic_output_shape" in info.tags:
+        pytest.skip("output shape depends on the data")
     args = [_to_meta(a) for a in sample.args]
     kwargs = {k: _to_meta(v) for k, v in sample.kwargs.items()}
     out = info.entry.function(*args, **kwargs)

@@ -39,6 +39,11 @@ NAME_DEVIATIONS = _load("name_deviations").NAME_DEVIATIONS
 
 REGENERATE = "regenerate: /tmp/torchvenv/bin/python tests/reference/make_reference.py (see tests/reference/README.md)"
 TOL = {"float64": (1e-10, 1e-12), "float32": (1e-5, 1e-6)}     # (rtol, atol)
+# Ops where PyTorch's own float64 kernel is less accurate than TOL: op -> float64 rtol.
+# PyTorch's trigamma (calc_trigamma: 6 recurrence steps, then a 4-term asymptotic series) is off
+# by up to ~6e-10 relative; agrad's (SciPy's) is within ~1e-15 (tests/engine/test_ops_special.py):
+# polygamma(1, x), and every gradient that uses it (digamma's, polygamma(0, ·)'s, lgamma's second order)
+LOOSER_FLOAT64 = {"digamma": 1e-8, "polygamma": 1e-8, "lgamma": 1e-8}
 
 
 # ---- what is registered, what is recorded --------------------------------------------------
@@ -143,7 +148,8 @@ def _grad_outputs(outs):
 
 # ---- comparing ----------------------------------------------------------------------------
 
-def _compare(what: str, got, ref: dict | None, dtype_name: str, problems: list, none_is_zero: bool = True):
+def _compare(what: str, got, ref: dict | None, dtype_name: str, problems: list, none_is_zero: bool = True,
+             op: str | None = None):
     rtol, atol = TOL.get(dtype_name, TOL["float64"])
     if ref is None and got is None:
         return
@@ -171,6 +177,8 @@ def _compare(what: str, got, ref: dict | None, dtype_name: str, problems: list, 
         return
     r = np.asarray(ref["values"], dtype=np.float64).reshape(-1)
     rtol, atol = TOL.get(got.dtype.name, TOL["float64"])
+    if got.dtype.name == "float64":
+        rtol = LOOSER_FLOAT64.get(op, rtol)
     g = g.astype(np.float64)
     r = r.astype(np.float64)
     nan_g, nan_r = np.isnan(g), np.isnan(r)
@@ -209,7 +217,7 @@ def _run_first_order(op: str, key: str, variant: str):
     if len(outs) != len(ref["outputs"]):
         _check([f"{len(outs)} outputs, PyTorch {len(ref['outputs'])}"], op, key)
     for i, (o, r) in enumerate(zip(outs, ref["outputs"])):
-        _compare(f"output {i}", o, r, variant, problems, none_is_zero=False)
+        _compare(f"output {i}", o, r, variant, problems, none_is_zero=False, op=op)
         if o.requires_grad != r["requires_grad"]:
             problems.append(f"output {i}: requires_grad {o.requires_grad}, PyTorch {r['requires_grad']}")
     if ref["grads"] is not None:
@@ -217,7 +225,7 @@ def _run_first_order(op: str, key: str, variant: str):
         if diff:
             agrad.autograd.backward(diff, gos)
         for j, (leaf, r) in enumerate(zip(leaves, ref["grads"])):
-            _compare(f"grad of input {j}", leaf.grad, r, variant, problems)
+            _compare(f"grad of input {j}", leaf.grad, r, variant, problems, op=op)
     _check(problems, op, key)
 
 
@@ -271,7 +279,7 @@ def test_second_order(op, key):
         gg = agrad.autograd.grad(s, leaves, allow_unused=True)
     problems = []
     for j, (x, r) in enumerate(zip(gg, ref["grads"])):
-        _compare(f"second-order grad of input {j}", x, r, "float64", problems)
+        _compare(f"second-order grad of input {j}", x, r, "float64", problems, op=op)
     _check(problems, op, key)
 
 

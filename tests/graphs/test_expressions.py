@@ -1,6 +1,6 @@
 import pytest
 
-from agrad.graphs.expressions import ExpressionError, Index, Ref, Slice, parse_expression
+from agrad.graphs.expressions import ExpressionError, Index, Ref, Slice, TensorIndex, parse_expression
 
 
 def format_arg(value):
@@ -56,6 +56,16 @@ def test_subscripts_are_basic_indexing():
     assert parse_expression("p0", "parts[0]")[0].args[1].is_single_int()
 
 
+def test_subscripts_with_tensor_names_and_lists():
+    call = parse_expression("y", "x[idx, :, [0, -2], [[True], [False]]]")[0]
+    assert call.args[1] == Index((TensorIndex(2, "idx"), Slice(None, None, None), [0, -2], [[True], [False]]))
+    assert call.args[2] == Ref("idx", 2)          # the index tensor is the getitem's third argument
+    assert str(call.args[1]) == "[idx, :, [0, -2], [[True], [False]]]"
+    two = parse_expression("y", "x[i, j]")[0]
+    assert [a.name for a in two.args[2:]] == ["i", "j"] and two.args[1].items == (TensorIndex(2, "i"),
+                                                                                  TensorIndex(3, "j"))
+
+
 @pytest.mark.parametrize("text,offset,fragment", [
     ("x.sum()", 0, "attribute"),
     ("relu(x).sum()", 0, "attribute"),
@@ -63,7 +73,7 @@ def test_subscripts_are_basic_indexing():
     ("stack([q for q in a])", 6, "comprehension"),
     ("a < b < c", 0, "chained"),
     ("a % b", 2, "'%'"),
-    ("x[i]", 2, "basic slicing"),
+    ("x[i + 1]", 2, "a tensor's name or a list of integers"),
     ("a if b else c", 0, "conditional"),
     ("f(**kw)", 2, "unpacking"),
     ("x", 0, "must apply an op"),

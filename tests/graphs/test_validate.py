@@ -41,7 +41,10 @@ def problems(graph_file, text):
     ("inputs: {x: {value: [[1.0, 2.0]], requires_grad: true}}\nnodes:\n  p: split(x, 1, dim=1)\n"
      "backward: p\n", [("AG022", 4, 11)]),
     # an op that rejects its arguments for another reason
-    ("inputs: {x: [[1.0]]}\nnodes:\n  y: permute(x, [0, 0])\n", [("AG023", 3, 6)]),
+    ("inputs: {x: [[1.0]]}\nnodes:\n  y: permute(x, [0, 0])\n", [("AG025", 3, 6)]),
+    # a dim out of range is a shape problem; a dtype no kernel takes a dtype problem
+    ("inputs: {x: [[1.0]]}\nnodes:\n  y: sum(x, 2)\n", [("AG023", 3, 6)]),
+    ("inputs: {n: {value: [1, 2], dtype: int64}}\nnodes:\n  y: gelu(n)\n", [("AG024", 3, 6)]),
     # a non-scalar root without grad_tensors; a root that reaches no leaf requiring grad
     ("inputs: {x: {value: [1.0, 2.0], requires_grad: true}}\nnodes:\n  y: x * 2\nbackward: y\n",
      [("AG026", 4, 11)]),
@@ -87,6 +90,19 @@ def test_cycle_prints_the_path_with_lines(graph_file):
 def test_a_node_using_itself_is_a_cycle(graph_file):
     found = problems(graph_file, "inputs: {x: 1.0}\nnodes:\n  a: add(a, x)\n")
     assert where(found) == [("AG021", 3, 3)]
+
+
+def test_codes_come_from_the_engines_error_types_not_their_words():
+    from agrad.errors import DimensionError, DtypeError, DtypeNotImplementedError, ShapeError
+    from agrad.graphs.build import classify
+
+    assert classify(ShapeError("x")) == classify(DimensionError("x")) == "AG023"
+    assert classify(DtypeError("x")) == classify(DtypeNotImplementedError("x")) == "AG024"
+    # a plugin kernel's message may say anything: without a type it is the op's own complaint
+    assert classify(RuntimeError("shape of the dtype mismatch")) == "AG025"
+    # the typed errors are what PyTorch raises, so PyTorch-style handlers still catch them
+    assert issubclass(ShapeError, RuntimeError) and issubclass(DimensionError, IndexError)
+    assert issubclass(DtypeNotImplementedError, NotImplementedError) and issubclass(DtypeError, RuntimeError)
 
 
 def test_one_failed_node_does_not_cascade(graph_file):

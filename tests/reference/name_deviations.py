@@ -1,18 +1,29 @@
 """grad_fn names where agrad deliberately differs from PyTorch 2.13, and why.
 
-Keyed by (op, agrad's name, PyTorch's name). Each difference comes from PyTorch's
-view/copy machinery or from a C++ call path a declared graph cannot reach; the
+Keyed by (op, agrad's name, PyTorch's name). Each difference comes from a C++ call
+path a declared graph cannot reach, or from memory layouts NumPy and PyTorch choose
+differently (which decide between view, _reshape_alias and a copy); the
 gradients themselves are checked against PyTorch's values all the same.
 """
 
-_NO_VIEWS = ("agrad has no views: reshape always records ViewBackward0, where PyTorch first copies a "
-             "non-contiguous input and records UnsafeViewBackward0 (or CloneBackward0)")
+_UNSAFE_VIEW = ("PyTorch reshapes mm/bmm's fresh result with _unsafe_view (UnsafeViewBackward0, or CloneBackward0 "
+                "after an expand); agrad's matmul reshapes it with reshape, a view (ViewBackward0)")
+
+_EINSUM = ("PyTorch's einsum permutes, reshapes and calls bmm/mul/sum, so its grad_fn is the last of those; "
+           "agrad's einsum is one kernel (EinsumBackward0) whose backward is einsum again")
+_SDPA = ("agrad's scaled_dot_product_attention is PyTorch's math reference (matmul, softmax, matmul), whose last "
+         "op is matmul's reshape; PyTorch's CPU kernel for 4-D inputs is one fused flash-attention op")
 
 NAME_DEVIATIONS = {
-    ("reshape", "ViewBackward0", "UnsafeViewBackward0"): _NO_VIEWS,
-    ("flatten", "ViewBackward0", "UnsafeViewBackward0"): _NO_VIEWS,
-    ("matmul", "ViewBackward0", "UnsafeViewBackward0"): "matmul folds batch dims with reshape; " + _NO_VIEWS,
-    ("matmul", "ViewBackward0", "CloneBackward0"): "matmul folds batch dims with reshape; " + _NO_VIEWS,
+    **{("einsum", "EinsumBackward0", name): _EINSUM
+       for name in ("ViewBackward0", "PermuteBackward0", "SumBackward1", "MulBackward0")},
+    ("_einsum", "EinsumBackward0", "ViewBackward0"): _EINSUM,
+    ("scaled_dot_product_attention", "ViewBackward0", "UnsafeViewBackward0"): _SDPA + "; " + _UNSAFE_VIEW,
+    ("scaled_dot_product_attention", "ViewBackward0", "ScaledDotProductFlashAttentionForCpuBackward0"): _SDPA,
+    ("matmul", "ViewBackward0", "UnsafeViewBackward0"): _UNSAFE_VIEW,
+    ("matmul", "ViewBackward0", "CloneBackward0"): _UNSAFE_VIEW,
+    ("instance_norm", "ReshapeAliasBackward0", "ViewBackward0"): "batch_norm's output keeps a transposed input's "
+        "memory order in NumPy, where PyTorch's is contiguous, so reshaping it back is _reshape_alias, not view",
     ("matmul", "ViewBackward0", "SqueezeBackward4"): "1-D @ 2-D drops the added dimension with reshape, "
                                                     "PyTorch with an in-place squeeze_",
     ("sum_to_size", "SumToSizeBackward0", "ViewBackward0"): "PyTorch's sum_to_size is sum(keepdim) + view; "
@@ -24,13 +35,20 @@ NAME_DEVIATIONS = {
     ("nll_loss", "NllLoss2DBackward0", "ViewBackward0"): "(N, C, d) input: PyTorch reshapes to 4-D for "
                                                          "nll_loss2d; agrad's kernel takes any trailing dims",
     ("cross_entropy", "NllLoss2DBackward0", "ViewBackward0"): "as nll_loss",
+    ("pairwise_distance", "LinalgVectorNormBackward0", "NormBackward1"): "ATen's pairwise_distance calls at::norm; "
+                                                                         "agrad's norm is torch.norm's Python path "
+                                                                         "(linalg.vector_norm)",
     ("nll_loss_backward", "NllLossBackwardBackward0", "NllLoss2DBackwardBackward0"): "as nll_loss",
     ("cross_entropy", "DivBackward0", "DivBackward1"): "PyTorch's C++ divides by a Scalar (div.Scalar); a "
                                                        "Python number is wrapped as a tensor (div.Tensor)",
     ("max_pool2d_double_backward", "MaxPool2dDoubleBackwardBackward0", "ViewBackward0"):
         "the reference is a composition of PyTorch ops, not one op",
-    ("conv2d_backward_input", "ConvolutionBackwardBackward0", "ViewBackward0"):
+    ("convolution_backward_input", "ConvolutionBackwardBackward0", "ViewBackward0"):
         "the reference slices aten::convolution_backward's outputs; agrad has one op per gradient",
-    ("conv2d_backward_weight", "ConvolutionBackwardBackward0", "ViewBackward0"):
+    ("convolution_backward_weight", "ConvolutionBackwardBackward0", "ViewBackward0"):
         "the reference slices aten::convolution_backward's outputs; agrad has one op per gradient",
+    **{(op, "ConvolutionBackward0", "SqueezeBackward1"): "as conv2d"
+       for op in ("conv1d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d")},
+    ("pad_backward", "PadBackwardBackward0", "SliceBackwardBackward0"):
+        "PyTorch's circular pad is a composition of slice copies (CopySlices); its gradient has no op of its own",
 }

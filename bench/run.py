@@ -1,0 +1,108 @@
+"""Run the benchmark workloads W1–W5 and print one table of medians and ratios.
+
+Every (workload, framework) cell runs in a fresh subprocess (`bench/workloads.py`);
+rounds are interleaved — W1 numpy, W1 agrad, W1 torch, W2 numpy, … then again — so
+every framework sees the same machine (this kind of machine is shared and noisy).
+The table gives, per workload, the median over rounds of each process's median
+pass, the ratios agrad/floor and agrad/PyTorch from the same run, and peak memory
+above the process's baseline.
+
+    python bench/run.py                          # W1-W4, 5 rounds
+    python bench/run.py --workloads W1 W3 --rounds 9
+    python bench/run.py --w5                     # also validate/inspect/run of 10k and 100k-node files
+    python bench/run.py --torch-python /tmp/torchvenv/bin/python
+
+PyTorch is optional: it is used when `import torch` works in `--torch-python`
+(default: this interpreter); it is never a dependency of agrad.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+WORKER = HERE / "workloads.py"
+UNITS = {"W1": ("µs/op", 1e6), "W3": ("µs/op", 1e6), "W2": ("ms", 1e3), "W4": ("ms", 1e3)}
+
+
+def torch_available(python: str) -> bool:
+    probe = subprocess.run([python, "-c", "import torch"], capture_output=True)
+    return probe.returncode == 0
+
+
+def run_cell(python: str, workload: str, framework: str, reps: int) -> dict:
+    out = subprocess.run([python, str(WORKER), workload, framework, "--reps", str(reps)],
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        return {"error": out.stderr.strip().splitlines()[-1] if out.stderr.strip() else f"exit {out.returncode}"}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def cells(workloads, frameworks, w5_nodes):
+    for w in workloads:
+        for f in frameworks:
+            yield w, f
+    for nodes in w5_nodes:
+        for phase in ("validate", "inspect", "run"):
+            yield f"W5-{phase}-{nodes}", "agrad-cli"
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--workloads", nargs="+", default=["W1", "W3", "W2", "W4"])
+    p.add_argument("--frameworks", nargs="+", default=["numpy", "agrad", "agrad-file", "torch"])
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--reps", type=int, default=5, help="timed passes per process (after one warm-up)")
+    p.add_argument("--w5", action="store_true", help="also W5: the CLI on generated 10k/100k-node files")
+    p.add_argument("--torch-python", default=sys.executable)
+    p.add_argument("--json", action="store_true", help="print the raw results as JSON")
+    opts = p.parse_args(argv)
+
+    frameworks = list(opts.frameworks)
+    if "torch" in frameworks and not torch_available(opts.torch_python):
+        print(f"note: PyTorch is not importable in {opts.torch_python}; leaving it out", file=sys.stderr)
+        frameworks.remove("torch")
+    w5_nodes = (10_000, 100_000) if opts.w5 else ()
+    results: dict = {}
+    for r in range(opts.rounds):
+        for workload, framework in cells(opts.workloads, frameworks, w5_nodes):
+            reps = 1 if workload.startswith("W5-") else opts.reps
+            python = opts.torch_python if framework == "torch" else sys.executable
+            cell = run_cell(python, workload, framework, reps)
+            results.setdefault((workload, framework), []).append(cell)
+        print(f"round {r + 1}/{opts.rounds} done", file=sys.stderr)
+
+    if opts.json:
+        print(json.dumps({f"{w}/{f}": v for (w, f), v in results.items()}, indent=1))
+        return 0
+    print(f"{platform.processor() or platform.machine()}, Python {platform.python_version()}, "
+          f"{opts.rounds} rounds x {opts.reps} passes, median of per-process medians")
+    header = f"{'workload':<22}{'framework':<12}{'median':>14}{'peak MB':>10}{'/floor':>9}{'/torch':>9}"
+    print(header)
+    print("-" * len(header))
+    for (workload, framework), runs in results.items():
+        errors = [c["error"] for c in runs if "error" in c]
+        if errors:
+            print(f"{workload:<22}{framework:<12}  failed: {errors[0]}")
+            continue
+        unit, scale = UNITS.get(workload, ("s", 1.0))
+        med = statistics.median(statistics.median(c["times"]) / c["ops"] for c in runs) * scale
+        peak = statistics.median(c["peak_above_baseline_mb"] for c in runs)
+
+        def ratio(other):
+            ref = results.get((workload, other))
+            if not ref or other == framework or any("error" in c for c in ref):
+                return ""
+            ref_med = statistics.median(statistics.median(c["times"]) / c["ops"] for c in ref) * scale
+            return f"{med / ref_med:.2f}x"
+        print(f"{workload:<22}{framework:<12}{med:>9.2f} {unit:<5}{peak:>9.0f}{ratio('numpy'):>9}{ratio('torch'):>9}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

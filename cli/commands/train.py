@@ -1,0 +1,192 @@
+"""`agrad train GRAPH`: run the file's `train:` section with agrad.optim; a summary, the
+loss curve, checkpoints (`--save`, `--resume`) and `expect: {train: ...}`."""
+from __future__ import annotations
+
+import math
+from contextlib import contextmanager
+
+import click
+
+from agrad.cli import files, library
+from agrad.cli.app import App, abort, finish
+from agrad.cli.options import format_option, graph_reading
+from agrad.cli.status import ExitStatus
+
+PLOT_SUFFIXES = (".svg", ".png")
+
+
+@contextmanager
+def _progress(app: App, total: int, start: int):
+    """A bar with step, loss, lr, steps/s and ETA, on a terminal only; yields the per-step callback."""
+    if not app.err.is_terminal:
+        yield None
+        return
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn)
+
+    columns = (TextColumn("training"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("loss {task.fields[loss]}  lr {task.fields[lr]}  {task.fields[rate]}"),
+               TimeRemainingColumn())
+    with Progress(*columns, console=app.err, transient=True) as progress:
+        task = progress.add_task("train", total=total, completed=start, loss="-", lr="-", rate="")
+
+        def on_step(trainer):
+            run = trainer.run
+            speed = progress.tasks[0].speed
+            progress.update(task, completed=run.steps, loss=f"{run.losses[-1]:.4g}", lr=f"{run.lrs[-1]:.3g}",
+                            rate=f"{speed:.1f} steps/s" if speed else "")
+        yield on_step
+
+
+def _checkpoint(path: str, graph_file: str):
+    import zipfile
+
+    import numpy as np
+
+    if not zipfile.is_zipfile(path):
+        abort(f"{path}: error[AG069]: not a checkpoint (an .npz written by `agrad train --save`)",
+              ExitStatus.INVALID)
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            arrays = {k: npz[k] for k in npz.files}
+    except (OSError, ValueError, AttributeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        abort(f"{path}: error[AG069]: cannot read the checkpoint: {reason}", ExitStatus.INVALID, exc)
+    if "meta" not in arrays:
+        abort(f"{path}: error[AG069]: not an agrad train checkpoint (no `meta`)", ExitStatus.INVALID)
+    return arrays
+
+
+def _check_plot_path(plot: str | None) -> None:
+    if plot is None:
+        return
+    suffix = plot[plot.rfind("."):].lower() if "." in plot else ""
+    if suffix not in PLOT_SUFFIXES:
+        abort(f"--plot {plot}: expected a .svg or .png file name", ExitStatus.INVALID)
+    if suffix == ".png":
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            abort(f"--plot {plot}: PNG needs matplotlib, which is not installed (pip install 'agrad[plot]'); "
+                  "an .svg needs nothing", ExitStatus.INVALID)
+
+
+@click.command()
+@click.argument("graph_file", metavar="GRAPH", type=click.Path(exists=True, dir_okay=False))
+@click.option("--steps", type=click.IntRange(min=1),
+              help="Stop after step N (default: the file's steps; the schedule keeps the file's horizon, so a "
+                   "run stopped with --save and continued with --resume equals an uninterrupted one).")
+@click.option("--seed", type=int, help="Seed for random inits and the data order.")
+@format_option("table", "json")
+@click.option("--save", "save_path", type=click.Path(dir_okay=False), metavar="CKPT.npz",
+              help="Write a checkpoint at the end: parameters, optimizer state, step, RNG state.")
+@click.option("--resume", "resume_path", type=click.Path(exists=True, dir_okay=False), metavar="CKPT.npz",
+              help="Continue from a checkpoint, exactly as if never stopped.")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Write the loss curve as .svg (no dependency) or .png (needs agrad[plot]).")
+@graph_reading
+@click.pass_obj
+def train(app: App, graph_file, steps, seed, output_format, save_path, resume_path, plot_path, plugins):
+    """Train GRAPH's `train:` section: optimizer steps on its loss, with a summary and loss curve."""
+    files.check_output_paths(save=save_path, plot=plot_path)
+    _check_plot_path(plot_path)
+    library.load_plugins(plugins)
+    graph = library.load_graph(graph_file, seed=seed)
+    from agrad.graphs import training
+    from agrad.graphs.train_section import expectation_failures, train_spec
+
+    spec = train_spec(graph)
+    total = steps or spec.steps
+    horizon = max(spec.steps, total)
+    resume = _checkpoint(resume_path, graph_file) if resume_path else None
+    trainer = training.Trainer(graph, steps=horizon, **{k: v for k, v in spec.options().items()
+                                                      if k != "eval_every"})
+    if resume is not None:
+        try:
+            trainer.load_state(resume)
+        except (ValueError, KeyError) as exc:
+            abort(f"{resume_path}: error[AG069]: checkpoint does not match {graph_file}: {exc}",
+                  ExitStatus.INVALID, exc)
+    diverged = None
+    with _progress(app, total, trainer.step_count) as on_step:
+        try:
+            training.run_trainer(trainer, steps=horizon, stop_after=total, eval_every=spec.eval_every,
+                                 on_step=on_step)
+        except training.TrainingDiverged as exc:
+            diverged = exc
+    run = trainer.run
+    if save_path and diverged is None:
+        training.save_checkpoint(trainer, save_path)
+    if plot_path:
+        _write_plot(plot_path, graph.name, run)
+    # a run stopped early (--steps below the file's) is checked when it is finished, not before
+    checked = bool(spec.expect) and diverged is None and run.steps == horizon
+    failures = expectation_failures(spec, run) if checked else []
+    if diverged is not None:
+        where = f"{diverged.location}: " if diverged.location else f"{graph_file}: "
+        app.note(f"{where}error[AG068]: {diverged}")
+    for failure in failures:
+        app.note(f"{graph_file}: expect failed: {failure}")
+    if output_format == "json":
+        app.emit_json(_document(graph, graph_file, run, failures, diverged, checked))
+    else:
+        app.show(_summary(graph, run, failures, diverged, checked, horizon))
+        if len(run.losses) > 1:
+            from agrad.cli.train_plot import sparkline
+
+            app.line(f"loss  {sparkline(run.losses)}  {run.losses[0]:.4g} -> {run.losses[-1]:.4g}")
+    finish(ExitStatus.CHECK_FAILED if diverged is not None or failures else ExitStatus.OK)
+
+
+def _write_plot(path: str, title: str, run) -> None:
+    from agrad.cli import train_plot
+
+    if path.lower().endswith(".png"):
+        from agrad.graphs.saving import write_atomically
+
+        data = train_plot.png_bytes(title, run.losses, run.evals)
+        write_atomically(path, lambda f: f.write(data))
+    else:
+        files.write_text_atomically(path, train_plot.svg(title, run.losses, run.evals))
+
+
+def _rate(run) -> float | None:
+    return run.session_steps / run.seconds if run.seconds > 0 and run.session_steps else None
+
+
+def _document(graph, file, run, failures, diverged, checked: bool) -> dict:
+    def finite(v):
+        return v if v is None or math.isfinite(v) else str(v)
+
+    last = run.evals[-1] if run.evals else {}
+    return {"schema_version": 1, "graph": graph.name, "file": file, "steps": run.steps,
+            "final_loss": finite(run.final_loss), "eval": {k: v for k, v in last.items() if k != "step"},
+            "seconds": run.seconds, "steps_per_second": _rate(run),
+            "losses": [finite(v) for v in run.losses], "lrs": run.lrs, "evals": run.evals,
+            "diverged": None if diverged is None else {"step": diverged.step, "loss": str(diverged.value)},
+            "expect": {"checked": checked, "passed": checked and not failures, "failures": failures}}
+
+
+def _summary(graph, run, failures, diverged, checked: bool, horizon: int):
+    from rich.table import Table
+
+    table = Table(title=f"train {graph.name}", show_header=False, title_justify="left")
+    table.add_column(style="bold")
+    table.add_column()
+    rows = [("steps", str(run.steps)),
+            ("final loss", "-" if run.final_loss is None else f"{run.final_loss:.6g} (mean of the last 10 steps)")]
+    last = run.evals[-1] if run.evals else {}
+    if "loss" in last:
+        rows.append(("eval loss", f"{last['loss']:.6g}"))
+    if "accuracy" in last:
+        rows.append(("eval accuracy", f"{last['accuracy']:.4f}"))
+    rate = _rate(run)
+    rows.append(("time", f"{run.seconds:.2f} s" + (f" ({rate:.1f} steps/s)" if rate else "")))
+    if diverged is not None:
+        rows.append(("stopped", f"loss {diverged.value} at step {diverged.step}"))
+    if checked:
+        rows.append(("expect", "passed" if not failures else f"{len(failures)} failed"))
+    elif diverged is None and run.steps < horizon:
+        rows.append(("stopped", f"at step {run.steps} of {horizon} (continue with --resume)"))
+    for name, value in rows:
+        table.add_row(name, value)
+    return table

@@ -1,0 +1,191 @@
+"""Ops along one dimension's running order: cumsum, cumprod, diff, and the
+triangular masks tril/triu.
+
+cumsum's adjoint is the reversed cumulative sum (written as sum - cumsum + grad, so
+no flip is needed). cumprod's gradient is reversed_cumsum(grad * result) / x when x
+has no zeros; with zeros it is PyTorch's exact O(n^2) form, products that leave each
+element out, with no division, so the second derivative is exact as well.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes
+from ..backends.meta import MetaArray
+from .registry import defop
+from .samples import SampleInput, make_arg
+from .shapes import normalize_dim
+
+
+def _scan_dtype(self, dtype):
+    if dtype is not None:
+        return dtypes.from_name(dtype).np if isinstance(dtype, str) else dtype.np
+    return np.dtype(np.int64) if self.dtype.kind in "biu" else self.dtype
+
+
+def _scan_meta(self, dim, dtype=None):
+    normalize_dim(dim, self.ndim)
+    return MetaArray(self.shape, _scan_dtype(self, dtype))
+
+
+def _scan_kernel(name):
+    def kernel(xp, self, dim, dtype):
+        d = normalize_dim(dim, self.ndim)
+        out_dtype = _scan_dtype(self, dtype)
+        if self.ndim == 0:
+            return self.astype(out_dtype)
+        return getattr(xp, name)(self, axis=d, dtype=out_dtype)
+    return kernel
+
+
+def _reverse_cumsum(t, dim):
+    """out[i] = sum over j >= i of t[j] along dim."""
+    return sum(t, [dim], True) - cumsum(t, dim) + t
+
+
+def _to_input_dtype(grad, self):
+    return grad if grad.dtype == self.dtype else to(grad, dtype=self.dtype)
+
+
+def _cumsum_grad(grad, self, dim):
+    if self.ndim == 0:
+        return _to_input_dtype(grad, self)
+    return _to_input_dtype(_reverse_cumsum(grad, normalize_dim(dim, self.ndim)), self)
+
+
+def _scan_samples(low=-2.0, high=2.0, zeros=False):
+    def samples(op):
+        out = [SampleInput("(3,4) dim 1", make_arg((3, 4), key=(op, 0), low=low, high=high), 1),
+               SampleInput("(4,3)T dim 0", make_arg((4, 3), key=(op, 1), low=low, high=high, transposed=True), 0),
+               SampleInput("(2,3,2) dim -2", make_arg((2, 3, 2), key=(op, 2), low=low, high=high), -2),
+               SampleInput("0-d", make_arg((), key=(op, 3), low=low, high=high), 0)]
+        if zeros:
+            x = make_arg((3, 5), key=(op, 4), low=low, high=high, requires_grad=False).numpy().copy()
+            x[0, 1] = 0.0                       # one zero
+            x[1, 0] = x[1, 3] = 0.0             # two zeros in a row
+            x[2, 4] = 0.0                       # a zero at the end
+            out.append(SampleInput("zeros dim 1", tensor(x, dtype=dtypes.float64, requires_grad=True), 1))
+        return out
+    return samples
+
+
+cumsum = defop(
+    "cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
+    kernel=_scan_kernel("cumsum"), meta=_scan_meta,
+    grads={"self": _cumsum_grad},
+    samples=_scan_samples(), torch="torch.cumsum",
+    doc="Running sums along dim; integer and bool inputs give int64 (or `dtype`).")
+
+
+def _cumprod_grad(grad, self, dim, result):
+    grad = _to_input_dtype(grad, self)
+    if self.ndim == 0 or self.shape[normalize_dim(dim, self.ndim)] <= 1:
+        return grad
+    d = normalize_dim(dim, self.ndim)
+    if self._device.type == "meta" or not bool((self._data == 0).any()):
+        return _reverse_cumsum(grad * _to_input_dtype(result, self), d) / self
+    # NOTE: with zeros, PyTorch's exact formula (differentiable again, so second order is exact too):
+    # grad_i = sum_{k>=i} grad_k * prod_{j<=k, j!=i} x_j, built as an (n, n) table per row, no division
+    x, g = transpose(self, d, -1), transpose(grad, d, -1)
+    n = x.shape[-1]
+    square = filled((n, n), True, np.dtype(np.bool_), self._device)
+    after = triu(square, 1)                                     # [i, k]: k > i
+    from_i = cumprod(where(after, unsqueeze(x, -2), 1.0), -1)   # [i, k]: prod_{i<j<=k} x_j
+    before_i = cat([filled(x.shape[:-1] + (1,), 1, x._data.dtype, x._device),
+                    slice(cumprod(x, -1), -1, 0, n - 1)], -1)    # [i]: prod_{j<i} x_j
+    omitted = unsqueeze(before_i, -1) * from_i                  # [i, k]: prod_{j<=k, j!=i} x_j
+    rows = sum(where(triu(square), unsqueeze(g, -2) * omitted, 0.0), [-1])
+    return transpose(rows, d, -1)
+
+
+cumprod = defop(
+    "cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
+    kernel=_scan_kernel("cumprod"), meta=_scan_meta,
+    grads={"self": _cumprod_grad},
+    samples=_scan_samples(low=0.5, high=1.5, zeros=True), torch="torch.cumprod",
+    doc="Running products along dim; the gradient (and its gradient) is exact where the input has zeros.")
+
+
+def _diff(self, n=1, dim=-1, prepend=None, append=None):
+    if self.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = normalize_dim(dim, self.ndim)
+    parts = []
+    for other in (prepend, append):
+        if other is not None and other.ndim != self.ndim:
+            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+    if prepend is not None or append is not None:
+        parts = [t for t in (prepend, self, append) if t is not None]
+        self = cat(parts, d)
+    for _ in range(n):
+        length = self.shape[d]
+        if length == 0:
+            break
+        if self.dtype == dtypes.bool_:
+            self = ne(slice(self, d, 1, length), slice(self, d, 0, length - 1))
+        else:
+            self = slice(self, d, 1, length) - slice(self, d, 0, length - 1)
+    return self
+
+
+diff = defop(
+    "diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor",
+    composite=_diff,
+    samples=lambda op: [
+        SampleInput("(5,)", make_arg((5,), key=(op, 0))),
+        SampleInput("(3,4) n=2 dim 0", make_arg((4, 3), key=(op, 1), transposed=True), 2, 0),
+        SampleInput("prepend, append", make_arg((2, 3), key=(op, 2)), 1, -1, make_arg((2, 1), key=(op, 3)),
+                    make_arg((2, 2), key=(op, 4)))],
+    torch="torch.diff",
+    doc="n-th forward difference along dim (x[i+1] - x[i]), after concatenating prepend and append.")
+
+
+# ---- tril, triu ------------------------------------------------------------------------------------
+
+def _triangle_meta(name):
+    def rule(self, diagonal=0):
+        if self.ndim < 2:
+            raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+        return MetaArray(self.shape, self.dtype)
+    return rule
+
+
+def _triangle_kernel(name):
+    rule = _triangle_meta(name)
+
+    def kernel(xp, self, diagonal):
+        rule(self)
+        return getattr(xp, name)(self, diagonal)
+    return kernel
+
+
+def _triangle_samples(op):
+    return [SampleInput("(3,4)", make_arg((3, 4), key=(op, 0))),
+            SampleInput("(4,3)T diagonal=1", make_arg((4, 3), key=(op, 1), transposed=True), 1),
+            SampleInput("(2,3,3) diagonal=-1", make_arg((2, 3, 3), key=(op, 2)), diagonal=-1)]
+
+
+def _triangle_op(name, doc):
+    op = defop(
+        f"{name}(Tensor self, int diagonal=0) -> Tensor",
+        kernel=_triangle_kernel(name), meta=_triangle_meta(name),
+        grads={"self": lambda grad, diagonal: op(grad, diagonal)},
+        samples=_triangle_samples, torch=f"torch.{name}", doc=doc)
+    return op
+
+
+tril = _triangle_op("tril", "The lower triangle (j <= i + diagonal) of the last two dimensions; zeros above.")
+triu = _triangle_op("triu", "The upper triangle (j >= i + diagonal) of the last two dimensions; zeros below.")
+
+
+from ..creation import tensor  # noqa: E402
+from .._tensor import filled  # noqa: E402
+from .shape import transpose  # noqa: E402
+from .views import unsqueeze  # noqa: E402
+from .conversion import to  # noqa: E402
+from .indexing import slice  # noqa: E402,A004
+from .joining import cat  # noqa: E402
+from .pointwise import ne, where  # noqa: E402
+from .reduction import sum  # noqa: E402,A004

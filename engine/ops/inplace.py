@@ -1,0 +1,583 @@
+"""In-place ops recorded by autograd, as PyTorch records them.
+
+`x.mul_(y)` computes `mul(x, y)` and writes the result into x's memory (its base's,
+for a view), bumping the version counter x shares with its base and views. In grad
+mode, when x or an argument requires grad, the op's Node (MulBackward0) becomes x's
+grad_fn; its edge for `self` is x's *old* history, and a formula that reads the old
+`self` gets a copy saved before the write (PyTorch's `original_self`). On a view, the
+base's history is rebased instead: its grad_fn becomes `CopySlices`, which runs the
+in-place op's backward on the view's part of the base's gradient; the view's own
+grad_fn is rebuilt from the base when next used.
+
+PyTorch's checks come first: a leaf that requires grad, a view of one, an output of
+a multi-output view op (unbind, split), a view made under no_grad: each is refused
+in grad mode with PyTorch's message.
+
+Also here: the pure ops the in-place variants and `x[idx] = v` are built from —
+`clone`, `contiguous`, `fill`, `copy`, `masked_fill`, `narrow`, `index_put` — and
+`setitem`.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from .. import dtypes
+from ..autograd.node import Node, gradient_edge
+from ..autograd.saved_variable import SavedVariable
+from ..backends.meta import MetaArray
+from ..dispatch_keys import AUTOGRAD
+from ..grad_mode import tls
+from .._tensor import (AutogradMeta, CREATION_DEFAULT, CREATION_MULTI_OUTPUT_NODE, CREATION_NO_GRAD_MODE,
+                       DifferentiableViewMeta, Tensor, VariableVersion, filled, replay_view)
+from .registry import defop
+from .samples import SampleInput, make_arg
+from .shapes import broadcast_shapes, normalize_dim
+
+__all__ = ["setitem", "CopySlices"]
+
+
+# ---- the pure ops -----------------------------------------------------------------------------
+
+def _clone_kernel(xp, self, memory_format):
+    if memory_format not in (None, "preserve_format", "contiguous_format"):
+        raise RuntimeError(f"unsupported memory format {memory_format!r}: 'preserve_format' or "
+                           f"'contiguous_format'")
+    return xp.array(self, copy=True, order="C" if memory_format == "contiguous_format" else "K")
+
+
+clone = defop(
+    "clone(Tensor self, *, str? memory_format=None) -> Tensor",
+    kernel=_clone_kernel, meta=lambda self, memory_format: MetaArray(self.shape, self.dtype),
+    grads={"self": lambda grad: grad},
+    samples=lambda op: [SampleInput("(2,3)", make_arg((2, 3), key=(op, 0))),
+                        SampleInput("0-d", make_arg((), key=(op, 1))),
+                        SampleInput("T (3,2) contiguous_format", make_arg((3, 2), key=(op, 2), transposed=True),
+                                    memory_format="contiguous_format")],
+    torch="lambda x, memory_format=None: x.clone(memory_format=torch.contiguous_format) "
+          "if memory_format == 'contiguous_format' else x.clone()",
+    doc="A copy with its own memory (the same strides unless memory_format='contiguous_format').")
+
+
+def _contiguous(self):
+    flags = getattr(self._data, "flags", None)
+    if flags is None or flags.c_contiguous:
+        return self            # NOTE: PyTorch returns the tensor itself: no node is recorded
+    return clone(self, memory_format="contiguous_format")
+
+
+contiguous = defop(
+    "contiguous(Tensor self) -> Tensor",
+    composite=_contiguous,
+    samples=lambda op: [SampleInput("(2,3) already", make_arg((2, 3), key=(op, 0))),
+                        SampleInput("T (3,2)", make_arg((3, 2), key=(op, 1), transposed=True))],
+    torch="lambda x: x.contiguous()",
+    doc="self when its memory is already C-contiguous, else a contiguous clone (CloneBackward0).")
+
+
+def _narrow(self, dim, start, length):
+    if self.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    d = normalize_dim(dim, self.ndim)
+    size = self.shape[d]
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    start %= size if size else 1
+    if length < 0 or start > size - length:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return slice_op(self, d, start, start + length, 1)
+
+
+narrow = defop(
+    "narrow(Tensor self, int dim, SymInt start, SymInt length) -> Tensor",
+    composite=_narrow,
+    samples=lambda op: [SampleInput("(4,3) 0,1,2", make_arg((4, 3), key=(op, 0)), 0, 1, 2),
+                        SampleInput("(4,3) -1,-2,2", make_arg((4, 3), key=(op, 1)), -1, -2, 2),
+                        SampleInput("T (3,4) 1,0,0", make_arg((3, 4), key=(op, 2), transposed=True), 1, 0, 0)],
+    torch="torch.narrow",
+    doc="The view self[..., start:start+length, ...] along dim (SliceBackward0).")
+
+
+def _fill_kernel(xp, self, value):
+    return xp.full(self.shape, value, dtype=self.dtype)
+
+
+fill = defop(
+    "fill(Tensor self, Scalar value) -> Tensor",
+    kernel=_fill_kernel, meta=lambda self, value: MetaArray(self.shape, self.dtype),
+    grads={"self": lambda grad: zeros_like(grad)},
+    samples=lambda op: [SampleInput("(2,3) 2.5", make_arg((2, 3), key=(op, 0)), 2.5),
+                        SampleInput("0-d -1", make_arg((), key=(op, 1)), -1)],
+    torch="torch.fill",
+    doc="A tensor of self's shape and dtype filled with value (the pure form of fill_).")
+
+
+def _copy_kernel(xp, self, src):
+    return xp.array(xp.broadcast_to(src.astype(self.dtype, copy=False), self.shape), copy=True)
+
+
+def _copy_meta(self, src):
+    broadcast_shapes(self.shape, src.shape)
+    if broadcast_shapes(self.shape, src.shape) != tuple(self.shape):
+        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape "
+                           f"{list(broadcast_shapes(self.shape, src.shape))}")
+    return MetaArray(self.shape, self.dtype)
+
+
+copy = defop(
+    "copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor",
+    kernel=lambda xp, self, src, non_blocking: _copy_kernel(xp, self, src),
+    meta=lambda self, src, non_blocking: _copy_meta(self, src),
+    # NOTE: src's gradient is grad itself: the engine casts it to src's dtype and sums out broadcast
+    # dimensions, so nothing of src is saved (an in-place write into src's memory stays legal)
+    grads={"self": lambda grad: zeros_like(grad), "src": lambda grad: grad},
+    samples=lambda op: [SampleInput("(2,3) <- (3,)", make_arg((2, 3), key=(op, 0)), make_arg((3,), key=(op, 1))),
+                        SampleInput("(2,2) <- (2,2)", make_arg((2, 2), key=(op, 2)), make_arg((2, 2), key=(op, 3)))],
+    backward_name="CopyBackwards",
+    torch="lambda self, src, non_blocking=False: self.clone().copy_(src)",
+    doc="src cast to self's dtype and broadcast to its shape (the pure form of copy_).")
+
+
+def _masked_fill_meta(self, mask, value):
+    if mask.dtype != np.bool_:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{dtypes.from_numpy(mask.dtype).name}")
+    if getattr(value, "ndim", 0):
+        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value.ndim} dimension(s).")
+    if broadcast_shapes(self.shape, mask.shape) != tuple(self.shape):
+        raise RuntimeError("The expanded size of the mask must match the existing size of the tensor")
+    return MetaArray(self.shape, self.dtype)
+
+
+def _masked_fill_kernel(xp, self, mask, value):
+    _masked_fill_meta(self, mask, value)
+    return xp.where(mask, xp.asarray(value, dtype=self.dtype), self)
+
+
+def _is_number(value) -> bool:
+    return not isinstance(value, Tensor)
+
+
+masked_fill = defop(
+    "masked_fill(Tensor self, Tensor mask, Tensor value) -> Tensor",
+    kernel=_masked_fill_kernel, meta=_masked_fill_meta, wraps_numbers=True,
+    grads={"self": lambda grad, mask: masked_fill(grad, mask, 0), "mask": None,
+           "value": lambda grad, mask: sum_op(where(mask, grad, 0))},
+    backward_name=("MaskedFillBackward0", "MaskedFillBackward1"),
+    overload=lambda self, mask, value: 0 if _is_number(value) else 1,
+    samples=lambda op: [
+        SampleInput("(3,4) mask (3,4)", make_arg((3, 4), key=(op, 0)), _mask((3, 4), 1), 0.5),
+        SampleInput("(3,4) mask (4,) broadcast", make_arg((3, 4), key=(op, 2)), _mask((4,), 3), -2),
+        SampleInput("T (4,3) mask", make_arg((4, 3), key=(op, 4), transposed=True), _mask((4, 3), 5), 0),
+        SampleInput("(2,3) 0-d tensor value", make_arg((2, 3), key=(op, 6)), _mask((2, 3), 7),
+                    make_arg((), key=(op, 8)))],
+    torch="torch.masked_fill",
+    doc="self with value (a number, or a 0-d tensor that gets a gradient) where mask (bool, broadcast to "
+        "self's shape) is True.")
+
+
+def _mask(shape, seed):
+    from ..creation import tensor
+    return tensor(np.random.default_rng(seed).random(shape) < 0.5)
+
+
+def _index_put_dims(self_ndim, indices, dims):
+    dims = list(range(len(indices))) if dims is None else list(dims)
+    if len(dims) != len(indices):
+        raise RuntimeError("index_put(): one dim per index tensor")
+    if len(indices) > self_ndim:
+        raise IndexError(f"too many indices for tensor of dimension {self_ndim} (got {len(indices)})")
+    return dims
+
+
+def _index_put_meta(self, indices, values, accumulate, dims):
+    dims = _index_put_dims(self.ndim, indices, dims)
+    shape = _index_meta(self, indices, dims).shape
+    try:
+        broadcast_shapes(shape, values.shape)
+        if broadcast_shapes(shape, values.shape) != tuple(shape):
+            raise RuntimeError
+    except RuntimeError:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to "
+                           f"indexing result of shape {list(shape)}") from None
+    return MetaArray(self.shape, self.dtype)
+
+
+def _index_put_kernel(xp, self, indices, values, accumulate, dims):
+    _index_put_meta(self, indices, values, accumulate, dims)
+    dims = _index_put_dims(self.ndim, indices, dims)
+    out = self.copy()
+    key = _index_key(xp, self, indices, dims)
+    shaped = out[key].shape
+    values = xp.broadcast_to(values.astype(self.dtype, copy=False), shaped)
+    if accumulate:
+        xp.add.at(out, key, values)
+    else:
+        out[key] = values
+    return out
+
+
+def _index_put_self_grad(grad, indices, values_shape, accumulate, dims):
+    if accumulate:
+        return grad
+    # zeros where values went: only values' shape is saved, so values may change in place afterwards
+    return index_put(grad, indices, filled(tuple(values_shape), 0, grad._data.dtype, grad._device), False, dims)
+
+
+def _index_put_values_grad(grad, indices, dims):
+    return _index(grad, indices, _index_put_dims(grad.ndim, indices, dims))
+
+
+index_put = defop(
+    "index_put(Tensor self, Tensor[] indices, Tensor values, bool accumulate=False, int[]? dims=None) -> Tensor",
+    kernel=_index_put_kernel, meta=_index_put_meta,
+    grads={"self": _index_put_self_grad, "indices": None, "values": _index_put_values_grad},
+    samples=lambda op: [
+        SampleInput("(4,3) [idx] <- (2,3)", make_arg((4, 3), key=(op, 0)), [_ints([3, 1])],
+                    make_arg((2, 3), key=(op, 1))),
+        SampleInput("(4,3) [i, j] <- 0-d accumulate", make_arg((4, 3), key=(op, 2)), [_ints([0, 2, 0]), _ints([1, 1, 1])],
+                    make_arg((), key=(op, 3)), True),
+        SampleInput("T (3,4) [i, j] <- (2,)", make_arg((3, 4), key=(op, 4), transposed=True),
+                    [_ints([2, 0]), _ints([-1, 1])], make_arg((2,), key=(op, 5)))],
+    torch="lambda self, indices, values, accumulate=False, dims=None: torch.index_put(self, tuple(indices), values, "
+          "accumulate)",
+    doc="self with values written at the integer-tensor indices (broadcast together) of the leading dims, "
+        "or of `dims` (agrad's addition: the dims the index tensors index; `x[:, idx] = v` uses it); "
+        "accumulate adds instead (repeated indices add up).")
+
+
+def _ints(values):
+    from ..creation import tensor
+    return tensor(np.asarray(values), dtype=dtypes.int64)
+
+
+# ---- checks ------------------------------------------------------------------------------------
+
+_SHORT_NAME = re.compile(r"Backward\d*$")
+
+
+def short_name(node) -> str:
+    """A Node's name as PyTorch's messages print it: ExpBackward0 -> Exp."""
+    return _SHORT_NAME.sub("", node.name())
+
+
+def _handle_view_on_rebase(t, m) -> None:
+    creation = m.creation_meta
+    if creation == CREATION_DEFAULT:
+        return
+    fn = t.grad_fn
+    if creation == CREATION_NO_GRAD_MODE or fn is None:
+        prefix = (f"Output {m.output_nr} of {short_name(fn)} is a view of a view which was created in"
+                  if fn is not None else "A view was created in")
+        msg = prefix + " no_grad mode and is being modified inplace with grad mode enabled."
+    else:
+        msg = f"Output {m.output_nr} of {short_name(fn)} is a view and is being modified inplace."
+    if creation == CREATION_MULTI_OUTPUT_NODE:
+        msg += (" This view is the output of a function that returns multiple views. Such functions do not allow "
+                "the output views to be modified inplace. You should replace the inplace operation by an "
+                "out-of-place one.")
+    else:
+        msg += (" Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code "
+                "by moving both the view and the inplace either both inside the no_grad block (if you don't want "
+                "the inplace to be tracked) or both outside (if you want the inplace to be tracked).")
+    raise RuntimeError(msg)
+
+
+def check_inplace(t: Tensor) -> None:
+    """PyTorch's check_inplace, for an in-place op that autograd will record."""
+    m = t._autograd_meta
+    if m.__class__ is DifferentiableViewMeta:
+        _handle_view_on_rebase(t, m)
+        if t.requires_grad and m.base.is_leaf:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    if t.requires_grad and t.is_leaf:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def _overlaps(data) -> bool:
+    """Whether several elements share one memory location (an expanded view)."""
+    strides = getattr(data, "strides", None)
+    return strides is not None and any(st == 0 and n > 1 for st, n in zip(strides, data.shape))
+
+
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
+def _write(self: Tensor, out: Tensor) -> None:
+    """Store `out` into self's memory (cast to its dtype) and bump the shared version counter."""
+    data, new = self._data, out._data
+    if new.shape != data.shape:
+        raise RuntimeError(f"output with shape {list(data.shape)} doesn't match the broadcast shape "
+                           f"{list(new.shape)}")
+    if new.dtype != data.dtype and _CATEGORY[new.dtype.kind] > _CATEGORY[data.dtype.kind]:
+        raise RuntimeError(f"result type {scalar_type_name(new.dtype)} can't be cast to the desired output type "
+                           f"{scalar_type_name(data.dtype)}")
+    if not isinstance(data, MetaArray):
+        data[...] = new
+    bump_version(self)
+
+
+def bump_version(t: Tensor) -> None:
+    vc = t._version_counter
+    if vc is None:
+        t._version_counter = VariableVersion(1)
+    else:
+        vc.version += 1
+
+
+def _requires_grad(a) -> bool:
+    if a.__class__ is Tensor or isinstance(a, Tensor):
+        return a.requires_grad
+    if a.__class__ is list or a.__class__ is tuple:
+        return any(_requires_grad(x) for x in a)
+    return False
+
+
+# ---- the in-place op -----------------------------------------------------------------------------
+
+def apply_inplace(self: Tensor, op, args=(), kwargs=None, backward_name=None) -> Tensor:
+    """Run `op(self, *args, **kwargs)` and store its result into self, recording it as PyTorch records
+    the op's in-place variant. `backward_name` renames the Node where PyTorch's in-place variant has a
+    name of its own (fill_ -> FillBackward2, copy_ -> CopyBackwards)."""
+    if not isinstance(self, Tensor):
+        raise TypeError(f"in-place op on {type(self).__name__}, not a Tensor")
+    kwargs = kwargs or {}
+    if _overlaps(self._data):
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                           "single memory location. Please clone() the tensor before performing the operation.")
+    record = tls.grad_enabled and (self.requires_grad or any(_requires_grad(a) for a in args)
+                                   or any(_requires_grad(a) for a in kwargs.values()))
+    if not record:
+        _write(self, op(self, *args, **kwargs))
+        return self
+    check_inplace(self)
+    # `self` as the op's input: the same memory and the same (old) history, its own version counter
+    edge = gradient_edge(self)
+    old = Tensor._make(self._data, self._device, self._keys & ~AUTOGRAD)
+    if edge.function is not None:
+        old._autograd_meta = AutogradMeta(grad_fn=edge.function, output_nr=edge.input_nr)
+        old._keys |= AUTOGRAD
+    out = op(old, *args, **kwargs)
+    om = out._autograd_meta
+    node = om.grad_fn if om is not None else None
+    saved = getattr(node, "saved", None)
+    if saved and any(v.__class__ is SavedVariable and v._tensor is old for v in saved.values()):
+        old._data = old._data.copy()          # a formula reads the old self: keep it (PyTorch's original_self)
+    _write(self, out)
+    if node is None:
+        return self
+    if backward_name is not None:
+        node.__class__ = _renamed(node.__class__, backward_name)
+    node.input_metadata[0] = (self._data.shape, self._data.dtype, self._device)
+    _rebase_history(self, node)
+    if saved and "result" in saved:
+        result = SavedVariable(self, True)     # the result is self now, at its new version
+        result._output_nr, result._saved_for_name = 0, node.__class__
+        saved["result"] = result
+    return self
+
+
+_RENAMED: dict = {}
+
+
+def _renamed(cls, name):
+    key = (cls, name)
+    new = _RENAMED.get(key)
+    if new is None:
+        new = _RENAMED[key] = type(name, (cls,), {"__slots__": ()})
+    return new
+
+
+def _rebase_history(self: Tensor, node: Node) -> None:
+    """Make `node` the history of self (PyTorch's rebase_history): directly, or for a view, by
+    making the base's grad_fn a CopySlices around it."""
+    m = self._autograd_meta
+    if m.__class__ is DifferentiableViewMeta:
+        base = m.base
+        copy_slices = CopySlices(base, m.view_fn, node)
+        bm = base._autograd_meta
+        if bm is None:
+            bm = base._autograd_meta = AutogradMeta()
+        bm.grad_fn, bm.output_nr, bm.requires_grad = copy_slices, 0, False
+        base._keys |= AUTOGRAD
+        return                 # the view's grad_fn is rebuilt from the base when next used
+    if m is None:
+        m = self._autograd_meta = AutogradMeta()
+    m.grad_fn, m.output_nr, m.requires_grad = node, 0, False
+    self._keys |= AUTOGRAD
+
+
+class CopySlices(Node):
+    """The grad_fn of a base after an in-place op on one of its views: `fn` is that op's Node.
+
+    Backward: the base's gradient, with the view's part replaced by what `fn` gives for the
+    view's old value (PyTorch's CopySlices; the view is regenerated by replaying its view ops,
+    PyTorch's view_fn path). Written with agrad ops (copy_ into a view of a fresh tensor), so
+    with create_graph the result is differentiable again."""
+    __slots__ = ("layout", "view_fn", "fn")
+
+    def __init__(self, base: Tensor, view_fn, fn: Node):
+        super().__init__()
+        self.add_input_metadata(base)
+        self.layout = _layout_order(base._data)
+        self.view_fn = view_fn
+        self.fn = fn
+        self.set_next_edges([gradient_edge(base)] + list(fn.next_edges[1:]))
+
+    def apply(self, grads):
+        grad = grads[0]
+        n = len(self.next_edges)
+        if grad is None:
+            return [None] * n
+        shape, dtype, dev = self.input_metadata[0]
+        result = _new_with_layout(shape, grad._data.dtype, grad._device, self.layout)
+        result.copy_(grad)
+        grad_slice = replay_view(result, self.view_fn)
+        res = self.fn.apply([clone(grad_slice, memory_format="contiguous_format")])
+        out = [None] * n
+        for i, r in enumerate(res):
+            if r is None:
+                continue
+            if i == 0:
+                grad_slice.copy_(r)
+                out[0] = result
+            else:
+                out[i] = r
+        return out
+
+    def release_variables(self):
+        self.fn.release_variables()
+
+
+def _layout_order(data):
+    """The order of dims from the largest stride down, when it is not the plain C order."""
+    strides = getattr(data, "strides", None)
+    if strides is None or len(strides) < 2:
+        return None
+    order = sorted(range(len(strides)), key=lambda d: -strides[d])
+    return None if order == list(range(len(strides))) else order
+
+
+def _new_with_layout(shape, np_dtype, device, order) -> Tensor:
+    """Zeros with the memory layout of the base (PyTorch's new_empty_strided(base's geometry)),
+    so that replaying the view's ops on it gives views, exactly as on the base."""
+    if order is None:
+        return filled(tuple(shape), 0, np_dtype, device)
+    t = filled(tuple(shape[d] for d in order), 0, np_dtype, device)
+    inverse = [0] * len(order)
+    for i, d in enumerate(order):
+        inverse[d] = i
+    t._data = t._data.transpose(inverse)
+    return t
+
+
+# ---- the in-place methods -------------------------------------------------------------------------
+
+def _method(name, op_name, backward_name=None):
+    def method(self, *args, **kwargs):
+        return apply_inplace(self, getattr(_ops, op_name), args, kwargs, backward_name)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"In-place {op_name}: the result is written into self (see agrad.{op_name})."
+    return method
+
+
+# PyTorch's in-place variants of the ops agrad has (bound when the op exists)
+_UNARY = ("abs", "neg", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin", "cos",
+          "tan", "sinh", "cosh", "tanh", "asin", "acos", "atan", "sigmoid", "relu", "sign", "erf", "erfc", "erfinv",
+          "reciprocal", "square", "floor", "ceil", "round", "trunc", "frac", "lgamma", "digamma", "clamp",
+          "clamp_min", "clamp_max", "leaky_relu", "silu", "elu", "hardtanh", "nan_to_num", "logit")
+_BINARY = ("add", "sub", "mul", "div", "pow", "fmod", "remainder", "atan2", "hypot", "lerp", "addcmul", "addcdiv",
+           "masked_fill", "index_put", "index_add", "scatter", "scatter_add", "scatter_reduce", "true_divide",
+           "multiply", "subtract", "xlogy", "copysign", "float_power")
+_SPECIAL = {"fill_": ("fill", "FillBackward2"), "copy_": ("copy", "CopyBackwards")}
+
+
+def _zero_(self):
+    return apply_inplace(self, fill, (0,), None, "ZeroBackward0")
+
+
+def _fill_(self, value):
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value.ndim} dimensions.")
+        return apply_inplace(self, copy, (value,), None, "FillBackward3")
+    return apply_inplace(self, fill, (value,), None, "FillBackward2")
+
+
+def _copy_(self, src, non_blocking=False):
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
+    if src._device is not self._device or src._data.dtype != self._data.dtype:
+        src = src.to(device=self._device)
+    return apply_inplace(self, copy, (src, non_blocking), None, "CopyBackwards")
+
+
+def _index_put_(self, indices, values, accumulate=False, dims=None):
+    if isinstance(values, (int, float, bool)):
+        from ..creation import tensor
+        values = tensor(values, dtype=self.dtype, device=self.device)
+    return apply_inplace(self, index_put, (list(indices), values, accumulate, dims), None, "IndexPutBackward0")
+
+
+def _iop(name):
+    def method(self, other):
+        return getattr(self, name)(other)
+    method.__name__ = method.__qualname__ = f"__i{name[:-1]}__"
+    return method
+
+
+def bind_inplace_methods() -> None:
+    """Tensor.<op>_ for every op above that the library has; called once all families have loaded."""
+    import importlib
+    global _ops
+    _ops = importlib.import_module("agrad.ops")
+    for name in _UNARY + _BINARY:
+        if hasattr(_ops, name) and not hasattr(Tensor, name + "_"):
+            setattr(Tensor, name + "_", _method(name + "_", name))
+    Tensor.zero_ = _zero_
+    Tensor.fill_ = _fill_
+    Tensor.copy_ = _copy_
+    Tensor.index_put_ = _index_put_
+    Tensor.__setitem__ = setitem
+    for name in ("add_", "sub_", "mul_", "div_"):
+        setattr(Tensor, f"__i{name[:-1]}__" if name != "div_" else "__itruediv__", _iop(name))
+
+
+_ops = None
+
+
+# ---- x[index] = value ------------------------------------------------------------------------------
+
+def setitem(self: Tensor, index, value) -> None:
+    """`self[index] = value`, as PyTorch: the indexed part is a view (basic indices) written with
+    copy_/fill_ (so the base's grad_fn becomes CopySlices); with integer tensors, lists or bool masks
+    among the indices, the basic part is applied first and index_put_ writes the rest."""
+    items = index if isinstance(index, tuple) else (index,)
+    if any(is_advanced(item) for item in items):
+        target, indices, dims = advanced_parts(self, index)
+        if not isinstance(value, Tensor):
+            from ..creation import tensor
+            value = tensor(value, dtype=self.dtype, device=self.device)
+        elif value._device is not self._device:
+            value = value.to(device=self._device)
+        target.index_put_(indices, value, False, dims)
+        return
+    target = getitem(self, index)
+    if isinstance(value, Tensor):
+        target.copy_(value)
+    elif isinstance(value, (int, float, bool, np.generic)):
+        target.fill_(value)
+    else:                          # a nested list or an array: as torch, a tensor of self's dtype
+        from ..creation import tensor
+        target.copy_(tensor(value, dtype=self.dtype, device=self.device))
+
+
+from ..creation import zeros_like  # noqa: E402
+from .indexing import getitem, slice as slice_op  # noqa: E402
+from .indexing_advanced import _index, _index_key, _index_meta, advanced_parts, is_advanced  # noqa: E402
+from .nn import scalar_type_name  # noqa: E402
+from .pointwise import where  # noqa: E402
+from .reduction import sum as sum_op  # noqa: E402

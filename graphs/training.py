@@ -1,0 +1,438 @@
+"""Training a checked graph: new input values per step (`Graph.run(inputs=...)`), an
+optimizer and a schedule from agrad.optim, batches from arrays, evaluation, checkpoints.
+
+Everything that does not change between steps is made once: the checked graph, its
+bound nodes (kernel lookups), the leaves, the optimizer's buffers, and the Meta
+re-check of each new batch shape (cached by shape).
+"""
+from __future__ import annotations
+
+import bisect
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+import agrad
+import agrad.nn.utils
+import agrad.optim
+
+from .build import GraphChecker
+from .diagnostics import Collector, did_you_mean
+from .executor import run_nodes
+from .results import Diagnostic, GraphFileError, SourceLocation
+from .runner import Runner, _cyclic_gc_paused
+
+OPTIMIZERS: dict[str, Callable] = {"sgd": agrad.optim.SGD, "adam": agrad.optim.Adam, "adamw": agrad.optim.AdamW,
+                                   "rmsprop": agrad.optim.RMSprop, "adagrad": agrad.optim.Adagrad}
+# keyword arguments each schedule takes (besides `warmup`), as lr_scheduler's classes name them
+SCHEDULES: dict[str, tuple[str, ...]] = {
+    "constant": (), "step": ("step_size", "gamma"), "multistep": ("milestones", "gamma"),
+    "exponential": ("gamma",), "cosine": ("t_max", "eta_min"), "linear": ("start_factor", "end_factor",
+                                                                         "total_iters"),
+}
+METRICS = ("loss", "accuracy")
+
+
+class TrainingDiverged(Exception):
+    """The loss became NaN or Inf: training stops (exit status 1) naming the step."""
+
+    def __init__(self, step: int, value: float, location: SourceLocation | None = None):
+        self.step, self.value, self.location = step, value, location
+        super().__init__(f"loss is {value} at step {step}; training stopped")
+
+
+# ---- new input values ------------------------------------------------------------------
+
+def as_input_tensor(checked, name: str, value) -> Any:
+    """`value` (an array, a nested list, or a Tensor) as the leaf `name`: in its planned
+    dtype and device, with its requires_grad."""
+    plan = checked.leaves[name]
+    dtype = agrad.dtypes.from_name(plan.dtype)
+    if isinstance(value, agrad.Tensor):
+        t = value.detach().to(device=plan.device, dtype=dtype)
+    else:
+        t = agrad.tensor(np.asarray(value), dtype=dtype, device=plan.device)
+    if plan.requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def unknown_inputs(checked, names, what: str, file: str) -> list[Diagnostic]:
+    return [Diagnostic("AG064", f"{what} '{name}' names no input of the graph", None,
+                       did_you_mean(name, checked.spec.inputs))
+            for name in names if name not in checked.leaves]
+
+
+class ShapeCheck:
+    """The graph's Meta build, redone for the input shapes a run or a batch brings; one
+    build per distinct set of shapes."""
+
+    def __init__(self, checked, file: str):
+        self.checked, self.file = checked, file
+        self._seen: dict[tuple, list[Diagnostic]] = {}
+
+    def problems(self, shapes: dict[str, tuple[int, ...]]) -> list[Diagnostic]:
+        leaves = self.checked.leaves
+        changed = {n: tuple(s) for n, s in shapes.items() if tuple(s) != tuple(leaves[n].shape)}
+        key = tuple(sorted(changed.items()))
+        if not changed:
+            return []
+        if key not in self._seen:
+            self._seen[key] = self._check(changed)
+        return self._seen[key]
+
+    def _check(self, changed: dict[str, tuple[int, ...]]) -> list[Diagnostic]:
+        checked = self.checked
+        collector = Collector(self.file)
+        checker = GraphChecker(checked.spec, collector, checked.base_dir, checked.options)
+        plans = {n: (p if n not in changed else _with_shape(p, changed[n])) for n, p in checked.leaves.items()}
+        missing: set[str] = set()
+        checker.make_meta_leaves(plans, missing)
+        run_nodes(checked.order, checker.meta, on_error=checker.report_failure, failed=missing)
+        names = set(checked.spec.inputs) | {n.name for n in checked.spec.nodes}
+        for pass_ in checked.spec.backward:
+            checker.check_pass(pass_, names)
+        given = ", ".join(f"{n}: {list(s)}" for n, s in changed.items())
+        return [Diagnostic(d.code, f"{d.message} (with input shapes {given})", d.location, d.hint)
+                for d in collector.sorted()]
+
+
+def _with_shape(plan, shape):
+    from dataclasses import replace
+    return replace(plan, shape=tuple(shape))
+
+
+def run_with_inputs(graph, inputs: dict, **run_options):
+    """`Graph.run(inputs=...)`: the file's leaves with some replaced by new values."""
+    checked, file = graph._checked, graph.file
+    problems = unknown_inputs(checked, inputs, "inputs=", file)
+    if problems:
+        raise GraphFileError(problems)
+    tensors = {name: as_input_tensor(checked, name, value) for name, value in inputs.items()}
+    problems = ShapeCheck(checked, file).problems({n: t.shape for n, t in tensors.items()})
+    if problems:
+        raise GraphFileError(problems)
+    from .runner import run_graph
+    return run_graph(checked, file, timings=dict(graph.timings_ms), leaf_values=tensors, **run_options)
+
+
+# ---- optimizer and schedule from plain data ----------------------------------------------
+
+def make_optimizer(spec: dict, params: list) -> agrad.optim.Optimizer:
+    """`{type: adam, lr: 1e-3, ...}`: the rest of the mapping is the class's keyword arguments."""
+    options = dict(spec)
+    kind = options.pop("type")
+    if "betas" in options:
+        options["betas"] = tuple(options["betas"])
+    return OPTIMIZERS[kind](params, **options)
+
+
+def schedule_factor(spec: dict | None, total_steps: int) -> Callable[[int], float] | None:
+    """The schedule's multiplier of the base lr at step t, from the closed forms of
+    lr_scheduler's classes; `warmup: W` ramps linearly over the first W steps (as
+    LinearLR(start_factor=1/W) followed by the schedule, PyTorch's SequentialLR)."""
+    if spec is None:
+        return None
+    options = dict(spec)
+    kind = options.pop("type", "constant")
+    warmup = int(options.pop("warmup", 0))
+    if kind == "constant":
+        def after(t):
+            return 1.0
+    elif kind == "step":
+        step_size, gamma = options["step_size"], options.get("gamma", 0.1)
+
+        def after(t):
+            return gamma ** (t // step_size)
+    elif kind == "multistep":
+        milestones, gamma = sorted(options["milestones"]), options.get("gamma", 0.1)
+
+        def after(t):
+            return gamma ** bisect.bisect_right(milestones, t)
+    elif kind == "exponential":
+        gamma = options["gamma"]
+
+        def after(t):
+            return gamma ** t
+    elif kind == "cosine":
+        t_max = options.get("t_max", max(1, total_steps - warmup))
+        eta_min = options.get("eta_min", 0.0)          # a fraction of the base lr here
+
+        def after(t):
+            return eta_min + (1 - eta_min) * (1 + math.cos(math.pi * min(t, t_max) / t_max)) / 2
+    else:
+        start, end = options.get("start_factor", 1.0 / 3), options.get("end_factor", 1.0)
+        total = options.get("total_iters", 5)
+
+        def after(t):
+            return start + (end - start) * min(total, t) / total
+
+    def factor(t: int) -> float:
+        if t < warmup:
+            return (t + 1) / warmup
+        return after(t - warmup)
+    return factor
+
+
+# ---- batches ----------------------------------------------------------------------------
+
+@dataclass
+class Batches:
+    """Batches along dim 0 of equally long arrays. Each epoch's order is a permutation
+    drawn from (seed, epoch) alone, so step k's batch never depends on how the run got
+    there: a resumed run sees exactly the batches an uninterrupted one would. A last
+    partial batch is dropped (every step has the same shapes)."""
+    arrays: dict[str, np.ndarray]
+    batch_size: int
+    shuffle: bool
+    seed: int
+
+    def __post_init__(self):
+        self.length = len(next(iter(self.arrays.values())))
+        self.per_epoch = max(1, self.length // self.batch_size)
+        self._epoch, self._order = -1, None
+
+    def batch(self, step: int) -> dict[str, np.ndarray]:
+        epoch, i = divmod(step, self.per_epoch)
+        if epoch != self._epoch:
+            self._epoch = epoch
+            self._order = (np.random.default_rng([self.seed, epoch]).permutation(self.length) if self.shuffle
+                           else None)
+        lo, hi = i * self.batch_size, min(self.length, (i + 1) * self.batch_size)
+        if self._order is None:
+            return {n: a[lo:hi] for n, a in self.arrays.items()}
+        index = self._order[lo:hi]
+        return {n: a[index] for n, a in self.arrays.items()}
+
+
+# ---- the loop ------------------------------------------------------------------------------
+
+@dataclass
+class TrainRun:
+    """What `Graph.train` returns: the loss of every step, the lr, eval records, and the
+    trained parameters (the leaves themselves)."""
+    losses: list[float] = field(default_factory=list)
+    lrs: list[float] = field(default_factory=list)
+    evals: list[dict[str, float]] = field(default_factory=list)     # {"step": k, "loss": .., "accuracy": ..}
+    params: dict[str, Any] = field(default_factory=dict)
+    steps: int = 0
+    seconds: float = 0.0            # of this session (a resumed run counts from its resume)
+    session_steps: int = 0
+    trainer: Any = None
+
+    @property
+    def final_loss(self) -> float | None:
+        """The mean training loss of the last 10 steps (one batch's loss alone is noise)."""
+        tail = self.losses[-10:]
+        return sum(tail) / len(tail) if tail else None
+
+
+class Trainer:
+    """One training run of a checked graph; `step()` does one optimizer step."""
+
+    def __init__(self, graph, *, loss: str, params=None, optimizer=None, schedule=None, steps: int = 100,
+                 data: dict | None = None, batch_size: int | None = None, shuffle: bool = False,
+                 clip_grad_norm: float | None = None, eval_data: dict | None = None,
+                 metrics=("loss",), seed: int | None = None):
+        checked, file = graph._checked, graph.file
+        self.checked, self.file = checked, file
+        self.loss_name = loss
+        self.total_steps = int(steps)
+        self.clip = clip_grad_norm
+        self.metrics = [tuple(m) if not isinstance(m, str) else (m,) for m in metrics]
+        self.runner = Runner(checked, file)
+        self.leaves = self.runner.make_leaves()
+        names = params if params is not None else [n for n, p in checked.leaves.items() if p.requires_grad]
+        self.param_names = list(names)
+        self.params = [self.leaves[n] for n in self.param_names]
+        self.grad_leaves = [t for t in self.leaves.values() if t.requires_grad]
+        self.optimizer = (make_optimizer(optimizer or {"type": "sgd", "lr": 0.01}, self.params)
+                          if not isinstance(optimizer, agrad.optim.Optimizer) else optimizer)
+        factor = schedule_factor(schedule, self.total_steps) if isinstance(schedule, (dict, type(None))) else None
+        self.scheduler = (agrad.optim.lr_scheduler.LambdaLR(self.optimizer, factor) if factor is not None
+                          else schedule(self.optimizer) if callable(schedule) else None)
+        seed = checked.seed if seed is None else seed
+        self.shapes = ShapeCheck(checked, file)
+        self.batches = None
+        if data:
+            problems = unknown_inputs(checked, data, "data", file)
+            if problems:
+                raise GraphFileError(problems)
+            arrays = {n: np.asarray(a) for n, a in data.items()}
+            self.batches = Batches(arrays, batch_size or len(next(iter(arrays.values()))), shuffle, seed)
+            self._require_shapes({n: (self.batches.batch_size,) + a.shape[1:] for n, a in arrays.items()})
+        self.eval_data = None
+        if eval_data:
+            problems = unknown_inputs(checked, eval_data, "eval data", file)
+            if problems:
+                raise GraphFileError(problems)
+            self.eval_data = {n: as_input_tensor(checked, n, a) for n, a in eval_data.items()}
+            self._require_shapes({n: t.shape for n, t in self.eval_data.items()})
+        self.run = TrainRun(params={n: self.leaves[n] for n in self.param_names})
+
+    def _require_shapes(self, shapes) -> None:
+        problems = self.shapes.problems(shapes)
+        if problems:
+            raise GraphFileError(problems)
+
+    @property
+    def step_count(self) -> int:
+        return self.run.steps
+
+    def _forward(self, values: dict) -> dict:
+        leaves = dict(self.leaves)
+        leaves.update(values)
+        return self.runner.forward(leaves)
+
+    def step(self) -> float:
+        k = self.run.steps
+        if self.batches is not None:
+            batch = self.batches.batch(k)
+            values = {n: as_input_tensor(self.checked, n, a) for n, a in batch.items()}
+        else:
+            values = {}
+        for t in self.grad_leaves:
+            t.grad = None                                    # zero_grad(set_to_none=True)
+        env = self._forward(values)
+        loss = env[self.loss_name]
+        value = float(loss.item())
+        if not math.isfinite(value):
+            raise TrainingDiverged(k + 1, value, self.runner.location(self.loss_name))
+        try:
+            agrad.autograd.backward([loss])
+        except Exception as exc:     # noqa: BLE001 - located in the file as `agrad run` does
+            node = getattr(exc, "agrad_node", None)
+            yaml_node = self.runner.yaml_node_of(node)
+            raise self.runner.failures.backward(exc, yaml_node, node.name() if node is not None else None,
+                                                self.runner.location(yaml_node)) from exc
+        if self.clip is not None:
+            agrad.nn.utils.clip_grad_norm_(self.params, self.clip)
+        self.run.lrs.append(float(self.optimizer.param_groups[0]["lr"]))
+        self.optimizer.step()
+        if self.scheduler is not None:
+            self.scheduler.step()
+        self.run.losses.append(value)
+        self.run.steps = k + 1
+        return value
+
+    def evaluate(self) -> dict[str, float]:
+        """The metrics on the eval data (or the file's own inputs), without gradients."""
+        with agrad.no_grad():
+            env = self._forward(self.eval_data or {})
+        record: dict[str, float] = {"step": self.run.steps}
+        for metric in self.metrics:
+            if metric[0] == "loss":
+                record["loss"] = float(env[self.loss_name].item())
+            else:
+                logits, target = env[metric[1]], env[metric[2]]
+                predicted = np.argmax(logits.detach().cpu().numpy(), axis=-1)
+                record["accuracy"] = float(np.mean(predicted == target.detach().cpu().numpy()))
+        self.run.evals.append(record)
+        return record
+
+    # ---- checkpoints ---------------------------------------------------------------------
+
+    def state(self) -> dict[str, np.ndarray]:
+        """Parameters, optimizer buffers, step, loss history and RNG state, as arrays."""
+        arrays = {f"params/{n}": t.detach().cpu().numpy() for n, t in zip(self.param_names, self.params)}
+        optim = self.optimizer.state_dict()
+        for index, buffers in optim["state"].items():
+            for key, value in buffers.items():
+                arrays[f"optim/{index}/{key}"] = value.detach().cpu().numpy()
+        from agrad import creation
+        meta = {"version": 1, "graph": self.checked.spec.name, "step": self.run.steps,
+                "params": self.param_names, "param_groups": optim["param_groups"],
+                "scheduler": None if self.scheduler is None else
+                {"last_epoch": self.scheduler.last_epoch, "_step_count": self.scheduler._step_count,
+                 "_last_lr": self.scheduler._last_lr, "base_lrs": self.scheduler.base_lrs},
+                "losses": self.run.losses, "lrs": self.run.lrs, "evals": self.run.evals,
+                "rng": creation._generator.bit_generator.state}
+        arrays["meta"] = np.array(json.dumps(meta, default=_jsonable))
+        return arrays
+
+    def load_state(self, arrays) -> None:
+        """Continue from `state()`: raises ValueError naming what does not match this graph."""
+        meta = json.loads(str(arrays["meta"]))
+        if meta.get("params") != self.param_names:
+            raise ValueError(f"checkpoint holds parameters {meta.get('params')}, the graph trains "
+                             f"{self.param_names}")
+        with agrad.no_grad():
+            for n, t in zip(self.param_names, self.params):
+                saved = arrays[f"params/{n}"]
+                if tuple(saved.shape) != tuple(t.shape):
+                    raise ValueError(f"checkpoint parameter '{n}' has shape {list(saved.shape)}, the graph's has "
+                                     f"{list(t.shape)}")
+                t.copy_(agrad.tensor(saved, dtype=t.dtype, device=t.device))
+        state: dict[int, dict] = {}
+        for key in arrays.files if hasattr(arrays, "files") else arrays:
+            if key.startswith("optim/"):
+                _, index, name = key.split("/", 2)
+                value = arrays[key]
+                state.setdefault(int(index), {})[name] = agrad.tensor(value, dtype=agrad.dtypes.from_name(
+                    str(value.dtype)))
+        groups = meta["param_groups"]
+        for group in groups:
+            if "betas" in group:
+                group["betas"] = tuple(group["betas"])
+        self.optimizer.load_state_dict({"state": state, "param_groups": groups})
+        if self.scheduler is not None and meta["scheduler"] is not None:
+            self.scheduler.__dict__.update(meta["scheduler"])
+        from agrad import creation
+        creation._generator.bit_generator.state = meta["rng"]
+        self.run.steps = meta["step"]
+        self.run.losses, self.run.lrs, self.run.evals = meta["losses"], meta["lrs"], meta["evals"]
+
+
+def _jsonable(value):
+    if isinstance(value, (np.integer, np.floating)):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def run_trainer(trainer: Trainer, *, steps: int, eval_every: int | None = None, on_step=None,
+                stop_after: int | None = None) -> TrainRun:
+    """Step `trainer` to `steps` in total (or to `stop_after`), evaluating every `eval_every`
+    steps and after the last; `on_step(trainer)` after each step."""
+    run = trainer.run
+    first = run.steps
+    start = time.perf_counter()
+    try:
+        with _cyclic_gc_paused(), np.errstate(all="ignore"):
+            end = steps if stop_after is None else min(steps, stop_after)
+            while run.steps < end:
+                trainer.step()
+                if eval_every and run.steps % eval_every == 0 and run.steps < steps:
+                    trainer.evaluate()
+                if on_step is not None:
+                    on_step(trainer)
+            if run.steps == steps and (not run.evals or run.evals[-1]["step"] != steps):
+                trainer.evaluate()
+    finally:
+        run.seconds = time.perf_counter() - start
+        run.session_steps = run.steps - first
+    return run
+
+
+def train(graph, *, steps: int, eval_every: int | None = None, on_step=None, resume=None,
+          stop_after: int | None = None, **options) -> TrainRun:
+    """`Graph.train(...)`: `steps` optimizer steps in total (`resume`, a `Trainer.state()`,
+    continues a run to it; `stop_after=k` stops the same run after step k, to checkpoint
+    it); `on_step(trainer)` after each step. `run.trainer` holds the optimizer and state."""
+    trainer = Trainer(graph, steps=steps, **options)
+    if resume is not None:
+        trainer.load_state(resume)
+    run = run_trainer(trainer, steps=steps, eval_every=eval_every, on_step=on_step, stop_after=stop_after)
+    run.trainer = trainer
+    return run
+
+
+def save_checkpoint(trainer: Trainer, path) -> None:
+    """`trainer.state()` as an .npz, written atomically (complete or absent)."""
+    from .saving import write_atomically
+
+    arrays = trainer.state()
+    write_atomically(path, lambda f: np.savez(f, **arrays))

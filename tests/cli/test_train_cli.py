@@ -1,0 +1,179 @@
+"""`agrad train`: the summary, JSON, checkpoints that resume bit for bit, NaN, the train
+section's diagnostics, plots."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agrad.cli.main import cli
+
+GRAPH = """\
+seed: 3
+inputs:
+  x: {shape: [8, 4], init: normal}
+  y: {value: [0, 1, 2, 0, 1, 2, 0, 1], dtype: int64}
+  W: {shape: [4, 3], init: normal, std: 0.5, requires_grad: true}
+  b: {shape: [3], init: zeros, requires_grad: true}
+nodes:
+  logits: x @ W + b
+  loss: cross_entropy(logits, y)
+backward: loss
+"""
+TRAIN = """\
+train:
+  loss: loss
+  optimizer: {type: adam, lr: 0.05}
+  schedule: {type: cosine, warmup: 5}
+  steps: 90
+  data: {source: {file: d.npz}, batch_size: 8, shuffle: true}
+  clip_grad_norm: 1.0
+  eval: {every: 30, data: {file: t.npz}, metrics: [loss, "accuracy(logits, y)"]}
+expect:
+  train: {final_loss: {max: MAXLOSS}, accuracy: {min: 0.6}}
+"""
+
+
+@pytest.fixture
+def trainable(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(96, 4)).astype(np.float32)
+    Y = (X[:, 0] > 0).astype(np.int64) + (X[:, 1] > 0)
+    np.savez(tmp_path / "d.npz", x=X, y=Y)
+    np.savez(tmp_path / "t.npz", x=X[:40], y=Y[:40])
+
+    def write(train: str = TRAIN, max_loss: float = 0.9, graph: str = GRAPH) -> str:
+        path = tmp_path / "g.yaml"
+        path.write_text(graph + train.replace("MAXLOSS", str(max_loss)))
+        return str(path)
+    return write
+
+
+def _json(runner, *args):
+    result = runner.invoke(cli, ["train", *args, "--format", "json"])
+    return result, json.loads(result.stdout) if result.stdout.strip() else None
+
+
+def test_train_table_and_curve(runner, trainable):
+    result = runner.invoke(cli, ["train", trainable()])
+    assert result.exit_code == 0, result.output
+    assert re.search(r"eval accuracy\s+│ 0\.\d{4}", result.stdout)
+    assert "expect" in result.stdout and "passed" in result.stdout
+    curve = next(line for line in result.stdout.splitlines() if line.startswith("loss  "))
+    assert len(set(curve.split()[1]) - set("▁▂▃▄▅▆▇█")) == 0 and "->" in curve
+
+
+def test_train_json_has_the_loss_series(runner, trainable):
+    result, doc = _json(runner, trainable())
+    assert result.exit_code == 0
+    assert doc["schema_version"] == 1 and doc["steps"] == 90 and len(doc["losses"]) == 90
+    assert [e["step"] for e in doc["evals"]] == [30, 60, 90] and doc["expect"]["passed"] is True
+    assert np.mean(doc["losses"][-10:]) < np.mean(doc["losses"][:10])
+    assert doc["lrs"][0] == pytest.approx(0.01)
+
+
+def test_expect_train_failure_exits_1(runner, trainable):
+    result, doc = _json(runner, trainable(max_loss=0.01))
+    assert result.exit_code == 1
+    assert doc["expect"]["passed"] is False
+    assert "expect.train.final_loss" in doc["expect"]["failures"][0] and "above the maximum 0.01" in result.stderr
+
+
+def test_resume_continues_bit_for_bit(runner, trainable, tmp_path):
+    graph = trainable()
+    ckpt = str(tmp_path / "ck.npz")
+    first = runner.invoke(cli, ["train", graph, "--steps", "40", "--save", ckpt])
+    assert first.exit_code == 0 and Path(ckpt).exists()
+    assert not list(tmp_path.glob(".ck.npz.*"))              # written atomically: no temporary left
+    _, resumed = _json(runner, graph, "--resume", ckpt)
+    _, straight = _json(runner, graph)
+    assert resumed["losses"] == straight["losses"] and resumed["evals"] == straight["evals"]
+    final = str(tmp_path / "a.npz"), str(tmp_path / "b.npz")
+    runner.invoke(cli, ["train", graph, "--resume", ckpt, "--save", final[0]])
+    runner.invoke(cli, ["train", graph, "--save", final[1]])
+    with np.load(final[0]) as a, np.load(final[1]) as b:
+        assert set(a.files) == set(b.files) and "optim/0/exp_avg" in a.files
+        for key in a.files:
+            if key != "meta":
+                np.testing.assert_array_equal(a[key], b[key])
+
+
+def test_bad_checkpoints_exit_2(runner, trainable, tmp_path):
+    graph = trainable()
+    (tmp_path / "not.npz").write_text("hello")
+    result = runner.invoke(cli, ["train", graph, "--resume", str(tmp_path / "not.npz")])
+    assert result.exit_code == 2 and "error[AG069]: not a checkpoint" in result.stderr
+    np.savez(tmp_path / "other.npz", a=np.zeros(2))
+    result = runner.invoke(cli, ["train", graph, "--resume", str(tmp_path / "other.npz")])
+    assert result.exit_code == 2 and "error[AG069]" in result.stderr and "Traceback" not in result.output
+
+
+def test_nan_loss_stops_with_exit_1_naming_the_step(runner, trainable):
+    graph = trainable(graph=GRAPH.replace("cross_entropy(logits, y)", "cross_entropy(logits * 1e38 * 1e38, y)"))
+    result, doc = _json(runner, graph)
+    assert result.exit_code == 1
+    assert re.search(r"g\.yaml:9:9: error\[AG068\]: loss is nan at step 1; training stopped", result.stderr)
+    assert doc["diverged"] == {"step": 1, "loss": "nan"}
+
+
+BAD = """\
+train:
+  loss: logits
+  params: [W, x, Wb]
+  optimizer: {type: adamm, lr: 0.1}
+  schedule: {type: cosine, t_maxx: 3}
+  steps: 0
+  data: {source: {file: missing.npz}, batch_size: 8, shufle: true}
+  eval: {every: 50, metrics: [loss, "accuracy(logit, y)", f1]}
+expect:
+  train: {final_loss: {maxx: 0.9}}
+"""
+
+
+def test_every_problem_of_the_section_before_any_step(runner, trainable):
+    result = runner.invoke(cli, ["train", trainable(BAD)])
+    assert result.exit_code == 2
+    found = re.findall(r"g\.yaml:(\d+):(\d+): error\[(AG06\d)\]", result.stderr)
+    assert [(int(a), int(b), c) for a, b, c in found] == [
+        (12, 9, "AG062"), (13, 15, "AG063"), (13, 18, "AG063"), (14, 21, "AG061"), (15, 28, "AG061"),
+        (16, 10, "AG060"), (17, 25, "AG065"), (17, 54, "AG060"), (18, 37, "AG066"), (18, 59, "AG066"),
+        (20, 23, "AG067")]
+    assert "did you mean 'adam'" in result.stderr and "did you mean 'logits'" in result.stderr
+    # validate finds the same, without running
+    assert runner.invoke(cli, ["validate", trainable(BAD)]).exit_code == 2
+
+
+def test_optimizer_hyper_parameters_and_batch_shapes_are_checked(runner, trainable, tmp_path):
+    bad_lr = TRAIN.replace("{type: adam, lr: 0.05}", "{type: sgd, lr: -1, nesterov: true}")
+    result = runner.invoke(cli, ["train", trainable(bad_lr)])
+    assert result.exit_code == 2 and "error[AG061]: optimizer sgd: Invalid learning rate: -1" in result.stderr
+    np.savez(tmp_path / "d.npz", x=np.zeros((16, 5), np.float32), y=np.zeros(16, np.int64))
+    result = runner.invoke(cli, ["train", trainable()])
+    assert result.exit_code == 2
+    assert re.search(r"g\.yaml:16:25: error\[AG065\]: a batch does not fit the graph: .*x: \[8, 5\]", result.stderr)
+    np.savez(tmp_path / "d.npz", x=np.zeros((16, 4), np.float32), z=np.zeros(16))
+    result = runner.invoke(cli, ["train", trainable()])
+    assert "error[AG064]: d.npz: key 'z' names no input of the graph" in result.stderr
+
+
+def test_graph_without_train_section(runner, trainable):
+    result = runner.invoke(cli, ["train", trainable(train="")])
+    assert result.exit_code == 2 and "error[AG060]" in result.stderr and "no `train:` section" in result.stderr
+
+
+def test_plot_svg_and_png(runner, trainable, tmp_path):
+    svg = tmp_path / "curve.svg"
+    result = runner.invoke(cli, ["train", trainable(), "--steps", "20", "--plot", str(svg)])
+    assert result.exit_code == 0 and "at step 20 of 90 (continue with --resume)" in result.stdout
+    text = svg.read_text()
+    assert text.startswith("<svg") and text.count("<polyline") == 1 and "train loss" in text
+    result = runner.invoke(cli, ["train", trainable(), "--plot", str(tmp_path / "curve.gif")])
+    assert result.exit_code == 2 and "expected a .svg or .png" in result.stderr
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        result = runner.invoke(cli, ["train", trainable(), "--plot", str(tmp_path / "curve.png")])
+        assert result.exit_code == 2 and "pip install 'agrad[plot]'" in result.stderr

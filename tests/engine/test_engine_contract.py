@@ -1,0 +1,46 @@
+"""The engine's contract, compared with what PyTorch 2.13.0 did in the same scenarios.
+
+The scenarios (engine_contract_scenarios.py) run here on agrad; their results on torch
+are in tests/reference/engine/contract.json, written by
+tests/reference/make_engine_reference.py. This file never imports torch.
+"""
+import json
+import pathlib
+
+import pytest
+
+import agrad
+from engine_contract_scenarios import SCENARIOS
+
+FIXTURE = pathlib.Path(__file__).resolve().parents[1] / "reference" / "engine" / "contract.json"
+EXPECTED = json.loads(FIXTURE.read_text())
+
+
+def test_fixture_is_from_the_pytorch_version_we_follow():
+    assert EXPECTED["torch"].startswith("2.13.0")
+    assert sorted(EXPECTED["scenarios"]) == sorted(SCENARIOS)
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_scenario_matches_pytorch(name):
+    agrad.set_grad_enabled(True)
+    try:
+        got = SCENARIOS[name](agrad)
+    finally:
+        agrad.set_grad_enabled(True)
+    assert _normalise(got) == _normalise(EXPECTED["scenarios"][name])
+
+
+def _normalise(value):
+    """JSON round trip; floats rounded to 6 digits (PyTorch computed some in float32)."""
+    value = json.loads(json.dumps(value))
+
+    def walk(v):
+        if isinstance(v, float):
+            return round(v, 6)
+        if isinstance(v, list):
+            return [walk(x) for x in v]
+        if isinstance(v, dict):
+            return {k: walk(x) for k, x in v.items()}
+        return v
+    return walk(value)

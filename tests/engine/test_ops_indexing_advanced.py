@@ -1,0 +1,261 @@
+"""Indexing with integer tensors (engine/ops/indexing_advanced.py), beyond the generated
+tests: what gradcheck cannot confirm (embedding's padding row, scale_grad_by_freq,
+amax/amin ties), PyTorch's errors, deterministic repeats, and `x[idx]` subscripts.
+Expected values were computed with PyTorch 2.13.0."""
+import numpy as np
+import pytest
+
+import agrad
+
+
+def f64(values, requires_grad=False):
+    return agrad.tensor(values, dtype=agrad.float64, requires_grad=requires_grad)
+
+
+def long(values):
+    return agrad.tensor(values, dtype=agrad.int64)
+
+
+# ---- embedding ---------------------------------------------------------------------------------
+
+def test_embedding_padding_row_gets_no_gradient_and_rows_scale_by_frequency():
+    w = agrad.tensor(np.arange(8.0).reshape(4, 2), dtype=agrad.float64, requires_grad=True)
+    out = agrad.embedding(long([[3, 0], [3, 1]]), w, padding_idx=3, scale_grad_by_freq=True)
+    assert out.grad_fn.name() == "EmbeddingBackward0"
+    np.testing.assert_array_equal(out.detach().numpy()[0, 0], [6.0, 7.0])     # the padding row is still read
+    out.backward(f64([[[1, 2], [3, 4]], [[5, 6], [7, 8]]]))
+    np.testing.assert_array_equal(w.grad.numpy(), [[3, 4], [7, 8], [0, 0], [0, 0]])
+
+
+def test_embedding_scale_grad_by_freq_divides_by_count():
+    w = f64(np.ones((4, 2)), requires_grad=True)
+    agrad.embedding(long([0, 2, 0, 0]), w, scale_grad_by_freq=True).sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), [[1, 1], [0, 0], [1, 1], [0, 0]])
+
+
+def test_embedding_double_backward_zeroes_the_padding_row():
+    w = f64(np.ones((3, 2)), requires_grad=True)
+    idx = long([2, 1, 2])
+    out = agrad.embedding(idx, w, padding_idx=-1)
+    go = f64(np.arange(6.0).reshape(3, 2), requires_grad=True)
+    (g,) = agrad.autograd.grad([out], [w], [go], create_graph=True)
+    (gg,) = agrad.autograd.grad([(g * f64([[1, 1], [10, 10], [100, 100]])).sum()], [go])
+    np.testing.assert_array_equal(gg.numpy(), [[0, 0], [10, 10], [0, 0]])
+
+
+@pytest.mark.parametrize("call,error,message", [
+    (lambda w: agrad.embedding(long([4]), w), IndexError, "index out of range in self"),
+    (lambda w: agrad.embedding(f64([1.0]), w), RuntimeError, "to have one of the following scalar types: Long, Int"),
+    (lambda w: agrad.embedding(long([1]), w, padding_idx=4), AssertionError, "Padding_idx must be within"),
+    (lambda w: agrad.embedding(long([1]), w[0]), RuntimeError, "'weight' must be 2-D"),
+    (lambda w: agrad.embedding(long([1]), w, max_norm=1.0), NotImplementedError, "renormalises rows of weight"),
+    (lambda w: agrad.embedding(long([1]), w, sparse=True), NotImplementedError, "no sparse gradients"),
+])
+def test_embedding_errors(call, error, message):
+    with pytest.raises(error, match=message):
+        call(f64(np.ones((4, 2))))
+
+
+# ---- gather / scatter ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("call,message", [
+    (lambda x: agrad.gather(x, 1, long([[5]])), "index 5 is out of bounds for dimension 1 with size 4"),
+    (lambda x: agrad.gather(x, 1, long([[-1]])), "index -1 is out of bounds for dimension 1 with size 4"),
+    (lambda x: agrad.gather(x, 1, f64([[1.0]])), r"gather\(\): Expected dtype int32/int64 for index"),
+    (lambda x: agrad.gather(x, 1, long([1])), "Index tensor must have the same number of dimensions"),
+    (lambda x: agrad.gather(x, 1, agrad.zeros(4, 1, dtype=agrad.int64)),
+     r"Size does not match at dimension 0 expected index \[4, 1\] to be no larger than self \[3, 4\]"),
+    (lambda x: agrad.scatter_add(x, 1, agrad.zeros(4, 1, dtype=agrad.int64), f64(np.ones((4, 1)))),
+     r"Expected index \[4, 1\] to be no larger than self \[3, 4\] apart from dimension 1 and to be no larger "
+     r"size than src \[4, 1\]"),
+    (lambda x: agrad.scatter_add(x, 1, long([[0]]), agrad.ones(1, 1)),
+     r"scatter\(\): Expected self.dtype to be equal to src.dtype"),
+    (lambda x: agrad.scatter_add(x, 1, long([[7]]), f64([[1.0]])), "index 7 is out of bounds for dimension 1"),
+    (lambda x: agrad.scatter_reduce(x, 1, long([[0]]), f64([[1.0]]), "foo"),
+     "reduce argument must be either sum, prod, mean, amax or amin, got foo"),
+    (lambda x: agrad.scatter(x, 1, long([[0]]), f64([[1.0]]), reduce="foo"),
+     "reduce argument must be either add or multiply."),
+])
+def test_gather_scatter_errors(call, message):
+    with pytest.raises(RuntimeError, match=message):
+        call(f64(np.zeros((3, 4))))
+
+
+def test_scatter_with_repeated_indices_is_deterministic():
+    x = f64(np.zeros(4))
+    outs = {tuple(agrad.scatter(x, 0, long([1, 1, 1]), f64([1.0, 2.0, 3.0])).numpy()) for _ in range(5)}
+    assert outs == {(0.0, 3.0, 0.0, 0.0)}            # the last write wins, every time
+
+
+def test_scatter_value_overload_and_legacy_reduce():
+    x = f64(np.ones((2, 3)), requires_grad=True)
+    out = agrad.scatter(x, 1, long([[2], [0]]), 5.0)
+    assert out.grad_fn.name() == "ScatterBackward1"
+    np.testing.assert_array_equal(out.detach().numpy(), [[1, 1, 5], [5, 1, 1]])
+    out.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [[1, 1, 0], [0, 1, 1]])
+    summed = agrad.scatter(x.detach(), 1, long([[2, 2]]), f64([[2.0, 3.0]]), reduce="add")
+    np.testing.assert_array_equal(summed.numpy(), [[1, 1, 6], [1, 1, 1]])
+    with pytest.raises(RuntimeError, match="derivative for aten::scatter is not implemented"):
+        agrad.scatter(x, 1, long([[2]]), 2.0, reduce="multiply").sum().backward()
+
+
+@pytest.mark.parametrize("reduce,include_self,result,grad_self,grad_src", [
+    ("amax", True, [1, 3, 3, 0], [1, 0.5, 0.5, 1], [0.5, 0, 0.5]),       # ties share the gradient
+    ("amin", False, [1, 2, 3, 0], [1, 0, 0, 1], [0, 1, 0.5]),
+])
+def test_scatter_reduce_ties_as_pytorch(reduce, include_self, result, grad_self, grad_src):
+    x = f64([[1.0, 3.0, 3.0, 0.0]], requires_grad=True)
+    src = f64([[3.0, 2.0, 3.0]], requires_grad=True)
+    out = agrad.scatter_reduce(x, 1, long([[1, 1, 2]]), src, reduce, include_self=include_self)
+    out.backward(agrad.ones_like(out))
+    np.testing.assert_array_equal(out.detach().numpy(), [result])
+    np.testing.assert_array_equal(x.grad.numpy(), [grad_self])
+    np.testing.assert_array_equal(src.grad.numpy(), [grad_src])
+
+
+def test_scatter_reduce_prod_with_a_zero():
+    x = f64([[1.0, 3.0, 3.0, 0.0]], requires_grad=True)
+    src = f64([[3.0, 2.0, 3.0]], requires_grad=True)
+    out = agrad.scatter_reduce(x, 1, long([[1, 1, 3]]), src, "prod")
+    out.backward(f64([[1.0, 2.0, 3.0, 4.0]]))
+    np.testing.assert_array_equal(out.detach().numpy(), [[1, 18, 3, 0]])
+    np.testing.assert_array_equal(x.grad.numpy(), [[1, 12, 3, 12]])
+    np.testing.assert_array_equal(src.grad.numpy(), [[12, 18, 0]])
+
+
+@pytest.mark.parametrize("include_self,expected", [(True, [3, 7, 6]), (False, [3, 7, 4])])
+def test_scatter_reduce_integer_mean_floors(include_self, expected):
+    out = agrad.scatter_reduce(long([5, 7, 9]), 0, long([0, 0, 2]), long([2, 4, 4]), "mean",
+                               include_self=include_self)
+    assert out.dtype == agrad.int64
+    np.testing.assert_array_equal(out.numpy(), expected)
+
+
+def test_integer_index_gets_no_gradient():
+    x = f64(np.ones((2, 3)), requires_grad=True)
+    out = agrad.gather(x, 1, long([[0, 0], [2, 1]]))
+    assert len(out.grad_fn.next_functions) == 1        # an edge to x only
+    out.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [[2, 0, 0], [0, 1, 1]])
+
+
+# ---- index_select / index_add / one_hot / masked_select / take_along_dim -------------------------
+
+@pytest.mark.parametrize("call,error,message", [
+    (lambda x: agrad.index_select(x, 1, long([7])), RuntimeError,
+     "INDICES element is out of DATA bounds, id=7 axis_dim=4"),
+    (lambda x: agrad.index_select(x, 1, long([[1]])), IndexError, "Index is supposed to be a vector"),
+    (lambda x: agrad.index_select(x, 1, f64([1.0])), RuntimeError, "Expected dtype int32 or int64 for index"),
+    (lambda x: agrad.index_add(x, 1, long([1]), f64(np.ones((3, 2)))), RuntimeError,
+     r"Number of indices \(1\) should be equal to source.size\(dim\): \(2\), for dim: 1"),
+    (lambda x: agrad.index_add(x, 1, long([1]), agrad.ones(3, 1)), RuntimeError,
+     r"self \(Double\) and source \(Float\) must have the same scalar type"),
+    (lambda x: agrad.index_add(x, 1, long([9]), f64(np.ones((3, 1)))), RuntimeError,
+     "index 9 is out of bounds for dimension 1 with size 4"),
+    (lambda x: agrad.one_hot(long([1, 5]), 3), RuntimeError, "Class values must be smaller than num_classes."),
+    (lambda x: agrad.one_hot(long([-1]), 3), RuntimeError, "Class values must be non-negative."),
+    (lambda x: agrad.one_hot(f64([1.0])), RuntimeError, "one_hot is only applicable to index tensor of type Long"),
+    (lambda x: agrad.masked_select(x, long([1, 0, 1, 0])), RuntimeError, "expected BoolTensor for mask"),
+    (lambda x: agrad.take_along_dim(x, agrad.tensor([[1]], dtype=agrad.int32), 1), RuntimeError,
+     "dtype of indices should be Long but got Int"),
+    (lambda x: agrad.take_along_dim(x, long([1]), 1), RuntimeError,
+     "input and indices should have the same number of dimensions"),
+])
+def test_index_op_errors(call, error, message):
+    with pytest.raises(error, match=message):
+        call(f64(np.zeros((3, 4))))
+
+
+def test_one_hot_infers_num_classes():
+    out = agrad.one_hot(long([[0, 3], [1, 1]]))
+    assert out.dtype == agrad.int64 and out.shape == (2, 2, 4)
+    np.testing.assert_array_equal(out.numpy()[0, 1], [0, 0, 0, 1])
+
+
+def test_index_add_accumulates_repeats():
+    out = agrad.index_add(f64(np.zeros((3, 2))), 0, long([2, 0, 2]), f64([[1, 2], [3, 4], [5, 6]]), alpha=2)
+    np.testing.assert_array_equal(out.numpy(), [[6, 8], [0, 0], [12, 16]])
+
+
+# ---- subscripts with tensors, lists and masks -----------------------------------------------------
+
+def test_subscripts_match_numpy_and_record_index_backward():
+    data = np.arange(24.0).reshape(2, 3, 4)
+    x = f64(data, requires_grad=True)
+    cases = [
+        (lambda t: t[long([1, 0, 1])], lambda a: a[[1, 0, 1]]),
+        (lambda t: t[:, [0, 2]], lambda a: a[:, [0, 2]]),
+        (lambda t: t[..., [-1]], lambda a: a[..., [-1]]),
+        (lambda t: t[1, [0, 2], 1:3], lambda a: a[1][[0, 2], 1:3]),
+        (lambda t: t[long([[0], [1]]), :, long([3, 0])], lambda a: a[[[0], [1]], :, [3, 0]]),
+        (lambda t: t[[True, False]], lambda a: a[[True, False]]),
+        (lambda t: t[t > 20], lambda a: a[a > 20]),
+        (lambda t: t[:, agrad.tensor([[True, False, True, False]] * 3)], lambda a: a[:, np.array([[1, 0, 1, 0]] * 3,
+                                                                                                 dtype=bool)]),
+    ]
+    for index, expected in cases:
+        out = index(x)
+        np.testing.assert_array_equal(out.detach().numpy(), expected(data))
+        assert out.grad_fn.name() == "IndexBackward0"
+
+
+def test_subscript_gradient_accumulates_repeated_indices():
+    x = f64(np.zeros((3, 2)), requires_grad=True)
+    x[long([2, 0, 2])].backward(f64([[1, 2], [3, 4], [5, 6]]))
+    np.testing.assert_array_equal(x.grad.numpy(), [[3, 4], [0, 0], [6, 8]])
+
+
+@pytest.mark.parametrize("index,error,message", [
+    (lambda: long([5]), IndexError, "index 5 is out of bounds for dimension 0 with size 3"),
+    (lambda: (slice(None), long([-5])), IndexError, "index -5 is out of bounds for dimension 1 with size 4"),
+    (lambda: f64([1.0]), IndexError, "tensors used as indices must be long, int, byte or bool tensors"),
+    (lambda: agrad.tensor([True, False]), IndexError,
+     r"The shape of the mask \[2\] at index 0 does not match the shape of the indexed tensor \[3, 4\] at index 0"),
+    (lambda: (long([0]), long([0]), long([0])), IndexError, "too many indices for tensor of dimension 2"),
+])
+def test_subscript_errors(index, error, message):
+    with pytest.raises(error, match=message):
+        f64(np.zeros((3, 4)))[index()]
+
+
+def test_subscripts_on_meta():
+    x = agrad.empty(3, 4, 5, device="meta")
+    assert x[long([0, 2]), :, long([1, 1])].shape == (2, 4)
+    assert x[:, [[0], [1]], long([1, 2, 3])].shape == (3, 2, 3)
+    with pytest.raises(NotImplementedError, match="bool mask"):
+        x[agrad.empty(3, dtype=agrad.bool_, device="meta")]
+
+
+@pytest.mark.parametrize("name", ["add", "multiply", "maximum", "minimum"])
+@pytest.mark.parametrize("dtype", [np.float64, np.int64])
+def test_scatter_without_ufunc_at_matches_numpy(name, dtype):
+    """The form CuPy takes (no `ufunc.at`; a float sum is a bincount): as NumPy's ufunc.at."""
+    import types
+
+    from agrad.ops.indexing_advanced import _at
+    fake = types.SimpleNamespace(**{n: getattr(np, n) for n in
+                                    ("add", "multiply", "maximum", "minimum", "argsort", "empty_like", "arange",
+                                     "searchsorted", "bincount", "broadcast_to")})
+    rng = np.random.default_rng(3)
+    positions = rng.integers(0, 5, size=40)
+    for shape in [(5,), (5, 3)]:
+        values = rng.integers(1, 4, size=(40,) + shape[1:]).astype(dtype) if dtype == np.int64 else \
+            rng.uniform(0.5, 1.5, size=(40,) + shape[1:])
+        expected, got = np.ones(shape, dtype), np.ones(shape, dtype)
+        getattr(np, name).at(expected, positions, values)
+        _at(fake, name, got, positions, values)
+        np.testing.assert_allclose(got, expected, rtol=1e-14)
+
+
+def test_zero_dim_integer_tensor_index_is_an_integer():
+    x = f64(np.arange(6.0).reshape(2, 3), requires_grad=True)
+    out = x[long(1), long([2, 0])]
+    np.testing.assert_array_equal(out.detach().numpy(), [5, 3])
+    assert x[long(1)].grad_fn.name() == "SelectBackward0"      # as PyTorch
+
+
+@pytest.mark.skipif(not hasattr(agrad, "uint8"), reason="needs the uint8 dtype")
+def test_byte_tensor_indexes_as_a_mask():
+    x = f64(np.arange(6.0).reshape(2, 3))
+    np.testing.assert_array_equal(x[agrad.tensor([0, 1], dtype=agrad.uint8)].numpy(), [[3, 4, 5]])

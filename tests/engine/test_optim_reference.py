@@ -1,0 +1,51 @@
+"""agrad.optim, agrad.optim.lr_scheduler and agrad.nn.utils against torch 2.13.0's values
+(tests/reference/optim_fixtures.json, written by make_optim_reference.py)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import agrad
+import agrad.nn.utils  # noqa: F401
+import agrad.optim  # noqa: F401
+
+import optim_scenarios as S
+
+FIXTURES = json.loads((Path(__file__).resolve().parents[1] / "reference" / "optim_fixtures.json").read_text())
+
+
+def _close(actual, expected, rtol=2e-5, atol=2e-6):
+    np.testing.assert_allclose(np.asarray(actual), np.asarray(expected), rtol=rtol, atol=atol)
+
+
+def test_fixtures_cover_every_scenario():
+    assert set(FIXTURES["optimizers"]) == set(S.OPTIMIZERS)
+    assert set(FIXTURES["schedulers"]) == set(S.SCHEDULERS)
+    assert set(FIXTURES["clips"]) == set(S.CLIPS)
+
+
+@pytest.mark.parametrize("name", sorted(S.OPTIMIZERS))
+def test_optimizer_matches_torch(name):
+    got, want = S.run_optimizer(agrad, name), FIXTURES["optimizers"][name]
+    _close(got["losses"], want["losses"])
+    _close(got["W"], want["W"])
+    _close(got["b"], want["b"])
+    # NOTE: the parameters moved: a no-op step would fail here, not only in the losses
+    assert not np.allclose(want["W"], S._data()["W"])
+
+
+@pytest.mark.parametrize("name", sorted(S.CLIPS))
+def test_clip_matches_torch(name):
+    got, want = S.run_clip(agrad, name), FIXTURES["clips"][name]
+    _close(got["norms"], want["norms"])
+    _close(got["W"], want["W"])
+    _close(got["b"], want["b"])
+
+
+@pytest.mark.parametrize("name", sorted(S.SCHEDULERS))
+def test_scheduler_matches_torch(name):
+    got, want = S.run_scheduler(agrad, name), FIXTURES["schedulers"][name]
+    _close(got["lrs"], want["lrs"], rtol=1e-12, atol=0)

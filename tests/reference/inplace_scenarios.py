@@ -1,0 +1,326 @@
+"""Views and in-place ops with autograd: scenarios run by PyTorch and by agrad alike.
+
+Each scenario is a function of `T` (the `torch` module or `agrad`) returning what it
+observed: values (leaf gradients, results, second-order products), grad_fn names,
+version counters, whether a tensor is a view of which, and error messages.
+make_inplace_reference.py runs them with torch 2.13 and writes
+inplace_scenarios.json; tests/engine/test_views_inplace.py runs them with
+agrad and compares (it never imports torch). Only API both libraries share is used.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+SCENARIOS = {}
+
+
+def scenario(fn):
+    SCENARIOS[fn.__name__] = fn
+    return fn
+
+
+def data(T, shape, seed, requires_grad=True):
+    values = np.random.default_rng(seed).standard_normal(shape)
+    return T.tensor(values, dtype=T.float64, requires_grad=requires_grad)
+
+
+def value(t):
+    return None if t is None else np.asarray(t.detach().cpu().numpy(), dtype=np.float64).tolist()
+
+
+def name(t):
+    fn = t.grad_fn
+    return None if fn is None else type(fn).__name__
+
+
+def error(T, fn):
+    """The message of the RuntimeError `fn` raises (up to PyTorch's hint), the library's name removed."""
+    try:
+        fn()
+    except RuntimeError as exc:
+        msg = str(exc).split(" Hint:")[0].split("\n")[0]
+        return msg.replace(T.__name__ + ".", "LIB.")
+    return None
+
+
+def grads(T, out, inputs, create_graph=False):
+    return T.autograd.grad(out, inputs, retain_graph=True, create_graph=create_graph, allow_unused=True)
+
+
+def second_order(T, out, inputs, seed):
+    """Gradients of sum(v * d out/d inputs) (a Hessian-vector product through the graph)."""
+    first = grads(T, out, inputs, create_graph=True)
+    total = 0
+    for k, g in enumerate(first):
+        if g is not None and g.requires_grad:
+            total = total + (g * data(T, tuple(g.shape), seed + k, False)).sum()
+    if not isinstance(total, int):
+        return [value(g) for g in grads(T, total, inputs)]
+    return []
+
+
+# ---- views -----------------------------------------------------------------------------------
+
+@scenario
+def views_share_memory_and_version(T):
+    obs = {}
+    for label, make in [("view", lambda x: x.view(3, 4)), ("reshape", lambda x: x.reshape(2, 6)),
+                        ("slice", lambda x: x[1:3]), ("select", lambda x: x[1]), ("narrow", lambda x: x.narrow(1, 1, 2)),
+                        ("transpose", lambda x: x.transpose(0, 1)), ("t", lambda x: x.t()),
+                        ("permute", lambda x: x.permute(1, 0)), ("unsqueeze", lambda x: x.unsqueeze(1)),
+                        ("squeeze", lambda x: x.unsqueeze(0).squeeze(0)), ("flatten", lambda x: x.flatten()),
+                        ("diagonal", lambda x: x.diagonal()), ("unbind", lambda x: x.unbind(0)[2]),
+                        ("split", lambda x: x.split(2)[1]), ("chunk", lambda x: x.chunk(2, 1)[1]),
+                        ("alias", lambda x: x[...]), ("view_of_view", lambda x: x[1:].t()[1]),
+                        ("unfold", lambda x: x.unfold(0, 2, 2)), ("view_as", lambda x: x.view_as(x.t())),
+                        ("expand_as", lambda x: x[0].expand_as(x)[0])]:
+        x = T.tensor(np.arange(12.0).reshape(4, 3), dtype=T.float64)
+        v = make(x)
+        with T.no_grad():
+            v.mul_(-1)
+        obs[label] = {"base_is_x": v._base is x, "is_view": v._is_view(), "x": value(x),
+                      "versions": [x._version, v._version]}
+    x = T.tensor(np.arange(12.0).reshape(4, 3), dtype=T.float64)
+    obs["copying reshape"] = {"base": x.t().reshape(12)._base is not None, "contiguous_of_t": x.t().contiguous()._base
+                              is not None, "expand_is_view": x[0].expand(2, 3)._base is x}
+    return obs
+
+
+@scenario
+def view_grad_fn_names(T):
+    x = data(T, (2, 3), 0)
+    return {label: name(make(x)) for label, make in [
+        ("view", lambda x: x.view(6)), ("reshape contiguous", lambda x: x.reshape(3, 2)),
+        ("reshape copy", lambda x: x.t().reshape(6)), ("reshape alias", lambda x: x.t().reshape(3, 1, 2)),
+        ("t", lambda x: x.t()), ("transpose", lambda x: x.transpose(0, 1)), ("permute", lambda x: x.permute(1, 0)),
+        ("expand", lambda x: x.expand(2, 2, 3)), ("narrow", lambda x: x.narrow(1, 0, 2)), ("select", lambda x: x[1]),
+        ("slice", lambda x: x[:, 1:]), ("unsqueeze", lambda x: x[None]), ("diagonal", lambda x: x.diagonal()),
+        ("flatten", lambda x: x.flatten()), ("contiguous of t", lambda x: x.t().contiguous()),
+        ("clone", lambda x: x.clone()), ("unbind", lambda x: x.unbind(1)[0]), ("split", lambda x: x.split(1)[1]),
+        ("unfold", lambda x: x.unfold(1, 2, 1)), ("chunk", lambda x: x.chunk(3, 1)[2])]}
+
+
+# ---- in-place ops recorded --------------------------------------------------------------------
+
+@scenario
+def clone_slice_imul(T):
+    x = data(T, (5,), 1)
+    y = x.clone()
+    y[1:3] *= 2
+    out = (y * y).sum()
+    return {"names": [name(y)], "version": y._version, "grads": [value(g) for g in grads(T, out, [x])],
+            "second": second_order(T, (y * y * y).sum(), [x], 10)}
+
+
+@scenario
+def view_of_view_inplace(T):
+    x, w = data(T, (3, 4), 2), data(T, (2,), 3)
+    y = x * 1
+    v = y[1:].t()[0:2, 1]
+    v.mul_(w)
+    out = (y ** 2).sum()
+    return {"names": [name(y)], "y": value(y), "versions": [y._version, v._version],
+            "grads": [value(g) for g in grads(T, out, [x, w])],
+            "second": second_order(T, (y ** 3).sum(), [x, w], 20)}
+
+
+@scenario
+def view_inplace_then_base_and_view_used(T):
+    x, w = data(T, (3, 2), 4), data(T, (2,), 5)
+    y = x.clone()
+    v = y[0]
+    v.add_(w * w)
+    out = (y.exp() * y).sum() + (v * 3).sum()
+    return {"names": [name(y)], "grads": [value(g) for g in grads(T, out, [x, w])],
+            "second": second_order(T, (y.exp() * y).sum() + (v * v).sum(), [x, w], 30)}
+
+
+@scenario
+def base_inplace_then_view_used(T):
+    x = data(T, (3, 3), 6)
+    y = x * 2
+    v = y[:, 1]
+    y.mul_(3)
+    y.sin_()
+    out = (v * v).sum()
+    return {"names": [name(y)], "v": value(v), "grads": [value(g) for g in grads(T, out, [x])],
+            "second": second_order(T, (v * v * v).sum(), [x], 40)}
+
+
+@scenario
+def setitem_basic_into_constant(T):
+    w = data(T, (2,), 7)
+    z = T.zeros(4, dtype=T.float64)
+    z[1:3] = w * w
+    z[0] = 5.0
+    z[3] = w[0]
+    out = (z * T.tensor([1.0, 2.0, 3.0, 4.0], dtype=T.float64)).sum()
+    return {"names": [name(z)], "z": value(z), "grads": [value(g) for g in grads(T, out, [w])],
+            "second": second_order(T, (z * z * z).sum(), [w], 50)}
+
+
+@scenario
+def setitem_advanced(T):
+    x, w = data(T, (5, 2), 8), data(T, (2, 2), 9)
+    y = x.clone()
+    y[T.tensor([0, 3])] = w
+    z = y * 1
+    z[[1, 4], 1] = 7.0
+    z[:, 0][T.tensor([True, False, True, False, True])] = w[0, 0]
+    out = (z * z).sum()
+    return {"names": [name(y), name(z)], "z": value(z), "grads": [value(g) for g in grads(T, out, [x, w])],
+            "second": second_order(T, (z * z * z).sum(), [x, w], 60)}
+
+
+@scenario
+def elementwise_inplace_chain(T):
+    x, w = data(T, (4,), 10), data(T, (4,), 11)
+    y = x * 1
+    names = []
+    # formulas that read the old self get a copy of it; exp_ (last) saves its result
+    for step in [lambda: y.mul_(w), lambda: y.add_(w, alpha=2), lambda: y.sin_(), lambda: y.sub_(0.5),
+                 lambda: y.div_(w), lambda: y.pow_(2), lambda: y.clamp_(0.0, 3.0), lambda: y.neg_(),
+                 lambda: y.abs_(), lambda: y.cos_(), lambda: y.exp_()]:
+        step()
+        names.append(name(y))
+    t, s = x * 1, x * 1
+    t.tanh_()
+    s.sigmoid_()
+    names += [name(t), name(s)]
+    out = y.sum() + (t * s).sum()
+    return {"names": names, "y": value(y), "version": y._version, "grads": [value(g) for g in grads(T, out, [x, w])],
+            "second": second_order(T, out, [x, w], 70)}
+
+
+@scenario
+def augmented_assignment(T):
+    x, w = data(T, (3,), 12), data(T, (3,), 13)
+    y = x * 1
+    names = []
+    y += w
+    names.append(name(y))
+    y *= w
+    names.append(name(y))
+    y -= 1
+    names.append(name(y))
+    y /= w
+    names.append(name(y))
+    return {"names": names, "y": value(y), "version": y._version,
+            "grads": [value(g) for g in grads(T, (y * y).sum(), [x, w])],
+            "second": second_order(T, (y * y).sum(), [x, w], 80)}
+
+
+@scenario
+def fill_zero_copy_masked_index_put(T):
+    x, s, w, v = data(T, (2, 3), 14), data(T, (), 15), data(T, (3,), 16), data(T, (2,), 17)
+    a = x.clone()
+    a.fill_(s)
+    b = x * 1
+    b.zero_()
+    c = x * 1
+    c.copy_(w)
+    d = x * 1
+    d.masked_fill_(T.tensor([[True, False, True], [False, False, True]]), 2.5)
+    e = x * 1
+    e.index_put_((T.tensor([1, 0, 1]), T.tensor([2, 2, 2])), v[0] * v[1], accumulate=True)
+    f = x.clone()
+    f.fill_(1.5)
+    out = (a * x).sum() + (b * x).sum() + (c * c).sum() + (d * d).sum() + (e * e).sum() + (f * x).sum()
+    return {"names": [name(t) for t in (a, b, c, d, e, f)], "values": [value(t) for t in (a, b, c, d, e, f)],
+            "grads": [value(g) for g in grads(T, out, [x, s, w, v])],
+            "second": second_order(T, out, [x, s, w, v], 90)}
+
+
+@scenario
+def pure_ops(T):
+    x, v = data(T, (4, 3), 18), data(T, (2, 3), 19)
+    mask = T.tensor(np.random.default_rng(0).random((4, 3)) < 0.5)
+    outs = [x.clone(), x.masked_fill(mask, -1.0), x.narrow(0, 1, 2), x.index_put((T.tensor([3, 0]),), v),
+            x.index_put((T.tensor([1, 1]), T.tensor([0, 0])), v[0, 0], accumulate=True), x.t().contiguous()]
+    out = sum((o * o).sum() for o in outs)
+    return {"names": [name(o) for o in outs], "values": [value(o) for o in outs],
+            "grads": [value(g) for g in grads(T, out, [x, v])]}
+
+
+# ---- outside autograd, and .grad ---------------------------------------------------------------
+
+@scenario
+def optimizer_step_under_no_grad(T):
+    w = data(T, (3,), 20)
+    (w * w).sum().backward()
+    before = w
+    with T.no_grad():
+        w -= 0.1 * w.grad
+        w *= 2
+        w.grad.zero_()
+    (w * w * w).sum().backward()
+    return {"same_object": w is before, "w": value(w), "grad": value(w.grad), "version": w._version,
+            "requires_grad": w.requires_grad, "is_leaf": w.is_leaf}
+
+
+@scenario
+def accumulate_grad_in_place(T):
+    p = data(T, (3,), 21)
+    (p * 2).sum().backward()
+    g = p.grad
+    (p * p).sum().backward()
+    q = data(T, (2, 2), 22)
+    r = data(T, (2, 2), 23)
+    (q.reshape(4) + r.reshape(4)).sum().backward()
+    (q.reshape(4) + r.reshape(4)).sum().backward()
+    root = T.ones(3, dtype=T.float64)
+    s = data(T, (3,), 24)
+    s.backward(root)
+    s.backward(root)
+    return {"same": p.grad is g, "g": value(g), "g_version": g._version, "q": value(q.grad), "r": value(r.grad),
+            "root": value(root), "root_is_grad": s.grad is root}
+
+
+# ---- PyTorch's errors --------------------------------------------------------------------------
+
+@scenario
+def errors(T):
+    x = data(T, (4,), 25)
+
+    def saved_output_modified():
+        a = x.exp()
+        a.mul_(2)
+        a.sum().backward()
+
+    def saved_input_modified():
+        y = x * 2
+        s = y.sin()
+        y.add_(1)
+        s.sum().backward()
+
+    def detached_alias_modified():
+        y = x.exp()
+        y.detach().zero_()
+        y.sum().backward()
+
+    def multi_output_view():
+        u = x * 1
+        u.unbind(0)[0].mul_(2)
+
+    def split_view():
+        u = x * 1
+        u.split(2)[0].add_(1)
+
+    def no_grad_view():
+        u = x * 1
+        with T.no_grad():
+            v = u[0:2]
+        v.mul_(2)
+
+    def expanded():
+        T.zeros(3, dtype=T.float64).expand(2, 3).add_(1)
+
+    return {"leaf": error(T, lambda: x.mul_(2)), "view of leaf": error(T, lambda: x[0:2].mul_(2)),
+            "leaf iadd": error(T, lambda: x.__iadd__(1)),
+            "saved output": error(T, saved_output_modified), "saved input": error(T, saved_input_modified),
+            "detach alias": error(T, detached_alias_modified), "unbind": error(T, multi_output_view),
+            "split": error(T, split_view), "no_grad view": error(T, no_grad_view),
+            "int result": error(T, lambda: T.zeros(3, dtype=T.int64).add_(1.5)),
+            "shape": error(T, lambda: T.zeros(3, dtype=T.float64).add_(T.ones(2, 3, dtype=T.float64))),
+            "expanded": error(T, expanded),
+            "view incompatible": error(T, lambda: T.zeros(2, 3).t().view(6))}

@@ -1,0 +1,35 @@
+"""Write tests/reference/optim_fixtures.json: torch.optim's parameters after N steps, the
+gradient-clipping norms and the schedulers' learning rates, for every scenario in
+tests/engine/optim_scenarios.py. Run with the torch venv (tests/reference/README.md):
+
+    /tmp/torchvenv/bin/python tests/reference/make_optim_reference.py
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import torch
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "engine"))
+import optim_scenarios as S  # noqa: E402
+
+
+def main() -> None:
+    torch.set_num_threads(1)
+    out = {"torch_version": torch.__version__, "steps": S.STEPS,
+           "optimizers": {name: S.run_optimizer(torch, name) for name in S.OPTIMIZERS},
+           "clips": {name: S.run_clip(torch, name) for name in S.CLIPS},
+           "schedulers": {name: S.run_scheduler(torch, name) for name in S.SCHEDULERS}}
+    path = HERE / "optim_fixtures.json"
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
+    os.replace(tmp, path)
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
