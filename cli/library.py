@@ -61,12 +61,12 @@ def load_graph(path: str, *, device=None, dtype=None, seed=None, inputs=None):
 
 
 def run_graph(graph, *, profile: bool, anomaly: bool, repeat: int,
-              on_repeat: Callable[[int], None] | None = None):
+              on_repeat: Callable[[int], None] | None = None, replay: bool = True):
     """Run forward and every backward pass; returns the run (for `save_npz`) and its RunResult.
 
     `on_repeat(done)` is called after each of the `repeat` passes (the progress bar).
     """
-    run = graph.run(profile=profile, anomaly=anomaly, repeat=repeat, on_repeat=on_repeat)
+    run = graph.run(profile=profile, anomaly=anomaly, repeat=repeat, on_repeat=on_repeat, replay=replay)
     return run, run.result()
 
 

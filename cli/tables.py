@@ -5,6 +5,8 @@ render one at a fixed width and compare it with a golden copy.
 """
 from __future__ import annotations
 
+import itertools
+
 from rich import box
 from rich.console import Group, RenderableType
 from rich.padding import Padding
@@ -31,22 +33,32 @@ def _ms(value: float) -> str:
     return f"{value:.3f}"
 
 
-def tensor_table(title: str, tensors: dict, not_retained=()) -> RenderableType:
+# What a person reads of a table; a 100,000-node graph would otherwise print a row per node.
+MAX_ROWS = 40
+
+
+def tensor_table(title: str, tensors: dict, not_retained=(), max_rows: int = MAX_ROWS) -> RenderableType:
     """Outputs or gradients: a None gradient is one nothing reached; a non-retained non-leaf says so.
 
     Only the values wrap (NumPy's way, between items); when even they cannot make
-    the table fit, each tensor is printed as a record.
+    the table fit, each tensor is printed as a record. Beyond `max_rows` rows the
+    rest are counted in a last row (`--format json` and `--save` keep every tensor).
     """
     table = _table(title, "name", "shape", "dtype", "device", "value")
     for column in table.columns[:4]:
         column.no_wrap = True
-    for name, tensor in tensors.items():
+    total = len(tensors) + len(not_retained)
+    shown = max_rows - 1 if total > max_rows else total      # the last row says what was left out
+    for name, tensor in itertools.islice(tensors.items(), shown):
         if tensor is None:
             table.add_row(name, "", "", "", Text("None (no gradient reached it)", style="dim"))
         else:
             table.add_row(name, shape_text(tensor.shape), tensor.dtype, tensor.device, value_cell(tensor))
-    for name in not_retained:
+    for name in itertools.islice(not_retained, max(0, shown - len(tensors))):
         table.add_row(name, "", "", "", Text("not retained", style="dim"))
+    if total > shown:
+        left = total - shown
+        table.add_row("...", "", "", "", Text(f"{left} more left out (--format json, --save)", style="dim"))
     return Fitted(table, shrinkable=True)
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import types
 
 from .autograd.function import BackwardCFunction
+from .autograd.recorder import unreplayable
 from .autograd.node import Node, collect_next_edges, set_history
 from .dispatcher import DispatchKey, dispatcher as _dispatcher
 from .dispatch_keys import AUTOGRAD
@@ -64,9 +65,11 @@ def impl(name: str, key, fn):
     PyTorch, so ops it calls record nothing."""
     if key in ("CompositeImplicitAutograd", DispatchKey.CompositeImplicitAutograd):
         def kernel(op, keyset, args):
+            unreplayable(f"{op.name} is a kernel registered through agrad.library")
             return fn(*args)          # a composite's ops record their own graph
     else:
         def kernel(op, keyset, args):
+            unreplayable(f"{op.name} is a kernel registered through agrad.library")
             with ExcludeDispatchKeyGuard(AUTOGRAD):
                 return fn(*args)
     _dispatcher.impl(name, key, kernel, _depth=3)

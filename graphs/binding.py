@@ -28,6 +28,8 @@ class BoundNode:
     kwargs: dict[str, Any] = field(default_factory=dict)   # keyword-only values given
     selects_output: bool = False             # `parts[0]` on a multi-output node
     given: list[tuple[Any, Any, Pos]] = field(default_factory=list)   # (Argument, value, pos) as written
+    plan: Any = None                         # executor.call_plan: how to find each argument, made once
+    _ref_names: frozenset | None = None
 
     @property
     def name(self) -> str:
@@ -43,6 +45,12 @@ class BoundNode:
 
     def refs(self) -> list[TensorRef]:
         return list(tensor_refs(self.args)) + list(tensor_refs(list(self.kwargs.values())))
+
+    def ref_names(self) -> frozenset:
+        """The names this node reads, found once."""
+        if self._ref_names is None:
+            self._ref_names = frozenset(r.name for r in self.refs())
+        return self._ref_names
 
 
 def _kind(value: Any) -> str:
@@ -65,6 +73,8 @@ def _fits(arg_type: str, value: Any) -> bool:
             return True                      # a multi-output node's tuple (checked in check_uses)
         if base in ("int", "SymInt") and type(value) is int:
             return True                      # `dim=1` where `int[]` is expected, as in PyTorch
+        if base == "float" and type(value) in (int, float):
+            return True                      # `scale_factor=2.0` where `float[]` is expected, as in PyTorch
         return isinstance(value, list) and all(_fits(base, v) for v in value)
     if base == "Tensor":
         return isinstance(value, TensorRef) or type(value) in (int, float, bool)

@@ -35,9 +35,24 @@ class CheckedGraph:
     spec: GraphSpec
     leaves: dict[str, LeafPlan]
     order: list[BoundNode]
-    meta: dict[str, Any]                # name -> Meta tensor (or tuple for multi-output nodes)
+    _meta: dict[str, Any] | None        # the Meta build; None once released (`meta` builds it again)
     base_dir: Path
     options: Options
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        """name -> Meta tensor (or tuple for multi-output nodes), with the backward graph on Meta."""
+        if self._meta is None:
+            checker = GraphChecker(self.spec, Collector(self.spec.file), self.base_dir, self.options)
+            missing: set[str] = set()
+            checker.make_meta_leaves(self.leaves, missing)
+            run_nodes(self.order, checker.meta, on_error=checker.report_failure, failed=missing)
+            self._meta = checker.meta
+        return self._meta
+
+    def release_meta(self) -> None:
+        """Let the Meta build go: a run does not need it, and at 1,000,000 nodes it holds gigabytes."""
+        self._meta = None
 
     @property
     def seed(self) -> int:

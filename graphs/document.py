@@ -17,7 +17,7 @@ from .expressions import ExpressionError
 from .values import INT64_MAX, MAX_DIMS, misfit_message
 from .spec import (DTYPE_NAMES, INITS, BackwardSpec, Expectation, ExpectSpec, GraphSpec, InputSpec, NodeSpec,
                    TensorRef)
-from .yaml_loader import Document, position_in_scalar
+from .yaml_loader import Document, scalar_locator
 
 TOP_KEYS = ("agrad", "name", "description", "dtype", "device", "seed", "inputs", "nodes", "backward",
             "retain_grad", "outputs", "expect", "train")      # `train:`: graphs/train_section.py
@@ -341,8 +341,10 @@ class DocumentReader:
                 self.c.error("AG009" if message is _META_DEVICE else "AG019", message, spec.kwarg_pos.get(key))
 
     def expression_node(self, name: str, text: str, path: tuple) -> list[NodeSpec]:
+        locate = scalar_locator(self.doc, path)
+
         def at(offset: int | None) -> Pos:
-            return position_in_scalar(self.doc, path, offset) if offset is not None else self.doc.pos(path)
+            return locate(offset) if offset is not None else self.doc.pos(path)
 
         try:
             calls = expressions.parse_expression(name, text)

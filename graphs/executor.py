@@ -57,6 +57,45 @@ def _convert(arg_type: str, value: Any) -> Any:
     return value
 
 
+_CONSTANT, _TENSOR, _RESOLVED = 0, 1, 2        # how an argument's value is found at each call
+
+
+def _recipe(arg, value, given: bool) -> tuple:
+    """(how, value, schema type) of one argument: a constant is converted once, here."""
+    if not given:
+        return _CONSTANT, value, None              # a schema default, passed as it is
+    if isinstance(value, TensorRef):
+        return _TENSOR, value.name, arg.type
+    if isinstance(value, list):                    # rebuilt at each call: it may hold tensors
+        return _RESOLVED, value, arg.type
+    return _CONSTANT, _convert(arg.type, value), None
+
+
+def call_plan(bound: BoundNode) -> tuple[list[tuple], dict[str, tuple]]:
+    """The positional and keyword argument recipes of a bound op, worked out once per node."""
+    if bound.plan is None:
+        values = {arg.name: value for arg, value, _ in bound.given}
+        args, kwargs = [], {}
+        for arg in bound.schema.arguments:
+            given = arg.name in values
+            if not given and not arg.has_default:
+                continue
+            recipe = _recipe(arg, values[arg.name] if given else arg.default, given)
+            if not arg.kwarg_only:
+                args.append(recipe)
+            elif given:
+                kwargs[arg.name] = recipe
+        bound.plan = (args, kwargs)
+    return bound.plan
+
+
+def _value(recipe: tuple, env: dict[str, Any]) -> Any:
+    how, value, arg_type = recipe
+    if how == _CONSTANT:
+        return value
+    return _convert(arg_type, env[value] if how == _TENSOR else _resolve(value, env))
+
+
 def apply(bound: BoundNode, env: dict[str, Any]) -> Any:
     """The value of one node: a tensor, or a tuple for a multi-output node."""
     if bound.op == GETITEM:
@@ -65,21 +104,10 @@ def apply(bound: BoundNode, env: dict[str, Any]) -> Any:
         if bound.selects_output:
             return source[index.items[0]]
         return source[_python_index(index, [_resolve(a, env) for a in bound.args])]
-    values = {arg.name: _convert(arg.type, _resolve(v, env)) for arg, v, _ in bound.given}
-    args, kwargs = [], {}
-    for arg in bound.schema.arguments:
-        if arg.name in values:
-            value = values[arg.name]
-        elif arg.has_default:
-            value = arg.default
-        else:
-            continue
-        if arg.kwarg_only:
-            if arg.name in values:
-                kwargs[arg.name] = value
-        else:
-            args.append(value)
-    result = bound.entry(*args, **kwargs)
+    plan_args, plan_kwargs = bound.plan or call_plan(bound)
+    args = [_value(r, env) for r in plan_args]
+    result = (bound.entry(*args, **{k: _value(r, env) for k, r in plan_kwargs.items()}) if plan_kwargs
+              else bound.entry(*args))
     return tuple(result) if isinstance(result, list) else result
 
 
@@ -112,11 +140,12 @@ def run_nodes(order: list[BoundNode], env: dict[str, Any],
     skipped, so one bad node gives one error rather than a cascade.
     """
     failed = set(failed or ())          # names with no value: failed leaves, unbound nodes
+    clock = time.perf_counter if on_node is not None else _no_clock
     for bound in order:
-        if bound.name in failed or any(r.name in failed for r in bound.refs()):
+        if failed and (bound.name in failed or not failed.isdisjoint(bound.ref_names())):
             failed.add(bound.name)
             continue
-        start = time.perf_counter()
+        start = clock()
         try:
             result = apply(bound, env)
         except Exception as exc:      # noqa: BLE001 - any kernel error belongs to this node
@@ -130,5 +159,9 @@ def run_nodes(order: list[BoundNode], env: dict[str, Any],
             label(bound, result)
         env[bound.name] = result
         if on_node is not None:
-            on_node(bound, result, time.perf_counter() - start)
+            on_node(bound, result, clock() - start)
     return env
+
+
+def _no_clock() -> float:
+    return 0.0

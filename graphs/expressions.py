@@ -8,6 +8,9 @@ offset in the expression text so errors can point inside the YAML string.
 from __future__ import annotations
 
 import ast
+import bisect
+import keyword
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -260,6 +263,16 @@ def parse_expression(target: str, text: str) -> list[Call]:
     lead = len(text) - len(stripped)
     if not stripped.strip():
         raise ExpressionError("AG014", "empty expression", 0)
+    calls = _from_template(target, stripped)
+    if calls is not None:
+        if lead:
+            for call in calls:
+                _shift(call, lead)
+        return calls
+    return _parse_text(target, stripped, lead)
+
+
+def _parse_text(target: str, stripped: str, lead: int) -> list[Call]:
     try:
         tree = ast.parse(stripped, mode="eval")
     except (RecursionError, MemoryError):
@@ -283,6 +296,81 @@ def parse_expression(target: str, text: str) -> list[Call]:
         for call in parser.calls:
             _shift(call, lead)
     return parser.calls
+
+
+# ---- expressions of one shape, parsed once ---------------------------------------------
+# A large file repeats a few shapes of expression with other names (`tanh(n41) * 0.999 + x`,
+# `tanh(n42) * 0.999 + x`). Each shape is parsed once, with its names replaced by
+# placeholders; every expression of that shape is then that parse with its own names put
+# back and its offsets moved. Only one-line ASCII text with no string, comment or
+# attribute is templated (where a name's spelling cannot change the parse); names that are
+# the same in the text are the same placeholder, so `f(a=1, a=2)` is still refused.
+
+_NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
+_TEMPLATABLE = re.compile(r"[A-Za-z0-9_ ()\[\],:+\-*/@<>=!.]*")
+_TARGET = "\0"                              # the placeholder target: no name can hold a NUL
+_MAX_TEMPLATES = 4096
+_templates: dict[str, list[Call] | None] = {}
+
+
+def _from_template(target: str, text: str) -> list[Call] | None:
+    """`text`'s Calls from its shape's parse, or None where the text must be parsed itself."""
+    if len(text) > 200 or not _TEMPLATABLE.fullmatch(text):
+        return None
+    names: dict[str, str] = {}              # placeholder -> name
+    placeholder_of: dict[str, str] = {}
+    parts, ends, shift, at = [], [], 0, 0  # the template; (template end, shift after it) per name
+    for match in _NAME.finditer(text):
+        name = match.group()
+        if keyword.iskeyword(name):
+            continue
+        placeholder = placeholder_of.get(name)
+        if placeholder is None:
+            placeholder = placeholder_of[name] = f"Z{len(names)}"
+            names[placeholder] = name
+        parts += [text[at:match.start()], placeholder]
+        at = match.end()
+        template_end = match.start() - shift + len(placeholder)
+        shift += len(name) - len(placeholder)
+        ends.append((template_end, shift))
+    template = "".join(parts) + text[at:]
+    if template not in _templates:
+        if len(_templates) >= _MAX_TEMPLATES:
+            _templates.clear()
+        try:
+            _templates[template] = _parse_text(_TARGET, template, 0)
+        except ExpressionError:
+            _templates[template] = None      # parsed (and reported) from the text itself
+    calls = _templates[template]
+    if calls is None:
+        return None
+    bounds = [end for end, _ in ends]
+
+    def offset(o: int | None) -> int | None:
+        if o is None:
+            return None
+        i = bisect.bisect_right(bounds, o)
+        return o + (ends[i - 1][1] if i else 0)
+
+    def name_of(name: str) -> str:
+        if name.startswith(_TARGET):
+            return target + name[len(_TARGET):]
+        return names.get(name, name)
+
+    def value(v):
+        if isinstance(v, Ref):
+            return Ref(name_of(v.name), offset(v.offset))
+        if isinstance(v, list):
+            return [value(x) for x in v]
+        if isinstance(v, Index):
+            return Index(tuple(TensorIndex(i.arg, name_of(i.name)) if isinstance(i, TensorIndex) else value(i)
+                               for i in v.items))
+        return v
+
+    return [Call(name_of(c.name), names.get(c.op, c.op), [value(a) for a in c.args],
+                 {names[k]: value(v) for k, v in c.kwargs.items()}, offset(c.offset),
+                 [offset(o) for o in c.arg_offsets], {names[k]: offset(o) for k, o in c.kwarg_offsets.items()},
+                 c.intermediate) for c in calls]
 
 
 def _too_deep(offset: int) -> ExpressionError:

@@ -11,7 +11,8 @@ from .gradcheck import check_gradients
 from .inspection import inspect_graph
 from .plugins import load_plugin
 from .results import CheckResult, Diagnostic, GraphFileError, InspectResult
-from .runner import GraphRun, run_graph
+from .replay import ReplayCache
+from .runner import GraphRun, _cyclic_gc_paused, run_graph
 from .spec import DTYPE_NAMES
 from .train_section import check_train_section
 from .yaml_loader import load_yaml
@@ -24,6 +25,7 @@ class Graph:
         self._checked = checked
         self.file = file
         self.timings_ms = timings_ms
+        self._replay = ReplayCache()      # the recorded pass of a plain run, once there is one
 
     @property
     def name(self) -> str:
@@ -34,28 +36,35 @@ class Graph:
         return self._checked.spec
 
     def run(self, *, inputs: dict | None = None, profile: bool = False, anomaly: bool = False, repeat: int = 1,
-            on_repeat=None) -> GraphRun:
+            on_repeat=None, replay: bool = True) -> GraphRun:
         """Forward and every backward pass; raises GraphRuntimeError (exit 3) when a kernel fails.
+
+        The second pass of this graph (the second of `repeat`, or of a second `run`) is
+        recorded and later passes replay its kernel calls (graphs/replay.py), with the
+        engine's results; `replay=False` runs every pass through the engine.
 
         `inputs={name: array or Tensor}` replaces those leaves' values for this run (in
         the input's dtype and device); a new shape re-checks the graph (GraphFileError).
         """
+        self._checked.release_meta()    # built again if `inspect` or `check` asks for it
         if inputs:
             from .training import run_with_inputs
             return run_with_inputs(self, inputs, profile=profile, anomaly=anomaly, repeat=repeat,
                                    on_repeat=on_repeat)
         return run_graph(self._checked, self.file, timings=self.timings_ms, profile=profile, anomaly=anomaly,
-                         repeat=repeat, on_repeat=on_repeat)
+                         repeat=repeat, on_repeat=on_repeat, replay=self._replay if replay else None)
 
-    def train(self, *, loss: str, steps: int, **options):
-        """Train with agrad.optim: `steps` optimizer steps of `loss` (a scalar node); see
+    def train(self, **options):
+        """Train with agrad.optim, as `agrad train` does: the file's `train:` section, with
+        `options` overriding it (or, without a section, `loss=` and `steps=` given); see
         `agrad.graphs.training.train` for `params`, `optimizer`, `schedule`, `data`,
         `batch_size`, `shuffle`, `clip_grad_norm`, `eval_data`, `eval_every`, `metrics`."""
         from .training import train
-        return train(self, loss=loss, steps=steps, **options)
+        return train(self, **options)
 
     def inspect(self) -> InspectResult:
-        return inspect_graph(self._checked, self.file)
+        with _cyclic_gc_paused():       # the Meta graph holds no cycles (runner._cyclic_gc_paused)
+            return inspect_graph(self._checked, self.file)
 
     def check(self, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3, fast: bool = False) -> CheckResult:
         return check_gradients(self._checked, self.file, eps=eps, atol=atol, rtol=rtol, fast=fast)
@@ -83,16 +92,19 @@ def _check(path, options: Options, plugins, source: str | None = None
         return None, [Diagnostic("AG031", f"cannot read {file}: {reason}", None)], {}
     checked = None
     timings = {}
+    # NOTE: a check makes millions of acyclic objects (values, positions, Meta tensors) that
+    # the cyclic collector would only re-traverse: half the time of `validate` on a large file.
     try:
-        doc = load_yaml(source, collector)
-        if doc is not None:
-            spec = read_document(doc, file, Path(path).stem, collector)
-            t1 = time.perf_counter()
-            timings["parse"] = (t1 - t0) * 1e3
-            checked = check_graph(spec, collector, Path(path).parent, options)
-            if collector.ok:
-                check_train_section(checked, collector)
-            timings["build"] = (time.perf_counter() - t1) * 1e3
+        with _cyclic_gc_paused():
+            doc = load_yaml(source, collector)
+            if doc is not None:
+                spec = read_document(doc, file, Path(path).stem, collector)
+                t1 = time.perf_counter()
+                timings["parse"] = (t1 - t0) * 1e3
+                checked = check_graph(spec, collector, Path(path).parent, options)
+                if collector.ok:
+                    check_train_section(checked, collector)
+                timings["build"] = (time.perf_counter() - t1) * 1e3
     except TooManyProblems:
         checked = None
     return checked, collector.sorted(), timings

@@ -5,6 +5,7 @@ backward pass in order, then results as tensors (`GraphRun`) and as plain data
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import statistics
 import time
@@ -19,6 +20,7 @@ from .expectations import check_expectations
 from .failures import Failures
 from .inputs import host_array
 from .profiling import WARMUP_PASSES, ProfileCollector
+from .replay import ReplayCache, eligible, record_pass
 from .results import AnomalyReport, RunResult, SourceLocation
 from .spec import BackwardSpec, TensorRef
 from .summaries import summarize
@@ -58,9 +60,14 @@ class Runner:
         self.file = file
         self.anomaly = anomaly
         self.anomalies: list[AnomalyReport] = []
-        self.failures = Failures(self.spec, file)
         self.forward_profile: list[tuple[str, str, int, float, float]] = []   # name, op, line, start, seconds
         self.leaf_ids: dict[int, str] = {}       # id(leaf tensor) -> input name, for AccumulateGrad errors
+        self.timed = True                        # record forward_profile (off when nothing reads it)
+
+    @functools.cached_property
+    def failures(self) -> Failures:
+        # made when first needed: its maps of every node cost a replayed pass more than the replay
+        return Failures(self.spec, self.file)
 
     def location(self, name: str | None) -> SourceLocation | None:
         return self.failures.location(name)
@@ -89,7 +96,7 @@ class Runner:
                 self.check_finite(bound.name, value)
 
         try:
-            run_nodes(self.graph.order, env, on_node=seen)
+            run_nodes(self.graph.order, env, on_node=seen if self.timed or self.anomaly else None)
         except NodeFailure as failure:
             raise self.failures.forward(failure.bound.name, failure.error) from failure.error
         return env
@@ -184,18 +191,26 @@ def _cyclic_gc_paused():
         yield
     finally:
         if was_enabled:
+            # NOTE: the objects made while paused are all in the youngest generation, and the
+            # first collection after resuming would traverse every one (seconds at 1M nodes).
+            # freeze + unfreeze moves them to the oldest generation without traversing them.
+            gc.freeze()
+            gc.unfreeze()
             gc.enable()
 
 
 def run_graph(graph: CheckedGraph, file: str, *, timings: dict[str, float], profile: bool = False,
-              anomaly: bool = False, repeat: int = 1, on_repeat=None, leaf_values=None) -> GraphRun:
+              anomaly: bool = False, repeat: int = 1, on_repeat=None, leaf_values=None,
+              replay: ReplayCache | None = None) -> GraphRun:
+    """One run of `repeat` passes. With `replay` (the graph's cache; None: the engine only),
+    a pass after the first is recorded and later passes replay it (graphs/replay.py)."""
     with _cyclic_gc_paused():
         return _run_graph(graph, file, timings=timings, profile=profile, anomaly=anomaly, repeat=repeat,
-                          on_repeat=on_repeat, leaf_values=leaf_values)
+                          on_repeat=on_repeat, leaf_values=leaf_values, replay=replay)
 
 
 def _run_graph(graph: CheckedGraph, file: str, *, timings: dict[str, float], profile: bool, anomaly: bool,
-               repeat: int, on_repeat, leaf_values=None) -> GraphRun:
+               repeat: int, on_repeat, leaf_values=None, replay: ReplayCache | None = None) -> GraphRun:
     runner = Runner(graph, file, anomaly=anomaly)
     leaves = runner.make_leaves()
     if leaf_values:                     # Graph.run(inputs=...): already made and shape-checked
@@ -203,9 +218,13 @@ def _run_graph(graph: CheckedGraph, file: str, *, timings: dict[str, float], pro
         runner.leaf_ids = {id(t): name for name, t in leaves.items()}
     forward_ms, backward_ms = [], []
     profiler = ProfileCollector(runner) if profile else None
+    runner.timed = profiler is not None
     # As `caffe time`: a profile starts with passes that pay the first-call costs and are not counted.
     warmup = WARMUP_PASSES if profiler else 0
     env: dict[str, Any] = {}
+    if replay is not None and (leaf_values or eligible(graph, leaves, profile=profile, anomaly=anomaly)):
+        replay = None                   # other leaf values, or a pass that must run through the engine
+    replayed = None                     # the retained gradients of the last pass, when it was replayed
     for i in range(warmup + max(1, repeat)):
         counted = i >= warmup
         for t in leaves.values():
@@ -213,8 +232,16 @@ def _run_graph(graph: CheckedGraph, file: str, *, timings: dict[str, float], pro
                 t.grad = None            # zero_grad(set_to_none=True), as PyTorch's optimizers do
         runner.forward_profile.clear()
         runner.anomaly = anomaly and i == 0      # a repeat finds the same values again
-        with profiler.backward_events() if profiler and counted else contextlib.nullcontext():
-            env, f_ms, b_ms = runner.run_once(leaves)
+        if replay is not None and replay.replay is not None:
+            env, replayed, f_ms, b_ms = replay.replay.run(leaves)
+        elif replay is not None and replay.reason is None and (replay.runs or i):
+            # the second pass of this graph: recorded, so later ones replay it
+            env, f_ms, b_ms, replay.replay, replay.reason = record_pass(runner, leaves)
+        else:
+            with profiler.backward_events() if profiler and counted else contextlib.nullcontext():
+                env, f_ms, b_ms = runner.run_once(leaves)
+            if replay is not None:
+                replay.runs += 1
         if not counted:
             continue
         forward_ms.append(f_ms)
@@ -225,11 +252,15 @@ def _run_graph(graph: CheckedGraph, file: str, *, timings: dict[str, float], pro
             on_repeat(i + 1 - warmup)
     spec = graph.spec
     grads = {name: leaves[name].grad for name in spec.inputs if name in leaves and leaves[name].requires_grad}
-    for name in graph.retained():
-        grads[name] = env[name].grad
-    not_retained = [owner for owner in dict.fromkeys(n.owner for n in spec.nodes)
-                    if owner not in grads and not isinstance(env.get(owner), tuple)
-                    and getattr(env.get(owner), "requires_grad", False)]
+    if replayed is not None:
+        grads.update(replayed)
+        not_retained = list(replay.replay.not_retained)
+    else:
+        for name in graph.retained():
+            grads[name] = env[name].grad
+        not_retained = [owner for owner in dict.fromkeys(n.owner for n in spec.nodes)
+                        if owner not in grads and not isinstance(env.get(owner), tuple)
+                        and getattr(env.get(owner), "requires_grad", False)]
     run = GraphRun(graph=graph, file=file, device=str(agrad.device(graph.options.device or spec.device)), values=env,
                    outputs={name: env[name] for name in output_names(graph)}, grads=grads,
                    not_retained=not_retained,

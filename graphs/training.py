@@ -417,11 +417,19 @@ def run_trainer(trainer: Trainer, *, steps: int, eval_every: int | None = None, 
     return run
 
 
-def train(graph, *, steps: int, eval_every: int | None = None, on_step=None, resume=None,
-          stop_after: int | None = None, **options) -> TrainRun:
+def train(graph, *, on_step=None, resume=None, stop_after: int | None = None, **options) -> TrainRun:
     """`Graph.train(...)`: `steps` optimizer steps in total (`resume`, a `Trainer.state()`,
     continues a run to it; `stop_after=k` stops the same run after step k, to checkpoint
-    it); `on_step(trainer)` after each step. `run.trainer` holds the optimizer and state."""
+    it); `on_step(trainer)` after each step. `run.trainer` holds the optimizer and state.
+    A file with a `train:` section gives the defaults of every option."""
+    from .train_section import has_train_section, train_spec
+
+    if has_train_section(graph._checked):
+        spec = train_spec(graph)
+        options = {**spec.options(), "steps": spec.steps, **options}
+    if "loss" not in options or "steps" not in options:
+        raise TypeError("Graph.train() needs loss= and steps= when the file has no `train:` section")
+    steps, eval_every = options.pop("steps"), options.pop("eval_every", None)
     trainer = Trainer(graph, steps=steps, **options)
     if resume is not None:
         trainer.load_state(resume)

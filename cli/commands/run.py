@@ -49,10 +49,12 @@ def _inputs(replacements) -> dict[str, str]:
 @click.option("--anomaly", is_flag=True, help="Check every output and gradient for NaN/Inf.")
 @click.option("--repeat", type=click.IntRange(min=1), default=1, show_default=True,
               help="Run the whole pass N times and report min/median timings.")
+@click.option("--no-replay", "no_replay", is_flag=True,
+              help="Run every pass through the engine (by default passes after the second replay its kernels).")
 @graph_reading
 @click.pass_obj
 def run(app: App, graph_file, device, dtype, seed, replacements, output_format, save_path, profile, trace_path,
-        anomaly, repeat, plugins):
+        anomaly, repeat, no_replay, plugins):
     """Run GRAPH (a file, or - for standard input): forward, then every backward pass; print outputs,
     gradients and timings."""
     files.check_output_paths(save=save_path, trace=trace_path)      # before the run, not after it
@@ -60,7 +62,7 @@ def run(app: App, graph_file, device, dtype, seed, replacements, output_format, 
     graph = library.load_graph(graph_file, device=device, dtype=dtype, seed=seed, inputs=_inputs(replacements))
     with _progress(app, repeat) as on_repeat:
         graph_run, result = library.run_graph(graph, profile=profile or trace_path is not None, anomaly=anomaly,
-                                              repeat=repeat, on_repeat=on_repeat)
+                                              repeat=repeat, on_repeat=on_repeat, replay=not no_replay)
     if save_path:
         library.save_npz(graph_run, save_path)
     if trace_path:

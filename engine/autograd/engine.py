@@ -7,6 +7,8 @@ Nodes become ready when their count reaches zero and are run in the order of a
 priority queue: later-created Nodes first (higher sequence_nr), AccumulateGrad
 before everything. The CPU work runs on the calling thread; each device whose
 backend asks for it (CUDA) has one long-lived worker thread with its own queue.
+A backward called from inside a Node (re-entrant) nests on its thread up to a depth
+limit, then continues on a pool thread: see [Reentrant backwards] below.
 """
 from __future__ import annotations
 
@@ -140,8 +142,8 @@ class GraphTask:
     def compute_dependencies(self, root, min_topo_nr: int) -> None:
         """Count incoming edges of every Node reachable from `root`; iterative, so a
         graph a million Nodes deep needs no recursion."""
-        dependencies = self.dependencies
-        seen = {root}
+        dependencies = self.dependencies       # a Node is in it once seen: it is its own `seen` set
+        get = dependencies.get
         stack = [root]
         while stack:
             fn = stack.pop()
@@ -150,10 +152,12 @@ class GraphTask:
             for edge in fn.next_edges:
                 nxt = edge.function
                 if nxt is not None:
-                    dependencies[nxt] = dependencies.get(nxt, 0) + 1
-                    if nxt not in seen:
-                        seen.add(nxt)
+                    count = get(nxt)
+                    if count is None:
+                        dependencies[nxt] = 1
                         stack.append(nxt)
+                    else:
+                        dependencies[nxt] = count + 1
 
     def init_to_execute(self, root, outputs, accumulate_grad: bool, min_topo_nr: int) -> None:
         """Mark the Nodes on a path from `root` to any of `outputs` (GraphTask::init_to_execute)."""
@@ -211,11 +215,15 @@ def validate_outputs(edges, grads, fn_name) -> None:
 
     This is the one place where a gradient of a broadcast input is summed back to the
     input's shape, and cast to its dtype (PyTorch's validate_outputs). `fn_name` None:
-    the root gradients, whose messages name no Function."""
+    the root gradients, whose messages name no Function; a Node: its name, asked for
+    only when a message needs it. A gradient whose shape, dtype and device already
+    match costs three comparisons."""
     if len(grads) != len(edges):
         raise RuntimeError(f"{_returned(fn_name)}invalid number of gradients - expected {len(edges)}, "
                            f"but got {len(grads)}")
-    for i, edge in enumerate(edges):
+    i = -1
+    for edge in edges:
+        i += 1
         fn = edge.function
         if fn is None:
             continue
@@ -224,21 +232,30 @@ def validate_outputs(edges, grads, fn_name) -> None:
             continue
         shape, dtype, dev = fn.input_metadata[edge.input_nr]
         data = grad._data
-        if data.shape != shape:
-            if not _is_expandable_to(shape, data.shape):
-                raise RuntimeError(f"{_returned(fn_name)}invalid gradient at index {i} - got "
-                                   f"{list(data.shape)} but expected shape compatible with {list(shape)}")
-            grad = _ops.sum_to_size(grad, shape)
-        if grad._data.dtype != dtype:
-            grad = _ops.to(grad, dtype=_dtype_of(dtype))
-        if grad._device is not dev:
-            raise RuntimeError(f"{_returned(fn_name)}invalid gradient at index {i} - expected device "
-                               f"{dev} but got {grad._device}")
-        grads[i] = grad
+        if data.shape != shape or data.dtype != dtype or grad._device is not dev:
+            grads[i] = _conform(grad, shape, dtype, dev, i, fn_name)
+
+
+def _conform(grad, shape, dtype, dev, i, fn_name):
+    """validate_outputs' slow path: sum a broadcast gradient to `shape`, cast it to `dtype`."""
+    data = grad._data
+    if data.shape != shape:
+        if not _is_expandable_to(shape, data.shape):
+            raise RuntimeError(f"{_returned(fn_name)}invalid gradient at index {i} - got "
+                               f"{list(data.shape)} but expected shape compatible with {list(shape)}")
+        grad = _ops.sum_to_size(grad, shape)
+    if grad._data.dtype != dtype:
+        grad = _ops.to(grad, dtype=_dtype_of(dtype))
+    if grad._device is not dev:
+        raise RuntimeError(f"{_returned(fn_name)}invalid gradient at index {i} - expected device "
+                           f"{dev} but got {grad._device}")
+    return grad
 
 
 def _returned(fn_name) -> str:
-    return "" if fn_name is None else f"Function {fn_name} returned an "
+    if fn_name is None:
+        return ""
+    return f"Function {fn_name if fn_name.__class__ is str else fn_name.name()} returned an "
 
 
 def _is_expandable_to(shape, desired) -> bool:
@@ -412,8 +429,11 @@ class Engine:
     def _thread_main(self, graph_task: GraphTask) -> None:
         """The owning thread's loop: run CPU tasks until this GraphTask has none outstanding."""
         queue = graph_task.cpu_ready_queue
+        heap = queue._heap
+        heappop = heapq.heappop
         while True:
-            task = queue.pop()
+            # NOTE: until a device worker shares this task (threaded), only this thread touches its queue
+            task = heappop(heap)[2] if heap and not graph_task.threaded else queue.pop()
             gt = task.graph_task
             if task.fn is not None and not gt.has_error:
                 try:
@@ -489,6 +509,13 @@ class Engine:
             graph_task.order.append(fn)
             outputs = [_Planned(e.function.input_metadata[e.input_nr][2]) if e.function is not None else None
                        for e in fn.next_edges]
+        elif fn.hooks is None and fn.__class__ is not _ACC and graph_task.observer is None:
+            outputs = fn.apply(input_buffer.buffer)         # the common case: _call_function without hooks
+            validate_outputs(fn.next_edges, outputs, fn)
+            if not graph_task.keep_graph:
+                fn.release_variables()
+            if graph_task.anomaly:
+                check_outputs(fn, outputs)
         else:
             outputs = self._call_function(graph_task, fn, input_buffer.buffer)
             if not graph_task.keep_graph:
@@ -518,14 +545,26 @@ class Engine:
                 buffer = InputBuffer(len(nxt.input_metadata))
                 buffer.add(edge.input_nr, outputs[i])
                 if count == 0:
-                    self._ready_queue(graph_task, buffer.device()).push(NodeTask(graph_task, nxt, buffer))
+                    self._push(graph_task, nxt, buffer)
                 else:
                     not_ready[nxt] = buffer
             else:
                 buffer.add(edge.input_nr, outputs[i])
                 if count == 0:
                     del not_ready[nxt]
-                    self._ready_queue(graph_task, buffer.device()).push(NodeTask(graph_task, nxt, buffer))
+                    self._push(graph_task, nxt, buffer)
+
+    def _push(self, graph_task: GraphTask, fn, buffer: InputBuffer) -> None:
+        """Queue a ready Node on the ready queue of its gradients' device."""
+        device = buffer.device()
+        if device is None and not graph_task.threaded:
+            # only this thread uses the CPU queue (see _thread_main): ReadyQueue.push without the lock
+            queue = graph_task.cpu_ready_queue
+            graph_task.outstanding_tasks += 1
+            heapq.heappush(queue._heap, ((2, -graph_task.reentrant_depth, -fn.sequence_nr), queue._tie(),
+                                         NodeTask(graph_task, fn, buffer)))
+        else:
+            self._ready_queue(graph_task, device).push(NodeTask(graph_task, fn, buffer))
 
     def _call_function(self, graph_task: GraphTask, fn, inputs: list) -> list:
         hooks = fn.hooks
@@ -550,7 +589,7 @@ class Engine:
                 outputs = fn.apply(inputs)
             finally:
                 observer.node_end(fn)
-        validate_outputs(fn.next_edges, outputs, fn.name())
+        validate_outputs(fn.next_edges, outputs, fn)
         if hooks is not None:
             for hook in tuple(hooks.post):
                 prev = tuple(outputs)

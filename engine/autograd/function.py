@@ -15,6 +15,7 @@ import warnings
 from ..grad_mode import is_grad_enabled, no_grad
 from .._tensor import Tensor, filled, version_counter
 from .node import Node, collect_next_edges, set_history
+from .recorder import unreplayable
 from .saved_variable import SavedVariable
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
@@ -153,6 +154,7 @@ class Function:
             bound = inspect.signature(cls.forward).bind(*args, **kwargs)
             bound.apply_defaults()
             args, kwargs = bound.args, {}
+        unreplayable(f"{cls.__name__} is an autograd.Function")
         node = BackwardCFunction(cls)
         positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
         node._input_positions = positions

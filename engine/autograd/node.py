@@ -16,6 +16,7 @@ from ..dispatch_keys import AUTOGRAD
 from .anomaly_mode import _state as _anomaly
 from ..grad_mode import tls
 from .._tensor import AutogradMeta, DifferentiableViewMeta, RemovableHandle, Tensor, VariableVersion, _OpLibrary
+from . import recorder as _recorder
 from .edge import INVALID_EDGE, Edge
 
 __all__ = ["Node", "AccumulateGrad", "GraphRoot", "UINT64_MAX", "collect_next_edges", "gradient_edge", "set_history", "NodeHooks",
@@ -224,10 +225,13 @@ def accumulate_grad(meta, grad, grads) -> None:
             meta.grad = grad
             return
         data = old._data
-        if old.__class__ is Tensor and not old.requires_grad and getattr(data, "flags", None) is not None \
-                and getattr(data.flags, "writeable", True) and data.shape == grad._data.shape and data.dtype == grad._data.dtype \
-                and 0 not in data.strides:
+        flags = getattr(data, "flags", None)        # None: a Meta array, nothing to add into
+        if old.__class__ is Tensor and not old.requires_grad and flags is not None \
+                and getattr(flags, "writeable", True) and 0 not in data.strides \
+                and data.shape == grad._data.shape and data.dtype == grad._data.dtype:
             data += grad._data
+            if _recorder.ACTIVE is not None:
+                _recorder.ACTIVE.iadd(data, grad._data)
             vc = old._version_counter
             if vc is None:
                 old._version_counter = VariableVersion(1)
@@ -239,7 +243,7 @@ def accumulate_grad(meta, grad, grads) -> None:
     if old is None:
         new = Tensor._make(grad._device.backend.full(grad.shape, 0, grad._data.dtype, grad._device),
                            grad._device, grad._device.backend.key)
-        meta.grad = new.copy_(grad) if grad.requires_grad else new.copy_(grad.detach())
+        meta.grad = new.copy_(grad)          # CopyBackwards when grad has a history, as PyTorch's
         return
     meta.grad = old + grad
 

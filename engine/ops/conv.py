@@ -19,14 +19,13 @@ from __future__ import annotations
 import math
 
 from ..backends.meta import MetaArray
+from ..errors import DtypeError, ShapeError
 from .nn import c_type_name, require_floating, sizes, tensor_type_name
 from .registry import defop
 from .samples import SampleInput, make_arg
 
-__all__ = ["expand_param", "conv_output_size"]
 
-
-def expand_param(value, name, dims=2):
+def _expand_param(value, name, dims=2):
     """An int or a list of 1 or `dims` values as a `dims`-tuple (PyTorch's expand_param_if_needed)."""
     value = tuple(value)
     if len(value) == 1:
@@ -35,10 +34,6 @@ def expand_param(value, name, dims=2):
         raise RuntimeError(f"expected {name} to be a single integer value or a list of {dims} values to match "
                            f"the convolution dimensions, but got {name}={sizes(value)}")
     return value
-
-
-def conv_output_size(size, kernel, stride, padding, dilation):
-    return (size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
 
 
 class _Geometry:
@@ -57,7 +52,7 @@ def _padding(padding, dims, kernel, stride, dilation):
             raise RuntimeError("padding='same' is not supported for strided convolutions")
         total = [d * (k - 1) for d, k in zip(dilation, kernel)]
         return tuple(t // 2 for t in total), tuple(t - t // 2 for t in total)
-    pad = expand_param(padding, "padding", dims)
+    pad = _expand_param(padding, "padding", dims)
     return pad, pad
 
 
@@ -65,17 +60,17 @@ def _check_conv(name, dims, input, weight, bias, stride, padding, dilation, grou
                 output_padding=(0,)):
     """PyTorch's checks, in PyTorch's order. Returns the geometry and the output shape."""
     if bias is not None and bias.dtype != input.dtype:
-        raise RuntimeError(f"Input type ({c_type_name(input.dtype)}) and bias type ({c_type_name(bias.dtype)}) "
+        raise DtypeError(f"Input type ({c_type_name(input.dtype)}) and bias type ({c_type_name(bias.dtype)}) "
                            f"should be the same")
     if input.ndim not in (dims + 1, dims + 2):
-        raise RuntimeError(f"Expected {dims + 1}D (unbatched) or {dims + 2}D (batched) input to {name}, but got "
+        raise ShapeError(f"Expected {dims + 1}D (unbatched) or {dims + 2}D (batched) input to {name}, but got "
                            f"input of size: {sizes(input.shape)}")
     geo = _Geometry()
     geo.dims, geo.groups = dims, groups
     geo.batched = input.ndim == dims + 2
     shape = tuple(input.shape) if geo.batched else (1,) + tuple(input.shape)
-    geo.stride = expand_param(stride, "stride", dims)
-    geo.dilation = expand_param(dilation, "dilation", dims)
+    geo.stride = _expand_param(stride, "stride", dims)
+    geo.dilation = _expand_param(dilation, "dilation", dims)
     ws = tuple(weight.shape)
     kernel = ws[2:] if len(ws) == dims + 2 else (1,) * dims
     geo.lo, geo.hi = _padding(padding, dims, kernel, geo.stride, geo.dilation)
@@ -88,27 +83,27 @@ def _check_conv(name, dims, input, weight, bias, stride, padding, dilation, grou
     if min(geo.dilation) <= 0:
         raise RuntimeError("dilation should be greater than zero")
     if len(ws) != dims + 2:
-        raise RuntimeError(f"Expected {len(ws)}-dimensional input for {len(ws)}-dimensional weight {sizes(ws)}, "
+        raise ShapeError(f"Expected {len(ws)}-dimensional input for {len(ws)}-dimensional weight {sizes(ws)}, "
                            f"but got {dims + 2}-dimensional input of size {sizes(shape)} instead")
     if ws[0] < groups:
-        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
+        raise ShapeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
                            f"weight of size {sizes(ws)} instead")
     if ws[0] % groups:
         # NOTE: the doubled brackets are PyTorch's own message
-        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
+        raise ShapeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
                            f"got weight of size [{sizes(ws)}] instead")
     channels, out_channels = (ws[0], ws[1] * groups) if transposed else (ws[1] * groups, ws[0])
     if shape[1] != channels:
         given = "transposed=1" if transposed else f"groups={groups}"
-        raise RuntimeError(f"Given {given}, weight of size {sizes(ws)}, expected input{sizes(shape)} to have "
+        raise ShapeError(f"Given {given}, weight of size {sizes(ws)}, expected input{sizes(shape)} to have "
                            f"{channels} channels, but got {shape[1]} channels instead")
     if bias is not None and (bias.ndim != 1 or bias.shape[0] != out_channels):
         given = "transposed=1, " if transposed else ""
-        raise RuntimeError(f"Given {given}weight of size {sizes(ws)}, expected bias to be 1-dimensional with "
+        raise ShapeError(f"Given {given}weight of size {sizes(ws)}, expected bias to be 1-dimensional with "
                            f"{out_channels} elements, but got bias of size {sizes(bias.shape)} instead")
     size = shape[2:]
     if transposed:
-        output_padding = expand_param(output_padding, "output_padding", dims)
+        output_padding = _expand_param(output_padding, "output_padding", dims)
         if any(p >= max(s, d) for p, s, d in zip(output_padding, geo.stride, geo.dilation)):
             names = ("height", "width") if dims == 2 else ("width",) if dims == 1 else ("depth", "height", "width")
             parts = [f"output_padding_{n}: {p}" for n, p in zip(names, output_padding)]
@@ -119,18 +114,18 @@ def _check_conv(name, dims, input, weight, bias, stride, padding, dilation, grou
         out = tuple((i - 1) * s - lo - hi + d * (k - 1) + p + 1 for i, s, lo, hi, d, k, p in
                     zip(size, geo.stride, geo.lo, geo.hi, geo.dilation, kernel, output_padding))
         if min(out) < 1:
-            raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, size))}). Calculated output "
+            raise ShapeError(f"Given input size per channel: ({' x '.join(map(str, size))}). Calculated output "
                                f"size per channel: ({' x '.join(map(str, out))}). Output size is too small")
     else:
         padded = tuple(i + lo + hi for i, lo, hi in zip(size, geo.lo, geo.hi))
         extent = tuple(d * (k - 1) + 1 for d, k in zip(geo.dilation, kernel))
         if any(p < e for p, e in zip(padded, extent)):
-            raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
+            raise ShapeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
                                f"Kernel size: ({' x '.join(map(str, extent))}). Kernel size can't be greater than "
                                f"actual input size")
         out = tuple((p - e) // s + 1 for p, e, s in zip(padded, extent, geo.stride))
     if weight.dtype != input.dtype:
-        raise RuntimeError(f"Input type ({tensor_type_name(input.dtype)}) and weight type "
+        raise DtypeError(f"Input type ({tensor_type_name(input.dtype)}) and weight type "
                            f"({tensor_type_name(weight.dtype)}) should be the same")
     require_floating(f"slow_conv{'_transpose' if transposed else ''}{max(dims, 2)}d_cpu", input.dtype)
     full = (shape[0], out_channels) + out
@@ -291,7 +286,7 @@ def _transpose_input_grad(grad, input, weight, stride, padding, dilation, groups
 
 def _transpose_weight_grad(grad, input, weight_shape, stride, padding, dilation, groups):
     dims = len(weight_shape) - 2
-    stride, dilation = expand_param(stride, "stride", dims), expand_param(dilation, "dilation", dims)
+    stride, dilation = _expand_param(stride, "stride", dims), _expand_param(dilation, "dilation", dims)
     lo, hi = _padding(padding, dims, weight_shape[2:], stride, dilation)
     expected = [(g + a + b - d * (k - 1) - 1) // s + 1 for g, a, b, d, k, s in
                 zip(grad.shape[-dims:], lo, hi, dilation, weight_shape[2:], stride)]
@@ -361,7 +356,7 @@ conv_transpose3d = _transpose_op(3)
 
 def _check_grad_output(grad_output, expected):
     if tuple(grad_output.shape) != tuple(expected):
-        raise RuntimeError(f"Expected grad_output of size {sizes(expected)}, but got grad_output of size "
+        raise ShapeError(f"Expected grad_output of size {sizes(expected)}, but got grad_output of size "
                            f"{sizes(grad_output.shape)}")
 
 

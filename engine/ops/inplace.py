@@ -24,6 +24,7 @@ import re
 import numpy as np
 
 from .. import dtypes
+from ..autograd import recorder as _recorder
 from ..autograd.node import Node, gradient_edge
 from ..autograd.saved_variable import SavedVariable
 from ..backends.meta import MetaArray
@@ -237,8 +238,8 @@ index_put = defop(
     samples=lambda op: [
         SampleInput("(4,3) [idx] <- (2,3)", make_arg((4, 3), key=(op, 0)), [_ints([3, 1])],
                     make_arg((2, 3), key=(op, 1))),
-        SampleInput("(4,3) [i, j] <- 0-d accumulate", make_arg((4, 3), key=(op, 2)), [_ints([0, 2, 0]), _ints([1, 1, 1])],
-                    make_arg((), key=(op, 3)), True),
+        SampleInput("(4,3) [i, j] <- 0-d accumulate", make_arg((4, 3), key=(op, 2)),
+                    [_ints([0, 2, 0]), _ints([1, 1, 1])], make_arg((), key=(op, 3)), True),
         SampleInput("T (3,4) [i, j] <- (2,)", make_arg((3, 4), key=(op, 4), transposed=True),
                     [_ints([2, 0]), _ints([-1, 1])], make_arg((2,), key=(op, 5)))],
     torch="lambda self, indices, values, accumulate=False, dims=None: torch.index_put(self, tuple(indices), values, "
@@ -316,6 +317,8 @@ def _write(self: Tensor, out: Tensor) -> None:
                            f"{scalar_type_name(data.dtype)}")
     if not isinstance(data, MetaArray):
         data[...] = new
+        if _recorder.ACTIVE is not None:
+            _recorder.ACTIVE.write(data, new)
     bump_version(self)
 
 

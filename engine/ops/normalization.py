@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..backends.meta import MetaArray
+from ..errors import DimensionError, ShapeError
 from ..grad_mode import no_grad
 from .nn import require_floating, sizes
 from .registry import defop
@@ -43,17 +44,19 @@ def _reduce_dims(ndim):
 
 
 def _xp_normalize(xp, x, axes, eps):
-    centered = x - xp.mean(x, axis=axes, keepdims=True)
+    """x_hat over `axes`, and the mean and biased variance it used (kept dims)."""
+    mu = xp.mean(x, axis=axes, keepdims=True)
+    centered = x - mu
     var = xp.mean(centered * centered, axis=axes, keepdims=True)
-    return centered / xp.sqrt(var + eps), var
+    return centered / xp.sqrt(var + eps), mu, var
 
 
 # ---- batch_norm ---------------------------------------------------------------------------------
 
 def _bn_meta(input, running_mean, running_var, weight, bias, training, momentum, eps):
     if input.ndim < 2:
-        raise IndexError(f"Dimension out of range (expected to be in range of [-{max(input.ndim, 1)}, "
-                         f"{max(input.ndim, 1) - 1}], but got 1)")
+        raise DimensionError(f"Dimension out of range (expected to be in range of [-{max(input.ndim, 1)}, "
+                             f"{max(input.ndim, 1) - 1}], but got 1)")
     c = input.shape[1]
     if training and input.size // max(c, 1) <= 1:
         raise ValueError(f"Expected more than 1 value per channel when training, got input size "
@@ -62,7 +65,7 @@ def _bn_meta(input, running_mean, running_var, weight, bias, training, momentum,
         raise RuntimeError(f"running_{'mean' if running_mean is None else 'var'} must be defined in evaluation mode")
     for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean), ("running_var", running_var)):
         if t is not None and t.size != c:
-            raise RuntimeError(f"{name} should contain {c} elements not {t.size}")
+            raise ShapeError(f"{name} should contain {c} elements not {t.size}")
     require_floating("batch_norm", input.dtype)
     return MetaArray(input.shape, input.dtype)
 
@@ -72,12 +75,11 @@ def _bn_kernel(xp, input, running_mean, running_var, weight, bias, training, mom
     axes = tuple(_reduce_dims(input.ndim))
     shape = (1, -1) + (1,) * (input.ndim - 2)
     if training:
-        out, var = _xp_normalize(xp, input, axes, eps)
+        out, mu, var = _xp_normalize(xp, input, axes, eps)
         n = input.size // input.shape[1]
         # NOTE: in place, as PyTorch: the running stats are buffers the caller keeps
         if running_mean is not None:
-            batch_mean = xp.mean(input, axis=axes)
-            running_mean[...] = (1 - momentum) * running_mean + momentum * batch_mean
+            running_mean[...] = (1 - momentum) * running_mean + momentum * mu.reshape(-1)
         if running_var is not None:
             running_var[...] = (1 - momentum) * running_var + momentum * var.reshape(-1) * (n / (n - 1))
     else:
@@ -137,14 +139,14 @@ batch_norm = defop(
 
 def _gn_meta(input, num_groups, weight, bias, eps):
     if input.ndim < 2:
-        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
+        raise ShapeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
     c = input.shape[1]
     if num_groups <= 0 or c % num_groups:
-        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+        raise ShapeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
                            f"shape {sizes(input.shape)} and num_groups={num_groups}")
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and (t.ndim != 1 or t.shape[0] != c):
-            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
+            raise ShapeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
                                f"but got {name} of shape {sizes(t.shape)} and input of shape {sizes(input.shape)}")
     require_floating("group_norm", input.dtype)
     return MetaArray(input.shape, input.dtype)
@@ -251,10 +253,10 @@ def _rms_norm(input, normalized_shape, weight, eps):
     shape = tuple(normalized_shape)
     k = len(shape)
     if weight is not None and tuple(weight.shape) != shape:
-        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
+        raise ShapeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
                            f"{sizes(weight.shape)} and normalized_shape = {sizes(shape)}")
     if input.ndim < k or tuple(input.shape[input.ndim - k:]) != shape:
-        raise RuntimeError(f"Given normalized_shape={sizes(shape)}, expected input with shape "
+        raise ShapeError(f"Given normalized_shape={sizes(shape)}, expected input with shape "
                            f"[*{', '.join(str(s) for s in shape)}], but got input of size{sizes(input.shape)}")
     require_floating("rms_norm", input.dtype.np)
     if eps is None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..backends.meta import MetaArray
+from ..errors import ShapeError
 from .nn import sizes
 from .registry import defop
 from .samples import SampleInput, grad_output_samples, make_arg
@@ -44,7 +45,7 @@ def _geometry(shape, pad, mode, value):
         raise RuntimeError("Padding length must be divisible by 2")
     k = len(pad) // 2
     if k > ndim:
-        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
+        raise ShapeError(f"Padding length should be less than or equal to two times the input dimension but got "
                            f"padding length {len(pad)} and input of dimension {ndim}")
     if mode not in _MODES:
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
@@ -64,7 +65,7 @@ def _geometry(shape, pad, mode, value):
         before, after = pad[2 * i], pad[2 * i + 1]
         n = shape[axis]
         if mode == "reflect" and (before >= n or after >= n):
-            raise RuntimeError(f"Argument #{4 + 2 * i}: Padding size should be less than the corresponding input "
+            raise ShapeError(f"Argument #{4 + 2 * i}: Padding size should be less than the corresponding input "
                                f"dimension, but got: padding ({before}, {after}) at dimension {axis} of input "
                                f"{sizes(shape)}")
         if mode == "circular" and (before > n or after > n):
@@ -113,7 +114,7 @@ def _pad_kernel(xp, input, pad, mode, value):
 def _pad_backward_meta(grad_output, input_size, pad, mode):
     dims, shape = _geometry(tuple(input_size), pad, mode, None)
     if tuple(grad_output.shape) != shape:
-        raise RuntimeError(f"Expected grad_output of size {sizes(shape)}, but got grad_output of size "
+        raise ShapeError(f"Expected grad_output of size {sizes(shape)}, but got grad_output of size "
                            f"{sizes(grad_output.shape)}")
     return MetaArray(tuple(input_size), grad_output.dtype)
 

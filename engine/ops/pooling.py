@@ -1,11 +1,14 @@
-"""max_pool2d and avg_pool2d, with their backward ops.
+"""Pooling: max_pool2d (also with indices, and on integers), avg_pool2d, their 1-D forms
+(the 2-D pools of a row, as PyTorch), adaptive_avg_pool2d and adaptive_max_pool2d, with
+their backward ops.
 
 Every window is gathered with one fancy index into the flattened input (a table of
 flat positions per (output pixel, kernel tap), padding pointing at one extra
-sentinel column), so ceil_mode's ragged last windows need no special case; the
-backward ops scatter-add with one `bincount`. Both pools are linear in the values
-they pick, so their backward ops differentiate into each other: max pooling's
-gradient goes to the argmax of each window, as in PyTorch.
+sentinel column), so ceil_mode's ragged last windows and adaptive pooling's uneven
+windows need no special case; the backward ops scatter-add with one `bincount`.
+Adaptive average pooling is separable: one averaging matrix per dim. The pools are
+linear in the values they pick, so their backward ops differentiate into each other:
+max pooling's gradient goes to the argmax of each window, as in PyTorch.
 """
 from __future__ import annotations
 
@@ -347,7 +350,7 @@ def _one(value, name, op):
 
 def _lift(input, op):
     if input.ndim not in (2, 3):
-        raise RuntimeError(f"{op}() Expected 2D or 3D input tensor, but got {sizes(input.shape)}")
+        raise ShapeError(f"{op}() Expected 2D or 3D input tensor, but got {sizes(input.shape)}")
     return unsqueeze(input, -2)
 
 
@@ -400,7 +403,7 @@ avg_pool1d = defop(
 
 def _adaptive_size(input, output_size, op):
     if input.ndim not in (3, 4) or 0 in tuple(input.shape[-3:]):
-        raise RuntimeError(f"{op}(): Expected 3D or 4D tensor, but got {sizes(input.shape)}")
+        raise ShapeError(f"{op}(): Expected 3D or 4D tensor, but got {sizes(input.shape)}")
     size = tuple(output_size)
     if len(size) == 1:
         size = size * 2
@@ -434,7 +437,7 @@ def _adaptive_avg_kernel(xp, self, output_size):
 def _adaptive_avg_backward_meta(grad_output, self):
     _adaptive_avg_meta(self, grad_output.shape[-2:])
     if tuple(grad_output.shape[:-2]) != tuple(self.shape[:-2]):
-        raise RuntimeError(f"Expected grad_output of size {sizes(self.shape[:-2])} in its leading dims, but got "
+        raise ShapeError(f"Expected grad_output of size {sizes(self.shape[:-2])} in its leading dims, but got "
                            f"{sizes(grad_output.shape)}")
     return MetaArray(self.shape, grad_output.dtype)
 

@@ -21,7 +21,8 @@ from operator import itemgetter
 import numpy as np
 
 from .. import dtypes
-from ..autograd.edge import INVALID_EDGE
+from ..autograd import recorder as _recorder
+from ..autograd.edge import INVALID_EDGE, Edge
 from ..autograd.node import Node, gradient_edge, set_history
 from ..autograd.saved_variable import SavedVariable
 from .._device import _BACKENDS
@@ -29,7 +30,7 @@ from ..backends import get_backend   # importing backends registers cpu, cuda an
 from ..backends.meta import MetaArray
 from ..dispatcher import FALLTHROUGH, define, impl
 from ..dispatch_keys import AUTOGRAD, DispatchKey
-from .._tensor import Tensor, filled, make_view
+from .._tensor import AutogradMeta, Tensor, filled, make_view
 
 __all__ = ["defop", "OpInfo", "registered", "promote_same", "promote_float"]
 
@@ -153,6 +154,8 @@ def _make_backend_kernel(entry, fn, promote, backend_type: str, is_meta: bool, s
     ndarray = np.ndarray
     generic = np.generic
     new = object.__new__
+    # the common promotion rules are asked first whether there is anything to do (saves their call)
+    needs_promotion = _needs_promotion if promote is promote_same or promote is promote_float else None
 
     def wrap(out, dev):
         # NumPy returns scalars (np.float32) for 0-d results; a Tensor always holds an array.
@@ -183,7 +186,10 @@ def _make_backend_kernel(entry, fn, promote, backend_type: str, is_meta: bool, s
                         _device_mismatch(op, dev, t._device)
                     items.append(t._data)
                 arrays[i] = items
-        if promote is not None:
+        rec = None if is_meta else _recorder.ACTIVE      # None unless a pass is being recorded
+        if rec is not None:
+            before = rec.arguments(arrays)
+        if promote is not None and (needs_promotion is None or needs_promotion(arrays, positions)):
             promote(arrays, positions)
         if is_meta:
             out = fn(*arrays)
@@ -198,6 +204,8 @@ def _make_backend_kernel(entry, fn, promote, backend_type: str, is_meta: bool, s
                 if meta_rule is not None:
                     meta_rule(*[_as_meta(a) for a in arrays])
                 raise
+        if rec is not None:
+            return _record(rec, fn, backends[backend_type], special, before, arrays, out, wrap, dev)
         if out.__class__ is ndarray:       # the common case, wrapped inline
             t = new(Tensor)
             t._data, t._device, t._keys, t._autograd_meta, t._version_counter = out, dev, key, None, None
@@ -206,6 +214,13 @@ def _make_backend_kernel(entry, fn, promote, backend_type: str, is_meta: bool, s
             return tuple([wrap(o, dev) for o in out])
         return wrap(out, dev)
     return kernel
+
+
+def _record(rec, fn, backend, special, before, arrays, out, wrap, dev):
+    """The backend kernel's result, its call added to the pass being recorded (autograd/recorder.py)."""
+    result = tuple([wrap(o, dev) for o in out]) if out.__class__ is tuple or out.__class__ is list else wrap(out, dev)
+    rec.kernel(fn, (backend.xp, backend.special) if special else (backend.xp,), before, arrays, out, result)
+    return result
 
 
 def _view_kernel(kernel, view):
@@ -321,6 +336,7 @@ def _make_autograd_kernel(entry, info, diff_inputs, node_classes, overload, save
     list_positions = entry.list_positions
     after_autograd = ~AUTOGRAD
     names_for_mask = save_plan.names
+    names_cache = save_plan._cache
     single_class = node_classes[0] if overload is None else None
 
     def kernel(op, keyset, args):
@@ -345,9 +361,16 @@ def _make_autograd_kernel(entry, info, diff_inputs, node_classes, overload, save
                         mask |= bit
                     edges.append(e)
             else:
-                e = gradient_edge(a) if a is not None else INVALID_EDGE
-                if e.function is not None:
+                meta = a._autograd_meta if a.__class__ is Tensor else 0
+                if meta is None:                  # a plain Tensor without history
+                    e = INVALID_EDGE
+                elif meta.__class__ is AutogradMeta and meta.grad_fn is not None:
+                    e = Edge(meta.grad_fn, meta.output_nr)      # gradient_edge's common case, inline
                     mask |= bit
+                else:
+                    e = gradient_edge(a) if a is not None else INVALID_EDGE
+                    if e.function is not None:
+                        mask |= bit
                 edges.append(e)
             bit <<= 1
         if not mask:
@@ -366,7 +389,8 @@ def _make_autograd_kernel(entry, info, diff_inputs, node_classes, overload, save
         else:
             set_history(out, node)
         saved = {}
-        for name in names_for_mask(mask):
+        names = names_cache.get(mask)
+        for name in names if names is not None else names_for_mask(mask):
             if name == "result":
                 saved[name] = [SavedVariable(o, True) for o in out] if multi else SavedVariable(out, True)
                 continue

@@ -16,6 +16,7 @@ import collections
 import numpy as np
 
 from .. import dtypes
+from .._tensor import Tensor
 from ..backends.meta import MetaArray
 from ..errors import DimensionError, DtypeError
 from .indexing_advanced import _zeros
@@ -31,16 +32,17 @@ _BOOL = np.dtype(np.bool_)
 
 # ---- PyTorch's named results (torch.return_types) ----------------------------------------
 
-_RETURN_TYPES = {}
-
-
-def _named_results(fn, name):
+def _named_results(fn, name, binary=None):
     """`fn` returning torch.return_types.<name>(values, indices) where it returns two tensors
-    (the registry's kernels return plain tuples; the name is given where the user gets them)."""
-    cls = _RETURN_TYPES[name] = collections.namedtuple(name, ["values", "indices"])
+    (the registry's kernels return plain tuples; the name is given where the user gets them).
+    `binary`: what a tensor second argument means (torch.max(a, b) is maximum), as PyTorch's
+    argument parser picks the overload."""
+    cls = collections.namedtuple(name, ["values", "indices"])
     cls.__module__ = "agrad.return_types"
 
     def named(*args, **kwargs):
+        if binary is not None and ("other" in kwargs or (len(args) > 1 and isinstance(args[1], Tensor))):
+            return binary(*args, **kwargs)
         out = fn(*args, **kwargs)
         return cls(*out) if out.__class__ is tuple else out
     named.__name__ = named.__qualname__ = fn.__name__
@@ -103,17 +105,15 @@ def _evenly_distribute(grad, self, result):
     return where(mask, grad / sum(mask), 0.0)
 
 
-def _value_samples(op, dims=True):
+def _value_samples(op):
     x = make_arg((3, 4, 2), key=(op, 0))
-    out = [SampleInput("0-d", make_arg((), key=(op, 1)), 0)]
-    if dims:
-        out += [SampleInput("dim=1", x, 1), SampleInput("dim=-1 keepdim", x, -1, True),
-                SampleInput("dim=0 T", make_arg((5, 3), key=(op, 2), transposed=True), 0),
-                SampleInput("int64 dim=1", make_arg((3, 5), key=(op, 3), low=-20, high=20, integer=True,
-                                                   dtype=dtypes.int64), 1),
-                SampleInput("uint8 dim=0", make_arg((4, 3), key=(op, 5), low=0, high=255, integer=True,
-                                                   dtype=dtypes.uint8), 0)]
-    return out
+    return [SampleInput("0-d", make_arg((), key=(op, 1)), 0),
+            SampleInput("dim=1", x, 1), SampleInput("dim=-1 keepdim", x, -1, True),
+            SampleInput("dim=0 T", make_arg((5, 3), key=(op, 2), transposed=True), 0),
+            SampleInput("int64 dim=1", make_arg((3, 5), key=(op, 3), low=-20, high=20, integer=True,
+                                               dtype=dtypes.int64), 1),
+            SampleInput("uint8 dim=0", make_arg((4, 3), key=(op, 5), low=0, high=255, integer=True,
+                                               dtype=dtypes.uint8), 0)]
 
 
 # ---- max / min ----------------------------------------------------------------------------
@@ -153,7 +153,7 @@ def _tied():
     return tensor([[1.0, 3.0, -1.0], [3.0, 0.5, -1.0]], dtype=dtypes.float64, requires_grad=True)
 
 
-def _declare_extreme(name, arg):
+def _declare_extreme(name, arg, binary):
     kernel, meta, grad_formula, samples = _extreme(name, arg)
     fn = defop(
         f"{name}(Tensor self, int? dim=None, bool keepdim=False) -> Tensor",
@@ -162,12 +162,12 @@ def _declare_extreme(name, arg):
         overload=lambda self, dim=None, keepdim=False: 1 if dim is None else 0,
         samples=samples, torch=f"torch.{name}",
         doc=f"{name}(x): the {name}imum element (ties share the gradient); {name}(x, dim): the named pair "
-            f"(values, indices) along dim, indices int64 (the first {name}imum).")
-    return _named_results(fn, name)
+            f"(values, indices) along dim, indices int64 (the first {name}imum); {name}(x, other): {name}imum.")
+    return _named_results(fn, name, binary)
 
 
-max = _declare_extreme("max", "argmax")  # noqa: A001 — PyTorch's name
-min = _declare_extreme("min", "argmin")  # noqa: A001 — PyTorch's name
+max = _declare_extreme("max", "argmax", lambda self, other: maximum(self, other))  # noqa: A001 — PyTorch's name
+min = _declare_extreme("min", "argmin", lambda self, other: minimum(self, other))  # noqa: A001 — PyTorch's name
 
 
 def _arg_extreme(name):
@@ -526,6 +526,7 @@ isinf = _classifier("isinf", "isinf", False)
 isfinite = _classifier("isfinite", "isfinite", True)
 
 
+from .binary_extra import maximum, minimum  # noqa: E402
 from .indexing_advanced import scatter_add  # noqa: E402  (the formulas call them at backward time)
 from .pointwise import where  # noqa: E402
 from .reduction import sum  # noqa: E402,A004

@@ -168,6 +168,8 @@ def _repeat_interleave(self, repeats=None, dim=None, output_size=None):
         shape = list(x.shape)
         y = expand(unsqueeze(x, d + 1), shape[:d + 1] + [repeats] + shape[d + 1:])
         return flatten(clone(y), d, d + 1)
+    if not hasattr(repeats, "ndim"):
+        raise TypeError(f"repeat_interleave(): argument 'repeats' must be Tensor or int, not {type(repeats).__name__}")
     return index_select(x, d, _interleave_index(repeats, x.shape[d], x))
 
 

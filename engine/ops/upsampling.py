@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from ..backends.meta import MetaArray
+from ..errors import ShapeError
 from .nn import require_floating
 from .registry import defop
 from .samples import SampleInput, grad_output_samples, make_arg
@@ -130,7 +131,7 @@ def _interpolate_kernel(xp, input, size, scale_factor, mode, align_corners, reco
 def _backward_meta(grad_output, input_size, size, scale_factor, mode, align_corners, recompute_scale_factor):
     out, _ = _plan(tuple(input_size), size, scale_factor, mode, align_corners, recompute_scale_factor, False)
     if tuple(grad_output.shape) != tuple(out):
-        raise RuntimeError(f"Expected grad_output to have the same shape as output; output.size({len(out)}) = "
+        raise ShapeError(f"Expected grad_output to have the same shape as output; output.size({len(out)}) = "
                            f"{list(out)} but got grad_output.size = {list(grad_output.shape)}")
     return MetaArray(tuple(input_size), grad_output.dtype)
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..autograd.functional import grad as autograd_grad
-from ..grad_mode import no_grad
+from ..grad_mode import enable_grad, no_grad
 from .._tensor import Tensor
 
 __all__ = ["gradcheck", "gradgradcheck", "gradcheck_report", "JacobianReport", "GradcheckError"]
@@ -50,6 +50,9 @@ def _as_float64_cpu(t: Tensor) -> np.ndarray:
 def _perturbed(inputs, i, array):
     t = inputs[i]
     p = Tensor._make(t._device.backend.asarray(array, np.float64, t._device), t._device, t._keys)
+    if t.requires_grad:
+        # NOTE: as PyTorch perturbs the input in place: a view made of it under no_grad still requires grad
+        p.requires_grad_(True)
     return [p if j == i else x for j, x in enumerate(inputs)]
 
 
@@ -188,11 +191,18 @@ def gradgradcheck(fn, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e
 
     def first_derivatives(*args):
         xs, gos = list(args[:n_in]), list(args[n_in:])
-        ys = [(o, g) for o, g in zip(_outputs(fn, xs), gos) if o.requires_grad]
-        if not ys:
-            return ()
-        grads = autograd_grad([o for o, _ in ys], [xs[i] for i in diff_positions], [g for _, g in ys],
-                              create_graph=True, allow_unused=True)
+        # NOTE: the first derivatives need a graph even where gradcheck evaluates this function for
+        # its finite differences (under no_grad, on perturbed copies that require no grad): without
+        # one the numerical side of the comparison was empty and any second derivative passed
+        with enable_grad():
+            for i in diff_positions:
+                if not xs[i].requires_grad:
+                    xs[i] = xs[i].detach().requires_grad_()
+            ys = [(o, g) for o, g in zip(_outputs(fn, xs), gos) if o.requires_grad]
+            if not ys:
+                return ()
+            grads = autograd_grad([o for o, _ in ys], [xs[i] for i in diff_positions], [g for _, g in ys],
+                                  create_graph=True, allow_unused=True)
         return tuple(g for g in grads if g is not None)
 
     return gradcheck(first_derivatives, inputs + list(grad_outputs), eps=eps, atol=atol, rtol=rtol,

@@ -407,3 +407,33 @@ def test_inplace_updates_outside_autograd_and_iteration():
     assert [row.tolist() for row in t] == [[1.0, 2.0, 3.0]] * 2
     with pytest.raises(TypeError, match="iteration over a 0-d tensor"):
         iter(agrad.tensor(1.0))
+
+
+def test_input_buffer_sums_in_place_only_into_a_gradient_nobody_else_holds():
+    # x feeds three ops: the gradients arriving at its accumulator are summed in its InputBuffer,
+    # in place into the first (fresh, held by the buffer alone): no `add` op runs in the backward
+    x = agrad.tensor([1.0, 2.0], requires_grad=True)
+    loss = (x * 2.0 + x * 3.0 + x * 4.0).sum()
+    with agrad.autograd.profiler.profile() as prof:
+        loss.backward()
+    assert [e.name for e in prof.events if e.phase == "forward" and e.name == "add"] == []
+    assert x.grad.tolist() == [9.0, 9.0]
+
+    # a post hook keeps the gradients MulBackward0 returns: the first one to reach x's buffer is
+    # then held elsewhere, so the sum is out of place and what the hook kept is unchanged
+    kept = []
+    x.grad = None
+    a = x * 2.0
+    a.grad_fn.register_hook(lambda grad_inputs, grad_outputs: kept.append(grad_inputs))
+    (a + x * 3.0).sum().backward()
+    assert kept[0][0].tolist() == [2.0, 2.0]
+    assert x.grad.tolist() == [5.0, 5.0]
+
+
+def test_input_buffer_sum_is_differentiable_with_create_graph():
+    x = agrad.tensor([1.0, 2.0], requires_grad=True)
+    y = x * x
+    (g,) = agrad.autograd.grad((y + y).sum(), x, create_graph=True)
+    assert g.tolist() == [4.0, 8.0]
+    (gg,) = agrad.autograd.grad(g.sum(), x)
+    assert gg.tolist() == [4.0, 4.0]

@@ -294,3 +294,24 @@ def test_graph_files_take_conv_padding_strings(tmp_path):
         agrad.graphs.load(path)
     path.write_text(path.read_text().replace("  z: conv2d(x, W, padding=\"full\")\n", ""))
     assert tuple(agrad.graphs.load(path).run().values["y"].shape) == (1, 3, 5, 4)
+
+
+def test_errors_are_typed_for_the_graph_checker():
+    from agrad.errors import DtypeError, ShapeError
+    with pytest.raises(ShapeError):
+        agrad.conv1d(meta((1, 4, 5)), meta((2, 3, 3)))
+    with pytest.raises(DtypeError):
+        agrad.conv3d(meta((1, 2, 3, 3, 3)), meta((2, 2, 1, 1, 1), "float32"))
+    with pytest.raises(ShapeError):
+        agrad.pad(meta((1, 2, 3)), [3, 3], "reflect")
+    with pytest.raises(ShapeError):
+        agrad.group_norm(meta((2, 4, 3)), 3)
+    with pytest.raises(ShapeError):
+        agrad.adaptive_avg_pool2d(meta((4, 4)), 2)
+
+
+def test_graph_files_take_a_number_for_interpolates_scale_factor(tmp_path):
+    path = tmp_path / "up.yaml"
+    path.write_text("dtype: float64\ninputs:\n  x: {shape: [1, 2, 3, 4], init: normal, seed: 1}\n"
+                    "nodes:\n  y: interpolate(x, scale_factor=1.5, mode=\"bilinear\")\n")
+    assert tuple(agrad.graphs.load(path).run().values["y"].shape) == (1, 2, 4, 6)

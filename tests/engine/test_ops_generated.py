@@ -49,6 +49,8 @@ def test_gradgradcheck(info, sample):
     fn, inputs = _call(info, sample)
     if not inputs:
         pytest.skip("no differentiable input in this sample")
+    if "ties" in sample.name:
+        pytest.skip("not twice differentiable where values tie (the first derivative jumps there)")
     assert gradgradcheck(fn, inputs)
 
 

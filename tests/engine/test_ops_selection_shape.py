@@ -54,6 +54,13 @@ def test_max_dim_gradient_goes_to_the_index_and_twice_differentiable():
     assert gg.tolist() == [[0.0, 2.0, 0.0], [2.0, 0.0, 0.0]]
 
 
+def test_max_min_of_two_tensors_are_maximum_minimum():
+    a, b = _t([1.0, 5.0], requires_grad=True), _t([3.0, 2.0])
+    out = agrad.max(a, b)
+    assert out.tolist() == [3.0, 5.0] and out.grad_fn.name() == "MaximumBackward0"
+    assert a.min(other=b).tolist() == [1.0, 2.0]
+
+
 def test_argmax_forms():
     x = _t([[1.0, 5.0, 2.0], [7.0, 0.0, 3.0]])
     assert agrad.argmax(x).item() == 3 and agrad.argmin(x).item() == 4
@@ -175,6 +182,8 @@ def test_repeat_interleave_forms():
         agrad.repeat_interleave(x, _t([1, 2, 3], dtype=agrad.int64), 1)
     with pytest.raises(RuntimeError, match="repeats can not be negative"):
         agrad.repeat_interleave(x, -1)
+    with pytest.raises(TypeError, match="argument 'repeats' must be Tensor or int, not float"):
+        agrad.repeat_interleave(x, 2.0)
 
 
 def test_movedim_swapaxes_unflatten_broadcast_to():

@@ -33,7 +33,7 @@ def test_the_seed_example_reads_cleanly():
     ("nodez: {}\n", [("AG004", 1, 1), ("AG006", 1, 1)]),
     ("dtype: float33\nnodes: {}\n", [("AG008", 1, 8)]),
     ("device: gpu\nnodes: {}\n", [("AG009", 1, 9)]),
-    ("inputs: {x: {value: 1, dtype: int8}}\nnodes: {}\n", [("AG008", 1, 31)]),
+    ("inputs: {x: {value: 1, dtype: int4}}\nnodes: {}\n", [("AG008", 1, 31)]),
     ("inputs:\n  x: {value: 1, requires_grad: yes please}\nnodes: {}\n", [("AG005", 2, 32)]),
     ("inputs:\n  x: {value: 1, reqires_grad: true}\nnodes: {}\n", [("AG004", 2, 17)]),
     ("inputs:\n  x: [[1, 2], [3]]\nnodes: {}\n", [("AG012", 2, 6)]),

@@ -133,3 +133,20 @@ def test_trainer_reuses_leaves_and_optimizer(graph_file):
     trainer.step()
     trainer.step()
     assert trainer.leaves["W"] is W and trainer.optimizer.state[W]["momentum_buffer"].shape == (4, 3)
+
+
+def test_train_takes_its_defaults_from_the_train_section(graph_file, tmp_path):
+    X, Y = _data()
+    np.savez(tmp_path / "d.npz", x=X, y=Y)
+    g = G.load(graph_file(MLP + """\
+train:
+  loss: loss
+  optimizer: {type: sgd, lr: 0.1, momentum: 0.9}
+  steps: 24
+  data: {source: {file: d.npz}, batch_size: 8}
+"""))
+    run = g.train()
+    assert run.steps == 24 and run.trainer.optimizer.param_groups[0]["momentum"] == 0.9
+    assert g.train(steps=5, optimizer={"type": "adagrad", "lr": 0.1}).steps == 5
+    with pytest.raises(TypeError, match="needs loss= and steps="):
+        G.load(graph_file(MLP)).train()

@@ -65,7 +65,8 @@ def second_order(T, out, inputs, seed):
 def views_share_memory_and_version(T):
     obs = {}
     for label, make in [("view", lambda x: x.view(3, 4)), ("reshape", lambda x: x.reshape(2, 6)),
-                        ("slice", lambda x: x[1:3]), ("select", lambda x: x[1]), ("narrow", lambda x: x.narrow(1, 1, 2)),
+                        ("slice", lambda x: x[1:3]), ("select", lambda x: x[1]),
+                        ("narrow", lambda x: x.narrow(1, 1, 2)),
                         ("transpose", lambda x: x.transpose(0, 1)), ("t", lambda x: x.t()),
                         ("permute", lambda x: x.permute(1, 0)), ("unsqueeze", lambda x: x.unsqueeze(1)),
                         ("squeeze", lambda x: x.unsqueeze(0).squeeze(0)), ("flatten", lambda x: x.flatten()),
