@@ -67,7 +67,11 @@ class App:
 
     def emit_json(self, document: dict) -> None:
         """A JSON document on stdout. JSON never goes through rich: no wrapping, no colour."""
-        click.echo(json.dumps(document, indent=2, allow_nan=False))
+        from agrad.cli.json_docs import json_chunks
+
+        for chunk in json_chunks(document):
+            click.echo(chunk, nl=False)
+        click.echo()
 
     def note(self, text: str | Text) -> None:
         """A diagnostic, warning or progress line on stderr, never wrapped."""

@@ -36,6 +36,18 @@ def _sequence_nr(value: int) -> str:
     return "UINT64_MAX" if value == UINT64_MAX else str(value)
 
 
+# Rows a person reads of each table; a 100,000-node graph's full detail is in --format json or dot.
+MAX_ROWS = 100
+
+
+def _left_out(table: Table, left: int) -> Table:
+    """The table, with a last row counting the rows it leaves out (if any)."""
+    if left > 0:
+        table.add_row(*(["..."] + [""] * (len(table.columns) - 2)
+                        + [f"{left} more left out (--format json or dot)"]))
+    return table
+
+
 def _line(line) -> str:
     return str(line) if line is not None else ""
 
@@ -44,23 +56,23 @@ def node_table(nodes) -> Table:
     views = any(getattr(n, "view_of", None) for n in nodes)     # the column only when a node is a view
     table = _table("Nodes", ["name", "op", "args", "shape", "dtype", "device", "kernel", "line"]
                    + (["view of"] if views else []))
-    for n in nodes:
+    for n in nodes[:MAX_ROWS]:
         table.add_row(n.name, n.op, ", ".join(n.args), shape_text(n.shape), n.dtype, n.device, n.kernel,
                       _line(n.line), *([n.view_of or ""] if views else []))
-    return table
+    return _left_out(table, len(nodes) - MAX_ROWS)
 
 
 def saved_table(backward) -> Table:
     """Each Node's saved tensors with the version they were saved at (PyTorch's SavedVariable):
     a backward fails if a tensor's version has moved on since."""
     table = _table("Saved tensors", ["id", "grad_fn", "saved", "shape", "dtype", "version"])
-    for b in backward:
-        for entry in getattr(b, "saved", ()):
-            version = str(entry["version"])
-            if entry.get("current_version", entry["version"]) != entry["version"]:
-                version += f" (now {entry['current_version']})"
-            table.add_row(str(b.id), b.name, entry["name"], shape_text(entry["shape"]), entry["dtype"], version)
-    return table
+    entries = [(b, entry) for b in backward for entry in getattr(b, "saved", ())]
+    for b, entry in entries[:MAX_ROWS]:
+        version = str(entry["version"])
+        if entry.get("current_version", entry["version"]) != entry["version"]:
+            version += f" (now {entry['current_version']})"
+        table.add_row(str(b.id), b.name, entry["name"], shape_text(entry["shape"]), entry["dtype"], version)
+    return _left_out(table, len(entries) - MAX_ROWS)
 
 
 def _edge_text(edge, names: dict[int, str]) -> str:
@@ -73,24 +85,27 @@ def _edge_text(edge, names: dict[int, str]) -> str:
 def backward_table(backward) -> Table:
     names = {b.id: b.name for b in backward}
     table = _table("Backward graph", ["id", "grad_fn", "node", "next_edges", "sequence_nr", "topological_nr"])
-    for b in backward:
+    for b in backward[:MAX_ROWS]:
         table.add_row(str(b.id), b.name, b.node or "", "\n".join(_edge_text(e, names) for e in b.next_edges) or "()",
                       _sequence_nr(b.sequence_nr), str(b.topological_nr))
-    return table
+    return _left_out(table, len(backward) - MAX_ROWS)
 
 
 def dependency_table(backward) -> Table:
     table = _table("Dependencies", ["id", "grad_fn", "waits for"])
-    for b in backward:
+    for b in backward[:MAX_ROWS]:
         table.add_row(str(b.id), b.name, str(b.dependencies))
-    return table
+    return _left_out(table, len(backward) - MAX_ROWS)
 
 
 def order_text(order, backward) -> RenderableType:
     """The ready-queue order, wrapped only between steps."""
     names = {b.id: b.name for b in backward}
-    steps = [f"{names.get(i, '?')} #{i}" for i in order]
+    steps = [f"{names.get(i, '?')} #{i}" for i in order[:MAX_ROWS]]
     arrows = [f"{step} ->" for step in steps[:-1]] + steps[-1:]
+    if len(order) > MAX_ROWS:
+        arrows[-1] += " ->"
+        arrows.append(f"... ({len(order) - MAX_ROWS} more steps left out: --format json or dot)")
     return Group(Text("Execution order", style="bold"), Items(arrows, sep=" ") if steps else Text("(no backward pass)"))
 
 

@@ -5,6 +5,7 @@ rename them. JSON has no NaN or Infinity, so non-finite floats become null.
 """
 from __future__ import annotations
 
+import json
 import math
 
 SCHEMA_VERSION = 1
@@ -25,6 +26,34 @@ def _finite(value):
 
 def document(**fields) -> dict:
     return _finite({"schema_version": SCHEMA_VERSION, **fields})
+
+
+LONG_LIST = 100        # a top-level list longer than this is written one compact item a line
+_CHUNK = 1000          # items per write
+
+
+def json_chunks(document: dict):
+    """`json.dumps(document, indent=2)` in pieces, except that a long top-level list has one
+    item a line, each written by json's C encoder: the indenting encoder is pure Python, and
+    the inspect document of a 100,000-node graph holds millions of values."""
+    if not any(isinstance(v, list) and len(v) > LONG_LIST for v in document.values()):
+        yield json.dumps(document, indent=2, allow_nan=False)
+        return
+    compact = json.JSONEncoder(allow_nan=False, separators=(", ", ": ")).encode
+    yield "{"
+    for i, (key, value) in enumerate(document.items()):
+        yield ("," if i else "") + "\n  " + json.dumps(key) + ": "
+        if isinstance(value, list) and len(value) > LONG_LIST and not isinstance(value[0], (dict, list)):
+            yield compact(value)                    # numbers (an execution order) on one line
+        elif isinstance(value, list) and len(value) > LONG_LIST:
+            yield "["
+            for start in range(0, len(value), _CHUNK):
+                yield ",".join("\n    " + compact(item) for item in value[start:start + _CHUNK]) + \
+                    ("," if start + _CHUNK < len(value) else "")
+            yield "\n  ]"
+        else:
+            yield json.dumps(value, indent=2, allow_nan=False).replace("\n", "\n  ")
+    yield "\n}"
 
 
 def location_fields(location) -> dict:
@@ -75,7 +104,9 @@ def run_document(result) -> dict:
 
 
 def inspect_document(result) -> dict:
-    return document(
+    # Names, shapes and counts only: no float to make finite, so no copy of a large document.
+    return dict(
+        schema_version=SCHEMA_VERSION,
         nodes=[{"name": n.name, "op": n.op, "args": list(n.args), "shape": list(n.shape), "dtype": n.dtype,
                 "device": n.device, "kernel": n.kernel, "line": n.line, "view_of": n.view_of} for n in result.nodes],
         backward=[{"id": b.id, "name": b.name, "node": b.node,

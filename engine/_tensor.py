@@ -456,6 +456,19 @@ class Tensor:
     def type_as(self, other):
         return self.to(dtype=other.dtype)
 
+    def type(self, dtype=None, non_blocking=False):
+        """PyTorch's `t.type()`: no dtype, the type's name ('agrad.FloatTensor'); a dtype or
+        such a name, `t` converted (`t` itself when it already has that dtype)."""
+        names = _legacy_type_names()
+        if dtype is None:
+            return f"agrad.{names[self.dtype]}"
+        if isinstance(dtype, str):
+            by_name = {f"agrad.{n}": dt for dt, n in names.items()}
+            if dtype not in by_name:
+                raise ValueError(f"invalid type: '{dtype}'")
+            dtype = by_name[dtype]
+        return self.to(dtype=dtype)
+
     # -- shaped like another tensor, and new tensors like this one (PyTorch's methods) ----
     def view_as(self, other) -> "Tensor":
         return _ops.view(self, list(other.shape))
@@ -500,6 +513,17 @@ class Tensor:
     def __rmul__(self, other): return _ops.mul(other, self)
     def __truediv__(self, other): return _ops.div(self, other)
     def __rtruediv__(self, other): return _ops.div(other, self)
+    def __floordiv__(self, other): return _ops.floor_divide(self, other)
+    def __rfloordiv__(self, other): return _ops.floor_divide(other, self)
+    def __mod__(self, other): return _ops.remainder(self, other)
+    def __rmod__(self, other): return _ops.remainder(other, self)
+    def __and__(self, other): return _ops.bitwise_and(self, other)
+    def __rand__(self, other): return _ops.bitwise_and(other, self)
+    def __or__(self, other): return _ops.bitwise_or(self, other)
+    def __ror__(self, other): return _ops.bitwise_or(other, self)
+    def __xor__(self, other): return _ops.bitwise_xor(self, other)
+    def __rxor__(self, other): return _ops.bitwise_xor(other, self)
+    def __invert__(self): return _ops.bitwise_not(self)
     def __pow__(self, other): return _ops.pow(self, other)
     def __rpow__(self, other): return _ops.pow(other, self)
     def __matmul__(self, other): return _ops.matmul(self, other)
@@ -539,6 +563,13 @@ class Tensor:
 
 
 Tensor.__module__ = "agrad"      # agrad.Tensor, as torch.Tensor (the module is private)
+
+
+def _legacy_type_names() -> dict:
+    """dtype -> PyTorch's legacy tensor type name (torch.FloatTensor), for Tensor.type()."""
+    return {dtypes.float16: "HalfTensor", dtypes.float32: "FloatTensor", dtypes.float64: "DoubleTensor",
+            dtypes.uint8: "ByteTensor", dtypes.int8: "CharTensor", dtypes.int16: "ShortTensor",
+            dtypes.int32: "IntTensor", dtypes.int64: "LongTensor", dtypes.bool_: "BoolTensor"}
 
 
 def _check_assigned_grad(t: Tensor, grad: Tensor) -> None:

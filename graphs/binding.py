@@ -109,6 +109,7 @@ class Binder:
         self.names = set(spec.inputs) | {n.name for n in spec.nodes}
         self.op_names = [e.name for e in dispatcher.all_ops()]
         self.bound: dict[str, BoundNode] = {}
+        self.schema_parts: dict[int, tuple] = {}     # id(schema) -> (positional args, args by name, schema)
 
     def bind_all(self) -> dict[str, BoundNode]:
         for node in self.spec.nodes:
@@ -137,7 +138,11 @@ class Binder:
 
     def bind_arguments(self, node: NodeSpec, schema, entry) -> BoundNode | None:
         params = schema.arguments
-        positional = [a for a in params if not a.kwarg_only]
+        parts = self.schema_parts.get(id(schema))
+        if parts is None:           # per schema, not per node: a large file calls a few ops many times
+            parts = self.schema_parts[id(schema)] = ([a for a in params if not a.kwarg_only],
+                                                     {a.name: a for a in params}, schema)
+        positional, by_name, _ = parts
         ok = True
         if len(node.args) > len(positional):
             self.c.error("AG018", f"{node.op}() takes at most {len(positional)} positional argument(s) but "
@@ -146,7 +151,6 @@ class Binder:
         given: dict[str, tuple[Any, Pos]] = {}
         for arg, value, pos in zip(positional, node.args, node.arg_pos):
             given[arg.name] = (value, pos)
-        by_name = {a.name: a for a in params}
         for key, value in node.kwargs.items():
             pos = node.kwarg_pos.get(key, node.pos)
             if key not in by_name:

@@ -11,7 +11,7 @@ import bisect
 import json
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 import numpy as np
@@ -19,12 +19,15 @@ import numpy as np
 import agrad
 import agrad.nn.utils
 import agrad.optim
+from agrad import creation
 
 from .build import GraphChecker
 from .diagnostics import Collector, did_you_mean
 from .executor import run_nodes
 from .results import Diagnostic, GraphFileError, SourceLocation
-from .runner import Runner, _cyclic_gc_paused
+from .runner import Runner, _cyclic_gc_paused, run_graph
+from .saving import write_atomically
+from .train_section import has_train_section, train_spec
 
 OPTIMIZERS: dict[str, Callable] = {"sgd": agrad.optim.SGD, "adam": agrad.optim.Adam, "adamw": agrad.optim.AdamW,
                                    "rmsprop": agrad.optim.RMSprop, "adagrad": agrad.optim.Adagrad}
@@ -102,7 +105,6 @@ class ShapeCheck:
 
 
 def _with_shape(plan, shape):
-    from dataclasses import replace
     return replace(plan, shape=tuple(shape))
 
 
@@ -116,7 +118,6 @@ def run_with_inputs(graph, inputs: dict, **run_options):
     problems = ShapeCheck(checked, file).problems({n: t.shape for n, t in tensors.items()})
     if problems:
         raise GraphFileError(problems)
-    from .runner import run_graph
     return run_graph(checked, file, timings=dict(graph.timings_ms), leaf_values=tensors, **run_options)
 
 
@@ -343,7 +344,7 @@ class Trainer:
         for index, buffers in optim["state"].items():
             for key, value in buffers.items():
                 arrays[f"optim/{index}/{key}"] = value.detach().cpu().numpy()
-        from agrad import creation
+        # NOTE: agrad's global generator (agrad.manual_seed), for graphs that draw from it
         meta = {"version": 1, "graph": self.checked.spec.name, "step": self.run.steps,
                 "params": self.param_names, "param_groups": optim["param_groups"],
                 "scheduler": None if self.scheduler is None else
@@ -381,7 +382,6 @@ class Trainer:
         self.optimizer.load_state_dict({"state": state, "param_groups": groups})
         if self.scheduler is not None and meta["scheduler"] is not None:
             self.scheduler.__dict__.update(meta["scheduler"])
-        from agrad import creation
         creation._generator.bit_generator.state = meta["rng"]
         self.run.steps = meta["step"]
         self.run.losses, self.run.lrs, self.run.evals = meta["losses"], meta["lrs"], meta["evals"]
@@ -422,8 +422,6 @@ def train(graph, *, on_step=None, resume=None, stop_after: int | None = None, **
     continues a run to it; `stop_after=k` stops the same run after step k, to checkpoint
     it); `on_step(trainer)` after each step. `run.trainer` holds the optimizer and state.
     A file with a `train:` section gives the defaults of every option."""
-    from .train_section import has_train_section, train_spec
-
     if has_train_section(graph._checked):
         spec = train_spec(graph)
         options = {**spec.options(), "steps": spec.steps, **options}
@@ -440,7 +438,5 @@ def train(graph, *, on_step=None, resume=None, stop_after: int | None = None, **
 
 def save_checkpoint(trainer: Trainer, path) -> None:
     """`trainer.state()` as an .npz, written atomically (complete or absent)."""
-    from .saving import write_atomically
-
     arrays = trainer.state()
     write_atomically(path, lambda f: np.savez(f, **arrays))

@@ -37,7 +37,7 @@ def _progress(app: App, total: int, start: int):
         yield on_step
 
 
-def _checkpoint(path: str, graph_file: str):
+def _checkpoint(path: str):
     import zipfile
 
     import numpy as np
@@ -97,7 +97,7 @@ def train(app: App, graph_file, steps, seed, output_format, save_path, resume_pa
     spec = train_spec(graph)
     total = steps or spec.steps
     horizon = max(spec.steps, total)
-    resume = _checkpoint(resume_path, graph_file) if resume_path else None
+    resume = _checkpoint(resume_path) if resume_path else None
     trainer = training.Trainer(graph, steps=horizon, **{k: v for k, v in spec.options().items()
                                                       if k != "eval_every"})
     if resume is not None:

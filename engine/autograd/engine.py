@@ -509,15 +509,12 @@ class Engine:
             graph_task.order.append(fn)
             outputs = [_Planned(e.function.input_metadata[e.input_nr][2]) if e.function is not None else None
                        for e in fn.next_edges]
-        elif fn.hooks is None and fn.__class__ is not _ACC and graph_task.observer is None:
-            outputs = fn.apply(input_buffer.buffer)         # the common case: _call_function without hooks
-            validate_outputs(fn.next_edges, outputs, fn)
-            if not graph_task.keep_graph:
-                fn.release_variables()
-            if graph_task.anomaly:
-                check_outputs(fn, outputs)
         else:
-            outputs = self._call_function(graph_task, fn, input_buffer.buffer)
+            if fn.hooks is None and fn.__class__ is not _ACC and graph_task.observer is None:
+                outputs = fn.apply(input_buffer.buffer)         # the common case: _call_function without hooks
+                validate_outputs(fn.next_edges, outputs, fn)
+            else:
+                outputs = self._call_function(graph_task, fn, input_buffer.buffer)
             if not graph_task.keep_graph:
                 fn.release_variables()
             if graph_task.anomaly:

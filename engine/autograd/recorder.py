@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import threading
 import time
+import weakref
 
 import numpy as np
 
@@ -42,7 +43,7 @@ class Recorder:
     def __init__(self):
         self.lines: list = []          # (output slots, source, slots read)
         self.slot_of: dict = {}        # id(array) -> slot
-        self.keep: list = []           # every array seen, so that no id is reused while recording
+        self._alive: list = []         # weak references whose callbacks forget a dead array's id
         self.inputs: list = []         # slots bound as inputs, in order
         self.constants: list = []      # values read by the steps that no step made
         self._constant_of: dict = {}   # id(value) -> index in constants
@@ -142,9 +143,17 @@ class Recorder:
 
     # -- helpers ---------------------------------------------------------------------
     def _new_slot(self, array) -> int:
-        slot = len(self.keep)
-        self.keep.append(array)
-        self.slot_of[id(array)] = slot
+        # NOTE: weakly: holding every array of the pass would keep its whole memory until the end;
+        # a dead array's id is forgotten before it can be reused (no later step can read it)
+        slot = len(self._alive)
+        key = id(array)
+        slot_of = self.slot_of
+        slot_of[key] = slot
+
+        def forget(_, key=key, slot=slot):
+            if slot_of.get(key) == slot:
+                del slot_of[key]
+        self._alive.append(weakref.ref(array, forget))
         return slot
 
     def _constant(self, value) -> int:

@@ -316,6 +316,49 @@ def _fast_path(entry: OperatorEntry, names: list[str]) -> str:
             f"            return kernel(_op, keyset, [{', '.join(names)}])\n")
 
 
+# PyTorch's argument parser takes NumPy's names for two arguments (python_arg_parser.cpp,
+# numpy_compatibility_arg_names): `x.sum(axis=1)`, `x.mean(keepdims=True)`.
+_NUMPY_ALIASES = {"dim": "axis", "keepdim": "keepdims"}
+_UNSET = object()
+
+
+def _numpy_aliases(arguments) -> dict:
+    """{argument: alias} for the arguments that may come under their NumPy name: those with a
+    default, or required ones that no later positional argument without a default follows."""
+    names = {a.name for a in arguments}
+    aliases = {}
+    for i, a in enumerate(arguments):
+        alias = _NUMPY_ALIASES.get(a.name)
+        if alias is None or alias in names:
+            continue
+        later = [b for b in arguments[i + 1:] if not b.kwarg_only]
+        if a.has_default or a.kwarg_only or all(b.has_default for b in later):
+            aliases[a.name] = alias
+    return aliases
+
+
+def _alias_prelude(py_name: str, arguments, aliases: dict) -> str:
+    lines = []
+    for i, a in enumerate(arguments):
+        alias = aliases.get(a.name)
+        if alias is None:
+            continue
+        lines.append(f"    if {alias} is not _UNSET:\n")
+        if a.has_default:
+            lines.append(f"        if {a.name} is not _d{i}:\n"
+                         f"            raise TypeError(\"{py_name}() got multiple values for argument "
+                         f"'{a.name}' (as '{alias}')\")\n"
+                         f"        {a.name} = {alias}\n")
+        else:
+            lines.append(f"        if {a.name} is not _UNSET:\n"
+                         f"            raise TypeError(\"{py_name}() got multiple values for argument "
+                         f"'{a.name}' (as '{alias}')\")\n"
+                         f"        {a.name} = {alias}\n"
+                         f"    elif {a.name} is _UNSET:\n"
+                         f"        raise TypeError(\"{py_name}() missing required argument '{a.name}'\")\n")
+    return "".join(lines)
+
+
 def _make_function(entry: OperatorEntry):
     """Generate `def add(self, other, *, alpha=1)` that calls the dispatcher.
 
@@ -324,7 +367,9 @@ def _make_function(entry: OperatorEntry):
     """
     params, names, defaults = [], [], {}
     star = False
-    for i, a in enumerate(entry.schema.arguments):
+    arguments = entry.schema.arguments
+    aliases = _numpy_aliases(arguments)
+    for i, a in enumerate(arguments):
         if a.kwarg_only and not star:
             params.append("*")
             star = True
@@ -332,15 +377,20 @@ def _make_function(entry: OperatorEntry):
         if a.has_default:
             defaults[f"_d{i}"] = a.default
             params.append(f"{pname}=_d{i}")
+        elif pname in aliases and not a.kwarg_only:
+            params.append(f"{pname}=_UNSET")      # may come as its alias instead
         else:
             params.append(pname)
         names.append(pname)
+    if aliases:
+        params += ([] if star else ["*"]) + [f"{alias}=_UNSET" for alias in aliases.values()]
     py_name = entry.name.split("::")[-1]
     src = (f"def {py_name}({', '.join(params)}):\n"
+           f"{_alias_prelude(py_name, arguments, aliases)}"
            f"{_fast_path(entry, names)}"
            f"    return _call(_op, [{', '.join(names)}])\n")
     namespace = {"_call": call, "_op": entry, "_cache": entry._cache, "_Tensor": Tensor, "_tls": tls,
-                 "_observers": _observers, **defaults}
+                 "_observers": _observers, "_UNSET": _UNSET, **defaults}
     exec(compile(src, f"<agrad op {entry.name}>", "exec"), namespace)   # noqa: S102 (generated from a parsed schema)
     fn = namespace[py_name]
     fn.__doc__ = f"{entry.schema}\n\n{entry.doc}".strip()

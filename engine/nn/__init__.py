@@ -1,4 +1,4 @@
 """agrad.nn: the parts of torch.nn that work on plain tensors (`agrad.nn.utils`)."""
-from . import utils
+from . import functional, utils
 
-__all__ = ["utils"]
+__all__ = ["functional", "utils"]

@@ -48,7 +48,11 @@ def _bind_methods() -> None:
         if "::" in name or not args or args[0].name != "self" or hasattr(Tensor, name):
             continue
         rest = [a for a in args[1:] if not a.has_default]
-        if len(rest) == 1 and rest[0] is args[1] and args[1].is_list and args[1].base == "int":
+        positional = [a for a in args[1:] if not a.kwarg_only]
+        # varargs sizes only where the int list is the one positional argument: t.roll(1, 0) is
+        # shifts=1, dims=0 and t.logsumexp(0, True) is keepdim=True, as in PyTorch
+        if (len(rest) == 1 and rest[0] is args[1] and args[1].is_list and args[1].base == "int"
+                and len(positional) == 1):
             setattr(Tensor, name, _sizes_method(entry.function))    # t.reshape(2, 3) and t.reshape([2, 3])
         else:
             setattr(Tensor, name, entry.function)

@@ -89,6 +89,8 @@ asin = _unary_float("asin", "arcsin", lambda grad, self: grad * rsqrt(-self * se
 acos = _unary_float("acos", "arccos", lambda grad, self: grad * -rsqrt(-self * self + 1),
                     _with_int(unary_samples(low=-0.9, high=0.9), -1, 2))
 atan = _unary_float("atan", "arctan", lambda grad, self: grad / (self * self + 1), _with_int(unary_samples()))
+tan = _unary_float("tan", "tan", lambda grad, result: grad * (result * result + 1),
+                   _with_int(unary_samples(low=-1.2, high=1.2), -1, 2))
 sinh = _unary_float("sinh", "sinh", lambda grad, self: grad * cosh(self), _with_int(unary_samples()))
 cosh = _unary_float("cosh", "cosh", lambda grad, self: grad * sinh(self), _with_int(unary_samples()))
 asinh = _unary_float("asinh", "arcsinh", lambda grad, self: grad * rsqrt(self * self + 1), _with_int(unary_samples()))
@@ -117,6 +119,22 @@ atan2 = defop(
     kernel=lambda xp, self, other: xp.arctan2(self, other), meta=_same_meta, promote="float",
     grads={"self": _atan2_self_grad, "other": _atan2_other_grad},
     samples=_atan2_samples, torch="torch.atan2")
+
+
+def _copysign_self_grad(grad, self, result):
+    # PyTorch's copysign_tensor_self_backward: grad * result / self, 0 where self == 0
+    zero = self == 0
+    return grad * where(zero, 0.0, result / where(zero, 1.0, self))
+
+
+copysign = defop(
+    "copysign(Tensor self, Tensor other) -> Tensor",
+    kernel=lambda xp, self, other: xp.copysign(self, other), meta=_same_meta, promote="float",
+    grads={"self": _copysign_self_grad, "other": lambda grad, other: zeros_like(other)},
+    samples=lambda op: _atan2_samples(op) + [
+        SampleInput("signed zeros", _tensor([0.0, -0.0, 1.5, -2.0], dtype=dtypes.float64, requires_grad=True),
+                    _tensor([-0.0, 1.0, -0.0, 0.0], dtype=dtypes.float64))],
+    torch="torch.copysign", doc="|self| with the sign of other (signed zeros included), in a float dtype.")
 
 
 # ---- rounding: piecewise constant, so a zero gradient --------------------------------------

@@ -31,3 +31,29 @@ def test_a_table_within_the_limit_is_printed_whole(runner, write):
     assert result.exit_code == 0, result.output
     assert "left out" not in result.output
     assert sum("not retained" in line for line in result.output.splitlines()) == MAX_ROWS - 1
+
+
+def test_inspect_tables_count_the_rows_beyond_their_limit_and_json_keeps_them_all(runner, write):
+    from agrad.cli.inspect_tables import MAX_ROWS as INSPECT_ROWS
+
+    nodes = INSPECT_ROWS + 20
+    path = write("chain.yaml", _chain(nodes))
+    text = " ".join(runner.invoke(cli, ["inspect", path]).output.split())
+    ops = 2 * nodes          # tanh and add a node (n0: one mul), and the loss's sum
+    assert f"{ops - INSPECT_ROWS} more left out (--format json or dot)" in text          # nodes
+    assert f"{ops + 1 - INSPECT_ROWS} more left out (--format json or dot)" in text      # + AccumulateGrad
+    assert f"{ops + 1 - INSPECT_ROWS} more steps left out" in text
+    result = runner.invoke(cli, ["inspect", path, "--format", "json"])
+    doc = json.loads(result.output)
+    assert len(doc["nodes"]) == ops and len(doc["order"]) == len(doc["backward"]) == ops + 1
+    assert result.output.count("\n") < 3 * (len(doc["nodes"]) + len(doc["backward"]))    # an item a line
+
+
+def test_json_documents_with_long_lists_read_back_the_same():
+    from agrad.cli.json_docs import LONG_LIST, json_chunks
+
+    small = {"schema_version": 1, "files": [{"file": "a", "diagnostics": []}]}
+    assert "".join(json_chunks(small)) == json.dumps(small, indent=2)          # small ones as before
+    long = {"schema_version": 1, "nodes": [{"name": f"n{i}", "shape": [i, 2]} for i in range(LONG_LIST + 1)],
+            "order": list(range(3 * LONG_LIST)), "empty": [], "info": {"a": [1, 2]}}
+    assert json.loads("".join(json_chunks(long))) == long
