@@ -77,7 +77,7 @@ def numpy_w1(x, w, y0):
         gx += gz
         gw += gz * ys[i - 1]
         gy = gz * w
-    return gx, gw
+    return y, gx, gw
 
 
 def numpy_w3(x, c):

@@ -10,7 +10,6 @@ place, whatever the command or the renderer.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import NoReturn
 

@@ -9,7 +9,7 @@ from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inferen
                         set_grad_enabled)
 from ._tensor import Tensor
 from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace, logspace,
-                       manual_seed, ones, ones_like, rand, randn, tensor, zeros, zeros_like)
+                       manual_seed, ones, ones_like, rand, randint, randn, tensor, zeros, zeros_like)
 from . import autograd, dispatcher
 from . import ops
 from .ops import *  # noqa: F401,F403 — every op is agrad.<op>
@@ -19,7 +19,7 @@ bool = bool_  # noqa: A001 — agrad.bool, as torch.bool
 
 __all__ = ["Tensor", "tensor", "as_tensor", "from_numpy", "empty", "zeros", "ones", "full", "arange", "linspace",
            "logspace", "eye",
-           "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "manual_seed", "device",
+           "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "randint", "manual_seed", "device",
            "DeviceUnavailableError", "dtypes", "float16", "float32", "float64", "uint8", "int8", "int16", "int32",
            "int64", "bool_",
            "get_default_dtype", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",

@@ -7,10 +7,11 @@ from . import backends  # noqa: F401 — devices are usable once their backends 
 from . import dtypes
 from ._device import device as Device
 from ._tensor import Tensor
+from .errors import DtypeNotImplementedError
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "empty", "zeros", "ones", "full", "arange", "linspace", "logspace",
-           "eye", "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "rand_like", "randn_like",
-           "manual_seed"]
+           "eye", "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "randint", "rand_like",
+           "randn_like", "manual_seed"]
 
 _CPU = None
 
@@ -152,11 +153,13 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     return tensor(values.astype(np_dtype), dtype=dtype, device=dev, requires_grad=requires_grad)
 
 
-def _spaced(start, end, steps, np_dtype):
+def _spaced(start, end, steps, np_dtype, name="linspace"):
     """PyTorch's linspace kernel: the first half from start, the second half back from end (so the
     last value is exactly end), in the result's float type (double for an integer result)."""
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+    if np_dtype.kind == "b":
+        raise DtypeNotImplementedError(f"\"{name}_cpu\" not implemented for 'Bool'")
     work = np_dtype if np_dtype.kind == "f" else np.dtype(np.float64)
     start, end = work.type(start), work.type(end)
     step = (end - start) / work.type(steps - 1) if steps > 1 else work.type(0)
@@ -176,7 +179,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False) -> Tensor:
     """base ** linspace(start, end, steps)."""
     dev, _, np_dtype = _resolve(dtype or dtypes.get_default_dtype(), device)
-    exponents, work = _spaced(start, end, steps, np_dtype)
+    exponents, work = _spaced(start, end, steps, np_dtype, "logspace")
     values = np.power(work.type(base), exponents)
     return tensor(_cast(values, np_dtype), dtype=np_dtype.name, device=dev, requires_grad=requires_grad)
 
@@ -220,6 +223,27 @@ def _normal(rng, shape):
 rand = _random(_uniform)
 randn = _random(_normal)
 rand.__name__, randn.__name__ = "rand", "randn"
+
+
+def randint(*args, low=None, high=None, size=None, dtype=None, device=None, requires_grad=False,
+            generator=None) -> Tensor:
+    """PyTorch's randint(low=0, high, size): integers uniform in [low, high), int64 unless `dtype`
+    is given, drawn from `generator` or agrad's global one (manual_seed)."""
+    args = list(args)
+    if size is None and args and isinstance(args[-1], (list, tuple)):
+        size = args.pop()
+    if high is None and args:
+        high = args.pop()
+    if low is None and args:
+        low = args.pop()
+    if args or size is None or high is None:
+        raise TypeError("randint() expects (low=0, high, size) with size a tuple of ints")
+    low = 0 if low is None else int(low)
+    if low >= int(high):
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={int(high)}")
+    rng = generator if generator is not None else _generator
+    values = rng.integers(low, int(high), size=_shape((size,)))
+    return tensor(values, dtype=dtype or dtypes.int64, device=device, requires_grad=requires_grad)
 
 
 def _random_like(sample):

@@ -148,7 +148,7 @@ def run_nodes(order: list[BoundNode], env: dict[str, Any],
         start = clock()
         try:
             result = apply(bound, env)
-        except Exception as exc:      # noqa: BLE001 - any kernel error belongs to this node
+        except (Exception, SystemExit) as exc:      # noqa: BLE001 - any kernel error (a plugin's sys.exit too)
             failure = NodeFailure(bound, exc)
             if on_error is None:
                 raise failure from exc

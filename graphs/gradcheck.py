@@ -98,7 +98,7 @@ def check_gradients(graph: CheckedGraph, file: str, *, eps: float = 1e-6, atol: 
         reports = agrad.testing.gradcheck_report(fn, inputs, eps=eps, atol=atol, rtol=rtol, fast_mode=fast, seed=0)
     except GraphRuntimeError:
         raise
-    except Exception as exc:      # noqa: BLE001 - a backward formula failed: located at the node that made it
+    except (Exception, SystemExit) as exc:      # noqa: BLE001 - a backward formula failed: located at its node
         node = getattr(exc, "agrad_node", None)
         yaml_node = runner.yaml_node_of(node)
         raise runner.failures.backward(exc, yaml_node, node.name() if node is not None else None,

@@ -136,15 +136,23 @@ class Runner:
             with anomaly:
                 agrad.autograd.backward(roots, grad_tensors=grad_tensors, retain_graph=pass_.retain_graph,
                                         create_graph=pass_.create_graph, inputs=inputs)
-        except Exception as exc:      # noqa: BLE001 - the engine's error, located in the file
-            node = getattr(exc, "agrad_node", None)
-            yaml_node = self.yaml_node_of(node)
-            location = self.location(yaml_node) or SourceLocation(self.file, pass_.pos.line, pass_.pos.col)
-            if self.anomaly and isinstance(exc, agrad.autograd.AnomalyError):
-                self.anomalies.append(AnomalyReport("backward", yaml_node or node.name(), str(exc), location))
+        except (Exception, SystemExit) as exc:      # noqa: BLE001 - the engine's error (a plugin's sys.exit too)
+            found = self.backward_error(exc, SourceLocation(self.file, pass_.pos.line, pass_.pos.col))
+            if isinstance(found, AnomalyReport):
+                self.anomalies.append(found)
                 return
-            raise self.failures.backward(exc, yaml_node, node.name() if node is not None else None,
-                                         location) from exc
+            raise found from exc
+
+    def backward_error(self, exc: Exception, fallback: SourceLocation | None) -> AnomalyReport | Exception:
+        """The engine's error in backward, located at the YAML node whose op made the failing
+        Node (else `fallback`): in anomaly mode a NaN/Inf is an AnomalyReport, anything else
+        the exception to raise."""
+        node = getattr(exc, "agrad_node", None)
+        yaml_node = self.yaml_node_of(node)
+        location = self.location(yaml_node) or fallback
+        if self.anomaly and isinstance(exc, agrad.autograd.AnomalyError):
+            return AnomalyReport("backward", yaml_node or node.name(), str(exc), location)
+        return self.failures.backward(exc, yaml_node, node.name() if node is not None else None, location)
 
     def yaml_node_of(self, node) -> str | None:
         if node is None:

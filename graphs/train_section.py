@@ -365,10 +365,22 @@ class _Reader:
                     if name not in self.names:
                         self.error("AG066", f"metric {m}: '{name}' names no input or node", ipath,
                                    did_you_mean(name, self.names))
+                self.accuracy_shapes(m, logits, target, ipath)
                 metrics.append(("accuracy", logits, target))
             else:
                 self.error("AG066", f"unknown metric {m!r}; expected loss or accuracy(LOGITS, TARGET)", ipath)
         return every, eval_data, metrics
+
+    def accuracy_shapes(self, metric: str, logits: str, target: str, path: tuple) -> None:
+        """accuracy(LOGITS, TARGET) compares argmax over LOGITS' last dim with TARGET: LOGITS must be
+        (*, C) and TARGET (*)."""
+        lm, tm = self.checked.meta.get(logits), self.checked.meta.get(target)
+        if lm is None or tm is None or isinstance(lm, tuple) or isinstance(tm, tuple):
+            return
+        if len(lm.shape) == 0 or tuple(lm.shape[:-1]) != tuple(tm.shape):
+            self.error("AG066", f"metric {metric}: '{logits}' has shape {list(lm.shape)} and '{target}' "
+                                f"{list(tm.shape)}; accuracy needs logits of shape (*, C) and a target of shape (*)",
+                       path)
 
     def expect(self) -> list[Bound]:
         data = self.doc.data.get("expect")

@@ -8,6 +8,7 @@ re-check of each new batch shape (cached by shape).
 from __future__ import annotations
 
 import bisect
+import contextlib
 import json
 import math
 import time
@@ -24,7 +25,7 @@ from agrad import creation
 from .build import GraphChecker
 from .diagnostics import Collector, did_you_mean
 from .executor import run_nodes
-from .results import Diagnostic, GraphFileError, SourceLocation
+from .results import AnomalyReport, Diagnostic, GraphFileError, SourceLocation
 from .runner import Runner, _cyclic_gc_paused, run_graph
 from .saving import write_atomically
 from .train_section import has_train_section, train_spec
@@ -41,11 +42,15 @@ METRICS = ("loss", "accuracy")
 
 
 class TrainingDiverged(Exception):
-    """The loss became NaN or Inf: training stops (exit status 1) naming the step."""
+    """The loss became NaN or Inf (or, in anomaly mode, a gradient did): training stops
+    (exit status 1) naming the step; in anomaly mode `anomaly` names the node that made
+    the first NaN/Inf and its line (the Runner's report, as `agrad run --anomaly`'s)."""
 
-    def __init__(self, step: int, value: float, location: SourceLocation | None = None):
-        self.step, self.value, self.location = step, value, location
-        super().__init__(f"loss is {value} at step {step}; training stopped")
+    def __init__(self, step: int, value: float, location: SourceLocation | None = None,
+                 anomaly: AnomalyReport | None = None):
+        self.step, self.value, self.location, self.anomaly = step, value, location, anomaly
+        what = f"loss is {value}" if not math.isfinite(value) else "a gradient is NaN/Inf"
+        super().__init__(f"{what} at step {step}; training stopped")
 
 
 # ---- new input values ------------------------------------------------------------------
@@ -238,14 +243,16 @@ class Trainer:
     def __init__(self, graph, *, loss: str, params=None, optimizer=None, schedule=None, steps: int = 100,
                  data: dict | None = None, batch_size: int | None = None, shuffle: bool = False,
                  clip_grad_norm: float | None = None, eval_data: dict | None = None,
-                 metrics=("loss",), seed: int | None = None):
+                 metrics=("loss",), seed: int | None = None, anomaly: bool = False):
         checked, file = graph._checked, graph.file
         self.checked, self.file = checked, file
         self.loss_name = loss
         self.total_steps = int(steps)
         self.clip = clip_grad_norm
         self.metrics = [tuple(m) if not isinstance(m, str) else (m,) for m in metrics]
-        self.runner = Runner(checked, file)
+        # anomaly: every forward value and (engine's anomaly mode) every gradient checked each step
+        self.runner = Runner(checked, file, anomaly=anomaly)
+        self.runner.timed = False            # no per-node profile records: they would pile up per step
         self.leaves = self.runner.make_leaves()
         names = params if params is not None else [n for n, p in checked.leaves.items() if p.requires_grad]
         self.param_names = list(names)
@@ -298,18 +305,22 @@ class Trainer:
             values = {}
         for t in self.grad_leaves:
             t.grad = None                                    # zero_grad(set_to_none=True)
+        runner = self.runner
+        runner.anomalies.clear()                             # the Runner reports the first per step
         env = self._forward(values)
         loss = env[self.loss_name]
         value = float(loss.item())
         if not math.isfinite(value):
-            raise TrainingDiverged(k + 1, value, self.runner.location(self.loss_name))
+            origin = next((a for a in runner.anomalies if a.phase == "forward"), None)
+            raise TrainingDiverged(k + 1, value, runner.location(self.loss_name), origin)
         try:
-            agrad.autograd.backward([loss])
+            with agrad.autograd.detect_anomaly() if runner.anomaly else contextlib.nullcontext():
+                agrad.autograd.backward([loss])
         except Exception as exc:     # noqa: BLE001 - located in the file as `agrad run` does
-            node = getattr(exc, "agrad_node", None)
-            yaml_node = self.runner.yaml_node_of(node)
-            raise self.runner.failures.backward(exc, yaml_node, node.name() if node is not None else None,
-                                                self.runner.location(yaml_node)) from exc
+            found = runner.backward_error(exc, runner.location(self.loss_name))
+            if isinstance(found, AnomalyReport):
+                raise TrainingDiverged(k + 1, value, found.location, found) from exc
+            raise found from exc
         if self.clip is not None:
             agrad.nn.utils.clip_grad_norm_(self.params, self.clip)
         self.run.lrs.append(float(self.optimizer.param_groups[0]["lr"]))

@@ -83,9 +83,14 @@ def _check_plot_path(plot: str | None) -> None:
               help="Continue from a checkpoint, exactly as if never stopped.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), metavar="FILE",
               help="Write the loss curve as .svg (no dependency) or .png (needs agrad[plot]).")
+@click.option("--anomaly", is_flag=True,
+              help="Check every forward value and gradient for NaN/Inf each step (slower): a NaN/Inf loss "
+                   "names the node that made the first one and its line, and a NaN/Inf gradient stops "
+                   "training too.")
 @graph_reading
 @click.pass_obj
-def train(app: App, graph_file, steps, seed, output_format, save_path, resume_path, plot_path, plugins):
+def train(app: App, graph_file, steps, seed, output_format, save_path, resume_path, plot_path, anomaly,
+          plugins):
     """Train GRAPH's `train:` section: optimizer steps on its loss, with a summary and loss curve."""
     files.check_output_paths(save=save_path, plot=plot_path)
     _check_plot_path(plot_path)
@@ -98,8 +103,8 @@ def train(app: App, graph_file, steps, seed, output_format, save_path, resume_pa
     total = steps or spec.steps
     horizon = max(spec.steps, total)
     resume = _checkpoint(resume_path) if resume_path else None
-    trainer = training.Trainer(graph, steps=horizon, **{k: v for k, v in spec.options().items()
-                                                      if k != "eval_every"})
+    trainer = training.Trainer(graph, steps=horizon, anomaly=anomaly,
+                               **{k: v for k, v in spec.options().items() if k != "eval_every"})
     if resume is not None:
         try:
             trainer.load_state(resume)
@@ -123,7 +128,12 @@ def train(app: App, graph_file, steps, seed, output_format, save_path, resume_pa
     failures = expectation_failures(spec, run) if checked else []
     if diverged is not None:
         where = f"{diverged.location}: " if diverged.location else f"{graph_file}: "
-        app.note(f"{where}error[AG068]: {diverged}")
+        hint = "" if anomaly else " (--anomaly names the node that made the first NaN/Inf)"
+        app.note(f"{where}error[AG068]: {diverged}{hint}")
+        if diverged.anomaly is not None:
+            from agrad.cli.diagnostics import anomaly_text
+
+            app.note(anomaly_text(diverged.anomaly))
     for failure in failures:
         app.note(f"{graph_file}: expect failed: {failure}")
     if output_format == "json":
@@ -162,8 +172,18 @@ def _document(graph, file, run, failures, diverged, checked: bool) -> dict:
             "final_loss": finite(run.final_loss), "eval": {k: v for k, v in last.items() if k != "step"},
             "seconds": run.seconds, "steps_per_second": _rate(run),
             "losses": [finite(v) for v in run.losses], "lrs": run.lrs, "evals": run.evals,
-            "diverged": None if diverged is None else {"step": diverged.step, "loss": str(diverged.value)},
+            "diverged": None if diverged is None else _diverged_entry(diverged),
             "expect": {"checked": checked, "passed": checked and not failures, "failures": failures}}
+
+
+def _diverged_entry(diverged) -> dict:
+    entry = {"step": diverged.step, "loss": str(diverged.value)}
+    if diverged.anomaly is not None:             # --anomaly: the node, as `run --anomaly`'s anomalies
+        from agrad.cli.json_docs import location_fields
+
+        a = diverged.anomaly
+        entry["anomaly"] = {"phase": a.phase, "node": a.node, "message": a.message, **location_fields(a.location)}
+    return entry
 
 
 def _summary(graph, run, failures, diverged, checked: bool, horizon: int):
@@ -182,7 +202,7 @@ def _summary(graph, run, failures, diverged, checked: bool, horizon: int):
     rate = _rate(run)
     rows.append(("time", f"{run.seconds:.2f} s" + (f" ({rate:.1f} steps/s)" if rate else "")))
     if diverged is not None:
-        rows.append(("stopped", f"loss {diverged.value} at step {diverged.step}"))
+        rows.append(("stopped", str(diverged).removesuffix("; training stopped")))
     if checked:
         rows.append(("expect", "passed" if not failures else f"{len(failures)} failed"))
     elif diverged is None and run.steps < horizon:

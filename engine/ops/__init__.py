@@ -69,6 +69,7 @@ def _sizes_method(fn):
 
 
 _bind_methods()
+importlib.import_module(f"{__name__}.bitcast").bind_view_method()           # t.view(dtype) beside t.view(sizes)
 importlib.import_module(f"{__name__}.inplace").bind_inplace_methods()    # Tensor.add_ …, x[i] = v
 _bind_tensor_ops(__import__(__name__, fromlist=["_"]))
 _bind_engine_ops(__import__(__name__, fromlist=["_"]))

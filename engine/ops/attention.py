@@ -29,8 +29,6 @@ def _sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, sca
     if not (query.dtype == key.dtype == value.dtype):
         raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
                            f"{query.dtype} key.dtype: {key.dtype} and value.dtype: {value.dtype} instead.")
-    if is_causal and attn_mask is not None:
-        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
     if enable_gqa and key.ndim >= 3 and key.shape[-3] != query.shape[-3]:
         if query.shape[-3] % key.shape[-3]:
             raise RuntimeError(f"number of heads in query ({query.shape[-3]}) must be a multiple of the number of "
@@ -41,7 +39,8 @@ def _sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, sca
     scores = matmul(query, transpose(key, -2, -1)) * scale_factor
     L, S = query.shape[-2], key.shape[-2]
     if is_causal:
-        attn_mask = tril(filled((L, S), True, dtypes.bool_.np, query._device))
+        # NOTE: PyTorch 2.13 applies an explicit attn_mask on top of the causal one (older versions raised)
+        scores = where(tril(filled((L, S), True, dtypes.bool_.np, query._device)), scores, -math.inf)
     if attn_mask is not None:
         if attn_mask.dtype == dtypes.bool_:
             scores = where(attn_mask, scores, -math.inf)
@@ -69,6 +68,8 @@ def _sdpa_samples(op):
             SampleInput("float mask, scale", *_qkv(op, 3, (3, 2)), make_arg((3, 3), key=(op, 3, "m")), scale=0.7),
             SampleInput("causal, L < S", *_qkv(op, 4, (2, 2, 3), (2, 4, 3)), is_causal=True),
             SampleInput("gqa 4 heads over 2", *_qkv(op, 5, (1, 4, 3, 2), (1, 2, 3, 2)), enable_gqa=True),
+            SampleInput("causal and float mask", *_qkv(op, 7, (2, 3, 2)), make_arg((3, 3), key=(op, 7, "m")),
+                        is_causal=True),
             SampleInput("dropout, seed", *_qkv(op, 6, (2, 3, 4)), dropout_p=0.3, seed=5)]
 
 

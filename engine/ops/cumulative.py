@@ -12,9 +12,11 @@ import numpy as np
 
 from .. import dtypes
 from ..backends.meta import MetaArray
+from ..errors import DtypeNotImplementedError
 from .registry import defop
 from .samples import SampleInput, make_arg
 from .shapes import normalize_dim
+from .unary import _torch_dtype_name
 
 
 def _scan_dtype(self, dtype):
@@ -106,6 +108,55 @@ cumprod = defop(
     doc="Running products along dim; the gradient (and its gradient) is exact where the input has zeros.")
 
 
+def _logcumsumexp_meta(self, dim):
+    if self.dtype.kind != "f":
+        raise DtypeNotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{_torch_dtype_name(self.dtype)}'")
+    normalize_dim(dim, self.ndim)
+    return MetaArray(self.shape, self.dtype)
+
+
+def _logcumsumexp_kernel(xp, self, dim):
+    """log(cumsum(exp(x))) without overflow or underflow: a Hillis-Steele scan of logaddexp (log2(n)
+    vectorised steps; CuPy has no logaddexp.accumulate, and one form keeps both backends alike)."""
+    _logcumsumexp_meta(self, dim)
+    if self.ndim == 0:
+        return self.copy()
+    out = xp.moveaxis(self, normalize_dim(dim, self.ndim), -1).copy()
+    shift = 1
+    while shift < out.shape[-1]:
+        out[..., shift:] = xp.logaddexp(out[..., shift:], out[..., :-shift])
+        shift *= 2
+    return xp.ascontiguousarray(xp.moveaxis(out, -1, normalize_dim(dim, self.ndim)))
+
+
+def _logcumsumexp_grad(grad, self, dim, result):
+    """PyTorch's logcumsumexp_backward: the positive and negative parts of grad, each summed in log space
+    by a reversed logcumsumexp (so nothing overflows), then exp'd back."""
+    if self.ndim == 0 or grad.numel() == 0:
+        return grad
+    d = normalize_dim(dim, self.ndim)
+    lowest = float(np.finfo(grad.dtype.np).min)
+    log_abs = log(abs(grad))
+
+    def part(log_grad):
+        return exp(flip(logcumsumexp(flip(log_grad - result, [d]), d), [d]) + self)
+    return part(where(grad > 0, log_abs, lowest)) - part(where(grad < 0, log_abs, lowest))
+
+
+def _logcumsumexp_samples(op):
+    spread = make_arg((2, 6), key=(op, 5), requires_grad=False).numpy() * 40.0   # exp() would overflow
+    return _scan_samples(low=-3.0, high=3.0)(op)[:4] + [
+        SampleInput("spread +-80 dim 1", tensor(spread, dtype=dtypes.float64, requires_grad=True), 1)]
+
+
+logcumsumexp = defop(
+    "logcumsumexp(Tensor self, int dim) -> Tensor",
+    kernel=_logcumsumexp_kernel, meta=_logcumsumexp_meta,
+    grads={"self": _logcumsumexp_grad},
+    samples=_logcumsumexp_samples, torch="torch.logcumsumexp",
+    doc="log(cumsum(exp(self), dim)), computed stably; floating-point inputs only.")
+
+
 def _diff(self, n=1, dim=-1, prepend=None, append=None):
     if self.ndim == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
@@ -187,5 +238,7 @@ from .views import unsqueeze  # noqa: E402
 from .conversion import to  # noqa: E402
 from .indexing import slice  # noqa: E402,A004
 from .joining import cat  # noqa: E402
-from .pointwise import ne, where  # noqa: E402
+from .pointwise import exp, log, ne, where  # noqa: E402
+from .shape_extra import flip  # noqa: E402
+from .unary import abs  # noqa: E402,A004
 from .reduction import sum  # noqa: E402,A004

@@ -768,8 +768,9 @@ _index_backward = defop(
 
 
 def is_advanced(item) -> bool:
-    """Whether a subscript element is an advanced index: a tensor, a list, an ndarray or a bool."""
-    return isinstance(item, (Tensor, list, np.ndarray, bool))
+    """Whether a subscript element is an advanced index: a tensor, a list, an ndarray or a bool, or a
+    tuple inside the index tuple (`x[(0, 2), 1]`: PyTorch reads it as a sequence, like a list)."""
+    return isinstance(item, (Tensor, list, tuple, np.ndarray, bool))
 
 
 def advanced_getitem(tensor, index):
@@ -810,6 +811,8 @@ def advanced_parts(tensor, index):
             in_dim += 1
         elif is_advanced(item):
             t = item if isinstance(item, Tensor) else make_tensor(item)
+            if t.numel() == 0 and not isinstance(item, Tensor):
+                t = t.long()        # an empty sequence indexes as int64, as in PyTorch
             if _is_mask(t.dtype.np):
                 parts = _mask_coordinates(t, tensor, in_dim)
             elif t.dtype.np.kind in _INT_KINDS:
@@ -850,7 +853,7 @@ def _dims_consumed(item) -> int:
         return 0
     if isinstance(item, Tensor):
         return item.ndim if _is_mask(item.dtype.np) else 1
-    if isinstance(item, (list, np.ndarray)):
+    if isinstance(item, (list, tuple, np.ndarray)):
         a = np.asarray(item)
         return a.ndim if _is_mask(a.dtype) else 1
     return 1

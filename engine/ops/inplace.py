@@ -494,7 +494,6 @@ _UNARY = ("abs", "neg", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
 _BINARY = ("add", "sub", "mul", "div", "pow", "fmod", "remainder", "atan2", "hypot", "lerp", "addcmul", "addcdiv",
            "masked_fill", "index_put", "index_add", "scatter", "scatter_add", "scatter_reduce", "true_divide",
            "multiply", "subtract", "xlogy", "copysign", "float_power")
-_SPECIAL = {"fill_": ("fill", "FillBackward2"), "copy_": ("copy", "CopyBackwards")}
 
 
 def _zero_(self):

@@ -15,7 +15,8 @@ _ARGS = "Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=
 def _pair(spread_kernel):
     def kernel(xp, self, dim, correction, keepdim):
         spread = spread_kernel(xp, self, dim, correction, keepdim)
-        return spread, xp.asarray(xp.mean(self, axis=normalize_dims(dim, self.ndim), keepdims=keepdim), dtype=self.dtype)
+        average = xp.mean(self, axis=normalize_dims(dim, self.ndim), keepdims=keepdim)
+        return spread, xp.asarray(average, dtype=self.dtype)
     return kernel
 
 

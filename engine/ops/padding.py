@@ -71,10 +71,29 @@ def _geometry(shape, pad, mode, value):
         if mode == "circular" and (before > n or after > n):
             raise RuntimeError("Padding value causes wrapping around more than once.")
         out[axis] = n + before + after
-        if out[axis] < 0:
-            raise RuntimeError("narrow(): length must be non-negative.")
         dims.append((axis, before, after))
+    if mode in ("reflect", "replicate") and all(out[axis] < 1 for axis, _, _ in dims):
+        raise RuntimeError(_too_small(shape[ndim - k:], out[ndim - k:], mode))
+    for axis, before, after in dims:
+        if out[axis] < 0:
+            raise RuntimeError("Negative padding value is resulting in an empty dimension" if mode == "circular"
+                               else "narrow(): length must be non-negative.")
+        if mode == "circular" and out[axis] and shape[axis] - max(-before, 0) - max(-after, 0) <= 0:
+            # NOTE: PyTorch wraps around the empty cropped input and returns uninitialised memory here
+            raise RuntimeError("Padding value causes wrapping around an empty dimension.")
     return dims, tuple(out)
+
+
+def _too_small(size, out, mode):
+    """PyTorch's message when every padded dim of a reflect/replicate pad is cropped to nothing."""
+    if len(size) == 1:
+        return f"input (W: {size[0]}) is too small. Calculated output W: {out[0]}"
+    if len(size) == 2:
+        space = " " if mode == "replicate" else ""
+        return (f"input (H: {size[0]}, W: {size[1]}{space}) is too small. Calculated output H: {out[0]} "
+                f"W: {out[1]}")
+    return (f"input (D: {size[0]} H: {size[1]}, W: {size[2]}) is too small. Calculated output D: {out[0]} "
+            f"H: {out[1]} W: {out[2]}")
 
 
 def _source(xp, n, before, after, size, mode):
@@ -138,7 +157,7 @@ def _add_along(xp, values, axis, index, n):
     lead = v.shape[:-1]
     rows = int(np.prod(lead))
     flat = (xp.arange(rows)[:, None] * n + index[None, :]).ravel()
-    out = xp.bincount(flat, weights=v.reshape(rows, -1).ravel(), minlength=rows * n)
+    out = xp.bincount(flat, weights=v.reshape(rows, index.shape[0]).ravel(), minlength=rows * n)
     return xp.moveaxis(out.reshape(lead + (n,)).astype(values.dtype, copy=False), -1, axis)
 
 

@@ -132,7 +132,7 @@ copysign = defop(
     kernel=lambda xp, self, other: xp.copysign(self, other), meta=_same_meta, promote="float",
     grads={"self": _copysign_self_grad, "other": lambda grad, other: zeros_like(other)},
     samples=lambda op: _atan2_samples(op) + [
-        SampleInput("signed zeros", _tensor([0.0, -0.0, 1.5, -2.0], dtype=dtypes.float64, requires_grad=True),
+        SampleInput("signed zeros", _tensor([0.0, -0.0, 1.5, -2.0], dtype=dtypes.float64),
                     _tensor([-0.0, 1.0, -0.0, 0.0], dtype=dtypes.float64))],
     torch="torch.copysign", doc="|self| with the sign of other (signed zeros included), in a float dtype.")
 

@@ -18,7 +18,7 @@ import numpy as np
 from .. import dtypes
 from .._tensor import Tensor
 from ..backends.meta import MetaArray
-from ..errors import DimensionError, DtypeError
+from ..errors import DtypeError, ShapeError
 from .indexing_advanced import _zeros
 from .nn import scalar_type_name
 from .reductions_extra import _nonempty_dims
@@ -243,7 +243,7 @@ def _topk_check(self, k, dim):
     d = normalize_dim(dim, self.ndim)
     size = self.shape[d] if self.ndim else 1
     if not 0 <= k <= size:
-        raise DimensionError("selected index k out of range")
+        raise ShapeError("selected index k out of range")      # a RuntimeError, as PyTorch's
     return d
 
 
@@ -280,7 +280,7 @@ topk = _named_results(defop(
 def _kth_check(self, k, dim):
     d = normalize_dim(dim, self.ndim)
     if not 1 <= k <= (self.shape[d] if self.ndim else 1):
-        raise DimensionError(f"kthvalue(): selected number k out of range for dimension {dim}")
+        raise ShapeError(f"kthvalue(): selected number k out of range for dimension {dim}")
     return d
 
 

@@ -68,7 +68,7 @@ def _plan(shape, size, scale_factor, mode, align_corners, recompute_scale_factor
     if mode in _LINEAR_DIMS and _LINEAR_DIMS[mode] != dims:
         raise NotImplementedError(f"Got {len(shape)}D input, but {mode} mode needs {_LINEAR_DIMS[mode] + 2}D input")
     if min(out) <= 0 or min(spatial) <= 0:
-        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input (" +
+        raise RuntimeError("Input and output sizes should be greater than 0, but got input (" +
                            ", ".join(map(str, spatial)) + ") output (" + ", ".join(map(str, out)) + ")")
     return tuple(shape[:2]) + tuple(out), scales
 
@@ -108,16 +108,23 @@ def _weights(xp, lam, axis, ndim, dtype):
     return xp.asarray(lam.reshape((-1,) + (1,) * (ndim - 1 - axis))).astype(dtype)
 
 
+def _check_dtype(mode, dtype):
+    # NOTE: PyTorch's nearest modes also take uint8 (a pure gather); its uint8 bilinear is a fixed-point kernel
+    # whose rounding depends on the CPU's vector path, so agrad leaves it out
+    if not (mode in ("nearest", "nearest-exact") and dtype == np.uint8):
+        require_floating(f"upsample_{mode}", dtype)
+
+
 def _interpolate_meta(input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias):
     out, _ = _plan(input.shape, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias)
-    require_floating(f"upsample_{mode}", input.dtype)
+    _check_dtype(mode, input.dtype)
     return MetaArray(out, input.dtype)
 
 
 def _interpolate_kernel(xp, input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias):
     out_shape, scales = _plan(input.shape, size, scale_factor, mode, align_corners, recompute_scale_factor,
                               antialias)
-    require_floating(f"upsample_{mode}", input.dtype)
+    _check_dtype(mode, input.dtype)
     x = input
     for axis, i0, i1, lam in _each_dim(xp, input.shape, out_shape, scales, mode, align_corners):
         if mode in _LINEAR_DIMS:

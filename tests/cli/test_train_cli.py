@@ -119,6 +119,19 @@ def test_nan_loss_stops_with_exit_1_naming_the_step(runner, trainable):
     assert doc["diverged"] == {"step": 1, "loss": "nan"}
 
 
+def test_anomaly_names_the_node_and_its_line(runner, trainable):
+    graph = trainable(graph=GRAPH.replace("cross_entropy(logits, y)", "cross_entropy(h, y)\n").replace(
+        "  logits: x @ W + b\n", "  logits: x @ W + b\n  h: log(logits - 1.5)\n"))
+    result, doc = _json(runner, graph)
+    assert result.exit_code == 1 and "(--anomaly names the node" in result.stderr and "anomaly in" not in result.stderr
+    result, doc = _json(runner, graph, "--anomaly")
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert re.search(r"g\.yaml:10:9: error\[AG068\]: loss is nan at step 1; training stopped\n", result.stderr)
+    assert re.search(r"g\.yaml:9:6: anomaly in forward of 'h': 'h' produced nan values", result.stderr)
+    assert doc["diverged"]["step"] == 1 and doc["diverged"]["anomaly"] == {
+        "phase": "forward", "node": "h", "message": "'h' produced nan values", "file": graph, "line": 9, "col": 6}
+
+
 BAD = """\
 train:
   loss: logits
@@ -157,6 +170,13 @@ def test_optimizer_hyper_parameters_and_batch_shapes_are_checked(runner, trainab
     np.savez(tmp_path / "d.npz", x=np.zeros((16, 4), np.float32), z=np.zeros(16))
     result = runner.invoke(cli, ["train", trainable()])
     assert "error[AG064]: d.npz: key 'z' names no input of the graph" in result.stderr
+
+
+def test_accuracy_metric_shapes_are_checked_before_any_step(runner, trainable):
+    for metric, shapes in (("accuracy(logits, W)", "[8, 3] and 'W' [4, 3]"), ("accuracy(loss, y)", "[] and 'y' [8]")):
+        result = runner.invoke(cli, ["train", trainable(TRAIN.replace("accuracy(logits, y)", metric))])
+        assert result.exit_code == 2 and "Traceback" not in result.output
+        assert f"error[AG066]: metric {metric}: " in result.stderr and shapes in result.stderr
 
 
 def test_graph_without_train_section(runner, trainable):

@@ -155,3 +155,192 @@ def test_nn_functional_names_are_the_ops():
     x = agrad.tensor([[-1.0, 0.5, 2.0]], dtype=agrad.float64)
     np.testing.assert_allclose(F.leaky_relu(x, 0.01).numpy(), [[-0.01, 0.5, 2.0]])
     np.testing.assert_allclose(F.pad(x, (1, 0), value=3.0).numpy(), [[3.0, -1.0, 0.5, 2.0]])
+
+
+# ---- creation --------------------------------------------------------------------------------
+
+def test_randint_takes_pytorchs_argument_forms():
+    agrad.manual_seed(3)
+    a = agrad.randint(3, size=[3, 4, 5])
+    assert a.dtype == agrad.int64 and a.shape == (3, 4, 5) and 0 <= a.min().item() and a.max().item() < 3
+    b = agrad.randint(low=-1, high=1, size=(2, 1, 1), dtype=agrad.int32, requires_grad=False)
+    assert b.dtype == agrad.int32 and set(b.numpy().ravel()) <= {-1, 0}
+    c = agrad.randint(5, 9, (100,))
+    assert 5 <= c.min().item() and c.max().item() < 9
+    assert agrad.randint(high=1, size=(1, 3)).tolist() == [[0, 0, 0]]
+    agrad.manual_seed(3)
+    assert agrad.randint(3, size=[3, 4, 5]).tolist() == a.tolist()       # seeded
+
+
+def test_randint_errors():
+    with pytest.raises(RuntimeError, match="random_ expects 'from' to be less than 'to'"):
+        agrad.randint(3, 3, (2,))
+    with pytest.raises(TypeError, match="randint"):
+        agrad.randint(3)
+    with pytest.raises(RuntimeError, match="floating point"):
+        agrad.randint(3, (2,), requires_grad=True)
+
+
+def test_linspace_to_bool_is_not_implemented_as_in_pytorch():
+    with pytest.raises(NotImplementedError, match="\"linspace_cpu\" not implemented for 'Bool'"):
+        agrad.linspace(5, 10, 3, dtype=agrad.bool)
+    with pytest.raises(NotImplementedError, match="\"logspace_cpu\" not implemented for 'Bool'"):
+        agrad.logspace(0, 1, 3, dtype=agrad.bool)
+
+
+def test_shift_operators():
+    data = np.array([[0, 1, 2], [1 << 8, 1 << 16, -(1 << 20)]], dtype=np.int32)
+    t = agrad.tensor(data)
+    for got, want in [(t << 2, data << 2), (t >> 2, data >> 2), (t.bitwise_left_shift(3), data << 3),
+                      (1 << agrad.tensor([0, 3], dtype=agrad.int32), np.array([1, 8]))]:
+        np.testing.assert_array_equal(got.numpy(), want)
+    assert (t >> 2).dtype == agrad.int32
+
+
+# ---- F.pad: negative pads that crop a dim to nothing (values/messages from torch 2.13) ----------
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+def test_pad_cropping_a_dim_to_zero_size(mode):
+    x = _x((3, 5, 5))
+    y = agrad.nn.functional.pad(x, (0, 0, 0, -5), mode=mode)
+    assert tuple(y.shape) == (3, 0, 5)
+    (g,) = agrad.autograd.grad((y * y).sum(), [x])
+    np.testing.assert_array_equal(g.numpy(), np.zeros((3, 5, 5)))
+
+
+def test_pad_reflect_replicate_crop_and_pad_one_dim():
+    x = _x((2, 3, 4))
+    a = _np(x)
+    y = agrad.nn.functional.pad(x, (3, -4), mode="reflect")      # torch: the mirror of the first 3 columns
+    np.testing.assert_allclose(_np(y), a[..., [3, 2, 1]])
+    y = agrad.nn.functional.pad(x, (-4, 2), mode="replicate")
+    np.testing.assert_allclose(_np(y), a[..., [3, 3]])
+
+
+@pytest.mark.parametrize("mode,shape,pad,message", [
+    ("reflect", (3, 5, 5), (0, -5), "input (W: 5) is too small. Calculated output W: 0"),
+    ("replicate", (2, 3, 4), (-2, -2), "input (W: 4) is too small. Calculated output W: 0"),
+    ("reflect", (3, 5, 5), (-5, 0, -6, 0), "input (H: 5, W: 5) is too small. Calculated output H: -1 W: 0"),
+    ("replicate", (2, 3, 5, 5), (-5, 0, -5, 0), "input (H: 5, W: 5 ) is too small. Calculated output H: 0 W: 0"),
+    ("reflect", (2, 2, 3, 4), (-4, 0, -3, 0, -2, 0),
+     "input (D: 2 H: 3, W: 4) is too small. Calculated output D: 0 H: 0 W: 0"),
+    ("circular", (3, 5, 5), (-5, 0, -6, 0), "Negative padding value is resulting in an empty dimension"),
+])
+def test_pad_cropping_every_dim_to_nothing_raises_as_pytorch(mode, shape, pad, message):
+    with pytest.raises(RuntimeError) as e:
+        agrad.nn.functional.pad(_x(shape), pad, mode=mode)
+    assert str(e.value) == message
+
+
+# ---- a tuple inside the index tuple is an integer-sequence index (as PyTorch) -----------------
+
+def test_tuple_inside_an_index_is_an_integer_index():
+    a = np.arange(60.).reshape(3, 4, 5)
+    x = agrad.tensor(a, requires_grad=True)
+    b = agrad.tensor([1, 2, 0])
+    np.testing.assert_array_equal(x[((0,),)].detach().numpy(), a[[0]])
+    np.testing.assert_array_equal(x[(1, 0, -1), b, ...].detach().numpy(), a[[1, 0, -1], [1, 2, 0]])
+    np.testing.assert_array_equal(x[:, (0, 2)].detach().numpy(), a[:, [0, 2]])
+    np.testing.assert_array_equal(x[0, (1, 2), (3, 4)].detach().numpy(), a[0, [1, 2], [3, 4]])
+    np.testing.assert_array_equal(x[(True, False, True),].detach().numpy(), a[[True, False, True]])
+    assert tuple(x[(),].shape) == (0, 4, 5)       # an empty sequence indexes as int64
+    assert x[:, (0, 2)].grad_fn.name() == "IndexBackward0"
+    (g,) = agrad.autograd.grad(x[(0, 0), 1].sum(), [x])
+    assert g.numpy()[0, 1].tolist() == [2.0] * 5 and g.numpy().sum() == 10.0
+    y = x.detach().clone()
+    y[:, (0, 2)] = 7.0
+    assert y.sum().item() == 1170.0               # torch 2.13
+
+
+# ---- logcumsumexp (values from torch 2.13) ---------------------------------------------------
+
+def test_logcumsumexp_is_stable_and_has_pytorchs_gradient():
+    x = agrad.tensor([[-1000.0, 0.0, 3.0], [-np.inf, -np.inf, 1.0]], requires_grad=True)
+    y = agrad.logcumsumexp(x, 1)
+    assert y.grad_fn.name() == "LogcumsumexpBackward0"
+    np.testing.assert_allclose(_np(y), [[-1000.0, 0.0, 3.0485873], [-np.inf, -np.inf, 1.0]], rtol=1e-6)
+    np.testing.assert_allclose(_np(x.logcumsumexp(0)), [[-1000.0, 0.0, 3.0], [-1000.0, 0.0, 3.126928]], rtol=1e-6)
+    with np.errstate(all="ignore"):
+        y.backward(agrad.tensor([[1.0, -2.0, 0.5], [1.0, 1.0, 1.0]]))
+    np.testing.assert_allclose(x.grad.numpy(), [[1.0, -1.976287, 0.47628704], [np.nan, np.nan, 1.0]], rtol=1e-6)
+    big = agrad.tensor([700.0, 710.0, 720.0], dtype=agrad.float64)     # exp() overflows float64 past 709
+    np.testing.assert_allclose(_np(agrad.logcumsumexp(big, 0)),
+                               [700.0, 710.0 + np.log1p(np.exp(-10.0)), 720.0 + np.log1p(np.exp(-10.0) + np.exp(-20.0))])
+    assert agrad.logcumsumexp(agrad.tensor(2.0), 0).item() == 2.0
+    with pytest.raises(NotImplementedError, match="\"logcumsumexp_out_cpu\" not implemented for 'Long'"):
+        agrad.logcumsumexp(agrad.tensor([1, 2]), 0)
+
+
+# ---- max_unpool2d (shapes and messages from torch 2.13) ----------------------------------------
+
+def test_max_unpool2d_inverts_max_pool2d_and_routes_the_gradient():
+    F = agrad.nn.functional
+    x = agrad.tensor(np.random.RandomState(1).permutation(32).reshape(1, 2, 4, 4).astype(np.float64),
+                     requires_grad=True)
+    y, i = F.max_pool2d(x, 2, return_indices=True)
+    u = F.max_unpool2d(y, i, 2)
+    assert u.grad_fn.name() == "MaxUnpool2DBackward0"
+    a = x.detach().numpy()
+    keep = a == np.repeat(np.repeat(y.detach().numpy(), 2, 2), 2, 3)      # each window's max, in place
+    np.testing.assert_array_equal(u.detach().numpy(), np.where(keep, a, 0.0))
+    (g,) = agrad.autograd.grad((u * agrad.tensor(a)).sum(), [y])
+    np.testing.assert_array_equal(g.numpy(), y.detach().numpy())
+    assert tuple(F.max_unpool2d(y, i, 2, output_size=(1, 2, 5, 5)).shape) == (1, 2, 5, 5)
+    assert tuple(F.max_unpool2d(y[0], i[0], 2).shape) == (2, 4, 4)
+
+
+def test_max_unpool2d_errors_as_pytorch():
+    F = agrad.nn.functional
+    y, i = F.max_pool2d(_x((2, 3, 4, 4)), 2, return_indices=True)
+    with pytest.raises(ValueError, match=r'invalid output_size "\(7, 7\)" \(dim 0 must be between 2 and 6\)'):
+        F.max_unpool2d(y, i, 2, output_size=(7, 7))
+    with pytest.raises(RuntimeError, match=r"Found an invalid max index: 99 \(output volumes are of size 4x4\)"):
+        F.max_unpool2d(y, i * 0 + 99, 2)
+    with pytest.raises(RuntimeError, match="elements in indices should be type int64 but got: Float"):
+        F.max_unpool2d(y, i.float(), 2)
+    with pytest.raises(NotImplementedError, match="\"max_unpool2d\" not implemented for 'Long'"):
+        F.max_unpool2d(y.long(), i, 2)
+
+
+# ---- interpolate: the nearest modes take uint8, as PyTorch (values from torch 2.13) -----------
+
+def test_interpolate_nearest_on_uint8():
+    F = agrad.nn.functional
+    x = agrad.tensor(np.arange(12, dtype=np.uint8).reshape(1, 1, 3, 4))
+    y = F.interpolate(x, scale_factor=1.5, mode="nearest-exact")
+    assert y.dtype == agrad.uint8
+    np.testing.assert_array_equal(y.numpy()[0, 0], [[0, 1, 1, 2, 3, 3], [4, 5, 5, 6, 7, 7],
+                                                    [4, 5, 5, 6, 7, 7], [8, 9, 9, 10, 11, 11]])
+    np.testing.assert_array_equal(F.interpolate(x, size=(6, 8), mode="nearest").numpy()[0, 0],
+                                  np.repeat(np.repeat(np.arange(12).reshape(3, 4), 2, 0), 2, 1))
+    with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
+        F.interpolate(x.long(), size=(6, 8), mode="nearest")
+
+
+# ---- Tensor.view(dtype): a bitcast with no gradient (values and messages from torch 2.13) -------
+
+def test_view_dtype_reinterprets_the_memory():
+    x = agrad.tensor([1.0, -2.0], requires_grad=True)
+    v = x.view(agrad.int32)
+    assert v.tolist() == [1065353216, -1073741824] and not v.requires_grad and v.grad_fn is None
+    assert x.view(dtype=agrad.float64).tolist() == [-2.000000473111868]
+    assert tuple(agrad.zeros(4).view(agrad.int16).shape) == (8,)
+    assert tuple(agrad.zeros(2, 4, dtype=agrad.int16).view(agrad.float32).shape) == (2, 2)
+    assert agrad.tensor([0, 1, 2], dtype=agrad.uint8).view(agrad.bool).tolist() == [False, True, True]
+    assert tuple(agrad.zeros(2, 3).view(3, 2).shape) == (3, 2)          # sizes still work
+    a = agrad.zeros(2, dtype=agrad.float32)
+    a.view(agrad.int32)[0] = 1065353216                                  # shares the memory
+    assert a.tolist() == [1.0, 0.0]
+
+
+@pytest.mark.parametrize("make,dtype,message", [
+    (lambda: agrad.zeros(3), "float64", "self.size(-1) must be divisible by 2 to view Float as Double "
+                                        "(different element sizes), but got 3"),
+    (lambda: agrad.zeros(2, 3).t(), "int16", "self.stride(-1) must be 1 to view Float as Short "
+                                             "(different element sizes), but got 3"),
+    (lambda: agrad.zeros(()), "int16", "self.dim() cannot be 0 to view Float as Short (different element sizes)"),
+])
+def test_view_dtype_errors_as_pytorch(make, dtype, message):
+    with pytest.raises(RuntimeError) as e:
+        make().view(getattr(agrad, dtype))
+    assert str(e.value) == message

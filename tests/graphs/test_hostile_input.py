@@ -279,3 +279,29 @@ def test_an_integer_input_that_requires_grad_is_a_located_error(graph_file):
     error = only_error(graph_file("inputs:\n  x: {value: [1, 2], dtype: int64, requires_grad: true}\n"
                                   "nodes: {a: sum(x)}\nbackward: a\n"))
     assert (error.code, error.location.line) == ("AG012", 2) and "floating point" in error.message
+
+
+_EXITING_PLUGIN = '''
+import sys
+import agrad
+from agrad import library
+
+library.define("hostile_{tag}::f(Tensor x) -> Tensor")
+library.impl("hostile_{tag}::f", "CPU", lambda x: {forward})
+library.impl("hostile_{tag}::f", "Meta", lambda x: agrad.empty(x.shape, dtype=x.dtype, device="meta"))
+library.register_autograd("hostile_{tag}::f", lambda ctx, grad: sys.exit(5))
+'''
+
+
+@pytest.mark.parametrize("tag, forward, line", [("fwd", "sys.exit(7)", 3), ("bwd", "x * 3", 3)])
+def test_a_plugin_kernel_that_exits_is_a_located_runtime_failure(tmp_path, graph_file, tag, forward, line):
+    plugin = tmp_path / f"exiting_{tag}.py"
+    plugin.write_text(_EXITING_PLUGIN.format(tag=tag, forward=forward))
+    path = graph_file(f"inputs: {{x: {{value: [1.0], requires_grad: true}}}}\n"
+                      f"nodes:\n  a: {{op: 'hostile_{tag}::f', args: [x]}}\n  s: sum(a)\nbackward: s\n")
+    graph = graphs.load(path, plugins=[plugin])
+    for attempt in (graph.run, graph.check):
+        with pytest.raises(graphs.GraphRuntimeError) as caught:
+            attempt()
+        assert (caught.value.code, caught.value.location.line) == ("AG045", line)
+        assert "SystemExit" in str(caught.value)

@@ -1,5 +1,6 @@
-"""The shipped training example: digits reach its `expect: {train: ...}` (>= 95% held-out
-accuracy), and training does not leak: memory stays flat over thousands of steps."""
+"""The shipped training examples: digits reach its `expect: {train: ...}` (>= 95% held-out
+accuracy), the character-level GPT lowers its loss to its own, and training does not
+leak: memory stays flat over thousands of steps."""
 from __future__ import annotations
 
 import gc
@@ -22,6 +23,15 @@ def test_digits_example_reaches_its_expectations():
     assert spec.steps == 30 * (1437 // 64) and spec.data["x"].dtype == np.uint8
     run = graph.train(steps=spec.steps, **spec.options())
     assert run.evals[-1]["accuracy"] >= 0.95
+    assert expectation_failures(spec, run) == []
+
+
+def test_gpt_chars_example_lowers_the_loss_to_its_expectations():
+    graph = G.load(EXAMPLES / "train_gpt_chars.yaml")
+    spec = train_spec(graph)
+    assert spec.data["tokens"].shape == (288, 16) and spec.batch_size == 16
+    run = graph.train(steps=spec.steps, **spec.options())
+    assert run.losses[0] > 3.5 and run.final_loss < run.losses[0] - 1.5     # from about ln 31
     assert expectation_failures(spec, run) == []
 
 
@@ -66,3 +76,5 @@ def test_memory_stays_flat_over_many_steps(graph_file):
 def test_example_runs_as_a_plain_graph(steps):
     run = G.load(EXAMPLES / "train_digits.yaml").run()
     assert run.values["logits"].shape == (360, 10) and run.grads["W1"].shape == (64, 64)
+    run = G.load(EXAMPLES / "train_gpt_chars.yaml").run()      # the untrained model on its 8 windows
+    assert run.values["logits"].shape == (8, 16, 31) and run.grads["wte"].shape == (31, 8)

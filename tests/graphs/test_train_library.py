@@ -106,6 +106,41 @@ def test_nan_loss_stops_naming_the_step(graph_file):
     assert info.value.step == 1 and "at step 1" in str(info.value) and info.value.location.line == 9
 
 
+def test_anomaly_names_the_node_that_made_the_nan(graph_file):
+    g = G.load(graph_file(MLP.replace("loss: cross_entropy(logits, y)",
+                                      "h: log(logits - 1.5)\n  loss: sum(h * 2.0)")))
+    with pytest.raises(TrainingDiverged) as plain:
+        g.train(loss="loss", steps=5)
+    assert plain.value.anomaly is None and plain.value.location.line == 10
+    with pytest.raises(TrainingDiverged) as info:
+        g.train(loss="loss", steps=5, anomaly=True)
+    report = info.value.anomaly
+    assert info.value.step == 1 and (report.phase, report.node) == ("forward", "h")
+    assert report.location.line == 9 and report.message == "'h' produced nan values"
+
+
+def test_anomaly_stops_at_a_nan_gradient_with_a_finite_loss(graph_file):
+    g = G.load(graph_file("""\
+        inputs:
+          x: {shape: [8, 4], init: normal}
+          W: {shape: [4, 3], init: zeros, requires_grad: true}
+        nodes:
+          h: x @ W
+          r: sqrt(h * h)
+          loss: sum(r)
+        backward: loss
+        """))
+    with pytest.raises(TrainingDiverged) as plain:           # the inf gradient poisons W: NaN loss next step
+        g.train(loss="loss", steps=5, optimizer={"type": "sgd", "lr": 0.1})
+    assert plain.value.step == 2 and plain.value.anomaly is None
+    with pytest.raises(TrainingDiverged) as info:
+        g.train(loss="loss", steps=5, optimizer={"type": "sgd", "lr": 0.1}, anomaly=True)
+    report = info.value.anomaly
+    assert info.value.step == 1 and info.value.value == 0.0 and "a gradient is NaN/Inf at step 1" in str(info.value)
+    assert (report.phase, report.node, report.location.line) == ("backward", "r", 6)
+    assert "SqrtBackward0" in report.message
+
+
 def test_batches_are_a_function_of_the_step():
     arrays = {"x": np.arange(10)}
     a, b = Batches(arrays, 3, True, seed=7), Batches(arrays, 3, True, seed=7)
@@ -133,6 +168,7 @@ def test_trainer_reuses_leaves_and_optimizer(graph_file):
     trainer.step()
     trainer.step()
     assert trainer.leaves["W"] is W and trainer.optimizer.state[W]["momentum_buffer"].shape == (4, 3)
+    assert trainer.runner.forward_profile == []       # nothing kept per step (no profile records)
 
 
 def test_train_takes_its_defaults_from_the_train_section(graph_file, tmp_path):
