@@ -110,7 +110,8 @@ cumprod = defop(
 
 def _logcumsumexp_meta(self, dim):
     if self.dtype.kind != "f":
-        raise DtypeNotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{_torch_dtype_name(self.dtype)}'")
+        raise DtypeNotImplementedError(
+            f"\"logcumsumexp_out_cpu\" not implemented for '{_torch_dtype_name(self.dtype)}'")
     normalize_dim(dim, self.ndim)
     return MetaArray(self.shape, self.dtype)
 

@@ -396,6 +396,8 @@ def _index_select_kernel(xp, self, dim, index):
     s, i = _as1d(self), index.reshape(-1)
     bad = (i < 0) | (i >= s.shape[d])
     if i.size and bool(bad.any()):
+        if d == 0:      # PyTorch's CPU kernel takes its index_select_out fast path along dim 0
+            raise IndexError("index out of range in self")
         raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(i[bad][0])} axis_dim={s.shape[d]}")
     return xp.take(s, i, axis=d).reshape(_index_select_meta(MetaArray(self.shape, self.dtype), dim, index).shape)
 

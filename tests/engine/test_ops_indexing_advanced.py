@@ -145,6 +145,7 @@ def test_integer_index_gets_no_gradient():
 @pytest.mark.parametrize("call,error,message", [
     (lambda x: agrad.index_select(x, 1, long([7])), RuntimeError,
      "INDICES element is out of DATA bounds, id=7 axis_dim=4"),
+    (lambda x: agrad.index_select(x, 0, long([5])), IndexError, "index out of range in self"),   # PyTorch's dim-0 path
     (lambda x: agrad.index_select(x, 1, long([[1]])), IndexError, "Index is supposed to be a vector"),
     (lambda x: agrad.index_select(x, 1, f64([1.0])), RuntimeError, "Expected dtype int32 or int64 for index"),
     (lambda x: agrad.index_add(x, 1, long([1]), f64(np.ones((3, 2)))), RuntimeError,

@@ -265,7 +265,8 @@ def test_logcumsumexp_is_stable_and_has_pytorchs_gradient():
     np.testing.assert_allclose(x.grad.numpy(), [[1.0, -1.976287, 0.47628704], [np.nan, np.nan, 1.0]], rtol=1e-6)
     big = agrad.tensor([700.0, 710.0, 720.0], dtype=agrad.float64)     # exp() overflows float64 past 709
     np.testing.assert_allclose(_np(agrad.logcumsumexp(big, 0)),
-                               [700.0, 710.0 + np.log1p(np.exp(-10.0)), 720.0 + np.log1p(np.exp(-10.0) + np.exp(-20.0))])
+                               [700.0, 710.0 + np.log1p(np.exp(-10.0)),
+                                720.0 + np.log1p(np.exp(-10.0) + np.exp(-20.0))])
     assert agrad.logcumsumexp(agrad.tensor(2.0), 0).item() == 2.0
     with pytest.raises(NotImplementedError, match="\"logcumsumexp_out_cpu\" not implemented for 'Long'"):
         agrad.logcumsumexp(agrad.tensor([1, 2]), 0)
@@ -344,3 +345,34 @@ def test_view_dtype_errors_as_pytorch(make, dtype, message):
     with pytest.raises(RuntimeError) as e:
         make().view(getattr(agrad, dtype))
     assert str(e.value) == message
+
+
+# ---- torch.nn's parameter-free layers (values from torch 2.13) ---------------------------------
+
+def test_nn_layer_classes_call_their_ops():
+    x = agrad.tensor(np.random.RandomState(0).randn(3, 4), requires_grad=True)
+    t = agrad.tensor([1, 0, 3])
+    np.testing.assert_allclose(agrad.nn.Softmax(dim=1)(x).sum(0).tolist(),
+                               [1.044666517852169, 0.30566909565066325, 0.5356367292303216, 1.114027657266846])
+    np.testing.assert_allclose(_np(agrad.nn.LogSoftmax(1)(x)), _np(agrad.log_softmax(x, 1)))
+    with pytest.warns(UserWarning, match="Implicit dimension choice for softmax has been deprecated"):
+        y = agrad.nn.Softmax()(x)                                          # 2-D: dim 1
+    np.testing.assert_allclose(_np(y), _np(agrad.softmax(x, 1)))
+    np.testing.assert_allclose(agrad.nn.CrossEntropyLoss()(x, t).item(), 1.2114677372589342, rtol=1e-12)
+    np.testing.assert_allclose(agrad.nn.CrossEntropyLoss(reduction="sum", label_smoothing=0.1)(x, t).item(),
+                               3.782138362689514, rtol=1e-12)
+    np.testing.assert_allclose(agrad.nn.CrossEntropyLoss(ignore_index=3)(x, t).item(), 1.5143392503433923,
+                               rtol=1e-12)
+    w = agrad.tensor([1.0, 2.0, 3.0, 4.0], dtype=agrad.float64)
+    np.testing.assert_allclose(agrad.nn.CrossEntropyLoss(weight=w)(x, t).item(), 1.1451750027234218, rtol=1e-12)
+    loss = agrad.nn.CrossEntropyLoss()(x, t)
+    assert loss.grad_fn.name() == "NllLossBackward0"
+    loss.backward()
+    np.testing.assert_allclose(x.grad.numpy()[0], [0.10032254585422302, -0.3076845710524239,
+                                                   0.04574470704556412, 0.16161731815263683], rtol=1e-10)
+    assert agrad.nn.ReLU()(x).min().item() == 0.0
+    z = agrad.tensor([-1.0, 2.0])
+    assert agrad.nn.ReLU(inplace=True)(z) is z and z.tolist() == [0.0, 2.0]
+    assert [repr(m) for m in (agrad.nn.Softmax(dim=1), agrad.nn.LogSoftmax(), agrad.nn.ReLU(),
+                              agrad.nn.ReLU(inplace=True), agrad.nn.CrossEntropyLoss())] == \
+        ["Softmax(dim=1)", "LogSoftmax(dim=None)", "ReLU()", "ReLU(inplace=True)", "CrossEntropyLoss()"]
