@@ -205,6 +205,18 @@ class AccumulateGrad(Node):
         return [(0, h) for h in hooks] + own if hooks else own
 
 
+def _owns_memory(data) -> bool:
+    """Whether `data` alone holds its memory: not a view, or the only view of a fresh array
+    (a backward formula's `mm(...).t()`), without repeated elements. Stealing it then is safe;
+    copying a [2048, 2048] gradient per leaf per pass is not free."""
+    base = getattr(data, "base", 0)
+    if base is None:
+        return True
+    # 3 references to base: `data.base`, our `base`, getrefcount's argument
+    return base.__class__ is data.__class__ and base.base is None and sys.getrefcount(base) <= 3 \
+        and 0 not in data.strides and data.size == base.size
+
+
 def accumulate_grad(meta, grad, grads) -> None:
     """PyTorch's AccumulateGrad::accumulateGrad. Without create_graph: the first gradient becomes
     `.grad` itself when nothing else holds it or its memory (PyTorch's use_count check; here the
@@ -219,8 +231,8 @@ def accumulate_grad(meta, grad, grads) -> None:
             data = grad._data
             # 4 references to grad: the `grads` list, the caller's `grad`, ours, getrefcount's argument;
             # 3 to its array: the tensor, `data`, getrefcount's argument
-            if sys.getrefcount(grad) > 4 or getattr(data, "base", 0) is not None or sys.getrefcount(data) > 3 \
-                    or not getattr(getattr(data, "flags", None), "writeable", True):
+            if sys.getrefcount(grad) > 4 or sys.getrefcount(data) > 3 \
+                    or not getattr(getattr(data, "flags", None), "writeable", True) or not _owns_memory(data):
                 grad = _ops.clone(grad)
             meta.grad = grad
             return
