@@ -118,7 +118,7 @@ def agrad_w1(x0, w0, y0):
     for _ in range(W1_STEPS):
         y = agrad.tanh(y * w + x)
     y.sum().backward()
-    return x.grad, w.grad
+    return y, x.grad, w.grad
 
 
 def agrad_w3(x0, c):
