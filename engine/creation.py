@@ -42,8 +42,9 @@ def _finish(array, dev, backend, requires_grad):
 
 
 def _infer_np_dtype(data) -> np.dtype:
-    """PyTorch's inference: floats -> default dtype, ints -> int64, bools -> bool; arrays keep theirs."""
-    if isinstance(data, np.ndarray):
+    """PyTorch's inference: floats -> default dtype, ints -> int64, bools -> bool; arrays and NumPy
+    scalars keep theirs."""
+    if isinstance(data, (np.ndarray, np.generic)):     # a NumPy scalar keeps its dtype too, as in PyTorch
         return dtypes.from_numpy(data.dtype).np
     arr = np.asarray(data)
     kind = arr.dtype.kind

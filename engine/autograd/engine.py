@@ -232,7 +232,8 @@ def validate_outputs(edges, grads, fn_name) -> None:
             continue
         shape, dtype, dev = fn.input_metadata[edge.input_nr]
         data = grad._data
-        if data.shape != shape or data.dtype != dtype or grad._device is not dev:
+        d = data.dtype
+        if data.shape != shape or (d is not dtype and d != dtype) or grad._device is not dev:
             grads[i] = _conform(grad, shape, dtype, dev, i, fn_name)
 
 
@@ -435,13 +436,28 @@ class Engine:
             # NOTE: until a device worker shares this task (threaded), only this thread touches its queue
             task = heappop(heap)[2] if heap and not graph_task.threaded else queue.pop()
             gt = task.graph_task
-            if task.fn is not None and not gt.has_error:
+            fn = task.fn
+            inputs = task.inputs
+            task = None
+            # a Node that the last one made ready runs next without the queue when nothing queued
+            # would run before it (the order is the queue's; the push and pop are saved)
+            while fn is not None and not gt.has_error:
                 try:
-                    self._evaluate_function(gt, task.fn, task.inputs)
+                    ready = self._evaluate_function(gt, fn, inputs, True)
                 except BaseException as exc:   # noqa: B902 — handed to the caller of execute()
-                    gt.set_error(exc, task.fn)
-            if gt.add_outstanding(-1) == 0 and gt is graph_task:
-                return
+                    gt.set_error(exc, fn)
+                    break
+                if ready is None:
+                    break
+                fn, inputs = ready
+            fn = inputs = None
+            if gt.threaded:
+                if gt.add_outstanding(-1) == 0 and gt is graph_task:
+                    return
+            else:
+                gt.outstanding_tasks -= 1
+                if gt.outstanding_tasks == 0 and gt is graph_task:
+                    return
 
     def _device_thread_main(self, queue: ReadyQueue, graph_task: GraphTask | None = None) -> None:
         """A device's worker: runs that device's tasks for every GraphTask, forever; or, in a
@@ -491,7 +507,10 @@ class Engine:
                 queue._cond.notify()
 
     # -- one node ----------------------------------------------------------------
-    def _evaluate_function(self, graph_task: GraphTask, fn, input_buffer: InputBuffer) -> None:
+    def _evaluate_function(self, graph_task: GraphTask, fn, input_buffer: InputBuffer, direct: bool = False):
+        """Run `fn` and hand its outputs to the Nodes they flow into. With `direct`, a single Node it
+        made ready that would be the next one popped is returned, with its buffer, for the caller
+        to run instead of being queued."""
         exec_info = graph_task.exec_info
         if exec_info:
             info = exec_info[fn]
@@ -522,34 +541,51 @@ class Engine:
 
         dependencies = graph_task.dependencies
         not_ready = graph_task.not_ready
-        edges = fn.next_edges
-        for i in range(len(outputs)):
-            edge = edges[i]
+        ready = None
+        for edge, grad in zip(fn.next_edges, outputs):
             nxt = edge.function
             if nxt is None:
                 continue
             count = dependencies[nxt] - 1
-            if count == 0:
-                del dependencies[nxt]
-            else:
+            if count:
                 dependencies[nxt] = count
-            buffer = not_ready.get(nxt)
+                buffer = not_ready.get(nxt)
+            else:
+                del dependencies[nxt]
+                buffer = not_ready.pop(nxt, None)
             if buffer is None:
                 if exec_info:
                     info = exec_info.get(nxt)
                     if info is None or not info.should_execute():
                         continue           # not on a path to anything asked for
-                buffer = InputBuffer(len(nxt.input_metadata))
-                buffer.add(edge.input_nr, outputs[i])
-                if count == 0:
-                    self._push(graph_task, nxt, buffer)
-                else:
+                # a fresh buffer (InputBuffer(n).add without the calls)
+                buffer = _new(InputBuffer)
+                buffer.buffer = slots = [None] * len(nxt.input_metadata)
+                slots[edge.input_nr] = grad
+                if count:
                     not_ready[nxt] = buffer
+                    continue
             else:
-                buffer.add(edge.input_nr, outputs[i])
-                if count == 0:
-                    del not_ready[nxt]
-                    self._push(graph_task, nxt, buffer)
+                buffer.add(edge.input_nr, grad)
+                if count:
+                    continue
+            # ready: _push's common case (every gradient on the CPU, no device worker) inline
+            if graph_task.threaded or buffer.device() is not None:
+                self._push(graph_task, nxt, buffer)
+            else:
+                if ready is not None:
+                    self._push(graph_task, ready[0], ready[1])
+                ready = (nxt, buffer)
+        if ready is not None:
+            nxt, buffer = ready
+            key = (2, -graph_task.reentrant_depth, -nxt.sequence_nr)
+            heap = graph_task.cpu_ready_queue._heap
+            if direct and not graph_task.threaded and (not heap or key < heap[0][0]):
+                return ready
+            queue = graph_task.cpu_ready_queue
+            graph_task.outstanding_tasks += 1
+            heappush(heap, (key, queue._tie(), NodeTask(graph_task, nxt, buffer)))
+        return None
 
     def _push(self, graph_task: GraphTask, fn, buffer: InputBuffer) -> None:
         """Queue a ready Node on the ready queue of its gradients' device."""
@@ -613,6 +649,8 @@ def _call_tensor_pre_hooks(fn, inputs: list) -> list:
 
 from .node import AccumulateGrad as _ACC  # noqa: E402  (AccumulateGrad's hooks live on its leaf)
 
+_new = object.__new__
+heappush = heapq.heappush
 _ops = _OpLibrary()  # agrad.ops, bound over this once loaded (it imports this module)
 _default_engine = Engine()
 

@@ -67,9 +67,57 @@ class SavedVariable:
             t._keys |= AUTOGRAD
         return t
 
+    def unpack_data(self):
+        """The saved array, after unpack()'s checks, without making a Tensor of it (a backward
+        formula on arrays; see engine/ops/registry.py `array_grads`)."""
+        if self._released:
+            raise FreedGraphError(ERR_BACKWARD_TWICE)
+        t = self._tensor
+        if t is not None:
+            vc = t._version_counter
+            if vc is None or vc.version == self._version:
+                return t._data
+        elif self._output_ref is not None:
+            live = self._output_ref()
+            vc = live._version_counter if live is not None else self._counter
+            if vc is None or vc.version == self._version:
+                return self._data
+        return self.unpack()._data        # raises what unpack() raises
+
     def reset_data(self) -> None:
         self._released = True
         self._tensor = self._data = None
+
+
+_new = object.__new__
+
+
+def save_input(tensor: Tensor) -> SavedVariable:
+    """`SavedVariable(tensor, False)` without the constructor call: an op saves one or two per call."""
+    sv = _new(SavedVariable)
+    vc = tensor._version_counter
+    sv._version = 0 if vc is None else vc.version
+    sv._released = False
+    sv._tensor = tensor
+    sv._output_ref = None
+    return sv
+
+
+def save_output(tensor: Tensor) -> SavedVariable:
+    """`SavedVariable(tensor, True)` for a fresh output of the Node being built, without the
+    constructor call."""
+    sv = _new(SavedVariable)
+    vc = tensor._version_counter
+    sv._version = 0 if vc is None else vc.version
+    sv._released = False
+    sv._tensor = None
+    sv._data, sv._device, sv._keys = tensor._data, tensor._device, tensor._keys & ~AUTOGRAD
+    meta = tensor._autograd_meta
+    sv._output_nr = meta.output_nr
+    sv._saved_for_name = meta.grad_fn.__class__
+    sv._output_ref = weakref.ref(tensor)
+    sv._counter = vc
+    return sv
 
 
 def _raise_modified(t, expected: int, fn_name, output_nr, version=None):

@@ -68,7 +68,20 @@ def _sizes_method(fn):
     return method
 
 
+# `x * y` calls the op's function itself: the Python method that would forward to it is one
+# frame per op that a chain of small ops would feel (the reflected ones swap their arguments)
+_OPERATORS = {"__add__": "add", "__sub__": "sub", "__mul__": "mul", "__truediv__": "div", "__matmul__": "matmul",
+              "__neg__": "neg", "__pow__": "pow"}
+
+
+def _bind_operators() -> None:
+    from .._tensor import Tensor
+    for method, op in _OPERATORS.items():
+        setattr(Tensor, method, globals()[op])
+
+
 _bind_methods()
+_bind_operators()
 importlib.import_module(f"{__name__}.bitcast").bind_view_method()           # t.view(dtype) beside t.view(sizes)
 importlib.import_module(f"{__name__}.inplace").bind_inplace_methods()    # Tensor.add_ …, x[i] = v
 _bind_tensor_ops(__import__(__name__, fromlist=["_"]))

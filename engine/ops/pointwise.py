@@ -47,6 +47,8 @@ sub = defop(
     meta=_no_bool_sub(same_meta), promote="same", wraps_numbers=True,
     grads={"self": lambda grad: grad,
            "other": lambda grad, alpha: -grad if alpha == 1 else grad * -alpha},
+    array_grads={"self": lambda grad: grad,
+                 "other": lambda grad, alpha: -grad if alpha == 1 else grad * -alpha},
     samples=binary_samples(), torch="torch.sub")
 
 mul = defop(
@@ -55,6 +57,8 @@ mul = defop(
     meta=same_meta, promote="same", wraps_numbers=True,
     grads={"self": lambda grad, other: grad * other,
            "other": lambda grad, self: grad * self},
+    array_grads={"self": lambda grad, other: grad * other,
+                 "other": lambda grad, self: grad * self},
     samples=binary_samples(), torch="torch.mul")
 
 def _check_rounding_mode(rounding_mode):
@@ -128,6 +132,7 @@ neg = defop(
     "neg(Tensor self) -> Tensor",
     kernel=_no_bool_neg(lambda xp, self: xp.negative(self)), meta=_no_bool_neg(same_meta),
     grads={"self": lambda grad: -grad},
+    array_grads={"self": lambda grad: -grad},
     samples=unary_samples(), torch="torch.neg")
 
 
@@ -188,17 +193,23 @@ exp = defop(
     "exp(Tensor self) -> Tensor",
     kernel=lambda xp, self: xp.exp(self), meta=same_meta, promote="float",
     grads={"self": lambda grad, result: grad * result},
+    array_grads={"self": lambda grad, result: grad * result},
     samples=unary_samples(), torch="torch.exp")
 
 log = defop(
     "log(Tensor self) -> Tensor",
     kernel=lambda xp, self: xp.log(self), meta=same_meta, promote="float",
     grads={"self": lambda grad, self: grad / self},
+    array_grads={"self": lambda grad, self: grad / self},
     samples=positive_unary_samples(), torch="torch.log")
+
+def _tanh_backward_kernel(xp, grad_output, output):
+    return grad_output * (1 - output * output)
+
 
 tanh_backward = defop(
     "tanh_backward(Tensor grad_output, Tensor output) -> Tensor",
-    kernel=lambda xp, grad_output, output: grad_output * (1 - output * output),
+    kernel=_tanh_backward_kernel,
     meta=same_meta, promote="same",
     grads={"grad_output": lambda grad, output: tanh_backward(grad, output),
            "output": lambda grad, grad_output, output: -2 * output * grad_output * grad},
@@ -209,6 +220,7 @@ tanh = defop(
     "tanh(Tensor self) -> Tensor",
     kernel=lambda xp, self: xp.tanh(self), meta=same_meta, promote="float",
     grads={"self": lambda grad, result: tanh_backward(grad, result)},
+    array_grads={"self": lambda grad, result: _tanh_backward_kernel(np, grad, result)},
     samples=unary_samples(), torch="torch.tanh")
 
 
@@ -218,9 +230,13 @@ def _sigmoid_kernel(xp, x):
     return xp.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
 
 
+def _sigmoid_backward_kernel(xp, grad_output, output):
+    return grad_output * output * (1 - output)
+
+
 sigmoid_backward = defop(
     "sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor",
-    kernel=lambda xp, grad_output, output: grad_output * output * (1 - output),
+    kernel=_sigmoid_backward_kernel,
     meta=same_meta, promote="same",
     grads={"grad_output": lambda grad, output: sigmoid_backward(grad, output),
            "output": lambda grad, grad_output, output: grad * grad_output * (1 - 2 * output)},
@@ -231,12 +247,16 @@ sigmoid = defop(
     "sigmoid(Tensor self) -> Tensor",
     kernel=_sigmoid_kernel, meta=same_meta, promote="float",
     grads={"self": lambda grad, result: sigmoid_backward(grad, result)},
+    array_grads={"self": lambda grad, result: _sigmoid_backward_kernel(np, grad, result)},
     samples=unary_samples(low=-4.0, high=4.0), torch="torch.sigmoid")
+
+def _threshold_backward_kernel(xp, grad_output, self, threshold):
+    return xp.where(self <= threshold, 0, grad_output).astype(grad_output.dtype, copy=False)
+
 
 threshold_backward = defop(
     "threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor",
-    kernel=lambda xp, grad_output, self, threshold: xp.where(self <= threshold, 0, grad_output).astype(
-        grad_output.dtype, copy=False),
+    kernel=_threshold_backward_kernel,
     meta=lambda grad_output, self, threshold: MetaArray(broadcast_shapes(grad_output.shape, self.shape),
                                                         grad_output.dtype),
     promote=lambda arrays, positions: promote_same(arrays, positions),
@@ -250,6 +270,7 @@ relu = defop(
     "relu(Tensor self) -> Tensor",
     kernel=lambda xp, self: xp.maximum(self, 0).astype(self.dtype, copy=False), meta=same_meta,
     grads={"self": lambda grad, result: threshold_backward(grad, result, 0)},
+    array_grads={"self": lambda grad, result: _threshold_backward_kernel(np, grad, result, 0)},
     samples=unary_samples(away_from=0.0), torch="torch.relu")
 
 

@@ -23,12 +23,15 @@ import numpy as np
 from .. import dtypes
 from ..autograd import recorder as _recorder
 from ..autograd.edge import INVALID_EDGE, Edge
-from ..autograd.node import Node, gradient_edge, set_history
-from ..autograd.saved_variable import SavedVariable
+from ..autograd.anomaly_mode import _state as _anomaly
+from ..autograd.node import Node, _next_sequence_nr, gradient_edge, set_history
+from ..autograd.saved_variable import SavedVariable, save_input, save_output
 from .._device import _BACKENDS
 from ..backends import get_backend   # importing backends registers cpu, cuda and meta
 from ..backends.meta import MetaArray
 from ..dispatcher import FALLTHROUGH, define, impl
+from ..dispatcher.dispatcher import _observers
+from ..grad_mode import tls
 from ..dispatch_keys import AUTOGRAD, DispatchKey
 from .._tensor import AutogradMeta, Tensor, filled, make_view
 
@@ -56,6 +59,7 @@ class OpInfo:
         self.gradgrad = gradgrad          # whether PyTorch's op supports double backward
         self.torch = torch                # how the reference script calls PyTorch's op
         self.tags = tags
+        self.array_grads = None           # the formulas on arrays, when the op has them
 
     def __repr__(self):
         return f"<OpInfo {self.entry.schema}>"
@@ -165,7 +169,7 @@ def _make_backend_kernel(entry, fn, promote, backend_type: str, is_meta: bool, s
         t._data, t._device, t._keys, t._autograd_meta, t._version_counter = out, dev, key, None, None
         return t
 
-    def kernel(op, keyset, args):
+    def slow_kernel(op, keyset, args):
         arrays = args[:]
         dev = None
         for i in positions:
@@ -213,7 +217,65 @@ def _make_backend_kernel(entry, fn, promote, backend_type: str, is_meta: bool, s
         if out.__class__ is tuple or out.__class__ is list:
             return tuple([wrap(o, dev) for o in out])
         return wrap(out, dev)
-    return kernel
+    if is_meta or list_positions or not positions or (promote is not None and needs_promotion is None):
+        return slow_kernel
+    return _specialised_backend_kernel(entry, fn, promote is not None, backend_type, special, key, wrap,
+                                       slow_kernel)
+
+
+def _specialised_backend_kernel(entry, fn, checks_dtypes, backend_type, special, key, wrap, slow_kernel):
+    """The backend kernel for the common call, generated once per op (PyTorch generates its
+    kernels' wrappers): every tensor argument a plain Tensor on one device — with one floating
+    dtype when the op promotes, so promotion has nothing to do — and no pass being recorded.
+    Anything else (a subclass, mixed dtypes or devices, a rejected operand) is `slow_kernel`'s."""
+    n = len(entry.schema.arguments)
+    wraps = entry.wraps_numbers
+    lines = [f"def kernel(op, keyset, args):",
+             f"    if _recorder.ACTIVE is not None:",
+             f"        return slow_kernel(op, keyset, args)",
+             f"    dev = dt = None"]
+    for i in range(n):
+        lines.append(f"    x{i} = args[{i}]")
+        if i not in entry.tensor_positions:
+            continue
+        lines += [f"    c = x{i}.__class__",
+                  f"    if c is _Tensor:",
+                  f"        d = x{i}._device",
+                  f"        if dev is None:",
+                  f"            dev = d",
+                  f"        elif d is not dev:",
+                  f"            return slow_kernel(op, keyset, args)",
+                  f"        x{i} = x{i}._data"]
+        if checks_dtypes:
+            lines += [f"        e = x{i}.dtype",
+                      f"        if dt is None:",
+                      f"            dt = e",
+                      f"        elif e is not dt and e != dt:",
+                      f"            return slow_kernel(op, keyset, args)"]
+        lines.append(f"    elif x{i} is not None{' and c is not float and c is not int' if wraps else ''}:")
+        lines.append(f"        return slow_kernel(op, keyset, args)")
+    lines.append("    if dev is None" + (" or dt.kind != 'f'" if checks_dtypes else "") + ":")
+    lines.append("        return slow_kernel(op, keyset, args)")
+    backend_args = "backend.xp, backend.special" if special else "backend.xp"
+    arrays = ", ".join(f"x{i}" for i in range(n))
+    lines += ["    backend = _backends[_backend_type]",
+              "    try:",
+              f"        out = fn({backend_args}, {arrays})",
+              "    except ValueError:",
+              "        return slow_kernel(op, keyset, args)     # it asks the Meta rule for PyTorch's message",
+              "    if out.__class__ is _ndarray:",
+              "        t = _new(_Tensor)",
+              "        t._data, t._device, t._keys, t._autograd_meta, t._version_counter = out, dev, _key, None, None",
+              "        return t",
+              "    if out.__class__ is tuple or out.__class__ is list:",
+              "        return tuple([wrap(o, dev) for o in out])",
+              "    return wrap(out, dev)"]
+    namespace = {"_recorder": _recorder, "slow_kernel": slow_kernel, "_Tensor": Tensor, "_backends": _BACKENDS,
+                 "_backend_type": backend_type, "fn": fn, "_ndarray": np.ndarray, "_new": object.__new__,
+                 "_key": key, "wrap": wrap}
+    exec(compile("\n".join(lines) + "\n", f"<agrad {backend_type} kernel {entry.name}>", "exec"),  # noqa: S102
+         namespace)
+    return namespace["kernel"]
 
 
 def _record(rec, fn, backend, special, before, arrays, out, wrap, dev):
@@ -314,6 +376,116 @@ class OpNode(Node):
                         v.reset_data()
 
 
+def _array_formulas(entry, grads, array_grads, names):
+    if not array_grads:
+        return None
+    if set(array_grads) != {n for n in names}:
+        raise TypeError(f"{entry.name}: array_grads must give a formula for each input with one in grads "
+                        f"({sorted(names)}), not {sorted(array_grads)}")
+    formulas = []
+    for name in names:
+        params = tuple(inspect.signature(array_grads[name]).parameters)
+        if params != tuple(inspect.signature(grads[name]).parameters):
+            raise TypeError(f"{entry.name}: the array formula for {name!r} takes {params}; "
+                            f"its grads formula takes other parameters")
+        formulas.append(array_grads[name])
+    return formulas
+
+
+# the classes an array formula takes as they are: scalars, strings, `None`, shapes
+_PLAIN = (float, int, bool, str, type(None), tuple)
+
+
+def _array_path(params_per_input) -> list:
+    """The body of `apply`'s path through `array_grads`: the saved values unpacked to arrays
+    (each checked to have the gradient's dtype, else the Tensor formulas run: their promotion is
+    PyTorch's, not NumPy's), then each formula whose input needs a gradient."""
+    lines = ["    if grad.__class__ is _Tensor and not _tls.grad_enabled and _recorder.ACTIVE is None "
+             "and not _observers and _use_arrays[0]:",
+             "        g = grad._data",
+             "        if g.__class__ is _ndarray:",
+             "            dt = g.dtype",
+             "            arrays = True"]
+    names = sorted({p for params in params_per_input for p in params} - {"grad", "grads"})
+    local = {name: f"a_{k}" for k, name in enumerate(names)}
+    for name in names:
+        v = local[name]
+        lines += [f"            {v} = saved.get({name!r}, _MISSING)",
+                  f"            c = {v}.__class__",
+                  f"            if c is _SavedVariable:",
+                  f"                {v} = {v}.unpack_data()",
+                  f"                if {v}.dtype is not dt and {v}.dtype != dt:",
+                  f"                    arrays = False",
+                  f"            elif c not in _PLAIN and {v} is not _MISSING:",
+                  f"                arrays = False"]
+    lines += ["            if arrays:",
+              "                out = []"]
+    for j, params in enumerate(params_per_input):
+        call = ", ".join("g" if p == "grad" else "grads" if p == "grads" else local[p] for p in params)
+        lines += [f"                if edges[{j}].function is None:",
+                  f"                    out.append(None)",
+                  f"                else:",
+                  f"                    r = _a{j}({call})",
+                  f"                    if r is g:",
+                  f"                        out.append(grad)",
+                  f"                    else:",
+                  f"                        if r.__class__ is not _ndarray:",
+                  f"                            r = _asarray(r)",
+                  f"                        t = _new(_Tensor)",
+                  f"                        t._data, t._device, t._keys, t._autograd_meta, t._version_counter = "
+                  f"r, grad._device, grad._keys & _NOT_AUTOGRAD, None, None",
+                  f"                        out.append(t)"]
+    lines.append("                return out")
+    return lines
+
+
+_use_arrays = [True]      # tests switch the array formulas off to compare them with the Tensor ones
+_MISSING = object()
+
+
+def _specialised_apply(entry, formulas, params_per_input, array_formulas=None):
+    """OpNode.apply for one op's Node class, generated once: each formula called with its saved
+    arguments unpacked by name, without the environment dictionary. Several incoming gradients
+    (a multi-output op) take OpNode.apply."""
+    lines = ["def apply(self, grads):",
+             "    if len(grads) != 1:",
+             "        return _apply(self, grads)",
+             "    grad = grads[0]",
+             "    edges = self.next_edges",
+             "    if grad is None:",
+             "        return [None] * len(edges)",
+             "    saved = self.saved"]
+    if array_formulas is not None:
+        lines += _array_path(params_per_input)
+    lines.append("    out = []")
+    for j, params in enumerate(params_per_input):
+        lines += [f"    if edges[{j}].function is None:",
+                  f"        out.append(None)",
+                  f"    else:"]
+        names = []
+        for k, name in enumerate(params):
+            if name in ("grad", "grads"):
+                names.append(name)
+                continue
+            lines += [f"        v{k} = saved[{name!r}]",
+                      f"        c = v{k}.__class__",
+                      f"        if c is _SavedVariable:",
+                      f"            v{k} = v{k}.unpack(self)",
+                      f"        elif c is list:",
+                      f"            v{k} = [v.unpack(self) if v.__class__ is _SavedVariable else v for v in v{k}]"]
+            names.append(f"v{k}")
+        lines.append(f"        out.append(_f{j}({', '.join(names)}))")
+    lines.append("    return out")
+    namespace = {"_apply": OpNode.apply, "_SavedVariable": SavedVariable, "_Tensor": Tensor, "_tls": tls,
+                 "_recorder": _recorder, "_observers": _observers, "_use_arrays": _use_arrays,
+                 "_ndarray": np.ndarray, "_MISSING": _MISSING, "_PLAIN": _PLAIN, "_asarray": np.asarray,
+                 "_new": object.__new__, "_NOT_AUTOGRAD": ~AUTOGRAD}
+    namespace.update({f"_f{j}": f for j, f in enumerate(formulas)})
+    namespace.update({f"_a{j}": f for j, f in enumerate(array_formulas or ())})
+    exec(compile("\n".join(lines) + "\n", f"<agrad backward {entry.name}>", "exec"), namespace)  # noqa: S102
+    return namespace["apply"]
+
+
 class _SavePlan:
     """For each mask of inputs that need a gradient: the names their formulas use."""
 
@@ -333,6 +505,8 @@ class _SavePlan:
 
 
 def _make_autograd_kernel(entry, info, diff_inputs, node_classes, overload, save_plan, arg_index):
+    if overload is None and not entry.list_positions:
+        return _specialised_autograd_kernel(entry, diff_inputs, node_classes[0], save_plan, arg_index)
     list_positions = entry.list_positions
     after_autograd = ~AUTOGRAD
     names_for_mask = save_plan.names
@@ -412,6 +586,131 @@ def _make_autograd_kernel(entry, info, diff_inputs, node_classes, overload, save
     return kernel
 
 
+def _make_saver(names, arg_index, op_name):
+    """`save(node, out, args)` for one mask of inputs that need a gradient, generated once: sets
+    `node.saved` to what their formulas use (tensors as SavedVariables, shapes, scalars)."""
+    lines = ["def save(node, out, args):", "    saved = {}"]
+    for name, kind, index in _save_steps(names, arg_index):
+        if kind == _SAVE_ARGUMENT:
+            lines += [f"    v = args[{index}]",
+                      f"    saved[{name!r}] = _save_input(v) if v.__class__ is _Tensor else _save_value(v)"]
+        elif kind == _SAVE_RESULT:
+            lines.append(f"    saved[{name!r}] = _save_output(out) if out.__class__ is _Tensor and "
+                         f"out._autograd_meta.__class__ is _AutogradMeta else _save_results(out)")
+        else:
+            lines += [f"    v = args[{index}]",
+                      f"    saved[{name!r}] = [t.shape for t in v] if v.__class__ is list else getattr(v, 'shape', ())"]
+    lines.append("    node.saved = saved")
+    namespace = {"_save_input": save_input, "_save_output": save_output, "_Tensor": Tensor,
+                 "_AutogradMeta": AutogradMeta, "_save_value": _save_value, "_save_results": _save_results}
+    exec(compile("\n".join(lines) + "\n", f"<agrad save {op_name}>", "exec"), namespace)  # noqa: S102
+    return namespace["save"]
+
+
+def _save_value(value):
+    if value.__class__ is list and value and value[0].__class__ is Tensor:
+        return [SavedVariable(v, False) for v in value]
+    if isinstance(value, Tensor):
+        return SavedVariable(value, False)
+    return value
+
+
+def _save_results(out):
+    return [SavedVariable(o, True) for o in out] if out.__class__ is tuple else SavedVariable(out, True)
+
+
+def _save_steps(names, arg_index) -> tuple:
+    """What saving `names` does, decided once per mask: (name, _SAVE_RESULT | _SAVE_SHAPE |
+    _SAVE_ARGUMENT, argument index)."""
+    steps = []
+    for name in names:
+        if name == "result":
+            steps.append((name, _SAVE_RESULT, -1))
+        elif name in arg_index:
+            steps.append((name, _SAVE_ARGUMENT, arg_index[name]))
+        else:                   # `self_shape`: the shape, not the tensor (PyTorch's self_sym_sizes)
+            steps.append((name, _SAVE_SHAPE, arg_index[name[:-6]]))
+    return tuple(steps)
+
+
+_SAVE_RESULT, _SAVE_SHAPE, _SAVE_ARGUMENT = 0, 1, 2
+
+
+def _specialised_autograd_kernel(entry, diff_inputs, node_class, save_plan, arg_index):
+    """The Autograd kernel of an op with one backward Node class and no Tensor[] argument (nearly
+    all), generated once per op as PyTorch generates VariableType: the edges of its differentiable
+    inputs unrolled, the Node built without a constructor call, its one output's history set inline."""
+    lines = ["def kernel(op, keyset, args):",
+             "    below = keyset & _after_autograd",
+             "    k = _cache.get(below)",
+             "    if k is None:",
+             "        k = op.lookup(below)",
+             "    out = k(op, below, args)",
+             "    mask = 0"]
+    for j, pos in enumerate(diff_inputs):
+        lines += [f"    a = args[{pos}]",
+                  f"    m = a._autograd_meta if a.__class__ is _Tensor else 0",
+                  f"    if m is None:",
+                  f"        e{j} = _INVALID",
+                  f"    elif m.__class__ is _AutogradMeta and m.grad_fn is not None:",
+                  f"        e{j} = _Edge(m.grad_fn, m.output_nr)",
+                  f"        mask |= {1 << j}",
+                  f"    else:",
+                  f"        e{j} = _gradient_edge(a) if a is not None else _INVALID",
+                  f"        if e{j}.function is not None:",
+                  f"            mask |= {1 << j}"]
+    lines += ["    if not mask:",
+              "        return out",
+              "    if _anomaly.enabled:",
+              "        node = _Node()          # records where the op ran",
+              "    else:",
+              "        node = _new(_Node)",
+              "        node.sequence_nr = _next_sequence_nr()",
+              "        node.hooks = node._metadata = None",
+              "    node.list_sizes = None",
+              f"    node.next_edges = ({''.join(f'e{j}, ' for j in range(len(diff_inputs)))})",
+              "    topo = 0"]
+    for j in range(len(diff_inputs)):
+        lines += [f"    f = e{j}.function",
+                  f"    if f is not None and f.topological_nr >= topo:",
+                  f"        topo = f.topological_nr + 1"]
+    lines += ["    node.topological_nr = topo",
+              "    if out.__class__ is _Tensor:",
+              "        data = out._data",
+              "        node.input_metadata = [(data.shape, data.dtype, out._device)]",
+              "        m = out._autograd_meta",
+              "        if m is None:",
+              "            out._autograd_meta = _AutogradMeta(False, node, 0)",
+              "        else:",
+              "            m.grad_fn, m.output_nr, m.requires_grad = node, 0, False",
+              "        out._keys |= _AUTOGRAD",
+              "    else:",
+              "        node.input_metadata = []",
+              "        _set_histories(out, node)",
+              "    save = _savers.get(mask)",
+              "    if save is None:",
+              "        save = _savers[mask] = _make_saver(_names_for_mask(mask), _arg_index, op.name)",
+              "    save(node, out, args)",
+              "    return out"]
+    namespace = {"_after_autograd": ~AUTOGRAD, "_cache": entry._cache, "_Tensor": Tensor, "_INVALID": INVALID_EDGE,
+                 "_AutogradMeta": AutogradMeta, "_Edge": Edge, "_gradient_edge": gradient_edge,
+                 "_anomaly": _anomaly, "_Node": node_class, "_new": object.__new__,
+                 "_next_sequence_nr": _next_sequence_nr, "_AUTOGRAD": AUTOGRAD, "_set_histories": _set_histories,
+                 "_savers": {}, "_make_saver": _make_saver, "_names_for_mask": save_plan.names,
+                 "_arg_index": arg_index}
+    exec(compile("\n".join(lines) + "\n", f"<agrad autograd kernel {entry.name}>", "exec"), namespace)  # noqa: S102
+    return namespace["kernel"]
+
+
+def _set_histories(out, node) -> None:
+    """History of a multi-output op: a saved output records which output of the node it is."""
+    for o in out:
+        if o._data.dtype.kind == "f":
+            set_history(o, node)
+        else:
+            node.add_input_metadata(o)    # keeps output numbers aligned; integer outputs get no grad
+
+
 # ---- defop -------------------------------------------------------------------------------
 
 def _camel(name: str) -> str:
@@ -420,13 +719,17 @@ def _camel(name: str) -> str:
 
 def defop(schema: str, *, kernel=None, meta=None, promote=None, grads=None, composite=None, samples=None,
           backward_name=None, overload=None, wraps_numbers=False, differentiable=None, gradgrad=True,
-          torch=None, doc="", tags=(), special=False, view=None):
+          torch=None, doc="", tags=(), special=False, view=None, array_grads=None):
     """Declare an op. Returns its Python function (also `agrad.<name>`).
 
     `special=True`: the kernel is `kernel(xp, special, *args)`, `special` being the backend's
     special-function namespace (scipy.special on CPU, cupyx.scipy.special on CUDA).
     `view=True`: the op is a view op (its output shares memory with `self`, PyTorch's view
-    ops); a callable `view(*args) -> bool` says per call (reshape)."""
+    ops); a callable `view(*args) -> bool` says per call (reshape).
+    `array_grads`: the formulas of `grads` again, written on NumPy arrays (same parameters), for the
+    backward without create_graph on the CPU when every array has the gradient's dtype: the same
+    kernels, without a dispatcher call per formula op (each must give bit-identical results to its
+    `grads` formula; tests/engine/test_array_grads.py checks)."""
     entry = define(schema, doc=doc, wraps_numbers=wraps_numbers, _depth=3)
     arguments = entry.schema.arguments
     arg_index = {a.name: i for i, a in enumerate(arguments)}
@@ -455,12 +758,12 @@ def defop(schema: str, *, kernel=None, meta=None, promote=None, grads=None, comp
             # outputs never require grad (comparisons, detach, integer results)
             impl(entry.name, DispatchKey.Autograd, FALLTHROUGH, _depth=3)
         else:
-            _register_autograd(entry, info, grads, backward_name, overload, arg_index)
+            _register_autograd(entry, info, grads, backward_name, overload, arg_index, array_grads)
     _infos[entry.name] = info
     return entry.function
 
 
-def _register_autograd(entry, info, grads, backward_name, overload, arg_index):
+def _register_autograd(entry, info, grads, backward_name, overload, arg_index, array_grads=None):
     arguments = entry.schema.arguments
     tensor_names = [a.name for a in arguments if a.is_tensor]
     unknown = set(grads) - set(tensor_names)
@@ -486,8 +789,14 @@ def _register_autograd(entry, info, grads, backward_name, overload, arg_index):
         diff_inputs.append(arg_index[name])
     names = backward_name if isinstance(backward_name, (list, tuple)) else \
         [backward_name or f"{_camel(entry.name)}Backward0"]
-    node_classes = [type(n, (OpNode,), {"__slots__": (), "info": info, "formulas": tuple(formulas)})
-                    for n in names]
+    body = {"__slots__": (), "info": info, "formulas": tuple(formulas)}
+    if not any(is_list for _, _, is_list in formulas):
+        arrays = _array_formulas(entry, grads, array_grads, [arguments[i].name for i in diff_inputs])
+        body["apply"] = _specialised_apply(entry, [f for f, _, _ in formulas], params_per_input, arrays)
+    elif array_grads:
+        raise TypeError(f"{entry.name}: array_grads are for ops without Tensor[] arguments")
+    info.array_grads = array_grads
+    node_classes = [type(n, (OpNode,), body) for n in names]
     info.backward_names = list(names)
     kernel = _make_autograd_kernel(entry, info, tuple(diff_inputs), node_classes, overload,
                                    _SavePlan(params_per_input), arg_index)

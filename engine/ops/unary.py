@@ -39,6 +39,7 @@ sqrt = defop(
     "sqrt(Tensor self) -> Tensor",
     kernel=lambda xp, self: xp.sqrt(self), meta=same_meta, promote="float",
     grads={"self": lambda grad, result: grad / (2 * result)},
+    array_grads={"self": lambda grad, result: grad / (2 * result)},
     samples=positive_unary_samples(), torch="torch.sqrt")
 
 rsqrt = defop(
@@ -65,10 +66,12 @@ sin = defop(
     "sin(Tensor self) -> Tensor",
     kernel=lambda xp, self: xp.sin(self), meta=same_meta, promote="float",
     grads={"self": lambda grad, self: grad * cos(self)},
+    array_grads={"self": lambda grad, self: grad * np.cos(self)},
     samples=unary_samples(low=-4.0, high=4.0), torch="torch.sin")
 
 cos = defop(
     "cos(Tensor self) -> Tensor",
     kernel=lambda xp, self: xp.cos(self), meta=same_meta, promote="float",
     grads={"self": lambda grad, self: grad * -sin(self)},
+    array_grads={"self": lambda grad, self: grad * -np.sin(self)},
     samples=unary_samples(low=-4.0, high=4.0), torch="torch.cos")
