@@ -10,10 +10,11 @@ above the process's baseline.
     python bench/run.py                          # W1-W4, 5 rounds
     python bench/run.py --workloads W1 W3 --rounds 9
     python bench/run.py --w5                     # also validate/inspect/run of 10k and 100k-node files
-    python bench/run.py --torch-python /tmp/torchvenv/bin/python
+    python bench/run.py --torch-python /tmp/torchvenv/bin/python --hips-python /tmp/torchvenv/bin/python
 
-PyTorch is optional: it is used when `import torch` works in `--torch-python`
-(default: this interpreter); it is never a dependency of agrad.
+PyTorch and HIPS autograd are optional: each is used when `import torch` works in
+`--torch-python`, `import autograd` in `--hips-python` (default: this interpreter);
+neither is ever a dependency of agrad.
 """
 from __future__ import annotations
 
@@ -30,8 +31,14 @@ WORKER = HERE / "workloads.py"
 UNITS = {"W1": ("µs/op", 1e6), "W3": ("µs/op", 1e6), "W2": ("ms", 1e3), "W4": ("ms", 1e3)}
 
 
-def torch_available(python: str) -> bool:
-    probe = subprocess.run([python, "-c", "import torch"], capture_output=True)
+OPTIONAL = {"torch": ("torch", "PyTorch"), "hips": ("autograd", "HIPS autograd")}   # framework: (module, name)
+
+
+def importable(python: str, module: str) -> bool:
+    try:
+        probe = subprocess.run([python, "-c", f"import {module}"], capture_output=True)
+    except OSError:                     # no such interpreter
+        return False
     return probe.returncode == 0
 
 
@@ -55,24 +62,28 @@ def cells(workloads, frameworks, w5_nodes):
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--workloads", nargs="+", default=["W1", "W3", "W2", "W4"])
-    p.add_argument("--frameworks", nargs="+", default=["numpy", "agrad", "agrad-file", "torch"])
+    p.add_argument("--frameworks", nargs="+", default=["numpy", "agrad", "agrad-file", "torch", "hips"])
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--reps", type=int, default=5, help="timed passes per process (after one warm-up)")
     p.add_argument("--w5", action="store_true", help="also W5: the CLI on generated 10k/100k-node files")
     p.add_argument("--torch-python", default=sys.executable)
+    p.add_argument("--hips-python", default=sys.executable,
+                   help="interpreter where `import autograd` (HIPS autograd) works")
     p.add_argument("--json", action="store_true", help="print the raw results as JSON")
     opts = p.parse_args(argv)
 
     frameworks = list(opts.frameworks)
-    if "torch" in frameworks and not torch_available(opts.torch_python):
-        print(f"note: PyTorch is not importable in {opts.torch_python}; leaving it out", file=sys.stderr)
-        frameworks.remove("torch")
+    pythons = {"torch": opts.torch_python, "hips": opts.hips_python}
+    for framework, (module, name) in OPTIONAL.items():
+        if framework in frameworks and not importable(pythons[framework], module):
+            print(f"note: {name} is not importable in {pythons[framework]}; leaving it out", file=sys.stderr)
+            frameworks.remove(framework)
     w5_nodes = (10_000, 100_000) if opts.w5 else ()
     results: dict = {}
     for r in range(opts.rounds):
         for workload, framework in cells(opts.workloads, frameworks, w5_nodes):
             reps = 1 if workload.startswith("W5-") else opts.reps
-            python = opts.torch_python if framework == "torch" else sys.executable
+            python = pythons.get(framework, sys.executable)
             cell = run_cell(python, workload, framework, reps)
             results.setdefault((workload, framework), []).append(cell)
         print(f"round {r + 1}/{opts.rounds} done", file=sys.stderr)

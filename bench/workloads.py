@@ -8,11 +8,13 @@ baseline just before the first pass. `bench/run.py` drives it.
 
 Frameworks: `numpy` (hand-written forward and backward: the floor), `agrad`
 (the library, `import agrad`), `agrad-file` (the same workload as a graph file,
-through `agrad.graphs`), `torch` (PyTorch eager, CPU; only where importable).
+through `agrad.graphs`), `torch` (PyTorch eager, CPU; only where importable),
+`hips` (HIPS autograd, the `autograd` package; only where importable).
 """
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import resource
 import sys
@@ -183,6 +185,46 @@ def torch_mlp(x0, ws0, bs0):
     return [w.grad for w in ws]
 
 
+# ---- HIPS autograd (the `autograd` package: a tape over NumPy calls) ---------------------
+
+def hips_w1(x0, w0, y0):
+    import autograd
+    import autograd.numpy as anp
+
+    def loss(x, w):
+        y = y0
+        for _ in range(W1_STEPS):
+            y = anp.tanh(y * w + x)
+        return anp.sum(y)
+    return autograd.grad(loss, (0, 1))(x0, w0)
+
+
+def hips_w3(x0, c):
+    import autograd
+    import autograd.numpy as anp
+
+    def loss(x):
+        total = anp.zeros(x0.shape, x0.dtype)      # float32, as torch.zeros and agrad.zeros
+        for ci in c.tolist():
+            total = total + anp.sin(x * ci)
+        return anp.sum(total)
+    return autograd.grad(loss)(x0)
+
+
+def hips_mlp(x0, ws0, bs0):
+    import autograd
+    import autograd.numpy as anp
+
+    def loss(ws, bs):
+        h = x0
+        for i, (w, b) in enumerate(zip(ws, bs)):
+            h = anp.dot(h, w.T) + b
+            if i < len(ws) - 1:
+                h = anp.maximum(h, 0)
+        return anp.sum(h)
+    return autograd.grad(loss, (0, 1))(ws0, bs0)      # ([dW0, dW1, ...], [db0, db1, ...])
+
+
 # ---- graph files ------------------------------------------------------------------------
 
 def _write(path: Path, lines) -> Path:
@@ -257,13 +299,13 @@ def setup(workload: str, framework: str, folder: Path):
     w1_ops, w3_ops = 3 * W1_STEPS, 2 * W3_TERMS + W3_TERMS - 1
     lib = {
         ("W1", "numpy"): (numpy_w1, w1_data, w1_ops), ("W1", "agrad"): (agrad_w1, w1_data, w1_ops),
-        ("W1", "torch"): (torch_w1, w1_data, w1_ops),
+        ("W1", "torch"): (torch_w1, w1_data, w1_ops), ("W1", "hips"): (hips_w1, w1_data, w1_ops),
         ("W3", "numpy"): (numpy_w3, w3_data, w3_ops), ("W3", "agrad"): (agrad_w3, w3_data, w3_ops),
-        ("W3", "torch"): (torch_w3, w3_data, w3_ops),
+        ("W3", "torch"): (torch_w3, w3_data, w3_ops), ("W3", "hips"): (hips_w3, w3_data, w3_ops),
         ("W2", "numpy"): (numpy_mlp, w2_data, 1), ("W2", "agrad"): (agrad_mlp, w2_data, 1),
-        ("W2", "torch"): (torch_mlp, w2_data, 1),
+        ("W2", "torch"): (torch_mlp, w2_data, 1), ("W2", "hips"): (hips_mlp, w2_data, 1),
         ("W4", "numpy"): (numpy_mlp, w4_data, 1), ("W4", "agrad"): (agrad_mlp, w4_data, 1),
-        ("W4", "torch"): (torch_mlp, w4_data, 1),
+        ("W4", "torch"): (torch_mlp, w4_data, 1), ("W4", "hips"): (hips_mlp, w4_data, 1),
     }
     if (workload, framework) in lib:
         fn, data, n_ops = lib[workload, framework]
@@ -285,10 +327,16 @@ def w5(phase: str, nodes: int, folder: Path):
     return (lambda: subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)), nodes
 
 
+_OPTIONAL = {"torch": "torch", "hips": "autograd.numpy"}     # framework: the module it needs
+
+
 def _preload(framework: str) -> None:
     """Import the framework before the memory baseline is read: its import is not the workload."""
-    if framework == "torch":
-        import torch  # noqa: F401
+    if framework in _OPTIONAL:
+        try:
+            importlib.import_module(_OPTIONAL[framework])
+        except ImportError as e:
+            raise SystemExit(f"{framework}: {e} in {sys.executable}") from None
     elif framework.startswith("agrad"):
         import agrad
         agrad.ops.registered()          # the op library loads on first use
