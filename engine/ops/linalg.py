@@ -121,8 +121,8 @@ def _matmul(self, other):
         # fold the batch into the rows: one mm instead of a bmm over broadcast copies
         folded = reshape(self, [-1, self.shape[-1]])
         if d2 == 1:
-            return reshape(mv(folded, other), list(self.shape[:-1]))
-        return reshape(mm(folded, other), list(self.shape[:-1]) + [other.shape[-1]])
+            return _unsafe_view(mv(folded, other), list(self.shape[:-1]))
+        return _unsafe_view(mm(folded, other), list(self.shape[:-1]) + [other.shape[-1]])
     a = reshape(self, [1, -1]) if d1 == 1 else self
     b = reshape(other, [-1, 1]) if d2 == 1 else other
     batch = list(broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2])))
@@ -131,7 +131,7 @@ def _matmul(self, other):
     a3 = reshape(expand(a, batch + [n, k]), [count, n, k])
     b3 = reshape(expand(b, batch + [b.shape[-2], m]), [count, b.shape[-2], m])
     out_shape = batch + ([n] if d1 != 1 else []) + ([m] if d2 != 1 else [])
-    return reshape(bmm(a3, b3), out_shape)
+    return _unsafe_view(bmm(a3, b3), out_shape)
 
 
 matmul = defop(
@@ -142,4 +142,4 @@ matmul = defop(
                                   ((2, 1, 2, 3), (3, 3, 2)), ((4, 3), (2, 3, 2))], transposed=(3,)),
     torch="torch.matmul")
 
-from .shape import expand, reshape, transpose  # noqa: E402
+from .shape import _unsafe_view, expand, reshape, transpose  # noqa: E402

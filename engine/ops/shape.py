@@ -93,6 +93,16 @@ view = defop(
     doc="As reshape, but never copies: an error when the strides cannot express the new shape.")
 
 
+# PyTorch's _unsafe_view: reshape a fresh result that nothing else refers to (matmul's folded
+# product); it shares the memory but is not marked a view, so no view bookkeeping follows it
+_unsafe_view = defop(
+    "_unsafe_view(Tensor self, int[] size) -> Tensor",
+    kernel=_reshape_kernel, meta=_reshape_meta,
+    grads={"self": lambda grad, self_shape: reshape(grad, self_shape)},
+    samples=lambda op: [SampleInput("(2,6)->(3,-1)", make_arg((2, 6), key=(op, 0)), [3, -1])],
+    torch="torch.ops.aten._unsafe_view")
+
+
 def _transpose_meta(self, dim0, dim1):
     shape = list(self.shape)
     a, b = normalize_dim(dim0, len(shape)), normalize_dim(dim1, len(shape))     # a 0-d tensor too, as the kernel

@@ -6,8 +6,8 @@ differently (which decide between view, _reshape_alias and a copy); the
 gradients themselves are checked against PyTorch's values all the same.
 """
 
-_UNSAFE_VIEW = ("PyTorch reshapes mm/bmm's fresh result with _unsafe_view (UnsafeViewBackward0, or CloneBackward0 "
-                "after an expand); agrad's matmul reshapes it with reshape, a view (ViewBackward0)")
+_UNSAFE_VIEW = ("2-D @ batched: PyTorch computes (b.mT @ a.mT).mT and makes it contiguous (CloneBackward0); "
+                "agrad's matmul folds the batch into one bmm and reshapes it with _unsafe_view")
 
 _EINSUM = ("PyTorch's einsum permutes, reshapes and calls bmm/mul/sum, so its grad_fn is the last of those; "
            "agrad's einsum is one kernel (EinsumBackward0) whose backward is einsum again")
@@ -18,10 +18,8 @@ NAME_DEVIATIONS = {
     **{("einsum", "EinsumBackward0", name): _EINSUM
        for name in ("ViewBackward0", "PermuteBackward0", "SumBackward1", "MulBackward0")},
     ("_einsum", "EinsumBackward0", "ViewBackward0"): _EINSUM,
-    ("scaled_dot_product_attention", "ViewBackward0", "UnsafeViewBackward0"): _SDPA + "; " + _UNSAFE_VIEW,
-    ("scaled_dot_product_attention", "ViewBackward0", "ScaledDotProductFlashAttentionForCpuBackward0"): _SDPA,
-    ("matmul", "ViewBackward0", "UnsafeViewBackward0"): _UNSAFE_VIEW,
-    ("matmul", "ViewBackward0", "CloneBackward0"): _UNSAFE_VIEW,
+    ("scaled_dot_product_attention", "UnsafeViewBackward0", "ScaledDotProductFlashAttentionForCpuBackward0"): _SDPA,
+    ("matmul", "UnsafeViewBackward0", "CloneBackward0"): _UNSAFE_VIEW,
     ("instance_norm", "ReshapeAliasBackward0", "ViewBackward0"): "batch_norm's output keeps a transposed input's "
         "memory order in NumPy, where PyTorch's is contiguous, so reshaping it back is _reshape_alias, not view",
     ("matmul", "ViewBackward0", "SqueezeBackward4"): "1-D @ 2-D drops the added dimension with reshape, "
