@@ -1,0 +1,81 @@
+"""In-place view ops: `t_`, `transpose_`, `swapdims_`, `swapaxes_`, `squeeze_`, `unsqueeze_`.
+
+They change how a tensor looks at its memory, not the memory: the tensor takes the layout
+of the out-of-place view op's result, its version counter moves on, and autograd records
+the view op's Node under the in-place variant's name (`t_` is TBackward1, `squeeze_(dim)`
+SqueezeBackward4), as PyTorch does. A view stays a view of its base (the step joins the
+ops that rebuild it from the base); the same checks as any in-place op apply (a leaf that
+requires grad, an output of a multi-view op, a view made under no_grad).
+"""
+from __future__ import annotations
+
+from .._tensor import DifferentiableViewMeta, Tensor
+from ..grad_mode import tls
+from .inplace import _renamed, bump_version, check_inplace
+
+__all__: list = []
+
+# the out-of-place op's Node -> the in-place variant's (derivatives.yaml's names)
+_INPLACE_NAMES = {"TBackward0": "TBackward1", "TransposeBackward0": "TransposeBackward1",
+                  "UnsqueezeBackward0": "UnsqueezeBackward1", "SqueezeBackward0": "SqueezeBackward3",
+                  "SqueezeBackward1": "SqueezeBackward4", "SqueezeBackward2": "SqueezeBackward5"}
+
+
+def apply_inplace_view(self: Tensor, view_op, *args) -> Tensor:
+    if not isinstance(self, Tensor):
+        raise TypeError(f"in-place view op on {type(self).__name__}, not a Tensor")
+    record = tls.grad_enabled and self.requires_grad
+    if record:
+        check_inplace(self)
+    out = view_op(self, *args)          # a view of self with the new layout (and its Node, when recording)
+    was_view = self._autograd_meta.__class__ is DifferentiableViewMeta
+    self._data = out._data
+    om = out._autograd_meta
+    if was_view:
+        # still a view of the same base: its steps from the base now end with this op
+        self._autograd_meta = om
+        self._keys = out._keys
+    elif record:
+        node = om.grad_fn
+        m = self._autograd_meta
+        m.grad_fn, m.output_nr, m.requires_grad = node, 0, False
+    node = self._autograd_meta.grad_fn if self._autograd_meta is not None else None
+    if record and node is not None:
+        name = _INPLACE_NAMES.get(node.__class__.__name__)
+        if name is not None:
+            node.__class__ = _renamed(node.__class__, name)
+    bump_version(self)
+    if was_view:
+        om.attr_version = self._version_counter.version     # its Node is current: no rebuild on next use
+    return self
+
+
+def _t_(self):
+    return apply_inplace_view(self, _ops.t)
+
+
+def _transpose_(self, dim0, dim1):
+    return apply_inplace_view(self, _ops.transpose, dim0, dim1)
+
+
+def _squeeze_(self, dim=None):
+    return apply_inplace_view(self, _ops.squeeze, dim)
+
+
+def _unsqueeze_(self, dim):
+    return apply_inplace_view(self, _ops.unsqueeze, dim)
+
+
+def bind_inplace_view_methods() -> None:
+    import importlib
+    global _ops
+    _ops = importlib.import_module("agrad.ops")
+    Tensor.t_ = _t_
+    Tensor.transpose_ = _transpose_
+    Tensor.swapdims_ = _transpose_
+    Tensor.swapaxes_ = _transpose_
+    Tensor.squeeze_ = _squeeze_
+    Tensor.unsqueeze_ = _unsqueeze_
+
+
+_ops = None
