@@ -43,6 +43,8 @@ mm = defop(
     kernel=_checked(_mm_meta, lambda xp, self, mat2: xp.matmul(self, mat2)), meta=_mm_meta,
     grads={"self": lambda grad, mat2: mm(grad, transpose(mat2, 0, 1)),
            "mat2": lambda grad, self: mm(transpose(self, 0, 1), grad)},
+    array_grads={"self": lambda grad, mat2: np.matmul(grad, np.swapaxes(mat2, 0, 1)),
+                 "mat2": lambda grad, self: np.matmul(np.swapaxes(self, 0, 1), grad)},
     samples=lambda op: _pair(op, [((2, 3), (3, 4)), ((3, 2), (2, 2)), ((1, 1), (1, 3))], transposed=(1,)),
     torch="torch.mm")
 

@@ -99,6 +99,11 @@ addmm = defop(
            mm(grad, transpose(mat2, 0, 1)),
            "mat2": lambda grad, mat1, alpha: mm(transpose(mat1, 0, 1), grad) * alpha if alpha != 1 else
            mm(transpose(mat1, 0, 1), grad)},
+    array_grads={"self": lambda grad, beta: grad if beta == 1 else grad * beta,
+                 "mat1": lambda grad, mat2, alpha: np.matmul(grad, np.swapaxes(mat2, 0, 1)) * alpha if alpha != 1
+                 else np.matmul(grad, np.swapaxes(mat2, 0, 1)),
+                 "mat2": lambda grad, mat1, alpha: np.matmul(np.swapaxes(mat1, 0, 1), grad) * alpha if alpha != 1
+                 else np.matmul(np.swapaxes(mat1, 0, 1), grad)},
     samples=lambda op: [
         SampleInput("(4,)+(2,3)@(3,4)", make_arg((4,), key=(op, 0)), make_arg((2, 3), key=(op, 1)),
                     make_arg((3, 4), key=(op, 2), transposed=True)),

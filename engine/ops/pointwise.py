@@ -114,6 +114,10 @@ div = defop(
     grads={"self": lambda grad, other, rounding_mode: grad / other if rounding_mode is None else zeros_like(grad),
            "other": lambda grad, self, other, rounding_mode: -grad * self / (other * other) if rounding_mode is None
            else zeros_like(grad)},
+    array_grads={"self": lambda grad, other, rounding_mode: grad / other if rounding_mode is None
+                 else np.zeros_like(grad),
+                 "other": lambda grad, self, other, rounding_mode: -grad * self / (other * other)
+                 if rounding_mode is None else np.zeros_like(grad)},
     # div.Tensor (DivBackward0) and div.Tensor_mode (DivBackward2)
     backward_name=("DivBackward0", "DivBackward2"),
     overload=lambda self, other, rounding_mode: int(rounding_mode is not None),
