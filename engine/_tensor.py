@@ -53,6 +53,12 @@ class VariableVersion:
         self.version = version
 
 
+def _address(array) -> int:
+    """Where an array's first element is in memory (NumPy's or CuPy's pointer)."""
+    ctypes = getattr(array, "ctypes", None)
+    return ctypes.data if ctypes is not None else array.data.ptr
+
+
 def version_counter(t) -> VariableVersion:
     vc = t._version_counter
     if vc is None:
@@ -191,6 +197,73 @@ class Tensor:
 
     def is_floating_point(self) -> bool:
         return self._data.dtype.kind == "f"
+
+    def is_complex(self) -> bool:
+        return self._data.dtype.kind == "c"
+
+    # -- memory layout (PyTorch's terms: strides in elements, the offset into the storage) --
+    def is_contiguous(self, memory_format=None) -> bool:
+        flags = getattr(self._data, "flags", None)
+        return True if flags is None else bool(flags.c_contiguous)     # a Meta array is contiguous
+
+    def stride(self, dim=None):
+        data = self._data
+        strides = getattr(data, "strides", None)
+        if strides is None:                 # Meta: the contiguous strides of its shape
+            strides, step = [], 1
+            for n in reversed(data.shape):
+                strides.insert(0, step)
+                step *= max(n, 1)
+            strides = tuple(strides)
+        else:
+            strides = tuple(st // data.itemsize for st in strides)
+        if dim is None:
+            return strides
+        from .ops.shapes import normalize_dim
+        return strides[normalize_dim(dim, data.ndim)]
+
+    def storage_offset(self) -> int:
+        data = self._data
+        if not hasattr(data, "strides"):
+            return 0
+        base = data
+        while base.base is not None and base.base.__class__ is data.__class__:
+            base = base.base
+        return (_address(data) - _address(base)) // data.itemsize
+
+    def data_ptr(self) -> int:
+        return _address(self._data) if hasattr(self._data, "strides") else 0
+
+    def element_size(self) -> int:
+        return self._data.dtype.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self._data.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return int(self._data.size) * self._data.dtype.itemsize
+
+    def nelement(self) -> int:
+        return int(self._data.size)
+
+    def ndimension(self) -> int:
+        return self._data.ndim
+
+    def is_same_size(self, other) -> bool:
+        return tuple(self._data.shape) == tuple(other._data.shape)
+
+    @property
+    def is_cuda(self) -> bool:
+        return self._device.type == "cuda"
+
+    @property
+    def is_cpu(self) -> bool:
+        return self._device.type == "cpu"
+
+    def get_device(self) -> int:
+        return self._device.index if self._device.type == "cuda" else -1
 
     def numpy(self) -> np.ndarray:
         if self.requires_grad:
