@@ -12,13 +12,13 @@ from typing import Any
 from agrad import dispatcher
 
 from .diagnostics import Collector, Pos, did_you_mean
-from .spec import DTYPE_NAMES, GraphSpec, NodeSpec, TensorRef, tensor_refs
+from .spec import DTYPE_NAMES, NO_KEYWORDS, GraphSpec, NodeSpec, TensorRef, refs_in
 
 GETITEM = "getitem"
 GRAD = "grad"          # SPEC §1.3: its `outputs` and `inputs` may be one name instead of a list
 
 
-@dataclass
+@dataclass(slots=True)
 class BoundNode:
     """A NodeSpec whose arguments matched a schema, in schema order."""
     spec: NodeSpec
@@ -44,7 +44,7 @@ class BoundNode:
         return self.schema is not None and (len(self.schema.returns) != 1 or self.schema.returns == ["Tensor[]"])
 
     def refs(self) -> list[TensorRef]:
-        return list(tensor_refs(self.args)) + list(tensor_refs(list(self.kwargs.values())))
+        return refs_in(self.args) + refs_in(self.kwargs.values())
 
     def ref_names(self) -> frozenset:
         """The names this node reads, found once."""
@@ -97,6 +97,43 @@ def _fits(arg_type: str, value: Any) -> bool:
     return True
 
 
+# kinds of written value for which `_fits` looks at nothing but the kind (not a str: `ScalarType` reads it)
+_BY_KIND = frozenset((TensorRef, int, float, bool, type(None)))
+
+
+def _layout(node: NodeSpec, bound: BoundNode):
+    """A function `(node, schema, entry) -> BoundNode` that binds any node written as `node` was
+    (the same kinds of value, positional and keyword, for the same schema) as `bound` is: each
+    value taken from where it is written, or the schema's default."""
+    params = bound.schema.arguments
+    at = {a.name: i for i, a in enumerate([a for a in params if not a.kwarg_only][:len(node.args)])}
+    constants: list = []
+
+    def constant(value) -> str:
+        constants.append(value)
+        return f"K[{len(constants) - 1}]"
+
+    def value(arg) -> str:
+        if arg.name in node.kwargs:
+            return f"k[{arg.name!r}]"
+        return f"a[{at[arg.name]}]" if arg.name in at else constant(arg.default)
+
+    def pos(arg) -> str:
+        if arg.name in node.kwargs:
+            return f"node.kwarg_pos.get({arg.name!r}, node.pos)"
+        return f"p[{at[arg.name]}]"
+
+    args = ", ".join(value(a) for a in params if not a.kwarg_only)
+    kwargs = "{" + ", ".join(f"{name!r}: k[{name!r}]" for name in bound.kwargs) + "}" if bound.kwargs else "E"
+    given = "".join(f"({constant(arg)}, {value(arg)}, {pos(arg)}), " for arg, _, _ in bound.given)
+    source = ("def make(node, schema, entry):\n"
+              "    a, k, p = node.args, node.kwargs, node.arg_pos\n"
+              f"    return BoundNode(node, schema, entry, [{args}], {kwargs}, False, [{given}])")
+    scope = {"BoundNode": BoundNode, "E": NO_KEYWORDS, "K": constants}
+    exec(compile(source, "<agrad binding layout>", "exec"), scope)     # noqa: S102 - our own text
+    return scope["make"]
+
+
 def _padding_string(op: str, name: str, value: Any) -> bool:
     """PyTorch's conv1d/2d/3d have a second overload (conv2d.padding) taking padding="same" or "valid"."""
     return name == "padding" and op in ("conv1d", "conv2d", "conv3d") and isinstance(value, str)
@@ -110,33 +147,59 @@ class Binder:
         self.op_names = [e.name for e in dispatcher.all_ops()]
         self.bound: dict[str, BoundNode] = {}
         self.schema_parts: dict[int, tuple] = {}     # id(schema) -> (positional args, args by name, schema)
+        self.entries: dict[str, Any] = {}            # op name -> OperatorEntry
+        self.fitting: dict[tuple, bool] = {}         # (schema type, kind of value) -> whether it fits
+        self.layouts: dict[tuple, Any] = {}          # kinds of value written -> _layout's function
+        self.tensor_lists: dict[int, bool] = {}      # id(schema) -> whether it takes a Tensor[]
 
     def bind_all(self) -> dict[str, BoundNode]:
         for node in self.spec.nodes:
             bound = self.bind(node)
             if bound is not None:
                 self.bound[node.name] = bound
-        misused = [name for name, bound in self.bound.items() if not self.check_uses(bound)]
+        self.multi = {name for name, bound in self.bound.items() if bound.multi_output}
+        # Without multi-output nodes only a getitem or a `Tensor[]` argument can be misused.
+        to_check = self.bound.values() if self.multi else [
+            b for b in self.bound.values() if b.schema is None or self.takes_tensor_list(b.schema)]
+        misused = [bound.name for bound in to_check if not self.check_uses(bound)]
         for name in misused:
             del self.bound[name]        # not built on Meta: its error is already reported
         return self.bound
 
     def bind(self, node: NodeSpec) -> BoundNode | None:
-        undefined = [r for r in tensor_refs(node.args + list(node.kwargs.values())) if r.name not in self.names]
+        names = self.names
+        undefined = [r for r in refs_in(node.args) if r.name not in names]
+        if node.kwargs:
+            undefined += [r for r in refs_in(node.kwargs.values()) if r.name not in names]
         for ref in undefined:
             if ref.name not in self.spec.broken:
                 self.undefined(ref)
         if node.op == GETITEM:
             return None if undefined else BoundNode(node, None, args=list(node.args))
-        try:
-            entry = dispatcher.get_op(node.op)
-        except dispatcher.UnknownOperatorError:
-            self.c.error("AG016", f"unknown op '{node.op}'", node.pos, did_you_mean(node.op, self.op_names))
-            return None
+        entry = self.entries.get(node.op)
+        if entry is None:
+            try:
+                entry = self.entries[node.op] = dispatcher.get_op(node.op)
+            except dispatcher.UnknownOperatorError:
+                self.c.error("AG016", f"unknown op '{node.op}'", node.pos, did_you_mean(node.op, self.op_names))
+                return None
         bound = self.bind_arguments(node, entry.schema, entry)
         return None if undefined else bound
 
     def bind_arguments(self, node: NodeSpec, schema, entry) -> BoundNode | None:
+        # A layout found once serves every node that writes the same kinds of value the same way:
+        # the kinds alone decide whether they fit (_BY_KIND), so no problem can be missed.
+        kinds = (id(schema), tuple(map(type, node.args)),
+                 tuple((k, type(v)) for k, v in node.kwargs.items()) if node.kwargs else ())
+        make = self.layouts.get(kinds)
+        if make is not None:
+            return make(node, schema, entry)
+        bound = self.bind_written(node, schema, entry)
+        if bound is not None and all(k in _BY_KIND for k in kinds[1]) and all(k in _BY_KIND for _, k in kinds[2]):
+            self.layouts[kinds] = _layout(node, bound)
+        return bound
+
+    def bind_written(self, node: NodeSpec, schema, entry) -> BoundNode | None:
         params = schema.arguments
         parts = self.schema_parts.get(id(schema))
         if parts is None:           # per schema, not per node: a large file calls a few ops many times
@@ -162,30 +225,48 @@ class Binder:
                 ok = False
             else:
                 given[key] = (value, pos)
-        for arg in params:
-            if arg.name not in given and not arg.has_default:
-                self.c.error("AG018", f"{node.op}() missing required argument '{arg.name}'; schema: {schema}",
-                             node.pos)
-                ok = False
-        for arg in params:
-            if arg.name in given:
-                value, pos = given[arg.name]
-                if not _fits(arg.type, value) and not _padding_string(node.op, arg.name, value):
-                    self.c.error("AG019", f"{node.op}(): argument '{arg.name}' must be {arg.type}, "
-                                 f"not {_kind(value)}", pos)
+        if len(given) < len(params):
+            for arg in params:
+                if arg.name not in given and not arg.has_default:
+                    self.c.error("AG018", f"{node.op}() missing required argument '{arg.name}'; schema: {schema}",
+                                 node.pos)
                     ok = False
+        args, kwargs, written = [], {}, []
+        for arg in params:
+            found = given.get(arg.name)
+            if found is None:
+                if not arg.kwarg_only:
+                    args.append(arg.default)
+                continue
+            value = found[0]
+            if not self.fits(arg.type, value) and not _padding_string(node.op, arg.name, value):
+                self.c.error("AG019", f"{node.op}(): argument '{arg.name}' must be {arg.type}, "
+                             f"not {_kind(value)}", found[1])
+                ok = False
+            written.append((arg, value, found[1]))
+            if arg.kwarg_only:
+                kwargs[arg.name] = value
+            else:
+                args.append(value)
         if not ok:
             return None
-        bound = BoundNode(node, schema, entry)
-        bound.given = [(arg, *given[arg.name]) for arg in params if arg.name in given]
-        for arg in params:
-            value = given[arg.name][0] if arg.name in given else arg.default
-            if arg.kwarg_only:
-                if arg.name in given:
-                    bound.kwargs[arg.name] = value
-            else:
-                bound.args.append(value)
-        return bound
+        return BoundNode(node, schema, entry, args, kwargs, False, written)
+
+    def takes_tensor_list(self, schema) -> bool:
+        found = self.tensor_lists.get(id(schema))
+        if found is None:
+            found = self.tensor_lists[id(schema)] = any(a.is_list and a.base == "Tensor" for a in schema.arguments)
+        return found
+
+    def fits(self, arg_type: str, value: Any) -> bool:
+        """`_fits`, remembered per (type, kind of value) where the kind alone decides it."""
+        kind = value.__class__
+        if kind not in _BY_KIND:
+            return _fits(arg_type, value)
+        known = self.fitting.get((arg_type, kind))
+        if known is None:
+            known = self.fitting[(arg_type, kind)] = _fits(arg_type, value)
+        return known
 
     def undefined(self, ref: TensorRef) -> None:
         self.c.error("AG020", f"undefined name '{ref.name}'", ref.pos, did_you_mean(ref.name, self.names))
@@ -209,19 +290,20 @@ class Binder:
                 return False
             return True
         ok = True
+        multi = self.multi
         for arg, value, pos in bound.given:
-            if arg.type.rstrip("?") == "Tensor[]" and isinstance(value, TensorRef):
-                target = self.bound.get(value.name)
+            if value.__class__ is TensorRef and arg.is_list and arg.base == "Tensor":
                 # `cat(parts)` passes a split's outputs as a list, as torch.cat(parts) does;
                 # grad(y, x) takes a single tensor where it takes a list.
-                if bound.op != GRAD and not (target is not None and target.multi_output):
+                if bound.op != GRAD and value.name not in multi:
                     self.c.error("AG019", f"{bound.op}(): argument '{arg.name}' must be a list of tensors, "
                                  f"e.g. [{value.name}]", pos)
                     ok = False
                 continue
-            for ref in tensor_refs(value):
-                target = self.bound.get(ref.name)
-                if target is not None and target.multi_output:
+            if not multi:
+                continue
+            for ref in refs_in((value,)):
+                if ref.name in multi:
                     self.c.error("AG022", f"'{ref.name}' has several outputs; use one of them, "
                                  f"e.g. {ref.name}[0]", ref.pos)
                     ok = False

@@ -14,7 +14,7 @@ from agrad.errors import DimensionError, DtypeError, ShapeError
 from .binding import BoundNode, bind
 from .diagnostics import Collector, Pos, did_you_mean
 from .document import literal_shape
-from .executor import NodeFailure, run_nodes
+from .executor import NodeFailure, SharedResults, run_nodes
 from .inputs import InputError, LeafPlan, plan_leaf
 from .ordering import run_order
 from .spec import BackwardSpec, GraphSpec, TensorRef
@@ -94,13 +94,16 @@ class GraphChecker:
         missing = {n.name for n in self.spec.nodes if n.name not in bound}
         missing |= {name for name in self.spec.inputs if name not in leaves}
         self.make_meta_leaves(leaves, missing)
-        run_nodes(order, self.meta, on_error=self.report_failure, failed=missing)
+        shared = SharedResults(self.meta) if SharedResults.applies_to(order) else None
+        run_nodes(order, self.meta, on_error=self.report_failure, failed=missing, shared=shared)
         names = set(self.spec.inputs) | {n.name for n in self.spec.nodes}
         for pass_ in self.spec.backward:
             self.check_pass(pass_, names)
         self.check_retain_grad(names)
         self.check_outputs_and_expect(names)
-        return CheckedGraph(self.spec, leaves, order, self.meta, self.base_dir, self.options)
+        # shared results stand for each node's value, but are no node-by-node Meta build
+        return CheckedGraph(self.spec, leaves, order, self.meta if shared is None else None, self.base_dir,
+                            self.options)
 
     # ---- leaves ------------------------------------------------------------------
 

@@ -6,7 +6,6 @@ them from `CODES`). New kinds of problems get new codes at the end.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
 from typing import Iterable
 
 from .results import Diagnostic, SourceLocation
@@ -71,11 +70,33 @@ CODES: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
-class Pos:
+class Record:
+    """A small immutable-by-convention value: slotted fields, compared and hashed by value.
+    A plain class rather than a frozen dataclass: a 100,000-node file makes millions of
+    positions and references, and a frozen dataclass's __init__ costs three times as much.
+    Subclasses list their `__slots__` and write a plain `__init__`."""
+    __slots__ = ()
+
+    def _fields(self) -> tuple:
+        return tuple(getattr(self, f) for f in self.__slots__)
+
+    def __eq__(self, other):
+        return other.__class__ is self.__class__ and self._fields() == other._fields()
+
+    def __hash__(self):
+        return hash(self._fields())
+
+    def __repr__(self):
+        return f"{type(self).__name__}({', '.join(f'{f}={getattr(self, f)!r}' for f in self.__slots__)})"
+
+
+class Pos(Record):
     """A 1-based line and column inside the graph file."""
-    line: int
-    col: int
+    __slots__ = ("line", "col")
+
+    def __init__(self, line: int, col: int):
+        self.line = line
+        self.col = col
 
 
 def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:

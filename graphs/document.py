@@ -15,9 +15,9 @@ from . import expressions
 from .diagnostics import Collector, Pos, did_you_mean
 from .expressions import ExpressionError
 from .values import INT64_MAX, MAX_DIMS, misfit_message
-from .spec import (DTYPE_NAMES, INITS, BackwardSpec, Expectation, ExpectSpec, GraphSpec, InputSpec, NodeSpec,
-                   TensorRef)
-from .yaml_loader import Document, scalar_locator
+from .spec import (DTYPE_NAMES, INITS, NO_KEYWORDS, BackwardSpec, Expectation, ExpectSpec, GraphSpec, InputSpec,
+                   NodeSpec, TensorRef)
+from .yaml_loader import Document, one_line_scalar, scalar_locator
 
 TOP_KEYS = ("agrad", "name", "description", "dtype", "device", "seed", "inputs", "nodes", "backward",
             "retain_grad", "outputs", "expect", "train")      # `train:`: graphs/train_section.py
@@ -30,6 +30,8 @@ EXPECT_KEYS = ("outputs", "grads", "atol", "rtol", "train")     # `train`: graph
 DEVICE_RE = re.compile(r"^(cpu|cuda(:\d+)?|meta)$")
 _META_DEVICE = ("device 'meta' holds shapes but no data, so a graph cannot run on it "
                 "(agrad validate already checks on Meta); use cpu or cuda")
+
+_PLAIN = frozenset((int, float, bool, str, type(None)))     # argument values that hold no Ref
 
 _TYPE_NAMES = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list",
                dict: "a mapping", type(None): "null"}
@@ -51,6 +53,19 @@ def literal_shape(value: Any) -> tuple[int, ...] | None:
     if len(shapes) != 1 or None in shapes:
         return None
     return (len(value),) + shapes.pop()
+
+
+def _problem(value, key: str | None, from_expression: bool) -> str | None:
+    """What no op can take in a constant argument (`key`: its keyword), or None."""
+    if isinstance(value, list):
+        return next((p for p in (_problem(v, key, from_expression) for v in value) if p), None)
+    if type(value) is int and not -INT64_MAX - 1 <= value <= INT64_MAX:
+        return misfit_message(value, "int64", "integer")
+    if type(value) is float and from_expression and math.isinf(value):
+        return "a number beyond the float64 range (largest is about 1.8e308)"
+    if isinstance(value, str) and value == "meta" and key in ("device", None):
+        return _META_DEVICE
+    return None
 
 
 class DocumentReader:
@@ -304,10 +319,12 @@ class DocumentReader:
 
     def node(self, name: str, entry: Any, path: tuple, known: set[str]) -> list[NodeSpec]:
         if isinstance(entry, (str, dict)):
-            specs = (self.expression_node(name, entry, path) if isinstance(entry, str) else
-                     self.structured_node(name, entry, path, known))
-            for spec in specs:
-                self.check_constants(spec, from_expression=isinstance(entry, str))
+            if isinstance(entry, str):
+                specs = self.expression_node(name, entry, path)       # its constants checked there
+            else:
+                specs = self.structured_node(name, entry, path, known)
+                for spec in specs:
+                    self.check_constants(spec, from_expression=False)
             if any(s.op == "getitem" and not (len(s.args) >= 2 and isinstance(s.args[1], expressions.Index))
                    for s in specs):
                 # The subscript's op is made by `x[...]`; by name it would take any argument.
@@ -322,25 +339,25 @@ class DocumentReader:
 
     def check_constants(self, spec: NodeSpec, from_expression: bool) -> None:
         """Scalars and devices written as arguments: what no op can take, reported where written."""
-        def problem(value, key):
-            if isinstance(value, list):
-                return next((p for p in (problem(v, key) for v in value) if p), None)
-            if type(value) is int and not -INT64_MAX - 1 <= value <= INT64_MAX:
-                return misfit_message(value, "int64", "integer")
-            if type(value) is float and from_expression and math.isinf(value):
-                return "a number beyond the float64 range (largest is about 1.8e308)"
-            if isinstance(value, str) and value == "meta" and key in ("device", None):
-                return _META_DEVICE
-            return None
-
-        for i, (value, pos) in enumerate(zip(spec.args, spec.arg_pos)):
-            if (message := problem(value, None)) is not None:
+        for value, pos in zip(spec.args, spec.arg_pos):
+            if value.__class__ is not TensorRef and (message := _problem(value, None, from_expression)) is not None:
                 self.c.error("AG009" if message is _META_DEVICE else "AG019", message, pos)
         for key, value in spec.kwargs.items():
-            if (message := problem(value, key)) is not None:
+            if (message := _problem(value, key, from_expression)) is not None:
                 self.c.error("AG009" if message is _META_DEVICE else "AG019", message, spec.kwarg_pos.get(key))
 
     def expression_node(self, name: str, text: str, path: tuple) -> list[NodeSpec]:
+        stripped = text.lstrip()
+        start = one_line_scalar(self.doc, path, text) if stripped else None
+        if start is not None:
+            found = expressions.shape_of(stripped)
+            if found is not None:
+                shape, names, shifts = found
+                if shape.builder is None:
+                    shape.builder = _builder(shape)
+                if shape.builder is not _NO_BUILDER:
+                    line, col = start
+                    return shape.builder(name, names, shifts, line, col + len(text) - len(stripped), path, text)
         locate = scalar_locator(self.doc, path)
 
         def at(offset: int | None) -> Pos:
@@ -351,19 +368,23 @@ class DocumentReader:
         except ExpressionError as exc:
             self.c.error(exc.code, exc.message, at(exc.offset))
             return []
-        specs = []
-        for call in calls:
-            def refs(value):
-                if isinstance(value, expressions.Ref):
-                    return TensorRef(value.name, at(value.offset))
-                if isinstance(value, list):
-                    return [refs(v) for v in value]
-                return value
-            specs.append(NodeSpec(
-                name=call.name, owner=name, op=call.op, args=[refs(a) for a in call.args],
-                kwargs={k: refs(v) for k, v in call.kwargs.items()}, pos=at(call.offset),
-                arg_pos=[at(o) for o in call.arg_offsets],
-                kwarg_pos={k: at(o) for k, o in call.kwarg_offsets.items()}, path=path, text=text))
+        Ref, Index = expressions.Ref, expressions.Index
+
+        def refs(value):
+            if value.__class__ is Ref:
+                return TensorRef(value.name, locate(value.offset))
+            if isinstance(value, list):
+                return [refs(v) for v in value]
+            return value
+
+        specs = [NodeSpec(call.name, name, call.op,
+                         [a if a.__class__ in _PLAIN or a.__class__ is Index else refs(a) for a in call.args],
+                         {k: refs(v) for k, v in call.kwargs.items()} if call.kwargs else {},
+                         locate(call.offset), [locate(o) for o in call.arg_offsets],
+                         {k: locate(o) for k, o in call.kwarg_offsets.items()} if call.kwarg_offsets else {},
+                         path, text) for call in calls]
+        for spec in specs:
+            self.check_constants(spec, from_expression=True)
         return specs
 
     def structured_node(self, name: str, entry: dict, path: tuple, known: set[str]) -> list[NodeSpec]:
@@ -471,6 +492,69 @@ class DocumentReader:
         return spec
 
 
+# ---- the NodeSpecs of an expression's shape, made by a function written for the shape ----------
+# A 100,000-node file repeats a few shapes (`tanh(n41) * 0.999 + x`): each shape gets a
+# function that makes its NodeSpecs from the names and the column where the text starts,
+# with no walk over Calls per node. Only shapes whose every argument is a name, a number
+# or a list of them, with no constant an op could refuse (checked here, once), get one.
+
+def _NO_BUILDER(*args):
+    raise AssertionError("a shape without a builder is read Call by Call")
+
+
+def _builder(shape: expressions.Shape):
+    """The function `(target, names, shifts, line, col, path, text) -> [NodeSpec]` of one
+    shape (col: the column of the text's first non-blank), or _NO_BUILDER."""
+    Ref, target = expressions.Ref, expressions.TARGET
+    constants: list = []
+    positions: dict[int, str] = {}
+
+    def name(written: str) -> str:
+        if written.startswith(target):
+            return "T" + (f" + {written[len(target):]!r}" if written != target else "")
+        return f"N[{int(written[1:])}]" if written[:1] == "Z" and written[1:].isdigit() else repr(written)
+
+    def pos(offset: int) -> str:
+        if offset not in positions:
+            positions[offset] = f"p{len(positions)}"
+        return positions[offset]
+
+    def value(v) -> str | None:
+        if v.__class__ is Ref:
+            return f"TensorRef({name(v.name)}, {pos(v.offset)})"
+        if isinstance(v, list):
+            items = [value(x) for x in v]
+            return None if None in items else "[" + "".join(i + ", " for i in items) + "]"
+        if type(v) in (int, float, bool, type(None)) and _problem(v, None, True) is None:
+            constants.append(v)
+            return f"K[{len(constants) - 1}]"
+        return None                     # an Index, or a constant to report: read Call by Call
+
+    specs = []
+    for c in shape.calls:
+        args = [value(a) for a in c.args]
+        kwargs = {name(k): value(v) for k, v in c.kwargs.items()}
+        if None in args or None in kwargs.values():
+            return _NO_BUILDER
+        specs.append(
+            f"NodeSpec({name(c.name)}, T, {name(c.op)}, [{', '.join(args)}], "
+            + (f"{{{', '.join(f'{k}: {v}' for k, v in kwargs.items())}}}" if kwargs else "E") + f", {pos(c.offset)}, "
+            f"[{', '.join(pos(o) for o in c.arg_offsets)}], "
+            + (f"{{{', '.join(f'{name(k)}: {pos(o)}' for k, o in c.kwarg_offsets.items())}}}" if kwargs else "E")
+            + ", path, text)")
+    lines = ["def build(T, N, S, L, C, path, text):"]
+    lines += [f"    {var} = Pos(L, C + {o} + S[{shape.before[o]}])" for o, var in positions.items()]
+    lines.append("    return [" + ", ".join(specs) + "]")
+    scope = {"NodeSpec": NodeSpec, "TensorRef": TensorRef, "Pos": Pos, "K": tuple(constants), "E": NO_KEYWORDS}
+    exec(compile("\n".join(lines), "<agrad expression shape>", "exec"), scope)   # noqa: S102 - our own text
+    return scope["build"]
+
+
 def read_document(doc: Document, file: str, default_name: str, collector: Collector) -> GraphSpec:
-    return DocumentReader(doc, file, collector).read(default_name)
+    spec = DocumentReader(doc, file, collector).read(default_name)
+    # Columns inside scalars are found while reading (every NodeSpec has its positions now);
+    # the scalars' extents are a quarter of the document's size and nothing asks for them later.
+    doc.scalars = {}
+    doc._scalar_maps = {}
+    return spec
 

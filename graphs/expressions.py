@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .diagnostics import Record
+
 _BINARY_OPS = {ast.Add: ("add", "+"), ast.Sub: ("sub", "-"), ast.Mult: ("mul", "*"),
                ast.Div: ("div", "/"), ast.Pow: ("pow", "**"), ast.MatMult: ("matmul", "@")}
 _COMPARE_OPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
@@ -28,11 +30,13 @@ _UNSUPPORTED_NODES = {
 }
 
 
-@dataclass(frozen=True)
-class Ref:
+class Ref(Record):
     """A tensor named by an input or node. `offset` is None in the structured form."""
-    name: str
-    offset: int | None = None
+    __slots__ = ("name", "offset")
+
+    def __init__(self, name: str, offset: int | None = None):
+        self.name = name
+        self.offset = offset
 
 
 @dataclass(frozen=True)
@@ -306,60 +310,94 @@ def _parse_text(target: str, stripped: str, lead: int) -> list[Call]:
 # attribute is templated (where a name's spelling cannot change the parse); names that are
 # the same in the text are the same placeholder, so `f(a=1, a=2)` is still refused.
 
-_NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
+_NAME_SPLIT = re.compile(r"(?<![\w.])([A-Za-z_]\w*)")
+_KEYWORDS = frozenset(keyword.kwlist)
 _TEMPLATABLE = re.compile(r"[A-Za-z0-9_ ()\[\],:+\-*/@<>=!.]*")
 _TARGET = "\0"                              # the placeholder target: no name can hold a NUL
 _MAX_TEMPLATES = 4096
-_templates: dict[str, list[Call] | None] = {}
+_templates: dict[str, Shape | None] = {}
+
+
+class Shape:
+    """One shape's Calls (names are placeholders `Z0`, `Z1`, …; the node's own name is
+    `TARGET`), with each offset's place among the names: an offset `o` in the template is
+    `o` plus the length change of the first `before[o]` names in the text. `builder` is
+    free for a reader of the file format to keep what it makes of the shape
+    (document.py: a function that makes its NodeSpecs)."""
+    __slots__ = ("calls", "before", "builder")
+
+    def __init__(self, calls: list[Call], bounds: list[int]):
+        self.calls = calls
+        self.builder = None
+        offsets = {c.offset for c in calls} | {o for c in calls for o in c.arg_offsets}
+        offsets |= {o for c in calls for o in c.kwarg_offsets.values()}
+        stack = [v for c in calls for v in (*c.args, *c.kwargs.values())]
+        while stack:
+            v = stack.pop()
+            if isinstance(v, Ref):
+                offsets.add(v.offset)
+            elif isinstance(v, list):
+                stack.extend(v)
+        self.before = {o: bisect.bisect_right(bounds, o) for o in offsets if o is not None}
+
+
+TARGET = _TARGET
+
+
+def shape_of(text: str) -> tuple[Shape, list[str], list[int]] | None:
+    """`text`'s shape, its names in placeholder order and the length change after each name
+    written (`shifts[i]`: after the first i); None where the text must be parsed itself.
+    `text` has no leading blanks (parse_expression strips them)."""
+    if len(text) > 200 or not _TEMPLATABLE.fullmatch(text):
+        return None
+    names: list[str] = []                   # placeholder number -> name
+    placeholder_of: dict[str, str] = {}
+    parts = _NAME_SPLIT.split(text)         # text, name, text, name, ..., text
+    bounds, shifts, shift = [], [0], 0      # per name written: its end in the template; length change so far
+    at = len(parts[0])                      # where parts[i] starts in the template
+    for i in range(1, len(parts), 2):
+        name = parts[i]
+        if name not in _KEYWORDS:
+            placeholder = placeholder_of.get(name)
+            if placeholder is None:
+                placeholder = placeholder_of[name] = f"Z{len(names)}"
+                names.append(name)
+            parts[i] = placeholder
+            bounds.append(at + len(placeholder))
+            shift += len(name) - len(placeholder)
+            shifts.append(shift)
+        at += len(parts[i]) + len(parts[i + 1])
+    template = "".join(parts)
+    shape = _templates.get(template, False)
+    if shape is False:
+        if len(_templates) >= _MAX_TEMPLATES:
+            _templates.clear()
+        try:
+            shape = Shape(_parse_text(_TARGET, template, 0), bounds)
+        except ExpressionError:
+            shape = None                     # parsed (and reported) from the text itself
+        _templates[template] = shape
+    if shape is None:
+        return None
+    return shape, names, shifts
 
 
 def _from_template(target: str, text: str) -> list[Call] | None:
     """`text`'s Calls from its shape's parse, or None where the text must be parsed itself."""
-    if len(text) > 200 or not _TEMPLATABLE.fullmatch(text):
+    found = shape_of(text)
+    if found is None:
         return None
-    names: dict[str, str] = {}              # placeholder -> name
-    placeholder_of: dict[str, str] = {}
-    parts, ends, shift, at = [], [], 0, 0  # the template; (template end, shift after it) per name
-    for match in _NAME.finditer(text):
-        name = match.group()
-        if keyword.iskeyword(name):
-            continue
-        placeholder = placeholder_of.get(name)
-        if placeholder is None:
-            placeholder = placeholder_of[name] = f"Z{len(names)}"
-            names[placeholder] = name
-        parts += [text[at:match.start()], placeholder]
-        at = match.end()
-        template_end = match.start() - shift + len(placeholder)
-        shift += len(name) - len(placeholder)
-        ends.append((template_end, shift))
-    template = "".join(parts) + text[at:]
-    if template not in _templates:
-        if len(_templates) >= _MAX_TEMPLATES:
-            _templates.clear()
-        try:
-            _templates[template] = _parse_text(_TARGET, template, 0)
-        except ExpressionError:
-            _templates[template] = None      # parsed (and reported) from the text itself
-    calls = _templates[template]
-    if calls is None:
-        return None
-    bounds = [end for end, _ in ends]
-
-    def offset(o: int | None) -> int | None:
-        if o is None:
-            return None
-        i = bisect.bisect_right(bounds, o)
-        return o + (ends[i - 1][1] if i else 0)
+    shape, names, shifts = found
+    before = shape.before
 
     def name_of(name: str) -> str:
-        if name.startswith(_TARGET):
-            return target + name[len(_TARGET):]
-        return names.get(name, name)
+        if name[0] == _TARGET:
+            return target + name[1:]
+        return names[int(name[1:])] if name[0] == "Z" else name
 
     def value(v):
-        if isinstance(v, Ref):
-            return Ref(name_of(v.name), offset(v.offset))
+        if v.__class__ is Ref:
+            return Ref(name_of(v.name), v.offset + shifts[before[v.offset]])
         if isinstance(v, list):
             return [value(x) for x in v]
         if isinstance(v, Index):
@@ -367,10 +405,11 @@ def _from_template(target: str, text: str) -> list[Call] | None:
                                for i in v.items))
         return v
 
-    return [Call(name_of(c.name), names.get(c.op, c.op), [value(a) for a in c.args],
-                 {names[k]: value(v) for k, v in c.kwargs.items()}, offset(c.offset),
-                 [offset(o) for o in c.arg_offsets], {names[k]: offset(o) for k, o in c.kwarg_offsets.items()},
-                 c.intermediate) for c in calls]
+    return [Call(name_of(c.name), name_of(c.op), [value(a) for a in c.args],
+                 {name_of(k): value(v) for k, v in c.kwargs.items()} if c.kwargs else {},
+                 c.offset + shifts[before[c.offset]], [o + shifts[before[o]] for o in c.arg_offsets],
+                 {name_of(k): o + shifts[before[o]] for k, o in c.kwarg_offsets.items()} if c.kwarg_offsets else {},
+                 c.intermediate) for c in shape.calls]
 
 
 def _too_deep(offset: int) -> ExpressionError:

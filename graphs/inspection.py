@@ -32,16 +32,19 @@ def _as_tuple(value) -> tuple:
     return value if isinstance(value, tuple) else (value,)
 
 
-def _kernel(bound: BoundNode, graph: CheckedGraph, device: str) -> str:
-    """The dispatch path a real run takes, e.g. "Autograd -> CPU"."""
+def _kernel(bound: BoundNode, refs: list[TensorRef], meta: dict, device: str, paths: dict) -> str:
+    """The dispatch path a real run takes, e.g. "Autograd -> CPU" (`paths`: found so far, per
+    op, device and whether grad is required: a large graph asks the same question many times)."""
     if bound.op == GETITEM:
         return "output selection" if bound.selects_output else "getitem"
-    requires_grad = any(getattr(t, "requires_grad", False) for r in bound.refs()
-                        for t in _as_tuple(graph.meta.get(r.name)))
-    try:
-        return bound.entry.explain(agrad.dispatcher.keyset_for(device, requires_grad))
-    except (RuntimeError, ValueError, KeyError) as exc:
-        return f"unavailable ({exc})"
+    requires_grad = any(getattr(t, "requires_grad", False) for r in refs for t in _as_tuple(meta.get(r.name)))
+    key = (bound.entry, device, requires_grad)
+    if key not in paths:
+        try:
+            paths[key] = bound.entry.explain(agrad.dispatcher.keyset_for(device, requires_grad))
+        except (RuntimeError, ValueError, KeyError) as exc:
+            paths[key] = f"unavailable ({exc})"
+    return paths[key]
 
 
 def format_arg(value) -> str:
@@ -103,23 +106,27 @@ def _view_of(value, names: dict[int, str]) -> str | None:
 def inspect_graph(graph: CheckedGraph, file: str) -> InspectResult:
     from agrad.autograd.saved_variable import describe, saved_variables
     spec = graph.spec
+    meta = graph.meta
     devices = _devices(graph)
     nodes, edges = [], []
     selected: dict[str, int] = {}
-    tensor_names = {id(v): name for name, v in graph.meta.items() if isinstance(v, agrad.Tensor)}
+    paths: dict[tuple, str] = {}
+    tensor_names = {id(v): name for name, v in meta.items() if isinstance(v, agrad.Tensor)}
     for bound in graph.order:
-        value = graph.meta.get(bound.name)
+        value = meta.get(bound.name)
         first = value[0] if isinstance(value, tuple) and value else value
+        refs = bound.refs()
+        kernel = _kernel(bound, refs, meta, devices.get(bound.name, "cpu"), paths)
         nodes.append(InspectNode(
             name=bound.name, op=bound.op, args=_describe_args(bound),
             shape=list(first.shape) if first is not None else [],
             dtype=first.dtype.name if first is not None else "",
-            device=devices.get(bound.name, ""), kernel=_kernel(bound, graph, devices.get(bound.name, "cpu")),
+            device=devices.get(bound.name, ""), kernel=kernel,
             line=bound.spec.line, view_of=_view_of(first, tensor_names)))
         if bound.selects_output:
             selected[bound.name] = bound.args[1].items[0]
-        for ref in bound.refs():
-            src = graph.meta.get(ref.name)
+        for ref in refs:
+            src = meta.get(ref.name)
             if isinstance(src, tuple):       # `g[0]`: what flows is the selected output
                 src = src[selected[bound.name]] if bound.name in selected else None
             shape = list(src.shape) if src is not None else []

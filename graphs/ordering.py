@@ -8,20 +8,21 @@ from __future__ import annotations
 import heapq
 
 from .diagnostics import Collector
-from .spec import GraphSpec, NodeSpec, tensor_refs
+from .spec import GraphSpec, NodeSpec, refs_in
 
 
 def _owner_dependencies(spec: GraphSpec) -> dict[str, set[str]]:
     owner_of = {n.name: n.owner for n in spec.nodes}
     deps: dict[str, set[str]] = {}
     for node in spec.nodes:
-        wanted = deps.setdefault(node.owner, set())
-        for ref in tensor_refs(node.args + list(node.kwargs.values())):
-            owner = owner_of.get(ref.name)
-            if owner is not None and owner != node.owner:
-                wanted.add(owner)
-            elif owner == node.owner and ref.name == node.owner:
-                wanted.add(owner)        # `x: neg(x)` uses itself
+        owner = node.owner
+        wanted = deps.get(owner)
+        if wanted is None:
+            wanted = deps[owner] = set()
+        for ref in refs_in(node.args) + refs_in(node.kwargs.values()) if node.kwargs else refs_in(node.args):
+            used = owner_of.get(ref.name)
+            if used is not None and (used != owner or ref.name == owner):
+                wanted.add(used)        # another node, or `x: neg(x)` using itself
     return deps
 
 
@@ -30,6 +31,8 @@ def run_order(spec: GraphSpec, collector: Collector) -> list[NodeSpec]:
     owners = list(dict.fromkeys(n.owner for n in spec.nodes))
     index = {name: i for i, name in enumerate(owners)}
     deps = _owner_dependencies(spec)
+    if all(index[dep] < i for i, name in enumerate(owners) for dep in deps[name]):
+        return list(spec.nodes)      # written in order: what Kahn's algorithm below would give
     waiting = {name: len(deps[name]) for name in owners}
     users: dict[str, list[str]] = {name: [] for name in owners}
     for name in owners:
@@ -55,6 +58,9 @@ def run_order(spec: GraphSpec, collector: Collector) -> list[NodeSpec]:
     return [node for name in ordered for node in by_owner[name]]
 
 
+_SHOWN = 20         # names of a cycle written in its message, at most
+
+
 def _report_cycles(spec: GraphSpec, stuck: list[str], deps: dict[str, set[str]], collector: Collector) -> None:
     """One error per cycle among the stuck nodes, at the cycle's first node in the file."""
     line = {n.owner: n.pos.line for n in spec.nodes}
@@ -62,6 +68,7 @@ def _report_cycles(spec: GraphSpec, stuck: list[str], deps: dict[str, set[str]],
     for n in spec.nodes:
         pos.setdefault(n.owner, spec.doc.key_pos(n.path))
     stuck_set = set(stuck)
+    written = {name: i for i, name in enumerate(stuck)}      # file order of the stuck nodes
     reported: set[str] = set()
     for start in stuck:
         if start in reported:
@@ -69,33 +76,36 @@ def _report_cycles(spec: GraphSpec, stuck: list[str], deps: dict[str, set[str]],
         cycle = _find_cycle(start, deps, stuck_set)
         if cycle is None or reported.intersection(cycle):
             continue
-        first = min(cycle, key=stuck.index)
+        first = min(cycle, key=written.__getitem__)
         i = cycle.index(first)
         path = cycle[i:] + cycle[:i] + [first]
-        text = " -> ".join(f"{name} (line {line[name]})" for name in path)
-        collector.error("AG021", f"cycle: {text}; each node uses the next", pos[first])
+        shown = [f"{name} (line {line[name]})" for name in path]
+        if len(shown) > _SHOWN:      # a message a person can read: the start and the end of a long cycle
+            shown = shown[:_SHOWN - 5] + [f"... ({len(shown) - _SHOWN} more)"] + shown[-5:]
+        collector.error("AG021", f"cycle: {' -> '.join(shown)}; each node uses the next", pos[first])
         reported.update(cycle)
 
 
 def _find_cycle(start: str, deps: dict[str, set[str]], allowed: set[str]) -> list[str] | None:
-    """A cycle reachable from `start`, as the list of names along it (each uses the next)."""
-    stack: list[str] = []
-    on_stack: dict[str, int] = {}
+    """A cycle reachable from `start`, as the list of names along it (each uses the next).
+
+    A depth-first walk with its own stack (a chain of 100,000 nodes is deeper than
+    Python's recursion): each frame is a name and the iterator over its sorted deps."""
+    stack: list[str] = [start]
+    on_stack: dict[str, int] = {start: 0}
+    frames = [iter(sorted(deps[start] & allowed))]
     done: set[str] = set()
-
-    def visit(name: str) -> list[str] | None:
-        on_stack[name] = len(stack)
-        stack.append(name)
-        for dep in sorted(deps[name] & allowed):
-            if dep in on_stack:
-                return stack[on_stack[dep]:]
-            if dep not in done:
-                found = visit(dep)
-                if found:
-                    return found
-        stack.pop()
-        del on_stack[name]
-        done.add(name)
-        return None
-
-    return visit(start)
+    while frames:
+        dep = next(frames[-1], None)
+        if dep is None:
+            name = stack.pop()
+            frames.pop()
+            del on_stack[name]
+            done.add(name)
+        elif dep in on_stack:
+            return stack[on_stack[dep]:]
+        elif dep not in done:
+            on_stack[dep] = len(stack)
+            stack.append(dep)
+            frames.append(iter(sorted(deps[dep] & allowed)))
+    return None

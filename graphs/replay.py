@@ -15,6 +15,11 @@ the schedule cannot express is never replayed:
   every pass; the global generator would not),
 - anomaly mode and profiling (they look at every Node), leaves off the CPU,
 - a constant of the pass written in place (it would not start the next pass as it did).
+
+A replayed run makes no leaf tensors: a pass reads the arrays of the leaves' plans — a
+memory-mapped `.npy` file's own array where the pass neither writes into it nor returns a
+view of it, else a fresh array as the engine's leaf would hold — and a leaf becomes a
+tensor (a copy, as `agrad.tensor` makes) only when someone looks at it (`_Leaves`).
 """
 from __future__ import annotations
 
@@ -26,6 +31,8 @@ import numpy as np
 
 from agrad import Tensor
 from agrad.autograd.recorder import Recorder
+
+from .inputs import host_array
 
 # Past this many recorded steps the compiled function would cost more to build than it saves.
 MAX_STEPS = 400_000
@@ -49,26 +56,77 @@ def _generator_state():
 
 class Replay:
     """The replay of one recorded pass; `run(leaves)` is a pass."""
-    __slots__ = ("schedule", "leaf_names", "values", "grads", "retained", "not_retained")
+    __slots__ = ("schedule", "leaf_names", "values", "grads", "retained", "not_retained", "leaf_kinds", "shared")
 
-    def __init__(self, schedule, leaf_names, values, grads, retained, not_retained):
+    def __init__(self, schedule, leaf_names, values, grads, retained, not_retained, leaf_kinds, shared):
         self.schedule = schedule
         self.leaf_names = leaf_names
         self.values = values            # name -> ref, or tuple of refs
         self.grads = grads              # leaf name -> ref or None
         self.retained = retained        # node name -> ref or None
         self.not_retained = not_retained
+        self.leaf_kinds = leaf_kinds    # leaf name -> (device, dispatch keys, requires_grad)
+        self.shared = shared            # names of the leaves a pass reads from their plan's array
 
-    def run(self, leaves: dict[str, Any]) -> tuple[Mapping, dict[str, Any], float, float]:
-        """One pass: sets each leaf's `.grad`; returns the values, the retained gradients
-        and the forward and backward times in ms."""
-        outs, times = self.schedule.run(*[leaves[n]._data for n in self.leaf_names])
-        for name, ref in self.grads.items():
-            leaves[name].grad = _tensor(ref, outs, leaves)
-        retained = {name: _tensor(ref, outs, leaves) for name, ref in self.retained.items()}
+    def leaves(self, runner) -> "_Leaves":
+        """The leaves of a replayed run (`runner`'s graph): arrays, tensors when looked at."""
+        graph = runner.graph
+        arrays = {}
+        for name in self.leaf_names:
+            plan = graph.leaves[name]
+            try:
+                arrays[name] = np.asarray(plan.array) if name in self.shared else host_array(plan, graph.seed)
+            except (RuntimeError, MemoryError, ValueError, TypeError) as exc:     # as Runner.make_leaves
+                raise runner.failures.leaf(name, exc) from exc
+        return _Leaves(arrays, self.shared, self.leaf_kinds)
+
+    def run(self, leaves: Mapping[str, Any]) -> tuple[Mapping, dict[str, Any], float, float]:
+        """One pass: sets each leaf's `.grad`; returns the values, the gradients (the leaves'
+        then the retained ones) and the forward and backward times in ms."""
+        lazy = leaves.__class__ is _Leaves
+        outs, times = self.schedule.run(*[leaves.arrays[n] if lazy else leaves[n]._data for n in self.leaf_names])
+        grads = {name: _tensor(ref, outs, leaves) for name, ref in self.grads.items()}
+        if lazy:
+            leaves.set_grads(grads)
+        else:
+            for name, grad in grads.items():
+                leaves[name].grad = grad
+        grads.update((name, _tensor(ref, outs, leaves)) for name, ref in self.retained.items())
         forward_ms = (times["backward"] - times["forward"]) * 1e3
         backward_ms = (times["end"] - times["backward"]) * 1e3
-        return _Values(self.values, outs, leaves), retained, forward_ms, backward_ms
+        return _Values(self.values, outs, leaves), grads, forward_ms, backward_ms
+
+
+class _Leaves(Mapping):
+    """A replayed run's leaves: the arrays its passes read, made into tensors when looked at —
+    a copy of an array shared with the plan, the array itself otherwise (as `make_leaves`)."""
+    __slots__ = ("arrays", "_shared", "_kinds", "_made", "_grads")
+
+    def __init__(self, arrays: dict, shared: frozenset, kinds: dict):
+        self.arrays, self._shared, self._kinds, self._made, self._grads = arrays, shared, kinds, {}, {}
+
+    def set_grads(self, grads: dict) -> None:
+        self._grads = grads
+        for name, t in self._made.items():
+            if name in grads:
+                t.grad = grads[name]
+
+    def __getitem__(self, name):
+        made = self._made.get(name)
+        if made is None:
+            array = self.arrays[name]
+            device, keys, requires_grad = self._kinds[name]
+            made = self._made[name] = Tensor._make(np.array(array) if name in self._shared else array, device, keys)
+            if requires_grad:
+                made.requires_grad_(True)
+                made.grad = self._grads.get(name)
+        return made
+
+    def __iter__(self):
+        return iter(self.arrays)
+
+    def __len__(self):
+        return len(self.arrays)
 
 
 def _tensor(ref, outs, leaves):
@@ -109,15 +167,14 @@ class _Values(Mapping):
         return len(self._refs)
 
 
-def eligible(graph, leaves: dict[str, Any], *, profile: bool, anomaly: bool) -> str | None:
+def eligible(graph, leaves: Mapping[str, Any], *, profile: bool, anomaly: bool) -> str | None:
     """Why this run cannot be replayed, or None."""
     if profile:
         return "profiling looks at every Node"
     if anomaly:
         return "anomaly mode looks at every Node"
-    for t in leaves.values():
-        if t._device.type != "cpu":
-            return "replay runs on the CPU only"
+    if leaves.__class__ is not _Leaves and any(t._device.type != "cpu" for t in leaves.values()):
+        return "replay runs on the CPU only"        # (_Leaves: a replay was recorded, so on the CPU)
     return None
 
 
@@ -189,4 +246,20 @@ def _build(recorder: Recorder, runner, names, leaves, env) -> Replay:
                     if owner not in grads and owner not in retained and not isinstance(env.get(owner), tuple)
                     and getattr(env.get(owner), "requires_grad", False)]
     schedule = recorder.schedule(outputs)
-    return Replay(schedule, names, values, grads, retained, not_retained)
+    kinds = {name: (leaves[name]._device, leaves[name]._keys, leaves[name].requires_grad) for name in names}
+    return Replay(schedule, names, values, grads, retained, not_retained, kinds,
+                  _shared(runner.graph, leaves, [n for i, n in enumerate(names) if i not in schedule.private_inputs]))
+
+
+def _shared(graph, leaves, candidates) -> frozenset:
+    """The leaves a replay may read from their plan's memory-mapped array itself: the array the
+    engine's leaf copied, unchanged by the pass (no kernel wrote into an argument it was given)."""
+    shared = []
+    for name in candidates:
+        plan, data = graph.leaves.get(name), leaves[name]._data
+        source = getattr(plan, "array", None)
+        if source is not None and data.__class__ is np.ndarray and source.dtype == data.dtype and \
+                source.shape == data.shape and source.strides == data.strides and \
+                np.array_equal(source, data):
+            shared.append(name)
+    return frozenset(shared)

@@ -15,7 +15,7 @@ from typing import Any
 import agrad
 
 from .build import CheckedGraph
-from .executor import NodeFailure, run_nodes
+from .executor import NodeFailure, label_all, run_nodes
 from .expectations import check_expectations
 from .failures import Failures
 from .inputs import host_array
@@ -63,6 +63,11 @@ class Runner:
         self.forward_profile: list[tuple[str, str, int, float, float]] = []   # name, op, line, start, seconds
         self.leaf_ids: dict[int, str] = {}       # id(leaf tensor) -> input name, for AccumulateGrad errors
         self.timed = True                        # record forward_profile (off when nothing reads it)
+        # Label the Nodes of a pass only when yaml_node_of first asks (executor.label_all): right
+        # where every error is read from the latest pass (run_graph), not in gradcheck's many passes.
+        self.lazy_labels = False
+        self.env: dict[str, Any] | None = None   # the latest forward pass's values
+        self.labelled: dict[str, Any] | None = None   # the env whose Nodes label_all labelled
 
     @functools.cached_property
     def failures(self) -> Failures:
@@ -86,7 +91,7 @@ class Runner:
         return leaves
 
     def forward(self, leaves: dict[str, Any]) -> dict[str, Any]:
-        env = dict(leaves)
+        env = self.env = dict(leaves)
 
         def seen(bound, value, seconds):
             start = time.perf_counter() - seconds
@@ -96,7 +101,10 @@ class Runner:
                 self.check_finite(bound.name, value)
 
         try:
-            run_nodes(self.graph.order, env, on_node=seen if self.timed or self.anomaly else None)
+            # NOTE: labels are made when first read (yaml_node_of): walking every op's new Nodes
+            # to label them was a fifth of a pass's forward time.
+            run_nodes(self.graph.order, env, on_node=seen if self.timed or self.anomaly else None,
+                      labelled=not self.lazy_labels)
         except NodeFailure as failure:
             raise self.failures.forward(failure.bound.name, failure.error) from failure.error
         return env
@@ -157,6 +165,9 @@ class Runner:
     def yaml_node_of(self, node) -> str | None:
         if node is None:
             return None
+        if self.lazy_labels and self.env is not None and self.labelled is not self.env:
+            label_all(self.graph.order, self.env)
+            self.labelled = self.env
         name = node.metadata.get("yaml_node")
         if name is None and hasattr(node, "variable"):
             name = self.leaf_name(node.variable)
@@ -220,7 +231,11 @@ def run_graph(graph: CheckedGraph, file: str, *, timings: dict[str, float], prof
 def _run_graph(graph: CheckedGraph, file: str, *, timings: dict[str, float], profile: bool, anomaly: bool,
                repeat: int, on_repeat, leaf_values=None, replay: ReplayCache | None = None) -> GraphRun:
     runner = Runner(graph, file, anomaly=anomaly)
-    leaves = runner.make_leaves()
+    runner.lazy_labels = True
+    if replay is not None and replay.replay is not None and not (leaf_values or profile or anomaly):
+        leaves = replay.replay.leaves(runner)   # every pass replayed: leaf tensors made only when looked at
+    else:
+        leaves = runner.make_leaves()
     if leaf_values:                     # Graph.run(inputs=...): already made and shape-checked
         leaves.update(leaf_values)
         runner.leaf_ids = {id(t): name for name, t in leaves.items()}
@@ -232,10 +247,10 @@ def _run_graph(graph: CheckedGraph, file: str, *, timings: dict[str, float], pro
     env: dict[str, Any] = {}
     if replay is not None and (leaf_values or eligible(graph, leaves, profile=profile, anomaly=anomaly)):
         replay = None                   # other leaf values, or a pass that must run through the engine
-    replayed = None                     # the retained gradients of the last pass, when it was replayed
+    replayed = None                     # the gradients of the last pass, when it was replayed (graphs/replay.py)
     for i in range(warmup + max(1, repeat)):
         counted = i >= warmup
-        for t in leaves.values():
+        for t in leaves.values() if replay is None or replay.replay is None else ():   # a replay sets them all
             if t.requires_grad:
                 t.grad = None            # zero_grad(set_to_none=True), as PyTorch's optimizers do
         runner.forward_profile.clear()
@@ -259,7 +274,8 @@ def _run_graph(graph: CheckedGraph, file: str, *, timings: dict[str, float], pro
         if on_repeat is not None:
             on_repeat(i + 1 - warmup)
     spec = graph.spec
-    grads = {name: leaves[name].grad for name in spec.inputs if name in leaves and leaves[name].requires_grad}
+    grads = {} if replayed is not None else \
+        {name: leaves[name].grad for name in spec.inputs if name in leaves and leaves[name].requires_grad}
     if replayed is not None:
         grads.update(replayed)
         not_retained = list(replay.replay.not_retained)

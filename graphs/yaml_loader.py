@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 from yaml.constructor import SafeConstructor
 
-from .diagnostics import Collector, Pos
+from .diagnostics import Collector, Pos, Record
 
 
 class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
@@ -41,6 +41,7 @@ _CORE_SCALAR_TAGS = {
     "tag:yaml.org,2002:str", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float",
     "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null",
 }
+_STR_TAG = "tag:yaml.org,2002:str"
 _SEQ_TAG = "tag:yaml.org,2002:seq"
 _MAP_TAG = "tag:yaml.org,2002:map"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
@@ -49,12 +50,14 @@ _TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 Path = tuple
 
 
-@dataclass(frozen=True)
-class ScalarSource:
+class ScalarSource(Record):
     """Where a scalar's text sits in the file, so a column inside it can be found."""
-    start: Pos
-    end: Pos
-    style: str          # "" plain, "'" single, '"' double, "|" literal, ">" folded
+    __slots__ = ("start", "end", "style")
+
+    def __init__(self, start: Pos, end: Pos, style: str):
+        self.start = start
+        self.end = end
+        self.style = style          # "" plain, "'" single, '"' double, "|" literal, ">" folded
 
 
 @dataclass
@@ -99,8 +102,11 @@ class _Converter:
         self.constructor = SafeConstructor()
 
     def convert(self, node, path: Path) -> Any:
-        self.doc.values[path] = _pos(node.start_mark)
-        if isinstance(node, yaml.ScalarNode):
+        start = node.start_mark
+        self.doc.values[path] = start = Pos(start.line + 1, start.column + 1)
+        if node.__class__ is yaml.ScalarNode:
+            end = node.end_mark
+            self.doc.scalars[path] = ScalarSource(start, Pos(end.line + 1, end.column + 1), node.style or "")
             return self.scalar(node, path)
         if isinstance(node, yaml.SequenceNode):
             self.check_tag(node, _SEQ_TAG)
@@ -114,7 +120,8 @@ class _Converter:
                                  _pos(node.start_mark))
 
     def scalar(self, node, path: Path) -> Any:
-        self.doc.scalars[path] = ScalarSource(_pos(node.start_mark), _pos(node.end_mark), node.style or "")
+        if node.tag == _STR_TAG:
+            return node.value           # what SafeConstructor makes of a string, without its bookkeeping
         if node.tag == _TIMESTAMP_TAG and not node.style:
             return node.value           # an unquoted date is text here, not a datetime
         if node.tag not in _CORE_SCALAR_TAGS:
@@ -148,13 +155,14 @@ class _Converter:
             # name, not YAML 1.1's boolean True or the integer 1.
             key = key_node.value
             key_pos = _pos(key_node.start_mark)
+            child = path + (key,)
             if key in out:
-                first = self.doc.keys[path + (key,)]
+                first = self.doc.keys[child]
                 self.collector.error("AG002", f"duplicate key '{key}' (first defined at line {first.line})",
                                      key_pos)
                 continue
-            self.doc.keys[path + (key,)] = key_pos
-            out[key] = self.convert(value_node, path + (key,))
+            self.doc.keys[child] = key_pos
+            out[key] = self.convert(value_node, child)
         return out
 
 
@@ -363,14 +371,11 @@ def scalar_locator(doc: Document, path: Path):
     if src is None or not isinstance(value, str):
         pos = doc.pos(path)
         return lambda offset: pos
-    if src.start.line == src.end.line and value and src.style in ("", "'", '"'):
-        # One line, written as read (no escapes, no doubled quotes): the column is arithmetic,
-        # without rebuilding the scalar character by character (a large file asks for 400,000).
-        first = src.start.col - (not src.style)             # 0-based column of the text's first character
-        width = src.end.col - 1 - first - (src.style != "")   # characters between the quotes
-        if width == len(value) and doc.lines[src.start.line - 1][first:first + width] == value:
-            line = src.start.line
-            return lambda offset: Pos(line, first + 1 + min(offset, width))
+    found = _as_written(doc, src, value)
+    if found is not None:
+        line, start = found
+        width, end = len(value), start + len(value)
+        return lambda offset: Pos(line, start + offset if offset < width else end)
     if path not in doc._scalar_maps:
         doc._scalar_maps[path] = _scalar_map(doc.lines, src, value)
     mapped = doc._scalar_maps[path]
@@ -379,6 +384,25 @@ def scalar_locator(doc: Document, path: Path):
     where = mapped[1]
     after = Pos(where[-1].line, where[-1].col + 1)
     return lambda offset: where[offset] if offset < len(where) else after
+
+
+def one_line_scalar(doc: Document, path: Path, value: str) -> tuple[int, int] | None:
+    """(line, column) of the first character of the string scalar `value` at `path` when it
+    is one line written as read (no escapes, no doubled quotes), so that character `i` is at
+    column + i; else None."""
+    src = doc.scalars.get(path)
+    return None if src is None else _as_written(doc, src, value)
+
+
+def _as_written(doc: Document, src: ScalarSource, value: str) -> tuple[int, int] | None:
+    if src.start.line == src.end.line and value and src.style in ("", "'", '"'):
+        # One line, written as read: the column is arithmetic, without rebuilding the scalar
+        # character by character (a large file asks for over a million).
+        first = src.start.col - (not src.style)             # 0-based column of the text's first character
+        width = src.end.col - 1 - first - (src.style != "")   # characters between the quotes
+        if width == len(value) and doc.lines[src.start.line - 1][first:first + width] == value:
+            return src.start.line, first + 1
+    return None
 
 
 def _scalar_map(lines: list[str], src: ScalarSource, value: str) -> tuple[str, list[Pos]] | None:

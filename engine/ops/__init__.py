@@ -85,5 +85,6 @@ _bind_operators()
 importlib.import_module(f"{__name__}.bitcast").bind_view_method()           # t.view(dtype) beside t.view(sizes)
 importlib.import_module(f"{__name__}.inplace").bind_inplace_methods()    # Tensor.add_ …, x[i] = v
 importlib.import_module(f"{__name__}.inplace_views").bind_inplace_view_methods()   # Tensor.t_, squeeze_ …
+importlib.import_module(f"{__name__}.random_inplace").bind_extras_methods()   # Tensor.uniform_ …, allclose
 _bind_tensor_ops(__import__(__name__, fromlist=["_"]))
 _bind_engine_ops(__import__(__name__, fromlist=["_"]))

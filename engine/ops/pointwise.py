@@ -255,7 +255,14 @@ sigmoid = defop(
     samples=unary_samples(low=-4.0, high=4.0), torch="torch.sigmoid")
 
 def _threshold_backward_kernel(xp, grad_output, self, threshold):
-    return xp.where(self <= threshold, 0, grad_output).astype(grad_output.dtype, copy=False)
+    keep = ~(self <= threshold)            # NaN in self keeps its gradient, as where(self <= t, 0, g) does
+    dt = grad_output.dtype
+    if dt.kind == "f" and dt.itemsize in (2, 4, 8) and keep.shape == grad_output.shape:
+        # where() branches per element (10x a multiply on a random mask); the same bits, +0.0 where
+        # dropped and NaN and -0.0 kept, come from the gradient's bits AND a mask word
+        bits = grad_output.view(f"u{dt.itemsize}")
+        return (bits & -keep.astype(bits.dtype)).view(dt)
+    return xp.where(~keep, 0, grad_output).astype(dt, copy=False)
 
 
 threshold_backward = defop(

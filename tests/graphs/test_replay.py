@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 import agrad
 from agrad import graphs
+from agrad.autograd import recorder
 from agrad.autograd.recorder import Recorder
 from agrad.cli.main import cli
 
@@ -135,9 +136,9 @@ def test_cli_no_replay_gives_the_same_results(tmp_path):
 
 # ---- the recorder, on the library ------------------------------------------------------------
 
-def _recorded(fn, *values):
+def _recorded(fn, *values, dtype=agrad.float64):
     """Record `fn(*leaves)` and return (recorder, leaves, result)."""
-    leaves = [agrad.tensor(v, dtype=agrad.float64, requires_grad=True) for v in values]
+    leaves = [agrad.tensor(v, dtype=dtype, requires_grad=True) for v in values]
     recorder = Recorder()
     for t in leaves:
         recorder.bind(t._data)
@@ -204,3 +205,165 @@ def test_an_autograd_function_and_a_library_kernel_are_not_replayable():
     library.impl("replaytest::twice", "CPU", lambda x: agrad.tensor(x.detach().numpy() * 2))
     recorder, _, _ = _recorded(lambda x: agrad.ops.replaytest.twice(x.detach()), [1.0])
     assert "agrad.library" in recorder.reason
+
+
+# ---- the compiled schedule: inlined kernels, stolen copies, reused operands, shared leaves --------
+
+def _same(a, b) -> bool:
+    return a.dtype == b.dtype and a.shape == b.shape and a.strides == b.strides and \
+        np.array_equal(a, b, equal_nan=True) and np.array_equal(np.signbit(a), np.signbit(b))
+
+
+# ---- kernels read as expressions ----------------------------------------------------------------
+
+def _two_statements(xp, a):
+    b = a * 2
+    return b
+
+
+def test_a_kernel_of_one_expression_is_read_as_a_tree():
+    tree = recorder._expression(lambda xp, a, b: xp.multiply(a, -b) * 2, {})
+    assert tree == ("op", "*", ("call", ("attr", ("arg", 0), "multiply"), (("arg", 1), ("neg", ("arg", 2))), ()),
+                    ("const", 2))
+    tree = recorder._expression(lambda xp, a: xp.maximum(a, 0).astype(a.dtype, copy=False), {})
+    assert tree[0] == "call" and tree[3] == (("copy", ("const", False)),)
+
+
+def test_a_conditional_is_decided_by_constant_arguments_only():
+    add = lambda xp, a, b, alpha: xp.add(a, b if alpha == 1 else xp.multiply(b, alpha))  # noqa: E731
+    assert recorder._expression(add, {3: 1}) == ("call", ("attr", ("arg", 0), "add"), (("arg", 1), ("arg", 2)), ())
+    assert recorder._expression(add, {3: 2.5})[2][1][0] == "call"          # the multiply branch
+    assert recorder._expression(add, {}) is None                          # alpha is an array: called
+
+
+def test_kernels_that_are_not_one_expression_are_called():
+    y = 3.0
+    for fn in (lambda xp, a: xp.sin(a) * y,          # a closure
+               lambda xp, a, k=2: a * k,             # a default
+               lambda xp, a: np.sin(a),              # a global
+               lambda xp, *a: a[0],                  # *args
+               _two_statements):
+        assert recorder._expression(fn, {}) is None
+
+
+def test_constants_that_compare_equal_keep_their_own_names():
+    inliner = recorder._Inliner([])
+    names = [inliner.name(v) for v in (0.0, -0.0, 1, 1.0, True)]
+    assert len(set(names)) == 5 and inliner.name(-0.0) == names[1]
+
+
+# ---- the compiled schedule ----------------------------------------------------------------------
+
+def test_inlined_kernels_with_numbers_give_the_engines_results():
+    def fn(x):
+        return agrad.sin(x * 0.1) * -0.0 + x * 1e39 + (x - 3) * 2.5      # 1e39: no float32
+    with np.errstate(over="ignore"):
+        rec, _, out = _recorded(fn, [1.0, -2.0, 0.3], dtype=agrad.float32)
+        schedule = rec.schedule([out._data])
+        x = np.array([0.7, -1e-3, 4.0], np.float32)
+        (got,), _ = schedule.run(x)
+        want = fn(agrad.tensor(x)).detach()
+    assert schedule.inlined >= 6
+    assert _same(got, want.numpy())
+
+
+def test_a_copy_of_a_dead_array_is_the_array():
+    def fn(x):
+        a = x * 2.0
+        return a, agrad.transpose(a, 0, 1).clone()       # the copy keeps the transposed layout
+    rec, _, (a, c) = _recorded(fn, [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    stolen = rec.schedule([c._data])
+    kept = rec.schedule([a._data, c._data])              # `a` is returned: the copy must be one
+    x = np.array([[0.5, -1.0, 2.0], [3.0, 0.25, -4.0]])
+    (c1,), _ = stolen.run(x)
+    (a2, c2), _ = kept.run(x)
+    assert (stolen.stolen, kept.stolen) == (1, 0)
+    want = fn(agrad.tensor(x))[1].detach().numpy()
+    assert _same(c1, want) and _same(c2, want) and not np.shares_memory(a2, c2)
+
+
+def test_a_result_is_written_into_an_operand_only_when_nothing_reads_it_after():
+    def fn(x):
+        s = agrad.sin(x)
+        return s, s * x                      # s * x: s dies there unless s is returned
+    rec, _, (s, p) = _recorded(fn, [1.0, 2.0])
+    reusing = rec.schedule([p._data])
+    keeping = rec.schedule([s._data, p._data])
+    x = np.array([0.3, -2.0])
+    before = x.copy()
+    (p1,), _ = reusing.run(x)
+    (s2, p2), _ = keeping.run(x)
+    assert (reusing.reused, keeping.reused) == (1, 0)
+    assert _same(p1, np.sin(before) * before) and _same(p2, p1) and _same(s2, np.sin(before))
+    assert np.array_equal(x, before)         # an input is never written into
+
+
+@pytest.mark.parametrize("dtype", [agrad.float32, agrad.float64], ids=lambda d: d.name)
+def test_a_relu_mask_keeps_the_bits_of_nan_and_minus_zero(dtype):
+    def fn(g, y):
+        return agrad.ops.threshold_backward(g, y, 0)
+    rec, _, out = _recorded(fn, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [1.0, -1.0, 1.0, -1.0, 0.0, 1.0], dtype=dtype)
+    schedule = rec.schedule([out._data])
+    g = np.array([np.nan, np.nan, -0.0, -0.0, -3.0, np.inf], dtype.np)
+    y = np.array([1.0, -1.0, 2.0, -2.0, 0.0, np.nan], dtype.np)
+    (got,), _ = schedule.run(g, y)
+    want = fn(agrad.tensor(g), agrad.tensor(y)).numpy()
+    bits = f"u{want.itemsize}"
+    assert _same(got, want) and np.array_equal(got.view(bits), want.view(bits))
+    # the kernel's mask word gives where()'s bits: +0.0 where dropped, NaN and -0.0 kept
+    assert np.array_equal(got.view(bits), np.where(y <= 0, 0, g).astype(dtype.np).view(bits))
+
+
+def test_an_input_that_an_output_views_is_private():
+    rec, _, out = _recorded(lambda x: agrad.transpose(x, 0, 1), [[1.0, 2.0]])
+    assert rec.schedule([out._data]).private_inputs == {0}
+    rec, _, out = _recorded(lambda x: x * 2.0, [[1.0, 2.0]])
+    assert rec.schedule([out._data]).private_inputs == frozenset()
+
+
+# ---- leaves read from their files -------------------------------------------------------------
+
+def test_a_file_leaf_is_read_in_place_and_a_tensor_only_when_looked_at(tmp_path, graph_file):
+    np.save(tmp_path / "w.npy", np.linspace(-1.0, 1.0, 6).reshape(2, 3))
+    path = graph_file("""
+        inputs:
+          w: {file: w.npy, requires_grad: true}
+          x: {value: [1.0, 2.0, 3.0]}
+        nodes:
+          y: sum(tanh(w) * x)
+        backward: y
+    """)
+    graph = graphs.load(path)
+    runs = [graph.run() for _ in range(4)]
+    replay = graph._replay.replay
+    assert replay.shared == {"w"}
+    engine = graphs.load(path).run(replay=False)
+    for run in runs:
+        _assert_same(_arrays(run.grads), _arrays(engine.grads))
+    w = runs[3].values["w"]
+    assert w.grad is runs[3].grads["w"] and w.requires_grad and w.is_leaf
+    assert not np.shares_memory(w.detach().numpy(), graph._checked.leaves["w"].array)
+    with agrad.no_grad():
+        w.add_(1.0)                          # the user's leaf is theirs: the next run starts from the file
+    assert _same(graph.run().values["w"].detach().numpy(), engine.values["w"].detach().numpy())
+
+
+def test_a_file_leaf_a_kernel_writes_into_is_made_afresh_for_each_run(tmp_path, graph_file):
+    np.save(tmp_path / "mean.npy", np.zeros(2))
+    path = graph_file("""
+        inputs:
+          x: {value: [[1.0, 2.0], [3.0, 5.0]], requires_grad: true}
+          mean: {file: mean.npy}
+          var: {value: [1.0, 1.0]}
+        nodes:
+          y: sum(batch_norm(x, mean, var, training=True) * x)
+        backward: y
+        outputs: [y]
+    """)
+    graph = graphs.load(path)
+    runs = [graph.run(repeat=2) for _ in range(3)]
+    assert graph._replay.replay is not None and "mean" not in graph._replay.replay.shared
+    engine = graphs.load(path).run(repeat=2, replay=False)
+    for run in runs:                         # each run: running stats updated twice from the file's zeros
+        _assert_same(_arrays({"mean": run.values["mean"]}), _arrays({"mean": engine.values["mean"]}))
+        _assert_same(_arrays(run.grads), _arrays(engine.grads))
