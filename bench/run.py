@@ -28,7 +28,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 WORKER = HERE / "workloads.py"
-UNITS = {"W1": ("µs/op", 1e6), "W3": ("µs/op", 1e6), "W2": ("ms", 1e3), "W4": ("ms", 1e3)}
+# workload -> (unit, scale, whether a pass's time is divided by the ops it counts); W5 cells: seconds a command
+UNITS = {"W1": ("µs/op", 1e6, True), "W3": ("µs/op", 1e6, True), "W2": ("ms", 1e3, True), "W4": ("ms", 1e3, True)}
+_W5_UNIT = ("s", 1.0, False)
 
 
 OPTIONAL = {"torch": ("torch", "PyTorch"), "hips": ("autograd", "HIPS autograd")}   # framework: (module, name)
@@ -101,15 +103,18 @@ def main(argv=None) -> int:
         if errors:
             print(f"{workload:<22}{framework:<12}  failed: {errors[0]}")
             continue
-        unit, scale = UNITS.get(workload, ("s", 1.0))
-        med = statistics.median(statistics.median(c["times"]) / c["ops"] for c in runs) * scale
+        unit, scale, per_op = UNITS.get(workload, _W5_UNIT)
+
+        def per(c):
+            return statistics.median(c["times"]) / (c["ops"] if per_op else 1)
+        med = statistics.median(per(c) for c in runs) * scale
         peak = statistics.median(c["peak_above_baseline_mb"] for c in runs)
 
         def ratio(other):
             ref = results.get((workload, other))
             if not ref or other == framework or any("error" in c for c in ref):
                 return ""
-            ref_med = statistics.median(statistics.median(c["times"]) / c["ops"] for c in ref) * scale
+            ref_med = statistics.median(per(c) for c in ref) * scale
             return f"{med / ref_med:.2f}x"
         print(f"{workload:<22}{framework:<12}{med:>9.2f} {unit:<5}{peak:>9.0f}{ratio('numpy'):>9}{ratio('torch'):>9}")
     return 0
