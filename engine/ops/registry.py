@@ -524,7 +524,7 @@ def _make_autograd_kernel(entry, info, diff_inputs, node_classes, overload, save
     list_positions = entry.list_positions
     after_autograd = ~AUTOGRAD
     names_for_mask = save_plan.names
-    names_cache = save_plan._cache
+    savers = {}
     single_class = node_classes[0] if overload is None else None
 
     def kernel(op, keyset, args):
@@ -566,36 +566,15 @@ def _make_autograd_kernel(entry, info, diff_inputs, node_classes, overload, save
         node = single_class() if single_class is not None else node_classes[overload(*args)]()
         node.set_next_edges(edges)
         node.list_sizes = sizes
-        multi = out.__class__ is tuple
         # history first: a saved output records which output of the node it is
-        if multi:
-            for o in out:
-                if o._data.dtype.kind == "f":
-                    set_history(o, node)
-                else:
-                    node.add_input_metadata(o)    # keeps output numbers aligned; integer outputs get no grad
+        if out.__class__ is tuple:
+            _set_histories(out, node)
         else:
             set_history(out, node)
-        saved = {}
-        names = names_cache.get(mask)
-        for name in names if names is not None else names_for_mask(mask):
-            if name == "result":
-                saved[name] = [SavedVariable(o, True) for o in out] if multi else SavedVariable(out, True)
-                continue
-            index = arg_index.get(name)
-            if index is None:       # `self_shape`: save the shape, not the tensor (PyTorch's self_sym_sizes)
-                value = args[arg_index[name[:-6]]]
-                # a Tensor[] argument saves one shape per tensor (PyTorch's tensors_args_sizes)
-                saved[name] = [t.shape for t in value] if value.__class__ is list else getattr(value, "shape", ())
-                continue
-            value = args[index]
-            if value.__class__ is Tensor:
-                saved[name] = SavedVariable(value, False)
-            elif value.__class__ is list and value and value[0].__class__ is Tensor:
-                saved[name] = [SavedVariable(v, False) for v in value]
-            else:
-                saved[name] = value
-        node.saved = saved
+        save = savers.get(mask)
+        if save is None:
+            save = savers[mask] = _make_saver(names_for_mask(mask), arg_index, op.name)
+        save(node, out, args)
         return out
     return kernel
 
