@@ -8,19 +8,9 @@ import pytest
 import agrad
 import agrad.graphs as G
 from agrad.graphs.training import Batches, TrainingDiverged, Trainer, schedule_factor
+from small_classifier import SMALL_CLASSIFIER
 
-MLP = """\
-seed: 3
-inputs:
-  x: {shape: [8, 4], init: normal}
-  y: {value: [0, 1, 2, 0, 1, 2, 0, 1], dtype: int64}
-  W: {shape: [4, 3], init: normal, std: 0.5, requires_grad: true}
-  b: {shape: [3], init: zeros, requires_grad: true}
-nodes:
-  logits: x @ W + b
-  loss: cross_entropy(logits, y)
-backward: loss
-"""
+MLP = SMALL_CLASSIFIER
 
 
 def _data(n=96):
