@@ -578,9 +578,12 @@ class Engine:
                 ready = (nxt, buffer)
         if ready is not None:
             nxt, buffer = ready
+            if graph_task.threaded:       # a device worker now shares the queue (a GPU gradient above)
+                self._push(graph_task, nxt, buffer)
+                return None
             key = (2, -graph_task.reentrant_depth, -nxt.sequence_nr)
             heap = graph_task.cpu_ready_queue._heap
-            if direct and not graph_task.threaded and (not heap or key < heap[0][0]):
+            if direct and (not heap or key < heap[0][0]):
                 return ready
             queue = graph_task.cpu_ready_queue
             graph_task.outstanding_tasks += 1
