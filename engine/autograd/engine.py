@@ -22,7 +22,8 @@ from ..grad_mode import tls as _dispatch_tls
 from .anomaly_mode import _state as _anomaly_state
 from .anomaly_mode import check_outputs, is_anomaly_enabled
 from .input_buffer import InputBuffer
-from .._tensor import _OpLibrary
+from ..dispatcher import ops as _ops
+from .node import AccumulateGrad as _ACC  # AccumulateGrad's hooks live on its leaf
 from .node import GraphRoot, check_hook_result, check_single_hook_result
 
 __all__ = ["Engine", "GraphTask", "NodeTask", "ReadyQueue", "get_default_engine", "validate_outputs"]
@@ -650,18 +651,10 @@ def _call_tensor_pre_hooks(fn, inputs: list) -> list:
     return inputs
 
 
-from .node import AccumulateGrad as _ACC  # noqa: E402  (AccumulateGrad's hooks live on its leaf)
-
 _new = object.__new__
 heappush = heapq.heappush
-_ops = _OpLibrary()  # agrad.ops, bound over this once loaded (it imports this module)
 _default_engine = Engine()
 
 
 def get_default_engine() -> Engine:
     return _default_engine
-
-
-def _bind_ops(module) -> None:
-    global _ops
-    _ops = module

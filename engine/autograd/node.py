@@ -15,7 +15,8 @@ import weakref
 from ..dispatch_keys import AUTOGRAD
 from .anomaly_mode import _state as _anomaly
 from ..grad_mode import tls
-from .._tensor import AutogradMeta, DifferentiableViewMeta, RemovableHandle, Tensor, VariableVersion, _OpLibrary
+from .._tensor import AutogradMeta, DifferentiableViewMeta, RemovableHandle, Tensor, VariableVersion
+from ..dispatcher import ops as _ops
 from . import recorder as _recorder
 from .edge import INVALID_EDGE, Edge
 
@@ -166,7 +167,7 @@ def _hook_name(hook) -> str:
 
 def _type_string(t) -> str:
     """PyTorch's legacy type string: agrad.FloatTensor, agrad.cuda.DoubleTensor."""
-    from ..ops.nn import scalar_type_name
+    from ..messages import scalar_type_name
     where = "" if t._device.type == "cpu" else f"{t._device.type}."
     return f"agrad.{where}{scalar_type_name(t._data.dtype)}Tensor"
 
@@ -325,5 +326,3 @@ def set_history(t: Tensor, node: Node) -> None:
         meta.grad_fn, meta.output_nr, meta.requires_grad = node, output_nr, False
     t._keys |= AUTOGRAD
 
-
-_ops = _OpLibrary()      # agrad.ops, loaded on first use (it imports this module)

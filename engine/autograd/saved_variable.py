@@ -121,7 +121,7 @@ def save_output(tensor: Tensor) -> SavedVariable:
 
 
 def _raise_modified(t, expected: int, fn_name, output_nr, version=None):
-    from ..ops.nn import tensor_type_name
+    from ..messages import tensor_type_name
     data = t._data
     version = t._version if version is None else version
     # PyTorch 2.13 prints the Node's name without "Backward0": "output 0 of Exp"

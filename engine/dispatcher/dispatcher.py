@@ -13,13 +13,14 @@ from __future__ import annotations
 import sys
 import warnings
 
+from ..creation import tensor as _tensor_of
 from ..grad_mode import tls
-from .._tensor import Tensor
+from .._tensor import Tensor, load_op_library
 from ..dispatch_keys import (AUTOGRAD, BACKEND_KEYS, RUNTIME_KEYS, DispatchKey, _ALIAS_TARGETS,
                    format_keyset, parse_key)
 from .schema import Schema, parse_schema
 
-__all__ = ["OperatorEntry", "define", "impl", "register_fallback", "get_op", "all_ops",
+__all__ = ["OperatorEntry", "define", "impl", "register_fallback", "get_op", "all_ops", "ops",
            "UnknownOperatorError", "FALLTHROUGH", "keyset_for", "call"]
 
 _NUMBER_TYPES = (int, float, bool)
@@ -63,6 +64,11 @@ class OperatorEntry:
 
     def __call__(self, *args, **kwargs):
         return self.function(*args, **kwargs)
+
+    def call_boxed(self, args: list):
+        """Call with the arguments as one list in schema order (PyTorch's callBoxed): how code
+        below the op library (a view's replay in `_tensor`) calls an op it was handed."""
+        return call(self, list(args))
 
     def keys(self) -> list[str]:
         """The keys with a kernel; a fallthrough (skip to the next key) is marked as one."""
@@ -188,17 +194,10 @@ def register_fallback(key, kernel) -> None:
         entry._cache.clear()
 
 
-def _load_op_library() -> None:
-    """Registering agrad's ops is importing agrad.ops (as importing torch registers its
-    operators); a registry lookup before that loads it first."""
-    import importlib
-    importlib.import_module("agrad.ops")
-
-
 def get_op(name: str) -> OperatorEntry:
     entry = _operators.get(name)
     if entry is None:
-        _load_op_library()
+        load_op_library()             # a lookup before the library has loaded (see load_op_library)
         entry = _operators.get(name)
     if entry is None:
         import difflib
@@ -209,8 +208,25 @@ def get_op(name: str) -> OperatorEntry:
 
 
 def all_ops() -> list[OperatorEntry]:
-    _load_op_library()
+    load_op_library()
     return sorted(_operators.values(), key=lambda e: e.name)
+
+
+class _OpNamespace:
+    """`ops.<name>`: an operator's function by name, looked up in the registry on first use
+    and kept (PyTorch's `torch.ops.aten.<name>`). How the layers below the op library
+    (autograd's engine and Nodes) call ops: by name through the dispatcher, never by
+    importing the library, which is built on top of them."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        function = get_op(name).function
+        setattr(self, name, function)
+        return function
+
+
+ops = _OpNamespace()
 
 
 def keyset_for(device, requires_grad: bool) -> int:
@@ -285,11 +301,10 @@ def _is_numpy_scalar(a) -> bool:
 
 
 def _scalar_tensor(op, i, value):
-    from ..creation import tensor
     if not (isinstance(value, _NUMBER_TYPES) or _is_numpy_scalar(value)):
         raise TypeError(f"{op.name}(): argument '{op.schema.arguments[i].name}' must be Tensor, "
                         f"not {type(value).__name__}")
-    return tensor(value)
+    return _tensor_of(value)
 
 
 def _fast_path(entry: OperatorEntry, names: list[str]) -> str:

@@ -17,7 +17,7 @@ from ..errors import DtypeNotImplementedError
 from ..grad_mode import is_grad_enabled
 from .registry import defop
 from .samples import SampleInput, make_arg, unary_samples
-from .shapes import broadcast_shapes
+from ..shapes import broadcast_shapes
 from .unary import _torch_dtype_name
 
 _SQRT1_2 = math.sqrt(0.5)               # PyTorch's M_SQRT1_2

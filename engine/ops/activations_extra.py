@@ -18,7 +18,7 @@ from ..grad_mode import is_grad_enabled
 from .activations import _backward_meta, _float_only, _opmath, _sigmoid_np, _unary_meta
 from .registry import defop
 from .samples import SampleInput, make_arg, unary_samples
-from .shapes import broadcast_shapes, normalize_dim
+from ..shapes import broadcast_shapes, normalize_dim
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -623,7 +623,8 @@ softmin = defop(
 
 from .. import creation  # noqa: E402
 from .joining import cat, chunk  # noqa: E402
-from .nn import scalar_type_name, softmax  # noqa: E402
+from .nn import softmax  # noqa: E402
+from ..messages import scalar_type_name
 from .pointwise import ge, gt, lt, sigmoid, tanh, where  # noqa: E402
 from .shape import reshape  # noqa: E402
 from .unary import abs  # noqa: E402,A004

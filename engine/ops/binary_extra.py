@@ -10,7 +10,7 @@ from ..creation import tensor as _tensor
 from .._tensor import Tensor
 from .registry import defop
 from .samples import SampleInput, binary_samples, make_arg
-from .shapes import broadcast_shapes, pointwise_meta, shape_of
+from ..shapes import broadcast_shapes, pointwise_meta, shape_of
 
 same_meta = pointwise_meta()
 

@@ -20,7 +20,7 @@ import math
 
 from ..backends.meta import MetaArray
 from ..errors import DtypeError, ShapeError
-from .nn import c_type_name, require_floating, sizes, tensor_type_name
+from ..messages import c_type_name, require_floating, sizes, tensor_type_name
 from .registry import defop
 from .samples import SampleInput, make_arg
 

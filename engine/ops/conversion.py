@@ -13,7 +13,7 @@ from ..dispatch_keys import AUTOGRAD
 from .._tensor import Tensor
 from .registry import OpInfo, _infos, defop
 from .samples import SampleInput, make_arg
-from .shapes import pointwise_meta
+from ..shapes import pointwise_meta
 
 
 def _target(self: Tensor, device, dtype):

@@ -15,7 +15,7 @@ from ..backends.meta import MetaArray
 from ..errors import DtypeNotImplementedError
 from .registry import defop
 from .samples import SampleInput, make_arg
-from .shapes import normalize_dim
+from ..shapes import normalize_dim
 from .unary import _torch_dtype_name
 
 

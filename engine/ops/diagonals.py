@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..backends.meta import MetaArray
 from .registry import defop
 from .samples import SampleInput, make_arg
-from .shapes import normalize_dim
+from ..shapes import normalize_dim
 from .views import _diagonal_meta, _diagonal_view, diagonal, diagonal_backward
 
 

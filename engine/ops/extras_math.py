@@ -17,7 +17,7 @@ from .. import dtypes
 from ..errors import DtypeError
 from .registry import defop
 from .samples import SampleInput, binary_samples, make_arg, unary_samples
-from .shapes import pointwise_meta
+from ..shapes import pointwise_meta
 
 __all__: list = []
 

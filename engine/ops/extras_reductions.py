@@ -17,11 +17,11 @@ import numpy as np
 from .. import dtypes
 from ..backends.meta import MetaArray
 from ..errors import DtypeError, DtypeNotImplementedError
-from .nn import scalar_type_name
+from ..messages import scalar_type_name
 from .reduction import _sum_dtype, sum_backward
 from .registry import defop
 from .samples import SampleInput, make_arg, reduction_samples
-from .shapes import broadcast_shapes, normalize_dim, normalize_dims, reduced_shape
+from ..shapes import broadcast_shapes, normalize_dim, normalize_dims, reduced_shape
 
 __all__ = ["allclose", "equal", "unique"]
 

@@ -18,7 +18,7 @@ from ..backends.meta import MetaArray
 from .._tensor import Tensor
 from .registry import defop
 from .samples import SampleInput, make_arg
-from .shapes import normalize_dim
+from ..shapes import normalize_dim
 
 __all__ = ["getitem"]
 

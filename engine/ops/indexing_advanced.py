@@ -17,10 +17,11 @@ import numpy as np
 from .. import dtypes
 from ..backends.meta import MetaArray
 from .._tensor import Tensor, filled
-from .nn import checked, scalar_type_name, sizes, tensor_type_name
+from .nn import checked
+from ..messages import scalar_type_name, sizes, tensor_type_name
 from .registry import defop
 from .samples import SampleInput, make_arg
-from .shapes import broadcast_shapes, normalize_dim
+from ..shapes import broadcast_shapes, normalize_dim
 
 _INT_KINDS = ("i", "u")
 _SCATTER_REDUCES = ("sum", "prod", "mean", "amax", "amin")

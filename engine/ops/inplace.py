@@ -34,7 +34,7 @@ from .._tensor import (AutogradMeta, CREATION_DEFAULT, CREATION_MULTI_OUTPUT_NOD
                        DifferentiableViewMeta, Tensor, VariableVersion, filled, replay_view)
 from .registry import defop
 from .samples import SampleInput, make_arg
-from .shapes import broadcast_shapes, normalize_dim
+from ..shapes import broadcast_shapes, normalize_dim
 
 __all__ = ["setitem", "CopySlices"]
 
@@ -478,15 +478,16 @@ def _new_with_layout(shape, np_dtype, device, order) -> Tensor:
 
 # ---- the in-place methods -------------------------------------------------------------------------
 
-def _method(name, op_name, backward_name=None):
+def _method(name, op, backward_name=None):
+    """The in-place variant `name` of `op` (a function of the op library), as a Tensor method."""
     def method(self, *args, **kwargs):
-        return apply_inplace(self, getattr(_ops, op_name), args, kwargs, backward_name)
+        return apply_inplace(self, op, args, kwargs, backward_name)
     method.__name__ = method.__qualname__ = name
-    method.__doc__ = f"In-place {op_name}: the result is written into self (see agrad.{op_name})."
+    method.__doc__ = f"In-place {op.__name__}: the result is written into self (see agrad.{op.__name__})."
     return method
 
 
-# PyTorch's in-place variants of the ops agrad has (bound when the op exists)
+# PyTorch's in-place variants of the ops agrad has (bound by _tensor_methods when the op exists)
 _UNARY = ("abs", "neg", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin", "cos",
           "tan", "sinh", "cosh", "tanh", "asin", "acos", "atan", "sigmoid", "relu", "sign", "erf", "erfc", "erfinv",
           "reciprocal", "square", "floor", "ceil", "round", "trunc", "frac", "lgamma", "digamma", "clamp",
@@ -524,33 +525,6 @@ def _index_put_(self, indices, values, accumulate=False, dims=None):
     return apply_inplace(self, index_put, (list(indices), values, accumulate, dims), None, "IndexPutBackward0")
 
 
-def _iop(name):
-    def method(self, other):
-        return getattr(self, name)(other)
-    method.__name__ = method.__qualname__ = f"__i{name[:-1]}__"
-    return method
-
-
-def bind_inplace_methods() -> None:
-    """Tensor.<op>_ for every op above that the library has; called once all families have loaded."""
-    import importlib
-    global _ops
-    _ops = importlib.import_module("agrad.ops")
-    for name in _UNARY + _BINARY:
-        if hasattr(_ops, name) and not hasattr(Tensor, name + "_"):
-            setattr(Tensor, name + "_", _method(name + "_", name))
-    Tensor.zero_ = _zero_
-    Tensor.fill_ = _fill_
-    Tensor.copy_ = _copy_
-    Tensor.index_put_ = _index_put_
-    Tensor.__setitem__ = setitem
-    for name in ("add_", "sub_", "mul_", "div_"):
-        setattr(Tensor, f"__i{name[:-1]}__" if name != "div_" else "__itruediv__", _iop(name))
-
-
-_ops = None
-
-
 # ---- x[index] = value ------------------------------------------------------------------------------
 
 def setitem(self: Tensor, index, value) -> None:
@@ -580,6 +554,6 @@ def setitem(self: Tensor, index, value) -> None:
 from ..creation import zeros_like  # noqa: E402
 from .indexing import getitem, slice as slice_op  # noqa: E402
 from .indexing_advanced import _index, _index_key, _index_meta, advanced_parts, is_advanced  # noqa: E402
-from .nn import scalar_type_name  # noqa: E402
+from ..messages import scalar_type_name  # noqa: E402
 from .pointwise import where  # noqa: E402
 from .reduction import sum as sum_op  # noqa: E402

@@ -8,7 +8,7 @@ from ..backends.meta import MetaArray
 from ..errors import DimensionError, ShapeError
 from .registry import defop
 from .samples import SampleInput, make_arg
-from .shapes import normalize_dim
+from ..shapes import normalize_dim
 
 
 def promote_list(arrays, positions) -> None:

@@ -8,7 +8,7 @@ from ..backends.meta import MetaArray
 from ..errors import DtypeError, ShapeError
 from .registry import defop
 from .samples import SampleInput, make_arg
-from .shapes import broadcast_shapes
+from ..shapes import broadcast_shapes
 
 
 def _same_dtype(name, a, b):

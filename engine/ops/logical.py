@@ -14,7 +14,7 @@ from .. import dtypes
 from ..errors import DtypeNotImplementedError
 from .registry import defop
 from .samples import SampleInput, make_arg
-from .shapes import pointwise_meta
+from ..shapes import pointwise_meta
 from .unary import _torch_dtype_name
 
 _BOOL = np.dtype(np.bool_)

@@ -18,10 +18,10 @@ import numpy as np
 from .. import creation, dtypes
 from ..backends.meta import MetaArray
 from ..errors import DimensionError, DtypeError, ShapeError
-from .nn import require_floating, scalar_type_name, sizes
+from ..messages import require_floating, scalar_type_name, sizes
 from .registry import defop
 from .samples import SampleInput, make_arg
-from .shapes import broadcast_shapes
+from ..shapes import broadcast_shapes
 
 _REDUCTIONS = ("none", "mean", "sum")
 _ENUM = "{'none': 0, 'mean': 1, 'sum': 2}[reduction]"

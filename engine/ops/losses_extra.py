@@ -19,10 +19,10 @@ import numpy as np
 from .. import dtypes
 from ..backends.meta import MetaArray
 from .losses import check_reduction
-from .nn import require_floating, scalar_type_name, sizes
+from ..messages import require_floating, scalar_type_name, sizes
 from .registry import defop
 from .samples import SampleInput, make_arg
-from .shapes import broadcast_shapes
+from ..shapes import broadcast_shapes
 
 _ENUM = "{'none': 0, 'mean': 1, 'sum': 2}[reduction]"
 _BCE_EPS = 1e-12      # PyTorch's EPSILON in binary_cross_entropy's backward

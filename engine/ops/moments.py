@@ -7,7 +7,7 @@ from __future__ import annotations
 from .reduction import _mean_grad
 from .reductions_extra import (_std_grad, _std_kernel, _var_backward, _var_kernel, _var_meta, _var_samples)
 from .registry import defop
-from .shapes import normalize_dims
+from ..shapes import normalize_dims
 
 _ARGS = "Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False"
 

@@ -14,7 +14,7 @@ import numpy as np
 from ..backends.meta import MetaArray
 from ..errors import DimensionError, ShapeError
 from ..grad_mode import no_grad
-from .nn import require_floating, sizes
+from ..messages import require_floating, sizes
 from .registry import defop
 from .samples import SampleInput, make_arg
 

@@ -11,7 +11,7 @@ from ..creation import tensor, zeros_like
 from .registry import defop, promote_float, promote_same
 from .samples import (SampleInput, binary_samples, make_arg, positive_unary_samples, quotient_off_integers,
                       unary_samples)
-from .shapes import broadcast_shapes, pointwise_meta, shape_of
+from ..shapes import broadcast_shapes, pointwise_meta, shape_of
 
 same_meta = pointwise_meta()
 bool_meta = pointwise_meta(np.bool_)

@@ -21,7 +21,7 @@ from .activations import _float_only
 from .registry import defop
 from .samples import (SampleInput, binary_samples, make_arg, off_integers, positive_unary_samples,
                       quotient_off_integers, unary_samples)
-from .shapes import broadcast_shapes, pointwise_meta, shape_of
+from ..shapes import broadcast_shapes, pointwise_meta, shape_of
 from .unary import _torch_dtype_name
 
 _same_meta = pointwise_meta()

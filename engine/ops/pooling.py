@@ -17,7 +17,7 @@ import numpy as np
 from ..backends.meta import MetaArray
 from ..errors import ShapeError
 from .. import dtypes
-from .nn import require_floating, sizes
+from ..messages import require_floating, sizes
 from .registry import defop
 from .samples import SampleInput, grad_output_samples, make_arg
 

@@ -16,7 +16,7 @@ from ..backends.meta import MetaArray
 from .nn import checked
 from .registry import defop, get_info
 from .samples import SampleInput, make_arg
-from .shapes import broadcast_shapes
+from ..shapes import broadcast_shapes
 
 
 # ---- outer, baddbmm ------------------------------------------------------------------------------

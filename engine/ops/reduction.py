@@ -8,7 +8,7 @@ from ..backends.meta import MetaArray
 from ..errors import DtypeError, ShapeError
 from .registry import defop
 from .samples import reduction_samples
-from .shapes import normalize_dims, reduced_shape
+from ..shapes import normalize_dims, reduced_shape
 
 
 def _sum_dtype(x, dtype):

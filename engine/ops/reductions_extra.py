@@ -18,7 +18,7 @@ from ..errors import DimensionError, DtypeError
 from .reduction import _keepdim_grad, _sum_dtype
 from .registry import defop
 from .samples import SampleInput, make_arg, reduction_samples
-from .shapes import normalize_dims, reduced_shape
+from ..shapes import normalize_dims, reduced_shape
 from .unary import _torch_dtype_name
 
 _INF = float("inf")

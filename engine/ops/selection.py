@@ -20,11 +20,11 @@ from .._tensor import Tensor
 from ..backends.meta import MetaArray
 from ..errors import DtypeError, ShapeError
 from .indexing_advanced import _zeros
-from .nn import scalar_type_name
+from ..messages import scalar_type_name
 from .reductions_extra import _nonempty_dims
 from .registry import defop
 from .samples import SampleInput, make_arg
-from .shapes import normalize_dim, normalize_dims, pointwise_meta, reduced_shape
+from ..shapes import normalize_dim, normalize_dims, pointwise_meta, reduced_shape
 
 _INT64 = np.dtype(np.int64)
 _BOOL = np.dtype(np.bool_)

@@ -8,7 +8,7 @@ from ..backends.meta import MetaArray
 from ..errors import ShapeError
 from .registry import defop
 from .samples import SampleInput, make_arg
-from .shapes import infer_reshape, normalize_dim
+from ..shapes import infer_reshape, normalize_dim
 
 
 def _reshape_meta(self, shape):

@@ -17,7 +17,7 @@ from ..backends.meta import MetaArray
 from ..errors import ShapeError
 from .registry import defop
 from .samples import SampleInput, make_arg
-from .shapes import normalize_dim, normalize_dims
+from ..shapes import normalize_dim, normalize_dims
 
 
 # ---- flip / roll ------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import math
 from .. import dtypes
 from .registry import defop
 from .samples import SampleInput, binary_samples, make_arg, positive_unary_samples, unary_samples
-from .shapes import pointwise_meta
+from ..shapes import pointwise_meta
 
 _same_meta = pointwise_meta()
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)   # PyTorch's M_2_SQRTPI

@@ -12,7 +12,7 @@ from ..creation import zeros_like
 from ..errors import DtypeNotImplementedError
 from .registry import defop
 from .samples import positive_unary_samples, unary_samples
-from .shapes import pointwise_meta
+from ..shapes import pointwise_meta
 
 same_meta = pointwise_meta()
 

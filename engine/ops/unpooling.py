@@ -11,7 +11,7 @@ import numpy as np
 
 from ..backends.meta import MetaArray
 from ..errors import ShapeError
-from .nn import require_floating, scalar_type_name, sizes
+from ..messages import require_floating, scalar_type_name, sizes
 from .registry import defop
 from .samples import SampleInput, make_arg
 

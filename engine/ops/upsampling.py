@@ -16,7 +16,7 @@ import numpy as np
 
 from ..backends.meta import MetaArray
 from ..errors import ShapeError
-from .nn import require_floating
+from ..messages import require_floating
 from .registry import defop
 from .samples import SampleInput, grad_output_samples, make_arg
 

@@ -7,7 +7,7 @@ import math
 from ..backends.meta import MetaArray
 from .registry import defop
 from .samples import SampleInput, make_arg
-from .shapes import normalize_dim
+from ..shapes import normalize_dim
 
 
 def _squeeze_dims(dim, ndim) -> tuple:
