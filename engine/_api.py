@@ -13,7 +13,7 @@ from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, fu
 from . import autograd, dispatcher
 from . import ops
 from .ops import *  # noqa: F401,F403 — every op is agrad.<op>
-from . import library, testing  # noqa: E402
+from . import library, testing
 
 bool = bool_  # noqa: A001 — agrad.bool, as torch.bool
 

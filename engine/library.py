@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import types
 
-from .autograd.function import BackwardCFunction
-from .autograd.recorder import unreplayable
-from .autograd.node import Node, collect_next_edges, set_history
-from .dispatcher import DispatchKey, dispatcher as _dispatcher
-from .dispatch_keys import AUTOGRAD
-from .grad_mode import ExcludeDispatchKeyGuard
 from ._tensor import Tensor
+from .autograd.function import BackwardCFunction
+from .autograd.node import Node, collect_next_edges, set_history
+from .autograd.recording import unreplayable
+from .dispatch_keys import AUTOGRAD
+from .dispatcher import DispatchKey
+from .dispatcher import dispatcher as _dispatcher
+from .grad_mode import ExcludeDispatchKeyGuard
 
 __all__ = ["define", "impl", "register_autograd", "op", "namespace"]
 

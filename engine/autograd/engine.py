@@ -18,11 +18,11 @@ import itertools
 import sys
 import threading
 
+from ..dispatcher import ops as _ops
 from ..grad_mode import tls as _dispatch_tls
 from .anomaly_mode import _state as _anomaly_state
 from .anomaly_mode import check_outputs, is_anomaly_enabled
 from .input_buffer import InputBuffer
-from ..dispatcher import ops as _ops
 from .node import AccumulateGrad as _ACC  # AccumulateGrad's hooks live on its leaf
 from .node import GraphRoot, check_hook_result, check_single_hook_result
 

@@ -12,10 +12,10 @@ import functools
 import inspect
 import warnings
 
-from ..grad_mode import is_grad_enabled, no_grad
 from .._tensor import Tensor, filled, version_counter
+from ..grad_mode import is_grad_enabled, no_grad
 from .node import Node, collect_next_edges, set_history
-from .recorder import unreplayable
+from .recording import unreplayable
 from .saved_variable import SavedVariable
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
@@ -242,7 +242,7 @@ def _rebase_history(t: Tensor, node: BackwardCFunction, is_input: bool, num_outp
         meta.hooks = None
     if is_view:
         # the base's grad_fn becomes a CopySlices around `node`, as for an in-place op on a view
-        from ..ops.inplace import _rebase_history as rebase_view_history
+        from .inplace import _rebase_history as rebase_view_history
         node.add_input_metadata(t)
         rebase_view_history(t, node)
     else:

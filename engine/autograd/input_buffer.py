@@ -5,9 +5,9 @@ import sys
 
 import numpy as np
 
-from ..grad_mode import tls
 from .._tensor import Tensor
-from . import recorder as _recorder
+from ..grad_mode import tls
+from . import recording as _recorder
 
 
 class InputBuffer:

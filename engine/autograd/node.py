@@ -12,12 +12,18 @@ import threading
 import traceback
 import weakref
 
+from .._tensor import (
+    AutogradMeta,
+    DifferentiableViewMeta,
+    RemovableHandle,
+    Tensor,
+    VariableVersion,
+)
 from ..dispatch_keys import AUTOGRAD
-from .anomaly_mode import _state as _anomaly
-from ..grad_mode import tls
-from .._tensor import AutogradMeta, DifferentiableViewMeta, RemovableHandle, Tensor, VariableVersion
 from ..dispatcher import ops as _ops
-from . import recorder as _recorder
+from ..grad_mode import tls
+from . import recording as _recorder
+from .anomaly_mode import _state as _anomaly
 from .edge import INVALID_EDGE, Edge
 
 __all__ = ["Node", "AccumulateGrad", "GraphRoot", "UINT64_MAX", "collect_next_edges", "gradient_edge", "set_history", "NodeHooks",

@@ -9,10 +9,10 @@ from __future__ import annotations
 import re
 import weakref
 
+from .._tensor import AutogradMeta, Tensor
 from ..dispatch_keys import AUTOGRAD
 from ..errors import FreedGraphError
 from ..grad_mode import tls
-from .._tensor import AutogradMeta, Tensor
 
 ERR_BACKWARD_TWICE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after they "

@@ -13,11 +13,18 @@ from __future__ import annotations
 import sys
 import warnings
 
-from ..creation import tensor as _tensor_of
-from ..grad_mode import tls
 from .._tensor import Tensor, load_op_library
-from ..dispatch_keys import (AUTOGRAD, BACKEND_KEYS, RUNTIME_KEYS, DispatchKey, _ALIAS_TARGETS,
-                   format_keyset, parse_key)
+from ..creation import tensor as _tensor_of
+from ..dispatch_keys import (
+    _ALIAS_TARGETS,
+    AUTOGRAD,
+    BACKEND_KEYS,
+    RUNTIME_KEYS,
+    DispatchKey,
+    format_keyset,
+    parse_key,
+)
+from ..grad_mode import tls
 from .schema import Schema, parse_schema
 
 __all__ = ["OperatorEntry", "define", "impl", "register_fallback", "get_op", "all_ops", "ops",

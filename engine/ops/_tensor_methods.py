@@ -22,11 +22,27 @@ from ..dispatcher import all_ops
 from ..dispatcher import ops as _ops
 from .bitcast import _view_dtype
 from .extras_reductions import allclose, equal, unique
-from .indexing import getitem
-from .inplace import _BINARY, _UNARY, _copy_, _fill_, _index_put_, _method, _zero_, setitem
+from .indexing_advanced import getitem
+from .inplace import (
+    _BINARY,
+    _UNARY,
+    _copy_,
+    _fill_,
+    _index_put_,
+    _method,
+    _zero_,
+    setitem,
+)
 from .inplace_views import _squeeze_, _t_, _transpose_, _unsqueeze_
-from .random_inplace import (_bernoulli_, _exponential_, _fill_diagonal_, _float_power_, _normal_, _random_,
-                             _uniform_)
+from .random_inplace import (
+    _bernoulli_,
+    _exponential_,
+    _fill_diagonal_,
+    _float_power_,
+    _normal_,
+    _random_,
+    _uniform_,
+)
 
 __all__: list = []
 

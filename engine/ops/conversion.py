@@ -6,14 +6,14 @@ kernels are written by hand against the dispatcher instead of through defop.
 from __future__ import annotations
 
 from .. import dtypes
-from ..autograd.node import Node, gradient_edge, set_history
 from .._device import device as Device
-from ..dispatcher import DispatchKey, define, impl
-from ..dispatch_keys import AUTOGRAD
 from .._tensor import Tensor
+from ..autograd.node import Node, gradient_edge, set_history
+from ..dispatch_keys import AUTOGRAD
+from ..dispatcher import DispatchKey, define, impl
+from ..shapes import pointwise_meta
 from .registry import OpInfo, _infos, defop
 from .samples import SampleInput, make_arg
-from ..shapes import pointwise_meta
 
 
 def _target(self: Tensor, device, dtype):

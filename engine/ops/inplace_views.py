@@ -10,8 +10,8 @@ requires grad, an output of a multi-view op, a view made under no_grad).
 from __future__ import annotations
 
 from .._tensor import DifferentiableViewMeta, Tensor
+from ..autograd.inplace import _renamed, bump_version, check_inplace
 from ..grad_mode import tls
-from .inplace import _renamed, bump_version, check_inplace
 from .shape import t, transpose
 from .views import squeeze, unsqueeze
 

@@ -7,16 +7,20 @@ here too, with its own derivative, so double backward is named as PyTorch names 
 """
 from __future__ import annotations
 
-
 import numpy as np
 
 from .. import creation, dtypes
 from ..backends.meta import MetaArray
 from ..errors import DtypeError, DtypeNotImplementedError, ShapeError
 from ..messages import require_floating, scalar_type_name, sizes
+from ..shapes import normalize_dim
+from .linalg import matmul, mm
+from .pointwise import exp
+from .reduction import mean, sum  # noqa: A004
 from .registry import defop
 from .samples import SampleInput, make_arg
-from ..shapes import normalize_dim
+from .shape import _expand_shape, reshape, transpose
+
 
 def checked(meta_rule, kernel):
     """A kernel that runs the Meta rule first: the same checks and messages on every backend."""
@@ -380,9 +384,3 @@ dropout = defop(
           f"input * torch.as_tensor({_TORCH_MASK}, dtype=input.dtype)",
     doc="Zeroes each element with probability p and scales the rest by 1/(1-p); the mask comes from `seed` "
         "and is the same on every device. An identity when not training.")
-
-
-from .linalg import matmul, mm  # noqa: E402
-from .pointwise import exp  # noqa: E402
-from .reduction import mean, sum  # noqa: E402,A004
-from .shape import _expand_shape, reshape, transpose  # noqa: E402

@@ -19,10 +19,11 @@ import numpy as np
 
 from .. import creation, dtypes
 from .._tensor import Tensor
+from ..autograd.inplace import apply_inplace
 from ..errors import DtypeNotImplementedError
-from .extras_math import float_power
-from .inplace import apply_inplace, copy
 from ..messages import c_type_name, scalar_type_name
+from .extras_math import float_power
+from .inplace import copy
 
 __all__: list = []
 

@@ -22,19 +22,19 @@ from operator import itemgetter
 import numpy as np
 
 from .. import dtypes
-from ..autograd import recorder as _recorder
-from ..autograd.edge import INVALID_EDGE, Edge
+from .._device import _BACKENDS
+from .._tensor import AutogradMeta, Tensor, filled, make_view
+from ..autograd import recording as _recorder
 from ..autograd.anomaly_mode import _state as _anomaly
+from ..autograd.edge import INVALID_EDGE, Edge
 from ..autograd.node import Node, _next_sequence_nr, gradient_edge, set_history
 from ..autograd.saved_variable import SavedVariable, save_input, save_output
-from .._device import _BACKENDS
-from ..backends import get_backend   # importing backends registers cpu, cuda and meta
+from ..backends import get_backend  # importing backends registers cpu, cuda and meta
 from ..backends.meta import MetaArray
+from ..dispatch_keys import AUTOGRAD, DispatchKey
 from ..dispatcher import FALLTHROUGH, define, impl
 from ..dispatcher.dispatcher import _observers
 from ..grad_mode import tls
-from ..dispatch_keys import AUTOGRAD, DispatchKey
-from .._tensor import AutogradMeta, Tensor, filled, make_view
 
 __all__ = ["defop", "OpInfo", "registered", "promote_same", "promote_float"]
 
@@ -294,7 +294,7 @@ def _specialised_backend_kernel(entry, fn, checks_dtypes, backend_type, special,
 
 
 def _record(rec, fn, backend, special, before, arrays, out, wrap, dev):
-    """The backend kernel's result, its call added to the pass being recorded (autograd/recorder.py)."""
+    """The backend kernel's result, its call added to the pass being recorded (engine/replay/recorder.py)."""
     result = tuple([wrap(o, dev) for o in out]) if out.__class__ is tuple or out.__class__ is list else wrap(out, dev)
     rec.kernel(fn, (backend.xp, backend.special) if special else (backend.xp,), before, arrays, out, result)
     return result
