@@ -11,6 +11,8 @@ import math
 import re
 from typing import Any
 
+from agrad import codegen
+
 from . import expressions
 from .diagnostics import Collector, Pos, did_you_mean
 from .expressions import ExpressionError
@@ -546,8 +548,7 @@ def _builder(shape: expressions.Shape):
     lines += [f"    {var} = Pos(L, C + {o} + S[{shape.before[o]}])" for o, var in positions.items()]
     lines.append("    return [" + ", ".join(specs) + "]")
     scope = {"NodeSpec": NodeSpec, "TensorRef": TensorRef, "Pos": Pos, "K": tuple(constants), "E": NO_KEYWORDS}
-    exec(compile("\n".join(lines), "<agrad expression shape>", "exec"), scope)   # noqa: S102 - our own text
-    return scope["build"]
+    return codegen.define(lines, scope, "<agrad expression shape>", "build")
 
 
 def read_document(doc: Document, file: str, default_name: str, collector: Collector) -> GraphSpec:

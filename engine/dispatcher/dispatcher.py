@@ -14,6 +14,7 @@ import sys
 import warnings
 
 from .._tensor import Tensor, load_op_library
+from .. import codegen
 from ..creation import tensor as _tensor_of
 from ..dispatch_keys import (
     _ALIAS_TARGETS,
@@ -413,8 +414,7 @@ def _make_function(entry: OperatorEntry):
            f"    return _call(_op, [{', '.join(names)}])\n")
     namespace = {"_call": call, "_op": entry, "_cache": entry._cache, "_Tensor": Tensor, "_tls": tls,
                  "_observers": _observers, "_UNSET": _UNSET, **defaults}
-    exec(compile(src, f"<agrad op {entry.name}>", "exec"), namespace)   # noqa: S102 (generated from a parsed schema)
-    fn = namespace[py_name]
+    fn = codegen.define(src, namespace, f"<agrad op {entry.name}>", py_name, owner=entry.name)
     fn.__doc__ = f"{entry.schema}\n\n{entry.doc}".strip()
     fn.__qualname__ = py_name
     fn.__module__ = "agrad"

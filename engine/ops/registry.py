@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import types
 from operator import itemgetter
 
 import numpy as np
@@ -31,6 +30,7 @@ from ..autograd.node import Node, _next_sequence_nr, gradient_edge, set_history
 from ..autograd.saved_variable import SavedVariable, save_input, save_output
 from ..backends import get_backend  # importing backends registers cpu, cuda and meta
 from ..backends.meta import MetaArray
+from .. import codegen
 from ..dispatch_keys import AUTOGRAD, DispatchKey
 from ..dispatcher import FALLTHROUGH, define, impl
 from ..dispatcher.dispatcher import _observers
@@ -224,22 +224,6 @@ def _make_backend_kernel(entry, fn, promote, backend_type: str, is_meta: bool, s
                                        slow_kernel)
 
 
-_compiled: dict = {}      # generated source -> the code of the one function it defines
-
-
-def generated_function(lines: list, namespace: dict, filename: str):
-    """The function the generated source `lines` defines, its globals `namespace`. Ops with the
-    same signature generate the same source (their own values are in the namespace), so each
-    source is compiled once and its code reused under the op's `filename`: compiling per op
-    would cost the op library's load a quarter of a second."""
-    source = "\n".join(lines) + "\n"
-    code = _compiled.get(source)
-    if code is None:
-        module = compile(source, "<agrad generated>", "exec")
-        code = _compiled[source] = next(c for c in module.co_consts if isinstance(c, types.CodeType))
-    return types.FunctionType(code.replace(co_filename=filename), namespace, code.co_name)
-
-
 def _specialised_backend_kernel(entry, fn, checks_dtypes, backend_type, special, key, wrap, slow_kernel):
     """The backend kernel for the common call, generated once per op (PyTorch generates its
     kernels' wrappers): every tensor argument a plain Tensor on one device — with one floating
@@ -290,7 +274,7 @@ def _specialised_backend_kernel(entry, fn, checks_dtypes, backend_type, special,
     namespace = {"_recorder": _recorder, "slow_kernel": slow_kernel, "_Tensor": Tensor, "_backends": _BACKENDS,
                  "_backend_type": backend_type, "fn": fn, "_ndarray": np.ndarray, "_new": object.__new__,
                  "_key": key, "wrap": wrap}
-    return generated_function(lines, namespace, f"<agrad {backend_type} kernel {entry.name}>")
+    return codegen.define(lines, namespace, f"<agrad {backend_type} kernel {entry.name}>", "kernel", owner=entry.name)
 
 
 def _record(rec, fn, backend, special, before, arrays, out, wrap, dev):
@@ -497,7 +481,7 @@ def _specialised_apply(entry, formulas, params_per_input, array_formulas=None):
                  "_new": object.__new__, "_NOT_AUTOGRAD": ~AUTOGRAD}
     namespace.update({f"_f{j}": f for j, f in enumerate(formulas)})
     namespace.update({f"_a{j}": f for j, f in enumerate(array_formulas or ())})
-    return generated_function(lines, namespace, f"<agrad backward {entry.name}>")
+    return codegen.define(lines, namespace, f"<agrad backward {entry.name}>", "apply", owner=entry.name)
 
 
 class _SavePlan:
@@ -596,7 +580,7 @@ def _make_saver(names, arg_index, op_name):
     lines.append("    node.saved = saved")
     namespace = {"_save_input": save_input, "_save_output": save_output, "_Tensor": Tensor,
                  "_AutogradMeta": AutogradMeta, "_save_value": _save_value, "_save_results": _save_results}
-    return generated_function(lines, namespace, f"<agrad save {op_name}>")
+    return codegen.define(lines, namespace, f"<agrad save {op_name}>", "save", owner=op_name)
 
 
 def _save_value(value):
@@ -690,7 +674,7 @@ def _specialised_autograd_kernel(entry, diff_inputs, node_class, save_plan, arg_
                  "_next_sequence_nr": _next_sequence_nr, "_AUTOGRAD": AUTOGRAD, "_set_histories": _set_histories,
                  "_savers": {}, "_make_saver": _make_saver, "_names_for_mask": save_plan.names,
                  "_arg_index": arg_index}
-    return generated_function(lines, namespace, f"<agrad autograd kernel {entry.name}>")
+    return codegen.define(lines, namespace, f"<agrad autograd kernel {entry.name}>", "kernel", owner=entry.name)
 
 
 def _set_histories(out, node) -> None:

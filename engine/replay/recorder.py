@@ -32,6 +32,7 @@ import weakref
 
 import numpy as np
 
+from .. import codegen
 from ..autograd import recording
 from ..ops.inplace import _clone_kernel
 from .bytecode import _NO_EXPRESSION, _expression, _Inliner
@@ -358,9 +359,8 @@ class Schedule:
         source = f"def replay({params}):\n    " + "\n    ".join(body) + "\n"
         namespace = dict(inliner.values)
         namespace.update(asarray=np.asarray, clock=time.perf_counter)
-        exec(compile(source, "<agrad replay>", "exec"), namespace)   # noqa: S102 - source built above
+        fn = codegen.define(source, namespace, "<agrad replay>", "replay")
         names = tuple(mark_names)
-        fn = namespace["replay"]
 
         def run(*arrays):
             outs, times = fn(*arrays)
