@@ -229,7 +229,10 @@ class _OpNamespace:
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
-        function = get_op(name).function
+        try:
+            function = get_op(name).function
+        except UnknownOperatorError as exc:       # getattr(ops, name, default) works, as on torch.ops
+            raise AttributeError(str(exc)) from None
         setattr(self, name, function)
         return function
 

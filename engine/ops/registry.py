@@ -14,8 +14,10 @@ again; broadcasting is undone centrally by the engine (validate_outputs).
 """
 from __future__ import annotations
 
+import dis
 import functools
 import inspect
+import types
 from operator import itemgetter
 
 import numpy as np
@@ -376,19 +378,92 @@ class OpNode(Node):
 
 
 def _array_formulas(entry, grads, array_grads, names):
-    if not array_grads:
-        return None
-    if set(array_grads) != {n for n in names}:
-        raise TypeError(f"{entry.name}: array_grads must give a formula for each input with one in grads "
-                        f"({sorted(names)}), not {sorted(array_grads)}")
+    """The formulas on arrays for each input in `names`: written out in `array_grads` where they
+    truly differ from the Tensor formula (a NumPy function for an agrad op), else derived from
+    `grads` (`_on_arrays`); None when an input has neither (the op keeps the Tensor formulas)."""
+    array_grads = array_grads or {}
+    unknown = set(array_grads) - set(names)
+    if unknown:
+        raise TypeError(f"{entry.name}: array_grads for {sorted(unknown)}, which have no formula in grads")
     formulas = []
     for name in names:
-        params = tuple(inspect.signature(array_grads[name]).parameters)
+        formula = array_grads.get(name)
+        if formula is None:
+            formula = _on_arrays(grads[name])
+            if formula is None:
+                if array_grads:
+                    raise TypeError(f"{entry.name}: array_grads gives formulas for {sorted(array_grads)} but "
+                                    f"the formula for {name!r} cannot be derived: write it out too")
+                return None
+        params = tuple(inspect.signature(formula).parameters)
         if params != tuple(inspect.signature(grads[name]).parameters):
             raise TypeError(f"{entry.name}: the array formula for {name!r} takes {params}; "
                             f"its grads formula takes other parameters")
-        formulas.append(array_grads[name])
+        formulas.append(formula)
     return formulas
+
+
+# A formula made of these runs unchanged on NumPy arrays, with the result the ops would give:
+# agrad's + - * / and unary - are NumPy's ufuncs (wrapped numbers stay weak scalars in both), and
+# a comparison or branch reads only plain values (an array in a condition fails in both). Only
+# same-dtype arrays take the array path, so no promotion rule can differ.
+_ARRAY_OPERATORS = {"+", "-", "*", "/", "==", "!="}
+_PLAIN_OPCODES = {"RESUME", "NOP", "CACHE", "NOT_TAKEN", "TO_BOOL", "LOAD_FAST", "LOAD_FAST_LOAD_FAST",
+                  "LOAD_FAST_BORROW", "LOAD_FAST_BORROW_LOAD_FAST_BORROW", "LOAD_SMALL_INT", "RETURN_VALUE",
+                  "RETURN_CONST", "UNARY_NEGATIVE", "IS_OP", "JUMP_FORWARD", "POP_JUMP_IF_FALSE",
+                  "POP_JUMP_IF_TRUE", "POP_JUMP_FORWARD_IF_FALSE", "POP_JUMP_FORWARD_IF_TRUE", "POP_JUMP_IF_NONE",
+                  "POP_JUMP_IF_NOT_NONE", "POP_JUMP_FORWARD_IF_NONE", "POP_JUMP_FORWARD_IF_NOT_NONE",
+                  "BINARY_ADD", "BINARY_SUBTRACT", "BINARY_MULTIPLY", "BINARY_TRUE_DIVIDE"}       # ≤ 3.10's
+_CALL_OPCODES = {"PUSH_NULL", "PRECALL", "CALL", "CALL_FUNCTION", "LOAD_GLOBAL"}
+
+
+def _on_arrays(formula):
+    """`formula` as a function of arrays, derived from its bytecode, or None:
+    - made of operators on its parameters and numbers (`grad * result`): the formula itself;
+    - one call of an op on its parameters and numbers (`tanh_backward(grad, result)`): that
+      op's backend kernel on NumPy (`kernel(np, grad, result)`), which is what the op would run."""
+    code = getattr(formula, "__code__", None)
+    if code is None or code.co_freevars:
+        return None
+    instructions = [i for i in dis.get_instructions(code)]
+    plain = True
+    for ins in instructions:
+        if ins.opname == "LOAD_CONST" and not isinstance(ins.argval, (int, float, type(None))):
+            return None
+        if ins.opname in ("BINARY_OP", "COMPARE_OP"):
+            plain = plain and ins.argrepr.removeprefix("bool(").removesuffix(")") in _ARRAY_OPERATORS
+        elif ins.opname not in _PLAIN_OPCODES and ins.opname != "LOAD_CONST":
+            plain = False
+    if plain and not code.co_names:
+        return formula
+    return _kernel_call(formula, code, instructions)
+
+
+def _kernel_call(formula, code, instructions):
+    steps = [i for i in instructions if i.opname not in ("RESUME", "NOP", "CACHE", "PUSH_NULL", "PRECALL")]
+    if len(steps) < 3 or steps[0].opname != "LOAD_GLOBAL" or steps[-2].opname not in ("CALL", "CALL_FUNCTION") \
+            or steps[-1].opname != "RETURN_VALUE":
+        return None
+    op_function = formula.__globals__.get(steps[0].argval)
+    entry = getattr(op_function, "op", None) if isinstance(op_function, types.FunctionType) else None
+    info = getattr(entry, "info", None)
+    if info is None or info.kernel is None or info.promote not in ("same", "float"):     # pointwise kernels
+        return None
+    arguments, constants = [], {}
+    for ins in steps[1:-2]:
+        if ins.opname in ("LOAD_FAST", "LOAD_FAST_BORROW"):
+            arguments.append(ins.argval)
+        elif ins.opname in ("LOAD_CONST", "LOAD_SMALL_INT") and isinstance(ins.argval, (int, float)):
+            constants[f"_c{len(constants)}"] = ins.argval
+            arguments.append(f"_c{len(constants) - 1}")
+        else:
+            return None
+    if len(inspect.signature(info.kernel).parameters) != len(arguments) + 1:     # not (xp, *args): special
+        return None
+    params = ", ".join(code.co_varnames[:code.co_argcount])
+    source = f"def on_arrays({params}):\n    return _kernel(_np, {', '.join(arguments)})\n"
+    return codegen.define(source, {"_kernel": info.kernel, "_np": np, **constants},
+                          f"<agrad array formula {entry.name}>", "on_arrays", owner=entry.name)
 
 
 # the classes an array formula takes as they are: scalars, strings, `None`, shapes
@@ -765,12 +840,13 @@ def _register_autograd(entry, info, grads, backward_name, overload, arg_index, a
     names = backward_name if isinstance(backward_name, (list, tuple)) else \
         [backward_name or f"{_camel(entry.name)}Backward0"]
     body = {"__slots__": (), "info": info, "formulas": tuple(formulas)}
+    arrays = None
     if not any(is_list for _, _, is_list in formulas):
         arrays = _array_formulas(entry, grads, array_grads, [arguments[i].name for i in diff_inputs])
         body["apply"] = _specialised_apply(entry, [f for f, _, _ in formulas], params_per_input, arrays)
     elif array_grads:
         raise TypeError(f"{entry.name}: array_grads are for ops without Tensor[] arguments")
-    info.array_grads = array_grads
+    info.array_grads = None if arrays is None else dict(zip([arguments[i].name for i in diff_inputs], arrays))
     node_classes = [type(n, (OpNode,), body) for n in names]
     info.backward_names = list(names)
     kernel = _make_autograd_kernel(entry, info, tuple(diff_inputs), node_classes, overload,
