@@ -19,6 +19,7 @@ import sys
 import threading
 
 from ..dispatcher import ops as _ops
+from ..watchers import node_observers
 from ..grad_mode import tls as _dispatch_tls
 from .anomaly_mode import _state as _anomaly_state
 from .anomaly_mode import check_outputs, is_anomaly_enabled
@@ -113,7 +114,7 @@ class GraphTask:
         self._lock = threading.Lock()
         self.threaded = False          # set once a device worker thread may run its tasks
         self.anomaly = is_anomaly_enabled()
-        self.observer = _node_observers[-1] if _node_observers else None
+        self.observer = node_observers[-1] if node_observers else None
         self.order: list | None = [] if dry_run else None
         self.dry_run = dry_run
 
@@ -292,7 +293,6 @@ class _ThreadState(threading.local):
 
 
 _current = _ThreadState()
-_node_observers: list = []        # the backward half of agrad.autograd.profiler
 
 # NOTE: [Reentrant backwards] a backward called inside a Node's backward runs its GraphTask
 # on the calling thread, nested. Past MAX_DEPTH nested loops (PyTorch's number), or once the

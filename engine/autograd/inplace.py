@@ -37,7 +37,7 @@ from ..dispatch_keys import AUTOGRAD
 from ..dispatcher import ops as _ops
 from ..grad_mode import tls
 from ..messages import scalar_type_name
-from . import recording as _recorder
+from ..watchers import write
 from .node import Node, gradient_edge
 from .saved_variable import SavedVariable
 
@@ -106,9 +106,7 @@ def _write(self: Tensor, out: Tensor) -> None:
         raise RuntimeError(f"result type {scalar_type_name(new.dtype)} can't be cast to the desired output type "
                            f"{scalar_type_name(data.dtype)}")
     if not isinstance(data, MetaArray):
-        data[...] = new
-        if _recorder.ACTIVE is not None:
-            _recorder.ACTIVE.write(data, new)
+        write(data, new)
     bump_version(self)
 
 

@@ -26,6 +26,7 @@ from ..dispatch_keys import (
     parse_key,
 )
 from ..grad_mode import tls
+from ..watchers import op_observers as _observers
 from .schema import Schema, parse_schema
 
 __all__ = ["OperatorEntry", "define", "impl", "register_fallback", "get_op", "all_ops", "ops",
@@ -249,7 +250,6 @@ def keyset_for(device, requires_grad: bool) -> int:
 
 # ---- the call path --------------------------------------------------------------------
 
-_observers: list = []     # profilers; empty in normal runs, so the check is one global load
 
 
 def call(op: OperatorEntry, args: list):

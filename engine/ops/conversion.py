@@ -8,7 +8,7 @@ from __future__ import annotations
 from .. import dtypes
 from .._device import device as Device
 from .._tensor import Tensor
-from ..autograd.node import Node, gradient_edge, set_history
+from ..autograd.node import Node, gradient_edge, record
 from ..dispatch_keys import AUTOGRAD
 from ..dispatcher import DispatchKey, define, impl
 from ..shapes import pointwise_meta
@@ -74,9 +74,8 @@ def _to_autograd(op, keyset, args):
     if edge.function is None or out._data.dtype.kind != "f":
         return out
     node = ToCopyBackward0()
-    node.set_next_edges([edge])
     node.self_device, node.self_dtype = self._device, self._data.dtype
-    set_history(out, node)
+    record(node, [edge], [out])
     return out
 
 

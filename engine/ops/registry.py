@@ -25,18 +25,18 @@ import numpy as np
 from .. import dtypes
 from .._device import _BACKENDS
 from .._tensor import AutogradMeta, Tensor, filled, make_view
-from ..autograd import recording as _recorder
 from ..autograd.anomaly_mode import _state as _anomaly
 from ..autograd.edge import INVALID_EDGE, Edge
-from ..autograd.node import Node, _next_sequence_nr, gradient_edge, set_history
+from ..autograd.node import Node, _next_sequence_nr, gradient_edge, record
 from ..autograd.saved_variable import SavedVariable, save_input, save_output
 from ..backends import get_backend  # importing backends registers cpu, cuda and meta
 from ..backends.meta import MetaArray
 from .. import codegen
 from ..dispatch_keys import AUTOGRAD, DispatchKey
 from ..dispatcher import FALLTHROUGH, define, impl
-from ..dispatcher.dispatcher import _observers
 from ..grad_mode import tls
+from .. import watchers as _watchers
+from ..watchers import op_observers as _observers
 
 __all__ = ["defop", "OpInfo", "registered", "promote_same", "promote_float"]
 
@@ -193,7 +193,7 @@ def _make_backend_kernel(entry, fn, promote, backend_type: str, is_meta: bool, s
                         _device_mismatch(op, dev, t._device)
                     items.append(t._data)
                 arrays[i] = items
-        rec = None if is_meta else _recorder.ACTIVE      # None unless a pass is being recorded
+        rec = None if is_meta else _watchers.recorder      # None unless a pass is being recorded
         if rec is not None:
             before = rec.arguments(arrays)
         if promote is not None and (needs_promotion is None or needs_promotion(arrays, positions)):
@@ -234,7 +234,7 @@ def _specialised_backend_kernel(entry, fn, checks_dtypes, backend_type, special,
     n = len(entry.schema.arguments)
     wraps = entry.wraps_numbers
     lines = [f"def kernel(op, keyset, args):",
-             f"    if _recorder.ACTIVE is not None:",
+             f"    if _watchers.recorder is not None:",
              f"        return slow_kernel(op, keyset, args)",
              f"    dev = dt = None"]
     for i in range(n):
@@ -273,7 +273,7 @@ def _specialised_backend_kernel(entry, fn, checks_dtypes, backend_type, special,
               "    if out.__class__ is tuple or out.__class__ is list:",
               "        return tuple([wrap(o, dev) for o in out])",
               "    return wrap(out, dev)"]
-    namespace = {"_recorder": _recorder, "slow_kernel": slow_kernel, "_Tensor": Tensor, "_backends": _BACKENDS,
+    namespace = {"_watchers": _watchers, "slow_kernel": slow_kernel, "_Tensor": Tensor, "_backends": _BACKENDS,
                  "_backend_type": backend_type, "fn": fn, "_ndarray": np.ndarray, "_new": object.__new__,
                  "_key": key, "wrap": wrap}
     return codegen.define(lines, namespace, f"<agrad {backend_type} kernel {entry.name}>", "kernel", owner=entry.name)
@@ -474,7 +474,7 @@ def _array_path(params_per_input) -> list:
     """The body of `apply`'s path through `array_grads`: the saved values unpacked to arrays
     (each checked to have the gradient's dtype, else the Tensor formulas run: their promotion is
     PyTorch's, not NumPy's), then each formula whose input needs a gradient."""
-    lines = ["    if grad.__class__ is _Tensor and not _tls.grad_enabled and _recorder.ACTIVE is None "
+    lines = ["    if grad.__class__ is _Tensor and not _tls.grad_enabled and _watchers.recorder is None "
              "and not _observers and _use_arrays[0]:",
              "        g = grad._data",
              "        if g.__class__ is _ndarray:",
@@ -551,7 +551,7 @@ def _specialised_apply(entry, formulas, params_per_input, array_formulas=None):
         lines.append(f"        out.append(_f{j}({', '.join(names)}))")
     lines.append("    return out")
     namespace = {"_apply": OpNode.apply, "_SavedVariable": SavedVariable, "_Tensor": Tensor, "_tls": tls,
-                 "_recorder": _recorder, "_observers": _observers, "_use_arrays": _use_arrays,
+                 "_watchers": _watchers, "_observers": _observers, "_use_arrays": _use_arrays,
                  "_ndarray": np.ndarray, "_MISSING": _MISSING, "_PLAIN": _PLAIN, "_asarray": np.asarray,
                  "_new": object.__new__, "_NOT_AUTOGRAD": ~AUTOGRAD}
     namespace.update({f"_f{j}": f for j, f in enumerate(formulas)})
@@ -623,13 +623,9 @@ def _make_autograd_kernel(entry, info, diff_inputs, node_classes, overload, save
         if not mask:
             return out
         node = single_class() if single_class is not None else node_classes[overload(*args)]()
-        node.set_next_edges(edges)
         node.list_sizes = sizes
         # history first: a saved output records which output of the node it is
-        if out.__class__ is tuple:
-            _set_histories(out, node)
-        else:
-            set_history(out, node)
+        record(node, edges, out if out.__class__ is tuple else (out,))
         save = savers.get(mask)
         if save is None:
             save = savers[mask] = _make_saver(names_for_mask(mask), arg_index, op.name)
@@ -737,7 +733,7 @@ def _specialised_autograd_kernel(entry, diff_inputs, node_class, save_plan, arg_
               "        out._keys |= _AUTOGRAD",
               "    else:",
               "        node.input_metadata = []",
-              "        _set_histories(out, node)",
+              "        _record(node, node.next_edges, out)",
               "    save = _savers.get(mask)",
               "    if save is None:",
               "        save = _savers[mask] = _make_saver(_names_for_mask(mask), _arg_index, op.name)",
@@ -746,19 +742,10 @@ def _specialised_autograd_kernel(entry, diff_inputs, node_class, save_plan, arg_
     namespace = {"_after_autograd": ~AUTOGRAD, "_cache": entry._cache, "_Tensor": Tensor, "_INVALID": INVALID_EDGE,
                  "_AutogradMeta": AutogradMeta, "_Edge": Edge, "_gradient_edge": gradient_edge,
                  "_anomaly": _anomaly, "_Node": node_class, "_new": object.__new__,
-                 "_next_sequence_nr": _next_sequence_nr, "_AUTOGRAD": AUTOGRAD, "_set_histories": _set_histories,
+                 "_next_sequence_nr": _next_sequence_nr, "_AUTOGRAD": AUTOGRAD, "_record": record,
                  "_savers": {}, "_make_saver": _make_saver, "_names_for_mask": save_plan.names,
                  "_arg_index": arg_index}
     return codegen.define(lines, namespace, f"<agrad autograd kernel {entry.name}>", "kernel", owner=entry.name)
-
-
-def _set_histories(out, node) -> None:
-    """History of a multi-output op: a saved output records which output of the node it is."""
-    for o in out:
-        if o._data.dtype.kind == "f":
-            set_history(o, node)
-        else:
-            node.add_input_metadata(o)    # keeps output numbers aligned; integer outputs get no grad
 
 
 # ---- defop -------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 A pass through the engine (forward, backward, gradient accumulation, un-broadcasting)
 ends in backend kernels: array functions called on arrays. While a `Recorder` is
-`recording.ACTIVE`, every backend kernel call (engine/ops/registry.py), every cast that type
+`watchers.recorder`, every backend kernel call (engine/ops/registry.py), every cast that type
 promotion made and every in-place gradient accumulation (AccumulateGrad) is appended
 to its schedule, over slots: each array a step makes gets a slot; an array bound with
 `bind` is an input of the replay; any other array a step reads is a constant of it.
@@ -33,7 +33,7 @@ import weakref
 import numpy as np
 
 from .. import codegen
-from ..autograd import recording
+from .. import watchers
 from ..ops.inplace import _clone_kernel
 from .bytecode import _NO_EXPRESSION, _expression, _Inliner
 
@@ -73,11 +73,11 @@ class Recorder:
         self._previous = None
 
     def __enter__(self):
-        self._previous, recording.ACTIVE = recording.ACTIVE, self
+        self._previous, watchers.recorder = watchers.recorder, self
         return self
 
     def __exit__(self, *exc):
-        recording.ACTIVE = self._previous
+        watchers.recorder = self._previous
 
     # -- building the schedule ------------------------------------------------------
     def bind(self, array) -> int:
