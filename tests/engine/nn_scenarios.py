@@ -63,6 +63,9 @@ STRUCTURES = {
                                          lib.nn.Linear(8, 2)),
     "cnn": lambda lib: lib.nn.Sequential(lib.nn.Conv2d(1, 4, 3), lib.nn.BatchNorm2d(4), lib.nn.GELU(),
                                          lib.nn.Flatten(), lib.nn.Linear(4 * 3 * 3, 5), lib.nn.LogSoftmax(dim=1)),
+    "pooling": lambda lib: lib.nn.Sequential(lib.nn.MaxPool2d(2, stride=1, padding=1, ceil_mode=True),
+                                             lib.nn.AvgPool2d((2, 3), count_include_pad=False, padding=1),
+                                             lib.nn.AdaptiveAvgPool2d((2, 1))),
     "custom": _custom,
     "cross_entropy_weighted": lambda lib: lib.nn.CrossEntropyLoss(weight=lib.tensor([1.0, 2.0, 0.5]),
                                                                   label_smoothing=0.1),
@@ -108,6 +111,7 @@ FORWARDS = {
     "batchnorm2d_cma": ("batchnorm2d_cma", [(3, 2, 2, 3)]),
     "batchnorm1d_untracked": ("batchnorm1d_untracked", [(4, 3, 2)]),
     "cnn": ("cnn", [(2, 1, 5, 5)]),
+    "pooling": ("pooling", [(2, 3, 7, 6)]),
     "custom": ("custom", [(4, 3)]),
     "activations": ("activations", [(3, 4)]),
 }

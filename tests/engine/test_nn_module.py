@@ -216,3 +216,16 @@ def test_init_functions_refuse_what_torch_refuses():
     assert nn.init.zeros_(w) is w and w.abs().sum().item() == 0 and w.is_leaf and w.requires_grad
     nn.init.eye_(w)
     assert w.tolist() == [[1.0, 0.0], [0.0, 1.0]]
+
+
+def test_deepcopy_gives_independent_parameters_and_buffers():
+    import copy
+    model = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2))
+    twin = copy.deepcopy(model)
+    assert isinstance(twin[0].weight, nn.Parameter) and twin[0].weight.requires_grad
+    assert agrad.equal(twin[0].weight, model[0].weight) and twin[0].weight._data is not model[0].weight._data
+    with agrad.no_grad():
+        twin[0].weight.add_(1.0)
+        twin[1].running_mean.add_(1.0)
+    assert not agrad.equal(twin[0].weight, model[0].weight)
+    assert model[1].running_mean.tolist() == [0.0, 0.0]
