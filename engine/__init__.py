@@ -35,6 +35,8 @@ def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)
     if name in _SUBMODULES:
+        if name == "autograd":
+            _load_api()     # which attaches agrad.autograd.gradcheck (the checker lives in agrad.testing)
         return importlib.import_module(f"{__name__}.{name}")
     api = _load_api()
     try:
