@@ -59,21 +59,54 @@ def normal_(tensor, mean: float = 0.0, std: float = 1.0, generator=None):
 
 
 def trunc_normal_(tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0, generator=None):
-    """Normal(mean, std) restricted to [a, b]: draws outside are redrawn (PyTorch's
-    rejection path; it has a second one for narrow windows, which give the same
-    distribution)."""
+    """N(mean, std) restricted to [a, b], by PyTorch's two samplers: redrawing the normal
+    values that fall outside when the window holds more than 30% of the mass, else
+    drawing uniformly in [a, b] and accepting with the normal density's ratio to its
+    peak (so a window far in the tail still ends)."""
     import agrad
+
+    def norm_cdf(x: float) -> float:
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    if tensor.is_meta:
+        return tensor
     if (mean < a - 2 * std) or (mean > b + 2 * std):
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
                       "The distribution of values may be incorrect.", stacklevel=2)
     with no_grad():
-        result = agrad.empty_like(tensor).normal_(mean, std, generator=generator)
-        while True:
-            mask = (result < a) | (result > b)
-            if not mask.any():
-                break
-            result = agrad.where(mask, agrad.empty_like(result).normal_(mean, std, generator=generator), result)
-        return tensor.copy_(result)
+        p = norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std)
+        if p > 0.3:
+            lo = tensor.new_tensor(a).item()        # the bounds as the tensor's dtype rounds them
+            hi = tensor.new_tensor(b).item()
+            result = tensor.normal_(mean, std, generator=generator)
+            while True:
+                mask = (result < lo) | (result > hi)
+                if not mask.any():
+                    break
+                result = agrad.where(mask, agrad.empty_like(result).normal_(mean, std, generator=generator), result)
+            if tensor is not result:
+                tensor.copy_(result)
+        else:
+            mode = max(a, min(mean, b))
+            log_peak = -0.5 * ((mode - mean) / std) ** 2
+            candidates = agrad.empty_like(tensor)
+            accept_buf = agrad.empty_like(tensor)
+            tensor.uniform_(a, b, generator=generator)
+            candidates.copy_(tensor)
+            candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+            pending = accept_buf.uniform_(generator=generator).log_().gt(candidates)
+            if pending.any():
+                result = tensor
+                while True:
+                    candidates.uniform_(a, b, generator=generator)
+                    result = agrad.where(pending, candidates, result)
+                    candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+                    pending = agrad.where(pending, accept_buf.uniform_(generator=generator).log_().gt(candidates),
+                                          pending)
+                    if not pending.any():
+                        break
+                tensor.copy_(result)
+        return tensor
 
 
 def constant_(tensor, val: float):

@@ -187,6 +187,7 @@ INITS = {
     "kaiming_uniform_relu_fan_out": ("kaiming_uniform_", {"mode": "fan_out", "nonlinearity": "relu"}),
     "kaiming_normal_leaky": ("kaiming_normal_", {"a": 0.1}),
     "trunc_normal": ("trunc_normal_", {"std": 0.5, "a": -0.6, "b": 0.9}),
+    "trunc_normal_tail": ("trunc_normal_", {"mean": 0.0, "std": 1.0, "a": 2.0, "b": 3.0}),
     "normal": ("normal_", {"mean": 1.0, "std": 2.0}),
     "uniform": ("uniform_", {"a": -3.0, "b": 1.0}),
 }
