@@ -147,7 +147,8 @@ def test_to_converts_floating_state_and_keeps_parameter_identity():
 
 def test_sequential_and_module_list_indexing():
     seq = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
-    assert isinstance(seq[-1], nn.Linear) and len(seq[1:]) == 2 and list(seq[1:]._modules) == ["1", "2"]    # a slice keeps the keys
+    # NOTE: a slice keeps the keys, as PyTorch's
+    assert isinstance(seq[-1], nn.Linear) and len(seq[1:]) == 2 and list(seq[1:]._modules) == ["1", "2"]
     del seq[0]
     assert list(seq._modules) == ["0", "1"] and isinstance(seq[0], nn.ReLU)
     seq.append(nn.Tanh())
