@@ -1,5 +1,7 @@
-"""agrad.save / agrad.load: a Tensor, or a dict of name → Tensor (a module's state_dict),
-as `.npz` (NumPy's zip of arrays) or `.safetensors`; never pickle.
+"""agrad.save / agrad.load: a Tensor, a dict of name → Tensor (a module's state_dict), or
+a nest of dicts, lists and tuples of tensors and plain values (a checkpoint with the
+optimizer's state and the epoch), as `.npz` (NumPy's zip of arrays) or `.safetensors`;
+never pickle.
 
 The file's suffix picks the format. Writes are atomic (agrad._atomic_write): a reader
 sees the old file or the whole new one. Reading trusts nothing in the file: NumPy reads
@@ -8,9 +10,10 @@ against the file, each entry's dtype, shape and byte range, the ranges tiling th
 exactly — before any array is made; anything wrong is a SerializationError naming the
 file and the problem. Tensors load onto the CPU (or `map_location`).
 
-Which of the two a file holds is recorded as agrad's metadata ({"agrad": "tensor"} or
-{"agrad": "dict"}: safetensors' `__metadata__`, an npz's `__metadata__` text array); a
-file written by other tools (np.savez, safetensors' save_file) loads as a dict.
+Which of the three a file holds is recorded as agrad's metadata ({"agrad": "tensor"},
+{"agrad": "dict"} or {"agrad": "structure", "structure": JSON}, see agrad._saved_structure:
+safetensors' `__metadata__`, an npz's `__metadata__` text array); a file written by other
+tools (np.savez, safetensors' save_file) loads as a dict.
 """
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ._atomic_write import write_atomically
+from ._saved_structure import StructureError, flatten, unflatten
 
 __all__ = ["save", "load", "SerializationError"]
 
@@ -51,29 +55,24 @@ def _format(path: str) -> str:
 
 # -- save ----------------------------------------------------------------------------------
 def save(obj, f) -> None:
-    """Write a Tensor, or a dict of str → Tensor (a state_dict), to the path `f`
-    (`.npz` or `.safetensors`)."""
+    """Write `obj` to the path `f` (`.npz` or `.safetensors`): a Tensor, a dict of str →
+    Tensor (a state_dict), or dicts, lists and tuples of those and of None, bool, int,
+    float and str (`{"model": model.state_dict(), "optimizer": opt.state_dict(), "epoch": 3}`)."""
     from ._tensor import Tensor
     path = os.fspath(f)
     fmt = _format(path)
     if isinstance(obj, Tensor):
-        kind, tensors = "tensor", {_TENSOR_KEY: obj}
-    elif isinstance(obj, Mapping):
-        kind, tensors = "dict", dict(obj)
-        for name, value in tensors.items():
-            if not isinstance(name, str) or name == _METADATA_KEY:
-                raise TypeError(f"agrad.save: a dict's keys must be strings other than {_METADATA_KEY!r}; "
-                                f"got {name!r}")
-            if not isinstance(value, Tensor):
-                raise TypeError(f"agrad.save writes Tensors only (agrad never pickles); {name!r} is a "
-                                f"{type(value).__name__}")
+        tensors, metadata = {_TENSOR_KEY: obj}, {"agrad": "tensor"}
+    elif isinstance(obj, Mapping) and all(isinstance(k, str) and k != _METADATA_KEY and isinstance(v, Tensor)
+                                          for k, v in obj.items()):
+        tensors, metadata = dict(obj), {"agrad": "dict"}
     else:
-        raise TypeError(f"agrad.save writes a Tensor or a dict of str → Tensor (a state_dict), not a "
-                        f"{type(obj).__name__}; agrad never pickles")
+        tensors, structure = flatten(obj, Tensor, reserved=(_METADATA_KEY,))
+        metadata = {"agrad": "structure", "structure": json.dumps(structure)}
     # NOTE: not np.ascontiguousarray, which makes a 0-d array 1-d
     arrays = {name: np.asarray(t.detach().cpu().numpy(), order="C") for name, t in tensors.items()}
     writer = _write_npz if fmt == "npz" else _write_safetensors
-    write_atomically(path, lambda fh: writer(fh, arrays, {"agrad": kind}))
+    write_atomically(path, lambda fh: writer(fh, arrays, metadata))
 
 
 def _write_npz(fh, arrays: dict, metadata: dict) -> None:
@@ -101,7 +100,7 @@ def _write_safetensors(fh, arrays: dict, metadata: dict) -> None:
 # -- load ----------------------------------------------------------------------------------
 def load(f, map_location=None, *, weights_only: bool | None = None):
     """Read what agrad.save wrote (or any .npz / .safetensors of agrad's dtypes): a Tensor,
-    or a dict of name → Tensor in the file's order."""
+    a dict of name → Tensor in the file's order, or the nested object saved."""
     import agrad
     if weights_only is False:
         raise ValueError("agrad.load never unpickles: it reads tensors only (weights_only=False is not available)")
@@ -115,6 +114,11 @@ def load(f, map_location=None, *, weights_only: bool | None = None):
         if set(tensors) != {_TENSOR_KEY}:
             raise SerializationError(f"{path}: its metadata says one tensor, but it holds {sorted(tensors)}")
         return tensors[_TENSOR_KEY]
+    if metadata.get("agrad") == "structure":
+        try:
+            return unflatten(json.loads(metadata["structure"]), tensors)
+        except (KeyError, TypeError, json.JSONDecodeError, RecursionError, StructureError) as exc:
+            raise SerializationError(f"{path}: its structure metadata is damaged: {exc}") from None
     return tensors
 
 

@@ -1,6 +1,7 @@
-"""agrad.save / agrad.load: round trips through .npz and .safetensors, a file written by
-the safetensors library itself (tests/reference/make_serialization_reference.py),
-atomic writes, and hostile or damaged files refused with a SerializationError."""
+"""agrad.save / agrad.load: round trips through .npz and .safetensors (tensors, state
+dicts, whole checkpoints), a file written by the safetensors library itself
+(tests/reference/make_serialization_reference.py), atomic writes, and hostile or damaged
+files refused with a SerializationError."""
 from __future__ import annotations
 
 import json
@@ -99,15 +100,68 @@ def test_foreign_npz_loads_as_a_dict(tmp_path):
     assert sorted(loaded) == ["n", "w"] and loaded["n"].dtype == agrad.int64
 
 
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_nested_values_round_trip(tmp_path, fmt):
+    obj = {"a": [agrad.ones(2), (1, 2.5, None, True, "x")], 0: {"inf": float("inf"), "t": agrad.tensor(3)},
+           "0": agrad.zeros(1), "__metadata__": agrad.tensor([7.0]), "empty": {}, "nested": [[[]]]}
+    path = tmp_path / f"n.{fmt}"
+    agrad.save(obj, path)
+    back = agrad.load(path)
+    assert list(back) == ["a", 0, "0", "__metadata__", "empty", "nested"]
+    assert back["a"][1] == (1, 2.5, None, True, "x") and isinstance(back["a"][1], tuple)
+    assert back[0]["inf"] == float("inf") and back[0]["t"].dtype == agrad.int64 and back[0]["t"].item() == 3
+    assert agrad.equal(back["a"][0], agrad.ones(2)) and agrad.equal(back["0"], agrad.zeros(1))
+    assert back["__metadata__"].tolist() == [7.0] and back["empty"] == {} and back["nested"] == [[[]]]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_checkpoint_resumes_training_exactly(tmp_path, fmt):
+    """Model, optimizer and scheduler state saved after 3 steps and loaded into fresh
+    objects: 3 more steps give what 6 steps without a stop give."""
+    x, y = agrad.randn(8, 3), agrad.randint(0, 2, (8,))
+
+    def setup():
+        agrad.manual_seed(7)
+        model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2))
+        opt = agrad.optim.Adam(model.parameters(), lr=0.05, amsgrad=True)
+        return model, opt, agrad.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
+
+    def steps(model, opt, sched, n):
+        for _ in range(n):
+            opt.zero_grad()
+            nn.functional.cross_entropy(model(x), y).backward()
+            opt.step()
+            sched.step()
+
+    straight = setup()
+    steps(*straight, 6)
+    first = setup()
+    steps(*first, 3)
+    path = tmp_path / f"ckpt.{fmt}"
+    agrad.save({"model": first[0].state_dict(), "optimizer": first[1].state_dict(),
+                "scheduler": first[2].state_dict(), "epoch": 3}, path)
+    ckpt = agrad.load(path)
+    resumed = setup()
+    resumed[0].load_state_dict(ckpt["model"])
+    resumed[1].load_state_dict(ckpt["optimizer"])
+    resumed[2].load_state_dict(ckpt["scheduler"])
+    assert ckpt["epoch"] == 3
+    steps(*resumed, 3)
+    for a, b in zip(straight[0].parameters(), resumed[0].parameters()):
+        assert agrad.equal(a, b)
+    assert straight[2].get_last_lr() == resumed[2].get_last_lr()
+
+
 def test_refusals(tmp_path):
     with pytest.raises(ValueError, match=r"\.npz and \.safetensors files \(never pickle\), not \.pt"):
         agrad.save(agrad.ones(1), tmp_path / "model.pt")
-    with pytest.raises(TypeError, match="writes Tensors only .* 'step' is a int"):
-        agrad.save({"w": agrad.ones(1), "step": 3}, tmp_path / "m.npz")
-    with pytest.raises(TypeError, match="a Tensor or a dict of str → Tensor"):
-        agrad.save([agrad.ones(1)], tmp_path / "m.npz")
-    with pytest.raises(TypeError, match="keys must be strings other than '__metadata__'"):
-        agrad.save({"__metadata__": agrad.ones(1)}, tmp_path / "m.safetensors")
+    with pytest.raises(TypeError, match="optimizer/fn is a builtin_function_or_method; agrad saves tensors and"):
+        agrad.save({"w": agrad.ones(1), "optimizer": {"fn": print}}, tmp_path / "m.npz")
+    with pytest.raises(TypeError, match="the object is a set"):
+        agrad.save({agrad.ones(1)}, tmp_path / "m.npz")
+    with pytest.raises(TypeError, match="a key at the top is a tuple; keys must be str or int"):
+        agrad.save({(1, 2): agrad.ones(1)}, tmp_path / "m.safetensors")
+    assert not list(tmp_path.iterdir())
     agrad.save(agrad.ones(1), tmp_path / "m.npz")
     with pytest.raises(ValueError, match="never unpickles"):
         agrad.load(tmp_path / "m.npz", weights_only=False)
@@ -173,6 +227,23 @@ HOSTILE_SAFETENSORS = {
     "says_tensor_holds_two": (_safetensors({"__metadata__": {"agrad": "tensor"}, "a": _F32,
                                             "b": {"dtype": "F32", "shape": [0], "data_offsets": [8, 8]}},
                                            bytes(8)), "says one tensor"),
+    "structure_not_json": (_safetensors({"__metadata__": {"agrad": "structure", "structure": "{["}}),
+                           "structure metadata is damaged"),
+    "structure_missing": (_safetensors({"__metadata__": {"agrad": "structure"}}), "structure metadata is damaged"),
+    "structure_unknown_kind": (_safetensors({"__metadata__": {"agrad": "structure",
+                                                              "structure": '{"pickle": "os.system"}'}}),
+                               "unknown kind 'pickle'"),
+    "structure_names_absent_tensor": (_safetensors({"__metadata__": {"agrad": "structure",
+                                                                     "structure": '{"tensor": "w"}'}}),
+                                      "names a tensor 'w' the file does not hold"),
+    "structure_leaves_a_tensor_out": (_safetensors({"__metadata__": {"agrad": "structure",
+                                                                     "structure": '{"value": 1}'}, "a": _F32},
+                                                   bytes(8)), "tensors no part of it names: \\['a'\\]"),
+    "structure_too_deep": (_safetensors({"__metadata__": {"agrad": "structure",
+                                                          "structure": '{"list": [' * 100 + ']}' * 100}}),
+                           "nested deeper than 64 levels"),
+    "structure_bad_dict": (_safetensors({"__metadata__": {"agrad": "structure", "structure": '{"dict": [[1]]}'}}),
+                           "not \\[key, value\\] pairs"),
 }
 
 
