@@ -230,3 +230,25 @@ def test_deepcopy_gives_independent_parameters_and_buffers():
         twin[1].running_mean.add_(1.0)
     assert not agrad.equal(twin[0].weight, model[0].weight)
     assert model[1].running_mean.tolist() == [0.0, 0.0]
+
+
+def test_forward_hooks_see_and_replace_inputs_and_outputs():
+    layer = nn.Linear(2, 2)
+    seen = []
+    first = layer.register_forward_pre_hook(lambda m, args: seen.append(("pre", m, args[0].shape)))
+    layer.register_forward_pre_hook(lambda m, args: args[0] * 0, prepend=False)
+    layer.register_forward_hook(lambda m, args, out: seen.append(("post", args[0].abs().sum().item())))
+    layer.register_forward_hook(lambda m, args, kwargs, out: out + 1, with_kwargs=True)
+    out = layer(agrad.ones(3, 2))
+    assert seen == [("pre", layer, (3, 2)), ("post", 0.0)]                 # the second pre-hook zeroed x
+    assert agrad.allclose(out, layer.bias.detach().expand(3, 2) + 1)
+    first.remove()
+    layer.register_forward_pre_hook(lambda m, args, kwargs: ((args[0] + 1,), kwargs), with_kwargs=True,
+                                    prepend=True)
+    seen.clear()
+    layer(agrad.ones(1, 2))
+    assert seen == [("post", 0.0)]
+    layer.register_forward_pre_hook(lambda m, args, kwargs: 3, with_kwargs=True)
+    with pytest.raises(RuntimeError, match="forward pre-hook must return None or a tuple of \\(new_args, "
+                                           "new_kwargs\\), but got 3."):
+        layer(agrad.ones(1, 2))

@@ -1,4 +1,5 @@
-"""torch.nn.Module (torch/nn/modules/module.py), without hooks.
+"""torch.nn.Module (torch/nn/modules/module.py), with forward hooks and without backward
+or state_dict hooks.
 
 A Module keeps three ordered dicts, filled by `__setattr__`: `_parameters` (a `Parameter`
 assigned as an attribute), `_buffers` (`register_buffer`, e.g. BatchNorm's running
@@ -16,7 +17,7 @@ from collections.abc import Mapping
 
 from ... import dtypes
 from ..._device import device as Device
-from ..._tensor import Tensor
+from ..._tensor import RemovableHandle, Tensor
 from ...grad_mode import no_grad
 from ..parameter import Parameter
 
@@ -58,6 +59,14 @@ def _addindent(s_: str, num_spaces: int) -> str:
     return first + "\n" + "\n".join(s)
 
 
+class _Hook:
+    """One registered forward (pre-)hook; a RemovableHandle removes this very entry."""
+    __slots__ = ("fn", "with_kwargs")
+
+    def __init__(self, fn, with_kwargs: bool):
+        self.fn, self.with_kwargs = fn, with_kwargs
+
+
 class Module:
     """Base class of every layer; subclasses set their parameters and children in
     `__init__` (after `super().__init__()`) and define `forward`."""
@@ -79,6 +88,8 @@ class Module:
         object.__setattr__(self, "_buffers", {})
         object.__setattr__(self, "_non_persistent_buffers_set", set())
         object.__setattr__(self, "_modules", {})
+        object.__setattr__(self, "_forward_pre_hooks", [])
+        object.__setattr__(self, "_forward_hooks", [])
         if self.call_super_init:
             super().__init__(*args, **kwargs)
 
@@ -86,7 +97,45 @@ class Module:
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+        if not (self._forward_pre_hooks or self._forward_hooks):
+            return self.forward(*args, **kwargs)
+        for hook in list(self._forward_pre_hooks):
+            if hook.with_kwargs:
+                args_kwargs_result = hook.fn(self, args, kwargs)
+                if args_kwargs_result is not None:
+                    if isinstance(args_kwargs_result, tuple) and len(args_kwargs_result) == 2:
+                        args, kwargs = args_kwargs_result
+                    else:
+                        raise RuntimeError("forward pre-hook must return None or a tuple of (new_args, new_kwargs), "
+                                           f"but got {args_kwargs_result}.")
+            else:
+                args_result = hook.fn(self, args)
+                if args_result is not None:
+                    args = args_result if isinstance(args_result, tuple) else (args_result,)
+        result = self.forward(*args, **kwargs)
+        for hook in list(self._forward_hooks):
+            hook_result = hook.fn(self, args, kwargs, result) if hook.with_kwargs else hook.fn(self, args, result)
+            if hook_result is not None:
+                result = hook_result
+        return result
+
+    def register_forward_pre_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False):
+        """`hook(module, args)` (or `(module, args, kwargs)`) before forward; what it returns,
+        if not None, replaces the arguments. Returns a handle whose remove() unregisters it."""
+        return self._register_hook(self._forward_pre_hooks, _Hook(hook, with_kwargs), prepend)
+
+    def register_forward_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False):
+        """`hook(module, args, output)` (or `(module, args, kwargs, output)`) after forward;
+        what it returns, if not None, replaces the output."""
+        return self._register_hook(self._forward_hooks, _Hook(hook, with_kwargs), prepend)
+
+    @staticmethod
+    def _register_hook(hooks: list, entry: _Hook, prepend: bool) -> RemovableHandle:
+        if prepend:
+            hooks.insert(0, entry)
+        else:
+            hooks.append(entry)
+        return RemovableHandle(hooks, entry)
 
     # -- registration ------------------------------------------------------------------
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
