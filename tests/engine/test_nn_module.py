@@ -252,3 +252,17 @@ def test_forward_hooks_see_and_replace_inputs_and_outputs():
     with pytest.raises(RuntimeError, match="forward pre-hook must return None or a tuple of \\(new_args, "
                                            "new_kwargs\\), but got 3."):
         layer(agrad.ones(1, 2))
+
+
+def test_the_readme_model_example_runs(tmp_path, monkeypatch):
+    """README, "Models as a PyTorch user writes them": the example as printed, with two batches."""
+    import re
+    from pathlib import Path
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme[readme.index("### Models as a PyTorch user writes them"):]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    monkeypatch.chdir(tmp_path)
+    batches = [(agrad.randn(4, 1, 8, 8), agrad.randint(0, 10, (4,))) for _ in range(2)]
+    exec(compile(code, "README.md", "exec"), {"batches": batches})
+    assert sorted(agrad.load("ckpt.npz")) == ["epoch", "model", "optimizer"]
+    assert "head.weight" in agrad.load("model.safetensors")
