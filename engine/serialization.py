@@ -158,7 +158,7 @@ def _read_npz(path: str) -> tuple[dict, dict]:
 def _parse_metadata(path: str, text: str | None) -> dict:
     try:
         metadata = json.loads(text) if text is not None else None
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         metadata = None
     if not isinstance(metadata, dict):
         raise SerializationError(f"{path}: its {_METADATA_KEY} entry is not a JSON object of strings")
@@ -211,7 +211,7 @@ def _parse_header(path: str, raw: bytes) -> dict:
 
     try:
         header = json.loads(raw.decode("utf-8"), object_pairs_hook=no_duplicates)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise SerializationError(f"{path}: not a safetensors file: its header is not JSON ({exc})") from None
     if not isinstance(header, dict):
         raise SerializationError(f"{path}: not a safetensors file: its header is not a JSON object")

@@ -200,6 +200,7 @@ HOSTILE_SAFETENSORS = {
     "not_json": (_safetensors(b"{not json"), "its header is not JSON"),
     "not_utf8": (_safetensors(b"\xff\xfe{}"), "its header is not JSON"),
     "json_list": (_safetensors([1, 2]), "not a JSON object"),
+    "json_nested_past_the_stack": (_safetensors(b"[" * 200_000 + b"]" * 200_000), "its header is not JSON"),
     "duplicate_name": (_safetensors(b'{"a":{"dtype":"F32","shape":[0],"data_offsets":[0,0]},'
                                     b'"a":{"dtype":"F32","shape":[0],"data_offsets":[0,0]}}'),
                        "names an entry twice"),
