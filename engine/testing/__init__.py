@@ -1,5 +1,6 @@
-"""agrad.testing: gradient checks shipped with the package (used by the tests and `agrad check`)."""
-from .gradcheck import (
+"""agrad.testing: the gradient checks shipped with the package (used by the tests and `agrad check`);
+they live in agrad.autograd.gradcheck, as torch.autograd.gradcheck does."""
+from ..autograd.gradcheck import (
     GradcheckError,
     JacobianReport,
     gradcheck,

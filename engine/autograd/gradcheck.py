@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd.functional import grad as autograd_grad
+from .functional import grad as autograd_grad
 from ..grad_mode import enable_grad, no_grad
 
 __all__ = ["gradcheck", "gradgradcheck", "gradcheck_report", "JacobianReport", "GradcheckError"]
