@@ -645,6 +645,8 @@ def _make_saver(names, arg_index, op_name):
         elif kind == _SAVE_RESULT:
             lines.append(f"    saved[{name!r}] = _save_output(out) if out.__class__ is _Tensor and "
                          f"out._autograd_meta.__class__ is _AutogradMeta else _save_results(out)")
+        elif kind == _SAVE_OPTIONS:
+            lines.append(f"    saved[{name!r}] = (args[{index}]._device, args[{index}].dtype)")
         else:
             lines += [f"    v = args[{index}]",
                       f"    saved[{name!r}] = [t.shape for t in v] if v.__class__ is list else getattr(v, 'shape', ())"]
@@ -675,12 +677,14 @@ def _save_steps(names, arg_index) -> tuple:
             steps.append((name, _SAVE_RESULT, -1))
         elif name in arg_index:
             steps.append((name, _SAVE_ARGUMENT, arg_index[name]))
+        elif name.endswith("_options"):     # `self_options`: (device, dtype), not the tensor
+            steps.append((name, _SAVE_OPTIONS, arg_index[name[:-8]]))
         else:                   # `self_shape`: the shape, not the tensor (PyTorch's self_sym_sizes)
             steps.append((name, _SAVE_SHAPE, arg_index[name[:-6]]))
     return tuple(steps)
 
 
-_SAVE_RESULT, _SAVE_SHAPE, _SAVE_ARGUMENT = 0, 1, 2
+_SAVE_RESULT, _SAVE_SHAPE, _SAVE_ARGUMENT, _SAVE_OPTIONS = 0, 1, 2, 3
 
 
 def _specialised_autograd_kernel(entry, diff_inputs, node_class, save_plan, arg_index):
@@ -756,9 +760,11 @@ def _camel(name: str) -> str:
 
 def defop(schema: str, *, kernel=None, meta=None, promote=None, grads=None, composite=None, samples=None,
           backward_name=None, overload=None, wraps_numbers=False, differentiable=None, gradgrad=True,
-          torch=None, doc="", tags=(), special=False, view=None, array_grads=None):
+          torch=None, doc="", tags=(), special=False, view=None, array_grads=None, moves_device=False):
     """Declare an op. Returns its Python function (also `agrad.<name>`).
 
+    `moves_device=True`: the op's result lives on another backend than its input (`_to_copy`), so
+    its CPU and CUDA kernel is `kernel(*tensors)` on Tensors, not a function of arrays.
     `special=True`: the kernel is `kernel(xp, special, *args)`, `special` being the backend's
     special-function namespace (scipy.special on CPU, cupyx.scipy.special on CUDA).
     `view=True`: the op is a view op (its output shares memory with `self`, PyTorch's view
@@ -780,7 +786,8 @@ def defop(schema: str, *, kernel=None, meta=None, promote=None, grads=None, comp
             raise TypeError(f"{entry.name}: an op needs a kernel and a Meta rule (or a composite)")
         rule = _PROMOTIONS[promote] if not callable(promote) else promote
         for backend_type, key in (("cpu", DispatchKey.CPU), ("cuda", DispatchKey.CUDA)):
-            k = _make_backend_kernel(entry, kernel, rule, backend_type, False, special, meta)
+            k = _boxed(kernel) if moves_device else _make_backend_kernel(entry, kernel, rule, backend_type, False,
+                                                                        special, meta)
             impl(entry.name, key, _view_kernel(k, view) if view else k, _depth=3)
         k = _make_backend_kernel(entry, meta, rule, "meta", True)
         impl(entry.name, DispatchKey.Meta, _view_kernel(k, view) if view else k, _depth=3)
@@ -852,7 +859,9 @@ def _arguments_getter(params):
 
 
 def _derived(param: str, arg_index) -> str | None:
-    """`self_shape` names the shape of argument `self`: saved instead of the tensor."""
-    if param.endswith("_shape") and param[:-6] in arg_index:
-        return param[:-6]
+    """`self_shape` names the shape of argument `self`, `self_options` its (device, dtype)
+    (PyTorch's self.sym_sizes() and self.options()): saved instead of the tensor."""
+    for suffix in ("_shape", "_options"):
+        if param.endswith(suffix) and param[:-len(suffix)] in arg_index:
+            return param[:-len(suffix)]
     return None
