@@ -46,18 +46,16 @@ _RESERVED = {"grad", "grads", "result"}
 class OpInfo:
     """The op library's record of one op (what tests, `agrad ops` and Meta read)."""
 
-    def __init__(self, entry, *, kernel, meta, promote, grads, composite, samples, backward_names,
-                 overload, differentiable, gradgrad, torch, tags):
+    def __init__(self, entry, *, kernel, promote, grads, composite, samples, backward_names,
+                 differentiable, gradgrad, torch, tags):
         self.entry = entry
         self.name = entry.name
         self.kernel = kernel
-        self.meta = meta
         self.promote = promote
         self.grads = grads
         self.composite = composite
         self.samples = samples
         self.backward_names = backward_names
-        self.overload = overload
         self.differentiable = differentiable
         self.gradgrad = gradgrad          # whether PyTorch's op supports double backward
         self.torch = torch                # how the reference script calls PyTorch's op
@@ -793,8 +791,8 @@ def defop(schema: str, *, kernel=None, meta=None, promote=None, grads=None, comp
         impl(entry.name, DispatchKey.Meta, _view_kernel(k, view) if view else k, _depth=3)
         differentiable = grads is not None if differentiable is None else differentiable
 
-    info = OpInfo(entry, kernel=kernel, meta=meta, promote=promote, grads=grads, composite=composite,
-                  samples=samples, backward_names=None, overload=overload, differentiable=differentiable,
+    info = OpInfo(entry, kernel=kernel, promote=promote, grads=grads, composite=composite,
+                  samples=samples, backward_names=None, differentiable=differentiable,
                   gradgrad=gradgrad, torch=torch, tags=tuple(tags) + (("view",) if view else ()))
     entry.info = info
     if composite is None:
