@@ -163,9 +163,13 @@ def _inputs(name: str, shapes: dict, seed: int) -> dict[str, np.ndarray]:
 
 
 def _randomise_stats(model: nn.Module, seed: int) -> None:
-    """Batch norms with running statistics that are not the identity, as a trained model's."""
+    """Batch norms with running statistics that are not the identity, as a trained model's, and
+    layer norms whose weights differ (the dynamo exporter merges equal initializers into one)."""
     g = torch.Generator().manual_seed(seed)
     for m in model.modules():
+        if isinstance(m, nn.LayerNorm):
+            m.weight.data.copy_(torch.rand(m.weight.shape, generator=g) + 0.5)
+            m.bias.data.copy_(torch.randn(m.bias.shape, generator=g) * 0.1)
         if isinstance(m, nn.BatchNorm2d):
             m.running_mean.copy_(torch.randn(m.num_features, generator=g) * 0.2)
             m.running_var.copy_(torch.rand(m.num_features, generator=g) + 0.5)

@@ -1,0 +1,201 @@
+"""`agrad import`: torch 2.13's exports (tests/onnx/fixtures, made by make_onnx_fixtures.py) come in
+with onnxruntime's outputs and torch autograd's gradients; hostile models are refused whole."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+from agrad import graphs  # noqa: E402
+from agrad.cli.main import cli  # noqa: E402
+from agrad.graphs.onnx import ModelError  # noqa: E402
+from agrad.graphs.onnx.importing import ImportOptions, import_model  # noqa: E402
+
+FIXTURES = Path(__file__).parent / "fixtures"
+MANIFEST = json.loads((FIXTURES / "manifest.json").read_text())
+MODELS = sorted(k for k, v in MANIFEST["models"].items() if "failed" not in v and not k.startswith("lstm"))
+
+
+def _cli(*args):
+    return CliRunner(env={"NO_COLOR": "1", "COLUMNS": "200"}).invoke(cli, [str(a) for a in args])
+
+
+def imported_run(name: str, tmp_path: Path):
+    """Import fixture `name` with `--loss mse:target`, run it on the fixture's inputs and target."""
+    ref = dict(np.load(FIXTURES / f"{name}.npz"))
+    result = import_model(FIXTURES / f"{name}.onnx", tmp_path / f"{name}.yaml", ImportOptions(loss="mse:target"))
+    agrad_name = {onnx_name: a for a, onnx_name in result.names.items()}
+    files = {}
+    for key, value in ref.items():
+        if key.startswith("in:") or key == "target":
+            onnx_name = key[3:] if key.startswith("in:") else None
+            path = tmp_path / f"{key.replace(':', '_')}.npy"
+            np.save(path, value.astype(np.float32) if value.dtype == np.float64 else value)
+            files[agrad_name[onnx_name] if onnx_name else "target"] = str(path)
+    run = graphs.load(result.graph_path, inputs=files).run()
+    return ref, result, run, agrad_name
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_imported_outputs_match_onnxruntime_and_gradients_match_torch(name, tmp_path):
+    ref, result, run, agrad_name = imported_run(name, tmp_path)
+    outs = [k for k in ref if k.startswith("out:")]
+    values = list(run.outputs.values())
+    assert len(values) == len(outs)
+    for key, value in zip(outs, values):
+        np.testing.assert_allclose(value.detach().numpy(), ref[key], rtol=1e-5, atol=2e-6, err_msg=key)
+    grads = [k for k in ref if k.startswith("grad:")]
+    assert grads, "the fixture has gradients to compare"
+    for key in grads:
+        grad = run.grads[agrad_name[key[5:]]]
+        expected = ref[key]
+        scale = np.abs(expected).max() + 1e-6
+        assert np.abs(grad.detach().numpy() - expected).max() / scale < 1e-4, key
+
+
+def test_each_node_is_one_line_naming_the_onnx_node(tmp_path):
+    result = import_model(FIXTURES / "resblock.unfolded.onnx", tmp_path / "g.yaml")
+    text = result.graph_path.read_text()
+    nodes = text.split("nodes:\n")[1].split("\n\n")[0].splitlines()
+    model = onnx.load(FIXTURES / "resblock.unfolded.onnx")
+    translated = [n for n in model.graph.node if n.op_type != "Constant"]
+    assert len(nodes) == len(translated) + 1         # and the loss
+    for node in translated:
+        assert sum(f"ONNX node '{node.name}' {node.op_type}" in line for line in nodes) == 1
+    assert "bn1_running_mean: {file: g.npz, key: bn1_running_mean}" in text      # no requires_grad
+    assert "conv1_weight: {file: g.npz, key: conv1_weight, requires_grad: true}" in text
+
+
+def test_cli_import_then_check_passes(tmp_path):
+    result = _cli("import", FIXTURES / "mlp.legacy.onnx", "-o", tmp_path / "mlp.yaml", "--shape", "x=2,6")
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "mlp.npz").exists()
+    check = _cli("check", tmp_path / "mlp.yaml")
+    assert check.exit_code == 0, check.output
+
+
+def test_cross_entropy_loss_adds_a_labels_input(tmp_path):
+    import_model(FIXTURES / "mlp.legacy.onnx", tmp_path / "m.yaml", ImportOptions(loss="cross_entropy:labels"))
+    text = (tmp_path / "m.yaml").read_text()
+    assert "labels: {shape: [2], init: zeros, dtype: int64}" in text
+    assert "loss: cross_entropy(v7, labels)" in text
+    run = graphs.load(tmp_path / "m.yaml").run()
+    assert run.grads["fc1_weight"] is not None
+
+
+def test_unsupported_ops_are_all_listed_and_nothing_is_written(tmp_path):
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    nodes = [helper.make_node("Det", ["x"], ["a"], name="first"), helper.make_node("Relu", ["x"], ["b"], name="ok"),
+             helper.make_node("NonZero", ["b"], ["c"], name="second"),
+             helper.make_node("Add", ["a", "b"], ["y"], name="after")]
+    path = tmp_path / "m.onnx"
+    onnx.save(helper.make_model(helper.make_graph(nodes, "g", [x], [y]),
+                                opset_imports=[helper.make_opsetid("", 18)]), path)
+    result = _cli("import", path)
+    assert result.exit_code == 2
+    assert "node 0 'first' (Det, opset 18): no agrad translation" in result.output
+    assert "'second' (NonZero, opset 18)" in result.output
+    assert "'after'" not in result.output          # downstream of a refused node: not news
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.onnx"]
+
+
+def test_lstm_fixture_is_refused_naming_the_node(tmp_path):
+    with pytest.raises(ModelError) as found:
+        import_model(FIXTURES / "lstm.legacy.onnx", tmp_path / "l.yaml")
+    assert any("(LSTM, opset 18)" in p for p in found.value.problems)
+
+
+def _small_model(path: Path, nodes=None, inputs=None, initializers=(), opset=18):
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    nodes = nodes or [helper.make_node("Relu", ["x"], ["y"], name="r")]
+    model = helper.make_model(helper.make_graph(nodes, "g", inputs or [x], [y], list(initializers)),
+                              opset_imports=[helper.make_opsetid("", opset)])
+    path.write_bytes(model.SerializeToString())
+    return path
+
+
+def _refused(tmp_path, path, *needles):
+    before = sorted(p.name for p in tmp_path.iterdir())
+    result = _cli("import", path, "-o", tmp_path / "out.yaml")
+    assert result.exit_code == 2, result.output
+    for needle in needles:
+        assert needle in result.output
+    assert "Traceback" not in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_truncated_protobuf(tmp_path):
+    data = (FIXTURES / "mlp.legacy.onnx").read_bytes()
+    path = tmp_path / "cut.onnx"
+    path.write_bytes(data[: len(data) // 2])
+    _refused(tmp_path, path, "truncated or corrupt")
+
+
+def test_cyclic_graph(tmp_path):
+    nodes = [helper.make_node("Relu", ["x2"], ["x1"], name="a"), helper.make_node("Relu", ["x1"], ["x2"], name="b"),
+             helper.make_node("Add", ["x", "x2"], ["y"], name="c")]
+    _refused(tmp_path, _small_model(tmp_path / "cycle.onnx", nodes), "cycle", "'a' (Relu)")
+
+
+def _external(tmp_path, location: str) -> Path:
+    weight = numpy_helper.from_array(np.ones((2, 3), np.float32), "w")
+    weight.ClearField("raw_data")
+    weight.data_location = TensorProto.EXTERNAL
+    weight.external_data.add(key="location", value=location)
+    weight.external_data.add(key="length", value="24")
+    nodes = [helper.make_node("Add", ["x", "w"], ["y"], name="add")]
+    return _small_model(tmp_path / "ext.onnx", nodes, initializers=[weight])
+
+
+def test_external_data_outside_the_model_folder(tmp_path):
+    (tmp_path.parent / "secret.bin").write_bytes(b"\0" * 24)
+    _refused(tmp_path, _external(tmp_path, "../secret.bin"), "not a file inside the model's folder")
+
+
+def test_external_data_on_a_device(tmp_path):
+    (tmp_path / "dev").symlink_to("/dev/zero")
+    _refused(tmp_path, _external(tmp_path, "dev"), "not a file inside the model's folder")
+
+
+def test_external_data_resolved_relative_to_the_model(tmp_path):
+    (tmp_path / "ext.onnx.data").write_bytes(np.full((2, 3), 2.0, np.float32).tobytes())
+    path = _external(tmp_path, "ext.onnx.data")
+    result = import_model(path, tmp_path / "e.yaml")
+    assert np.load(tmp_path / "e.npz")["w"].tolist() == [[2.0] * 3] * 2
+    assert result.parameters == 1
+
+
+def test_huge_declared_shape(tmp_path):
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1 << 20, 1 << 20, 1 << 10])
+    _refused(tmp_path, _small_model(tmp_path / "huge.onnx", inputs=[x]), "more than this machine's memory")
+
+
+def test_control_characters_in_names(tmp_path):
+    nodes = [helper.make_node("Relu", ["x"], ["y"], name="bad\x1b[2Jname")]
+    _refused(tmp_path, _small_model(tmp_path / "ctl.onnx", nodes), "control characters", "bad\\x1b[2Jname")
+
+
+def test_contrib_domain_names_the_unoptimised_export(tmp_path):
+    nodes = [helper.make_node("FusedConv", ["x"], ["y"], name="fused", domain="com.microsoft")]
+    path = tmp_path / "opt.onnx"
+    model = helper.make_model(helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", 1, [2, 3])],
+                                                [helper.make_tensor_value_info("y", 1, None)]),
+                              opset_imports=[helper.make_opsetid("", 18), helper.make_opsetid("com.microsoft", 1)])
+    path.write_bytes(model.SerializeToString())
+    _refused(tmp_path, path, "import the unoptimised export")
+
+
+def test_missing_onnx_is_exit_3_naming_the_extra(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "onnx", None)
+    result = _cli("import", FIXTURES / "mlp.legacy.onnx", "-o", tmp_path / "m.yaml")
+    assert result.exit_code == 3
+    assert "pip install 'agrad[onnx]'" in result.output
