@@ -145,9 +145,10 @@ def plan_leaf(spec: InputSpec, *, base_dir: Path, default_dtype: str, default_de
     """The leaf's shape, dtype and device; reads file headers (and `--input` overrides)."""
     device = spec.device or default_device
     if override is not None or spec.kind == "file":
+        override, named_key = _override_parts(override)
         path = Path(override if override is not None else base_dir / spec.file)
         pos = spec.pos if override is not None or doc is None else doc.pos(spec.path + ("file",))
-        key = spec.key if override is None else _override_key(path, spec)
+        key = spec.key if override is None else (named_key or _override_key(path, spec))
         shape, np_dtype, array = read_array_file(path, key, pos)
         try:
             from agrad import dtypes
@@ -177,6 +178,18 @@ def _check_values(spec: InputSpec, dtype: str, doc) -> None:
     elif "fill" in spec.params and not fits(spec.params["fill"], dtype):
         raise InputError("AG012", misfit_message(spec.params["fill"], dtype, f"input '{spec.name}': `fill`"),
                          doc.pos(spec.path + ("fill",)))
+
+
+def _override_parts(override) -> tuple[Path | None, str | None]:
+    """`--input x=data.npz:images` names the array in the archive: (data.npz, images). A file
+    whose own name holds the colon is taken as it is."""
+    if override is None:
+        return None, None
+    text = str(override)
+    head, sep, key = text.rpartition(":")
+    if sep and key and head.lower().endswith(".npz") and not Path(text).exists():
+        return Path(head), key
+    return Path(override), None
 
 
 def _override_key(path: Path, spec: InputSpec) -> str | None:
