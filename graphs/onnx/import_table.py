@@ -682,7 +682,15 @@ def _pad(ctx, node, a):
         raise Refuse(f"Pad mode {mode!r}")
     if torch_mode == "constant":
         return f"pad({ctx.ref(x)}, {lit(flat)}, 'constant', {lit(float(value))})"
-    return f"pad({ctx.ref(x)}, {lit(flat)}, {torch_mode!r})"
+    padded = len(flat) // 2
+    if padded > 3:
+        raise Refuse(f"Pad mode {mode!r} on {padded} dims (agrad pads at most the last 3 this way)")
+    if rank - padded >= 1:
+        return f"pad({ctx.ref(x)}, {lit(flat)}, {torch_mode!r})"
+    # these modes want a batch dim before the padded ones: lend one, then take it back
+    shape = list(ctx.shape(x))
+    out = [s + begin.get(i, 0) + end.get(i, 0) for i, s in enumerate(shape)]
+    return f"reshape(pad(reshape({ctx.ref(x)}, {lit([1] + shape)}), {lit(flat)}, {torch_mode!r}), {lit(out)})"
 
 
 @op("Trilu")

@@ -297,7 +297,7 @@ class Importer:
             if translator is None:
                 self._fail(index, node, "no agrad translation for this op")
                 continue
-            attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+            attrs = {a.name: _text(helper.get_attribute_value(a)) for a in node.attribute}
             try:
                 expr = translator(self, node, attrs)
             except Refuse as exc:
@@ -508,6 +508,15 @@ class Importer:
         if self.backward:
             lines.append(f"backward: {self.backward}")
         return "\n".join(lines) + "\n"
+
+
+def _text(value):
+    """ONNX's string attributes come as bytes."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if isinstance(value, list) and value and isinstance(value[0], bytes):
+        return [v.decode("utf-8", "replace") for v in value]
+    return value
 
 
 def _flow(entry: dict) -> str:
