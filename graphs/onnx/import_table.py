@@ -23,6 +23,10 @@ class Multi(str):
     """The expression of an op that returns several tensors: output i is `name[i]`."""
 
 
+class Outputs(list):
+    """One expression per output (None: not made), each written as a line of its own."""
+
+
 def lit(value) -> str:
     """A Python literal for a number, bool or nested list (no inf/nan: the caller checks)."""
     if isinstance(value, np.ndarray):
@@ -818,3 +822,111 @@ def _resize(ctx, node, a):
 @op("Size", "Shape")
 def _shape_of(ctx, node, a):
     raise Refuse("a shape that is not known at import time (give the input's size with --shape)")
+
+
+# ---- recurrent layers, unrolled -----------------------------------------------------------------
+
+def _recurrent_inputs(ctx, node, a):
+    """(X as [seq, batch, input], seq, batch, hidden, [reversed?] per direction, layout)."""
+    if a.get("activations") not in (None, ["Sigmoid", "Tanh", "Tanh"][:len(a.get("activations") or [])]):
+        raise Refuse(f"{node.op_type} with activations {a.get('activations')}")
+    if "clip" in a or a.get("input_forget", 0):
+        raise Refuse(f"{node.op_type} with clip or input_forget")
+    direction = a.get("direction", "forward")
+    directions = {"forward": [False], "reverse": [True], "bidirectional": [False, True]}[direction]
+    hidden = a["hidden_size"]
+    x = ctx.ref(node.input[0])
+    layout = a.get("layout", 0)
+    shape = ctx.shape(node.input[0])
+    seq, batch = (shape[0], shape[1]) if layout == 0 else (shape[1], shape[0])
+    if layout:
+        x = ctx.step(f"transpose({x}, 0, 1)", "time_major")
+    return x, seq, batch, hidden, directions, layout
+
+
+def _initial(ctx, node, position: int, d: int, batch: int, hidden: int, layout: int) -> str:
+    if len(node.input) > position and node.input[position]:
+        state = ctx.ref(node.input[position])
+        return f"select({state}, {1 if layout else 0}, {d})"
+    return ctx.zeros([batch, hidden], ctx.dtype(node.input[0]))
+
+
+def _check_lengths(ctx, node, seq: int, layout: int) -> None:
+    if len(node.input) > 4 and node.input[4]:
+        lengths = np.asarray(ctx.const(node.input[4])).reshape(-1)
+        if not (lengths == seq).all():
+            raise Refuse(f"{node.op_type} with sequence_lens shorter than the sequence")
+
+
+@op("LSTM", composed=True)
+def _lstm(ctx, node, a):
+    if len(node.input) > 7 and node.input[7]:
+        raise Refuse("LSTM with peepholes (input P)")
+    x, seq, batch, hidden, directions, layout = _recurrent_inputs(ctx, node, a)
+    _check_lengths(ctx, node, seq, layout)
+    W, R = ctx.ref(node.input[1]), ctx.ref(node.input[2])
+    B = ctx.ref(node.input[3]) if len(node.input) > 3 and node.input[3] else None
+    H = hidden
+    ys, hs, cs = [], [], []
+    for d, backwards in enumerate(directions):
+        tag = f"d{d}_" if len(directions) > 1 else ""
+        bias = f" + select({B}, 0, {d})[0:{4 * H}] + select({B}, 0, {d})[{4 * H}:{8 * H}]" if B else ""
+        xw = ctx.step(f"matmul({x}, t(select({W}, 0, {d}))){bias}", f"{tag}input_gates")
+        rt = ctx.step(f"t(select({R}, 0, {d}))", f"{tag}R_t")
+        h = _initial(ctx, node, 5, d, batch, H, layout)
+        c = _initial(ctx, node, 6, d, batch, H, layout)
+        steps = []
+        for t in (range(seq - 1, -1, -1) if backwards else range(seq)):
+            g = ctx.step(f"{xw}[{t}] + matmul({h}, {rt})", f"{tag}gates_{t}")
+            c = ctx.step(f"sigmoid({g}[:, {2 * H}:{3 * H}]) * {c} + sigmoid({g}[:, 0:{H}]) * "
+                         f"tanh({g}[:, {3 * H}:{4 * H}])", f"{tag}c_{t}")
+            h = ctx.step(f"sigmoid({g}[:, {H}:{2 * H}]) * tanh({c})", f"{tag}h_{t}")
+            steps.append(h)
+        if backwards:
+            steps.reverse()
+        ys.append(f"stack([{', '.join(steps)}], 0)")
+        hs.append(h)
+        cs.append(c)
+    y = f"stack([{', '.join(ys)}], 1)"                            # [seq, directions, batch, hidden]
+    if layout:
+        y = f"permute({y}, [2, 0, 1, 3])"
+    state = (lambda parts: f"stack([{', '.join(parts)}], {1 if layout else 0})")
+    return Outputs([y, state(hs), state(cs)])
+
+
+@op("GRU", composed=True)
+def _gru(ctx, node, a):
+    x, seq, batch, hidden, directions, layout = _recurrent_inputs(ctx, node, a)
+    _check_lengths(ctx, node, seq, layout)
+    W, R = ctx.ref(node.input[1]), ctx.ref(node.input[2])
+    B = ctx.ref(node.input[3]) if len(node.input) > 3 and node.input[3] else None
+    H = hidden
+    before_reset = a.get("linear_before_reset", 0)
+    ys, hs = [], []
+    for d, backwards in enumerate(directions):
+        tag = f"d{d}_" if len(directions) > 1 else ""
+        wb = f" + select({B}, 0, {d})[0:{3 * H}]" if B else ""
+        rb = f" + select({B}, 0, {d})[{3 * H}:{6 * H}]" if B else ""
+        xw = ctx.step(f"matmul({x}, t(select({W}, 0, {d}))){wb}", f"{tag}input_gates")
+        rt = ctx.step(f"t(select({R}, 0, {d}))", f"{tag}R_t")
+        h = _initial(ctx, node, 5, d, batch, H, layout)
+        steps = []
+        for t in (range(seq - 1, -1, -1) if backwards else range(seq)):
+            hr = ctx.step(f"matmul({h}, {rt}){rb}", f"{tag}hidden_gates_{t}")
+            z = f"sigmoid({xw}[{t}][:, 0:{H}] + {hr}[:, 0:{H}])"
+            r = f"sigmoid({xw}[{t}][:, {H}:{2 * H}] + {hr}[:, {H}:{2 * H}])"
+            if before_reset:
+                n = f"tanh({xw}[{t}][:, {2 * H}:{3 * H}] + {r} * {hr}[:, {2 * H}:{3 * H}])"
+            else:
+                rbh = f" + select({B}, 0, {d})[{5 * H}:{6 * H}]" if B else ""
+                n = (f"tanh({xw}[{t}][:, {2 * H}:{3 * H}] + matmul({r} * {h}, {rt}[:, {2 * H}:{3 * H}]){rbh})")
+            h = ctx.step(f"(1.0 - {z}) * {n} + {z} * {h}", f"{tag}h_{t}")
+            steps.append(h)
+        if backwards:
+            steps.reverse()
+        ys.append(f"stack([{', '.join(steps)}], 0)")
+        hs.append(h)
+    y = f"stack([{', '.join(ys)}], 1)"
+    if layout:
+        y = f"permute({y}, [2, 0, 1, 3])"
+    return Outputs([y, f"stack([{', '.join(hs)}], {1 if layout else 0})"])

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from . import folding, loading
-from .import_table import COMPOSED, TABLE, Multi, Refuse, dtype_name, lit
+from .import_table import COMPOSED, TABLE, Multi, Outputs, Refuse, dtype_name, lit
 from .loading import printable
 from .problems import ModelError, require_onnx
 
@@ -209,6 +209,19 @@ class Importer:
         self.inputs.append((name, entry, f"constant '{printable(onnx_name)}' {kind}{list(array.shape)}"))
         return name
 
+    def step(self, expr: str, what: str) -> str:
+        """A line of its own for part of the node being translated (an unrolled LSTM's step);
+        its name, to use in later parts."""
+        base = printable(self.step_owner.name or self.step_owner.output[0])
+        name = self.names.make(f"{base}_{what}", "step")
+        self.steps.append((name, expr, what))
+        return name
+
+    def zeros(self, shape: list[int], dtype) -> str:
+        array = np.zeros(shape, dtype=dtype)
+        self._keep_alive.append(array)
+        return self._const_input(array, "zeros")
+
     def index_tensor(self, index: list[int]) -> str:
         array = np.asarray(index, dtype=np.int64)
         self._keep_alive.append(array)
@@ -298,6 +311,8 @@ class Importer:
                 self._fail(index, node, "no agrad translation for this op")
                 continue
             attrs = {a.name: _text(helper.get_attribute_value(a)) for a in node.attribute}
+            self.steps = []
+            self.step_owner = node
             try:
                 expr = translator(self, node, attrs)
             except Refuse as exc:
@@ -308,9 +323,19 @@ class Importer:
                 continue
             translated += 1
             outputs = [o for o in node.output if o]
-            name = self.names.make(outputs[0] if outputs else node.name, node.op_type.lower())
             kind = f"{node.op_type}{' (composed)' if node.op_type in COMPOSED else ''}"
             comment = f"ONNX node '{printable(node.name)}' {kind}"
+            for step_name, step_expr, what in self.steps:        # an unrolled op's lines, in order
+                self.nodes.append((step_name, step_expr, f"{comment}: {what}"))
+            if isinstance(expr, Outputs):                         # one line per output that is used
+                for out, out_expr in zip(node.output, expr):
+                    if out and out_expr is not None and self.used(out):
+                        name = self.names.make(out, node.op_type.lower())
+                        self.nodes.append((name, out_expr, f"{comment} -> '{printable(out)}'"))
+                        self.values[out] = _Value("tensor", expr=name, name=out)
+                self._infer_missing(node)
+                continue
+            name = self.names.make(outputs[0] if outputs else node.name, node.op_type.lower())
             if len(outputs) > 1 or isinstance(expr, Multi):
                 comment += f" -> {', '.join(repr(printable(o)) for o in node.output if o)}"
             elif outputs and outputs[0] != node.name:

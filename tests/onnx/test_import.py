@@ -20,7 +20,7 @@ from agrad.graphs.onnx.importing import ImportOptions, import_model  # noqa: E40
 
 FIXTURES = Path(__file__).parent / "fixtures"
 MANIFEST = json.loads((FIXTURES / "manifest.json").read_text())
-MODELS = sorted(k for k, v in MANIFEST["models"].items() if "failed" not in v and not k.startswith("lstm"))
+MODELS = sorted(k for k, v in MANIFEST["models"].items() if "failed" not in v)
 
 
 def _cli(*args):
@@ -107,10 +107,24 @@ def test_unsupported_ops_are_all_listed_and_nothing_is_written(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.onnx"]
 
 
-def test_lstm_fixture_is_refused_naming_the_node(tmp_path):
+def test_lstm_is_unrolled_one_line_per_step_each_naming_the_node(tmp_path):
+    import_model(FIXTURES / "lstm.legacy.onnx", tmp_path / "l.yaml")
+    lines = [line for line in (tmp_path / "l.yaml").read_text().splitlines() if "'/lstm/LSTM' LSTM (composed)" in line]
+    assert len(lines) == 2 + 3 * 4 + 1        # input gates, R^T, (gates, c, h) per step of 4, the output Y
+
+
+def test_plain_rnn_is_refused_naming_the_node(tmp_path):
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 1, 2])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    w, r = numpy_helper.from_array(np.ones((1, 4, 2), np.float32), "w"), \
+        numpy_helper.from_array(np.ones((1, 4, 4), np.float32), "r")
+    node = helper.make_node("RNN", ["x", "w", "r"], ["y"], name="rnn", hidden_size=4)
+    path = tmp_path / "rnn.onnx"
+    onnx.save(helper.make_model(helper.make_graph([node], "g", [x], [y], [w, r]),
+                                opset_imports=[helper.make_opsetid("", 18)]), path)
     with pytest.raises(ModelError) as found:
-        import_model(FIXTURES / "lstm.legacy.onnx", tmp_path / "l.yaml")
-    assert any("(LSTM, opset 18)" in p for p in found.value.problems)
+        import_model(path, tmp_path / "r.yaml")
+    assert found.value.problems == ["rnn.onnx: node 0 'rnn' (RNN, opset 18): no agrad translation for this op"]
 
 
 def _small_model(path: Path, nodes=None, inputs=None, initializers=(), opset=18):

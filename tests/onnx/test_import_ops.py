@@ -136,6 +136,13 @@ CASES += [
          order=["x", "", "s"], name="Resize-linear"),
     Case("Clip", {"x": f(2, 3)}, consts={"lo": np.array(-0.5, np.float32), "hi": np.array(0.7, np.float32)}),
     Case("Cast", {"x": f(2, 3)}, {"to": TensorProto.DOUBLE}),
+    Case("LSTM", {"x": f(3, 2, 4)}, {"hidden_size": 3, "direction": "bidirectional"},
+         consts={"W": f(2, 12, 4) / 2, "R": f(2, 12, 3) / 2, "B": f(2, 24) / 3}, outputs=3, name="LSTM-bidirectional"),
+    Case("GRU", {"x": f(3, 2, 4)}, {"hidden_size": 3, "linear_before_reset": 1},
+         consts={"W": f(1, 9, 4) / 2, "R": f(1, 9, 3) / 2, "B": f(1, 18) / 3}, outputs=2,
+         name="GRU-linear-before-reset"),
+    Case("GRU", {"x": f(3, 2, 4)}, {"hidden_size": 3, "direction": "reverse"},
+         consts={"W": f(1, 9, 4) / 2, "R": f(1, 9, 3) / 2, "B": f(1, 18) / 3}, outputs=2, name="GRU-reverse"),
 ]
 
 
