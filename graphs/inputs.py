@@ -119,6 +119,10 @@ def read_array_file(path: Path, key: str | None, pos: Pos) -> tuple[tuple[int, .
         if path.suffix.lower() == ".npz":
             shape, dtype = _npz_header(path, key, pos)
             return tuple(shape), dtype, None
+        if path.suffix.lower() == ".safetensors":
+            from . import safetensors
+            array = safetensors.load(path, key or "")
+            return tuple(array.shape), array.dtype, array
         with open(path, "rb") as f:
             _, dtype, _ = _header(f)
         if dtype.hasobject:
@@ -128,7 +132,9 @@ def read_array_file(path: Path, key: str | None, pos: Pos) -> tuple[tuple[int, .
         return tuple(array.shape), array.dtype, array
     except InputError:
         raise
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError, KeyError) as exc:
+    except KeyError as exc:
+        raise InputError("AG013", f"cannot read {path.name}: {exc.args[0] if exc.args else exc}", pos) from None
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
         raise InputError("AG013", f"cannot read {path.name}: {exc}", pos) from None
 
 
@@ -194,7 +200,7 @@ def _override_parts(override) -> tuple[Path | None, str | None]:
 
 def _override_key(path: Path, spec: InputSpec) -> str | None:
     # `--input x=data.npz` reads the array named like the input unless the graph names a key.
-    return (spec.key or spec.name) if Path(path).suffix.lower() == ".npz" else None
+    return (spec.key or spec.name) if Path(path).suffix.lower() in (".npz", ".safetensors") else None
 
 
 def host_array(plan: LeafPlan, graph_seed: int) -> np.ndarray:
