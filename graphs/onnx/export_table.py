@@ -93,6 +93,11 @@ def _where(b, a):
     return b.node("Where", [b.t(a["condition"]), b.t(a["self"], b.out_dtype), b.t(a["other"], b.out_dtype)])
 
 
+@op("masked_fill")
+def _masked_fill(b, a):
+    return b.node("Where", [b.t(a["mask"]), b.t(a["value"], b.out_dtype), b.t(a["self"])])
+
+
 @op("alias", "clone", "contiguous", "detach")
 def _identity(b, a):
     return b.node("Identity", [b.t(a.get("self", a.get("input")))])
@@ -229,6 +234,8 @@ def _split(b, a):
     rank = len(b.shape(a["self"]))
     sizes = a.get("split_sizes", a.get("split_size_or_sections"))
     dim = a["dim"] % rank
+    if b.op == "split" and len(sizes) == 1:          # split(x, 4): chunks of 4, the last one shorter
+        sizes = sizes[0]
     if isinstance(sizes, int):
         total = b.shape(a["self"])[dim]
         sizes = [sizes] * (total // sizes) + ([total % sizes] if total % sizes else [])
@@ -276,7 +283,7 @@ def _embedding_backward(b, a):
     width = b.shape(a["grad_output"])[-1]
     rows = b.node("Reshape", [grad, b.ints([-1, width])])
     index = b.node("Reshape", [b.t(a["indices"]), b.ints([-1])])
-    hot = b.node("OneHot", [index, b.ints([a["num_weights"]]),
+    hot = b.node("OneHot", [index, b.ints(a["num_weights"], scalar=True),
                             b.const(np.array([0, 1], dtype=b.out_dtype))], axis=-1)
     return b.node("MatMul", [b.node("Transpose", [hot], perm=[1, 0]), rows])
 
@@ -348,9 +355,15 @@ def _argmax(b, a):
 
 # ---- nn ------------------------------------------------------------------------------------------
 
+def per_dim(value, d: int) -> list[int]:
+    """An int[] argument per spatial dim: the dispatcher keeps `stride=2` as (2,), meaning every dim."""
+    values = [value] if isinstance(value, int) else list(value)
+    return values * d if len(values) == 1 else values
+
+
 def _conv_attrs(a, d: int) -> dict:
     def tup(v):
-        return [v] * d if isinstance(v, int) else list(v)
+        return per_dim(v, d)
     if isinstance(a["padding"], str):
         raise NoMapping()
     pads = tup(a["padding"])
@@ -368,8 +381,7 @@ def _conv(b, a):
 def _conv_transpose(b, a):
     d = int(b.op[-2])
     attrs = _conv_attrs(a, d)
-    op_ = a["output_padding"]
-    attrs["output_padding"] = [op_] * d if isinstance(op_, int) else list(op_)
+    attrs["output_padding"] = per_dim(a["output_padding"], d)
     inputs = [b.t(a["input"]), b.t(a["weight"])] + ([b.t(a["bias"])] if a["bias"] is not None else [])
     return b.node("ConvTranspose", inputs, **attrs)
 
@@ -379,7 +391,7 @@ def _conv_backward_input(b, a):
     """d input = the transposed convolution of the gradient, its output padded to the input's size."""
     gy, w = a["grad_output"], a["weight"]
     d = len(b.shape(w)) - 2
-    stride, padding, dilation = list(a["stride"]), list(a["padding"]), list(a["dilation"])
+    stride, padding, dilation = per_dim(a["stride"], d), per_dim(a["padding"], d), per_dim(a["dilation"], d)
     size, gshape, kernel = list(a["input_size"]), b.shape(gy), b.shape(w)[2:]
     out_pad = [size[2 + i] - ((gshape[2 + i] - 1) * stride[i] - 2 * padding[i] + dilation[i] * (kernel[i] - 1) + 1)
                for i in range(d)]
@@ -397,7 +409,7 @@ def _conv_backward_weight(b, a):
     rank = len(b.shape(x))
     d = rank - 2
     swap = [1, 0] + list(range(2, rank))
-    stride, padding, dilation = list(a["stride"]), list(a["padding"]), list(a["dilation"])
+    stride, padding, dilation = per_dim(a["stride"], d), per_dim(a["padding"], d), per_dim(a["dilation"], d)
     out = b.node("Conv", [b.node("Transpose", [b.t(x)], perm=swap), b.node("Transpose", [b.t(gy)], perm=swap)],
                  strides=dilation, dilations=stride, pads=padding + padding)
     out = b.node("Transpose", [out], perm=swap)
@@ -410,11 +422,9 @@ def _max_pool(b, a):
     d = 1 if b.op == "max_pool1d" else 2
     if a.get("return_indices"):
         raise NoMapping()
-    kernel = list(a["kernel_size"]) if not isinstance(a["kernel_size"], int) else [a["kernel_size"]] * d
-    stride = a["stride"] if a["stride"] else kernel
-    stride = [stride] * d if isinstance(stride, int) else list(stride)
-    pad = [a["padding"]] * d if isinstance(a["padding"], int) else list(a["padding"])
-    dil = [a["dilation"]] * d if isinstance(a["dilation"], int) else list(a["dilation"])
+    kernel = per_dim(a["kernel_size"], d)
+    stride = per_dim(a["stride"], d) if a["stride"] else kernel
+    pad, dil = per_dim(a["padding"], d), per_dim(a["dilation"], d)
     return b.node("MaxPool", [b.t(a["self"])], kernel_shape=kernel, strides=stride, pads=pad + pad, dilations=dil,
                   ceil_mode=int(bool(a["ceil_mode"])))
 
@@ -423,9 +433,9 @@ def _max_pool(b, a):
 def _max_pool_backward(b, a):
     """The gradient goes where MaxPool's Indices (flat over the whole input) point, added up."""
     x = a["self"]
-    kernel = list(a["kernel_size"])
-    stride = list(a["stride"]) if a["stride"] else kernel
-    pad, dil = list(a["padding"]), list(a["dilation"])
+    kernel = per_dim(a["kernel_size"], 2)
+    stride = per_dim(a["stride"], 2) if a["stride"] else kernel
+    pad, dil = per_dim(a["padding"], 2), per_dim(a["dilation"], 2)
     _, indices = b.node("MaxPool", [b.t(x)], outputs=2, kernel_shape=kernel, strides=stride, pads=pad + pad,
                         dilations=dil, ceil_mode=int(bool(a["ceil_mode"])))
     total = int(np.prod(b.shape(x)))
@@ -441,10 +451,9 @@ def _avg_pool(b, a):
     d = 1 if b.op == "avg_pool1d" else 2
     if a.get("divisor_override") is not None:
         raise NoMapping()
-    kernel = [a["kernel_size"]] * d if isinstance(a["kernel_size"], int) else list(a["kernel_size"])
-    stride = a["stride"] if a["stride"] else kernel
-    stride = [stride] * d if isinstance(stride, int) else list(stride)
-    pad = [a["padding"]] * d if isinstance(a["padding"], int) else list(a["padding"])
+    kernel = per_dim(a["kernel_size"], d)
+    stride = per_dim(a["stride"], d) if a["stride"] else kernel
+    pad = per_dim(a["padding"], d)
     return b.node("AveragePool", [b.t(a["self"])], kernel_shape=kernel, strides=stride, pads=pad + pad,
                   ceil_mode=int(bool(a["ceil_mode"])), count_include_pad=int(bool(a["count_include_pad"])))
 
@@ -459,10 +468,39 @@ def _adaptive_avg_pool(b, a):
 
 @op("batch_norm")
 def _batch_norm(b, a):
-    if a["training"] or a["running_mean"] is None or a["weight"] is None or a["bias"] is None:
+    if a["training"] or a["running_mean"] is None:
+        return _batch_norm_batch_stats(b, a)
+    if a["weight"] is None or a["bias"] is None:
         raise NoMapping()
     return b.node("BatchNormalization", [b.t(a["input"]), b.t(a["weight"]), b.t(a["bias"]), b.t(a["running_mean"]),
                                          b.t(a["running_var"])], epsilon=float(a["eps"]))
+
+
+def _batch_norm_batch_stats(b, a):
+    """Training mode: normalised by the batch's own mean and (biased) variance. The update of
+    the running statistics, a side effect, is not part of the exported model."""
+    x = b.t(a["input"])
+    rank = len(b.shape(a["input"]))
+    dims = b.ints([0] + list(range(2, rank)))
+    mean = b.node("ReduceMean", [x, dims], keepdims=1)
+    centred = b.node("Sub", [x, mean])
+    var = b.node("ReduceMean", [b.node("Mul", [centred, centred]), dims], keepdims=1)
+    out = b.node("Div", [centred, b.node("Sqrt", [b.node("Add", [var, b.scalar(a["eps"], b.out_dtype)])])])
+    channels = [1, -1] + [1] * (rank - 2)
+    if a["weight"] is not None:
+        out = b.node("Mul", [out, b.node("Reshape", [b.t(a["weight"]), b.ints(channels)])])
+    if a["bias"] is not None:
+        out = b.node("Add", [out, b.node("Reshape", [b.t(a["bias"]), b.ints(channels)])])
+    return out
+
+
+@op("adaptive_avg_pool2d_backward")
+def _adaptive_avg_pool_backward(b, a):
+    gshape, shape = b.shape(a["grad_output"]), b.shape(a["self"])
+    if list(gshape[-2:]) != [1, 1]:
+        raise NoMapping()
+    share = b.node("Div", [b.t(a["grad_output"]), b.scalar(shape[-1] * shape[-2], b.out_dtype)])
+    return b.node("Expand", [share, b.ints(list(shape))])
 
 
 @op("layer_norm")
@@ -474,7 +512,10 @@ def _layer_norm(b, a):
                   b.const(np.ones(list(a["normalized_shape"]), dtype=b.out_dtype)))
     if a["bias"] is not None:
         inputs.append(b.t(a["bias"]))
-    return b.node("LayerNormalization", inputs, axis=axis, epsilon=float(a["eps"]))
+    from onnx import helper
+    # the statistics in float64 for a float64 input (ONNX's default is float32)
+    stash = helper.TensorProto.DOUBLE if b.out_dtype == np.float64 else helper.TensorProto.FLOAT
+    return b.node("LayerNormalization", inputs, axis=axis, epsilon=float(a["eps"]), stash_type=stash)
 
 
 @op("softmax", "log_softmax")
@@ -587,11 +628,11 @@ def _slice_backward(b, a):
 
 @op("mse_loss")
 def _mse_loss(b, a):
-    diff = b.node("Sub", [b.t(a["self"]), b.t(a["target"])])
+    diff = b.node("Sub", [b.t(a["input"]), b.t(a["target"])])
     square = b.node("Mul", [diff, diff])
     if a["reduction"] == "none":
         return square
-    rank = len(b.shape(a["self"]))
+    rank = len(b.shape(a["input"]))
     kind = "ReduceMean" if a["reduction"] == "mean" else "ReduceSum"
     return b.node(kind, [square, b.ints(list(range(rank)))], keepdims=0) if rank else square
 
@@ -618,7 +659,7 @@ def _nll_loss_backward(b, a):
         raise NoMapping()
     rows, classes = b.shape(a["input"])
     target = b.t(a["target"])
-    hot = b.node("OneHot", [target, b.ints([classes]), b.const(np.array([0, 1], dtype=b.out_dtype))], axis=-1)
+    hot = b.node("OneHot", [target, b.ints(classes, scalar=True), b.const(np.array([0, 1], dtype=b.out_dtype))], axis=-1)
     valid = b.cast(b.node("Not", [b.node("Equal", [target, b.ints(a["ignore_index"], scalar=True)])]), b.out_dtype)
     hot = b.node("Mul", [hot, b.node("Unsqueeze", [valid, b.ints([1])])])
     out = b.node("Mul", [hot, b.node("Neg", [b.t(a["grad_output"])])])

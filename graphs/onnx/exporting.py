@@ -193,17 +193,18 @@ class _Builder:
             innermost = i == len(producers) - 1
             fn = TABLE.get(call.op)
             if fn is not None:
-                mark = len(self.nodes), len(self.initializers)
                 previous, self.call = self.call, call
                 try:
                     out = fn(self, dict(zip(call.names, call.args)))
                 except NoMapping:
-                    del self.nodes[mark[0]:], self.initializers[mark[1]:]
-                    out = None
+                    out = None          # what it made stays, unused (pruned at the end): inputs it
+                                        # resolved on the way may be used by what comes next
                 finally:
                     self.call = previous
                 if out is not None:
-                    return self._bind(call, tensor, out)
+                    bound = self._bind(call, tensor, out)
+                    if bound is not None:
+                        return bound
             if _constant_call(call, self):
                 return self._named(tensor, self.const(np.array(tensor.detach().numpy())))
             if innermost:
@@ -220,7 +221,8 @@ class _Builder:
                     bound = self._named(t, name)
                     if t is tensor:
                         found = bound
-            return found if found is not None else self.names[id(tensor)]
+            return found if found is not None else (self.names.get(id(tensor)) if id(tensor) in self.emitted
+                                                    else None)
         return self._named(tensor, out)
 
     def _custom(self, call) -> list[str] | str:
@@ -245,6 +247,17 @@ class _Builder:
                              **{k: v for k, v in attrs.items() if isinstance(v, (int, float, str, list))})
         finally:
             self.call = previous
+
+
+def _live(nodes: list, wanted: set[str]) -> list:
+    """The nodes the outputs depend on, in order (a mapping abandoned half-way leaves some that
+    nothing reads)."""
+    needed, kept = set(wanted), []
+    for node in reversed(nodes):
+        if any(o in needed for o in node.output):
+            kept.append(node)
+            needed.update(node.input)
+    return kept[::-1]
 
 
 def _is_tensor(x) -> bool:
@@ -346,6 +359,7 @@ def export_graph(graph_path, model_path, *, with_grads: bool = False, strict: bo
         graph_outputs.append(helper.make_tensor_value_info(name, dtype, list(tensor.shape)))
         builder.used_names.add(name)
 
+    builder.nodes = _live(builder.nodes, {o.name for o in graph_outputs})
     used = {i for n in builder.nodes for i in n.input} | {o.name for o in graph_outputs}
     inputs = [i for i in inputs if i.name in used]
     initializers = [i for i in initializers + builder.initializers if i.name in used]

@@ -90,3 +90,35 @@ def test_op_without_onnx_equivalent_is_custom_domain_or_refused_with_strict(tmp_
     assert loose.exit_code == 0 and "custom domain 'agrad'" in loose.output
     model = onnx.load(tmp_path / "l.onnx")
     assert any(n.domain == "agrad" and n.op_type == "erfinv" for n in model.graph.node)
+
+
+@pytest.mark.parametrize("example", ["classifier", "split_and_slice", "mlp", "hessian_vector"])
+def test_example_graphs_with_grads_run_in_onnxruntime(example, tmp_path):
+    source = tmp_path / f"{example}.yaml"
+    source.write_text((EXAMPLES / f"{example}.yaml").read_text())
+    result = _cli("export", source, "-o", tmp_path / "m.onnx", "--with-grads", "--strict")
+    assert result.exit_code == 0, result.output
+    run = graphs.load(source).run()
+    for out, value in _onnxruntime(source, tmp_path / "m.onnx").items():
+        tight = value.dtype == np.float64
+        np.testing.assert_allclose(value, _agrad(source, out, run), rtol=1e-9 if tight else 1e-5,
+                                   atol=1e-12 if tight else 1e-6, err_msg=out)
+
+
+def test_training_mode_batch_norm_and_strided_convs_match_the_reference_evaluator(tmp_path):
+    """resnet_block.yaml is float64, which onnxruntime's Conv does not take: onnx's own reference
+    implementation runs it. (The running statistics, updated in place, are not exported.)"""
+    from onnx.reference import ReferenceEvaluator
+
+    source = tmp_path / "resnet_block.yaml"
+    source.write_text((EXAMPLES / "resnet_block.yaml").read_text())
+    assert _cli("export", source, "-o", tmp_path / "m.onnx", "--with-grads", "--strict").exit_code == 0
+    model = onnx.load(tmp_path / "m.onnx")
+    checked = graphs.load(source)._checked
+    feeds = {i.name: host_array(checked.leaves[i.name], checked.seed) for i in model.graph.input}
+    outputs = dict(zip([o.name for o in model.graph.output], ReferenceEvaluator(model).run(None, feeds)))
+    run = graphs.load(source).run()
+    compared = [n for n in outputs if not n.startswith("running_")]
+    assert "grad_W1" in compared and "logits" in compared
+    for out in compared:
+        np.testing.assert_allclose(outputs[out], _agrad(source, out, run), rtol=1e-9, atol=1e-12, err_msg=out)
