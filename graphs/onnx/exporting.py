@@ -371,6 +371,10 @@ def export_graph(graph_path, model_path, *, with_grads: bool = False, strict: bo
     model = helper.make_model(model_graph, opset_imports=opsets, producer_name="agrad",
                               producer_version=_version())
     model.ir_version = min(model.ir_version, 9)
+    try:        # the edges inside one mapping (threshold_backward's Greater) get their shapes too
+        model = onnx.shape_inference.infer_shapes(model, strict_mode=False)
+    except Exception:                 # noqa: BLE001 - then those edges go without; the checker decides
+        pass
     try:
         onnx.checker.check_model(model, full_check=not builder.custom)
     except Exception as exc:          # noqa: BLE001 - the checker's ValidationError and inference errors

@@ -213,3 +213,39 @@ def test_missing_onnx_is_exit_3_naming_the_extra(tmp_path, monkeypatch):
     result = _cli("import", FIXTURES / "mlp.legacy.onnx", "-o", tmp_path / "m.yaml")
     assert result.exit_code == 3
     assert "pip install 'agrad[onnx]'" in result.output
+
+
+def _field(number: int, payload: bytes) -> bytes:
+    """One length-delimited protobuf field."""
+    def varint(n: int) -> bytes:
+        out = b""
+        while True:
+            low, n = n & 0x7F, n >> 7
+            out += bytes([low | (0x80 if n else 0)])
+            if not n:
+                return out
+    return varint(number << 3 | 2) + varint(len(payload)) + payload
+
+
+def test_protobuf_bomb_nested_past_protobufs_depth_limit(tmp_path):
+    graph = _field(1, _field(4, b"Relu"))                        # GraphProto{node: [NodeProto{op_type}]}
+    for _ in range(300):                                          # If.then_branch, nested
+        attribute = _field(1, b"then_branch") + _field(6, graph) + b"\xa0\x01\x05"   # type: GRAPH
+        graph = _field(1, _field(4, b"If") + _field(5, attribute))
+    model = b"\x08\x08" + _field(8, b"\x10\x12") + _field(7, graph)   # ir_version 8, opset 18, graph
+    path = tmp_path / "bomb.onnx"
+    path.write_bytes(model)
+    _refused(tmp_path, path, "not an ONNX model")
+
+
+def test_bad_shape_and_loss_options_are_usage_errors(tmp_path):
+    model = FIXTURES / "mlp.legacy.onnx"
+    for args, needle in ((["--shape", "y=2,6"], "the model has no input 'y'"),
+                         (["--shape", "x=2,7"], "dimension 1 is 6 in the model, not 7"),
+                         (["--shape", "x=2"], "1 dimensions given"),
+                         (["--loss", "huber"], "expected sum, mean, cross_entropy:LABELS or mse:TARGET"),
+                         (["--loss", "mse:x"], "'x' is not a free name")):
+        result = _cli("import", model, "-o", tmp_path / "m.yaml", *args)
+        assert result.exit_code == 2, (args, result.output)
+        assert needle in result.output, (args, result.output)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
