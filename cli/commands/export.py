@@ -43,6 +43,8 @@ def export(app: App, graph_file, model_file, with_grads, strict, plugins):
         for problem in exc.problems:
             app.error(problem)
         abort("nothing written", ExitStatus.INVALID)
+    for note in result.notes:
+        app.warn(note)
     if result.custom:
         app.warn(f"{len(result.custom)} op{'s' if len(result.custom) != 1 else ''} without an ONNX equivalent "
                  f"went to the custom domain 'agrad' ({', '.join(result.custom)}): onnxruntime cannot run this "

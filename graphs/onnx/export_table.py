@@ -50,9 +50,13 @@ def _operands(b, a, first="self", second="other"):
     return b.t(x, common), b.t(y, common)
 
 
+def _binary(kind: str):
+    second = "exponent" if kind == "Pow" else "other"
+    return lambda b, a: b.node(kind, list(_operands(b, a, "self", second)))
+
+
 for _agrad, _onnx in _BINARY.items():
-    TABLE[_agrad] = (lambda kind: lambda b, a: b.node(kind, list(_operands(b, a, "self",
-                                                                           "exponent" if kind == "Pow" else "other"))))(_onnx)
+    TABLE[_agrad] = _binary(_onnx)
 
 
 @op("ne")
@@ -204,7 +208,8 @@ def _expand(b, a):
 @op("transpose", "swapaxes", "swapdims")
 def _transpose(b, a):
     rank = len(b.shape(a["self"]))
-    d0, d1 = (a.get("dim0", a.get("axis0")) % rank if rank else 0), (a.get("dim1", a.get("axis1")) % rank if rank else 0)
+    d0, d1 = a.get("dim0", a.get("axis0")), a.get("dim1", a.get("axis1"))
+    d0, d1 = (d0 % rank, d1 % rank) if rank else (0, 0)
     perm = list(range(rank))
     perm[d0], perm[d1] = perm[d1], perm[d0]
     return b.node("Transpose", [b.t(a["self"])], perm=perm)
@@ -659,7 +664,8 @@ def _nll_loss_backward(b, a):
         raise NoMapping()
     rows, classes = b.shape(a["input"])
     target = b.t(a["target"])
-    hot = b.node("OneHot", [target, b.ints(classes, scalar=True), b.const(np.array([0, 1], dtype=b.out_dtype))], axis=-1)
+    off_on = b.const(np.array([0, 1], dtype=b.out_dtype))
+    hot = b.node("OneHot", [target, b.ints(classes, scalar=True), off_on], axis=-1)
     valid = b.cast(b.node("Not", [b.node("Equal", [target, b.ints(a["ignore_index"], scalar=True)])]), b.out_dtype)
     hot = b.node("Mul", [hot, b.node("Unsqueeze", [valid, b.ints([1])])])
     out = b.node("Mul", [hot, b.node("Neg", [b.t(a["grad_output"])])])

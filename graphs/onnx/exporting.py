@@ -34,6 +34,7 @@ class ExportResult:
     nodes: int
     custom: list[str] = field(default_factory=list)      # agrad ops written to the custom domain
     outputs: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)       # warnings for stderr
 
 
 class _Builder:
@@ -382,7 +383,11 @@ def export_graph(graph_path, model_path, *, with_grads: bool = False, strict: bo
                           f"{str(exc).splitlines()[0][:300]} (a bug in agrad export)"]) from None
     data = model.SerializeToString()
     write_atomically(model_path, lambda f: f.write(data))
-    return ExportResult(Path(model_path), len(builder.nodes), builder.custom, [o.name for o in graph_outputs])
+    notes = []
+    if with_grads and len(spec.backward) > 1:
+        notes.append(f"the graph has {len(spec.backward)} backward passes; the model's gradients are those of the "
+                     "first (`run` accumulates every pass into .grad)")
+    return ExportResult(Path(model_path), len(builder.nodes), builder.custom, [o.name for o in graph_outputs], notes)
 
 
 def _version() -> str:

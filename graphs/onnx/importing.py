@@ -610,9 +610,11 @@ def _write_checked(graph_path: Path, text: str, weights_path: Path, weights: dic
         problems = [d for d in graphs.validate(staged_graph) if d.severity == "error"]
         if problems:
             lines = text.splitlines()
-            details = "; ".join(f"line {d.location.line if d.location else '?'}: {d.message} "
-                                f"[{lines[d.location.line - 1].strip() if d.location and d.location.line <= len(lines) else ''}]"
-                                for d in problems[:5])
+
+            def where(d) -> str:
+                line = d.location.line if d.location else 0
+                return f"line {line or '?'}: {d.message} [{lines[line - 1].strip() if 0 < line <= len(lines) else ''}]"
+            details = "; ".join(where(d) for d in problems[:5])
             raise TranslationBug(f"agrad import made a graph that does not load (a bug in agrad import): {details}")
         os.replace(staged_weights, Path(os.path.realpath(weights_path)))
         os.replace(staged_graph, Path(os.path.realpath(graph_path)))

@@ -249,3 +249,24 @@ def test_bad_shape_and_loss_options_are_usage_errors(tmp_path):
         assert result.exit_code == 2, (args, result.output)
         assert needle in result.output, (args, result.output)
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_a_dynamic_batch_baked_into_a_reshape_stays_free(tmp_path):
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    zero = numpy_helper.from_array(np.array(0, np.int64), "zero")
+    twelve = numpy_helper.from_array(np.array([12], np.int64), "twelve")
+    nodes = [helper.make_node("Shape", ["x"], ["s"]), helper.make_node("Gather", ["s", "zero"], ["n"]),
+             helper.make_node("Unsqueeze", ["n", "axes"], ["n1"]),
+             helper.make_node("Concat", ["n1", "twelve"], ["target"], axis=0),
+             helper.make_node("Reshape", ["x", "target"], ["y"], name="flat")]
+    axes = numpy_helper.from_array(np.array([0], np.int64), "axes")
+    path = tmp_path / "dyn.onnx"
+    onnx.save(helper.make_model(helper.make_graph(nodes, "g", [x], [y], [zero, twelve, axes]),
+                                opset_imports=[helper.make_opsetid("", 18)]), path)
+    result = import_model(path, tmp_path / "d.yaml")
+    assert result.folded == 4
+    assert "y: reshape(x, [-1, 12])" in (tmp_path / "d.yaml").read_text()
+    np.save(tmp_path / "x5.npy", np.ones((5, 3, 4), np.float32))
+    run = graphs.load(tmp_path / "d.yaml", inputs={"x": str(tmp_path / "x5.npy")}).run()
+    assert run.outputs["y"].shape == (5, 12)
