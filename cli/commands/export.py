@@ -30,6 +30,7 @@ def export(app: App, graph_file, model_file, with_grads, strict, plugins):
         from agrad.graphs.onnx import MissingOnnx, ModelError
         from agrad.graphs.onnx.exporting import export_graph
         from agrad.graphs.onnx.problems import require_onnx
+        from agrad.graphs.onnx.tracing import TraceUnavailable
 
         require_onnx()
     except MissingOnnx as exc:
@@ -43,6 +44,8 @@ def export(app: App, graph_file, model_file, with_grads, strict, plugins):
         for problem in exc.problems:
             app.error(problem)
         abort("nothing written", ExitStatus.INVALID)
+    except TraceUnavailable as exc:
+        abort(f"{exc}; nothing written", ExitStatus.RUNTIME)
     for note in result.notes:
         app.warn(note)
     if result.custom:
