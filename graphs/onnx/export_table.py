@@ -672,3 +672,44 @@ def _nll_loss_backward(b, a):
     if a["reduction"] == "mean":
         out = b.node("Div", [out, b.node("ReduceSum", [valid], keepdims=0)])
     return out
+
+
+@op("stack")
+def _stack(b, a):
+    rank = len(b.out_shape)
+    dim = a["dim"] % rank
+    parts = [b.node("Unsqueeze", [b.t(x, b.out_dtype), b.ints([dim])]) for x in a["tensors"]]
+    return b.node("Concat", parts, axis=dim)
+
+
+@op("unbind")
+def _unbind(b, a):
+    shape = b.shape(a["self"])
+    dim = a["dim"] % len(shape)
+    parts = b.node("Split", [b.t(a["self"]), b.ints([1] * shape[dim])], outputs=shape[dim], axis=dim)
+    parts = parts if isinstance(parts, list) else [parts]
+    return [b.node("Squeeze", [p, b.ints([dim])]) for p in parts]
+
+
+@op("index_add")
+def _index_add(b, a):
+    """ScatterElements adding along `dim`, the 1-D index spread over the source's shape."""
+    source = a["source"]
+    shape = b.shape(source)
+    dim = a["dim"] % len(shape)
+    src = b.t(source, b.out_dtype)
+    if a["alpha"] != 1:
+        src = b.node("Mul", [src, b.scalar(a["alpha"], b.out_dtype)])
+    along = [1] * len(shape)
+    along[dim] = -1
+    index = b.node("Expand", [b.node("Reshape", [b.t(a["index"]), b.ints(along)]), b.ints(list(shape))])
+    return b.node("ScatterElements", [b.t(a["self"], b.out_dtype), index, src], axis=dim, reduction="add")
+
+
+@op("scatter_add")
+def _scatter_add(b, a):
+    if b.shape(a["index"]) != b.shape(a["src"]):
+        raise NoMapping()          # torch reads only the index's part of src: not ScatterElements' rule
+    dim = a["dim"] % len(b.shape(a["self"]))
+    return b.node("ScatterElements", [b.t(a["self"]), b.t(a["index"]), b.t(a["src"], b.out_dtype)], axis=dim,
+                  reduction="add")
