@@ -164,5 +164,5 @@ def test_op_matches_onnxruntime(case, tmp_path):
         assert value.detach().numpy().shape == ref.shape, i
         np.testing.assert_allclose(value.detach().numpy(), ref, rtol=2e-5, atol=2e-6)
     if case.grad:
-        check = graph.check()
+        check = graph.check(fast=case.op in ("LSTM", "GRU"))        # (one random direction per leaf)
         assert check.passed, [(leaf.name, leaf.max_abs_err) for leaf in check.leaves if not leaf.passed]
