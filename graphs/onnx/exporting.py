@@ -307,10 +307,20 @@ def export_graph(graph_path, model_path, *, with_grads: bool = False, strict: bo
         if with_grads:
             if not spec.backward:
                 raise ModelError([f"{graph_path}: --with-grads needs a `backward:` root in the graph file"])
-            roots = [env[r.name] for r in spec.backward[0].roots]
+            first = spec.backward[0]
+            roots = [env[r.name] for r in first.roots]
+            if first.inputs is not None:          # `backward: {of: ..., inputs: [...]}` names the leaves
+                params = [(r.name, env[r.name]) for r in first.inputs]
             if not params:
                 raise ModelError([f"{graph_path}: --with-grads: no input has requires_grad: true"])
-            found = agrad.autograd.grad(roots, [t for _, t in params], create_graph=True, allow_unused=True)
+            seeds = None
+            if first.grad_tensors is not None:    # as the runner makes them
+                from .. import spec as spec_module
+                seeds = [env[g.name] if isinstance(g, spec_module.TensorRef) else
+                         agrad.tensor(g, dtype=root.dtype, device=root.device)
+                         for g, root in zip(first.grad_tensors, roots)]
+            found = agrad.autograd.grad(roots, [t for _, t in params], grad_outputs=seeds, create_graph=True,
+                                        allow_unused=True)
             grads = [(f"grad_{n}", g) for (n, _), g in zip(params, found) if g is not None]
             outputs += [(r.name, env[r.name]) for r in spec.backward[0].roots
                         if r.name not in {n for n, _ in outputs}]

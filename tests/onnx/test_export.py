@@ -129,3 +129,16 @@ def test_float64_examples_with_grads_match_the_reference_evaluator(example, tmp_
     assert "loss" in compared and any(n.startswith("grad_") for n in compared)
     for out in compared:
         np.testing.assert_allclose(outputs[out], _agrad(source, out, run), rtol=1e-9, atol=1e-12, err_msg=out)
+
+
+def test_with_grads_follows_the_backward_pass_grad_tensors_and_inputs(tmp_path):
+    path = tmp_path / "g.yaml"
+    path.write_text("dtype: float64\ninputs:\n  x: {shape: [3], init: normal, requires_grad: true}\n"
+                    "  w: {shape: [3], init: normal, seed: 2, requires_grad: true}\n"
+                    "nodes:\n  y: x * w + sin(x)\n"
+                    "backward: {of: y, grad_tensors: [[1.0, 2.0, 3.0]], inputs: [x]}\n")
+    assert _cli("export", path, "-o", tmp_path / "g.onnx", "--with-grads", "--strict").exit_code == 0
+    outputs = _onnxruntime(path, tmp_path / "g.onnx")
+    assert sorted(outputs) == ["grad_x", "y"]
+    run = graphs.load(path).run()
+    np.testing.assert_allclose(outputs["grad_x"], run.grads["x"].detach().numpy(), rtol=1e-12)
