@@ -195,7 +195,7 @@ def _einsum(b, a):
 
 # ---- shapes --------------------------------------------------------------------------------
 
-@op("reshape", "view", "_unsafe_view", "flatten", "unflatten", "squeeze", "unsqueeze", "sum_to_size_view")
+@op("reshape", "view", "_unsafe_view", "flatten", "unflatten", "squeeze", "unsqueeze")
 def _reshape(b, a):
     return b.node("Reshape", [b.t(a["self"]), b.ints(b.out_shape)])
 
