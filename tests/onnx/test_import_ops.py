@@ -136,6 +136,13 @@ CASES += [
          order=["x", "", "s"], name="Resize-linear"),
     Case("Clip", {"x": f(2, 3)}, consts={"lo": np.array(-0.5, np.float32), "hi": np.array(0.7, np.float32)}),
     Case("Cast", {"x": f(2, 3)}, {"to": TensorProto.DOUBLE}),
+    # older opsets: attributes where opset 13+ has inputs; the importer converts them to opset 18 first
+    Case("Split", {"x": f(2, 5)}, {"axis": 1, "split": [3, 2]}, outputs=2, opset=11, name="Split-11"),
+    Case("Squeeze", {"x": f(2, 1, 3)}, {"axes": [1]}, opset=11, name="Squeeze-11"),
+    Case("Unsqueeze", {"x": f(2, 3)}, {"axes": [0, 3]}, opset=11, name="Unsqueeze-11"),
+    Case("ReduceSum", {"x": X}, {"axes": [1], "keepdims": 0}, opset=11, name="ReduceSum-11"),
+    Case("Softmax", {"x": f(2, 3, 4)}, {"axis": 2}, opset=9, name="Softmax-9"),
+    Case("Clip", {"x": f(2, 3)}, {"min": -0.5, "max": 0.7}, opset=6, name="Clip-6"),
     Case("LSTM", {"x": f(3, 2, 4)}, {"hidden_size": 3, "direction": "bidirectional"},
          consts={"W": f(2, 12, 4) / 2, "R": f(2, 12, 3) / 2, "B": f(2, 24) / 3}, outputs=3, name="LSTM-bidirectional"),
     Case("GRU", {"x": f(3, 2, 4)}, {"hidden_size": 3, "linear_before_reset": 1},
