@@ -930,3 +930,26 @@ def _gru(ctx, node, a):
     if layout:
         y = f"permute({y}, [2, 0, 1, 3])"
     return Outputs([y, f"stack([{', '.join(hs)}], {1 if layout else 0})"])
+
+
+@op("OneHot", composed=True)
+def _one_hot(ctx, node, a):
+    indices, depth, values = node.input
+    depth = int(np.asarray(ctx.const(depth)).reshape(-1)[0])
+    off, on = (v.item() for v in np.asarray(ctx.const(values)).reshape(-1)[:2])
+    kind = dtype_name(ctx.dtype(values))
+    if ctx.is_const(indices):
+        index = np.asarray(ctx.const(indices)).astype(np.int64)
+        index = np.where(index < 0, index + depth, index)      # ONNX counts negative indices from the end
+        idx = ctx.index_tensor_nd(index)
+    else:
+        idx = ctx.ref(indices)
+        if ctx.dtype(indices).kind not in "iu":
+            idx = f"to({idx}, dtype='int64')"
+        idx = f"remainder({idx}, {depth})"       # negative indices count from the end
+    expr = f"to(one_hot({idx}, {depth}), dtype={kind!r})"
+    if (off, on) != (0, 1):
+        expr = f"{expr} * {lit(on - off)} + {lit(off)}"
+    rank = len(ctx.shape(indices)) + 1
+    axis = _axis(a.get("axis", -1), rank)
+    return expr if axis == rank - 1 else f"movedim({expr}, [{rank - 1}], [{axis}])"

@@ -222,6 +222,11 @@ class Importer:
         self._keep_alive.append(array)
         return self._const_input(array, "zeros")
 
+    def index_tensor_nd(self, index: np.ndarray) -> str:
+        array = np.asarray(index, dtype=np.int64)
+        self._keep_alive.append(array)
+        return self._const_input(array, "index")
+
     def index_tensor(self, index: list[int]) -> str:
         array = np.asarray(index, dtype=np.int64)
         self._keep_alive.append(array)
@@ -288,6 +293,7 @@ class Importer:
             self.values[value.name] = _Value("tensor", expr=name, name=value.name)
             if dtype.kind == "f":
                 float_inputs.append(dtype)
+        self.float_inputs = len(float_inputs)
         self.batch_dynamic = self.loaded.dynamic_batch
         floats = [v.array.dtype for v in self.values.values() if v.kind == "param"] + float_inputs
         if floats:
@@ -459,8 +465,8 @@ class Importer:
                 outputs.append((name, onnx_out.name))
         loss = options.loss or "sum"
         kind, _, target = loss.partition(":")
-        if not outputs:
-            self.backward = None
+        if not outputs or (options.loss is None and not self.grad_params and not self.float_inputs):
+            self.backward = None        # nothing requires grad: a model of integers in, or no float out
             return
         name = self.names.make("loss", "loss")
         if kind in ("sum", "mean"):

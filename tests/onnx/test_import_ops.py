@@ -136,6 +136,8 @@ CASES += [
          order=["x", "", "s"], name="Resize-linear"),
     Case("Clip", {"x": f(2, 3)}, consts={"lo": np.array(-0.5, np.float32), "hi": np.array(0.7, np.float32)}),
     Case("Cast", {"x": f(2, 3)}, {"to": TensorProto.DOUBLE}),
+    Case("OneHot", {"i": i64([[0, 3], [-1, 2]])}, {"axis": 1},
+         consts={"d": np.array(4, dtype=np.int64), "v": np.array([0.5, 2.0], np.float32)}, grad=False),
     # older opsets: attributes where opset 13+ has inputs; the importer converts them to opset 18 first
     Case("Split", {"x": f(2, 5)}, {"axis": 1, "split": [3, 2]}, outputs=2, opset=11, name="Split-11"),
     Case("Squeeze", {"x": f(2, 1, 3)}, {"axes": [1]}, opset=11, name="Squeeze-11"),
