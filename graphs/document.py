@@ -309,11 +309,11 @@ class DocumentReader:
         if not self.expect_type(file, (str,), "`file`", path + ("file",), "a path string"):
             return
         spec.file = file
-        is_npz = file.lower().endswith(".npz")
-        if not (is_npz or file.lower().endswith(".npy")):
-            self.error("AG013", f"input files are .npy or .npz, not {file!r}", path + ("file",))
-        if is_npz and "key" not in entry:
-            self.error("AG006", f"input '{spec.name}' reads an .npz: give the array's `key`", path, key=True)
+        archive = next((s for s in (".npz", ".safetensors") if file.lower().endswith(s)), None)
+        if not (archive or file.lower().endswith(".npy")):
+            self.error("AG013", f"input files are .npy, .npz or .safetensors, not {file!r}", path + ("file",))
+        if archive and "key" not in entry:
+            self.error("AG006", f"input '{spec.name}' reads an {archive}: give the array's `key`", path, key=True)
         if "key" in entry and self.expect_type(entry["key"], (str,), "`key`", path + ("key",), "a string"):
             spec.key = entry["key"]
 

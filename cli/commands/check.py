@@ -5,7 +5,7 @@ import click
 
 from agrad.cli import github, library, status
 from agrad.cli.app import App, finish
-from agrad.cli.options import FiniteFloatRange, format_option, graph_reading
+from agrad.cli.options import FiniteFloatRange, InputReplacement, format_option, graph_reading
 
 # PyTorch's gradcheck defaults, which agrad.testing.gradcheck shares (STYLE.md).
 DEFAULT_EPS, DEFAULT_ATOL, DEFAULT_RTOL = 1e-6, 1e-5, 1e-3
@@ -20,14 +20,20 @@ DEFAULT_EPS, DEFAULT_ATOL, DEFAULT_RTOL = 1e-6, 1e-5, 1e-3
 @click.option("--rtol", type=FiniteFloatRange(min=0), default=DEFAULT_RTOL, show_default=True,
               help="Relative tolerance.")
 @click.option("--fast", is_flag=True, help="Check one random direction per leaf instead of every element.")
+@click.option("--input", "replacements", type=InputReplacement(), multiple=True, metavar="NAME=FILE",
+              help="Check at real data: replace an input's data with a .npy/.npz file (FILE.npz:KEY names "
+                   "the array; repeatable).")
 @format_option("table", "json", "github")
 @graph_reading
 @click.pass_obj
-def check(app: App, graph_file, eps, atol, rtol, fast, output_format, plugins):
+def check(app: App, graph_file, eps, atol, rtol, fast, replacements, output_format, plugins):
     """Compare every analytic gradient of GRAPH (a file, or - for standard input) with central finite
     differences; exit 1 on a mismatch."""
     library.load_plugins(plugins)
-    result = library.load_graph(graph_file).check(eps=eps, atol=atol, rtol=rtol, fast=fast)
+    inputs = dict(replacements)
+    if len(inputs) != len(replacements):
+        raise click.BadParameter("an input is given twice", param_hint="--input")
+    result = library.load_graph(graph_file, inputs=inputs).check(eps=eps, atol=atol, rtol=rtol, fast=fast)
     if output_format == "github":
         for command in github.check_commands(result, eps=eps, atol=atol, rtol=rtol):
             app.echo(command)

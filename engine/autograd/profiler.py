@@ -36,10 +36,10 @@ class profile:
         return False
 
     # dispatcher side
-    def op_start(self, op):
+    def op_start(self, op, args):
         self._stack.append([op.name, time.perf_counter(), 0.0])
 
-    def op_end(self, op):
+    def op_end(self, op, result):
         name, start, child = self._stack.pop()
         duration = time.perf_counter() - start
         in_backward = any(frame[0] is None for frame in self._stack)

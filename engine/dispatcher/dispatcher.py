@@ -297,13 +297,17 @@ def _unusual_tensor_argument(op, args, i, a) -> int:
 
 
 def _observed_call(op, kernel, keyset, args):
+    """The call with its watchers told (agrad.watchers.op_observers): op_start(op, args) before,
+    op_end(op, result) after (result None when the call raised)."""
     for obs in _observers:
-        obs.op_start(op)
+        obs.op_start(op, args)
+    result = None
     try:
-        return kernel(op, keyset, args)
+        result = kernel(op, keyset, args)
+        return result
     finally:
         for obs in reversed(_observers):
-            obs.op_end(op)
+            obs.op_end(op, result)
 
 
 def _is_numpy_scalar(a) -> bool:
