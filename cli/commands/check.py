@@ -5,7 +5,7 @@ import click
 
 from agrad.cli import github, library, status
 from agrad.cli.app import App, finish
-from agrad.cli.options import FiniteFloatRange, format_option, graph_reading
+from agrad.cli.options import FiniteFloatRange, cluster_options, format_option, graph_reading
 
 # PyTorch's gradcheck defaults, which agrad.testing.gradcheck shares (STYLE.md).
 DEFAULT_EPS, DEFAULT_ATOL, DEFAULT_RTOL = 1e-6, 1e-5, 1e-3
@@ -22,12 +22,18 @@ DEFAULT_EPS, DEFAULT_ATOL, DEFAULT_RTOL = 1e-6, 1e-5, 1e-3
 @click.option("--fast", is_flag=True, help="Check one random direction per leaf instead of every element.")
 @format_option("table", "json", "github")
 @graph_reading
+@cluster_options
 @click.pass_obj
-def check(app: App, graph_file, eps, atol, rtol, fast, output_format, plugins):
+def check(app: App, graph_file, eps, atol, rtol, fast, output_format, plugins, cluster):
     """Compare every analytic gradient of GRAPH (a file, or - for standard input) with central finite
     differences; exit 1 on a mismatch."""
     library.load_plugins(plugins)
-    result = library.load_graph(graph_file).check(eps=eps, atol=atol, rtol=rtol, fast=fast)
+    if cluster is not None:             # --workers / --cluster: the finite differences on dask workers
+        from agrad.cli import distributed
+
+        result = distributed.check(app, graph_file, cluster, plugins, eps=eps, atol=atol, rtol=rtol, fast=fast)
+    else:
+        result = library.load_graph(graph_file).check(eps=eps, atol=atol, rtol=rtol, fast=fast)
     if output_format == "github":
         for command in github.check_commands(result, eps=eps, atol=atol, rtol=rtol):
             app.echo(command)
