@@ -31,3 +31,26 @@ def check(app: App, graph_file: str, cluster, plugins, **options):
     graph = source.load()                  # an invalid file is exit 2 before any cluster starts
     with library.open_cluster(cluster) as session, _progress(app, "finite differences") as on_progress:
         return check_on_cluster(session, source, graph, on_progress=on_progress, **options)
+
+
+def test_outcomes(cluster, files: list[str], plugins):
+    """`agrad test --workers/--cluster`: a function giving each file's TestOutcome, asked for in
+    the order of `files`, while all of them run on the cluster. The cluster stays open until
+    the command ends (click closes it, `-x` and errors included)."""
+    import click
+
+    from agrad.graphs.distributed.testing import test_files_on_cluster
+
+    context = click.get_current_context()
+    session = context.with_resource(library.open_cluster(cluster))
+    produced = test_files_on_cluster(session, files, plugins)
+    context.call_on_close(produced.close)          # a run stopped by -x cancels the files not yet run
+    expected = iter(files)
+
+    def outcome_of(file: str):
+        assert file == next(expected), "test outcomes are asked for in file order"
+        return next(produced)
+    return outcome_of
+
+
+test_outcomes.__test__ = False

@@ -124,6 +124,17 @@ class Session:
             raise
         return results
 
+    def in_order(self, futures: list, *, pinned: list[str] | None = None) -> Iterator:
+        """The results of `futures` one by one, in their order, each as soon as it and those
+        before it are done (the others keep running meanwhile); failures as in `gather`.
+        Closing the generator early cancels what has not finished."""
+        try:
+            for future in futures:
+                yield self.gather([future], pinned=pinned)[0]
+        finally:
+            with contextlib.suppress(Exception):
+                self.client.cancel([f for f in futures if not f.done()])
+
     def _result(self, future):
         distributed = _import_distributed()
         try:
