@@ -54,3 +54,12 @@ def test_outcomes(cluster, files: list[str], plugins):
 
 
 test_outcomes.__test__ = False
+
+
+def train(cluster, graph_file: str, plugins, seed, trainer, options: dict, **run_options):
+    """`agrad train --workers/--cluster`: `trainer` stepped by replicas on the cluster's workers."""
+    from agrad.graphs.distributed.training import train_on_cluster
+
+    source = library.graph_source(graph_file, plugins=plugins, seed=seed)
+    with library.open_cluster(cluster) as session:
+        return train_on_cluster(session, source, trainer, options, **run_options)
