@@ -277,7 +277,8 @@ def train_on_cluster(session: Session, source: GraphSource, trainer, options: di
                 break
             futures = [session.submit(advance, job.id, combined, evaluate and r == 0, step, worker=w)
                        for r, w in enumerate(workers)]
-            results = _gather_step(session, futures, workers, after)
+            results = _gather_step(session, futures, workers, run.steps + 1,
+                                   trainer.runner.location(trainer.loss_name))
             lr, record, _ = results[0]
             if combined is not None:
                 run.lrs.append(lr)
@@ -322,7 +323,9 @@ def _require_identical(states: list[dict], workers: list[str]) -> None:
                                     "the replicas diverged (a bug in agrad's data-parallel training)")
 
 
-def _gather_step(session: Session, futures: list, workers: list[str], step: int) -> list:
+def _gather_step(session: Session, futures: list, workers: list[str], step: int, location) -> list:
+    """One round's results; a lost worker is located at the loss (the replicas' job) and names
+    the first step not taken."""
     from ..results import GraphRuntimeError
 
     try:
@@ -330,5 +333,5 @@ def _gather_step(session: Session, futures: list, workers: list[str], step: int)
     except GraphRuntimeError as exc:
         if exc.code != "AG047":
             raise
-        raise cluster_error(f"{exc} (during step {step + 1}; a checkpoint written with --save resumes the run, "
-                            "on any number of workers)") from exc
+        raise cluster_error(f"{exc} (at step {step}; a checkpoint written with --save resumes the run, "
+                            "on any number of workers)", location) from exc
