@@ -161,18 +161,21 @@ def _report(k: int, leaf, numerical: list[np.ndarray], analytical: list[list[np.
 
 
 def check_on_cluster(session: Session, source: GraphSource, graph=None, *, eps: float = 1e-6, atol: float = 1e-5,
-                     rtol: float = 1e-3, fast: bool = False,
+                     rtol: float = 1e-3, fast: bool = False, max_passes: float | None = None,
                      on_progress: Callable[[int, int], None] | None = None) -> CheckResult:
     """`Graph.check` with the numerical Jacobian computed on the cluster's workers.
     `on_progress(done, total)` counts finished columns. `--fast` (three passes in all)
-    runs here, on the client: there is nothing to split."""
+    runs here, on the client: there is nothing to split. A full check of more than
+    `max_passes` passes is refused (AG035); by default, N workers take N times what one
+    process takes."""
     graph = graph if graph is not None else source.load()
     checked, file = graph._checked, graph.file
     if fast:
         return graph.check(eps=eps, atol=atol, rtol=rtol, fast=True)
     workers = max(1, len(session.workers()))
     # the refusal of a huge check is about minutes on one process: N workers take N times as many passes
-    setup = check_setup(checked, file, max_passes=MAX_FULL_CHECK_PASSES * workers)
+    limit = MAX_FULL_CHECK_PASSES * workers if max_passes is None else max_passes
+    setup = check_setup(checked, file, max_passes=limit)
     if setup is None:
         return nothing_to_check(checked, file)
     sizes = [x.numel() for x in setup.inputs]

@@ -165,6 +165,26 @@ class Session:
                                     "move to another worker")
 
 
+_open_clusters = [0, logging.NOTSET]      # how many are open in this process, the level before the first
+
+
+@contextlib.contextmanager
+def _quiet_dask_logs():
+    """dask's own INFO lines (workers joining, closing) are not agrad's output: only its errors
+    reach stderr while a cluster is open in this process (and until the last one is closed)."""
+    logger = logging.getLogger("distributed")
+    if _open_clusters[0] == 0:
+        _open_clusters[1] = logger.level
+    _open_clusters[0] += 1
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        _open_clusters[0] -= 1
+        if _open_clusters[0] == 0:
+            logger.setLevel(_open_clusters[1])
+
+
 @contextlib.contextmanager
 def open_cluster(options: ClusterOptions) -> Iterator[Session]:
     """A Session on the cluster `options` name; the LocalCluster it starts, and the
@@ -173,6 +193,8 @@ def open_cluster(options: ClusterOptions) -> Iterator[Session]:
     import dask
 
     cluster = client = None
+    quiet = _quiet_dask_logs()
+    quiet.__enter__()
 
     def close() -> None:
         with contextlib.suppress(Exception):
@@ -188,21 +210,25 @@ def open_cluster(options: ClusterOptions) -> Iterator[Session]:
         with dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_FAILURES}):
             if options.address is not None:
                 client = distributed.Client(options.address, security=_security(options), timeout=CONNECT_TIMEOUT_S,
-                                            set_as_default=False)
+                                            set_as_default=False, direct_to_workers=True)
             else:
                 cluster = distributed.LocalCluster(
                     n_workers=options.workers, threads_per_worker=1, processes=True, host="127.0.0.1",
                     dashboard_address="127.0.0.1:0", silence_logs=logging.CRITICAL,
                     timeout=CONNECT_TIMEOUT_S)
-                client = distributed.Client(cluster, timeout=CONNECT_TIMEOUT_S, set_as_default=False)
+                client = distributed.Client(cluster, timeout=CONNECT_TIMEOUT_S, set_as_default=False,
+                                            direct_to_workers=True)
     except (OSError, TimeoutError, ValueError) as exc:
         close()
+        quiet.__exit__(None, None, None)
         where = options.address or "a local cluster on 127.0.0.1"
         raise cluster_error(f"{options.describe()}: cannot reach {where}: {exc}") from exc
     except BaseException:
         close()
+        quiet.__exit__(None, None, None)
         raise
     try:
         yield Session(client, options.describe())
     finally:
         close()
+        quiet.__exit__(None, None, None)

@@ -182,19 +182,22 @@ def start_replica(job: ReplicaJob, rank: int, size: int) -> None:
 def advance(job_id: str, combined: tuple | None, evaluate: bool, step: int | None):
     """One round of the step loop on a replica: apply the previous step's combined
     gradients (with its loss), evaluate when asked, then the gradients of `step`.
-    Returns (lr, eval record, (loss, grads, anomaly) of `step`)."""
+    Returns (lr, eval record, (loss, grads, anomaly) of `step`, seconds it took)."""
     import numpy
+
+    from ..runner import _cyclic_gc_paused
 
     replica = _replicas[job_id]
     lr = record = computed = None
-    with numpy.errstate(all="ignore"):
+    start = time.perf_counter()
+    with _cyclic_gc_paused(), numpy.errstate(all="ignore"):     # as run_trainer steps on one process
         if combined is not None:
             lr = replica.apply(*combined)
         if evaluate:
             record = replica.trainer.evaluate()
         if step is not None:
             computed = replica.gradients(step)
-    return lr, record, computed
+    return lr, record, computed, time.perf_counter() - start
 
 
 def replica_state(job_id: str) -> dict:
@@ -227,11 +230,16 @@ def _combine(parts: list, bounds: list[tuple[int, int]], reduction: str):
 
 
 def train_on_cluster(session: Session, source: GraphSource, trainer, options: dict, *, steps: int,
-                     stop_after: int | None = None, eval_every: int | None = None, on_step: Callable | None = None):
+                     stop_after: int | None = None, eval_every: int | None = None, on_step: Callable | None = None,
+                     timing: dict | None = None):
     """Step `trainer` (the client's Trainer, made with `options`: fresh or resumed) to `steps`
     in total (or to `stop_after`) with a replica on every worker of the cluster, as
     `run_trainer` does on one process; the client's trainer ends with the replicas' state and
-    the run's losses, lrs and evals. Raises TrainingDiverged as run_trainer does."""
+    the run's losses, lrs and evals. Raises TrainingDiverged as run_trainer does.
+
+    `timing`, when given, receives `rounds`, `seconds` (the step loop's wall time) and
+    `busiest_worker_seconds` (per round, the slowest replica's own time, summed): the rest
+    of the wall time is what data parallelism costs (communication, the client's sum)."""
     from ..training import TrainingDiverged
 
     checked, file = trainer.checked, trainer.file
@@ -264,10 +272,12 @@ def train_on_cluster(session: Session, source: GraphSource, trainer, options: di
     def final_eval_due(after: int) -> bool:         # run_trainer's evaluation after the last step
         return after == steps and (not run.evals or run.evals[-1]["step"] != steps)
 
+    rounds, busiest, loop_start = 0, 0.0, None
     try:
         session.gather([session.submit(start_replica, job_future, r, size, worker=w) for r, w in enumerate(workers)],
                        pinned=workers)
         combined = None           # the previous step's (gradients, loss), applied by the next round
+        loop_start = time.perf_counter()
         while True:
             after = run.steps + (combined is not None)
             evaluate = bool(combined is not None and eval_every and after % eval_every == 0 and after < steps) \
@@ -275,14 +285,20 @@ def train_on_cluster(session: Session, source: GraphSource, trainer, options: di
             step = after if after < end else None        # the global batch whose gradients this round makes
             if combined is None and step is None and not evaluate:
                 break
+            if combined is not None:
+                # straight to every worker, once, not through the scheduler with each task
+                [combined] = session.client.scatter([combined], workers=workers, broadcast=True, direct=True,
+                                                    hash=False)
             futures = [session.submit(advance, job.id, combined, evaluate and r == 0, step, worker=w)
                        for r, w in enumerate(workers)]
             results = _gather_step(session, futures, workers, run.steps + 1,
                                    trainer.runner.location(trainer.loss_name))
-            lr, record, _ = results[0]
+            lr, record, _, _ = results[0]
+            rounds += 1
+            busiest += max(seconds for *_, seconds in results)
             if combined is not None:
                 run.lrs.append(lr)
-                run.losses.append(combined[1])
+                run.losses.append(applied_loss)
                 run.steps += 1
             if record is not None:
                 run.evals.append(record)
@@ -290,7 +306,7 @@ def train_on_cluster(session: Session, source: GraphSource, trainer, options: di
                 on_step(trainer)
             if step is None:
                 break
-            parts = [computed for _, _, computed in results]
+            parts = [computed for _, _, computed, _ in results]
             loss, grads = (math.nan, None) if any(g is None for _, g, _ in parts) else _combine(parts, bounds,
                                                                                                   reduction)
             anomaly = next((a for _, _, a in parts if a is not None), None)
@@ -299,12 +315,14 @@ def train_on_cluster(session: Session, source: GraphSource, trainer, options: di
                 location = anomaly.location if anomaly is not None else trainer.runner.location(trainer.loss_name)
                 diverged = TrainingDiverged(step + 1, loss, location, anomaly)
                 break
-            combined = (grads, loss)
+            combined, applied_loss = (grads, loss), loss
         states = session.gather([session.submit(replica_state, job.id, worker=w) for w in workers], pinned=workers)
         _require_identical(states, workers)
         trainer.load_state(states[0])      # rank 0's parameters, optimizer state and the run's record
     finally:
         run.seconds = time.perf_counter() - start
+        if timing is not None and loop_start is not None:
+            timing.update(rounds=rounds, busiest_worker_seconds=busiest, seconds=time.perf_counter() - loop_start)
         run.session_steps = run.steps - first
         session.client.run(forget, job.id, on_error="ignore")
     if diverged is not None:
