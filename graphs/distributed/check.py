@@ -181,9 +181,10 @@ def check_on_cluster(session: Session, source: GraphSource, graph=None, *, eps: 
     sizes = [x.numel() for x in setup.inputs]
     total = sum(sizes)
     job = CheckJob(uuid.uuid4().hex, source, eps)
-    [job_future] = session.client.scatter([job], broadcast=True, hash=False)
     shares = _shares(sizes, workers * SHARES_PER_WORKER)
-    futures = [session.submit(numerical_columns, job_future, share) for share in shares]
+    # NOTE: the job goes with every task (a graph's text is small), not scattered once: a share
+    # whose worker dies must be able to run anywhere, and scattered data dies with its worker
+    futures = [session.submit(numerical_columns, job, share) for share in shares]
     try:
         try:
             analytical = _analytical(setup)          # while the workers compute the columns
@@ -202,7 +203,7 @@ def check_on_cluster(session: Session, source: GraphSource, graph=None, *, eps: 
 
         results = session.gather(futures, on_done=finished)
     finally:
-        session.client.run(forget, job.id, on_error="ignore")
+        session.forget_everywhere(forget, job.id)
     numerical: list[list[list[np.ndarray]]] = [[] for _ in setup.inputs]     # [leaf][block][output]
     for share, blocks in zip(shares, results):
         for (k, _, _), block in zip(share, blocks):

@@ -107,7 +107,7 @@ class Session:
                         done, pending = distributed.wait(list(pending), timeout=POLL_S,
                                                          return_when="FIRST_COMPLETED")
                 except (TimeoutError, distributed.TimeoutError):
-                    self._require_alive(pinned)     # no progress for POLL_S: is anyone still there?
+                    self.require_alive(pinned)     # no progress for POLL_S: is anyone still there?
                     continue
                 except OSError as exc:
                     raise cluster_error(f"lost the scheduler of {self.description}: {exc}") from exc
@@ -123,6 +123,12 @@ class Session:
                 self.client.cancel(list(pending))
             raise
         return results
+
+    def forget_everywhere(self, forget, job_id: str) -> None:
+        """`forget(job_id)` on every worker alive now, to free what a job kept there; best effort
+        (a worker that dies meanwhile has forgotten already)."""
+        with contextlib.suppress(Exception):
+            self.client.run(forget, job_id, workers=self.workers(), on_error="ignore")
 
     def in_order(self, futures: list, *, pinned: list[str] | None = None) -> Iterator:
         """The results of `futures` one by one, in their order, each as soon as it and those
@@ -145,7 +151,9 @@ class Session:
             raise cluster_error(f"{self.description}: workers died {ALLOWED_FAILURES} times under the same "
                                 f"task ({exc}); giving up") from exc
 
-    def _require_alive(self, pinned: list[str] | None) -> None:
+    def require_alive(self, pinned: list[str] | None = None) -> None:
+        """Raise (AG047) when the scheduler is gone, no worker has been seen for a while, or a
+        worker of `pinned` has died."""
         if self.client.status not in ("running", "connecting"):
             raise cluster_error(f"lost the scheduler of {self.description} (client {self.client.status})")
         try:

@@ -8,9 +8,11 @@ with PyTorch DistributedDataParallel's semantics.
   a function of the seed and k alone); rank r of N takes its rows [r*B/N, (r+1)*B/N).
 - The replicas' gradients are combined once per step, as the loss's reduction says:
   a mean over the batch is the row-weighted mean of the shards' means (n_r/B each),
-  a sum is the sum. The client combines them and sends the one result to every
-  replica, which clips and steps its optimizer and schedule with it: parameters and
-  optimizer state stay identical on every replica (the tests compare them).
+  a sum is the sum. Rank 0's worker combines them (dask moves each shard's gradients
+  there, worker to worker) and every replica takes the one result as the input of its
+  next task, clipping and stepping its optimizer and schedule with it: parameters and
+  optimizer state stay identical on every replica (checked at the end of every run).
+  The client sees a few numbers per step (loss, lr, eval), never the gradients.
 - So a data-parallel run equals the single-process run with the same global batch,
   up to the rounding of the sum (float64: within 1e-12). What would make the shards
   depend on each other is refused before the first step (AG070, located): a
@@ -200,6 +202,30 @@ def advance(job_id: str, combined: tuple | None, evaluate: bool, step: int | Non
     return lr, record, computed, time.perf_counter() - start
 
 
+def combine_shards(shards: list, bounds: list[tuple[int, int]], reduction: str):
+    """On rank 0: the step's (gradients, loss) from every rank's `advance` result; None when a
+    shard's loss is NaN/Inf or a gradient is (the client stops the run, as one process does)."""
+    parts = [computed for _, _, computed, _ in shards]
+    if any(grads is None for _, grads, _ in parts):
+        return None
+    loss, grads = _combine(parts, bounds, reduction)
+    return grads, loss
+
+
+def round_summary(shards: list, combined):
+    """The little the client needs of a round: rank 0's lr and eval record, the slowest rank's
+    seconds, the step's loss (the first NaN/Inf shard's when one is) and the first anomaly."""
+    lr, record, computed, _ = shards[0]
+    seconds = max(s for *_, s in shards)
+    loss = anomaly = None
+    if computed is not None:
+        parts = [c for _, _, c, _ in shards]
+        anomaly = next((a for _, _, a in parts if a is not None), None)
+        loss = combined[1] if combined is not None else next((v for v, _, _ in parts if not math.isfinite(v)),
+                                                             math.nan)
+    return lr, record, seconds, loss, anomaly
+
+
 def replica_state(job_id: str) -> dict:
     return _replicas[job_id].trainer.state()
 
@@ -261,7 +287,6 @@ def train_on_cluster(session: Session, source: GraphSource, trainer, options: di
                            f"batch's {batch}) on each of {len(workers)} workers: {problems[0].message}")
     shipped = {k: v for k, v in options.items() if k not in ("data", "eval_data")}     # each worker reads its own
     job = ReplicaJob(uuid.uuid4().hex, source, shipped, trainer.state())
-    [job_future] = session.client.scatter([job], broadcast=True, hash=False)
     size = len(workers)
     run = trainer.run
     first = run.steps
@@ -274,9 +299,9 @@ def train_on_cluster(session: Session, source: GraphSource, trainer, options: di
 
     rounds, busiest, loop_start = 0, 0.0, None
     try:
-        session.gather([session.submit(start_replica, job_future, r, size, worker=w) for r, w in enumerate(workers)],
+        session.gather([session.submit(start_replica, job, r, size, worker=w) for r, w in enumerate(workers)],
                        pinned=workers)
-        combined = None           # the previous step's (gradients, loss), applied by the next round
+        combined = None           # the future of the previous step's (gradients, loss), on rank 0
         loop_start = time.perf_counter()
         while True:
             after = run.steps + (combined is not None)
@@ -285,37 +310,32 @@ def train_on_cluster(session: Session, source: GraphSource, trainer, options: di
             step = after if after < end else None        # the global batch whose gradients this round makes
             if combined is None and step is None and not evaluate:
                 break
-            if combined is not None:
-                # straight to every worker, once, not through the scheduler with each task
-                [combined] = session.client.scatter([combined], workers=workers, broadcast=True, direct=True,
-                                                    hash=False)
-            futures = [session.submit(advance, job.id, combined, evaluate and r == 0, step, worker=w)
-                       for r, w in enumerate(workers)]
-            results = _gather_step(session, futures, workers, run.steps + 1,
-                                   trainer.runner.location(trainer.loss_name))
-            lr, record, _, _ = results[0]
+            # NOTE: the gradients go from worker to worker (dask moves a task's inputs between
+            # workers), never through the client or the scheduler: the client sees one summary
+            shards = [session.submit(advance, job.id, combined, evaluate and r == 0, step, worker=w)
+                      for r, w in enumerate(workers)]
+            combined = None if step is None else \
+                session.submit(combine_shards, shards, bounds, reduction, worker=workers[0])
+            summary = session.submit(round_summary, shards, combined, worker=workers[0])
+            lr, record, seconds, loss, anomaly = _gather_step(session, summary, workers, run.steps + 1,
+                                                              trainer.runner.location(trainer.loss_name))
             rounds += 1
-            busiest += max(seconds for *_, seconds in results)
-            if combined is not None:
+            busiest += seconds
+            if lr is not None:
                 run.lrs.append(lr)
                 run.losses.append(applied_loss)
                 run.steps += 1
             if record is not None:
                 run.evals.append(record)
-            if combined is not None and on_step is not None:
+            if lr is not None and on_step is not None:
                 on_step(trainer)
             if step is None:
                 break
-            parts = [computed for _, _, computed, _ in results]
-            loss, grads = (math.nan, None) if any(g is None for _, g, _ in parts) else _combine(parts, bounds,
-                                                                                                  reduction)
-            anomaly = next((a for _, _, a in parts if a is not None), None)
             if anomaly is not None or not math.isfinite(loss):
-                loss = next((v for v, _, _ in parts if not math.isfinite(v)), loss)
                 location = anomaly.location if anomaly is not None else trainer.runner.location(trainer.loss_name)
                 diverged = TrainingDiverged(step + 1, loss, location, anomaly)
                 break
-            combined, applied_loss = (grads, loss), loss
+            applied_loss = loss
         states = session.gather([session.submit(replica_state, job.id, worker=w) for w in workers], pinned=workers)
         _require_identical(states, workers)
         trainer.load_state(states[0])      # rank 0's parameters, optimizer state and the run's record
@@ -324,7 +344,7 @@ def train_on_cluster(session: Session, source: GraphSource, trainer, options: di
         if timing is not None and loop_start is not None:
             timing.update(rounds=rounds, busiest_worker_seconds=busiest, seconds=time.perf_counter() - loop_start)
         run.session_steps = run.steps - first
-        session.client.run(forget, job.id, on_error="ignore")
+        session.forget_everywhere(forget, job.id)
     if diverged is not None:
         raise diverged
     return run
@@ -341,15 +361,19 @@ def _require_identical(states: list[dict], workers: list[str]) -> None:
                                     "the replicas diverged (a bug in agrad's data-parallel training)")
 
 
-def _gather_step(session: Session, futures: list, workers: list[str], step: int, location) -> list:
+def _at_step(exc, step: int, location):
+    return cluster_error(f"{exc} (at step {step}; a checkpoint written with --save resumes the run, on any number "
+                         "of workers)", location)
+
+
+def _gather_step(session: Session, future, workers: list[str], step: int, location):
     """One round's results; a lost worker is located at the loss (the replicas' job) and names
     the first step not taken."""
     from ..results import GraphRuntimeError
 
     try:
-        return session.gather(futures, pinned=workers)
+        return session.gather([future], pinned=workers)[0]
     except GraphRuntimeError as exc:
         if exc.code != "AG047":
             raise
-        raise cluster_error(f"{exc} (at step {step}; a checkpoint written with --save resumes the run, "
-                            "on any number of workers)", location) from exc
+        raise _at_step(exc, step, location) from exc
