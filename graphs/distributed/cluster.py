@@ -194,6 +194,27 @@ def _quiet_dask_logs():
 
 
 @contextlib.contextmanager
+def _interrupt_deferred():
+    """Ctrl-C while a LocalCluster starts is taken when it has started (then it is closed at
+    once): interrupted halfway, dask's own exit hook would later trip over the half-started
+    workers and print a traceback. Only the main thread receives signals."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if received:
+        raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
 def open_cluster(options: ClusterOptions) -> Iterator[Session]:
     """A Session on the cluster `options` name; the LocalCluster it starts, and the
     client, are closed when the block ends, however it ends (Ctrl-C included)."""
@@ -215,7 +236,7 @@ def open_cluster(options: ClusterOptions) -> Iterator[Session]:
     # NOTE: dask retries a task whose worker died 3 times by default; a job of ours that kills
     # its worker (out of memory) should fail fast, and a one-off death still gets a retry
     try:
-        with dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_FAILURES}):
+        with dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_FAILURES}), _interrupt_deferred():
             if options.address is not None:
                 client = distributed.Client(options.address, security=_security(options), timeout=CONNECT_TIMEOUT_S,
                                             set_as_default=False, direct_to_workers=True)

@@ -325,3 +325,48 @@ def test_a_worker_killed_mid_training_is_a_located_error_not_a_hang(doomed, tmp_
     assert caught.value.code == "AG047" and victim in str(caught.value) and "at step 3" in str(caught.value)
     assert caught.value.location.file == path and caught.value.location.line == 11
     assert time.monotonic() - start < 60
+
+
+# ---- Ctrl-C stops the cluster ------------------------------------------------------------
+
+def _processes_marked(marker: str) -> list[int]:
+    """Processes whose environment holds `marker` (the command and every worker it started)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker.encode() in (entry / "environ").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="finds the workers through /proc")
+def test_ctrl_c_stops_the_local_cluster_and_its_workers(tmp_path):
+    graph = tmp_path / "slow.yaml"       # ~8,000 passes: long enough to be interrupted
+    graph.write_text("dtype: float64\ninputs:\n  x: {shape: [40, 100], init: normal, requires_grad: true}\n"
+                     "  W: {shape: [100, 100], init: normal}\nnodes:\n  loss: sum(tanh(tanh(x @ W) @ W))\n"
+                     "backward: loss\n")
+    marker = f"AGRAD_TEST_MARKER={os.getpid()}_{time.monotonic_ns()}"
+    env = dict(os.environ, **dict([marker.split("=")]))
+    command = subprocess.Popen([sys.executable, "-m", "agrad.cli", "check", str(graph), "--workers", "2"],
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while len(_processes_marked(marker)) < 3 and time.monotonic() < deadline and command.poll() is None:
+            time.sleep(0.2)
+        assert len(_processes_marked(marker)) >= 3, "the command and its two workers were never all running"
+        time.sleep(1.0)                                      # into the job
+        command.send_signal(signal.SIGINT)
+        _, err = command.communicate(timeout=60)
+        assert command.returncode not in (0, None) and "Traceback" not in err
+        deadline = time.monotonic() + 30
+        while _processes_marked(marker) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert _processes_marked(marker) == []
+    finally:
+        for pid in _processes_marked(marker):              # only what this test started
+            os.kill(pid, signal.SIGKILL)
+        if command.poll() is None:
+            command.kill()
