@@ -28,6 +28,20 @@ CONNECT_TIMEOUT_S = 30          # to reach a scheduler, or for a LocalCluster's 
 POLL_S = 0.5                    # how often a wait looks at which workers are alive
 ALLOWED_FAILURES = 2            # worker deaths a task survives before it is given up (dask's default: 3)
 
+LOCAL_CLUSTER_CONFIG = {
+    # NOTE: dask retries a task whose worker died 3 times by default; a job of ours that kills
+    # its worker (out of memory) should fail fast, and a one-off death still gets a retry
+    "distributed.scheduler.allowed-failures": ALLOWED_FAILURES,
+    # NOTE: dask's default environment for worker processes also sets MALLOC_TRIM_THRESHOLD_,
+    # which turns off glibc's adaptive mmap threshold: every array over 128 KB is then a fresh
+    # mmap and page faults, and a check's perturbed copies ran 4x slower than in one process.
+    # One BLAS thread per worker is kept: each worker is one engine on one core.
+    "distributed.nanny.pre-spawn-environ": {"OMP_NUM_THREADS": 1, "MKL_NUM_THREADS": 1, "OPENBLAS_NUM_THREADS": 1},
+    # NOTE: the worker's statistical profiler samples the running task's stack every 10 ms; on
+    # an engine's many small Python calls it cost a third of a check's time
+    "distributed.worker.profile.enabled": False,
+}
+
 
 @dataclass(frozen=True)
 class ClusterOptions:
@@ -233,10 +247,8 @@ def open_cluster(options: ClusterOptions) -> Iterator[Session]:
             if cluster is not None:
                 cluster.close(timeout=CONNECT_TIMEOUT_S)
 
-    # NOTE: dask retries a task whose worker died 3 times by default; a job of ours that kills
-    # its worker (out of memory) should fail fast, and a one-off death still gets a retry
     try:
-        with dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_FAILURES}), _interrupt_deferred():
+        with dask.config.set(LOCAL_CLUSTER_CONFIG), _interrupt_deferred():
             if options.address is not None:
                 client = distributed.Client(options.address, security=_security(options), timeout=CONNECT_TIMEOUT_S,
                                             set_as_default=False, direct_to_workers=True)

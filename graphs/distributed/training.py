@@ -189,7 +189,7 @@ def advance(job_id: str, combined: tuple | None, evaluate: bool, step: int | Non
 
     from ..runner import _cyclic_gc_paused
 
-    replica = _replicas[job_id]
+    replica = _replica(job_id)
     lr = record = computed = None
     start = time.perf_counter()
     with _cyclic_gc_paused(), numpy.errstate(all="ignore"):     # as run_trainer steps on one process
@@ -227,7 +227,14 @@ def round_summary(shards: list, combined):
 
 
 def replica_state(job_id: str) -> dict:
-    return _replicas[job_id].trainer.state()
+    return _replica(job_id).trainer.state()
+
+
+def _replica(job_id: str) -> Replica:
+    replica = _replicas.get(job_id)
+    if replica is None:     # the worker was restarted under the job (its nanny does that after a crash)
+        raise cluster_error("a training replica is gone: its worker restarted during the run")
+    return replica
 
 
 def forget(job_id: str) -> None:
