@@ -69,6 +69,19 @@ train:
 """
 
 
+def process_cpu_seconds() -> float:
+    """User + system CPU time of this process (run on each worker through `client.run`)."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def busiest_worker_cpu(session, before: dict) -> float:
+    after = session.client.run(process_cpu_seconds)
+    return max(after[w] - before.get(w, 0.0) for w in after)
+
+
 def bench_check(folder: Path, rows: int, rounds: int) -> None:
     import agrad
     from agrad.graphs.distributed.check import check_on_cluster
@@ -82,22 +95,31 @@ def bench_check(folder: Path, rows: int, rounds: int) -> None:
     graph = source.load()
     elements = rows * 100
     best: dict[str, float] = {}
+    busiest: dict[str, float] = {}       # CPU seconds of the busiest process (one worker, or the one process)
     results = {}
     sessions = {}
     try:
         for n in (1, 2):
             sessions[n] = open_cluster(ClusterOptions(workers=n))
         live = {n: cm.__enter__() for n, cm in sessions.items()}
+        warm = GraphSource.read(str(folder / "warm.yaml"), CHECK_GRAPH.format(rows=2))
+        for session in live.values():            # agrad imported and a graph built on every worker first
+            check_on_cluster(session, warm)
         for _ in range(rounds):
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), process_cpu_seconds()
             setup = check_setup(graph._checked, graph.file, max_passes=math.inf)
             reports = agrad.testing.gradcheck_report(setup.fn, setup.inputs)
             results["one process"] = check_result(graph._checked, graph.file, setup, reports)
-            best["one process"] = min(best.get("one process", math.inf), time.perf_counter() - start)
+            if time.perf_counter() - start < best.get("one process", math.inf):
+                best["one process"] = time.perf_counter() - start
+                busiest["one process"] = process_cpu_seconds() - cpu
             for n, session in live.items():
-                start = time.perf_counter()
-                results[f"{n} worker(s)"] = check_on_cluster(session, source, graph, max_passes=math.inf)
-                best[f"{n} worker(s)"] = min(best.get(f"{n} worker(s)", math.inf), time.perf_counter() - start)
+                name = f"{n} worker(s)"
+                start, cpu = time.perf_counter(), session.client.run(process_cpu_seconds)
+                results[name] = check_on_cluster(session, source, graph, max_passes=math.inf)
+                if time.perf_counter() - start < best.get(name, math.inf):
+                    best[name] = time.perf_counter() - start
+                    busiest[name] = busiest_worker_cpu(session, cpu)
     finally:
         for cm in sessions.values():
             cm.__exit__(None, None, None)
@@ -105,9 +127,11 @@ def bench_check(folder: Path, rows: int, rounds: int) -> None:
     print(f"check: {elements:,} input elements, {2 * elements + 1:,} passes; best of {rounds}; "
           f"results identical: {same}")
     for name, seconds in best.items():
-        print(f"  {name:<13} {seconds:8.2f} s   {2 * elements / seconds:8.0f} passes/s")
-    print(f"  speed-up 2 workers / 1 worker: {best['1 worker(s)'] / best['2 worker(s)']:.2f}x   "
-          f"2 workers / one process: {best['one process'] / best['2 worker(s)']:.2f}x")
+        print(f"  {name:<13} {seconds:8.2f} s   {2 * elements / seconds:8.0f} passes/s   "
+              f"busiest process's CPU {busiest[name]:7.2f} s")
+    print(f"  speed-up 2 workers / 1 worker: {best['1 worker(s)'] / best['2 worker(s)']:.2f}x (wall)  "
+          f"{busiest['1 worker(s)'] / busiest['2 worker(s)']:.2f}x (busiest worker's CPU: the wall-time "
+          f"speed-up on two idle cores)   2 workers / one process: {best['one process'] / best['2 worker(s)']:.2f}x")
 
 
 def bench_train(folder: Path, steps: int, rounds: int) -> None:
@@ -135,6 +159,9 @@ def bench_train(folder: Path, steps: int, rounds: int) -> None:
     sessions = {n: open_cluster(ClusterOptions(workers=n)) for n in (1, 2)}
     try:
         live = {n: cm.__enter__() for n, cm in sessions.items()}
+        for session in live.values():            # agrad imported and the data read on every worker first
+            t, options = trainer()
+            train_on_cluster(session, source, t, options, steps=1000, stop_after=1)
         for _ in range(rounds):
             t, _options = trainer()
             run = run_trainer(t, steps=1000, stop_after=steps)

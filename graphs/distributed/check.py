@@ -69,11 +69,15 @@ def _host(t) -> np.ndarray:
 def numerical_columns(job: CheckJob, share: list[tuple[int, int, int]]) -> list[list[np.ndarray]]:
     """For each (leaf k, lo, hi) of `share`: per output, the columns lo..hi-1 of d output /
     d leaf k, as `agrad.testing.gradcheck`'s numerical Jacobian computes them."""
+    from ..runner import _cyclic_gc_paused
+
     np.seterr(all="ignore")           # NaN/Inf are results here, as in the client (cli/library.py)
     setup = _setup_of(job)
     eps = job.eps
     blocks = []
-    with agrad.no_grad():
+    # NOTE: a worker process holds dask's many long-lived objects, which every full collection
+    # would traverse again during thousands of passes that make no reference cycles
+    with _cyclic_gc_paused(), agrad.no_grad():
         for k, lo, hi in share:
             leaf = setup.inputs[k]
             base = _host(leaf)
