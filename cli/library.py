@@ -121,3 +121,20 @@ def get_op(name: str):
         abort(f"{exc.args[0] if exc.args else exc}; `agrad ops` lists them all", ExitStatus.INVALID)
 
 
+
+
+def graph_source(path: str, *, plugins=(), **options):
+    """The graph file as a cluster job ships it (its text, read here once; `-` is stdin)."""
+    from agrad.graphs.distributed.graph_source import GraphSource
+
+    if path == "-":
+        return GraphSource.read(STDIN_NAME, _read_stdin(), plugins=plugins, **options)
+    return GraphSource.read(path, plugins=plugins, **options)
+
+
+def open_cluster(options):
+    """The dask cluster of `--workers`/`--cluster` (a context manager: closed however the command ends)."""
+    _graphs_running_kernels()
+    from agrad.graphs.distributed.cluster import open_cluster as open_
+
+    return open_(options)

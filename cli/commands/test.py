@@ -5,7 +5,7 @@ import click
 
 from agrad.cli import diagnostics, github, library, status
 from agrad.cli.app import App, abort, finish
-from agrad.cli.options import format_option, graph_reading
+from agrad.cli.options import cluster_options, format_option, graph_reading
 from agrad.cli.paths import graph_files
 from agrad.cli.status import ExitStatus
 
@@ -57,8 +57,9 @@ def _check_report_path(path: str) -> None:
               help="Also write the results as JUnit XML (GitLab, Jenkins, Azure).")
 @format_option("table", "json", "github")
 @graph_reading
+@cluster_options
 @click.pass_obj
-def test(app: App, paths, pattern, exit_first, strict, junit_path, output_format, plugins):
+def test(app: App, paths, pattern, exit_first, strict, junit_path, output_format, plugins, cluster):
     """Run the `expect:` of every graph file in PATH... (files, or folders of *.yaml).
 
     A graph without `expect:` is reported as "no expectations" and does not fail
@@ -73,9 +74,14 @@ def test(app: App, paths, pattern, exit_first, strict, junit_path, output_format
         abort(f"no graph file matches -k {pattern!r} (of {len(found)})", ExitStatus.INVALID)
     if junit_path:
         _check_report_path(junit_path)
+    outcome_of = library.test_file
+    if cluster is not None:           # --workers / --cluster: the files run on dask workers, reported in order
+        from agrad.cli import distributed
+
+        outcome_of = distributed.test_outcomes(cluster, selected, plugins)
     outcomes, names = [], []
     for file in selected:
-        outcome = library.test_file(file)
+        outcome = outcome_of(file)
         name = status.test_outcome_name(outcome)
         outcomes.append(outcome)
         names.append(name)
