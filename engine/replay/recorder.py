@@ -33,7 +33,7 @@ import weakref
 import numpy as np
 
 from ..autograd import recording
-from ..ops.inplace import _clone_kernel
+from ..ops.conversion import _clone_kernel
 from .bytecode import _NO_EXPRESSION, _expression, _Inliner
 
 __all__ = ["Recorder", "Schedule"]
