@@ -5,9 +5,10 @@ other ops (softsign, tanhshrink).
 
 As in PyTorch, a primitive activation's gradient is its own backward op (`tanh_backward`,
 `gelu_backward`, `elu_backward`, …), itself differentiable with PyTorch's formulas from
-derivatives.yaml, so double backward works. Every kernel but relu's, hardtanh's and the
-core tanh/sigmoid's promotion is float-only, as PyTorch's: an integer input fails with
-PyTorch's message (`"elu_cpu" not implemented for 'Long'`).
+derivatives.yaml, so double backward works. tanh and sigmoid compute integers in the
+default float, as PyTorch's do; the kernels from leaky_relu on (all but hardtanh's) are
+float-only, as PyTorch's: an integer input fails with PyTorch's message
+(`"elu_cpu" not implemented for 'Long'`).
 """
 from __future__ import annotations
 

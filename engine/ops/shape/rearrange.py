@@ -1,4 +1,4 @@
-"""Rearranging ops beyond the core views: flip, roll, repeat (and tile), repeat_interleave,
+"""Rearranging ops (ATen's TensorShape): flip, roll, repeat (and tile), repeat_interleave,
 movedim, swapaxes/swapdims, unflatten, broadcast_to, meshgrid.
 
 Each is its own adjoint's partner: flip undoes flip, roll by -shifts undoes roll, and a
