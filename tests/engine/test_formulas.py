@@ -3,11 +3,16 @@
 import ast
 import sys
 
-import pytest
-
 import agrad  # noqa: F401 — loads the op library
+import pytest
 from agrad.ops import get_info, registered
-from agrad.ops.formulas import COMPOSITE, NOT_DIFFERENTIABLE, all_formulas, formula_text, formulas
+from agrad.ops.formulas import (
+    COMPOSITE,
+    NOT_DIFFERENTIABLE,
+    all_formulas,
+    formula_text,
+    formulas,
+)
 
 
 def test_known_ops_read_as_declared():
