@@ -111,6 +111,13 @@ def generated_sources(name: str) -> dict:
     return codegen.sources(name)
 
 
+def op_formulas(entries) -> list:
+    """Each op's derivative formulas as text (`agrad.ops.formulas.Formulas`), read from its declaration."""
+    from agrad.ops.formulas import formulas
+
+    return [formulas(op.name) for op in entries]
+
+
 def get_op(name: str):
     """The op's registry entry; an unknown name is bad usage, with the dispatcher's "did you mean"."""
     from agrad import dispatcher

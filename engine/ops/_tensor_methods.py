@@ -21,21 +21,20 @@ from ..autograd.functional import backward
 from ..creation import full, tensor
 from ..dispatcher import all_ops
 from ..dispatcher import ops as _ops
-from .bitcast import _view_dtype
-from .extras_reductions import allclose, equal, unique
-from .indexing_advanced import getitem
-from .inplace import (
+from ._inplace import (
     _BINARY,
     _UNARY,
     _copy_,
     _fill_,
     _index_put_,
     _method,
+    _squeeze_,
+    _t_,
+    _transpose_,
+    _unsqueeze_,
     _zero_,
-    setitem,
 )
-from .inplace_views import _squeeze_, _t_, _transpose_, _unsqueeze_
-from .random_inplace import (
+from ._random_inplace import (
     _bernoulli_,
     _exponential_,
     _fill_diagonal_,
@@ -44,6 +43,9 @@ from .random_inplace import (
     _random_,
     _uniform_,
 )
+from .conversion import _view_dtype
+from .reduce.selection import allclose, equal, unique
+from .shape.advanced_indexing import getitem, setitem
 
 __all__: list = []
 
@@ -139,7 +141,7 @@ class _Methods:
 _OPERATORS = {"__add__": "add", "__sub__": "sub", "__mul__": "mul", "__truediv__": "div", "__matmul__": "matmul",
               "__neg__": "neg", "__pow__": "pow"}
 
-# step 4: the in-place variants PyTorch gives ops of other families, beside inplace.py's lists
+# step 4: the in-place variants PyTorch gives ops of other families, beside _inplace.py's lists
 _INPLACE_ALSO = ("sinc", "deg2rad", "rad2deg", "heaviside")
 
 

@@ -309,6 +309,7 @@ def train_on_cluster(session: Session, source: GraphSource, trainer, options: di
         session.gather([session.submit(start_replica, job, r, size, worker=w) for r, w in enumerate(workers)],
                        pinned=workers)
         combined = None           # the future of the previous step's (gradients, loss), on rank 0
+        applied_loss = None       # that step's loss, recorded once its gradients are applied
         loop_start = time.perf_counter()
         while True:
             after = run.steps + (combined is not None)
