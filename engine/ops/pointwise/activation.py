@@ -53,7 +53,6 @@ tanh = defop(
     "tanh(Tensor self) -> Tensor",
     kernel=lambda xp, self: xp.tanh(self), meta=same_meta, promote="float",
     grads={"self": lambda grad, result: tanh_backward(grad, result)},
-    array_grads={"self": lambda grad, result: _tanh_backward_kernel(np, grad, result)},
     samples=unary_samples(), torch="torch.tanh")
 
 
@@ -80,7 +79,6 @@ sigmoid = defop(
     "sigmoid(Tensor self) -> Tensor",
     kernel=_sigmoid_kernel, meta=same_meta, promote="float",
     grads={"self": lambda grad, result: sigmoid_backward(grad, result)},
-    array_grads={"self": lambda grad, result: _sigmoid_backward_kernel(np, grad, result)},
     samples=unary_samples(low=-4.0, high=4.0), torch="torch.sigmoid")
 
 
@@ -111,6 +109,7 @@ relu = defop(
     "relu(Tensor self) -> Tensor",
     kernel=lambda xp, self: xp.maximum(self, 0).astype(self.dtype, copy=False), meta=same_meta,
     grads={"self": lambda grad, result: threshold_backward(grad, result, 0)},
+    # NOTE: written out: threshold_backward's promotion rule is its own, so it is not derived
     array_grads={"self": lambda grad, result: _threshold_backward_kernel(np, grad, result, 0)},
     samples=unary_samples(away_from=0.0), torch="torch.relu")
 

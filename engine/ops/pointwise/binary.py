@@ -70,8 +70,6 @@ sub = defop(
     meta=_no_bool_sub(same_meta), promote="same", wraps_numbers=True,
     grads={"self": lambda grad: grad,
            "other": lambda grad, alpha: -grad if alpha == 1 else grad * -alpha},
-    array_grads={"self": lambda grad: grad,
-                 "other": lambda grad, alpha: -grad if alpha == 1 else grad * -alpha},
     samples=binary_samples(), torch="torch.sub")
 
 mul = defop(
@@ -80,8 +78,6 @@ mul = defop(
     meta=same_meta, promote="same", wraps_numbers=True,
     grads={"self": lambda grad, other: grad * other,
            "other": lambda grad, self: grad * self},
-    array_grads={"self": lambda grad, other: grad * other,
-                 "other": lambda grad, self: grad * self},
     samples=binary_samples(), torch="torch.mul")
 
 

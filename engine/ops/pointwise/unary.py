@@ -56,21 +56,18 @@ neg = defop(
     "neg(Tensor self) -> Tensor",
     kernel=_no_bool_neg(lambda xp, self: xp.negative(self)), meta=_no_bool_neg(same_meta),
     grads={"self": lambda grad: -grad},
-    array_grads={"self": lambda grad: -grad},
     samples=unary_samples(), torch="torch.neg")
 
 exp = defop(
     "exp(Tensor self) -> Tensor",
     kernel=lambda xp, self: xp.exp(self), meta=same_meta, promote="float",
     grads={"self": lambda grad, result: grad * result},
-    array_grads={"self": lambda grad, result: grad * result},
     samples=unary_samples(), torch="torch.exp")
 
 log = defop(
     "log(Tensor self) -> Tensor",
     kernel=lambda xp, self: xp.log(self), meta=same_meta, promote="float",
     grads={"self": lambda grad, self: grad / self},
-    array_grads={"self": lambda grad, self: grad / self},
     samples=positive_unary_samples(), torch="torch.log")
 
 
@@ -90,7 +87,6 @@ sqrt = defop(
     "sqrt(Tensor self) -> Tensor",
     kernel=lambda xp, self: xp.sqrt(self), meta=same_meta, promote="float",
     grads={"self": lambda grad, result: grad / (2 * result)},
-    array_grads={"self": lambda grad, result: grad / (2 * result)},
     samples=positive_unary_samples(), torch="torch.sqrt")
 
 rsqrt = defop(
