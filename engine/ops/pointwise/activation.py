@@ -36,13 +36,9 @@ from .unary import (
 same_meta = pointwise_meta()
 
 
-def _tanh_backward_kernel(xp, grad_output, output):
-    return grad_output * (1 - output * output)
-
-
 tanh_backward = defop(
     "tanh_backward(Tensor grad_output, Tensor output) -> Tensor",
-    kernel=_tanh_backward_kernel,
+    kernel=lambda xp, grad_output, output: grad_output * (1 - output * output),
     meta=same_meta, promote="same",
     grads={"grad_output": lambda grad, output: tanh_backward(grad, output),
            "output": lambda grad, grad_output, output: -2 * output * grad_output * grad},
@@ -62,13 +58,9 @@ def _sigmoid_kernel(xp, x):
     return xp.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
 
 
-def _sigmoid_backward_kernel(xp, grad_output, output):
-    return grad_output * output * (1 - output)
-
-
 sigmoid_backward = defop(
     "sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor",
-    kernel=_sigmoid_backward_kernel,
+    kernel=lambda xp, grad_output, output: grad_output * output * (1 - output),
     meta=same_meta, promote="same",
     grads={"grad_output": lambda grad, output: sigmoid_backward(grad, output),
            "output": lambda grad, grad_output, output: grad * grad_output * (1 - 2 * output)},
