@@ -29,17 +29,14 @@ _KINDS = {"composite": COMPOSITE, "not differentiable": NOT_DIFFERENTIABLE,
 class Formulas:
     """An op's derivatives. `kind`: "formulas" (one per tensor input in `inputs`, in schema
     order; an input without a gradient reads NOT_DIFFERENTIABLE); "composite"; "not
-    differentiable"; "by hand" (a backward Node written in Python, named in `nodes`: `to`);
-    "external" (an op registered through agrad.library). All but "formulas" have no `inputs`."""
+    differentiable"; "external" (an op registered through agrad.library). All but "formulas"
+    have no `inputs`: every op the library declares states its derivatives as formulas."""
     op: str
     kind: str
     inputs: dict[str, str] = field(default_factory=dict)
-    nodes: tuple[str, ...] = ()
 
     def summary(self) -> str:
         """What an op without `inputs` shows in their place."""
-        if self.kind == "by hand":
-            return f"backward written by hand ({', '.join(self.nodes)})"
         return _KINDS.get(self.kind, "")
 
     def lines(self) -> list[tuple[str, str]]:
@@ -56,8 +53,6 @@ def formulas(name: str) -> Formulas:
     if info.composite is not None:
         return Formulas(info.name, "composite")
     if not info.grads:
-        if info.differentiable:
-            return Formulas(info.name, "by hand", nodes=tuple(info.backward_names or ()))
         return Formulas(info.name, "not differentiable")
     tensor_inputs = [a.name for a in info.entry.schema.arguments if a.is_tensor]
     return Formulas(info.name, "formulas",
