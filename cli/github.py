@@ -41,6 +41,9 @@ def diagnostic_command(diagnostic, file: str) -> str:
 def test_outcome_commands(outcome, *, strict: bool = False) -> list[str]:
     """Every reason one `test` file failed; nothing for a file that passed; a graph without
     `expect:` is a notice (an error under `--strict`)."""
+    if outcome.unchecked and not (outcome.failures or outcome.diagnostics or outcome.error is not None):
+        return [error_command("expect.train was not checked (--no-train); the graph was not trained",
+                              title="not trained", file=outcome.file, kind="error" if strict else "notice")]
     if not outcome.checked and not outcome.diagnostics and outcome.error is None:
         return [error_command("the graph has no expect: section; nothing was checked", title="no expectations",
                               file=outcome.file, kind="error" if strict else "notice")]

@@ -76,13 +76,19 @@ def save_npz(run, path: str) -> None:
     graphs.save_npz(run, path)
 
 
-def test_file(path: str):
-    return _graphs_running_kernels().test_file(path)
+def test_file(path: str, *, train: bool = True):
+    """One `test` file's outcome; `-` reads the graph from stdin. `train=False`: `--no-train`."""
+    graphs = _graphs_running_kernels()
+    if path == "-":
+        return graphs.test_file(STDIN_NAME, train=train, source=_read_stdin())
+    return graphs.test_file(path, train=train)
 
 
 def validate_file(path: str) -> list:
     from agrad import graphs
 
+    if path == "-":
+        return graphs.validate(STDIN_NAME, source=_read_stdin())
     return graphs.validate(path)
 
 

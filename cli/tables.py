@@ -80,10 +80,13 @@ def timings_table(timings_ms: dict, repeat: dict | None, passes: int = 1) -> Tab
 
 
 def expect_line(expect) -> Text | None:
+    """The closing verdict; an expectation `run` cannot check (`train:`) is never called passed."""
+    later = (f"{' and '.join(expect.unchecked)} not checked (`agrad train` or `agrad test` checks it)"
+             if expect.unchecked else "")
     if not expect.checked:
-        return None
+        return Text.assemble("expect: ", (later, "yellow")) if later else None
     if expect.passed:
-        return Text.assemble("expect: ", ("passed", "green"))
+        return Text.assemble("expect: ", ("passed", "green"), f"; {later}" if later else "")
     count = len(expect.failures)
     return Text.assemble("expect: ", ("FAILED", "bold red"), f" ({count} mismatch{'es' if count != 1 else ''})")
 
@@ -153,7 +156,8 @@ def op_detail_view(op) -> RenderableType:
     return table
 
 
-_LABELS = {"passed": ("PASS", "green"), "no expectations": ("SKIP", "yellow")}
+_LABELS = {"passed": ("PASS", "green"), "no expectations": ("SKIP", "yellow"), "not trained": ("SKIP", "yellow"),
+           "not a graph": ("SKIP", "yellow")}
 
 
 def outcome_line(outcome: str, file: str, detail: str) -> Text:
@@ -164,9 +168,12 @@ def outcome_line(outcome: str, file: str, detail: str) -> Text:
     return Text.assemble(_LABELS.get(outcome, ("FAIL", "bold red")), f"  {file}", (f"  {detail}", "dim"))
 
 
-def closing_line(passed: int, failed: int, *, no_expectations: int = 0, deselected: int = 0) -> str:
+def closing_line(passed: int, failed: int, *, no_expectations: int = 0, not_trained: int = 0, deselected: int = 0,
+                 not_run: int = 0) -> str:
     # SPEC §2: "N passed, N failed" alone on its line, whatever the counts; the other counts follow
     # only when there are any, as pytest's "2 passed, 1 skipped".
-    extra = [f"{n} {what}" for n, what in ((no_expectations, "without expectations"), (deselected, "deselected")) if n]
+    extra = [f"{n} {what}" for n, what in ((no_expectations, "without expectations"),
+                                           (not_trained, "not trained (--no-train)"),
+                                           (deselected, "deselected"), (not_run, "not run (-x)")) if n]
     return ", ".join([f"{passed} passed", f"{failed} failed", *extra])
 

@@ -468,7 +468,7 @@ class DocumentReader:
         if not self.expect_type(value, (dict,), "`expect`", path, "a mapping"):
             return None
         self.check_keys(value, EXPECT_KEYS, path, "`expect`")
-        spec = ExpectSpec(pos=self.doc.pos(path))
+        spec = ExpectSpec(pos=self.doc.pos(path), train="train" in value)
         for tol in ("atol", "rtol"):
             if tol not in value:
                 continue

@@ -129,9 +129,9 @@ def _check_options(options: Options) -> list[Diagnostic]:
 
 
 def validate(path, *, device: str | None = None, dtype: str | None = None, seed: int | None = None,
-             inputs: dict[str, str] | None = None, plugins=()) -> list[Diagnostic]:
-    """Every problem in the file (up to 20), found without running any kernel."""
-    _, diagnostics, _ = _check(path, Options(device, dtype, seed, dict(inputs or {})), plugins)
+             inputs: dict[str, str] | None = None, plugins=(), source: str | None = None) -> list[Diagnostic]:
+    """Every problem in the file (up to 20), found without running any kernel; `source` as for `load`."""
+    _, diagnostics, _ = _check(path, Options(device, dtype, seed, dict(inputs or {})), plugins, source)
     return diagnostics
 
 

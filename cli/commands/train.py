@@ -71,7 +71,7 @@ def _check_plot_path(plot: str | None) -> None:
 
 
 @click.command()
-@click.argument("graph_file", metavar="GRAPH", type=click.Path(exists=True, dir_okay=False))
+@click.argument("graph_file", metavar="GRAPH", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
 @click.option("--steps", type=click.IntRange(min=1),
               help="Stop after step N (default: the file's steps; the schedule keeps the file's horizon, so a "
                    "run stopped with --save and continued with --resume equals an uninterrupted one).")
@@ -91,7 +91,8 @@ def _check_plot_path(plot: str | None) -> None:
 @click.pass_obj
 def train(app: App, graph_file, steps, seed, output_format, save_path, resume_path, plot_path, anomaly,
           plugins):
-    """Train GRAPH's `train:` section: optimizer steps on its loss, with a summary and loss curve."""
+    """Train GRAPH's `train:` section (GRAPH: a file, or - for standard input): optimizer steps on its
+    loss, with a summary and loss curve."""
     files.check_output_paths(save=save_path, plot=plot_path)
     _check_plot_path(plot_path)
     library.load_plugins(plugins)
@@ -135,9 +136,9 @@ def train(app: App, graph_file, steps, seed, output_format, save_path, resume_pa
 
             app.note(anomaly_text(diverged.anomaly))
     for failure in failures:
-        app.note(f"{graph_file}: expect failed: {failure}")
+        app.note(f"{graph.file}: expect failed: {failure}")
     if output_format == "json":
-        app.emit_json(_document(graph, graph_file, run, failures, diverged, checked))
+        app.emit_json(_document(graph, graph.file, run, failures, diverged, checked))
     else:
         app.show(_summary(graph, run, failures, diverged, checked, horizon))
         if len(run.losses) > 1:

@@ -62,7 +62,7 @@ def test_seed_json_grads(runner):
     assert doc["grads"]["a"]["value"] == 4.0 and doc["grads"]["b"]["value"] == 1.0
     assert "c" not in doc["grads"]
     assert set(doc["timings_ms"]) == {"parse", "build", "forward", "backward"}
-    assert doc["expect"] == {"passed": True, "failures": []}
+    assert doc["expect"] == {"checked": True, "passed": True, "unchecked": [], "failures": []}
 
 
 def test_seed_table(runner):
