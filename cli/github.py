@@ -82,10 +82,14 @@ def run_commands(result) -> list[str]:
 def check_commands(result, *, eps: float, atol: float, rtol: float) -> list[str]:
     """`check --format github`: one annotation per leaf whose gradient disagrees."""
     lines = [error_command(w, title="warning", file=result.file, kind="warning") for w in result.warnings]
+    from agrad.cli.tables import worst_element_text
+
+    what = "second derivative" if result.order == 2 else "gradient"
     for name, leaf in result.leaves.items():
         if not leaf.passed:
             lines.append(error_command(
-                f"gradient of '{name}' disagrees with float64 central differences: max abs err "
-                f"{leaf.max_abs_err:.3e}, max rel err {leaf.max_rel_err:.3e} (eps={eps:g}, atol={atol:g}, rtol={rtol:g})",
-                title="gradcheck", file=result.file))
+                f"{what} of '{name}' disagrees with float64 central differences: {worst_element_text(name, leaf)}; "
+                f"max abs err {leaf.max_abs_err:.3e}, max rel err {leaf.max_rel_err:.3e} "
+                f"(eps={eps:g}, atol={atol:g}, rtol={rtol:g})",
+                title="gradcheck", **_at(leaf.location, result.file)))
     return lines

@@ -140,7 +140,10 @@ def inspect_document(result) -> dict:
 def check_document(result) -> dict:
     return document(
         passed=result.passed,
-        leaves={name: {"max_abs_err": leaf.max_abs_err, "max_rel_err": leaf.max_rel_err, "passed": leaf.passed}
+        order=result.order,
+        leaves={name: {"max_abs_err": leaf.max_abs_err, "max_rel_err": leaf.max_rel_err, "passed": leaf.passed,
+                       "worst_index": leaf.worst_index, "analytic": leaf.analytic, "numeric": leaf.numeric,
+                       "output_index": leaf.output_index, **location_fields(leaf.location)}
                 for name, leaf in result.leaves.items()},
     )
 

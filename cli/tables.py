@@ -115,6 +115,17 @@ def run_view(result, passes: int = 1) -> RenderableType:
     return Group(*parts)
 
 
+def worst_element_text(name: str, leaf) -> str:
+    """`a[1, 0]: analytic 4, numeric 4.5` -- where a failed leaf is most wrong (--fast: along a direction)."""
+    if leaf.analytic is None:
+        return f"{name}: no values to compare"
+    where = name if not leaf.worst_index else f"{name}{shape_text(leaf.worst_index)}"
+    if leaf.worst_index is None:
+        where = f"{name} (along a random direction)"
+    output = f" (output element {leaf.output_index})" if leaf.output_index else ""
+    return f"{where}: analytic {leaf.analytic:.6g}, numeric {leaf.numeric:.6g}{output}"
+
+
 def check_view(result, *, eps: float, atol: float, rtol: float) -> RenderableType:
     table = _table("Gradients", "leaf", "max abs err", "max rel err", "worst element", "result",
                    numeric=("max abs err", "max rel err"))
@@ -124,9 +135,11 @@ def check_view(result, *, eps: float, atol: float, rtol: float) -> RenderableTyp
     failed = sum(1 for leaf in result.leaves.values() if not leaf.passed)
     verdict = (Text.assemble("check: ", ("passed", "green")) if result.passed else
                Text.assemble("check: ", ("FAILED", "bold red"), f" ({failed} of {len(result.leaves)} leaves)"))
+    what = "second order" if result.order == 2 else "analytic"
     header = Text.assemble((result.graph, "bold"), f"  {result.file}\n",
-                           f"analytic vs float64 central differences: eps={eps:g}, atol={atol:g}, rtol={rtol:g}")
-    return Group(header, Text(""), table, Text(""), verdict)
+                           f"{what} vs float64 central differences: eps={eps:g}, atol={atol:g}, rtol={rtol:g}")
+    worst = [Text(f"  {worst_element_text(name, leaf)}") for name, leaf in result.leaves.items() if not leaf.passed]
+    return Group(header, Text(""), table, Text(""), *worst, *([Text("")] if worst else []), verdict)
 
 
 def ops_view(entries) -> RenderableType:

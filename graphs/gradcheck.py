@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 import agrad
 
 from .binding import GRAD
@@ -56,8 +58,40 @@ def _refuse_uncheckable(graph: CheckedGraph, file: str, outputs: list[str], wrt:
                       "use --fast, which checks one random direction per input")
 
 
+def _worst(report) -> tuple[float | None, float | None, int | None]:
+    """Analytic and numeric values where they differ most, and which output element that is."""
+    if report.numerical is None or report.analytical is None or not report.numerical.size:
+        return None, None, None
+    diff = np.abs(report.analytical - report.numerical)
+    where = np.unravel_index(int(np.argmax(np.where(np.isnan(diff), np.inf, diff))), diff.shape)
+    row = int(where[0]) if diff.ndim == 2 else None
+    return float(report.analytical[where]), float(report.numerical[where]), row
+
+
+def _second_order(fn, n_wrt: int, seed: int = 0):
+    """What `--second-order` checks, as PyTorch's gradgradcheck: the gradients v·dy/dx, for a fixed
+    random v, are themselves differentiated by backward and by finite differences."""
+    rng = np.random.default_rng(seed)
+    directions: list = []
+
+    def first_derivatives(*xs):
+        with agrad.enable_grad():
+            xs = [x if x.requires_grad else x.detach().requires_grad_(True) for x in xs]
+            outs = [o for o in fn(*xs) if o.requires_grad]
+            if not outs:
+                return ()
+            if not directions:
+                directions.extend(agrad.tensor(rng.standard_normal(tuple(o.shape)), dtype=agrad.float64,
+                                               device=o.device) for o in outs)
+            grads = agrad.autograd.grad(outs, xs, directions, create_graph=True, allow_unused=True)
+        # an input the outputs do not reach has a zero gradient, so every call returns n_wrt tensors
+        return tuple(agrad.zeros_like(x) if g is None else g for x, g in zip(xs, grads))
+
+    return first_derivatives
+
+
 def check_gradients(graph: CheckedGraph, file: str, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
-                    fast: bool = False) -> CheckResult:
+                    fast: bool = False, second_order: bool = False) -> CheckResult:
     spec = graph.spec
     runner = Runner(graph, file)
     warnings = []
@@ -94,8 +128,10 @@ def check_gradients(graph: CheckedGraph, file: str, *, eps: float = 1e-6, atol: 
         return tuple(v for v in values if not isinstance(v, tuple) and v.dtype.is_floating_point)
 
     inputs = [base[name].detach().requires_grad_(True) for name in wrt]
+    checked = _second_order(fn, len(wrt)) if second_order else fn
     try:
-        reports = agrad.testing.gradcheck_report(fn, inputs, eps=eps, atol=atol, rtol=rtol, fast_mode=fast, seed=0)
+        reports = agrad.testing.gradcheck_report(checked, inputs, eps=eps, atol=atol, rtol=rtol, fast_mode=fast,
+                                                 seed=0)
     except GraphRuntimeError:
         raise
     except (Exception, SystemExit) as exc:      # noqa: BLE001 - a backward formula failed: located at its node
@@ -106,8 +142,12 @@ def check_gradients(graph: CheckedGraph, file: str, *, eps: float = 1e-6, atol: 
     leaves = {}
     for name, report in zip(wrt, reports):
         worst = report.worst_index
+        analytic, numeric, row = _worst(report)
+        pos = spec.inputs[name].pos
         leaves[name] = LeafCheck(name=name, max_abs_err=float(report.max_abs_err),
                                  max_rel_err=float(report.max_rel_err), passed=bool(report.passed),
-                                 worst_index=None if worst is None else [int(i) for i in worst])
+                                 worst_index=None if worst is None else [int(i) for i in worst],
+                                 analytic=analytic, numeric=numeric, output_index=None if fast else row,
+                                 location=SourceLocation(file, pos.line, pos.col))
     return CheckResult(graph=spec.name, file=file, passed=all(c.passed for c in leaves.values()), leaves=leaves,
-                       warnings=warnings)
+                       warnings=warnings, order=2 if second_order else 1)

@@ -66,8 +66,12 @@ class Graph:
         with _cyclic_gc_paused():       # the Meta graph holds no cycles (runner._cyclic_gc_paused)
             return inspect_graph(self._checked, self.file)
 
-    def check(self, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3, fast: bool = False) -> CheckResult:
-        return check_gradients(self._checked, self.file, eps=eps, atol=atol, rtol=rtol, fast=fast)
+    def check(self, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3, fast: bool = False,
+              second_order: bool = False) -> CheckResult:
+        """Analytic gradients against float64 central differences; `second_order`: the gradients'
+        own derivatives too (PyTorch's gradgradcheck)."""
+        return check_gradients(self._checked, self.file, eps=eps, atol=atol, rtol=rtol, fast=fast,
+                               second_order=second_order)
 
 
 def _check(path, options: Options, plugins, source: str | None = None

@@ -188,7 +188,11 @@ class LeafCheck:
     max_abs_err: float
     max_rel_err: float
     passed: bool
-    worst_index: list[int] | None = None
+    worst_index: list[int] | None = None   # the input element where analytic and numeric differ most
+    analytic: float | None = None          # the two values there (--fast: the directional derivatives)
+    numeric: float | None = None
+    output_index: int | None = None        # which element of the outputs (flattened, in order) it was
+    location: SourceLocation | None = None  # the leaf's line in the file
 
 
 @dataclass
@@ -198,6 +202,7 @@ class CheckResult:
     passed: bool
     leaves: dict[str, LeafCheck]
     warnings: list[str] = field(default_factory=list)
+    order: int = 1                         # 2: `--second-order`, derivatives of the gradients
 
 
 @dataclass

@@ -20,14 +20,17 @@ DEFAULT_EPS, DEFAULT_ATOL, DEFAULT_RTOL = 1e-6, 1e-5, 1e-3
 @click.option("--rtol", type=FiniteFloatRange(min=0), default=DEFAULT_RTOL, show_default=True,
               help="Relative tolerance.")
 @click.option("--fast", is_flag=True, help="Check one random direction per leaf instead of every element.")
+@click.option("--second-order", "second_order", is_flag=True,
+              help="Also differentiate the gradients (PyTorch's gradgradcheck): what a graph that calls "
+                   "grad(..., create_graph=True), or is trained through one, relies on.")
 @format_option("table", "json", "github")
 @graph_reading
 @click.pass_obj
-def check(app: App, graph_file, eps, atol, rtol, fast, output_format, plugins):
+def check(app: App, graph_file, eps, atol, rtol, fast, second_order, output_format, plugins):
     """Compare every analytic gradient of GRAPH (a file, or - for standard input) with central finite
     differences; exit 1 on a mismatch."""
     library.load_plugins(plugins)
-    result = library.load_graph(graph_file).check(eps=eps, atol=atol, rtol=rtol, fast=fast)
+    result = library.load_graph(graph_file).check(eps=eps, atol=atol, rtol=rtol, fast=fast, second_order=second_order)
     if output_format == "github":
         for command in github.check_commands(result, eps=eps, atol=atol, rtol=rtol):
             app.echo(command)

@@ -146,3 +146,19 @@ def test_an_invalid_graph_still_prints_a_json_document(runner, write, command):
     found = doc["diagnostics"] if "diagnostics" in doc else doc["files"][0]["diagnostics"]
     assert found[0]["code"] == "AG016" and found[0]["line"] == 4
     assert "AG016" in result.stderr
+
+
+def test_an_expect_mismatch_is_one_line_and_the_arrays_go_to_json_and_junit(runner, write, tmp_path):
+    path = write("m.yaml", "inputs:\n  a: {value: [[1.0, 2.0], [3.0, 4.0]]}\nnodes:\n  b: a * a\n"
+                           "expect:\n  outputs: {b: [[1.0, 4.0], [9.0, 17.0]]}\n")
+    result = runner.invoke(cli, ["run", path])
+    assert result.exit_code == 1
+    [line] = [line for line in result.stderr.splitlines() if "expect failed" in line]
+    assert line.endswith("outputs.b: expected 17.0 at [1, 1], got 16.0 (1 of 4 elements differ; max abs err 1.0; "
+                         "rtol=1.3e-06, atol=1e-05)")
+    failure = json.loads(runner.invoke(cli, ["run", path, "--format", "json"]).stdout)["expect"]["failures"][0]
+    assert (failure["expected"], failure["actual"]) == ([[1.0, 4.0], [9.0, 17.0]], [[1.0, 4.0], [9.0, 16.0]])
+    report = tmp_path / "r.xml"
+    runner.invoke(cli, ["test", path, "--junit-xml", str(report)])
+    body = ET.parse(report).getroot().find("testsuite/testcase/failure").text
+    assert "actual:   [[1.0, 4.0], [9.0, 16.0]]" in body

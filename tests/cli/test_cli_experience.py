@@ -298,9 +298,9 @@ def test_check_github_annotates_a_failing_leaf():
     from agrad.cli import github
 
     lines = github.check_commands(seed_check(passed=False), eps=1e-6, atol=1e-5, rtol=1e-3)
-    assert lines == ["::error file=graphs/examples/seed.yaml,title=gradcheck::gradient of 'b' disagrees with float64 "
-                     "central differences: max abs err 5.000e-01, max rel err 5.000e-01 (eps=1e-06, atol=1e-05, "
-                     "rtol=0.001)"]
+    assert lines == ["::error file=graphs/examples/seed.yaml,line=11,col=3,title=gradcheck::gradient of 'b' disagrees "
+                     "with float64 central differences: b: analytic 1.5, numeric 1; max abs err 5.000e-01, "
+                     "max rel err 5.000e-01 (eps=1e-06, atol=1e-05, rtol=0.001)"]
 
 
 # ---- entry points: stdin, python -m agrad, examples ---------------------------------------------

@@ -72,7 +72,9 @@ def test_check_document():
     doc = roundtrip(json_docs.check_document(seed_check(passed=False)))
     assert doc["passed"] is False
     assert set(doc["leaves"]) == {"a", "b"}
-    assert doc["leaves"]["b"] == {"max_abs_err": 0.5, "max_rel_err": 0.5, "passed": False}
+    assert doc["leaves"]["b"] == {"max_abs_err": 0.5, "max_rel_err": 0.5, "passed": False, "worst_index": [],
+                                  "analytic": 1.5, "numeric": 1.0, "output_index": 0,
+                                  "file": "graphs/examples/seed.yaml", "line": 11, "col": 3}
 
 
 def test_test_document_counts_and_reasons():
