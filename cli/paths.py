@@ -47,8 +47,9 @@ def _walk(root: str, patterns: tuple[str, ...]) -> list[str]:
     return [str(Path(p)) for p in found]
 
 
-def graph_files(paths: tuple[str, ...], exclude: tuple[str, ...] = ()) -> Found:
-    """Files as given; folders searched recursively for *.yaml / *.yml, each folder's files sorted."""
+def graph_files(paths: tuple[str, ...], exclude: tuple[str, ...] = (), skip_named: bool = False) -> Found:
+    """Files as given; folders searched recursively for *.yaml / *.yml, each folder's files sorted.
+    `skip_named`: a named file that is not a graph is skipped too (pre-commit names every YAML file)."""
     from agrad.graphs.discovery import is_graph_file
 
     found = Found()
@@ -56,7 +57,10 @@ def graph_files(paths: tuple[str, ...], exclude: tuple[str, ...] = ()) -> Found:
         if given == "-" and "-" in found.files:
             abort("- (standard input) is given twice", ExitStatus.INVALID)
         if given == "-" or not Path(given).is_dir():
-            found.files.append(given)
+            if skip_named and given != "-" and not is_graph_file(given):
+                found.not_graphs.append(given)
+            else:
+                found.files.append(given)
             continue
         walked = _walk(given, exclude)
         graphs = [p for p in walked if is_graph_file(p)]

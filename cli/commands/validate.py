@@ -14,17 +14,20 @@ from agrad.cli.status import ExitStatus
 @click.argument("paths", metavar="PATH...", nargs=-1, required=True, type=click.Path(exists=True, allow_dash=True))
 @click.option("--exclude", "exclude", multiple=True, metavar="GLOB",
               help="Leave out walked files and folders whose name or path matches GLOB (repeatable).")
+@click.option("--skip-non-graphs", "skip_non_graphs", is_flag=True,
+              help="Skip named YAML files that are not graphs too, as walked ones are (for pre-commit, which "
+                   "names every changed YAML file).")
 @click.option("-q", "--quiet", is_flag=True, help="Print only the problems (and the closing line when there are any), as for a pre-commit hook.")
 @format_option("table", "json", "github")
 @graph_reading
 @click.pass_obj
-def validate(app: App, paths, exclude, quiet, output_format, plugins):
+def validate(app: App, paths, exclude, skip_non_graphs, quiet, output_format, plugins):
     """Check every graph file in PATH... (files, - for standard input, or folders of *.yaml and *.yml)
     without running a kernel."""
     from agrad.cli.tables import closing_line, outcome_line
 
     library.load_plugins(plugins)
-    found_files = graph_files(paths, exclude)
+    found_files = graph_files(paths, exclude, skip_named=skip_non_graphs)
     if not quiet and (note := not_graphs_note(found_files)) is not None:
         app.note(note)
     checked = []
