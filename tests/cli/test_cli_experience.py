@@ -170,7 +170,8 @@ def test_a_narrow_terminal_gets_records_not_folded_cells():
     from agrad.cli.inspect_tables import inspect_view
 
     text = render_text(inspect_view(seed_inspect()), width=40)
-    assert "(AccumulateGrad #2, 0)" in text and "Autograd -> CPU" in text
+    # the node table drops its kernel column first (issue 19 §7) and says where it went
+    assert "(AccumulateGrad #2, 0)" in text and "kernels: --format json" in text
     assert max(len(line.rstrip()) for line in text.splitlines()) <= 40
 
 

@@ -17,3 +17,18 @@ def test_a_conv_block_takes_a_line_or_two_per_tensor(runner):
     assert len(compact.stdout.splitlines()) < 50 < 4 * len(compact.stdout.splitlines()) < len(full.stdout.splitlines())
     assert sum("not retained" in line for line in compact.stdout.splitlines()) == 1
     assert "..." not in full.stdout              # full: every value, no abbreviation
+
+
+def test_inspect_of_a_wide_graph_stays_a_table_at_120_columns():
+    import agrad.graphs as G
+    from cli_results import render_text
+
+    from agrad.cli.inspect_tables import inspect_view
+
+    result = G.load(Path(RESNET).with_name("gpt_block.yaml")).inspect()
+    text = render_text(inspect_view(result), width=120)
+    lines = text.splitlines()
+    assert max(len(line.rstrip()) for line in lines) <= 120
+    assert "\n  op " not in text                       # no record blocks: one row a node
+    assert len(lines) < 2 * (len(result.nodes) + len(result.backward) + 20)
+    assert any(line.split()[:2] == ["x0.1", "embedding"] for line in lines if line.strip())
