@@ -63,7 +63,8 @@ class DeviceType(click.ParamType):
 
 
 class InputReplacement(click.ParamType):
-    """`NAME=FILE` for `--input`: replaces an input's data with a .npy/.npz file."""
+    """`NAME=FILE` for `--input`: replaces an input's data with a .npy/.npz file (`FILE.npz:KEY` names
+    the array, as `--save` writes them: `grads/W`)."""
     name = "NAME=FILE"
 
     def convert(self, value, param, ctx):

@@ -141,13 +141,14 @@ def _load_npz(path: Path, key: str) -> np.ndarray:
 
 
 def plan_leaf(spec: InputSpec, *, base_dir: Path, default_dtype: str, default_device: str,
-              override: Path | None = None, doc=None) -> LeafPlan:
-    """The leaf's shape, dtype and device; reads file headers (and `--input` overrides)."""
+              override: Path | None = None, override_key: str | None = None, doc=None) -> LeafPlan:
+    """The leaf's shape, dtype and device; reads file headers (and `--input` overrides, with the
+    archive key of `--input x=FILE.npz:KEY`)."""
     device = spec.device or default_device
     if override is not None or spec.kind == "file":
         path = Path(override if override is not None else base_dir / spec.file)
         pos = spec.pos if override is not None or doc is None else doc.pos(spec.path + ("file",))
-        key = spec.key if override is None else _override_key(path, spec)
+        key = spec.key if override is None else (override_key or _override_key(path, spec))
         shape, np_dtype, array = read_array_file(path, key, pos)
         try:
             from agrad import dtypes

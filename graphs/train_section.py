@@ -299,7 +299,8 @@ class _Reader:
         if epochs is None:
             return None
         if data is None:
-            self.error("AG060", "train.epochs needs `data` (an epoch is one pass over it)", path + ("epochs",))
+            if "data" not in section:       # data given but wrong is reported once, where it is wrong
+                self.error("AG060", "train.epochs needs `data` (an epoch is one pass over it)", path + ("epochs",))
             return None
         return epochs * max(1, len(next(iter(data.values()))) // batch_size)
 

@@ -40,7 +40,7 @@ def _inputs(replacements) -> dict[str, str]:
 @click.option("--dtype", type=click.Choice(DTYPES), help="Default dtype of the graph's inputs.")
 @click.option("--seed", type=int, help="Seed for random inits and dropout.")
 @click.option("--input", "replacements", type=InputReplacement(), multiple=True, metavar="NAME=FILE",
-              help="Replace an input's data with a .npy/.npz file (repeatable).")
+              help="Replace an input's data with a .npy/.npz file; FILE.npz:KEY names the array (repeatable).")
 @format_option("table", "json", "github")
 @click.option("--values", "values", type=click.Choice(VALUE_MODES), default="compact", show_default=True,
               help="Tensors in the table: compact (values up to 8 elements, else shape/min/max/mean/norm, "

@@ -116,6 +116,9 @@ def train(app: App, graph_file, steps, seed, output_format, save_path, resume_pa
         except (ValueError, KeyError) as exc:
             abort(f"{resume_path}: error[AG069]: checkpoint does not match {graph_file}: {exc}",
                   ExitStatus.INVALID, exc)
+    if resume_path and trainer.step_count >= total:
+        limit = f"--steps {steps}" if steps else f"the file's {total} steps"
+        app.warn(f"{resume_path} is at step {trainer.step_count}, already at or past {limit}: no step runs")
     diverged = None
     with _progress(app, total, trainer.step_count) as on_step:
         try:
