@@ -46,3 +46,34 @@ def test_resume_with_steps_already_passed_warns(runner, write, tmp_path):
     assert "warning:" in result.stderr and "is at step 10, already at or past --steps 5" in result.stderr
     fine = runner.invoke(cli, ["train", path, "--resume", str(ckpt)])
     assert "already at or past" not in fine.stderr
+
+
+def _classifier_data(folder):
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(16, 4)).astype(np.float32)
+    y = np.arange(16) % 3
+    np.savez(folder / "d.npz", x=x, y=y)
+    np.save(folder / "x.npy", x)
+    (folder / "y.csv").write_text("label\n" + "\n".join(str(v) for v in y) + "\n")
+    return x, y
+
+
+def _losses(runner, path) -> list:
+    result = runner.invoke(cli, ["train", path, "--format", "json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)["losses"]
+
+
+def test_train_and_eval_data_take_the_same_forms_from_npz_npy_and_csv(runner, write, tmp_path):
+    _classifier_data(tmp_path)
+    steps = "steps: 6\n  eval: {every: 3, data: DATA}\n  data: {DATA_INLINE batch_size: 8}"
+
+    def graph(data: str, inline: str) -> str:
+        return write("t.yaml", TRAIN.replace("STEPS", steps.replace("DATA_INLINE", inline).replace("DATA", data)))
+
+    npz = _losses(runner, graph("{source: {file: d.npz}}", "file: d.npz,"))            # the old form in eval
+    per_input = _losses(runner, graph("{inputs: {x: x.npy, y: y.csv}}", "inputs: {x: x.npy, y: 'd.npz:y'},"))
+    wrapped = _losses(runner, graph("{file: d.npz}", "source: {file: d.npz},"))
+    assert npz == per_input == wrapped and len(npz) == 6
+    one_array = runner.invoke(cli, ["validate", graph("{file: x.npy}", "file: d.npz,")])
+    assert one_array.exit_code == 2 and "name its input: `inputs: {NAME: x.npy}`" in one_array.stderr
