@@ -36,6 +36,7 @@ def _graphs_running_kernels():
 
 
 STDIN_NAME = "<stdin>"     # how a graph read from `-` is named in messages, as Python and compilers do
+stdin_text: str | None = None       # what was read from `-`, for the source excerpts of its diagnostics
 
 
 def _read_stdin() -> str:
@@ -45,8 +46,10 @@ def _read_stdin() -> str:
         abort(f"{STDIN_NAME}: standard input is closed", ExitStatus.INVALID)
     binary = getattr(sys.stdin, "buffer", None)
     data = binary.read() if binary is not None else sys.stdin.read().encode("utf-8")
+    global stdin_text
     try:
-        return data.decode("utf-8")
+        stdin_text = data.decode("utf-8")
+        return stdin_text
     except UnicodeDecodeError as exc:
         abort(f"{STDIN_NAME}: not UTF-8 text (byte {exc.start}); graph files are UTF-8", ExitStatus.INVALID)
 

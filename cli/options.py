@@ -59,7 +59,11 @@ class DeviceType(click.ParamType):
     def convert(self, value, param, ctx):
         if self._pattern.match(value):
             return value
-        self.fail(f"{value!r} is not a device; expected cpu, cuda or cuda:N", param, ctx)
+        from agrad.graphs.pytorch_habits import device_hint
+
+        hint = device_hint(value)
+        self.fail(f"{value!r} is not a device; " + (f"did you mean '{hint}'? " if hint else "")
+                  + "expected cpu, cuda or cuda:N", param, ctx)
 
 
 class InputReplacement(click.ParamType):

@@ -93,7 +93,9 @@ def test_invalid_graph_file_is_2_with_diagnostics_and_no_traceback(runner, stand
     stand_in(load_error=GraphFileError([bad_name_diagnostic()]))
     result = runner.invoke(cli, ["run", graph_file])
     assert result.exit_code == 2
-    assert result.stderr.strip() == "graphs/examples/seed.yaml:15:10: error[AG020]: undefined name 'e' (did you mean 'd'?)"
+    first, *excerpt = result.stderr.strip().splitlines()
+    assert first == "graphs/examples/seed.yaml:15:10: error[AG020]: undefined name 'e' (did you mean 'd'?)"
+    assert len(excerpt) in (0, 3)          # the source line and its caret, when the file is there to read
     assert result.stdout == ""
 
 
