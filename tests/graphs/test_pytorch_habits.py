@@ -34,7 +34,7 @@ def test_a_habit_is_named_and_the_graph_spelling_given(graph_file, expression, c
 
 
 def test_a_namespaced_op_without_its_plugin_says_so(graph_file):
-    (problem,) = _problems(graph_file, '  y: {op: "myops::scale", args: [x, 2.0]}\n')
+    (problem,) = _problems(graph_file, '  y: {op: "noplugin19::scale", args: [x, 2.0]}\n')
     assert problem.code == "AG016" and "--plugin FILE.py" in problem.message
 
 
