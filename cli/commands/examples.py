@@ -69,9 +69,13 @@ def _write_to(app: App, name: str, entry, folder: str, force: bool) -> None:
     if existing and not force:
         abort(f"--to {folder}: {', '.join(existing)} already exist{'s' if len(existing) == 1 else ''} "
               "(--force replaces them)", ExitStatus.INVALID)
-    for target, _ in copies:
-        target.parent.mkdir(parents=True, exist_ok=True)
-    check_output_paths(**{"to": str(copies[0][0])})
+    try:
+        for target, _ in copies:
+            target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        abort(f"--to {folder}: cannot create {exc.filename or folder}: {exc.strerror or exc}", ExitStatus.INVALID, exc)
+    for target, _ in copies:          # a device or a pipe in the way is never written through
+        check_output_paths(to=str(target))
     for target, origin in copies:
         content = text.encode("utf-8") if origin is None else origin.read_bytes()
         write_atomically(target, lambda f, content=content: f.write(content))

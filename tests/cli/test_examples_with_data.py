@@ -33,3 +33,10 @@ def test_the_printed_form_runs_wherever_it_is_saved(runner, tmp_path, monkeypatc
 
 def test_to_needs_a_name(runner, tmp_path):
     assert runner.invoke(cli, ["examples", "--to", str(tmp_path)]).exit_code == 2
+
+
+def test_to_a_folder_that_cannot_be_made_is_bad_usage(runner, tmp_path):
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    result = runner.invoke(cli, ["examples", "train_digits", "--to", str(blocked / "sub")])
+    assert result.exit_code == 2 and "cannot create" in result.stderr and "internal error" not in result.stderr
