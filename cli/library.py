@@ -113,6 +113,13 @@ def is_public(name: str) -> bool:
     return not base.startswith("_") and not base.endswith("_backward")
 
 
+def generated_sources(name: str) -> dict:
+    """{filename: source} of the code generated for op `name` (agrad.codegen)."""
+    from agrad import codegen
+
+    return codegen.sources(name)
+
+
 def get_op(name: str):
     """The op's registry entry; an unknown name is bad usage, with the dispatcher's "did you mean"."""
     from agrad import dispatcher

@@ -13,7 +13,8 @@ from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, fu
 from . import autograd, dispatcher
 from . import ops
 from .ops import *  # noqa: F401,F403 — every op is agrad.<op>
-from . import library, testing  # noqa: E402
+from . import library, testing
+from .serialization import load, save
 
 bool = bool_  # noqa: A001 — agrad.bool, as torch.bool
 
@@ -24,4 +25,4 @@ __all__ = ["Tensor", "tensor", "as_tensor", "from_numpy", "empty", "zeros", "one
            "int64", "bool_",
            "get_default_dtype", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
            "is_inference_mode_enabled", "autograd",
-           "dispatcher", "ops", "library", "testing"] + list(ops.__all__)
+           "dispatcher", "ops", "library", "testing", "save", "load"] + list(ops.__all__)

@@ -5,6 +5,7 @@ that need no gradient, so a plain tensor costs five slots.
 """
 from __future__ import annotations
 
+import importlib
 import weakref
 
 import numpy as np
@@ -12,21 +13,11 @@ import numpy as np
 from . import dtypes
 from ._device import device as Device
 from .dispatch_keys import AUTOGRAD
-from .grad_mode import tls
+from .grad_mode import enable_grad, tls
+from .messages import c_type_name, scalar_type_name, sizes
+from .shapes import normalize_dim
 
 __all__ = ["Tensor", "AutogradMeta", "DifferentiableViewMeta", "VariableVersion"]
-
-class _OpLibrary:
-    """Stands for agrad.ops until it has loaded (it imports this module, so cannot be
-    imported here); the first op used loads it, and it then binds itself in our place."""
-
-    def __getattr__(self, name):
-        import importlib
-        return getattr(importlib.import_module("agrad.ops"), name)
-
-
-_ops = _OpLibrary()
-
 
 class AutogradMeta:
     __slots__ = ("requires_grad", "grad", "grad_fn", "output_nr", "retains_grad",
@@ -93,7 +84,6 @@ class DifferentiableViewMeta(AutogradMeta):
         if vc.version != self.attr_version:
             self.attr_version = vc.version
             if self.base.requires_grad:
-                from .grad_mode import enable_grad
                 with enable_grad():
                     fresh = replay_view(self.base, self.view_fn)
                 fm = fresh._autograd_meta
@@ -125,10 +115,9 @@ def make_view(base, view, op, args, index) -> None:
 
 def replay_view(base, view_fn):
     """Apply the recorded view ops to `base` (any tensor of the base's shape)."""
-    from .dispatcher.dispatcher import call
     t = base
     for op, args, index in view_fn:
-        t = call(op, [t, *args])
+        t = op.call_boxed([t, *args])
         if index is not None:
             t = t[index]
     return t
@@ -219,7 +208,6 @@ class Tensor:
             strides = tuple(st // data.itemsize for st in strides)
         if dim is None:
             return strides
-        from .ops.shapes import normalize_dim
         return strides[normalize_dim(dim, data.ndim)]
 
     def storage_offset(self) -> int:
@@ -293,10 +281,6 @@ class Tensor:
             raise TypeError("len() of a 0-d tensor")
         return self._data.shape[0]
 
-    def __iter__(self):
-        if not self._data.ndim:
-            raise TypeError("iteration over a 0-d tensor")
-        return iter(_ops.unbind(self, 0))
 
     def __bool__(self):
         if self._data.size != 1:
@@ -455,9 +439,6 @@ class Tensor:
         m.post_acc_grad_hooks.append(hook)
         return RemovableHandle(m.post_acc_grad_hooks, hook)
 
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
-        from .autograd.functional import backward
-        backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
 
     def detach(self) -> "Tensor":
         """A new tensor sharing the data and the version counter, outside the graph (PyTorch's detach)."""
@@ -492,15 +473,6 @@ class Tensor:
         return self
 
     # -- conversions -------------------------------------------------------------
-    def to(self, *args, device=None, dtype=None, copy=False) -> "Tensor":
-        for a in args:     # t.to("cuda"), t.to(agrad.float64), t.to(other_tensor)
-            if isinstance(a, dtypes.dtype):
-                dtype = a
-            elif isinstance(a, Tensor):
-                device, dtype = a.device, a.dtype
-            else:
-                device = a
-        return _ops.to(self, device=device, dtype=dtype, copy=copy)
 
     def cpu(self):
         return self.to(device="cpu")
@@ -543,80 +515,19 @@ class Tensor:
         return self.to(dtype=dtype)
 
     # -- shaped like another tensor, and new tensors like this one (PyTorch's methods) ----
-    def view_as(self, other) -> "Tensor":
-        return _ops.view(self, list(other.shape))
 
-    def reshape_as(self, other) -> "Tensor":
-        return _ops.reshape(self, list(other.shape))
 
-    def expand_as(self, other) -> "Tensor":
-        return _ops.expand(self, list(other.shape))
 
-    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False) -> "Tensor":
-        from .creation import full
-        return full(_size(size), fill_value, dtype=dtype or self.dtype, device=device or self._device,
-                    requires_grad=requires_grad)
 
-    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False) -> "Tensor":
-        return self.new_full(size, 0, dtype=dtype, device=device, requires_grad=requires_grad)
 
-    def new_ones(self, *size, dtype=None, device=None, requires_grad=False) -> "Tensor":
-        return self.new_full(size, 1, dtype=dtype, device=device, requires_grad=requires_grad)
 
-    new_empty = new_zeros          # NOTE: zero-filled: agrad never hands out uninitialised memory
 
-    def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False) -> "Tensor":
-        from .creation import tensor
-        return tensor(data, dtype=dtype or self.dtype, device=device or self._device, requires_grad=requires_grad)
 
-    @property
-    def T(self):
-        return _ops.permute(self, list(range(self.ndim - 1, -1, -1)))
 
-    @property
-    def mT(self):
-        return _ops.transpose(self, -2, -1)
 
     # -- infix operators: each is the op of the same name -------------------------
-    def __add__(self, other): return _ops.add(self, other)
-    def __radd__(self, other): return _ops.add(other, self)
-    def __sub__(self, other): return _ops.sub(self, other)
-    def __rsub__(self, other): return _ops.sub(other, self)
-    def __mul__(self, other): return _ops.mul(self, other)
-    def __rmul__(self, other): return _ops.mul(other, self)
-    def __truediv__(self, other): return _ops.div(self, other)
-    def __rtruediv__(self, other): return _ops.div(other, self)
-    def __floordiv__(self, other): return _ops.floor_divide(self, other)
-    def __rfloordiv__(self, other): return _ops.floor_divide(other, self)
-    def __mod__(self, other): return _ops.remainder(self, other)
-    def __rmod__(self, other): return _ops.remainder(other, self)
-    def __and__(self, other): return _ops.bitwise_and(self, other)
-    def __rand__(self, other): return _ops.bitwise_and(other, self)
-    def __or__(self, other): return _ops.bitwise_or(self, other)
-    def __ror__(self, other): return _ops.bitwise_or(other, self)
-    def __xor__(self, other): return _ops.bitwise_xor(self, other)
-    def __rxor__(self, other): return _ops.bitwise_xor(other, self)
-    def __invert__(self): return _ops.bitwise_not(self)
-    def __lshift__(self, other): return _ops.bitwise_left_shift(self, other)
-    def __rlshift__(self, other): return _ops.bitwise_left_shift(other, self)
-    def __rshift__(self, other): return _ops.bitwise_right_shift(self, other)
-    def __rrshift__(self, other): return _ops.bitwise_right_shift(other, self)
-    def __pow__(self, other): return _ops.pow(self, other)
-    def __rpow__(self, other): return _ops.pow(other, self)
-    def __matmul__(self, other): return _ops.matmul(self, other)
-    def __rmatmul__(self, other): return _ops.matmul(other, self)
-    def __neg__(self): return _ops.neg(self)
     def __pos__(self): return self
-    def __abs__(self): return _ops.abs(self)
-    def __eq__(self, other): return _ops.eq(self, other)
-    def __ne__(self, other): return _ops.ne(self, other)
-    def __lt__(self, other): return _ops.lt(self, other)
-    def __le__(self, other): return _ops.le(self, other)
-    def __gt__(self, other): return _ops.gt(self, other)
-    def __ge__(self, other): return _ops.ge(self, other)
 
-    def __getitem__(self, index):
-        return _ops.getitem(self, index)
 
     # -- printing ----------------------------------------------------------------
     def __repr__(self):
@@ -642,6 +553,53 @@ class Tensor:
 Tensor.__module__ = "agrad"      # agrad.Tensor, as torch.Tensor (the module is private)
 
 
+# ---- the op library's door -------------------------------------------------------------------
+
+def load_op_library() -> None:
+    """Load the op library (`agrad.ops`): it registers every op with the dispatcher and binds
+    Tensor's methods (ops/_tensor_methods.py). This is the engine's one import of a layer
+    above from a layer below (tests/test_layering.py allows exactly this edge): the library
+    is built on this module, so it cannot be imported here, yet any public part of agrad may
+    be a program's first import (`from agrad.creation import ones; ones(2) + 1`). So a
+    Tensor used before the library has loaded loads it on its first method call, and the
+    dispatcher on its first lookup of an op, as loading libtorch runs ATen's registrations.
+    Importing `agrad` itself loads the library at once; the CLI loads it only when a command
+    needs the engine."""
+    importlib.import_module("agrad.ops")
+
+
+# Tensor's methods that run ops, until the library binds the real ones over these: Python looks
+# operators up on the type, never through __getattr__, so each needs a stand-in of its own
+_UNTIL_LOADED = ("__iter__", "__getitem__", "__setitem__", "__neg__", "__abs__", "__invert__",
+                 "__iadd__", "__isub__", "__imul__", "__itruediv__",
+                 *(f"__{r}{op}__" for op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "and", "or", "xor",
+                                             "lshift", "rshift", "pow", "matmul") for r in ("", "r")),
+                 "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__")
+
+
+def _until_loaded(name):
+    def method(self, *args, **kwargs):
+        load_op_library()
+        return getattr(self, name)(*args, **kwargs)
+    method.__name__ = method.__qualname__ = name
+    method.stand_in = True
+    return method
+
+
+def _attribute_until_loaded(self, name):
+    """Tensor.__getattr__ until the library has loaded (bound methods like `x.sum` are absent);
+    the library removes it, so a missing attribute costs nothing afterwards."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    load_op_library()
+    return object.__getattribute__(self, name)
+
+
+for _name in _UNTIL_LOADED:
+    setattr(Tensor, _name, _until_loaded(_name))
+Tensor.__getattr__ = _attribute_until_loaded
+
+
 def _legacy_type_names() -> dict:
     """dtype -> PyTorch's legacy tensor type name (torch.FloatTensor), for Tensor.type()."""
     return {dtypes.float16: "HalfTensor", dtypes.float32: "FloatTensor", dtypes.float64: "DoubleTensor",
@@ -651,7 +609,6 @@ def _legacy_type_names() -> dict:
 
 def _check_assigned_grad(t: Tensor, grad: Tensor) -> None:
     """`t.grad = grad` keeps t's dtype, device and size, with PyTorch's messages (THPVariable_set_grad)."""
-    from .ops.nn import c_type_name, scalar_type_name, sizes
     if grad._data.dtype != t._data.dtype:
         raise RuntimeError(
             f"attempting to assign a gradient with dtype '{c_type_name(grad._data.dtype)}' to a tensor with "
@@ -683,8 +640,3 @@ def filled(shape, value, np_dtype, device) -> Tensor:
     """A new tensor of `value` on `device`: implicit root gradients, zeros for missing ones."""
     backend = device.backend
     return Tensor._make(backend.full(shape, value, np_dtype, device), device, backend.key)
-
-
-def _bind_ops(module) -> None:
-    global _ops
-    _ops = module

@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import backends  # noqa: F401 — devices are usable once their backends are registered
-from . import dtypes
+from . import (
+    backends,  # noqa: F401 — devices are usable once their backends are registered
+    dtypes,
+)
 from ._device import device as Device
 from ._tensor import Tensor
 from .errors import DtypeNotImplementedError

@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import types
 
-from .autograd.function import BackwardCFunction
-from .autograd.recorder import unreplayable
-from .autograd.node import Node, collect_next_edges, set_history
-from .dispatcher import DispatchKey, dispatcher as _dispatcher
-from .dispatch_keys import AUTOGRAD
-from .grad_mode import ExcludeDispatchKeyGuard
 from ._tensor import Tensor
+from .autograd.function import BackwardCFunction
+from .autograd.node import Node, collect_next_edges, record
+from .watchers import unreplayable
+from .dispatch_keys import AUTOGRAD
+from .dispatcher import DispatchKey
+from .dispatcher import dispatcher as _dispatcher
+from .grad_mode import ExcludeDispatchKeyGuard
 
 __all__ = ["define", "impl", "register_autograd", "op", "namespace"]
 
@@ -102,10 +103,7 @@ def register_autograd(name: str, backward, *, setup_context=None) -> None:
             return out
         if setup_context is not None:
             setup_context(node, tuple(args), out)
-        node.set_next_edges(collect_next_edges(args[i] for i in positions))
-        for o in (out if isinstance(out, tuple) else (out,)):
-            if isinstance(o, Tensor) and o.is_floating_point():
-                set_history(o, node)
+        record(node, collect_next_edges(args[i] for i in positions), out if isinstance(out, tuple) else (out,))
         from .autograd.saved_variable import SavedVariable
         outs = {id(o) for o in (out if isinstance(out, tuple) else (out,))}
         node._saved = [None if t is None else SavedVariable(t, id(t) in outs) for t in node._to_save]
@@ -127,10 +125,7 @@ def _autograd_not_implemented(op, keyset, args):
     tensors = [a for a in args if isinstance(a, Tensor)]
     node = _NotImplementedBackward()
     node.op_name = op.name
-    node.set_next_edges(collect_next_edges(tensors))
-    for o in (out if isinstance(out, tuple) else (out,)):
-        if isinstance(o, Tensor) and o.is_floating_point():
-            set_history(o, node)
+    record(node, collect_next_edges(tensors), out if isinstance(out, tuple) else (out,))
     return out
 
 

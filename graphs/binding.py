@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agrad import dispatcher
+from agrad import codegen, dispatcher
 
 from .diagnostics import Collector, Pos, did_you_mean
 from .pytorch_habits import KEYWORD_ALIASES
@@ -131,8 +131,7 @@ def _layout(node: NodeSpec, bound: BoundNode):
               "    a, k, p = node.args, node.kwargs, node.arg_pos\n"
               f"    return BoundNode(node, schema, entry, [{args}], {kwargs}, False, [{given}])")
     scope = {"BoundNode": BoundNode, "E": NO_KEYWORDS, "K": constants}
-    exec(compile(source, "<agrad binding layout>", "exec"), scope)     # noqa: S102 - our own text
-    return scope["make"]
+    return codegen.define(source, scope, "<agrad binding layout>", "make")
 
 
 def _padding_string(op: str, name: str, value: Any) -> bool:

@@ -15,7 +15,6 @@ from .binding import BoundNode, bind
 from .diagnostics import Collector, Pos, did_you_mean
 from .document import literal_shape
 from .executor import NodeFailure, SharedResults, run_nodes
-from .data_sources import split_file_key
 from .inputs import InputError, LeafPlan, plan_leaf
 from .ordering import run_order
 from .spec import BackwardSpec, GraphSpec, TensorRef
@@ -122,13 +121,13 @@ class GraphChecker:
         for name, input_spec in spec.inputs.items():
             if not input_spec.valid:
                 continue
-            override, override_key = split_file_key(opts.inputs[name]) if name in opts.inputs else (None, None)
+            override = opts.inputs.get(name)
             try:
                 leaves[name] = plan_leaf(
                     input_spec, base_dir=self.base_dir, default_dtype=opts.dtype or spec.dtype,
                     default_device=opts.device or spec.device,
                     override=Path(override) if override is not None else None,
-                    override_key=override_key, doc=spec.doc)
+                    doc=spec.doc)
             except InputError as exc:
                 self.c.error(exc.code, exc.message, exc.pos)
         return leaves

@@ -9,11 +9,13 @@ from pathlib import Path
 ARCHIVE_SUFFIX = ".npz"
 
 
-def split_file_key(text: str) -> tuple[str, str | None]:
+def split_file_key(text: str, base_dir: Path | None = None) -> tuple[str, str | None]:
     """`data.npz:x` -> ("data.npz", "x"); anything else is a file name alone. Only an .npz has keys,
-    so a colon elsewhere (`C:\\data.npy`) is part of the name."""
+    so a colon elsewhere (`C:\\data.npy`) is part of the name, as it is in a file that exists under
+    the whole name."""
     head, sep, key = text.rpartition(":")
-    if sep and key and head.lower().endswith(ARCHIVE_SUFFIX):
+    whole = Path(text) if base_dir is None or Path(text).is_absolute() else base_dir / text
+    if sep and key and head.lower().endswith(ARCHIVE_SUFFIX) and not whole.exists():
         return head, key
     return text, None
 
@@ -96,7 +98,7 @@ def load_source(section: dict, base_dir: Path) -> dict:
     for name, given in inputs.items():
         if not isinstance(given, str):
             raise SourceProblem(f"`inputs.{name}` must be a file name, not {given!r}", ("inputs", name))
-        file, key = split_file_key(given)
+        file, key = split_file_key(given, base_dir)
         try:
             arrays[name] = read_array(full(file), key)
         except (OSError, ValueError) as exc:

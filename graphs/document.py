@@ -11,6 +11,8 @@ import math
 import re
 from typing import Any
 
+from agrad import codegen
+
 from . import expressions
 from .diagnostics import Collector, Pos, did_you_mean
 from .expressions import ExpressionError
@@ -309,11 +311,11 @@ class DocumentReader:
         if not self.expect_type(file, (str,), "`file`", path + ("file",), "a path string"):
             return
         spec.file = file
-        is_npz = file.lower().endswith(".npz")
-        if not (is_npz or file.lower().endswith(".npy")):
-            self.error("AG013", f"input files are .npy or .npz, not {file!r}", path + ("file",))
-        if is_npz and "key" not in entry:
-            self.error("AG006", f"input '{spec.name}' reads an .npz: give the array's `key`", path, key=True)
+        archive = next((s for s in (".npz", ".safetensors") if file.lower().endswith(s)), None)
+        if not (archive or file.lower().endswith(".npy")):
+            self.error("AG013", f"input files are .npy, .npz or .safetensors, not {file!r}", path + ("file",))
+        if archive and "key" not in entry:
+            self.error("AG006", f"input '{spec.name}' reads an {archive}: give the array's `key`", path, key=True)
         if "key" in entry and self.expect_type(entry["key"], (str,), "`key`", path + ("key",), "a string"):
             spec.key = entry["key"]
 
@@ -548,8 +550,7 @@ def _builder(shape: expressions.Shape):
     lines += [f"    {var} = Pos(L, C + {o} + S[{shape.before[o]}])" for o, var in positions.items()]
     lines.append("    return [" + ", ".join(specs) + "]")
     scope = {"NodeSpec": NodeSpec, "TensorRef": TensorRef, "Pos": Pos, "K": tuple(constants), "E": NO_KEYWORDS}
-    exec(compile("\n".join(lines), "<agrad expression shape>", "exec"), scope)   # noqa: S102 - our own text
-    return scope["build"]
+    return codegen.define(lines, scope, "<agrad expression shape>", "build")
 
 
 def read_document(doc: Document, file: str, default_name: str, collector: Collector) -> GraphSpec:

@@ -119,6 +119,10 @@ def read_array_file(path: Path, key: str | None, pos: Pos) -> tuple[tuple[int, .
         if path.suffix.lower() == ".npz":
             shape, dtype = _npz_header(path, key, pos)
             return tuple(shape), dtype, None
+        if path.suffix.lower() == ".safetensors":
+            from . import safetensors
+            array = safetensors.load(path, key or "")
+            return tuple(array.shape), array.dtype, array
         with open(path, "rb") as f:
             _, dtype, _ = _header(f)
         if dtype.hasobject:
@@ -128,7 +132,9 @@ def read_array_file(path: Path, key: str | None, pos: Pos) -> tuple[tuple[int, .
         return tuple(array.shape), array.dtype, array
     except InputError:
         raise
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError, KeyError) as exc:
+    except KeyError as exc:
+        raise InputError("AG013", f"cannot read {path.name}: {exc.args[0] if exc.args else exc}", pos) from None
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
         raise InputError("AG013", f"cannot read {path.name}: {exc}", pos) from None
 
 
@@ -141,14 +147,14 @@ def _load_npz(path: Path, key: str) -> np.ndarray:
 
 
 def plan_leaf(spec: InputSpec, *, base_dir: Path, default_dtype: str, default_device: str,
-              override: Path | None = None, override_key: str | None = None, doc=None) -> LeafPlan:
-    """The leaf's shape, dtype and device; reads file headers (and `--input` overrides, with the
-    archive key of `--input x=FILE.npz:KEY`)."""
+              override: Path | None = None, doc=None) -> LeafPlan:
+    """The leaf's shape, dtype and device; reads file headers (and `--input` overrides)."""
     device = spec.device or default_device
     if override is not None or spec.kind == "file":
+        override, named_key = _override_parts(override)
         path = Path(override if override is not None else base_dir / spec.file)
         pos = spec.pos if override is not None or doc is None else doc.pos(spec.path + ("file",))
-        key = spec.key if override is None else (override_key or _override_key(path, spec))
+        key = spec.key if override is None else (named_key or _override_key(path, spec))
         shape, np_dtype, array = read_array_file(path, key, pos)
         try:
             from agrad import dtypes
@@ -180,9 +186,20 @@ def _check_values(spec: InputSpec, dtype: str, doc) -> None:
                          doc.pos(spec.path + ("fill",)))
 
 
+def _override_parts(override) -> tuple[Path | None, str | None]:
+    """`--input x=data.npz:images` names the array in the archive: (data.npz, images). A file
+    whose own name holds the colon is taken as it is."""
+    if override is None:
+        return None, None
+    from .data_sources import split_file_key      # one reading of FILE.npz:KEY, for data sources too
+
+    file, key = split_file_key(str(override))
+    return Path(file), key
+
+
 def _override_key(path: Path, spec: InputSpec) -> str | None:
     # `--input x=data.npz` reads the array named like the input unless the graph names a key.
-    return (spec.key or spec.name) if Path(path).suffix.lower() == ".npz" else None
+    return (spec.key or spec.name) if Path(path).suffix.lower() in (".npz", ".safetensors") else None
 
 
 def host_array(plan: LeafPlan, graph_seed: int) -> np.ndarray:

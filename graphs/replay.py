@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from agrad import Tensor
-from agrad.autograd.recorder import Recorder
+from agrad.replay import Recorder
 
 from .inputs import host_array
 

@@ -5,7 +5,7 @@ import click
 
 from agrad.cli import github, library, status
 from agrad.cli.app import App, finish
-from agrad.cli.options import FiniteFloatRange, format_option, graph_reading
+from agrad.cli.options import FiniteFloatRange, InputReplacement, format_option, graph_reading
 
 # PyTorch's gradcheck defaults, which agrad.testing.gradcheck shares (STYLE.md).
 DEFAULT_EPS, DEFAULT_ATOL, DEFAULT_RTOL = 1e-6, 1e-5, 1e-3
@@ -23,14 +23,21 @@ DEFAULT_EPS, DEFAULT_ATOL, DEFAULT_RTOL = 1e-6, 1e-5, 1e-3
 @click.option("--second-order", "second_order", is_flag=True,
               help="Also differentiate the gradients (PyTorch's gradgradcheck): what a graph that calls "
                    "grad(..., create_graph=True), or is trained through one, relies on.")
+@click.option("--input", "replacements", type=InputReplacement(), multiple=True, metavar="NAME=FILE",
+              help="Check at real data: replace an input's data with a .npy/.npz file (FILE.npz:KEY names "
+                   "the array; repeatable).")
 @format_option("table", "json", "github")
 @graph_reading
 @click.pass_obj
-def check(app: App, graph_file, eps, atol, rtol, fast, second_order, output_format, plugins):
+def check(app: App, graph_file, eps, atol, rtol, fast, second_order, replacements, output_format, plugins):
     """Compare every analytic gradient of GRAPH (a file, or - for standard input) with central finite
     differences; exit 1 on a mismatch."""
     library.load_plugins(plugins)
-    result = library.load_graph(graph_file).check(eps=eps, atol=atol, rtol=rtol, fast=fast, second_order=second_order)
+    inputs = dict(replacements)
+    if len(inputs) != len(replacements):
+        raise click.BadParameter("an input is given twice", param_hint="--input")
+    result = library.load_graph(graph_file, inputs=inputs).check(eps=eps, atol=atol, rtol=rtol, fast=fast,
+                                                                 second_order=second_order)
     if output_format == "github":
         for command in github.check_commands(result, eps=eps, atol=atol, rtol=rtol):
             app.echo(command)

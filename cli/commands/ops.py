@@ -4,7 +4,8 @@ from __future__ import annotations
 import click
 
 from agrad.cli import library
-from agrad.cli.app import App
+from agrad.cli.app import App, abort
+from agrad.cli.status import ExitStatus
 from agrad.cli.options import format_option, graph_reading
 
 
@@ -20,17 +21,28 @@ def _complete_op(_ctx, _param, incomplete: str) -> list:
 @click.argument("op_name", metavar="[OP]", required=False, shell_complete=_complete_op)
 @click.option("--all", "show_all", is_flag=True,
               help="Also list internal ops (`_name`, `*_backward`) that graphs do not call.")
+@click.option("--source", "show_source", is_flag=True,
+              help="With OP: print the Python code agrad generated for it (its function, kernels, "
+                   "Node.apply), as tracebacks show it.")
 @format_option("table", "json")
 @graph_reading
 @click.pass_obj
-def ops(app: App, op_name, show_all, output_format, plugins):
+def ops(app: App, op_name, show_all, show_source, output_format, plugins):
     """List the public ops (schema, dispatch keys with kernels, backward), or show one OP."""
     library.load_plugins(plugins)     # so a plugin's ops are listed beside agrad's own
+    if show_source and op_name is None:
+        abort("--source needs an OP: `agrad ops mul --source`", ExitStatus.INVALID)
     if op_name is not None:
         entries = [library.get_op(op_name)]
     else:
         entries = [op for op in library.all_ops() if show_all or library.is_public(op.name)]
-    if output_format == "json":
+    if show_source:
+        sources = library.generated_sources(entries[0].name)
+        if output_format == "json":
+            app.emit_json({"op": entries[0].name, "sources": sources})
+        else:
+            app.echo("\n".join(f"# {filename}\n{source}" for filename, source in sources.items()))
+    elif output_format == "json":
         from agrad.cli.json_docs import ops_document
 
         app.emit_json(ops_document(entries))

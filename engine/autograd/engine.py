@@ -18,11 +18,13 @@ import itertools
 import sys
 import threading
 
+from ..dispatcher import ops as _ops
+from ..watchers import node_observers
 from ..grad_mode import tls as _dispatch_tls
 from .anomaly_mode import _state as _anomaly_state
 from .anomaly_mode import check_outputs, is_anomaly_enabled
 from .input_buffer import InputBuffer
-from .._tensor import _OpLibrary
+from .node import AccumulateGrad as _ACC  # AccumulateGrad's hooks live on its leaf
 from .node import GraphRoot, check_hook_result, check_single_hook_result
 
 __all__ = ["Engine", "GraphTask", "NodeTask", "ReadyQueue", "get_default_engine", "validate_outputs"]
@@ -51,12 +53,18 @@ class ReadyQueue:
         self._tie = itertools.count().__next__
         self._waiting = 0         # threads blocked in pop(); notify() costs more than the push
 
+    @staticmethod
+    def priority(graph_task, fn) -> tuple:
+        """A Node task's place: after shutdown (0) and wake-up (1) tasks, deeper re-entrant
+        backward first, then the later-created Node (the smallest key pops first)."""
+        return (2, -graph_task.reentrant_depth, -fn.sequence_nr)
+
     def push(self, task: NodeTask, increment_outstanding: bool = True) -> None:
         gt = task.graph_task
         if increment_outstanding:
             gt.add_outstanding(1)
         if task.fn is not None:
-            key = (2, -gt.reentrant_depth, -task.fn.sequence_nr)
+            key = self.priority(gt, task.fn)
         elif task.is_shutdown:
             key = (0, 0, 0)
         else:
@@ -65,6 +73,28 @@ class ReadyQueue:
             heapq.heappush(self._heap, (key, self._tie(), task))
             if self._waiting:
                 self._cond.notify()
+
+    # A CPU queue is used by its GraphTask's thread alone until a device worker shares the task
+    # (GraphTask.threaded): that thread pushes and pops without the lock.
+    def push_unlocked(self, graph_task, fn, buffer) -> None:
+        graph_task.outstanding_tasks += 1
+        heapq.heappush(self._heap, (self.priority(graph_task, fn), self._tie(), NodeTask(graph_task, fn, buffer)))
+
+    def pop_unlocked(self):
+        """The next task, or None when the queue is empty."""
+        heap = self._heap
+        return heapq.heappop(heap)[2] if heap else None
+
+    def runs_next(self, key: tuple) -> bool:
+        """Whether a task of priority `key` would be popped before everything queued."""
+        heap = self._heap
+        return not heap or key < heap[0][0]
+
+    def shutdown(self) -> None:
+        """Queue the task that ends a device worker's loop, ahead of everything."""
+        with self._lock:
+            heapq.heappush(self._heap, ((0, 0, 0), -1, NodeTask(None, None, None, is_shutdown=True)))
+            self._cond.notify()
 
     def pop(self) -> NodeTask:
         with self._lock:
@@ -112,7 +142,7 @@ class GraphTask:
         self._lock = threading.Lock()
         self.threaded = False          # set once a device worker thread may run its tasks
         self.anomaly = is_anomaly_enabled()
-        self.observer = _node_observers[-1] if _node_observers else None
+        self.observer = node_observers[-1] if node_observers else None
         self.order: list | None = [] if dry_run else None
         self.dry_run = dry_run
 
@@ -291,7 +321,6 @@ class _ThreadState(threading.local):
 
 
 _current = _ThreadState()
-_node_observers: list = []        # the backward half of agrad.autograd.profiler
 
 # NOTE: [Reentrant backwards] a backward called inside a Node's backward runs its GraphTask
 # on the calling thread, nested. Past MAX_DEPTH nested loops (PyTorch's number), or once the
@@ -430,11 +459,12 @@ class Engine:
     def _thread_main(self, graph_task: GraphTask) -> None:
         """The owning thread's loop: run CPU tasks until this GraphTask has none outstanding."""
         queue = graph_task.cpu_ready_queue
-        heap = queue._heap
-        heappop = heapq.heappop
+        pop_unlocked = queue.pop_unlocked
         while True:
             # NOTE: until a device worker shares this task (threaded), only this thread touches its queue
-            task = heappop(heap)[2] if heap and not graph_task.threaded else queue.pop()
+            task = None if graph_task.threaded else pop_unlocked()
+            if task is None:
+                task = queue.pop()
             gt = task.graph_task
             fn = task.fn
             inputs = task.inputs
@@ -502,9 +532,7 @@ class Engine:
         with self._lock:
             queues, self._device_queues = self._device_queues, {}
         for queue in queues.values():
-            with queue._lock:
-                heapq.heappush(queue._heap, ((0, 0, 0), -1, NodeTask(None, None, None, is_shutdown=True)))
-                queue._cond.notify()
+            queue.shutdown()
 
     # -- one node ----------------------------------------------------------------
     def _evaluate_function(self, graph_task: GraphTask, fn, input_buffer: InputBuffer, direct: bool = False):
@@ -581,13 +609,10 @@ class Engine:
             if graph_task.threaded:       # a device worker now shares the queue (a GPU gradient above)
                 self._push(graph_task, nxt, buffer)
                 return None
-            key = (2, -graph_task.reentrant_depth, -nxt.sequence_nr)
-            heap = graph_task.cpu_ready_queue._heap
-            if direct and (not heap or key < heap[0][0]):
-                return ready
             queue = graph_task.cpu_ready_queue
-            graph_task.outstanding_tasks += 1
-            heappush(heap, (key, queue._tie(), NodeTask(graph_task, nxt, buffer)))
+            if direct and queue.runs_next(queue.priority(graph_task, nxt)):
+                return ready
+            queue.push_unlocked(graph_task, nxt, buffer)
         return None
 
     def _push(self, graph_task: GraphTask, fn, buffer: InputBuffer) -> None:
@@ -595,10 +620,7 @@ class Engine:
         device = buffer.device()
         if device is None and not graph_task.threaded:
             # only this thread uses the CPU queue (see _thread_main): ReadyQueue.push without the lock
-            queue = graph_task.cpu_ready_queue
-            graph_task.outstanding_tasks += 1
-            heapq.heappush(queue._heap, ((2, -graph_task.reentrant_depth, -fn.sequence_nr), queue._tie(),
-                                         NodeTask(graph_task, fn, buffer)))
+            graph_task.cpu_ready_queue.push_unlocked(graph_task, fn, buffer)
         else:
             self._ready_queue(graph_task, device).push(NodeTask(graph_task, fn, buffer))
 
@@ -650,18 +672,9 @@ def _call_tensor_pre_hooks(fn, inputs: list) -> list:
     return inputs
 
 
-from .node import AccumulateGrad as _ACC  # noqa: E402  (AccumulateGrad's hooks live on its leaf)
-
 _new = object.__new__
-heappush = heapq.heappush
-_ops = _OpLibrary()  # agrad.ops, bound over this once loaded (it imports this module)
 _default_engine = Engine()
 
 
 def get_default_engine() -> Engine:
     return _default_engine
-
-
-def _bind_ops(module) -> None:
-    global _ops
-    _ops = module

@@ -12,10 +12,10 @@ import functools
 import inspect
 import warnings
 
-from ..grad_mode import is_grad_enabled, no_grad
 from .._tensor import Tensor, filled, version_counter
-from .node import Node, collect_next_edges, set_history
-from .recorder import unreplayable
+from ..grad_mode import is_grad_enabled, no_grad
+from .node import Node, collect_next_edges, record, set_history
+from ..watchers import unreplayable
 from .saved_variable import SavedVariable
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
@@ -242,7 +242,7 @@ def _rebase_history(t: Tensor, node: BackwardCFunction, is_input: bool, num_outp
         meta.hooks = None
     if is_view:
         # the base's grad_fn becomes a CopySlices around `node`, as for an in-place op on a view
-        from ..ops.inplace import _rebase_history as rebase_view_history
+        from .inplace import _rebase_history as rebase_view_history
         node.add_input_metadata(t)
         rebase_view_history(t, node)
     else:
@@ -280,12 +280,7 @@ def once_differentiable(fn):
         # its outputs (aliases of the gradients) have it as their grad_fn
         leaves = [o.detach().requires_grad_() if o is not None else None for o in outs]
         err = Error("trying to differentiate twice a function that was marked with @once_differentiable")
-        err.set_next_edges(collect_next_edges(leaves))
-        wrapped = []
-        for leaf in leaves:
-            if leaf is not None:
-                leaf = leaf.detach()
-                set_history(leaf, err)
-            wrapped.append(leaf)
-        return wrapped[0] if single else tuple(wrapped)
+        wrapped = tuple(leaf.detach() if leaf is not None else None for leaf in leaves)
+        record(err, collect_next_edges(leaves), wrapped)
+        return wrapped[0] if single else wrapped
     return wrapper

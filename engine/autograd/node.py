@@ -12,14 +12,21 @@ import threading
 import traceback
 import weakref
 
+from .._tensor import (
+    AutogradMeta,
+    DifferentiableViewMeta,
+    RemovableHandle,
+    Tensor,
+    VariableVersion,
+)
 from ..dispatch_keys import AUTOGRAD
-from .anomaly_mode import _state as _anomaly
+from ..dispatcher import ops as _ops
+from ..watchers import add_in_place
 from ..grad_mode import tls
-from .._tensor import AutogradMeta, DifferentiableViewMeta, RemovableHandle, Tensor, VariableVersion, _OpLibrary
-from . import recorder as _recorder
+from .anomaly_mode import _state as _anomaly
 from .edge import INVALID_EDGE, Edge
 
-__all__ = ["Node", "AccumulateGrad", "GraphRoot", "UINT64_MAX", "collect_next_edges", "gradient_edge", "set_history", "NodeHooks",
+__all__ = ["Node", "AccumulateGrad", "GraphRoot", "UINT64_MAX", "collect_next_edges", "gradient_edge", "record", "set_history", "NodeHooks",
            "grad_accumulator", "check_hook_result", "check_single_hook_result"]
 
 UINT64_MAX = 2 ** 64 - 1          # AccumulateGrad's sequence_nr: always runs first when ready
@@ -166,7 +173,7 @@ def _hook_name(hook) -> str:
 
 def _type_string(t) -> str:
     """PyTorch's legacy type string: agrad.FloatTensor, agrad.cuda.DoubleTensor."""
-    from ..ops.nn import scalar_type_name
+    from ..messages import scalar_type_name
     where = "" if t._device.type == "cpu" else f"{t._device.type}."
     return f"agrad.{where}{scalar_type_name(t._data.dtype)}Tensor"
 
@@ -241,9 +248,7 @@ def accumulate_grad(meta, grad, grads) -> None:
         if old.__class__ is Tensor and not old.requires_grad and flags is not None \
                 and getattr(flags, "writeable", True) and 0 not in data.strides \
                 and data.shape == grad._data.shape and data.dtype == grad._data.dtype:
-            data += grad._data
-            if _recorder.ACTIVE is not None:
-                _recorder.ACTIVE.iadd(data, grad._data)
+            add_in_place(data, grad._data)
             vc = old._version_counter
             if vc is None:
                 old._version_counter = VariableVersion(1)
@@ -312,6 +317,22 @@ def collect_next_edges(tensors) -> list[Edge]:
     return [gradient_edge(t) for t in tensors]
 
 
+def record(node: Node, edges, outputs) -> None:
+    """Record `node` as the backward of one call: where its gradients go (`edges`, one per
+    differentiable input: collect_next_edges), then each output in order, a floating Tensor
+    taking `node` as its grad_fn and anything else keeping its place among the Node's outputs
+    with no history, so every output_nr stays the output's index (PyTorch's set_history).
+    How every backward Node enters the graph: defop's Autograd kernels (whose generated form
+    inlines these steps for one output), agrad.library's, `to`, autograd.Function's."""
+    node.set_next_edges(edges)
+    for o in outputs:
+        if o.__class__ is Tensor or isinstance(o, Tensor):
+            if o._data.dtype.kind == "f":
+                set_history(o, node)
+            else:
+                node.add_input_metadata(o)
+
+
 def set_history(t: Tensor, node: Node) -> None:
     """Make `t` the next output of `node` (its grad_fn), recording its metadata."""
     metadata = node.input_metadata
@@ -325,5 +346,3 @@ def set_history(t: Tensor, node: Node) -> None:
         meta.grad_fn, meta.output_nr, meta.requires_grad = node, output_nr, False
     t._keys |= AUTOGRAD
 
-
-_ops = _OpLibrary()      # agrad.ops, loaded on first use (it imports this module)

@@ -5,8 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from ..dispatcher import dispatcher as _dispatcher
-from . import engine as _engine
+from .. import watchers
 
 
 @dataclass
@@ -27,20 +26,20 @@ class profile:
     def __enter__(self):
         self._t0 = time.perf_counter()
         self._stack = []
-        _dispatcher._observers.append(self)
-        _engine._node_observers.append(self)
+        watchers.op_observers.append(self)
+        watchers.node_observers.append(self)
         return self
 
     def __exit__(self, *exc):
-        _dispatcher._observers.remove(self)
-        _engine._node_observers.remove(self)
+        watchers.op_observers.remove(self)
+        watchers.node_observers.remove(self)
         return False
 
     # dispatcher side
-    def op_start(self, op):
+    def op_start(self, op, args):
         self._stack.append([op.name, time.perf_counter(), 0.0])
 
-    def op_end(self, op):
+    def op_end(self, op, result):
         name, start, child = self._stack.pop()
         duration = time.perf_counter() - start
         in_backward = any(frame[0] is None for frame in self._stack)

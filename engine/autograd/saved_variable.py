@@ -9,10 +9,10 @@ from __future__ import annotations
 import re
 import weakref
 
+from .._tensor import AutogradMeta, Tensor
 from ..dispatch_keys import AUTOGRAD
 from ..errors import FreedGraphError
 from ..grad_mode import tls
-from .._tensor import AutogradMeta, Tensor
 
 ERR_BACKWARD_TWICE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after they "
@@ -121,7 +121,7 @@ def save_output(tensor: Tensor) -> SavedVariable:
 
 
 def _raise_modified(t, expected: int, fn_name, output_nr, version=None):
-    from ..ops.nn import tensor_type_name
+    from ..messages import tensor_type_name
     data = t._data
     version = t._version if version is None else version
     # PyTorch 2.13 prints the Node's name without "Backward0": "output 0 of Exp"

@@ -12,7 +12,6 @@ import numpy as np
 from .._device import Backend
 from ..dispatch_keys import DispatchKey
 
-
 # What a CPU array can be (NumPy's limits), said on Meta, before any data exists.
 MAX_DIMS = 64 if int(np.__version__.split(".")[0]) >= 2 else 32
 MAX_NUMEL = 2 ** 63 - 1

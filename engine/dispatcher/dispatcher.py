@@ -13,13 +13,23 @@ from __future__ import annotations
 import sys
 import warnings
 
+from .._tensor import Tensor, load_op_library
+from .. import codegen
+from ..creation import tensor as _tensor_of
+from ..dispatch_keys import (
+    _ALIAS_TARGETS,
+    AUTOGRAD,
+    BACKEND_KEYS,
+    RUNTIME_KEYS,
+    DispatchKey,
+    format_keyset,
+    parse_key,
+)
 from ..grad_mode import tls
-from .._tensor import Tensor
-from ..dispatch_keys import (AUTOGRAD, BACKEND_KEYS, RUNTIME_KEYS, DispatchKey, _ALIAS_TARGETS,
-                   format_keyset, parse_key)
+from ..watchers import op_observers as _observers
 from .schema import Schema, parse_schema
 
-__all__ = ["OperatorEntry", "define", "impl", "register_fallback", "get_op", "all_ops",
+__all__ = ["OperatorEntry", "define", "impl", "register_fallback", "get_op", "all_ops", "ops",
            "UnknownOperatorError", "FALLTHROUGH", "keyset_for", "call"]
 
 _NUMBER_TYPES = (int, float, bool)
@@ -63,6 +73,11 @@ class OperatorEntry:
 
     def __call__(self, *args, **kwargs):
         return self.function(*args, **kwargs)
+
+    def call_boxed(self, args: list):
+        """Call with the arguments as one list in schema order (PyTorch's callBoxed): how code
+        below the op library (a view's replay in `_tensor`) calls an op it was handed."""
+        return call(self, list(args))
 
     def keys(self) -> list[str]:
         """The keys with a kernel; a fallthrough (skip to the next key) is marked as one."""
@@ -188,17 +203,10 @@ def register_fallback(key, kernel) -> None:
         entry._cache.clear()
 
 
-def _load_op_library() -> None:
-    """Registering agrad's ops is importing agrad.ops (as importing torch registers its
-    operators); a registry lookup before that loads it first."""
-    import importlib
-    importlib.import_module("agrad.ops")
-
-
 def get_op(name: str) -> OperatorEntry:
     entry = _operators.get(name)
     if entry is None:
-        _load_op_library()
+        load_op_library()             # a lookup before the library has loaded (see load_op_library)
         entry = _operators.get(name)
     if entry is None:
         import difflib
@@ -209,8 +217,28 @@ def get_op(name: str) -> OperatorEntry:
 
 
 def all_ops() -> list[OperatorEntry]:
-    _load_op_library()
+    load_op_library()
     return sorted(_operators.values(), key=lambda e: e.name)
+
+
+class _OpNamespace:
+    """`ops.<name>`: an operator's function by name, looked up in the registry on first use
+    and kept (PyTorch's `torch.ops.aten.<name>`). How the layers below the op library
+    (autograd's engine and Nodes) call ops: by name through the dispatcher, never by
+    importing the library, which is built on top of them."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        try:
+            function = get_op(name).function
+        except UnknownOperatorError as exc:       # getattr(ops, name, default) works, as on torch.ops
+            raise AttributeError(str(exc)) from None
+        setattr(self, name, function)
+        return function
+
+
+ops = _OpNamespace()
 
 
 def keyset_for(device, requires_grad: bool) -> int:
@@ -222,7 +250,6 @@ def keyset_for(device, requires_grad: bool) -> int:
 
 # ---- the call path --------------------------------------------------------------------
 
-_observers: list = []     # profilers; empty in normal runs, so the check is one global load
 
 
 def call(op: OperatorEntry, args: list):
@@ -270,13 +297,17 @@ def _unusual_tensor_argument(op, args, i, a) -> int:
 
 
 def _observed_call(op, kernel, keyset, args):
+    """The call with its watchers told (agrad.watchers.op_observers): op_start(op, args) before,
+    op_end(op, result) after (result None when the call raised)."""
     for obs in _observers:
-        obs.op_start(op)
+        obs.op_start(op, args)
+    result = None
     try:
-        return kernel(op, keyset, args)
+        result = kernel(op, keyset, args)
+        return result
     finally:
         for obs in reversed(_observers):
-            obs.op_end(op)
+            obs.op_end(op, result)
 
 
 def _is_numpy_scalar(a) -> bool:
@@ -285,11 +316,10 @@ def _is_numpy_scalar(a) -> bool:
 
 
 def _scalar_tensor(op, i, value):
-    from ..creation import tensor
     if not (isinstance(value, _NUMBER_TYPES) or _is_numpy_scalar(value)):
         raise TypeError(f"{op.name}(): argument '{op.schema.arguments[i].name}' must be Tensor, "
                         f"not {type(value).__name__}")
-    return tensor(value)
+    return _tensor_of(value)
 
 
 def _fast_path(entry: OperatorEntry, names: list[str]) -> str:
@@ -391,8 +421,7 @@ def _make_function(entry: OperatorEntry):
            f"    return _call(_op, [{', '.join(names)}])\n")
     namespace = {"_call": call, "_op": entry, "_cache": entry._cache, "_Tensor": Tensor, "_tls": tls,
                  "_observers": _observers, "_UNSET": _UNSET, **defaults}
-    exec(compile(src, f"<agrad op {entry.name}>", "exec"), namespace)   # noqa: S102 (generated from a parsed schema)
-    fn = namespace[py_name]
+    fn = codegen.define(src, namespace, f"<agrad op {entry.name}>", py_name, owner=entry.name)
     fn.__doc__ = f"{entry.schema}\n\n{entry.doc}".strip()
     fn.__qualname__ = py_name
     fn.__module__ = "agrad"

@@ -1,6 +1,10 @@
-"""agrad.nn: the parts of torch.nn that work on plain tensors (`agrad.nn.utils`, `agrad.nn.functional`,
-and parameter-free layers such as `agrad.nn.Softmax(dim=1)`)."""
-from . import functional, utils
-from .modules import CrossEntropyLoss, LogSoftmax, ReLU, Softmax
+"""agrad.nn: torch.nn as a PyTorch user writes it — `Module` and `Parameter`, the common
+layers (`Linear`, `Conv2d`, `Embedding`, `LayerNorm`, `BatchNorm2d`, `Dropout`,
+`Sequential` …), activations and losses as modules, `agrad.nn.init`,
+`agrad.nn.functional` and `agrad.nn.utils`."""
+from . import functional, init, utils
+from .modules import *  # noqa: F401,F403 — every layer is agrad.nn.<Layer>
+from .modules import __all__ as _modules_all
+from .parameter import Parameter
 
-__all__ = ["functional", "utils", "CrossEntropyLoss", "LogSoftmax", "ReLU", "Softmax"]
+__all__ = ["functional", "init", "utils", "Parameter"] + list(_modules_all)

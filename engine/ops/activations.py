@@ -15,9 +15,10 @@ from ..backends.meta import MetaArray
 from ..creation import zeros_like
 from ..errors import DtypeNotImplementedError
 from ..grad_mode import is_grad_enabled
+from ..shapes import broadcast_shapes
+from .pointwise import exp, sigmoid, tanh, where
 from .registry import defop
 from .samples import SampleInput, make_arg, unary_samples
-from .shapes import broadcast_shapes
 from .unary import _torch_dtype_name
 
 _SQRT1_2 = math.sqrt(0.5)               # PyTorch's M_SQRT1_2
@@ -271,5 +272,3 @@ softplus = defop(
     kernel=_softplus_kernel, meta=_unary_meta("softplus_cpu"),
     grads={"self": lambda grad, self, beta, threshold: softplus_backward(grad, self, beta, threshold)},
     samples=_softplus_samples, torch="torch.nn.functional.softplus")
-
-from .pointwise import exp, sigmoid, tanh, where  # noqa: E402  (the formulas call them at backward time)

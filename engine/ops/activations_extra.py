@@ -11,14 +11,27 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes
+from .. import creation, dtypes
 from ..backends.meta import MetaArray
 from ..creation import zeros_like
 from ..grad_mode import is_grad_enabled
-from .activations import _backward_meta, _float_only, _opmath, _sigmoid_np, _unary_meta
+from ..messages import scalar_type_name
+from ..shapes import broadcast_shapes, normalize_dim
+from .activations import (
+    _backward_meta,
+    _float_only,
+    _opmath,
+    _sigmoid_np,
+    _unary_meta,
+    softplus,
+)
+from .joining import cat, chunk
+from .nn import softmax
+from .pointwise import ge, gt, lt, sigmoid, tanh, where
 from .registry import defop
 from .samples import SampleInput, make_arg, unary_samples
-from .shapes import broadcast_shapes, normalize_dim
+from .shape import reshape
+from .unary import abs  # noqa: A004
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -237,7 +250,6 @@ hardsigmoid_backward = defop(
     samples=_hard_backward_samples,
     torch="torch.ops.aten.hardsigmoid_backward",
     doc="grad_output / 6 (1/6 rounded to float, as PyTorch) where -3 < self < 3, 0 elsewhere.")
-
 
 
 def _hard_samples(op):
@@ -619,12 +631,3 @@ softmin = defop(
     torch="lambda self, dim=None, dtype=None: torch.nn.functional.softmin(self, dim, "
           "dtype=getattr(torch, dtype) if dtype else None)",
     doc="softmax(-x, dim).")
-
-
-from .. import creation  # noqa: E402
-from .joining import cat, chunk  # noqa: E402
-from .nn import scalar_type_name, softmax  # noqa: E402
-from .pointwise import ge, gt, lt, sigmoid, tanh, where  # noqa: E402
-from .shape import reshape  # noqa: E402
-from .unary import abs  # noqa: E402,A004
-from .activations import softplus  # noqa: E402

@@ -10,8 +10,14 @@ import math
 
 from .. import dtypes
 from .._tensor import filled
+from .cumulative import tril
+from .linalg import matmul
+from .nn import dropout, softmax
+from .pointwise import where
 from .registry import defop
 from .samples import SampleInput, make_arg
+from .shape import expand, reshape, transpose
+from .views import unsqueeze
 
 
 def _repeat_heads(t, groups):
@@ -90,11 +96,3 @@ scaled_dot_product_attention = defop(
         "1/sqrt(E)); attn_mask: bool (True attends) or float (added); is_causal: the lower-triangular mask "
         "(top-left aligned); dropout_p: dropout on the weights, from `seed` (agrad's global generator if None); "
         "enable_gqa: key/value heads shared by groups of query heads.")
-
-
-from .cumulative import tril  # noqa: E402
-from .linalg import matmul  # noqa: E402
-from .nn import dropout, softmax  # noqa: E402
-from .pointwise import where  # noqa: E402
-from .shape import expand, reshape, transpose  # noqa: E402
-from .views import unsqueeze  # noqa: E402

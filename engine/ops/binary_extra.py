@@ -5,12 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
+from .._tensor import Tensor
 from ..backends.meta import MetaArray
 from ..creation import tensor as _tensor
-from .._tensor import Tensor
+from ..shapes import broadcast_shapes, pointwise_meta, shape_of
+from .pointwise import where
 from .registry import defop
 from .samples import SampleInput, binary_samples, make_arg
-from .shapes import broadcast_shapes, pointwise_meta, shape_of
 
 same_meta = pointwise_meta()
 
@@ -126,5 +127,3 @@ clamp = defop(
     grads={"self": _clamp_self_grad, "min": _clamp_min_grad, "max": _clamp_max_grad},
     backward_name=("ClampBackward0", "ClampBackward1"), overload=_clamp_overload,
     samples=_clamp_samples, torch="torch.clamp")
-
-from .pointwise import where  # noqa: E402  (the formulas call it at backward time)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .. import dtypes
 from ..backends.meta import MetaArray
-from .nn import scalar_type_name
+from ..messages import scalar_type_name
 from .registry import defop
 from .samples import SampleInput, make_arg
 
@@ -69,17 +69,3 @@ _view_dtype = defop(
     torch="lambda self, dtype: self.view(dtype)",
     doc="Tensor.view(dtype): self's memory read as dtype (no gradient); with a different element size the "
         "last dim (contiguous) is divided or multiplied by the size ratio.")
-
-
-def bind_view_method():
-    """Tensor.view: `t.view(dtype)` is the bitcast, anything else the `view` op's sizes."""
-    from .._tensor import Tensor
-    view = Tensor.view
-
-    def method(self, *args, **kwargs):
-        if (len(args) == 1 and not kwargs and isinstance(args[0], dtypes.dtype)) or set(kwargs) == {"dtype"}:
-            return _view_dtype(self, args[0] if args else kwargs["dtype"])
-        return view(self, *args, **kwargs)
-    method.__name__ = method.__qualname__ = "view"
-    method.__doc__ = view.__doc__
-    Tensor.view = method

@@ -20,7 +20,10 @@ import math
 
 from ..backends.meta import MetaArray
 from ..errors import DtypeError, ShapeError
-from .nn import c_type_name, require_floating, sizes, tensor_type_name
+from ..messages import c_type_name, require_floating, sizes, tensor_type_name
+from .indexing import slice as _slice
+from .padding import pad
+from .reduction import sum  # noqa: A004
 from .registry import defop
 from .samples import SampleInput, make_arg
 
@@ -444,8 +447,3 @@ convolution_backward_weight = defop(
         batched="x.dim() == len(size)", wsize="size", input="x if x.dim() == len(size) else x.unsqueeze(0)",
         weight="torch.zeros(size, dtype=g.dtype)", mask="[False, True, False]", index="1"),
     doc="The gradient of conv1d/2d/3d w.r.t. its weight; weight_size is the weight's shape.")
-
-
-from .indexing import slice as _slice  # noqa: E402
-from .padding import pad  # noqa: E402
-from .reduction import sum  # noqa: E402,A004

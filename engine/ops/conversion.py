@@ -1,44 +1,37 @@
 """`to` (device and dtype moves, whose backward moves the gradient back) and `detach`.
 
-`to` is the one op whose output lives on another backend than its input, so its
-kernels are written by hand against the dispatcher instead of through defop.
+As in PyTorch, `to` is a composite: the tensor itself when nothing changes, else `_to_copy`,
+the one op whose output lives on another backend than its input (`moves_device`: its kernel
+takes Tensors), whose ToCopyBackward0 sends the gradient back to the input's device and dtype.
 """
 from __future__ import annotations
 
 from .. import dtypes
-from ..autograd.node import Node, gradient_edge, set_history
 from .._device import device as Device
-from ..dispatcher import DispatchKey, define, impl
-from ..dispatch_keys import AUTOGRAD
 from .._tensor import Tensor
-from .registry import OpInfo, _infos, defop
+from ..backends.meta import MetaArray
+from ..shapes import pointwise_meta
+from .registry import defop
 from .samples import SampleInput, make_arg
-from .shapes import pointwise_meta
+
+
+def _np_dtype(current, dtype):
+    return current if dtype is None else (dtype if isinstance(dtype, dtypes.dtype) else dtypes.from_name(str(dtype))).np
 
 
 def _target(self: Tensor, device, dtype):
-    dev = self._device if device is None else Device(device)
-    np_dtype = self._data.dtype if dtype is None else (
-        dtype if isinstance(dtype, dtypes.dtype) else dtypes.from_name(str(dtype))).np
-    return dev, np_dtype
+    return (self._device if device is None else Device(device)), _np_dtype(self._data.dtype, dtype)
 
 
-def _to_meta(op, keyset, args):
+def _to_copy_meta(self, dtype, device):
     # NOTE: on Meta a move is only a dtype change: the graph being inferred stays on Meta
-    self, device, dtype, copy = args
     if device is not None:
         Device(device)         # still reject a malformed device string
-    _, np_dtype = _target(self, None, dtype)
-    if np_dtype == self._data.dtype and not copy:
-        return self
-    return Tensor._make(self._data.astype(np_dtype), self._device, self._device.backend.key)
+    return MetaArray(self.shape, _np_dtype(self.dtype, dtype))
 
 
-def _to_kernel(op, keyset, args):
-    self, device, dtype, copy = args
+def _to_copy_kernel(self, dtype, device):
     dev, np_dtype = _target(self, device, dtype)
-    if dev is self._device and np_dtype == self._data.dtype and not copy:
-        return self
     src, dst = self._device.backend, dev.backend
     data = self._data
     if dev is not self._device:
@@ -49,44 +42,9 @@ def _to_kernel(op, keyset, args):
                                       "instead of to() when moving a meta tensor to another device.")
         host = data if src.type == "meta" else src.to_numpy(data)
         data = dst.asarray(host, np_dtype, dev)
-    elif np_dtype != data.dtype or copy:
+    else:
         data = data.astype(np_dtype)
     return Tensor._make(data, dev, dst.key)
-
-
-class ToCopyBackward0(Node):
-    """The gradient goes back to the input's device and dtype."""
-    __slots__ = ("self_device", "self_dtype")
-
-    def apply(self, grads):
-        grad = grads[0]
-        if grad is None:
-            return [None]
-        return [to(grad, device=self.self_device, dtype=dtypes.from_numpy(self.self_dtype))]
-
-
-def _to_autograd(op, keyset, args):
-    out = op.redispatch(keyset & ~AUTOGRAD, args)
-    self = args[0]
-    if out is self:
-        return out
-    edge = gradient_edge(self)
-    if edge.function is None or out._data.dtype.kind != "f":
-        return out
-    node = ToCopyBackward0()
-    node.set_next_edges([edge])
-    node.self_device, node.self_dtype = self._device, self._data.dtype
-    set_history(out, node)
-    return out
-
-
-_entry = define("to(Tensor self, Device? device=None, ScalarType? dtype=None, bool copy=False) -> Tensor",
-                doc="Move to another device and/or dtype; the gradient moves back.")
-impl("to", DispatchKey.CPU, _to_kernel)
-impl("to", DispatchKey.CUDA, _to_kernel)
-impl("to", DispatchKey.Meta, _to_meta)
-impl("to", DispatchKey.Autograd, _to_autograd)
-to = _entry.function
 
 
 def _to_samples(op):
@@ -94,11 +52,32 @@ def _to_samples(op):
             SampleInput("cpu->cpu", make_arg((2, 2), key=(op, 1)), "cpu")]
 
 
-_entry.info = _infos["to"] = OpInfo(
-    _entry, kernel=None, meta=None, promote=None, grads=None, composite=None, samples=_to_samples,
-    backward_names=["ToCopyBackward0"], overload=None, differentiable=True, gradgrad=True,
+_to_copy = defop(
+    "_to_copy(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor",
+    kernel=_to_copy_kernel, moves_device=True, meta=_to_copy_meta,
+    grads={"self": lambda grad, self_options: _to_copy(grad, dtype=self_options[1], device=self_options[0])},
+    backward_name="ToCopyBackward0",
+    samples=lambda op: [SampleInput("float64 copy", make_arg((3,), key=(op, 0)), dtype="float64"),
+                        SampleInput("cpu->cpu", make_arg((2, 2), key=(op, 1)), device="cpu")],
+    doc="A copy on another device and/or with another dtype (what `to` runs when something changes); "
+        "the gradient goes back to the input's device and dtype.")
+
+
+def _to(self, device, dtype, copy):
+    """PyTorch's `to`: `self` itself when nothing changes and no copy is asked for, else `_to_copy`."""
+    dev, np_dtype = _target(self, device, dtype)
+    if self._device.type == "meta":
+        dev = self._device      # a graph being inferred stays on Meta: only the dtype changes
+    if dev is self._device and np_dtype == self._data.dtype and not copy:
+        return self
+    return _to_copy(self, dtype=dtypes.from_numpy(np_dtype), device=dev)
+
+
+to = defop(
+    "to(Tensor self, Device? device=None, ScalarType? dtype=None, bool copy=False) -> Tensor",
+    composite=_to, samples=_to_samples,
     torch="lambda x, device=None, dtype=None: x.to(device=device, dtype=getattr(torch, dtype) if dtype else None)",
-    tags=())
+    doc="Move to another device and/or dtype; the gradient moves back.")
 
 detach = defop(
     "detach(Tensor self) -> Tensor",

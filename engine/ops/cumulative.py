@@ -11,12 +11,25 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
+from .._tensor import filled
 from ..backends.meta import MetaArray
+from ..creation import tensor
 from ..errors import DtypeNotImplementedError
+from ..shapes import normalize_dim
+from .conversion import to
+from .indexing import slice  # noqa: A004
+from .joining import cat
+from .pointwise import exp, log, ne, where
+from .reduction import sum  # noqa: A004
 from .registry import defop
 from .samples import SampleInput, make_arg
-from .shapes import normalize_dim
-from .unary import _torch_dtype_name
+from .shape import transpose
+from .shape_extra import flip
+from .unary import (
+    _torch_dtype_name,
+    abs,  # noqa: A004
+)
+from .views import unsqueeze
 
 
 def _scan_dtype(self, dtype):
@@ -230,16 +243,3 @@ def _triangle_op(name, doc):
 
 tril = _triangle_op("tril", "The lower triangle (j <= i + diagonal) of the last two dimensions; zeros above.")
 triu = _triangle_op("triu", "The upper triangle (j >= i + diagonal) of the last two dimensions; zeros below.")
-
-
-from ..creation import tensor  # noqa: E402
-from .._tensor import filled  # noqa: E402
-from .shape import transpose  # noqa: E402
-from .views import unsqueeze  # noqa: E402
-from .conversion import to  # noqa: E402
-from .indexing import slice  # noqa: E402,A004
-from .joining import cat  # noqa: E402
-from .pointwise import exp, log, ne, where  # noqa: E402
-from .shape_extra import flip  # noqa: E402
-from .unary import abs  # noqa: E402,A004
-from .reduction import sum  # noqa: E402,A004

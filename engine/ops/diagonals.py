@@ -5,9 +5,9 @@ diagonal_copy, so its nodes are DiagEmbedBackward0 and DiagonalBackward0_copy as
 from __future__ import annotations
 
 from ..backends.meta import MetaArray
+from ..shapes import normalize_dim
 from .registry import defop
 from .samples import SampleInput, make_arg
-from .shapes import normalize_dim
 from .views import _diagonal_meta, _diagonal_view, diagonal, diagonal_backward
 
 

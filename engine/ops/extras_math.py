@@ -14,10 +14,17 @@ import math
 import numpy as np
 
 from .. import dtypes
+from ..creation import tensor
 from ..errors import DtypeError
+from ..shapes import pointwise_meta
+from .conversion import to
+from .logical import logical_or
+from .pointwise import div, eq, ge, gt, le, lt, where
+from .pointwise import pow as _pow
 from .registry import defop
 from .samples import SampleInput, binary_samples, make_arg, unary_samples
-from .shapes import pointwise_meta
+from .selection import isnan
+from .unary import cos, sin
 
 __all__: list = []
 
@@ -216,11 +223,3 @@ clamp_max = defop(
         SampleInput("int64 2", make_arg((4,), key=(op, 5), dtype=dtypes.int64, low=-3, high=5, integer=True), 2)],
     torch="torch.clamp_max",
     doc="min(self, max); the gradient flows to self where self <= max and to a tensor max elsewhere.")
-
-
-from ..creation import tensor  # noqa: E402  (samples and formulas call these when they run)
-from .conversion import to  # noqa: E402
-from .logical import logical_or  # noqa: E402
-from .pointwise import div, eq, ge, gt, le, lt, pow as _pow, where  # noqa: E402
-from .selection import isnan  # noqa: E402
-from .unary import cos, sin  # noqa: E402

@@ -16,12 +16,21 @@ import numpy as np
 
 from .. import dtypes
 from ..backends.meta import MetaArray
+from ..creation import eye, tensor, zeros
 from ..errors import DtypeError, DtypeNotImplementedError
-from .nn import scalar_type_name
+from ..messages import scalar_type_name
+from ..shapes import broadcast_shapes, normalize_dim, normalize_dims, reduced_shape
+from .indexing_advanced import index_add
+from .logical import logical_not
+from .pointwise import div, eq, where
+from .pointwise_math import remainder
 from .reduction import _sum_dtype, sum_backward
+from .reduction import sum as _sum
 from .registry import defop
 from .samples import SampleInput, make_arg, reduction_samples
-from .shapes import broadcast_shapes, normalize_dim, normalize_dims, reduced_shape
+from .selection import all as _all
+from .selection import isclose, isnan
+from .shape import _unsafe_view, expand, reshape
 
 __all__ = ["allclose", "equal", "unique"]
 
@@ -331,13 +340,3 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False):  # no
     if return_counts:
         return values, counts
     return values
-
-
-from ..creation import eye, tensor, zeros  # noqa: E402  (samples and formulas call these when they run)
-from .indexing_advanced import index_add  # noqa: E402
-from .logical import logical_not  # noqa: E402
-from .pointwise import div, eq, where  # noqa: E402
-from .pointwise_math import remainder  # noqa: E402
-from .reduction import sum as _sum  # noqa: E402
-from .selection import all as _all, isclose, isnan  # noqa: E402
-from .shape import _unsafe_view, expand, reshape  # noqa: E402

@@ -14,13 +14,14 @@ from __future__ import annotations
 import builtins
 import operator
 
-from ..backends.meta import MetaArray
 from .._tensor import Tensor
+from ..backends.meta import MetaArray
+from ..shapes import normalize_dim
 from .registry import defop
 from .samples import SampleInput, make_arg
-from .shapes import normalize_dim
+from .views import unsqueeze
 
-__all__ = ["getitem"]
+__all__: list = []
 
 _pyslice = builtins.slice
 
@@ -166,8 +167,8 @@ def _consumes_dim(item) -> bool:
     return item is not None and item is not Ellipsis
 
 
-def getitem(tensor, index):
-    """`tensor[index]` for basic indexing: `getitem(tensor, index) -> Tensor`.
+def basic_getitem(tensor, index):
+    """`tensor[index]` for basic indexing (indexing_advanced.getitem is `x[index]` itself).
 
     `index` is what Python passes to `__getitem__`: an int (negative counts from the
     end), a `slice` with a positive step (start/stop as Python's, clamped), `None` (a new
@@ -175,11 +176,10 @@ def getitem(tensor, index):
     The result is built from `select`, `slice`, `unsqueeze` and `alias`, so each index
     element is one backward node, as in PyTorch. With integer tensors, lists or bool
     masks among the elements, indexing_advanced.advanced_getitem applies the basic part
-    and then one `_index` (IndexBackward0). More than one `...` raises an IndexError.
+    (through this) and then one `_index` (IndexBackward0). More than one `...` raises an
+    IndexError.
     """
     items = index if isinstance(index, tuple) else (index,)
-    if any(is_advanced(item) for item in items):
-        return advanced_getitem(tensor, index)     # integer tensors, lists, bool masks
     for item in items:
         if not (item is None or item is Ellipsis or isinstance(item, _pyslice) or _as_int(item) is not None):
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
@@ -233,7 +233,3 @@ def _slice_part(value):
     if i is None:
         raise TypeError("slice indices must be integers or None or have an __index__ method")
     return i
-
-
-from .views import unsqueeze  # noqa: E402
-from .indexing_advanced import advanced_getitem, is_advanced  # noqa: E402

@@ -15,12 +15,20 @@ import zlib
 import numpy as np
 
 from .. import dtypes
-from ..backends.meta import MetaArray
 from .._tensor import Tensor, filled
-from .nn import checked, scalar_type_name, sizes, tensor_type_name
+from ..backends.meta import MetaArray
+from ..messages import scalar_type_name, sizes, tensor_type_name
+from ..shapes import broadcast_shapes, normalize_dim
+from .conversion import to
+from .indexing import basic_getitem, slice_backward
+from .nn import checked
+from .pointwise import where
 from .registry import defop
 from .samples import SampleInput, make_arg
-from .shapes import broadcast_shapes, normalize_dim
+from .shape import expand, reshape
+from .views import unsqueeze
+
+__all__ = ["getitem"]
 
 _INT_KINDS = ("i", "u")
 _SCATTER_REDUCES = ("sum", "prod", "mean", "amax", "amin")
@@ -775,6 +783,15 @@ def is_advanced(item) -> bool:
     return isinstance(item, (Tensor, list, tuple, np.ndarray, bool))
 
 
+def getitem(tensor, index):
+    """`tensor[index]`: basic indexing (indexing.basic_getitem) unless integer tensors, lists or
+    bool masks are among the index's elements (advanced_getitem)."""
+    items = index if isinstance(index, tuple) else (index,)
+    if any(is_advanced(item) for item in items):
+        return advanced_getitem(tensor, index)
+    return basic_getitem(tensor, index)
+
+
 def advanced_getitem(tensor, index):
     """`tensor[index]` with integer tensors, lists or bool masks among the elements.
 
@@ -836,7 +853,7 @@ def advanced_parts(tensor, index):
         raise IndexError(f"too many indices for tensor of dimension {tensor.ndim}")
     target = tensor
     if any(b is not Ellipsis and b != slice(None) for b in basic):
-        target = _getitem(tensor, tuple(basic))
+        target = basic_getitem(tensor, tuple(basic))
     return target, indices, dims
 
 
@@ -873,11 +890,3 @@ def _mask_coordinates(mask, tensor, first):
                                   "which a Meta tensor does not have")
     coordinates = np.nonzero(np.asarray(mask.detach().cpu().numpy()))
     return [_index_tensor(c).to(mask.device) for c in coordinates]
-
-
-from .indexing import getitem as _getitem  # noqa: E402,F401
-from .shape import expand, reshape  # noqa: E402
-from .views import unsqueeze  # noqa: E402
-from .indexing import slice_backward  # noqa: E402
-from .pointwise import where  # noqa: E402
-from .conversion import to  # noqa: E402

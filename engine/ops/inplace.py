@@ -1,42 +1,34 @@
-"""In-place ops recorded by autograd, as PyTorch records them.
-
-`x.mul_(y)` computes `mul(x, y)` and writes the result into x's memory (its base's,
-for a view), bumping the version counter x shares with its base and views. In grad
-mode, when x or an argument requires grad, the op's Node (MulBackward0) becomes x's
-grad_fn; its edge for `self` is x's *old* history, and a formula that reads the old
-`self` gets a copy saved before the write (PyTorch's `original_self`). On a view, the
-base's history is rebased instead: its grad_fn becomes `CopySlices`, which runs the
-in-place op's backward on the view's part of the base's gradient; the view's own
-grad_fn is rebuilt from the base when next used.
-
-PyTorch's checks come first: a leaf that requires grad, a view of one, an output of
-a multi-output view op (unbind, split), a view made under no_grad: each is refused
-in grad mode with PyTorch's message.
-
-Also here: the pure ops the in-place variants and `x[idx] = v` are built from —
-`clone`, `contiguous`, `fill`, `copy`, `masked_fill`, `narrow`, `index_put` — and
-`setitem`.
+"""The pure ops that in-place variants and `x[idx] = v` are built from — `clone`,
+`contiguous`, `fill`, `copy`, `masked_fill`, `narrow`, `index_put` — the in-place methods
+over them (`zero_`, `fill_`, `copy_`, `index_put_`, and the `<op>_` variants, bound by
+_tensor_methods.py), and `setitem`. Recording an in-place op (checks, the version counter,
+rebasing a view's base onto CopySlices) is autograd's: engine/autograd/inplace.py.
 """
 from __future__ import annotations
-
-import re
 
 import numpy as np
 
 from .. import dtypes
-from ..autograd import recorder as _recorder
-from ..autograd.node import Node, gradient_edge
-from ..autograd.saved_variable import SavedVariable
+from .._tensor import Tensor, filled
+from ..autograd.inplace import apply_inplace
 from ..backends.meta import MetaArray
-from ..dispatch_keys import AUTOGRAD
-from ..grad_mode import tls
-from .._tensor import (AutogradMeta, CREATION_DEFAULT, CREATION_MULTI_OUTPUT_NODE, CREATION_NO_GRAD_MODE,
-                       DifferentiableViewMeta, Tensor, VariableVersion, filled, replay_view)
+from ..creation import zeros_like
+from ..shapes import broadcast_shapes, normalize_dim
+from .indexing import slice as slice_op
+from .indexing_advanced import (
+    _index,
+    _index_key,
+    _index_meta,
+    advanced_parts,
+    getitem,
+    is_advanced,
+)
+from .pointwise import where
+from .reduction import sum as sum_op
 from .registry import defop
 from .samples import SampleInput, make_arg
-from .shapes import broadcast_shapes, normalize_dim
 
-__all__ = ["setitem", "CopySlices"]
+__all__ = ["setitem"]
 
 
 # ---- the pure ops -----------------------------------------------------------------------------
@@ -254,239 +246,18 @@ def _ints(values):
     return tensor(np.asarray(values), dtype=dtypes.int64)
 
 
-# ---- checks ------------------------------------------------------------------------------------
-
-_SHORT_NAME = re.compile(r"Backward\d*$")
-
-
-def short_name(node) -> str:
-    """A Node's name as PyTorch's messages print it: ExpBackward0 -> Exp."""
-    return _SHORT_NAME.sub("", node.name())
-
-
-def _handle_view_on_rebase(t, m) -> None:
-    creation = m.creation_meta
-    if creation == CREATION_DEFAULT:
-        return
-    fn = t.grad_fn
-    if creation == CREATION_NO_GRAD_MODE or fn is None:
-        prefix = (f"Output {m.output_nr} of {short_name(fn)} is a view of a view which was created in"
-                  if fn is not None else "A view was created in")
-        msg = prefix + " no_grad mode and is being modified inplace with grad mode enabled."
-    else:
-        msg = f"Output {m.output_nr} of {short_name(fn)} is a view and is being modified inplace."
-    if creation == CREATION_MULTI_OUTPUT_NODE:
-        msg += (" This view is the output of a function that returns multiple views. Such functions do not allow "
-                "the output views to be modified inplace. You should replace the inplace operation by an "
-                "out-of-place one.")
-    else:
-        msg += (" Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code "
-                "by moving both the view and the inplace either both inside the no_grad block (if you don't want "
-                "the inplace to be tracked) or both outside (if you want the inplace to be tracked).")
-    raise RuntimeError(msg)
-
-
-def check_inplace(t: Tensor) -> None:
-    """PyTorch's check_inplace, for an in-place op that autograd will record."""
-    m = t._autograd_meta
-    if m.__class__ is DifferentiableViewMeta:
-        _handle_view_on_rebase(t, m)
-        if t.requires_grad and m.base.is_leaf:
-            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
-    if t.requires_grad and t.is_leaf:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-
-
-def _overlaps(data) -> bool:
-    """Whether several elements share one memory location (an expanded view)."""
-    strides = getattr(data, "strides", None)
-    return strides is not None and any(st == 0 and n > 1 for st, n in zip(strides, data.shape))
-
-
-_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
-
-
-def _write(self: Tensor, out: Tensor) -> None:
-    """Store `out` into self's memory (cast to its dtype) and bump the shared version counter."""
-    data, new = self._data, out._data
-    if new.shape != data.shape:
-        raise RuntimeError(f"output with shape {list(data.shape)} doesn't match the broadcast shape "
-                           f"{list(new.shape)}")
-    if new.dtype != data.dtype and _CATEGORY[new.dtype.kind] > _CATEGORY[data.dtype.kind]:
-        raise RuntimeError(f"result type {scalar_type_name(new.dtype)} can't be cast to the desired output type "
-                           f"{scalar_type_name(data.dtype)}")
-    if not isinstance(data, MetaArray):
-        data[...] = new
-        if _recorder.ACTIVE is not None:
-            _recorder.ACTIVE.write(data, new)
-    bump_version(self)
-
-
-def bump_version(t: Tensor) -> None:
-    vc = t._version_counter
-    if vc is None:
-        t._version_counter = VariableVersion(1)
-    else:
-        vc.version += 1
-
-
-def _requires_grad(a) -> bool:
-    if a.__class__ is Tensor or isinstance(a, Tensor):
-        return a.requires_grad
-    if a.__class__ is list or a.__class__ is tuple:
-        return any(_requires_grad(x) for x in a)
-    return False
-
-
-# ---- the in-place op -----------------------------------------------------------------------------
-
-def apply_inplace(self: Tensor, op, args=(), kwargs=None, backward_name=None) -> Tensor:
-    """Run `op(self, *args, **kwargs)` and store its result into self, recording it as PyTorch records
-    the op's in-place variant. `backward_name` renames the Node where PyTorch's in-place variant has a
-    name of its own (fill_ -> FillBackward2, copy_ -> CopyBackwards)."""
-    if not isinstance(self, Tensor):
-        raise TypeError(f"in-place op on {type(self).__name__}, not a Tensor")
-    kwargs = kwargs or {}
-    if _overlaps(self._data):
-        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
-                           "single memory location. Please clone() the tensor before performing the operation.")
-    record = tls.grad_enabled and (self.requires_grad or any(_requires_grad(a) for a in args)
-                                   or any(_requires_grad(a) for a in kwargs.values()))
-    if not record:
-        _write(self, op(self, *args, **kwargs))
-        return self
-    check_inplace(self)
-    # `self` as the op's input: the same memory and the same (old) history, its own version counter
-    edge = gradient_edge(self)
-    old = Tensor._make(self._data, self._device, self._keys & ~AUTOGRAD)
-    if edge.function is not None:
-        old._autograd_meta = AutogradMeta(grad_fn=edge.function, output_nr=edge.input_nr)
-        old._keys |= AUTOGRAD
-    out = op(old, *args, **kwargs)
-    om = out._autograd_meta
-    node = om.grad_fn if om is not None else None
-    saved = getattr(node, "saved", None)
-    if saved and any(v.__class__ is SavedVariable and v._tensor is old for v in saved.values()):
-        old._data = old._data.copy()          # a formula reads the old self: keep it (PyTorch's original_self)
-    _write(self, out)
-    if node is None:
-        return self
-    if backward_name is not None:
-        node.__class__ = _renamed(node.__class__, backward_name)
-    node.input_metadata[0] = (self._data.shape, self._data.dtype, self._device)
-    _rebase_history(self, node)
-    if saved and "result" in saved:
-        result = SavedVariable(self, True)     # the result is self now, at its new version
-        result._output_nr, result._saved_for_name = 0, node.__class__
-        saved["result"] = result
-    return self
-
-
-_RENAMED: dict = {}
-
-
-def _renamed(cls, name):
-    key = (cls, name)
-    new = _RENAMED.get(key)
-    if new is None:
-        new = _RENAMED[key] = type(name, (cls,), {"__slots__": ()})
-    return new
-
-
-def _rebase_history(self: Tensor, node: Node) -> None:
-    """Make `node` the history of self (PyTorch's rebase_history): directly, or for a view, by
-    making the base's grad_fn a CopySlices around it."""
-    m = self._autograd_meta
-    if m.__class__ is DifferentiableViewMeta:
-        base = m.base
-        copy_slices = CopySlices(base, m.view_fn, node)
-        bm = base._autograd_meta
-        if bm is None:
-            bm = base._autograd_meta = AutogradMeta()
-        bm.grad_fn, bm.output_nr, bm.requires_grad = copy_slices, 0, False
-        base._keys |= AUTOGRAD
-        return                 # the view's grad_fn is rebuilt from the base when next used
-    if m is None:
-        m = self._autograd_meta = AutogradMeta()
-    m.grad_fn, m.output_nr, m.requires_grad = node, 0, False
-    self._keys |= AUTOGRAD
-
-
-class CopySlices(Node):
-    """The grad_fn of a base after an in-place op on one of its views: `fn` is that op's Node.
-
-    Backward: the base's gradient, with the view's part replaced by what `fn` gives for the
-    view's old value (PyTorch's CopySlices; the view is regenerated by replaying its view ops,
-    PyTorch's view_fn path). Written with agrad ops (copy_ into a view of a fresh tensor), so
-    with create_graph the result is differentiable again."""
-    __slots__ = ("layout", "view_fn", "fn")
-
-    def __init__(self, base: Tensor, view_fn, fn: Node):
-        super().__init__()
-        self.add_input_metadata(base)
-        self.layout = _layout_order(base._data)
-        self.view_fn = view_fn
-        self.fn = fn
-        self.set_next_edges([gradient_edge(base)] + list(fn.next_edges[1:]))
-
-    def apply(self, grads):
-        grad = grads[0]
-        n = len(self.next_edges)
-        if grad is None:
-            return [None] * n
-        shape, dtype, dev = self.input_metadata[0]
-        result = _new_with_layout(shape, grad._data.dtype, grad._device, self.layout)
-        result.copy_(grad)
-        grad_slice = replay_view(result, self.view_fn)
-        res = self.fn.apply([clone(grad_slice, memory_format="contiguous_format")])
-        out = [None] * n
-        for i, r in enumerate(res):
-            if r is None:
-                continue
-            if i == 0:
-                grad_slice.copy_(r)
-                out[0] = result
-            else:
-                out[i] = r
-        return out
-
-    def release_variables(self):
-        self.fn.release_variables()
-
-
-def _layout_order(data):
-    """The order of dims from the largest stride down, when it is not the plain C order."""
-    strides = getattr(data, "strides", None)
-    if strides is None or len(strides) < 2:
-        return None
-    order = sorted(range(len(strides)), key=lambda d: -strides[d])
-    return None if order == list(range(len(strides))) else order
-
-
-def _new_with_layout(shape, np_dtype, device, order) -> Tensor:
-    """Zeros with the memory layout of the base (PyTorch's new_empty_strided(base's geometry)),
-    so that replaying the view's ops on it gives views, exactly as on the base."""
-    if order is None:
-        return filled(tuple(shape), 0, np_dtype, device)
-    t = filled(tuple(shape[d] for d in order), 0, np_dtype, device)
-    inverse = [0] * len(order)
-    for i, d in enumerate(order):
-        inverse[d] = i
-    t._data = t._data.transpose(inverse)
-    return t
-
-
 # ---- the in-place methods -------------------------------------------------------------------------
 
-def _method(name, op_name, backward_name=None):
+def _method(name, op, backward_name=None):
+    """The in-place variant `name` of `op` (a function of the op library), as a Tensor method."""
     def method(self, *args, **kwargs):
-        return apply_inplace(self, getattr(_ops, op_name), args, kwargs, backward_name)
+        return apply_inplace(self, op, args, kwargs, backward_name)
     method.__name__ = method.__qualname__ = name
-    method.__doc__ = f"In-place {op_name}: the result is written into self (see agrad.{op_name})."
+    method.__doc__ = f"In-place {op.__name__}: the result is written into self (see agrad.{op.__name__})."
     return method
 
 
-# PyTorch's in-place variants of the ops agrad has (bound when the op exists)
+# PyTorch's in-place variants of the ops agrad has (bound by _tensor_methods when the op exists)
 _UNARY = ("abs", "neg", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin", "cos",
           "tan", "sinh", "cosh", "tanh", "asin", "acos", "atan", "sigmoid", "relu", "sign", "erf", "erfc", "erfinv",
           "reciprocal", "square", "floor", "ceil", "round", "trunc", "frac", "lgamma", "digamma", "clamp",
@@ -524,33 +295,6 @@ def _index_put_(self, indices, values, accumulate=False, dims=None):
     return apply_inplace(self, index_put, (list(indices), values, accumulate, dims), None, "IndexPutBackward0")
 
 
-def _iop(name):
-    def method(self, other):
-        return getattr(self, name)(other)
-    method.__name__ = method.__qualname__ = f"__i{name[:-1]}__"
-    return method
-
-
-def bind_inplace_methods() -> None:
-    """Tensor.<op>_ for every op above that the library has; called once all families have loaded."""
-    import importlib
-    global _ops
-    _ops = importlib.import_module("agrad.ops")
-    for name in _UNARY + _BINARY:
-        if hasattr(_ops, name) and not hasattr(Tensor, name + "_"):
-            setattr(Tensor, name + "_", _method(name + "_", name))
-    Tensor.zero_ = _zero_
-    Tensor.fill_ = _fill_
-    Tensor.copy_ = _copy_
-    Tensor.index_put_ = _index_put_
-    Tensor.__setitem__ = setitem
-    for name in ("add_", "sub_", "mul_", "div_"):
-        setattr(Tensor, f"__i{name[:-1]}__" if name != "div_" else "__itruediv__", _iop(name))
-
-
-_ops = None
-
-
 # ---- x[index] = value ------------------------------------------------------------------------------
 
 def setitem(self: Tensor, index, value) -> None:
@@ -575,11 +319,3 @@ def setitem(self: Tensor, index, value) -> None:
     else:                          # a nested list or an array: as torch, a tensor of self's dtype
         from ..creation import tensor
         target.copy_(tensor(value, dtype=self.dtype, device=self.device))
-
-
-from ..creation import zeros_like  # noqa: E402
-from .indexing import getitem, slice as slice_op  # noqa: E402
-from .indexing_advanced import _index, _index_key, _index_meta, advanced_parts, is_advanced  # noqa: E402
-from .nn import scalar_type_name  # noqa: E402
-from .pointwise import where  # noqa: E402
-from .reduction import sum as sum_op  # noqa: E402

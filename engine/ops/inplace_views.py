@@ -10,8 +10,10 @@ requires grad, an output of a multi-view op, a view made under no_grad).
 from __future__ import annotations
 
 from .._tensor import DifferentiableViewMeta, Tensor
+from ..autograd.inplace import _renamed, bump_version, check_inplace
 from ..grad_mode import tls
-from .inplace import _renamed, bump_version, check_inplace
+from .shape import t, transpose
+from .views import squeeze, unsqueeze
 
 __all__: list = []
 
@@ -51,31 +53,16 @@ def apply_inplace_view(self: Tensor, view_op, *args) -> Tensor:
 
 
 def _t_(self):
-    return apply_inplace_view(self, _ops.t)
+    return apply_inplace_view(self, t)
 
 
 def _transpose_(self, dim0, dim1):
-    return apply_inplace_view(self, _ops.transpose, dim0, dim1)
+    return apply_inplace_view(self, transpose, dim0, dim1)
 
 
 def _squeeze_(self, dim=None):
-    return apply_inplace_view(self, _ops.squeeze, dim)
+    return apply_inplace_view(self, squeeze, dim)
 
 
 def _unsqueeze_(self, dim):
-    return apply_inplace_view(self, _ops.unsqueeze, dim)
-
-
-def bind_inplace_view_methods() -> None:
-    import importlib
-    global _ops
-    _ops = importlib.import_module("agrad.ops")
-    Tensor.t_ = _t_
-    Tensor.transpose_ = _transpose_
-    Tensor.swapdims_ = _transpose_
-    Tensor.swapaxes_ = _transpose_
-    Tensor.squeeze_ = _squeeze_
-    Tensor.unsqueeze_ = _unsqueeze_
-
-
-_ops = None
+    return apply_inplace_view(self, unsqueeze, dim)

@@ -6,9 +6,11 @@ from __future__ import annotations
 from .. import dtypes
 from ..backends.meta import MetaArray
 from ..errors import DimensionError, ShapeError
+from ..shapes import normalize_dim
+from .indexing import slice as slice_op
 from .registry import defop
 from .samples import SampleInput, make_arg
-from .shapes import normalize_dim
+from .shape import reshape
 
 
 def promote_list(arrays, positions) -> None:
@@ -308,6 +310,3 @@ unbind = defop(
         SampleInput("T (4,3) dim -1", make_arg((4, 3), key=(op, 2), transposed=True), dim=-1),
         SampleInput("(1,) -> one 0-d", make_arg((1,), key=(op, 3)))],
     torch="torch.unbind")
-
-from .indexing import slice as slice_op  # noqa: E402
-from .shape import reshape  # noqa: E402

@@ -6,9 +6,10 @@ import numpy as np
 
 from ..backends.meta import MetaArray
 from ..errors import DtypeError, ShapeError
+from ..shapes import broadcast_shapes
 from .registry import defop
 from .samples import SampleInput, make_arg
-from .shapes import broadcast_shapes
+from .shape import _unsafe_view, expand, reshape, transpose
 
 
 def _same_dtype(name, a, b):
@@ -143,5 +144,3 @@ matmul = defop(
                                   ((2, 2, 3), (3,)), ((2, 2, 3), (3, 4)), ((3,), (2, 3, 2)),
                                   ((2, 1, 2, 3), (3, 3, 2)), ((4, 3), (2, 3, 2))], transposed=(3,)),
     torch="torch.matmul")
-
-from .shape import _unsafe_view, expand, reshape, transpose  # noqa: E402

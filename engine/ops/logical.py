@@ -12,9 +12,9 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import DtypeNotImplementedError
+from ..shapes import pointwise_meta
 from .registry import defop
 from .samples import SampleInput, make_arg
-from .shapes import pointwise_meta
 from .unary import _torch_dtype_name
 
 _BOOL = np.dtype(np.bool_)

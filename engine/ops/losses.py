@@ -18,10 +18,15 @@ import numpy as np
 from .. import creation, dtypes
 from ..backends.meta import MetaArray
 from ..errors import DimensionError, DtypeError, ShapeError
-from .nn import require_floating, scalar_type_name, sizes
+from ..messages import require_floating, scalar_type_name, sizes
+from ..shapes import broadcast_shapes
+from .conversion import detach
+from .nn import log_softmax
+from .pointwise import eq, exp, log, ne, relu, sigmoid, where
+from .reduction import sum  # noqa: A004
 from .registry import defop
 from .samples import SampleInput, make_arg
-from .shapes import broadcast_shapes
+from .shape import reshape
 
 _REDUCTIONS = ("none", "mean", "sum")
 _ENUM = "{'none': 0, 'mean': 1, 'sum': 2}[reduction]"
@@ -439,10 +444,3 @@ binary_cross_entropy_with_logits = defop(
           "pos_weight=pos_weight)",
     doc="Binary cross entropy of sigmoid(input), computed from the logits stably; pos_weight weighs the "
         "positive term per class (PyTorch's argument order: weight, pos_weight; reduction keyword-only).")
-
-
-from .conversion import detach  # noqa: E402
-from .nn import log_softmax  # noqa: E402
-from .pointwise import eq, exp, log, ne, relu, sigmoid, where  # noqa: E402
-from .reduction import sum  # noqa: E402,A004
-from .shape import reshape  # noqa: E402

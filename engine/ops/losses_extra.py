@@ -16,13 +16,21 @@ import math
 
 import numpy as np
 
-from .. import dtypes
+from .. import creation, dtypes
 from ..backends.meta import MetaArray
+from ..messages import require_floating, scalar_type_name, sizes
+from ..shapes import broadcast_shapes
+from .binary_extra import minimum
+from .conversion import detach, to
 from .losses import check_reduction
-from .nn import require_floating, scalar_type_name, sizes
+from .pointwise import eq, exp, ge, log, lt, where
+from .reduction import mean, sum  # noqa: A004
+from .reductions_extra import norm
 from .registry import defop
 from .samples import SampleInput, make_arg
-from .shapes import broadcast_shapes
+from .shape import expand
+from .special import xlogy
+from .unary import abs, sign, sqrt  # noqa: A004
 
 _ENUM = "{'none': 0, 'mean': 1, 'sum': 2}[reduction]"
 _BCE_EPS = 1e-12      # PyTorch's EPSILON in binary_cross_entropy's backward
@@ -601,14 +609,3 @@ triplet_margin_loss = defop(
     torch="torch.nn.functional.triplet_margin_loss",
     doc="max(0, margin + d(anchor, positive) - d(anchor, negative)) with the pairwise p-distance d (with "
         "swap, the smaller of d(anchor, negative) and d(positive, negative)), reduced.")
-
-
-from .. import creation  # noqa: E402
-from .binary_extra import minimum  # noqa: E402
-from .conversion import detach, to  # noqa: E402
-from .pointwise import eq, exp, ge, log, lt, where  # noqa: E402
-from .reduction import mean, sum  # noqa: E402,A004
-from .reductions_extra import norm  # noqa: E402
-from .shape import expand  # noqa: E402
-from .special import xlogy  # noqa: E402
-from .unary import abs, sign, sqrt  # noqa: E402,A004

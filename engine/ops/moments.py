@@ -4,10 +4,17 @@ StdMeanBackward0 / VarMeanBackward0, whose gradient is the sum of std's (var's) 
 mean's, as PyTorch's derivatives.yaml writes it)."""
 from __future__ import annotations
 
+from ..shapes import normalize_dims
 from .reduction import _mean_grad
-from .reductions_extra import (_std_grad, _std_kernel, _var_backward, _var_kernel, _var_meta, _var_samples)
+from .reductions_extra import (
+    _std_grad,
+    _std_kernel,
+    _var_backward,
+    _var_kernel,
+    _var_meta,
+    _var_samples,
+)
 from .registry import defop
-from .shapes import normalize_dims
 
 _ARGS = "Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False"
 

@@ -7,47 +7,19 @@ here too, with its own derivative, so double backward is named as PyTorch names 
 """
 from __future__ import annotations
 
-
 import numpy as np
 
 from .. import creation, dtypes
 from ..backends.meta import MetaArray
 from ..errors import DtypeError, DtypeNotImplementedError, ShapeError
+from ..messages import require_floating, scalar_type_name, sizes
+from ..shapes import normalize_dim
+from .linalg import matmul, mm
+from .pointwise import exp
+from .reduction import mean, sum  # noqa: A004
 from .registry import defop
 from .samples import SampleInput, make_arg
-from .shapes import normalize_dim
-
-# ---- shared helpers for the nn families (PyTorch's spelling of sizes and types) ---------------
-
-_SCALAR_TYPE = {"float16": "Half", "float32": "Float", "float64": "Double", "int32": "Int", "int64": "Long",
-                "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short"}
-_C_TYPE = {"float16": "c10::Half", "float32": "float", "float64": "double", "int32": "int", "int64": "long int",
-           "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int"}
-
-
-def sizes(shape) -> str:
-    """A shape as PyTorch prints IntArrayRef: [2, 3]."""
-    return "[" + ", ".join(str(int(s)) for s in shape) + "]"
-
-
-def scalar_type_name(np_dtype) -> str:
-    """c10's ScalarType name: Float, Double, Long …"""
-    return _SCALAR_TYPE[dtypes.from_numpy(np_dtype).name]
-
-
-def c_type_name(np_dtype) -> str:
-    """caffe2::TypeMeta name, as in "Input type (double) and bias type (float) should be the same"."""
-    return _C_TYPE[dtypes.from_numpy(np_dtype).name]
-
-
-def tensor_type_name(np_dtype) -> str:
-    """The legacy type string: agrad.DoubleTensor (PyTorch's torch.DoubleTensor)."""
-    return f"agrad.{scalar_type_name(np_dtype)}Tensor"
-
-
-def require_floating(op_name: str, np_dtype) -> None:
-    if np.dtype(np_dtype).kind != "f":
-        raise DtypeNotImplementedError(f'"{op_name}" not implemented for \'{scalar_type_name(np_dtype)}\'')
+from .shape import _expand_shape, reshape, transpose
 
 
 def checked(meta_rule, kernel):
@@ -412,9 +384,3 @@ dropout = defop(
           f"input * torch.as_tensor({_TORCH_MASK}, dtype=input.dtype)",
     doc="Zeroes each element with probability p and scales the rest by 1/(1-p); the mask comes from `seed` "
         "and is the same on every device. An identity when not training.")
-
-
-from .linalg import matmul, mm  # noqa: E402
-from .pointwise import exp  # noqa: E402
-from .reduction import mean, sum  # noqa: E402,A004
-from .shape import _expand_shape, reshape, transpose  # noqa: E402

@@ -14,10 +14,15 @@ import numpy as np
 from ..backends.meta import MetaArray
 from ..errors import DimensionError, ShapeError
 from ..grad_mode import no_grad
-from .nn import require_floating, sizes
+from ..messages import require_floating, sizes
+from .binary_extra import clamp
+from .joining import cat
+from .reduction import mean, sum  # noqa: A004
+from .reductions_extra import norm
 from .registry import defop
 from .samples import SampleInput, make_arg
-
+from .shape import expand, reshape
+from .unary import rsqrt
 
 # ---- shared: the normalisation and its input gradient, with agrad ops ---------------------------
 
@@ -293,11 +298,3 @@ normalize = defop(
         SampleInput("(2,3) zero row, eps", make_arg((2, 3), key=(op, 3), low=0.0, high=1e-3), eps=0.1)],
     torch="torch.nn.functional.normalize",
     doc="input / max(norm(input, p, dim, keepdim=True), eps): each slice along dim scaled to unit p-norm.")
-
-
-from .binary_extra import clamp  # noqa: E402
-from .joining import cat  # noqa: E402
-from .reduction import mean, sum  # noqa: E402,A004
-from .reductions_extra import norm  # noqa: E402
-from .shape import expand, reshape  # noqa: E402
-from .unary import rsqrt  # noqa: E402

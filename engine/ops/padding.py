@@ -13,7 +13,7 @@ import numpy as np
 
 from ..backends.meta import MetaArray
 from ..errors import ShapeError
-from .nn import sizes
+from ..messages import sizes
 from .registry import defop
 from .samples import SampleInput, grad_output_samples, make_arg
 

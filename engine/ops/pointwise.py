@@ -6,12 +6,18 @@ import numpy as np
 
 from .. import dtypes
 from ..backends.meta import MetaArray
-from ..errors import DtypeError
 from ..creation import tensor, zeros_like
+from ..errors import DtypeError
+from ..shapes import broadcast_shapes, pointwise_meta, shape_of
 from .registry import defop, promote_float, promote_same
-from .samples import (SampleInput, binary_samples, make_arg, positive_unary_samples, quotient_off_integers,
-                      unary_samples)
-from .shapes import broadcast_shapes, pointwise_meta, shape_of
+from .samples import (
+    SampleInput,
+    binary_samples,
+    make_arg,
+    positive_unary_samples,
+    quotient_off_integers,
+    unary_samples,
+)
 
 same_meta = pointwise_meta()
 bool_meta = pointwise_meta(np.bool_)

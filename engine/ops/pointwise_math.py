@@ -15,14 +15,23 @@ import numpy as np
 
 from .. import dtypes
 from ..backends.meta import MetaArray
-from ..creation import tensor as _tensor, zeros_like
+from ..creation import tensor as _tensor
+from ..creation import zeros_like
 from ..errors import DtypeError, DtypeNotImplementedError
+from ..shapes import broadcast_shapes, pointwise_meta, shape_of
 from .activations import _float_only
+from .pointwise import div, exp, pow, where  # noqa: A004
 from .registry import defop
-from .samples import (SampleInput, binary_samples, make_arg, off_integers, positive_unary_samples,
-                      quotient_off_integers, unary_samples)
-from .shapes import broadcast_shapes, pointwise_meta, shape_of
-from .unary import _torch_dtype_name
+from .samples import (
+    SampleInput,
+    binary_samples,
+    make_arg,
+    off_integers,
+    positive_unary_samples,
+    quotient_off_integers,
+    unary_samples,
+)
+from .unary import _torch_dtype_name, rsqrt
 
 _same_meta = pointwise_meta()
 _LN2 = math.log(2.0)
@@ -387,6 +396,3 @@ nan_to_num = defop(
     # NOTE: PyTorch's grad * isfinite(self); `abs(self) < inf` is False for nan and for +-inf
     grads={"self": lambda grad, self: where(self.abs() < math.inf, grad, 0.0)},
     samples=_nan_to_num_samples, torch="torch.nan_to_num")
-
-from .pointwise import div, exp, pow, where  # noqa: E402,A004  (the formulas call them at backward time)
-from .unary import rsqrt  # noqa: E402

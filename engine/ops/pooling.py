@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import dtypes
 from ..backends.meta import MetaArray
 from ..errors import ShapeError
-from .. import dtypes
-from .nn import require_floating, sizes
+from ..messages import require_floating, sizes
+from .indexing_advanced import gather
 from .registry import defop
 from .samples import SampleInput, grad_output_samples, make_arg
+from .shape import reshape
+from .views import flatten, squeeze, unsqueeze
 
 __all__ = ["max_pool2d", "avg_pool2d", "max_pool2d_with_indices_backward", "avg_pool2d_backward",
            "max_pool2d_double_backward"]
@@ -481,7 +484,6 @@ adaptive_avg_pool2d = defop(
         "covers [floor(i * n / out), ceil((i + 1) * n / out)).")
 
 
-
 # ---- adaptive_max_pool2d: variable windows as a tap table, as max_pool2d ----------------------------
 
 class _Adaptive(_Pool):
@@ -564,8 +566,3 @@ adaptive_max_pool2d = defop(
     torch="torch.nn.functional.adaptive_max_pool2d",
     doc="The max of (N, C, H, W) or (C, H, W) input over output_size windows (as adaptive_avg_pool2d's); "
         "return_indices also returns each max's flat position in its (H, W) plane.")
-
-
-from .indexing_advanced import gather  # noqa: E402
-from .shape import reshape  # noqa: E402
-from .views import flatten, squeeze, unsqueeze  # noqa: E402

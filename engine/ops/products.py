@@ -13,11 +13,12 @@ import string
 import numpy as np
 
 from ..backends.meta import MetaArray
+from ..shapes import broadcast_shapes
+from .linalg import bmm
 from .nn import checked
 from .registry import defop, get_info
 from .samples import SampleInput, make_arg
-from .shapes import broadcast_shapes
-
+from .shape import expand, reshape, transpose
 
 # ---- outer, baddbmm ------------------------------------------------------------------------------
 
@@ -254,7 +255,3 @@ def _operands_as_arguments(generated):
 
 
 einsum = get_info("einsum").entry.function = _operands_as_arguments(einsum)
-
-
-from .linalg import bmm  # noqa: E402
-from .shape import expand, reshape, transpose  # noqa: E402

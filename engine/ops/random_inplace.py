@@ -19,11 +19,11 @@ import numpy as np
 
 from .. import creation, dtypes
 from .._tensor import Tensor
+from ..autograd.inplace import apply_inplace
 from ..errors import DtypeNotImplementedError
-from .extras_reductions import allclose, equal, unique
-from .inplace import _method, apply_inplace
-from .nn import c_type_name, scalar_type_name
-from .registry import get_info
+from ..messages import c_type_name, scalar_type_name
+from .extras_math import float_power
+from .inplace import copy
 
 __all__: list = []
 
@@ -37,7 +37,7 @@ def _num(x) -> str:
 
 def _write_random(self: Tensor, values, backward_name: str) -> Tensor:
     src = creation.tensor(values, dtype=self.dtype, device=self.device)
-    return apply_inplace(self, _copy, (src,), None, backward_name)
+    return apply_inplace(self, copy, (src,), None, backward_name)
 
 
 def _floating_only(self, kernel):
@@ -180,32 +180,4 @@ def _float_power_(self, exponent):
     if self.dtype != dtypes.float64:        # float_power's result is double: it cannot be written into another dtype
         raise RuntimeError(f"the base given to float_power_ has dtype {scalar_type_name(self.dtype.np)} but the "
                            f"operation's result requires dtype Double")
-    return apply_inplace(self, get_info("float_power").entry.function, (exponent,))
-
-
-_copy = None
-# PyTorch's in-place variants of extras_math's ops that engine/ops/inplace.py does not list
-_INPLACE = ("sinc", "deg2rad", "rad2deg", "heaviside")
-
-
-def bind_extras_methods() -> None:
-    """Tensor.uniform_ … fill_diagonal_, and the methods of the plain functions allclose, equal, unique."""
-    global _copy
-    _copy = get_info("copy").entry.function
-    Tensor.uniform_ = _named(_uniform_, "uniform_")
-    Tensor.normal_ = _named(_normal_, "normal_")
-    Tensor.bernoulli_ = _named(_bernoulli_, "bernoulli_")
-    Tensor.exponential_ = _named(_exponential_, "exponential_")
-    Tensor.random_ = _named(_random_, "random_")
-    Tensor.fill_diagonal_ = _named(_fill_diagonal_, "fill_diagonal_")
-    Tensor.allclose = allclose
-    Tensor.equal = equal
-    Tensor.unique = unique
-    Tensor.float_power_ = _named(_float_power_, "float_power_")     # replaces inplace.py's generic one
-    for name in _INPLACE:
-        setattr(Tensor, name + "_", _method(name + "_", name))
-
-
-def _named(fn, name):
-    fn.__name__ = fn.__qualname__ = name
-    return fn
+    return apply_inplace(self, float_power, (exponent,))

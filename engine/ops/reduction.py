@@ -5,10 +5,13 @@ import numpy as np
 
 from .. import dtypes
 from ..backends.meta import MetaArray
+from ..dispatcher import (
+    ops as _ops,  # expand, reshape: the shape family is built on this one
+)
 from ..errors import DtypeError, ShapeError
+from ..shapes import normalize_dims, reduced_shape
 from .registry import defop
 from .samples import reduction_samples
-from .shapes import normalize_dims, reduced_shape
 
 
 def _sum_dtype(x, dtype):
@@ -33,11 +36,11 @@ def _keepdim_grad(grad, self_shape, dim, keepdim):
     if keepdim or not self_shape:
         return grad
     dims = normalize_dims(dim, len(self_shape))
-    return reshape(grad, [1 if i in dims else s for i, s in enumerate(self_shape)])
+    return _ops.reshape(grad, [1 if i in dims else s for i, s in enumerate(self_shape)])
 
 
 def sum_backward(grad, self_shape, dim, keepdim):
-    return expand(_keepdim_grad(grad, self_shape, dim, keepdim), self_shape)
+    return _ops.expand(_keepdim_grad(grad, self_shape, dim, keepdim), self_shape)
 
 
 def _dim_overload(self, dim, *rest):
@@ -114,8 +117,6 @@ sum_to_size = defop(
     "sum_to_size(Tensor self, int[] size) -> Tensor",
     kernel=_sum_to_size_kernel,
     meta=lambda self, size: (_sum_to_dims(self.shape, size), MetaArray(size, self.dtype))[1],
-    grads={"self": lambda grad, self_shape: expand(grad, self_shape)},
+    grads={"self": lambda grad, self_shape: _ops.expand(grad, self_shape)},
     backward_name="SumToSizeBackward0",
     samples=_sum_to_size_samples, torch="lambda x, size: x.sum_to_size(size)")
-
-from .shape import expand, reshape  # noqa: E402  (the formulas call them at backward time)

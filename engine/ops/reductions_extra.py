@@ -15,11 +15,12 @@ from .. import dtypes
 from ..backends.meta import MetaArray
 from ..creation import full_like, tensor, zeros_like
 from ..errors import DimensionError, DtypeError
-from .reduction import _keepdim_grad, _sum_dtype
+from ..shapes import normalize_dims, reduced_shape
+from .pointwise import exp, where
+from .reduction import _keepdim_grad, _sum_dtype, mean, sum  # noqa: A004
 from .registry import defop
 from .samples import SampleInput, make_arg, reduction_samples
-from .shapes import normalize_dims, reduced_shape
-from .unary import _torch_dtype_name
+from .unary import _torch_dtype_name, abs, sign  # noqa: A004
 
 _INF = float("inf")
 
@@ -376,7 +377,3 @@ norm = defop(
     # torch.norm (and Tensor.norm) call linalg.vector_norm for every p but 'nuc' and matrix orders
     backward_name="LinalgVectorNormBackward0",
     samples=_norm_samples, torch="torch.norm")
-
-from .pointwise import exp, where  # noqa: E402  (the formulas call them at backward time)
-from .reduction import mean, sum  # noqa: E402,A004
-from .unary import abs, sign  # noqa: E402,A004

@@ -14,6 +14,7 @@ again; broadcasting is undone centrally by the engine (validate_outputs).
 """
 from __future__ import annotations
 
+import dis
 import functools
 import inspect
 import types
@@ -22,19 +23,20 @@ from operator import itemgetter
 import numpy as np
 
 from .. import dtypes
-from ..autograd import recorder as _recorder
-from ..autograd.edge import INVALID_EDGE, Edge
-from ..autograd.anomaly_mode import _state as _anomaly
-from ..autograd.node import Node, _next_sequence_nr, gradient_edge, set_history
-from ..autograd.saved_variable import SavedVariable, save_input, save_output
 from .._device import _BACKENDS
-from ..backends import get_backend   # importing backends registers cpu, cuda and meta
-from ..backends.meta import MetaArray
-from ..dispatcher import FALLTHROUGH, define, impl
-from ..dispatcher.dispatcher import _observers
-from ..grad_mode import tls
-from ..dispatch_keys import AUTOGRAD, DispatchKey
 from .._tensor import AutogradMeta, Tensor, filled, make_view
+from ..autograd.anomaly_mode import _state as _anomaly
+from ..autograd.edge import INVALID_EDGE, Edge
+from ..autograd.node import Node, _next_sequence_nr, gradient_edge, record
+from ..autograd.saved_variable import SavedVariable, save_input, save_output
+from ..backends import get_backend  # importing backends registers cpu, cuda and meta
+from ..backends.meta import MetaArray
+from .. import codegen
+from ..dispatch_keys import AUTOGRAD, DispatchKey
+from ..dispatcher import FALLTHROUGH, define, impl
+from ..grad_mode import tls
+from .. import watchers as _watchers
+from ..watchers import op_observers as _observers
 
 __all__ = ["defop", "OpInfo", "registered", "promote_same", "promote_float"]
 
@@ -44,18 +46,16 @@ _RESERVED = {"grad", "grads", "result"}
 class OpInfo:
     """The op library's record of one op (what tests, `agrad ops` and Meta read)."""
 
-    def __init__(self, entry, *, kernel, meta, promote, grads, composite, samples, backward_names,
-                 overload, differentiable, gradgrad, torch, tags):
+    def __init__(self, entry, *, kernel, promote, grads, composite, samples, backward_names,
+                 differentiable, gradgrad, torch, tags):
         self.entry = entry
         self.name = entry.name
         self.kernel = kernel
-        self.meta = meta
         self.promote = promote
         self.grads = grads
         self.composite = composite
         self.samples = samples
         self.backward_names = backward_names
-        self.overload = overload
         self.differentiable = differentiable
         self.gradgrad = gradgrad          # whether PyTorch's op supports double backward
         self.torch = torch                # how the reference script calls PyTorch's op
@@ -191,7 +191,7 @@ def _make_backend_kernel(entry, fn, promote, backend_type: str, is_meta: bool, s
                         _device_mismatch(op, dev, t._device)
                     items.append(t._data)
                 arrays[i] = items
-        rec = None if is_meta else _recorder.ACTIVE      # None unless a pass is being recorded
+        rec = None if is_meta else _watchers.recorder      # None unless a pass is being recorded
         if rec is not None:
             before = rec.arguments(arrays)
         if promote is not None and (needs_promotion is None or needs_promotion(arrays, positions)):
@@ -224,22 +224,6 @@ def _make_backend_kernel(entry, fn, promote, backend_type: str, is_meta: bool, s
                                        slow_kernel)
 
 
-_compiled: dict = {}      # generated source -> the code of the one function it defines
-
-
-def generated_function(lines: list, namespace: dict, filename: str):
-    """The function the generated source `lines` defines, its globals `namespace`. Ops with the
-    same signature generate the same source (their own values are in the namespace), so each
-    source is compiled once and its code reused under the op's `filename`: compiling per op
-    would cost the op library's load a quarter of a second."""
-    source = "\n".join(lines) + "\n"
-    code = _compiled.get(source)
-    if code is None:
-        module = compile(source, "<agrad generated>", "exec")
-        code = _compiled[source] = next(c for c in module.co_consts if isinstance(c, types.CodeType))
-    return types.FunctionType(code.replace(co_filename=filename), namespace, code.co_name)
-
-
 def _specialised_backend_kernel(entry, fn, checks_dtypes, backend_type, special, key, wrap, slow_kernel):
     """The backend kernel for the common call, generated once per op (PyTorch generates its
     kernels' wrappers): every tensor argument a plain Tensor on one device — with one floating
@@ -248,7 +232,7 @@ def _specialised_backend_kernel(entry, fn, checks_dtypes, backend_type, special,
     n = len(entry.schema.arguments)
     wraps = entry.wraps_numbers
     lines = [f"def kernel(op, keyset, args):",
-             f"    if _recorder.ACTIVE is not None:",
+             f"    if _watchers.recorder is not None:",
              f"        return slow_kernel(op, keyset, args)",
              f"    dev = dt = None"]
     for i in range(n):
@@ -287,14 +271,14 @@ def _specialised_backend_kernel(entry, fn, checks_dtypes, backend_type, special,
               "    if out.__class__ is tuple or out.__class__ is list:",
               "        return tuple([wrap(o, dev) for o in out])",
               "    return wrap(out, dev)"]
-    namespace = {"_recorder": _recorder, "slow_kernel": slow_kernel, "_Tensor": Tensor, "_backends": _BACKENDS,
+    namespace = {"_watchers": _watchers, "slow_kernel": slow_kernel, "_Tensor": Tensor, "_backends": _BACKENDS,
                  "_backend_type": backend_type, "fn": fn, "_ndarray": np.ndarray, "_new": object.__new__,
                  "_key": key, "wrap": wrap}
-    return generated_function(lines, namespace, f"<agrad {backend_type} kernel {entry.name}>")
+    return codegen.define(lines, namespace, f"<agrad {backend_type} kernel {entry.name}>", "kernel", owner=entry.name)
 
 
 def _record(rec, fn, backend, special, before, arrays, out, wrap, dev):
-    """The backend kernel's result, its call added to the pass being recorded (autograd/recorder.py)."""
+    """The backend kernel's result, its call added to the pass being recorded (engine/replay/recorder.py)."""
     result = tuple([wrap(o, dev) for o in out]) if out.__class__ is tuple or out.__class__ is list else wrap(out, dev)
     rec.kernel(fn, (backend.xp, backend.special) if special else (backend.xp,), before, arrays, out, result)
     return result
@@ -392,19 +376,92 @@ class OpNode(Node):
 
 
 def _array_formulas(entry, grads, array_grads, names):
-    if not array_grads:
-        return None
-    if set(array_grads) != {n for n in names}:
-        raise TypeError(f"{entry.name}: array_grads must give a formula for each input with one in grads "
-                        f"({sorted(names)}), not {sorted(array_grads)}")
+    """The formulas on arrays for each input in `names`: written out in `array_grads` where they
+    truly differ from the Tensor formula (a NumPy function for an agrad op), else derived from
+    `grads` (`_on_arrays`); None when an input has neither (the op keeps the Tensor formulas)."""
+    array_grads = array_grads or {}
+    unknown = set(array_grads) - set(names)
+    if unknown:
+        raise TypeError(f"{entry.name}: array_grads for {sorted(unknown)}, which have no formula in grads")
     formulas = []
     for name in names:
-        params = tuple(inspect.signature(array_grads[name]).parameters)
+        formula = array_grads.get(name)
+        if formula is None:
+            formula = _on_arrays(grads[name])
+            if formula is None:
+                if array_grads:
+                    raise TypeError(f"{entry.name}: array_grads gives formulas for {sorted(array_grads)} but "
+                                    f"the formula for {name!r} cannot be derived: write it out too")
+                return None
+        params = tuple(inspect.signature(formula).parameters)
         if params != tuple(inspect.signature(grads[name]).parameters):
             raise TypeError(f"{entry.name}: the array formula for {name!r} takes {params}; "
                             f"its grads formula takes other parameters")
-        formulas.append(array_grads[name])
+        formulas.append(formula)
     return formulas
+
+
+# A formula made of these runs unchanged on NumPy arrays, with the result the ops would give:
+# agrad's + - * / and unary - are NumPy's ufuncs (wrapped numbers stay weak scalars in both), and
+# a comparison or branch reads only plain values (an array in a condition fails in both). Only
+# same-dtype arrays take the array path, so no promotion rule can differ.
+_ARRAY_OPERATORS = {"+", "-", "*", "/", "==", "!="}
+_PLAIN_OPCODES = {"RESUME", "NOP", "CACHE", "NOT_TAKEN", "TO_BOOL", "LOAD_FAST", "LOAD_FAST_LOAD_FAST",
+                  "LOAD_FAST_BORROW", "LOAD_FAST_BORROW_LOAD_FAST_BORROW", "LOAD_SMALL_INT", "RETURN_VALUE",
+                  "RETURN_CONST", "UNARY_NEGATIVE", "IS_OP", "JUMP_FORWARD", "POP_JUMP_IF_FALSE",
+                  "POP_JUMP_IF_TRUE", "POP_JUMP_FORWARD_IF_FALSE", "POP_JUMP_FORWARD_IF_TRUE", "POP_JUMP_IF_NONE",
+                  "POP_JUMP_IF_NOT_NONE", "POP_JUMP_FORWARD_IF_NONE", "POP_JUMP_FORWARD_IF_NOT_NONE",
+                  "BINARY_ADD", "BINARY_SUBTRACT", "BINARY_MULTIPLY", "BINARY_TRUE_DIVIDE"}       # ≤ 3.10's
+_CALL_OPCODES = {"PUSH_NULL", "PRECALL", "CALL", "CALL_FUNCTION", "LOAD_GLOBAL"}
+
+
+def _on_arrays(formula):
+    """`formula` as a function of arrays, derived from its bytecode, or None:
+    - made of operators on its parameters and numbers (`grad * result`): the formula itself;
+    - one call of an op on its parameters and numbers (`tanh_backward(grad, result)`): that
+      op's backend kernel on NumPy (`kernel(np, grad, result)`), which is what the op would run."""
+    code = getattr(formula, "__code__", None)
+    if code is None or code.co_freevars:
+        return None
+    instructions = [i for i in dis.get_instructions(code)]
+    plain = True
+    for ins in instructions:
+        if ins.opname == "LOAD_CONST" and not isinstance(ins.argval, (int, float, type(None))):
+            return None
+        if ins.opname in ("BINARY_OP", "COMPARE_OP"):
+            plain = plain and ins.argrepr.removeprefix("bool(").removesuffix(")") in _ARRAY_OPERATORS
+        elif ins.opname not in _PLAIN_OPCODES and ins.opname != "LOAD_CONST":
+            plain = False
+    if plain and not code.co_names:
+        return formula
+    return _kernel_call(formula, code, instructions)
+
+
+def _kernel_call(formula, code, instructions):
+    steps = [i for i in instructions if i.opname not in ("RESUME", "NOP", "CACHE", "PUSH_NULL", "PRECALL")]
+    if len(steps) < 3 or steps[0].opname != "LOAD_GLOBAL" or steps[-2].opname not in ("CALL", "CALL_FUNCTION") \
+            or steps[-1].opname != "RETURN_VALUE":
+        return None
+    op_function = formula.__globals__.get(steps[0].argval)
+    entry = getattr(op_function, "op", None) if isinstance(op_function, types.FunctionType) else None
+    info = getattr(entry, "info", None)
+    if info is None or info.kernel is None or info.promote not in ("same", "float"):     # pointwise kernels
+        return None
+    arguments, constants = [], {}
+    for ins in steps[1:-2]:
+        if ins.opname in ("LOAD_FAST", "LOAD_FAST_BORROW"):
+            arguments.append(ins.argval)
+        elif ins.opname in ("LOAD_CONST", "LOAD_SMALL_INT") and isinstance(ins.argval, (int, float)):
+            constants[f"_c{len(constants)}"] = ins.argval
+            arguments.append(f"_c{len(constants) - 1}")
+        else:
+            return None
+    if len(inspect.signature(info.kernel).parameters) != len(arguments) + 1:     # not (xp, *args): special
+        return None
+    params = ", ".join(code.co_varnames[:code.co_argcount])
+    source = f"def on_arrays({params}):\n    return _kernel(_np, {', '.join(arguments)})\n"
+    return codegen.define(source, {"_kernel": info.kernel, "_np": np, **constants},
+                          f"<agrad array formula {entry.name}>", "on_arrays", owner=entry.name)
 
 
 # the classes an array formula takes as they are: scalars, strings, `None`, shapes
@@ -415,7 +472,7 @@ def _array_path(params_per_input) -> list:
     """The body of `apply`'s path through `array_grads`: the saved values unpacked to arrays
     (each checked to have the gradient's dtype, else the Tensor formulas run: their promotion is
     PyTorch's, not NumPy's), then each formula whose input needs a gradient."""
-    lines = ["    if grad.__class__ is _Tensor and not _tls.grad_enabled and _recorder.ACTIVE is None "
+    lines = ["    if grad.__class__ is _Tensor and not _tls.grad_enabled and _watchers.recorder is None "
              "and not _observers and _use_arrays[0]:",
              "        g = grad._data",
              "        if g.__class__ is _ndarray:",
@@ -492,12 +549,12 @@ def _specialised_apply(entry, formulas, params_per_input, array_formulas=None):
         lines.append(f"        out.append(_f{j}({', '.join(names)}))")
     lines.append("    return out")
     namespace = {"_apply": OpNode.apply, "_SavedVariable": SavedVariable, "_Tensor": Tensor, "_tls": tls,
-                 "_recorder": _recorder, "_observers": _observers, "_use_arrays": _use_arrays,
+                 "_watchers": _watchers, "_observers": _observers, "_use_arrays": _use_arrays,
                  "_ndarray": np.ndarray, "_MISSING": _MISSING, "_PLAIN": _PLAIN, "_asarray": np.asarray,
                  "_new": object.__new__, "_NOT_AUTOGRAD": ~AUTOGRAD}
     namespace.update({f"_f{j}": f for j, f in enumerate(formulas)})
     namespace.update({f"_a{j}": f for j, f in enumerate(array_formulas or ())})
-    return generated_function(lines, namespace, f"<agrad backward {entry.name}>")
+    return codegen.define(lines, namespace, f"<agrad backward {entry.name}>", "apply", owner=entry.name)
 
 
 class _SavePlan:
@@ -564,13 +621,9 @@ def _make_autograd_kernel(entry, info, diff_inputs, node_classes, overload, save
         if not mask:
             return out
         node = single_class() if single_class is not None else node_classes[overload(*args)]()
-        node.set_next_edges(edges)
         node.list_sizes = sizes
         # history first: a saved output records which output of the node it is
-        if out.__class__ is tuple:
-            _set_histories(out, node)
-        else:
-            set_history(out, node)
+        record(node, edges, out if out.__class__ is tuple else (out,))
         save = savers.get(mask)
         if save is None:
             save = savers[mask] = _make_saver(names_for_mask(mask), arg_index, op.name)
@@ -590,13 +643,15 @@ def _make_saver(names, arg_index, op_name):
         elif kind == _SAVE_RESULT:
             lines.append(f"    saved[{name!r}] = _save_output(out) if out.__class__ is _Tensor and "
                          f"out._autograd_meta.__class__ is _AutogradMeta else _save_results(out)")
+        elif kind == _SAVE_OPTIONS:
+            lines.append(f"    saved[{name!r}] = (args[{index}]._device, args[{index}].dtype)")
         else:
             lines += [f"    v = args[{index}]",
                       f"    saved[{name!r}] = [t.shape for t in v] if v.__class__ is list else getattr(v, 'shape', ())"]
     lines.append("    node.saved = saved")
     namespace = {"_save_input": save_input, "_save_output": save_output, "_Tensor": Tensor,
                  "_AutogradMeta": AutogradMeta, "_save_value": _save_value, "_save_results": _save_results}
-    return generated_function(lines, namespace, f"<agrad save {op_name}>")
+    return codegen.define(lines, namespace, f"<agrad save {op_name}>", "save", owner=op_name)
 
 
 def _save_value(value):
@@ -620,12 +675,14 @@ def _save_steps(names, arg_index) -> tuple:
             steps.append((name, _SAVE_RESULT, -1))
         elif name in arg_index:
             steps.append((name, _SAVE_ARGUMENT, arg_index[name]))
+        elif name.endswith("_options"):     # `self_options`: (device, dtype), not the tensor
+            steps.append((name, _SAVE_OPTIONS, arg_index[name[:-8]]))
         else:                   # `self_shape`: the shape, not the tensor (PyTorch's self_sym_sizes)
             steps.append((name, _SAVE_SHAPE, arg_index[name[:-6]]))
     return tuple(steps)
 
 
-_SAVE_RESULT, _SAVE_SHAPE, _SAVE_ARGUMENT = 0, 1, 2
+_SAVE_RESULT, _SAVE_SHAPE, _SAVE_ARGUMENT, _SAVE_OPTIONS = 0, 1, 2, 3
 
 
 def _specialised_autograd_kernel(entry, diff_inputs, node_class, save_plan, arg_index):
@@ -678,7 +735,7 @@ def _specialised_autograd_kernel(entry, diff_inputs, node_class, save_plan, arg_
               "        out._keys |= _AUTOGRAD",
               "    else:",
               "        node.input_metadata = []",
-              "        _set_histories(out, node)",
+              "        _record(node, node.next_edges, out)",
               "    save = _savers.get(mask)",
               "    if save is None:",
               "        save = _savers[mask] = _make_saver(_names_for_mask(mask), _arg_index, op.name)",
@@ -687,19 +744,10 @@ def _specialised_autograd_kernel(entry, diff_inputs, node_class, save_plan, arg_
     namespace = {"_after_autograd": ~AUTOGRAD, "_cache": entry._cache, "_Tensor": Tensor, "_INVALID": INVALID_EDGE,
                  "_AutogradMeta": AutogradMeta, "_Edge": Edge, "_gradient_edge": gradient_edge,
                  "_anomaly": _anomaly, "_Node": node_class, "_new": object.__new__,
-                 "_next_sequence_nr": _next_sequence_nr, "_AUTOGRAD": AUTOGRAD, "_set_histories": _set_histories,
+                 "_next_sequence_nr": _next_sequence_nr, "_AUTOGRAD": AUTOGRAD, "_record": record,
                  "_savers": {}, "_make_saver": _make_saver, "_names_for_mask": save_plan.names,
                  "_arg_index": arg_index}
-    return generated_function(lines, namespace, f"<agrad autograd kernel {entry.name}>")
-
-
-def _set_histories(out, node) -> None:
-    """History of a multi-output op: a saved output records which output of the node it is."""
-    for o in out:
-        if o._data.dtype.kind == "f":
-            set_history(o, node)
-        else:
-            node.add_input_metadata(o)    # keeps output numbers aligned; integer outputs get no grad
+    return codegen.define(lines, namespace, f"<agrad autograd kernel {entry.name}>", "kernel", owner=entry.name)
 
 
 # ---- defop -------------------------------------------------------------------------------
@@ -710,9 +758,11 @@ def _camel(name: str) -> str:
 
 def defop(schema: str, *, kernel=None, meta=None, promote=None, grads=None, composite=None, samples=None,
           backward_name=None, overload=None, wraps_numbers=False, differentiable=None, gradgrad=True,
-          torch=None, doc="", tags=(), special=False, view=None, array_grads=None):
+          torch=None, doc="", tags=(), special=False, view=None, array_grads=None, moves_device=False):
     """Declare an op. Returns its Python function (also `agrad.<name>`).
 
+    `moves_device=True`: the op's result lives on another backend than its input (`_to_copy`), so
+    its CPU and CUDA kernel is `kernel(*tensors)` on Tensors, not a function of arrays.
     `special=True`: the kernel is `kernel(xp, special, *args)`, `special` being the backend's
     special-function namespace (scipy.special on CPU, cupyx.scipy.special on CUDA).
     `view=True`: the op is a view op (its output shares memory with `self`, PyTorch's view
@@ -734,14 +784,15 @@ def defop(schema: str, *, kernel=None, meta=None, promote=None, grads=None, comp
             raise TypeError(f"{entry.name}: an op needs a kernel and a Meta rule (or a composite)")
         rule = _PROMOTIONS[promote] if not callable(promote) else promote
         for backend_type, key in (("cpu", DispatchKey.CPU), ("cuda", DispatchKey.CUDA)):
-            k = _make_backend_kernel(entry, kernel, rule, backend_type, False, special, meta)
+            k = _boxed(kernel) if moves_device else _make_backend_kernel(entry, kernel, rule, backend_type, False,
+                                                                        special, meta)
             impl(entry.name, key, _view_kernel(k, view) if view else k, _depth=3)
         k = _make_backend_kernel(entry, meta, rule, "meta", True)
         impl(entry.name, DispatchKey.Meta, _view_kernel(k, view) if view else k, _depth=3)
         differentiable = grads is not None if differentiable is None else differentiable
 
-    info = OpInfo(entry, kernel=kernel, meta=meta, promote=promote, grads=grads, composite=composite,
-                  samples=samples, backward_names=None, overload=overload, differentiable=differentiable,
+    info = OpInfo(entry, kernel=kernel, promote=promote, grads=grads, composite=composite,
+                  samples=samples, backward_names=None, differentiable=differentiable,
                   gradgrad=gradgrad, torch=torch, tags=tuple(tags) + (("view",) if view else ()))
     entry.info = info
     if composite is None:
@@ -781,12 +832,13 @@ def _register_autograd(entry, info, grads, backward_name, overload, arg_index, a
     names = backward_name if isinstance(backward_name, (list, tuple)) else \
         [backward_name or f"{_camel(entry.name)}Backward0"]
     body = {"__slots__": (), "info": info, "formulas": tuple(formulas)}
+    arrays = None
     if not any(is_list for _, _, is_list in formulas):
         arrays = _array_formulas(entry, grads, array_grads, [arguments[i].name for i in diff_inputs])
         body["apply"] = _specialised_apply(entry, [f for f, _, _ in formulas], params_per_input, arrays)
     elif array_grads:
         raise TypeError(f"{entry.name}: array_grads are for ops without Tensor[] arguments")
-    info.array_grads = array_grads
+    info.array_grads = None if arrays is None else dict(zip([arguments[i].name for i in diff_inputs], arrays))
     node_classes = [type(n, (OpNode,), body) for n in names]
     info.backward_names = list(names)
     kernel = _make_autograd_kernel(entry, info, tuple(diff_inputs), node_classes, overload,
@@ -805,7 +857,9 @@ def _arguments_getter(params):
 
 
 def _derived(param: str, arg_index) -> str | None:
-    """`self_shape` names the shape of argument `self`: saved instead of the tensor."""
-    if param.endswith("_shape") and param[:-6] in arg_index:
-        return param[:-6]
+    """`self_shape` names the shape of argument `self`, `self_options` its (device, dtype)
+    (PyTorch's self.sym_sizes() and self.options()): saved instead of the tensor."""
+    for suffix in ("_shape", "_options"):
+        if param.endswith(suffix) and param[:-len(suffix)] in arg_index:
+            return param[:-len(suffix)]
     return None

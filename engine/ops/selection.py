@@ -19,12 +19,16 @@ from .. import dtypes
 from .._tensor import Tensor
 from ..backends.meta import MetaArray
 from ..errors import DtypeError, ShapeError
-from .indexing_advanced import _zeros
-from .nn import scalar_type_name
+from ..messages import scalar_type_name
+from ..shapes import normalize_dim, normalize_dims, pointwise_meta, reduced_shape
+from .binary_extra import maximum, minimum
+from .indexing_advanced import _zeros, scatter_add
+from .pointwise import where
+from .reduction import sum  # noqa: A004
 from .reductions_extra import _nonempty_dims
 from .registry import defop
 from .samples import SampleInput, make_arg
-from .shapes import normalize_dim, normalize_dims, pointwise_meta, reduced_shape
+from .views import unsqueeze
 
 _INT64 = np.dtype(np.int64)
 _BOOL = np.dtype(np.bool_)
@@ -524,10 +528,3 @@ def _classifier(name, fn, integral):
 isnan = _classifier("isnan", "isnan", False)
 isinf = _classifier("isinf", "isinf", False)
 isfinite = _classifier("isfinite", "isfinite", True)
-
-
-from .binary_extra import maximum, minimum  # noqa: E402
-from .indexing_advanced import scatter_add  # noqa: E402  (the formulas call them at backward time)
-from .pointwise import where  # noqa: E402
-from .reduction import sum  # noqa: E402,A004
-from .views import unsqueeze  # noqa: E402

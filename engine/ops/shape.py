@@ -6,9 +6,10 @@ import math
 
 from ..backends.meta import MetaArray
 from ..errors import ShapeError
+from ..shapes import infer_reshape, normalize_dim
+from .reduction import sum_to_size
 from .registry import defop
 from .samples import SampleInput, make_arg
-from .shapes import infer_reshape, normalize_dim
 
 
 def _reshape_meta(self, shape):
@@ -226,5 +227,3 @@ expand = defop(
                         SampleInput("0-d->(3,)", make_arg((), key=(op, 1)), [3]),
                         SampleInput("(1,2)->(-1,2)->(3,2)", make_arg((1, 2), key=(op, 2)), [3, -1])],
     torch="lambda x, size: x.expand(*size)")
-
-from .reduction import sum_to_size  # noqa: E402

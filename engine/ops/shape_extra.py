@@ -15,10 +15,14 @@ import numpy as np
 from .. import dtypes
 from ..backends.meta import MetaArray
 from ..errors import ShapeError
+from ..shapes import normalize_dim, normalize_dims
+from .indexing_advanced import index_select
+from .inplace import clone
+from .reduction import sum  # noqa: A004
 from .registry import defop
 from .samples import SampleInput, make_arg
-from .shapes import normalize_dim, normalize_dims
-
+from .shape import expand, permute, reshape, transpose, view
+from .views import flatten, unsqueeze
 
 # ---- flip / roll ------------------------------------------------------------------------------
 
@@ -323,10 +327,3 @@ meshgrid = _meshgrid_varargs(defop(
     torch="lambda tensors, indexing=None: torch.meshgrid(*tensors, indexing=indexing)",
     doc="Coordinate grids: output i is tensors[i] expanded over the others' sizes ('ij'); 'xy' swaps the first two "
         "inputs, so the grids' first two dimensions swap (Cartesian indexing)."))
-
-
-from .indexing_advanced import index_select  # noqa: E402
-from .inplace import clone  # noqa: E402
-from .reduction import sum  # noqa: E402,A004
-from .shape import expand, permute, reshape, transpose, view  # noqa: E402
-from .views import flatten, unsqueeze  # noqa: E402

@@ -12,9 +12,16 @@ from __future__ import annotations
 import math
 
 from .. import dtypes
+from ..shapes import pointwise_meta
+from .pointwise import exp, where
 from .registry import defop
-from .samples import SampleInput, binary_samples, make_arg, positive_unary_samples, unary_samples
-from .shapes import pointwise_meta
+from .samples import (
+    SampleInput,
+    binary_samples,
+    make_arg,
+    positive_unary_samples,
+    unary_samples,
+)
 
 _same_meta = pointwise_meta()
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)   # PyTorch's M_2_SQRTPI
@@ -143,5 +150,3 @@ xlogy = defop(
     backward_name=("XlogyBackward0", "XlogyBackward1", "XlogyBackward2"),
     overload=lambda self, other: 1 if _is_number(self) else (2 if _is_number(other) else 0),
     samples=_xlogy_samples, torch="torch.xlogy")
-
-from .pointwise import exp, where  # noqa: E402  (the formulas call them at backward time)

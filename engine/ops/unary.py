@@ -10,9 +10,9 @@ import numpy as np
 from .. import dtypes
 from ..creation import zeros_like
 from ..errors import DtypeNotImplementedError
+from ..shapes import pointwise_meta
 from .registry import defop
 from .samples import positive_unary_samples, unary_samples
-from .shapes import pointwise_meta
 
 same_meta = pointwise_meta()
 

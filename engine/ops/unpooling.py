@@ -11,9 +11,12 @@ import numpy as np
 
 from ..backends.meta import MetaArray
 from ..errors import ShapeError
-from .nn import require_floating, scalar_type_name, sizes
+from ..messages import require_floating, scalar_type_name, sizes
+from .indexing_advanced import gather
+from .pooling import max_pool2d_with_indices
 from .registry import defop
 from .samples import SampleInput, make_arg
+from .shape import reshape
 
 
 def _two(value, name):
@@ -101,8 +104,3 @@ max_unpool2d = defop(
     doc="max_pool2d's partial inverse: each value of (N, C, H, W) or (C, H, W) self placed at its flat index "
         "(from max_pool2d's return_indices) in a zero (H_out, W_out) plane; H_out = (H - 1) * stride - "
         "2 * padding + kernel_size unless output_size is given.")
-
-
-from .indexing_advanced import gather  # noqa: E402
-from .pooling import max_pool2d_with_indices  # noqa: E402
-from .shape import reshape  # noqa: E402

@@ -16,7 +16,8 @@ import numpy as np
 
 from ..backends.meta import MetaArray
 from ..errors import ShapeError
-from .nn import require_floating
+from ..messages import require_floating
+from .padding import _add_along
 from .registry import defop
 from .samples import SampleInput, grad_output_samples, make_arg
 
@@ -207,6 +208,3 @@ interpolate = defop(
     doc="Resizes the spatial dims of (N, C, *) input to `size` or by `scale_factor`: 'nearest', 'nearest-exact', "
         "'linear' (3-D), 'bilinear' (4-D) or 'trilinear' (5-D), with PyTorch's align_corners and "
         "recompute_scale_factor; antialias, 'bicubic' and 'area' are not supported.")
-
-
-from .padding import _add_along  # noqa: E402

@@ -5,9 +5,10 @@ from __future__ import annotations
 import math
 
 from ..backends.meta import MetaArray
+from ..shapes import normalize_dim
 from .registry import defop
 from .samples import SampleInput, make_arg
-from .shapes import normalize_dim
+from .shape import reshape
 
 
 def _squeeze_dims(dim, ndim) -> tuple:
@@ -95,7 +96,6 @@ flatten = defop(
         SampleInput("(2,3) 1..1 (identity)", make_arg((2, 3), key=(op, 4)), 1, 1),
         SampleInput("T (4,3)", make_arg((4, 3), key=(op, 5), transposed=True))],
     torch="torch.flatten")
-
 
 
 def _diagonal_plan(shape, offset, dim1, dim2):
@@ -225,5 +225,3 @@ unfold_backward = defop(
                         SampleInput("(3,4,2)->(3,5) dim 1 size 2 step 1", make_arg((3, 4, 2), key=(op, 1)), [3, 5],
                                     1, 2, 1)],
     torch="torch.ops.aten.unfold_backward")
-
-from .shape import reshape  # noqa: E402  (formulas and the composite call it)

@@ -21,7 +21,8 @@ def test_help_lists_every_command_in_order():
     result = agrad("--help")
     assert result.returncode == 0
     listed = [line.split()[0] for line in result.stdout.split("Commands:\n")[1].splitlines() if line.strip()]
-    assert listed == ["run", "inspect", "check", "train", "test", "validate", "ops", "schema", "examples"]
+    assert listed == ["run", "inspect", "check", "train", "test", "validate", "import", "export", "ops", "schema",
+                      "examples"]
 
 
 def test_help_does_not_load_the_graph_layer():

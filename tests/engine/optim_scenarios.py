@@ -30,7 +30,11 @@ OPTIMIZERS = {
     "adam_groups": ("Adam", {"lr": 0.01, "groups": [{"lr": 0.05, "amsgrad": True}, {"weight_decay": 0.3}]}),
 }
 
-# name -> (scheduler class name, keyword arguments, steps)
+# ReduceLROnPlateau's metric, one per step: improvements, stalls, a drop and a rise
+PLATEAU_METRICS = [1.0, 0.9, 0.95, 0.91, 0.92, 0.8999, 0.9, 0.9, 0.9, 0.5, 0.6, 0.7, 0.8, 0.9]
+
+# name -> (scheduler class name, keyword arguments, steps); kwargs may name the optimizer
+# ("optimizer", SGD by default) and the metrics a ReduceLROnPlateau steps on ("metrics")
 SCHEDULERS = {
     "step": ("StepLR", {"step_size": 3, "gamma": 0.5}, 12),
     "multistep": ("MultiStepLR", {"milestones": [2, 5, 5, 9], "gamma": 0.5}, 12),
@@ -39,6 +43,17 @@ SCHEDULERS = {
     "linear": ("LinearLR", {"start_factor": 0.25, "total_iters": 4}, 8),
     "linear_decay": ("LinearLR", {"start_factor": 1.0, "end_factor": 0.1, "total_iters": 6}, 9),
     "lambda": ("LambdaLR", {"lr_lambda": "pow095"}, 8),
+    "onecycle": ("OneCycleLR", {"max_lr": [0.5, 1.0], "total_steps": 12}, 12),
+    "onecycle_three_phase_linear": ("OneCycleLR", {"max_lr": 0.4, "epochs": 2, "steps_per_epoch": 5,
+                                                   "pct_start": 0.25, "anneal_strategy": "linear",
+                                                   "three_phase": True, "div_factor": 10.0,
+                                                   "final_div_factor": 100.0}, 10),
+    "onecycle_adam_beta1": ("OneCycleLR", {"optimizer": "Adam", "max_lr": 0.01, "total_steps": 8,
+                                           "pct_start": 0.5, "base_momentum": [0.8, 0.7]}, 8),
+    "plateau": ("ReduceLROnPlateau", {"factor": 0.5, "patience": 2, "metrics": PLATEAU_METRICS}, 14),
+    "plateau_max_abs_cooldown": ("ReduceLROnPlateau", {"mode": "max", "threshold_mode": "abs", "threshold": 0.05,
+                                                       "factor": 0.3, "patience": 1, "cooldown": 2,
+                                                       "min_lr": [0.02, 0.1], "metrics": PLATEAU_METRICS}, 14),
 }
 
 # name -> (clip function, max value); SGD steps with the gradients clipped first
@@ -107,17 +122,25 @@ def run_clip(lib, name: str) -> dict:
 
 
 def run_scheduler(lib, name: str) -> dict:
+    """The lr of each group after every step; OneCycleLR's cycled momentum (or beta1) too."""
     cls_name, kwargs, steps = SCHEDULERS[name]
     kwargs = dict(kwargs)
     if kwargs.get("lr_lambda") == "pow095":
         kwargs["lr_lambda"] = lambda epoch: 0.95 ** epoch
+    optimizer = kwargs.pop("optimizer", "SGD")
+    metrics = kwargs.pop("metrics", None)
     W = lib.tensor([1.0], requires_grad=True)
     b = lib.tensor([1.0], requires_grad=True)
-    opt = lib.optim.SGD([{"params": [W]}, {"params": [b], "lr": 0.3}], lr=0.1)
+    opt = getattr(lib.optim, optimizer)([{"params": [W]}, {"params": [b], "lr": 0.3}], lr=0.1)
     sched = getattr(lib.optim.lr_scheduler, cls_name)(opt, **kwargs)
-    lrs = [list(sched.get_last_lr())]
-    for _ in range(steps):
+
+    def momentums():
+        return [g["betas"][0] if "betas" in g else g["momentum"] for g in opt.param_groups]
+
+    lrs, moms = [list(sched.get_last_lr())], [momentums()]
+    for i in range(steps):
         opt.step()
-        sched.step()
+        sched.step() if metrics is None else sched.step(metrics[i])
         lrs.append(list(sched.get_last_lr()))
-    return {"lrs": lrs}
+        moms.append(momentums())
+    return {"lrs": lrs, "momentums": moms} if cls_name == "OneCycleLR" else {"lrs": lrs}

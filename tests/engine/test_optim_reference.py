@@ -49,3 +49,6 @@ def test_clip_matches_torch(name):
 def test_scheduler_matches_torch(name):
     got, want = S.run_scheduler(agrad, name), FIXTURES["schedulers"][name]
     _close(got["lrs"], want["lrs"], rtol=1e-12, atol=0)
+    assert set(got) == set(want)
+    if "momentums" in want:         # OneCycleLR cycles momentum (SGD) or beta1 (Adam)
+        _close(got["momentums"], want["momentums"], rtol=1e-12, atol=0)

@@ -1,4 +1,4 @@
-"""Graph files replayed (graphs/replay.py, engine/autograd/recorder.py): the same results as
+"""Graph files replayed (graphs/replay.py, engine/replay/recorder.py): the same results as
 the engine, bit for bit, and the engine whenever a pass cannot be replayed."""
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from click.testing import CliRunner
 
 import agrad
 from agrad import graphs
-from agrad.autograd import recorder
-from agrad.autograd.recorder import Recorder
+from agrad.replay import bytecode
+from agrad.replay import Recorder
 from agrad.cli.main import cli
 
 EXAMPLES = sorted((Path(graphs.__file__).parent / "examples").glob("*.yaml"))
@@ -222,18 +222,18 @@ def _two_statements(xp, a):
 
 
 def test_a_kernel_of_one_expression_is_read_as_a_tree():
-    tree = recorder._expression(lambda xp, a, b: xp.multiply(a, -b) * 2, {})
+    tree = bytecode._expression(lambda xp, a, b: xp.multiply(a, -b) * 2, {})
     assert tree == ("op", "*", ("call", ("attr", ("arg", 0), "multiply"), (("arg", 1), ("neg", ("arg", 2))), ()),
                     ("const", 2))
-    tree = recorder._expression(lambda xp, a: xp.maximum(a, 0).astype(a.dtype, copy=False), {})
+    tree = bytecode._expression(lambda xp, a: xp.maximum(a, 0).astype(a.dtype, copy=False), {})
     assert tree[0] == "call" and tree[3] == (("copy", ("const", False)),)
 
 
 def test_a_conditional_is_decided_by_constant_arguments_only():
     add = lambda xp, a, b, alpha: xp.add(a, b if alpha == 1 else xp.multiply(b, alpha))  # noqa: E731
-    assert recorder._expression(add, {3: 1}) == ("call", ("attr", ("arg", 0), "add"), (("arg", 1), ("arg", 2)), ())
-    assert recorder._expression(add, {3: 2.5})[2][1][0] == "call"          # the multiply branch
-    assert recorder._expression(add, {}) is None                          # alpha is an array: called
+    assert bytecode._expression(add, {3: 1}) == ("call", ("attr", ("arg", 0), "add"), (("arg", 1), ("arg", 2)), ())
+    assert bytecode._expression(add, {3: 2.5})[2][1][0] == "call"          # the multiply branch
+    assert bytecode._expression(add, {}) is None                          # alpha is an array: called
 
 
 def test_kernels_that_are_not_one_expression_are_called():
@@ -243,11 +243,11 @@ def test_kernels_that_are_not_one_expression_are_called():
                lambda xp, a: np.sin(a),              # a global
                lambda xp, *a: a[0],                  # *args
                _two_statements):
-        assert recorder._expression(fn, {}) is None
+        assert bytecode._expression(fn, {}) is None
 
 
 def test_constants_that_compare_equal_keep_their_own_names():
-    inliner = recorder._Inliner([])
+    inliner = bytecode._Inliner([])
     names = [inliner.name(v) for v in (0.0, -0.0, 1, 1.0, True)]
     assert len(set(names)) == 5 and inliner.name(-0.0) == names[1]
 

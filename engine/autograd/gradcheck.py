@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..autograd.functional import grad as autograd_grad
-from ..grad_mode import enable_grad, no_grad
 from .._tensor import Tensor
+from .functional import grad as autograd_grad
+from ..grad_mode import enable_grad, no_grad
 
 __all__ = ["gradcheck", "gradgradcheck", "gradcheck_report", "JacobianReport", "GradcheckError"]
 

@@ -2,7 +2,7 @@
 
 A pass through the engine (forward, backward, gradient accumulation, un-broadcasting)
 ends in backend kernels: array functions called on arrays. While a `Recorder` is
-`ACTIVE`, every backend kernel call (engine/ops/registry.py), every cast that type
+`watchers.recorder`, every backend kernel call (engine/ops/registry.py), every cast that type
 promotion made and every in-place gradient accumulation (AccumulateGrad) is appended
 to its schedule, over slots: each array a step makes gets a slot; an array bound with
 `bind` is an input of the replay; any other array a step reads is a constant of it.
@@ -25,8 +25,6 @@ path, so recording costs one check per kernel call.
 """
 from __future__ import annotations
 
-import dis
-import operator
 import threading
 import time
 import types
@@ -34,18 +32,15 @@ import weakref
 
 import numpy as np
 
-__all__ = ["ACTIVE", "Recorder", "Schedule", "unreplayable"]
+from .. import codegen
+from .. import watchers
+from ..ops.inplace import _clone_kernel
+from .bytecode import _NO_EXPRESSION, _expression, _Inliner
 
-ACTIVE = None        # the Recorder of the pass being recorded, or None
+__all__ = ["Recorder", "Schedule"]
 
 _ndarray = np.ndarray
 
-
-def unreplayable(reason: str) -> None:
-    """Called where the engine computes something the schedule cannot express."""
-    rec = ACTIVE
-    if rec is not None and rec.reason is None:
-        rec.reason = reason
 
 
 class _Step:
@@ -78,13 +73,11 @@ class Recorder:
         self._previous = None
 
     def __enter__(self):
-        global ACTIVE
-        self._previous, ACTIVE = ACTIVE, self
+        self._previous, watchers.recorder = watchers.recorder, self
         return self
 
     def __exit__(self, *exc):
-        global ACTIVE
-        ACTIVE = self._previous
+        watchers.recorder = self._previous
 
     # -- building the schedule ------------------------------------------------------
     def bind(self, array) -> int:
@@ -140,7 +133,7 @@ class Recorder:
         data = result._data
         slot = self._new_slot(data)
         copy_of = None
-        if fn is _clone_kernel() and len(after) >= 1 and after[0].__class__ is _ndarray:
+        if fn is _clone_kernel and len(after) >= 1 and after[0].__class__ is _ndarray:
             source = after[0]
             if out is data and data.base is None and source.shape == data.shape and \
                     source.strides == data.strides and source.dtype == data.dtype and id(source) in self.slot_of:
@@ -255,181 +248,6 @@ def _same(a, b) -> bool:
         bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
 
 
-_CLONE = []
-
-
-def _clone_kernel():
-    """The clone op's backend kernel (a copy in the source's layout), looked up on first use."""
-    if not _CLONE:
-        from ..ops.inplace import _clone_kernel as kernel
-        _CLONE.append(kernel)
-    return _CLONE[0]
-
-
-# ---- kernels written inline ------------------------------------------------------------------
-
-_OPERATORS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
-              "//": operator.floordiv, "%": operator.mod, "**": operator.pow, "@": operator.matmul,
-              "&": operator.and_, "|": operator.or_, "^": operator.xor, "<<": operator.lshift,
-              ">>": operator.rshift, "<": operator.lt, "<=": operator.le, "==": operator.eq,
-              "!=": operator.ne, ">": operator.gt, ">=": operator.ge}
-_SKIP = {"RESUME", "NOP", "CACHE", "PUSH_NULL", "PRECALL", "NOT_TAKEN", "TO_BOOL", "EXTENDED_ARG"}
-_JUMP_IF = {"POP_JUMP_IF_FALSE": False, "POP_JUMP_FORWARD_IF_FALSE": False, "POP_JUMP_IF_TRUE": True,
-            "POP_JUMP_FORWARD_IF_TRUE": True}
-_NO_EXPRESSION, _CONDITIONAL = object(), object()
-# code object -> its tree, _NO_EXPRESSION, or _CONDITIONAL: then (code, the constants' keys) -> tree
-_expressions: dict = {}
-
-
-class _NotConstant(Exception):
-    pass
-
-
-def _key(value):
-    """A dictionary key for a constant: repr tells -0.0 from 0.0 (equal as keys); else identity."""
-    return (type(value), repr(value)) if isinstance(value, (int, float, str, type(None))) else id(value)
-
-
-def _expression(fn, known: dict):
-    """The expression a kernel returns, as a tree over its parameters — ('arg', i), ('const',
-    value), ('attr', tree, name), ('op', symbol, left, right), ('neg', tree), ('call', tree,
-    args, keywords) — when it is a function of one `return` expression and nothing else: no
-    globals, closures, defaults, loops or assignments; a conditional expression only on the
-    arguments in `known` ({position: value}: the schedule's constants), decided here. Else None:
-    the kernel is called."""
-    code = getattr(fn, "__code__", None)
-    if code is None or fn.__closure__ or fn.__defaults__ or fn.__kwdefaults__ or \
-            code.co_flags & (0x04 | 0x08) or code.co_kwonlyargcount:     # *args, **kwargs
-        return None
-    tree = _expressions.get(code)
-    if tree is None:
-        tree = _expressions[code] = _decompiled(code, {})
-    if tree is _CONDITIONAL:        # decided by the constants it is given: one tree per set of them
-        key = (code, tuple((i, _key(v)) for i, v in sorted(known.items())))
-        tree = _expressions.get(key)
-        if tree is None:
-            tree = _expressions[key] = _decompiled(code, known)
-    return tree if tree.__class__ is tuple else None
-
-
-def _decompiled(code, known: dict):
-    try:
-        tree = _decompile(code, known)
-    except _NotConstant:
-        return _NO_EXPRESSION if known else _CONDITIONAL
-    except (ValueError, IndexError, KeyError, TypeError, ArithmeticError, AttributeError):
-        return _NO_EXPRESSION
-    return _NO_EXPRESSION if tree is None else tree
-
-
-def _fold(tree, known: dict):
-    """The value of a condition over constant arguments (no calls), or _NotConstant."""
-    kind = tree[0]
-    if kind == "arg":
-        if tree[1] not in known:
-            raise _NotConstant
-        return known[tree[1]]
-    if kind == "const":
-        return tree[1]
-    if kind == "op":
-        return _OPERATORS[tree[1]](_fold(tree[2], known), _fold(tree[3], known))
-    if kind == "neg":
-        return -_fold(tree[1], known)
-    raise _NotConstant
-
-
-def _decompile(code, known: dict):
-    params = code.co_varnames[:code.co_argcount]
-    stack: list = []
-    names = ()                                  # KW_NAMES: the keywords of the next call
-    instructions = list(dis.get_instructions(code))
-    at = {ins.offset: i for i, ins in enumerate(instructions)}
-    i = 0
-    while True:
-        ins = instructions[i]
-        i += 1
-        op = ins.opname
-        if op in _SKIP:
-            continue
-        if op in ("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_BORROW",
-                  "LOAD_FAST_LOAD_FAST", "LOAD_FAST_BORROW_LOAD_FAST_BORROW"):
-            for name in (ins.argval if isinstance(ins.argval, tuple) else (ins.argval,)):
-                stack.append(("arg", params.index(name)))          # ValueError: not a parameter
-        elif op in ("LOAD_CONST", "LOAD_SMALL_INT"):
-            stack.append(("const", ins.argval))
-        elif op in ("LOAD_ATTR", "LOAD_METHOD"):
-            stack.append(("attr", stack.pop(), ins.argval))
-        elif op in ("BINARY_OP", "COMPARE_OP"):
-            symbol = ins.argrepr.removeprefix("bool(").removesuffix(")")
-            if symbol not in _OPERATORS:
-                return None
-            right, left = stack.pop(), stack.pop()
-            stack.append(("op", symbol, left, right))
-        elif op == "UNARY_NEGATIVE":
-            stack.append(("neg", stack.pop()))
-        elif op in _JUMP_IF:
-            if bool(_fold(stack.pop(), known)) == _JUMP_IF[op]:
-                i = at[ins.argval]
-        elif op in ("JUMP_FORWARD", "JUMP"):
-            if ins.argval <= ins.offset:
-                return None
-            i = at[ins.argval]
-        elif op == "KW_NAMES":
-            names = code.co_consts[ins.arg]
-        elif op in ("CALL", "CALL_KW"):
-            if op == "CALL_KW":
-                kind, names = stack.pop()
-                if kind != "const":
-                    return None
-            n = ins.arg
-            args = stack[len(stack) - n:] if n else []
-            del stack[len(stack) - n:]
-            positional = args[:n - len(names)]
-            keywords = tuple(zip(names, args[n - len(names):]))
-            stack.append(("call", stack.pop(), tuple(positional), keywords))
-            names = ()
-        elif op == "RETURN_VALUE":
-            return stack.pop() if len(stack) == 1 else None
-        else:
-            return None
-
-
-class _Inliner:
-    """Writes expression trees out as source over a schedule's names; constants (and a module
-    argument's attributes, bound once) go into its namespace."""
-
-    def __init__(self, constants: list):
-        self.constants = constants
-        self.values = {f"c{i}": c for i, c in enumerate(constants)}
-        self._bound: dict = {}     # key of a value -> its name
-
-    def name(self, value) -> str:
-        key = _key(value)
-        name = self._bound.get(key)
-        if name is None:
-            name = self._bound[key] = f"k{len(self._bound)}"
-            self.values[name] = value
-        return name
-
-    def source(self, tree, args: list) -> str:
-        kind = tree[0]
-        if kind == "arg":
-            return args[tree[1]]
-        if kind == "const":
-            return self.name(tree[1])
-        if kind == "attr":
-            inner = tree[1]
-            if inner[0] == "arg" and args[inner[1]] in self.values and \
-                    isinstance(self.values[args[inner[1]]], types.ModuleType):
-                return self.name(getattr(self.values[args[inner[1]]], tree[2]))   # xp.multiply, bound once
-            return f"{self.source(inner, args)}.{tree[2]}"
-        if kind == "op":
-            return f"({self.source(tree[2], args)} {tree[1]} {self.source(tree[3], args)})"
-        if kind == "neg":
-            return f"(-{self.source(tree[1], args)})"
-        callee, positional, keywords = tree[1], tree[2], tree[3]
-        written = [self.source(a, args) for a in positional] + [f"{k}={self.source(v, args)}" for k, v in keywords]
-        return f"{self.source(callee, args)}({', '.join(written)})"
 
 
 class _Memory:
@@ -541,9 +359,8 @@ class Schedule:
         source = f"def replay({params}):\n    " + "\n    ".join(body) + "\n"
         namespace = dict(inliner.values)
         namespace.update(asarray=np.asarray, clock=time.perf_counter)
-        exec(compile(source, "<agrad replay>", "exec"), namespace)   # noqa: S102 - source built above
+        fn = codegen.define(source, namespace, "<agrad replay>", "replay")
         names = tuple(mark_names)
-        fn = namespace["replay"]
 
         def run(*arrays):
             outs, times = fn(*arrays)

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import math
 
-from ..backends.meta import MetaArray
-from ..errors import DimensionError, ShapeError
+from .backends.meta import MetaArray
+from .errors import DimensionError, ShapeError
 
 __all__ = ["shape_of", "broadcast_shapes", "normalize_dim", "normalize_dims", "reduced_shape",
            "infer_reshape", "meta", "pointwise_meta"]

@@ -1,0 +1,61 @@
+"""Summing a gradient into the one an InputBuffer already holds (PyTorch's
+InputBuffer::accumulate): in place when nothing but the buffer holds the sum and its array
+(its use_count check), else out of place — the first gradient may still be held by whoever
+produced it, and with create_graph the sum must be differentiable."""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..grad_mode import tls
+from ..watchers import add_in_place
+
+_ndarray = np.ndarray
+
+
+def sum_into(buffer: list, pos: int, grad):
+    """The sum of `buffer[pos]` and `grad`, for the buffer to store at `pos`."""
+    old = buffer[pos]
+    if not tls.grad_enabled and old.__class__ is Tensor and old._autograd_meta is None \
+            and old._device is grad._device:
+        data, other = old._data, grad._data
+        if data.__class__ is _ndarray and other.__class__ is _ndarray and data.base is None \
+                and data.shape == other.shape and data.dtype == other.dtype and data.flags.writeable \
+                and _counts(buffer, pos) == (_UNSHARED or _unshared_counts()):
+            add_in_place(data, other)
+            return old
+    return old + grad
+
+
+def _counts(buffer: list, pos: int) -> tuple:
+    """The reference counts of the tensor at `buffer[pos]` and of its array, as seen from here."""
+    old = buffer[pos]
+    data = old._data
+    return sys.getrefcount(old), sys.getrefcount(data)
+
+
+_UNSHARED = None
+
+
+class _Probe:
+    __slots__ = ("_data",)
+
+
+def _unshared_counts() -> tuple:
+    """What _counts reports, called from sum_into, for a tensor held by nothing but the buffer (and
+    sum_into's `old`) whose array is held by nothing but the tensor (and sum_into's `data`): measured
+    the same way on first use, not assumed, since how CPython counts a local's references varies by
+    version."""
+    global _UNSHARED
+    probe = _Probe()
+    probe._data = np.empty(1)
+    buffer = [probe]
+    del probe
+    old = buffer[0]
+    data = old._data
+    counts = _counts(buffer, 0)
+    del old, data
+    _UNSHARED = counts
+    return counts

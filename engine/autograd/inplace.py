@@ -1,0 +1,264 @@
+"""Autograd's in-place machinery, as PyTorch's (VariableTypeUtils.h's check_inplace,
+variable.cpp's rebase_history, functions/tensor.cpp's CopySlices).
+
+`x.mul_(y)` computes `mul(x, y)` and writes the result into x's memory (its base's,
+for a view), bumping the version counter x shares with its base and views. In grad
+mode, when x or an argument requires grad, the op's Node (MulBackward0) becomes x's
+grad_fn; its edge for `self` is x's *old* history, and a formula that reads the old
+`self` gets a copy saved before the write (PyTorch's `original_self`). On a view, the
+base's history is rebased instead: its grad_fn becomes `CopySlices`, which runs the
+in-place op's backward on the view's part of the base's gradient; the view's own
+grad_fn is rebuilt from the base when next used.
+
+PyTorch's checks come first: a leaf that requires grad, a view of one, an output of
+a multi-output view op (unbind, split), a view made under no_grad: each is refused
+in grad mode with PyTorch's message.
+
+The ops this runs are handed to it (`apply_inplace(self, op, args)`) or called by name
+through the dispatcher (`clone` in CopySlices): the op library is built on top of this.
+"""
+from __future__ import annotations
+
+import re
+
+from .._tensor import (
+    CREATION_DEFAULT,
+    CREATION_MULTI_OUTPUT_NODE,
+    CREATION_NO_GRAD_MODE,
+    AutogradMeta,
+    DifferentiableViewMeta,
+    Tensor,
+    VariableVersion,
+    filled,
+    replay_view,
+)
+from ..backends.meta import MetaArray
+from ..dispatch_keys import AUTOGRAD
+from ..dispatcher import ops as _ops
+from ..grad_mode import tls
+from ..messages import scalar_type_name
+from ..watchers import write
+from .node import Node, gradient_edge
+from .saved_variable import SavedVariable
+
+__all__ = ["apply_inplace", "check_inplace", "bump_version", "CopySlices"]
+
+
+# ---- checks ------------------------------------------------------------------------------------
+
+_SHORT_NAME = re.compile(r"Backward\d*$")
+
+
+def short_name(node) -> str:
+    """A Node's name as PyTorch's messages print it: ExpBackward0 -> Exp."""
+    return _SHORT_NAME.sub("", node.name())
+
+
+def _handle_view_on_rebase(t, m) -> None:
+    creation = m.creation_meta
+    if creation == CREATION_DEFAULT:
+        return
+    fn = t.grad_fn
+    if creation == CREATION_NO_GRAD_MODE or fn is None:
+        prefix = (f"Output {m.output_nr} of {short_name(fn)} is a view of a view which was created in"
+                  if fn is not None else "A view was created in")
+        msg = prefix + " no_grad mode and is being modified inplace with grad mode enabled."
+    else:
+        msg = f"Output {m.output_nr} of {short_name(fn)} is a view and is being modified inplace."
+    if creation == CREATION_MULTI_OUTPUT_NODE:
+        msg += (" This view is the output of a function that returns multiple views. Such functions do not allow "
+                "the output views to be modified inplace. You should replace the inplace operation by an "
+                "out-of-place one.")
+    else:
+        msg += (" Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code "
+                "by moving both the view and the inplace either both inside the no_grad block (if you don't want "
+                "the inplace to be tracked) or both outside (if you want the inplace to be tracked).")
+    raise RuntimeError(msg)
+
+
+def check_inplace(t: Tensor) -> None:
+    """PyTorch's check_inplace, for an in-place op that autograd will record."""
+    m = t._autograd_meta
+    if m.__class__ is DifferentiableViewMeta:
+        _handle_view_on_rebase(t, m)
+        if t.requires_grad and m.base.is_leaf:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    if t.requires_grad and t.is_leaf:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def _overlaps(data) -> bool:
+    """Whether several elements share one memory location (an expanded view)."""
+    strides = getattr(data, "strides", None)
+    return strides is not None and any(st == 0 and n > 1 for st, n in zip(strides, data.shape))
+
+
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
+def _write(self: Tensor, out: Tensor) -> None:
+    """Store `out` into self's memory (cast to its dtype) and bump the shared version counter."""
+    data, new = self._data, out._data
+    if new.shape != data.shape:
+        raise RuntimeError(f"output with shape {list(data.shape)} doesn't match the broadcast shape "
+                           f"{list(new.shape)}")
+    if new.dtype != data.dtype and _CATEGORY[new.dtype.kind] > _CATEGORY[data.dtype.kind]:
+        raise RuntimeError(f"result type {scalar_type_name(new.dtype)} can't be cast to the desired output type "
+                           f"{scalar_type_name(data.dtype)}")
+    if not isinstance(data, MetaArray):
+        write(data, new)
+    bump_version(self)
+
+
+def bump_version(t: Tensor) -> None:
+    vc = t._version_counter
+    if vc is None:
+        t._version_counter = VariableVersion(1)
+    else:
+        vc.version += 1
+
+
+def _requires_grad(a) -> bool:
+    if a.__class__ is Tensor or isinstance(a, Tensor):
+        return a.requires_grad
+    if a.__class__ is list or a.__class__ is tuple:
+        return any(_requires_grad(x) for x in a)
+    return False
+
+
+# ---- the in-place op -----------------------------------------------------------------------------
+
+def apply_inplace(self: Tensor, op, args=(), kwargs=None, backward_name=None) -> Tensor:
+    """Run `op(self, *args, **kwargs)` and store its result into self, recording it as PyTorch records
+    the op's in-place variant. `backward_name` renames the Node where PyTorch's in-place variant has a
+    name of its own (fill_ -> FillBackward2, copy_ -> CopyBackwards)."""
+    if not isinstance(self, Tensor):
+        raise TypeError(f"in-place op on {type(self).__name__}, not a Tensor")
+    kwargs = kwargs or {}
+    if _overlaps(self._data):
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                           "single memory location. Please clone() the tensor before performing the operation.")
+    record = tls.grad_enabled and (self.requires_grad or any(_requires_grad(a) for a in args)
+                                   or any(_requires_grad(a) for a in kwargs.values()))
+    if not record:
+        _write(self, op(self, *args, **kwargs))
+        return self
+    check_inplace(self)
+    # `self` as the op's input: the same memory and the same (old) history, its own version counter
+    edge = gradient_edge(self)
+    old = Tensor._make(self._data, self._device, self._keys & ~AUTOGRAD)
+    if edge.function is not None:
+        old._autograd_meta = AutogradMeta(grad_fn=edge.function, output_nr=edge.input_nr)
+        old._keys |= AUTOGRAD
+    out = op(old, *args, **kwargs)
+    om = out._autograd_meta
+    node = om.grad_fn if om is not None else None
+    saved = getattr(node, "saved", None)
+    if saved and any(v.__class__ is SavedVariable and v._tensor is old for v in saved.values()):
+        old._data = old._data.copy()          # a formula reads the old self: keep it (PyTorch's original_self)
+    _write(self, out)
+    if node is None:
+        return self
+    if backward_name is not None:
+        node.__class__ = _renamed(node.__class__, backward_name)
+    node.input_metadata[0] = (self._data.shape, self._data.dtype, self._device)
+    _rebase_history(self, node)
+    if saved and "result" in saved:
+        result = SavedVariable(self, True)     # the result is self now, at its new version
+        result._output_nr, result._saved_for_name = 0, node.__class__
+        saved["result"] = result
+    return self
+
+
+_RENAMED: dict = {}
+
+
+def _renamed(cls, name):
+    key = (cls, name)
+    new = _RENAMED.get(key)
+    if new is None:
+        new = _RENAMED[key] = type(name, (cls,), {"__slots__": ()})
+    return new
+
+
+def _rebase_history(self: Tensor, node: Node) -> None:
+    """Make `node` the history of self (PyTorch's rebase_history): directly, or for a view, by
+    making the base's grad_fn a CopySlices around it."""
+    m = self._autograd_meta
+    if m.__class__ is DifferentiableViewMeta:
+        base = m.base
+        copy_slices = CopySlices(base, m.view_fn, node)
+        bm = base._autograd_meta
+        if bm is None:
+            bm = base._autograd_meta = AutogradMeta()
+        bm.grad_fn, bm.output_nr, bm.requires_grad = copy_slices, 0, False
+        base._keys |= AUTOGRAD
+        return                 # the view's grad_fn is rebuilt from the base when next used
+    if m is None:
+        m = self._autograd_meta = AutogradMeta()
+    m.grad_fn, m.output_nr, m.requires_grad = node, 0, False
+    self._keys |= AUTOGRAD
+
+
+class CopySlices(Node):
+    """The grad_fn of a base after an in-place op on one of its views: `fn` is that op's Node.
+
+    Backward: the base's gradient, with the view's part replaced by what `fn` gives for the
+    view's old value (PyTorch's CopySlices; the view is regenerated by replaying its view ops,
+    PyTorch's view_fn path). Written with agrad ops (copy_ into a view of a fresh tensor), so
+    with create_graph the result is differentiable again."""
+    __slots__ = ("layout", "view_fn", "fn")
+
+    def __init__(self, base: Tensor, view_fn, fn: Node):
+        super().__init__()
+        self.add_input_metadata(base)
+        self.layout = _layout_order(base._data)
+        self.view_fn = view_fn
+        self.fn = fn
+        self.set_next_edges([gradient_edge(base)] + list(fn.next_edges[1:]))
+
+    def apply(self, grads):
+        grad = grads[0]
+        n = len(self.next_edges)
+        if grad is None:
+            return [None] * n
+        shape, dtype, dev = self.input_metadata[0]
+        result = _new_with_layout(shape, grad._data.dtype, grad._device, self.layout)
+        result.copy_(grad)
+        grad_slice = replay_view(result, self.view_fn)
+        res = self.fn.apply([_ops.clone(grad_slice, memory_format="contiguous_format")])
+        out = [None] * n
+        for i, r in enumerate(res):
+            if r is None:
+                continue
+            if i == 0:
+                grad_slice.copy_(r)
+                out[0] = result
+            else:
+                out[i] = r
+        return out
+
+    def release_variables(self):
+        self.fn.release_variables()
+
+
+def _layout_order(data):
+    """The order of dims from the largest stride down, when it is not the plain C order."""
+    strides = getattr(data, "strides", None)
+    if strides is None or len(strides) < 2:
+        return None
+    order = sorted(range(len(strides)), key=lambda d: -strides[d])
+    return None if order == list(range(len(strides))) else order
+
+
+def _new_with_layout(shape, np_dtype, device, order) -> Tensor:
+    """Zeros with the memory layout of the base (PyTorch's new_empty_strided(base's geometry)),
+    so that replaying the view's ops on it gives views, exactly as on the base."""
+    if order is None:
+        return filled(tuple(shape), 0, np_dtype, device)
+    t = filled(tuple(shape[d] for d in order), 0, np_dtype, device)
+    inverse = [0] * len(order)
+    for i, d in enumerate(order):
+        inverse[d] = i
+    t._data = t._data.transpose(inverse)
+    return t

@@ -1,0 +1,18 @@
+"""agrad.cuda: whether CUDA tensors can be made here, as torch.cuda.is_available() says.
+
+Asking imports CuPy (through the CUDA backend) only when called, never when agrad is
+imported; without CuPy or without a GPU the answer is False, never an error.
+"""
+from __future__ import annotations
+
+from ._device import DeviceUnavailableError, device, get_backend
+
+__all__ = ["is_available"]
+
+
+def is_available() -> bool:
+    try:
+        get_backend("cuda").check_device(device("cuda", 0))
+    except DeviceUnavailableError:
+        return False
+    return True

@@ -1,0 +1,39 @@
+"""PyTorch's spelling of sizes and types in error messages (c10's ScalarType names,
+caffe2's TypeMeta names, IntArrayRef's `[2, 3]`), shared by every layer that raises
+PyTorch's messages: the tensor, autograd and the op library."""
+from __future__ import annotations
+
+import numpy as np
+
+from . import dtypes
+from .errors import DtypeNotImplementedError
+
+_SCALAR_TYPE = {"float16": "Half", "float32": "Float", "float64": "Double", "int32": "Int", "int64": "Long",
+                "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short"}
+_C_TYPE = {"float16": "c10::Half", "float32": "float", "float64": "double", "int32": "int", "int64": "long int",
+           "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int"}
+
+
+def sizes(shape) -> str:
+    """A shape as PyTorch prints IntArrayRef: [2, 3]."""
+    return "[" + ", ".join(str(int(s)) for s in shape) + "]"
+
+
+def scalar_type_name(np_dtype) -> str:
+    """c10's ScalarType name: Float, Double, Long …"""
+    return _SCALAR_TYPE[dtypes.from_numpy(np_dtype).name]
+
+
+def c_type_name(np_dtype) -> str:
+    """caffe2::TypeMeta name, as in "Input type (double) and bias type (float) should be the same"."""
+    return _C_TYPE[dtypes.from_numpy(np_dtype).name]
+
+
+def tensor_type_name(np_dtype) -> str:
+    """The legacy type string: agrad.DoubleTensor (PyTorch's torch.DoubleTensor)."""
+    return f"agrad.{scalar_type_name(np_dtype)}Tensor"
+
+
+def require_floating(op_name: str, np_dtype) -> None:
+    if np.dtype(np_dtype).kind != "f":
+        raise DtypeNotImplementedError(f'"{op_name}" not implemented for \'{scalar_type_name(np_dtype)}\'')

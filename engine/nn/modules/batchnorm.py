@@ -1,0 +1,107 @@
+"""torch.nn.BatchNorm1d and BatchNorm2d (torch/nn/modules/batchnorm.py): weight ones, bias
+zeros, and three buffers — running_mean (zeros), running_var (ones) and
+num_batches_tracked (an int64 0) — which F.batch_norm updates in training mode and uses
+in eval mode. momentum=None averages over all batches seen (1 / num_batches_tracked)."""
+from __future__ import annotations
+
+from ... import dtypes
+from .. import functional as F, init
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["BatchNorm1d", "BatchNorm2d"]
+
+
+class _BatchNorm(Module):
+    _version = 2
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, device=None, dtype=None, *, bias: bool = True) -> None:
+        import agrad
+        super().__init__()
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if self.affine:
+            self.weight = Parameter(agrad.empty(num_features, device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(agrad.empty(num_features, device=device, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if self.track_running_stats:
+            self.register_buffer("running_mean", agrad.zeros(num_features, device=device, dtype=dtype))
+            self.register_buffer("running_var", agrad.ones(num_features, device=device, dtype=dtype))
+            self.register_buffer("num_batches_tracked", agrad.tensor(0, dtype=dtypes.int64, device=device))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    def reset_running_stats(self) -> None:
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self) -> None:
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def _check_input_dim(self, input):
+        raise NotImplementedError
+
+    def extra_repr(self) -> str:
+        return ("{num_features}, eps={eps}, momentum={momentum}, affine={affine}, bias={use_bias}, "
+                "track_running_stats={track_running_stats}".format(**self.__dict__, use_bias=self.bias is not None))
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs) -> None:
+        import agrad
+        version = local_metadata.get("version", None)
+        if (version is None or version < 2) and self.track_running_stats:
+            # NOTE: checkpoints of version 1 have no num_batches_tracked: keep the module's
+            num_batches_tracked_key = prefix + "num_batches_tracked"
+            if num_batches_tracked_key not in state_dict:
+                state_dict[num_batches_tracked_key] = (self.num_batches_tracked
+                                                       if self.num_batches_tracked is not None
+                                                       else agrad.tensor(0, dtype=dtypes.int64))
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        exponential_average_factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats:
+            if self.num_batches_tracked is not None:
+                self.num_batches_tracked.add_(1)
+                if self.momentum is None:       # cumulative moving average
+                    exponential_average_factor = 1.0 / float(self.num_batches_tracked)
+                else:                           # exponential moving average
+                    exponential_average_factor = self.momentum
+        bn_training = True if self.training else (self.running_mean is None) and (self.running_var is None)
+        # NOTE: in training without tracked statistics, none are passed, so none are updated
+        use_stats = not self.training or self.track_running_stats
+        return F.batch_norm(input, self.running_mean if use_stats else None,
+                            self.running_var if use_stats else None, self.weight, self.bias, bn_training,
+                            exponential_average_factor, self.eps)
+
+
+class BatchNorm1d(_BatchNorm):
+    def _check_input_dim(self, input) -> None:
+        if input.dim() != 2 and input.dim() != 3:
+            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+
+
+class BatchNorm2d(_BatchNorm):
+    def _check_input_dim(self, input) -> None:
+        if input.dim() != 4:
+            raise ValueError(f"expected 4D input (got {input.dim()}D input)")

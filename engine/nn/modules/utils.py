@@ -1,0 +1,24 @@
+"""torch/nn/modules/utils.py: a size argument given as one int or as a tuple, made a tuple."""
+from __future__ import annotations
+
+import collections.abc
+from itertools import repeat
+
+
+def _ntuple(n, name="parse"):
+    def parse(x):
+        if isinstance(x, collections.abc.Iterable):
+            return tuple(x)
+        return tuple(repeat(x, n))
+
+    parse.__name__ = name
+    return parse
+
+
+_single = _ntuple(1, "_single")
+_pair = _ntuple(2, "_pair")
+
+
+def _reverse_repeat_tuple(t, n):
+    """(1, 2) -> (2, 2, 1, 1): a conv's padding in F.pad's order, last dimension first."""
+    return tuple(x for x in reversed(t) for _ in range(n))

@@ -1,0 +1,955 @@
+"""Each ONNX op as an expression of agrad ops: the import table.
+
+A translator gets the importer (`ctx`: `ref(name)` a tensor's expression, `arg(name)` the same
+or a number literal, `const(name)` a value known at import time, `shape`, `dtype`, `opset`)
+and the node's attributes, and returns the expression of the node's output, or `Multi(expr)`
+when the op returns a tuple (Split, TopK). `Refuse(reason)` is raised for what agrad cannot
+express exactly; the importer lists every such node at once.
+
+`TABLE` maps op types to translators; `COMPOSED` names those written as several agrad ops.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+class Refuse(Exception):
+    """This node (with these attributes) has no exact agrad expression."""
+
+
+class Multi(str):
+    """The expression of an op that returns several tensors: output i is `name[i]`."""
+
+
+class Outputs(list):
+    """One expression per output (None: not made), each written as a line of its own."""
+
+
+def lit(value) -> str:
+    """A Python literal for a number, bool or nested list (no inf/nan: the caller checks)."""
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(lit(v) for v in value) + "]"
+    if isinstance(value, (bool, np.bool_)):
+        return "True" if value else "False"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    number = float(value)
+    if not math.isfinite(number):
+        raise Refuse(f"the number {number} cannot be written in an expression")
+    return repr(number)
+
+
+def ints(values) -> list[int]:
+    return [int(v) for v in np.asarray(values).reshape(-1)]
+
+
+def _axis(axis: int, rank: int) -> int:
+    return axis + rank if axis < 0 else axis
+
+
+TABLE: dict = {}
+COMPOSED: set[str] = set()
+
+
+def op(*names: str, composed: bool = False):
+    def register(fn):
+        for name in names:
+            TABLE[name] = fn
+            if composed:
+                COMPOSED.add(name)
+        return fn
+    return register
+
+
+# ---- elementwise ---------------------------------------------------------------------
+
+_UNARY = {"Abs": "abs", "Neg": "neg", "Exp": "exp", "Log": "log", "Sqrt": "sqrt", "Reciprocal": "reciprocal",
+          "Sigmoid": "sigmoid", "Tanh": "tanh", "Relu": "relu", "Erf": "erf", "Sin": "sin", "Cos": "cos",
+          "Tan": "tan", "Asin": "asin", "Acos": "acos", "Atan": "atan", "Sinh": "sinh", "Cosh": "cosh",
+          "Asinh": "asinh", "Acosh": "acosh", "Atanh": "atanh", "Floor": "floor", "Ceil": "ceil",
+          "Round": "round", "Sign": "sign", "Softsign": "softsign", "Not": "logical_not", "IsNaN": "isnan",
+          "Mish": "mish", "HardSwish": "hardswish", "BitwiseNot": "bitwise_not"}
+
+for _onnx, _agrad in _UNARY.items():
+    TABLE[_onnx] = (lambda name: lambda ctx, node, a: f"{name}({ctx.ref(node.input[0])})")(_agrad)
+
+_BINARY = {"Add": "add", "Sub": "sub", "Mul": "mul", "Pow": "pow", "Equal": "eq", "Less": "lt",
+           "LessOrEqual": "le", "Greater": "gt", "GreaterOrEqual": "ge", "And": "logical_and",
+           "Or": "logical_or", "Xor": "logical_xor", "BitwiseAnd": "bitwise_and", "BitwiseOr": "bitwise_or",
+           "BitwiseXor": "bitwise_xor"}
+
+
+def _binary(name: str):
+    def translate(ctx, node, a):
+        return f"{name}({ctx.arg(node.input[0])}, {ctx.arg(node.input[1])})"
+    return translate
+
+
+for _onnx, _agrad in _BINARY.items():
+    TABLE[_onnx] = _binary(_agrad)
+
+
+@op("Div")
+def _div(ctx, node, a):
+    x, y = node.input
+    rounding = ", rounding_mode='trunc'" if ctx.dtype(x).kind in "iu" else ""    # ONNX's integer Div truncates
+    return f"div({ctx.arg(x)}, {ctx.arg(y)}{rounding})"
+
+
+@op("Mod")
+def _mod(ctx, node, a):
+    x, y = node.input
+    fn = "fmod" if a.get("fmod", 0) else "remainder"     # fmod=0: the sign of the divisor, as Python's %
+    return f"{fn}({ctx.ref(x)}, {ctx.arg(y)})"
+
+
+@op("Max", "Min", "Sum", "Mean", composed=True)
+def _variadic(ctx, node, a):
+    names = [n for n in node.input if n]
+    fn = {"Max": "maximum", "Min": "minimum", "Sum": "add", "Mean": "add"}[node.op_type]
+    expr = ctx.ref(names[0])
+    for n in names[1:]:
+        expr = f"{fn}({expr}, {ctx.ref(n)})"
+    if len(names) == 1:
+        expr = f"alias({expr})"
+    return f"div({expr}, {len(names)})" if node.op_type == "Mean" and len(names) > 1 else expr
+
+
+@op("Where")
+def _where(ctx, node, a):
+    c, x, y = node.input
+    return f"where({ctx.ref(c)}, {ctx.ref(x)}, {ctx.ref(y)})"
+
+
+@op("IsInf")
+def _isinf(ctx, node, a):
+    x = ctx.ref(node.input[0])
+    neg, pos = a.get("detect_negative", 1), a.get("detect_positive", 1)
+    if neg and pos:
+        return f"isinf({x})"
+    if not neg and not pos:
+        return f"logical_and(isinf({x}), False)"
+    return f"logical_and(isinf({x}), {x} {'>' if pos else '<'} 0)"
+
+
+@op("LeakyRelu")
+def _leaky_relu(ctx, node, a):
+    return f"leaky_relu({ctx.ref(node.input[0])}, {lit(a.get('alpha', 0.01))})"
+
+
+@op("Elu")
+def _elu(ctx, node, a):
+    return f"elu({ctx.ref(node.input[0])}, {lit(a.get('alpha', 1.0))})"
+
+
+@op("Celu")
+def _celu(ctx, node, a):
+    return f"celu({ctx.ref(node.input[0])}, {lit(a.get('alpha', 1.0))})"
+
+
+@op("Selu")
+def _selu(ctx, node, a):
+    alpha, gamma = a.get("alpha", 1.67326319217681884765625), a.get("gamma", 1.05070102214813232421875)
+    return f"elu({ctx.ref(node.input[0])}, {lit(alpha)}, {lit(gamma)})"      # selu is elu with a scale
+
+
+@op("ThresholdedRelu", composed=True)
+def _thresholded_relu(ctx, node, a):
+    x = ctx.ref(node.input[0])
+    return f"where({x} > {lit(a.get('alpha', 1.0))}, {x}, zeros_like({x}))"
+
+
+@op("HardSigmoid", composed=True)
+def _hard_sigmoid(ctx, node, a):
+    x = ctx.ref(node.input[0])
+    return f"hardtanh({x} * {lit(a.get('alpha', 0.2))} + {lit(a.get('beta', 0.5))}, 0.0, 1.0)"
+
+
+@op("Softplus")
+def _softplus(ctx, node, a):
+    return f"softplus({ctx.ref(node.input[0])})"
+
+
+@op("PRelu", composed=True)
+def _prelu(ctx, node, a):
+    x, slope = ctx.ref(node.input[0]), ctx.ref(node.input[1])
+    return f"where({x} > 0, {x}, {x} * {slope})"
+
+
+@op("Gelu")
+def _gelu(ctx, node, a):
+    approximate = a.get("approximate", "none")
+    return f"gelu({ctx.ref(node.input[0])}, approximate={approximate!r})"
+
+
+@op("Clip")
+def _clip(ctx, node, a):
+    x = ctx.ref(node.input[0])
+    if len(node.input) == 1 or ctx.opset < 11:        # opset 6: bounds are attributes
+        low, high = a.get("min"), a.get("max")
+    else:
+        low = ctx.const(node.input[1]).item() if len(node.input) > 1 and node.input[1] else None
+        high = ctx.const(node.input[2]).item() if len(node.input) > 2 and node.input[2] else None
+    if low is None and high is None:
+        return f"alias({x})"
+    return f"clamp({x}, {'None' if low is None else lit(low)}, {'None' if high is None else lit(high)})"
+
+
+@op("Identity", "Dropout")
+def _identity(ctx, node, a):
+    if node.op_type == "Dropout" and len(node.input) > 2 and node.input[2] and bool(ctx.const(node.input[2])):
+        raise Refuse("Dropout in training mode (training_mode=True) draws a random mask; export the model in eval "
+                     "mode")
+    if len(node.output) > 1 and node.output[1] and ctx.used(node.output[1]):
+        raise Refuse("the mask output of Dropout is used")
+    return f"alias({ctx.ref(node.input[0])})"
+
+
+@op("Cast", "CastLike")
+def _cast(ctx, node, a):
+    if node.op_type == "Cast":
+        from .loading import np_dtype
+        target = np_dtype(a["to"])
+    else:
+        target = ctx.dtype(node.input[1])
+    if target is None:
+        raise Refuse("a cast to a dtype agrad does not have")
+    return f"to({ctx.ref(node.input[0])}, dtype={dtype_name(target)!r})"
+
+
+def dtype_name(dtype: np.dtype) -> str:
+    name = np.dtype(dtype).name
+    if name not in ("float16", "float32", "float64", "uint8", "int8", "int16", "int32", "int64", "bool"):
+        raise Refuse(f"agrad has no dtype {name}")
+    return name
+
+
+# ---- matrix products -----------------------------------------------------------------
+
+@op("MatMul")
+def _matmul(ctx, node, a):
+    return f"matmul({ctx.ref(node.input[0])}, {ctx.ref(node.input[1])})"
+
+
+@op("Gemm")
+def _gemm(ctx, node, a):
+    A, B = ctx.ref(node.input[0]), ctx.ref(node.input[1])
+    C = ctx.ref(node.input[2]) if len(node.input) > 2 and node.input[2] else None
+    alpha, beta = a.get("alpha", 1.0), a.get("beta", 1.0)
+    ta, tb = a.get("transA", 0), a.get("transB", 0)
+    if not ta and tb and alpha == 1.0 and beta == 1.0:
+        return f"linear({A}, {B}{', ' + C if C else ''})"      # y = A B^T + C: torch's Linear, as exported
+    expr = f"matmul({'t(' + A + ')' if ta else A}, {'t(' + B + ')' if tb else B})"
+    if alpha != 1.0:
+        expr = f"{expr} * {lit(alpha)}"
+    if C:
+        expr = f"{expr} + {C}" if beta == 1.0 else f"{expr} + {C} * {lit(beta)}"
+    return expr
+
+
+@op("Einsum")
+def _einsum(ctx, node, a):
+    equation = a["equation"]
+    if isinstance(equation, bytes):
+        equation = equation.decode()
+    return f"einsum({equation.replace(' ', '')!r}, [{', '.join(ctx.ref(n) for n in node.input)}])"
+
+
+# ---- convolution and pooling ---------------------------------------------------------
+
+def _pads(ctx, node, a, spatial: list[int], kernel: list[int], strides: list[int], dilations: list[int]):
+    """(begin pads, end pads) per spatial dim, with auto_pad resolved on the input's shape."""
+    auto = a.get("auto_pad", "NOTSET")
+    auto = auto.decode() if isinstance(auto, bytes) else auto
+    d = len(kernel)
+    if auto in ("SAME_UPPER", "SAME_LOWER"):
+        begin, end = [], []
+        for size, k, s, dil in zip(spatial, kernel, strides, dilations):
+            out = -(-size // s)
+            total = max(0, (out - 1) * s + (k - 1) * dil + 1 - size)
+            small, big = total // 2, total - total // 2
+            begin.append(small if auto == "SAME_UPPER" else big)
+            end.append(big if auto == "SAME_UPPER" else small)
+        return begin, end
+    if auto == "VALID":
+        return [0] * d, [0] * d
+    pads = a.get("pads", [0] * (2 * d))
+    return list(pads[:d]), list(pads[d:])
+
+
+def _pre_pad(x: str, begin: list[int], end: list[int], value: str = "0.0") -> str:
+    """`x` padded on its trailing spatial dims (pad's list runs from the last dim)."""
+    flat = []
+    for b, e in reversed(list(zip(begin, end))):
+        flat += [b, e]
+    return f"pad({x}, {lit(flat)}, 'constant', {value})"
+
+
+@op("Conv")
+def _conv(ctx, node, a):
+    x, w = node.input[0], node.input[1]
+    wshape = ctx.shape(w)
+    d = len(wshape) - 2
+    if d not in (1, 2, 3):
+        raise Refuse(f"a {d}-d convolution (agrad has conv1d, conv2d and conv3d)")
+    kernel = list(a.get("kernel_shape", wshape[2:]))
+    strides = list(a.get("strides", [1] * d))
+    dilations = list(a.get("dilations", [1] * d))
+    begin, end = _pads(ctx, node, a, list(ctx.shape(x)[2:]), kernel, strides, dilations)
+    xs = ctx.ref(x)
+    if begin != end:
+        xs, begin = _pre_pad(xs, begin, end), [0] * d
+    bias = ctx.ref(node.input[2]) if len(node.input) > 2 and node.input[2] else "None"
+    return (f"conv{d}d({xs}, {ctx.ref(w)}, {bias}, stride={lit(strides)}, padding={lit(begin)}, "
+            f"dilation={lit(dilations)}, groups={a.get('group', 1)})")
+
+
+@op("ConvTranspose")
+def _conv_transpose(ctx, node, a):
+    x, w = node.input[0], node.input[1]
+    wshape, xshape = ctx.shape(w), ctx.shape(x)
+    d = len(wshape) - 2
+    if d not in (1, 2, 3):
+        raise Refuse(f"a {d}-d transposed convolution")
+    group = a.get("group", 1)
+    kernel = list(a.get("kernel_shape", wshape[2:]))
+    strides = list(a.get("strides", [1] * d))
+    dilations = list(a.get("dilations", [1] * d))
+    out_pad = list(a.get("output_padding", [0] * d))
+    auto = a.get("auto_pad", "NOTSET")
+    auto = auto.decode() if isinstance(auto, bytes) else auto
+    if "output_shape" in a or auto in ("SAME_UPPER", "SAME_LOWER"):
+        wanted = list(a["output_shape"])[-d:] if "output_shape" in a else [s * st for s, st in zip(xshape[2:],
+                                                                                                   strides)]
+        begin, end = [], []
+        for i in range(d):
+            total = strides[i] * (xshape[2 + i] - 1) + out_pad[i] + ((kernel[i] - 1) * dilations[i] + 1) - wanted[i]
+            if total < 0:
+                raise Refuse("output_shape larger than the transposed convolution makes")
+            upper = auto != "SAME_LOWER"
+            begin.append(total // 2 if upper else total - total // 2)
+            end.append(total - begin[-1])
+    elif auto == "VALID":
+        begin, end = [0] * d, [0] * d
+    else:
+        pads = list(a.get("pads", [0] * (2 * d)))
+        begin, end = pads[:d], pads[d:]
+    if begin != end:
+        # the extra rows at the end come back through output_padding when they are fewer
+        extra = [b - e for b, e in zip(begin, end)]
+        if any(e < 0 or e + o >= max(s, dl) for e, o, s, dl in zip(extra, out_pad, strides, dilations)):
+            raise Refuse(f"asymmetric pads {begin + end} of a transposed convolution")
+        out_pad = [o + e for o, e in zip(out_pad, extra)]
+    bias = ctx.ref(node.input[2]) if len(node.input) > 2 and node.input[2] else "None"
+    return (f"conv_transpose{d}d({ctx.ref(x)}, {ctx.ref(w)}, {bias}, stride={lit(strides)}, padding={lit(begin)}, "
+            f"output_padding={lit(out_pad)}, groups={group}, dilation={lit(dilations)})")
+
+
+def _lowest(dtype) -> str:
+    return lit(float(np.finfo(dtype).min)) if np.dtype(dtype).kind == "f" else lit(int(np.iinfo(dtype).min))
+
+
+@op("MaxPool", "AveragePool")
+def _pool(ctx, node, a):
+    x = node.input[0]
+    shape = ctx.shape(x)
+    d = len(shape) - 2
+    kernel = list(a["kernel_shape"])
+    strides = list(a.get("strides", [1] * d))               # ONNX's default stride is 1, torch's the kernel
+    dilations = list(a.get("dilations", [1] * d))
+    begin, end = _pads(ctx, node, a, list(shape[2:]), kernel, strides, dilations)
+    ceil = bool(a.get("ceil_mode", 0))
+    maxpool = node.op_type == "MaxPool"
+    if maxpool and len(node.output) > 1 and node.output[1] and ctx.used(node.output[1]):
+        raise Refuse("the Indices output of MaxPool is used")
+    xs = ctx.ref(x)
+    if begin != end or any(2 * b > k for b, k in zip(begin, kernel)):
+        if not maxpool and a.get("count_include_pad", 0) == 0 and any(begin + end):
+            raise Refuse(f"AveragePool with asymmetric pads {begin + end} that do not count")
+        xs = _pre_pad(xs, begin, end, _lowest(ctx.dtype(x)) if maxpool else "0.0")
+        begin = [0] * d
+    if maxpool:
+        if d == 1:
+            fn = "max_pool1d"
+        elif d == 2:
+            fn = "max_pool2d"
+        else:
+            raise Refuse(f"a {d}-d MaxPool (agrad has max_pool1d and max_pool2d)")
+        return (f"{fn}({xs}, {lit(kernel)}, {lit(strides)}, {lit(begin)}, {lit(dilations)}, "
+                f"ceil_mode={ceil})")
+    if any(dl != 1 for dl in dilations):
+        raise Refuse("AveragePool with dilations")
+    if d not in (1, 2):
+        raise Refuse(f"a {d}-d AveragePool (agrad has avg_pool1d and avg_pool2d)")
+    include = bool(a.get("count_include_pad", 0))            # ONNX's default leaves pads out, torch's counts them
+    return (f"avg_pool{d}d({xs}, {lit(kernel)}, {lit(strides)}, {lit(begin)}, ceil_mode={ceil}, "
+            f"count_include_pad={include})")
+
+
+@op("GlobalAveragePool", "GlobalMaxPool")
+def _global_pool(ctx, node, a):
+    rank = len(ctx.shape(node.input[0]))
+    dims = list(range(2, rank))
+    fn = "mean" if node.op_type == "GlobalAveragePool" else "amax"
+    return f"{fn}({ctx.ref(node.input[0])}, {lit(dims)}, True)"
+
+
+# ---- normalisation ---------------------------------------------------------------------
+
+@op("BatchNormalization")
+def _batch_norm(ctx, node, a):
+    x, scale, bias, mean, var = node.input[:5]
+    training = a.get("training_mode", 0)
+    if any(ctx.used(o) for o in node.output[1:] if o):
+        raise Refuse("the running-statistics outputs of BatchNormalization (training mode) are used")
+    return (f"batch_norm({ctx.ref(x)}, {ctx.ref(mean, grad=False)}, {ctx.ref(var, grad=False)}, {ctx.ref(scale)}, "
+            f"{ctx.ref(bias)}, {bool(training)}, 0.1, {lit(a.get('epsilon', 1e-5))})")
+
+
+@op("InstanceNormalization")
+def _instance_norm(ctx, node, a):
+    x, scale, bias = node.input
+    return (f"instance_norm({ctx.ref(x)}, None, None, {ctx.ref(scale)}, {ctx.ref(bias)}, True, 0.1, "
+            f"{lit(a.get('epsilon', 1e-5))})")
+
+
+@op("LayerNormalization")
+def _layer_norm(ctx, node, a):
+    x = node.input[0]
+    shape = ctx.shape(x)
+    axis = _axis(a.get("axis", -1), len(shape))
+    if any(ctx.used(o) for o in node.output[1:] if o):
+        raise Refuse("the Mean/InvStdDev outputs of LayerNormalization are used")
+    scale = ctx.ref(node.input[1])
+    bias = ctx.ref(node.input[2]) if len(node.input) > 2 and node.input[2] else "None"
+    return f"layer_norm({ctx.ref(x)}, {lit(list(shape[axis:]))}, {scale}, {bias}, {lit(a.get('epsilon', 1e-5))})"
+
+
+@op("GroupNormalization", composed=True)
+def _group_norm(ctx, node, a):
+    x, scale, bias = node.input
+    groups = a["num_groups"]
+    channels = ctx.shape(x)[1]
+    eps = lit(a.get("epsilon", 1e-5))
+    s, b = ctx.ref(scale), ctx.ref(bias)
+    if ctx.shape(scale)[0] == groups and groups != channels:
+        # opset 18's scale and bias hold one value per group (opset 21: per channel)
+        k = channels // groups
+        s = f"reshape(expand(reshape({s}, [{groups}, 1]), [{groups}, {k}]), [{channels}])"
+        b = f"reshape(expand(reshape({b}, [{groups}, 1]), [{groups}, {k}]), [{channels}])"
+    return f"group_norm({ctx.ref(x)}, {groups}, {s}, {b}, {eps})"
+
+
+@op("LpNormalization", composed=True)
+def _lp_normalization(ctx, node, a):
+    x = ctx.ref(node.input[0])
+    p = a.get("p", 2)
+    return f"div({x}, norm({x}, {p}, [{a.get('axis', -1)}], True))"
+
+
+@op("MeanVarianceNormalization", composed=True)
+def _mvn(ctx, node, a):
+    x = ctx.ref(node.input[0])
+    axes = lit(list(a.get("axes", [0, 2, 3])))
+    return f"div({x} - mean({x}, {axes}, True), sqrt(var({x}, {axes}, correction=0, keepdim=True)))"
+
+
+def _softmax_like(fn: str):
+    def translate(ctx, node, a):
+        x = node.input[0]
+        shape = ctx.shape(x)
+        if ctx.opset >= 13:
+            return f"{fn}({ctx.ref(x)}, {a.get('axis', -1)})"
+        axis = _axis(a.get("axis", 1), len(shape))       # before opset 13: over the flattened trailing dims
+        if axis == len(shape) - 1:
+            return f"{fn}({ctx.ref(x)}, -1)"
+        rows = math.prod(shape[:axis])
+        return f"reshape({fn}(reshape({ctx.ref(x)}, [{rows}, -1]), 1), {lit(list(shape))})"
+    return translate
+
+
+TABLE["Softmax"] = _softmax_like("softmax")
+TABLE["LogSoftmax"] = _softmax_like("log_softmax")
+
+
+# ---- shapes ------------------------------------------------------------------------------
+
+def reshape_target(ctx, x: str, target: list[int], allowzero: bool) -> list[int]:
+    shape = ctx.shape(x)
+    out = [shape[i] if s == 0 and not allowzero else s for i, s in enumerate(target)]
+    if -1 in out:
+        known = math.prod(s for s in out if s != -1)
+        out[out.index(-1)] = math.prod(shape) // known if known else 0
+    return out
+
+
+@op("Reshape")
+def _reshape(ctx, node, a):
+    x = node.input[0]
+    target = reshape_target(ctx, x, ints(ctx.const(node.input[1])), bool(a.get("allowzero", 0)))
+    return f"reshape({ctx.ref(x)}, {lit(ctx.batch_free(x, target))})"
+
+
+@op("Flatten")
+def _flatten(ctx, node, a):
+    x = node.input[0]
+    shape = ctx.shape(x)
+    axis = _axis(a.get("axis", 1), len(shape))
+    if axis == 1:
+        return f"flatten({ctx.ref(x)}, 1)"
+    target = [math.prod(shape[:axis]), math.prod(shape[axis:])]
+    return f"reshape({ctx.ref(x)}, {lit(ctx.batch_free(x, target))})"
+
+
+@op("Transpose")
+def _transpose(ctx, node, a):
+    rank = len(ctx.shape(node.input[0]))
+    perm = list(a.get("perm", list(range(rank))[::-1]))
+    return f"permute({ctx.ref(node.input[0])}, {lit(perm)})"
+
+
+def _axes(ctx, node, a, position: int) -> list[int] | None:
+    if "axes" in a:
+        return list(a["axes"])
+    if len(node.input) > position and node.input[position]:
+        return ints(ctx.const(node.input[position]))
+    return None
+
+
+@op("Squeeze")
+def _squeeze(ctx, node, a):
+    x = node.input[0]
+    shape = ctx.shape(x)
+    axes = _axes(ctx, node, a, 1)
+    if axes is None:
+        axes = [i for i, s in enumerate(shape) if s == 1]
+    axes = sorted(_axis(i, len(shape)) for i in axes)
+    return f"squeeze({ctx.ref(x)}, {lit(axes)})"
+
+
+@op("Unsqueeze")
+def _unsqueeze(ctx, node, a):
+    x = node.input[0]
+    axes = _axes(ctx, node, a, 1)
+    rank = len(ctx.shape(x)) + len(axes)
+    expr = ctx.ref(x)
+    for axis in sorted(_axis(i, rank) for i in axes):
+        expr = f"unsqueeze({expr}, {axis})"
+    return expr
+
+
+@op("Concat")
+def _concat(ctx, node, a):
+    names = [n for n in node.input if n]
+    return f"cat([{', '.join(ctx.ref(n) for n in names)}], {a['axis']})"
+
+
+@op("Split")
+def _split(ctx, node, a):
+    x = node.input[0]
+    shape = ctx.shape(x)
+    axis = _axis(a.get("axis", 0), len(shape))
+    if "split" in a:
+        sizes = list(a["split"])
+    elif len(node.input) > 1 and node.input[1]:
+        sizes = ints(ctx.const(node.input[1]))
+    else:
+        n = a.get("num_outputs", len(node.output))
+        chunk = -(-shape[axis] // n)
+        sizes = [chunk] * (shape[axis] // chunk) + ([shape[axis] % chunk] if shape[axis] % chunk else [])
+    return Multi(f"split_with_sizes({ctx.ref(x)}, {lit(sizes)}, {axis})")
+
+
+@op("Slice")
+def _slice(ctx, node, a):
+    x = node.input[0]
+    shape = ctx.shape(x)
+    if ctx.opset < 10:
+        starts, ends = list(a["starts"]), list(a["ends"])
+        axes = list(a.get("axes", range(len(starts))))
+        steps = [1] * len(starts)
+    else:
+        starts, ends = ints(ctx.const(node.input[1])), ints(ctx.const(node.input[2]))
+        axes = ints(ctx.const(node.input[3])) if len(node.input) > 3 and node.input[3] else list(range(len(starts)))
+        steps = ints(ctx.const(node.input[4])) if len(node.input) > 4 and node.input[4] else [1] * len(starts)
+    items = [":"] * len(shape)
+    lists = []
+    for start, end, axis, step in zip(starts, ends, axes, steps):
+        axis = _axis(axis, len(shape))
+        dim = shape[axis]
+        if step == 0:
+            raise Refuse("a Slice step of 0")
+        start = start + dim if start < 0 else start
+        end = end + dim if end < 0 else end
+        if step > 0:
+            start, end = min(max(start, 0), dim), min(max(end, 0), dim)
+            text = f"{start if start else ''}:{end if end < dim else ''}{':' + str(step) if step != 1 else ''}"
+            items[axis] = text
+        else:
+            start, end = min(max(start, 0), dim - 1), min(max(end, -1), dim - 1)
+            lists.append((axis, list(range(start, end, step))))
+    expr = ctx.ref(x)
+    if any(i != ":" for i in items):
+        while items and items[-1] == ":":
+            items.pop()
+        expr = f"{expr}[{', '.join(items)}]"
+    for axis, index in lists:          # negative steps: an index list on that dim, one dim at a time
+        if not index:
+            raise Refuse("a Slice with a negative step that selects nothing")
+        expr = f"index_select({expr}, {axis}, {ctx.index_tensor(index)})"
+    return expr if expr != ctx.ref(x) else f"alias({expr})"
+
+
+@op("Gather")
+def _gather(ctx, node, a):
+    data, indices = node.input
+    shape = ctx.shape(data)
+    axis = _axis(a.get("axis", 0), len(shape))
+    if ctx.is_const(indices):
+        index = np.asarray(ctx.const(indices)).astype(np.int64)
+        index = np.where(index < 0, index + shape[axis], index)
+        if index.ndim == 0:
+            return f"select({ctx.ref(data)}, {axis}, {int(index)})"
+        selected = f"index_select({ctx.ref(data)}, {axis}, {ctx.index_tensor(index.reshape(-1).tolist())})"
+        if index.ndim == 1:
+            return selected
+        out = list(shape[:axis]) + list(index.shape) + list(shape[axis + 1:])
+        return f"reshape({selected}, {lit(out)})"
+    if axis == 0 and len(shape) == 2:
+        return f"embedding({ctx.ref(indices)}, {ctx.ref(data)})"     # a token embedding, as exported
+    ishape = ctx.shape(indices)
+    out = list(shape[:axis]) + list(ishape) + list(shape[axis + 1:])
+    return f"reshape(index_select({ctx.ref(data)}, {axis}, reshape({ctx.ref(indices)}, [-1])), {lit(out)})"
+
+
+@op("GatherElements")
+def _gather_elements(ctx, node, a):
+    data, indices = node.input
+    return f"gather({ctx.ref(data)}, {a.get('axis', 0)}, {ctx.ref(indices)})"
+
+
+@op("ScatterElements")
+def _scatter_elements(ctx, node, a):
+    data, indices, updates = node.input
+    axis = a.get("axis", 0)
+    reduction = a.get("reduction", "none")
+    reduction = reduction.decode() if isinstance(reduction, bytes) else reduction
+    d, i, u = ctx.ref(data), ctx.ref(indices), ctx.ref(updates)
+    if reduction == "none":
+        return f"scatter({d}, {axis}, {i}, {u})"
+    if reduction == "add":
+        return f"scatter_add({d}, {axis}, {i}, {u})"
+    return f"scatter_reduce({d}, {axis}, {i}, {u}, {({'mul': 'prod', 'max': 'amax', 'min': 'amin'})[reduction]!r})"
+
+
+@op("Expand")
+def _expand(ctx, node, a):
+    x = node.input[0]
+    target = ints(ctx.const(node.input[1]))
+    out = list(np.broadcast_shapes(tuple(ctx.shape(x)), tuple(target)))
+    return f"expand({ctx.ref(x)}, {lit(out)})"
+
+
+@op("Tile")
+def _tile(ctx, node, a):
+    return f"repeat({ctx.ref(node.input[0])}, {lit(ints(ctx.const(node.input[1])))})"
+
+
+@op("Pad")
+def _pad(ctx, node, a):
+    x = node.input[0]
+    rank = len(ctx.shape(x))
+    mode = a.get("mode", "constant")
+    mode = mode.decode() if isinstance(mode, bytes) else mode
+    if ctx.opset < 11:
+        pads, value = list(a["pads"]), a.get("value", 0.0)
+        axes = list(range(rank))
+    else:
+        pads = ints(ctx.const(node.input[1]))
+        value = ctx.const(node.input[2]).item() if len(node.input) > 2 and node.input[2] else 0
+        axes = ints(ctx.const(node.input[3])) if len(node.input) > 3 and node.input[3] else list(range(rank))
+    axes = [_axis(i, rank) for i in axes]
+    begin = dict(zip(axes, pads[:len(axes)]))
+    end = dict(zip(axes, pads[len(axes):]))
+    first = min((i for i in axes if begin[i] or end[i]), default=rank)
+    flat = []
+    for i in range(rank - 1, first - 1, -1):
+        flat += [begin.get(i, 0), end.get(i, 0)]
+    if not flat:
+        return f"alias({ctx.ref(x)})"
+    torch_mode = {"constant": "constant", "reflect": "reflect", "edge": "replicate", "wrap": "circular"}.get(mode)
+    if torch_mode is None:
+        raise Refuse(f"Pad mode {mode!r}")
+    if torch_mode == "constant":
+        return f"pad({ctx.ref(x)}, {lit(flat)}, 'constant', {lit(float(value))})"
+    padded = len(flat) // 2
+    if padded > 3:
+        raise Refuse(f"Pad mode {mode!r} on {padded} dims (agrad pads at most the last 3 this way)")
+    if rank - padded >= 1:
+        return f"pad({ctx.ref(x)}, {lit(flat)}, {torch_mode!r})"
+    # these modes want a batch dim before the padded ones: lend one, then take it back
+    shape = list(ctx.shape(x))
+    out = [s + begin.get(i, 0) + end.get(i, 0) for i, s in enumerate(shape)]
+    return f"reshape(pad(reshape({ctx.ref(x)}, {lit([1] + shape)}), {lit(flat)}, {torch_mode!r}), {lit(out)})"
+
+
+@op("Trilu")
+def _trilu(ctx, node, a):
+    k = int(ctx.const(node.input[1])) if len(node.input) > 1 and node.input[1] else 0
+    return f"{'triu' if a.get('upper', 1) else 'tril'}({ctx.ref(node.input[0])}, {k})"
+
+
+@op("DepthToSpace", "SpaceToDepth", composed=True)
+def _depth_space(ctx, node, a):
+    x = node.input[0]
+    n, c, h, w = ctx.shape(x)
+    b = a["blocksize"]
+    mode = a.get("mode", "DCR")
+    mode = mode.decode() if isinstance(mode, bytes) else mode
+    xs = ctx.ref(x)
+    if node.op_type == "SpaceToDepth":
+        inner = f"reshape({xs}, [{n}, {c}, {h // b}, {b}, {w // b}, {b}])"
+        return f"reshape(permute({inner}, [0, 3, 5, 1, 2, 4]), [{n}, {c * b * b}, {h // b}, {w // b}])"
+    if mode == "DCR":
+        inner = f"permute(reshape({xs}, [{n}, {b}, {b}, {c // (b * b)}, {h}, {w}]), [0, 3, 4, 1, 5, 2])"
+    else:
+        inner = f"permute(reshape({xs}, [{n}, {c // (b * b)}, {b}, {b}, {h}, {w}]), [0, 1, 4, 2, 5, 3])"
+    return f"reshape({inner}, [{n}, {c // (b * b)}, {h * b}, {w * b}])"
+
+
+# ---- reductions and the like ---------------------------------------------------------------
+
+def _reduce(fn: str, square: bool = False, after: str | None = None, absolute: bool = False):
+    def translate(ctx, node, a):
+        x = node.input[0]
+        rank = len(ctx.shape(x))
+        axes = _axes(ctx, node, a, 1)
+        keep = bool(a.get("keepdims", 1))
+        if not axes:
+            if a.get("noop_with_empty_axes", 0):
+                return f"alias({ctx.ref(x)})"
+            axes = list(range(rank))
+        axes = sorted(_axis(i, rank) for i in axes)
+        xs = ctx.ref(x)
+        inner = f"{xs} * {xs}" if square else (f"abs({xs})" if absolute else xs)
+        expr = f"{fn}({inner}, {lit(axes)}, {keep})"
+        return f"{after}({expr})" if after else expr
+    return translate
+
+
+TABLE.update({"ReduceSum": _reduce("sum"), "ReduceMean": _reduce("mean"), "ReduceMax": _reduce("amax"),
+              "ReduceMin": _reduce("amin"), "ReduceProd": _reduce("prod"),
+              "ReduceLogSumExp": _reduce("logsumexp"), "ReduceSumSquare": _reduce("sum", square=True),
+              "ReduceL2": _reduce("sum", square=True, after="sqrt"), "ReduceL1": _reduce("sum", absolute=True),
+              "ReduceLogSum": _reduce("sum", after="log")})
+COMPOSED.update({"ReduceSumSquare", "ReduceL2", "ReduceL1", "ReduceLogSum"})
+
+
+@op("ArgMax", "ArgMin")
+def _argmax(ctx, node, a):
+    if a.get("select_last_index", 0):
+        raise Refuse(f"{node.op_type} with select_last_index=1")
+    fn = node.op_type.lower()
+    return f"{fn}({ctx.ref(node.input[0])}, {a.get('axis', 0)}, {bool(a.get('keepdims', 1))})"
+
+
+@op("TopK")
+def _topk(ctx, node, a):
+    k = int(np.asarray(ctx.const(node.input[1])).reshape(-1)[0])
+    return Multi(f"topk({ctx.ref(node.input[0])}, {k}, {a.get('axis', -1)}, {bool(a.get('largest', 1))}, "
+                 f"{bool(a.get('sorted', 1))})")
+
+
+@op("CumSum", composed=True)
+def _cumsum(ctx, node, a):
+    x = ctx.ref(node.input[0])
+    axis = int(ctx.const(node.input[1]))
+    reverse, exclusive = a.get("reverse", 0), a.get("exclusive", 0)
+    expr = f"cumsum(flip({x}, [{axis}]), {axis})" if reverse else f"cumsum({x}, {axis})"
+    if exclusive:
+        expr = f"{expr} - {'flip(' + x + ', [' + str(axis) + '])' if reverse else x}"
+    return f"flip({expr}, [{axis}])" if reverse else expr
+
+
+@op("Resize", "Upsample")
+def _resize(ctx, node, a):
+    x = node.input[0]
+    shape = ctx.shape(x)
+    mode = a.get("mode", "nearest")
+    mode = mode.decode() if isinstance(mode, bytes) else mode
+    coord = a.get("coordinate_transformation_mode", "half_pixel" if node.op_type == "Resize" else "asymmetric")
+    coord = coord.decode() if isinstance(coord, bytes) else coord
+    if node.op_type == "Upsample" or ctx.opset < 11:
+        scales = a.get("scales") or ctx.const(node.input[1]).tolist()
+        sizes = [int(math.floor(s * f)) for s, f in zip(shape, scales)]
+    elif len(node.input) > 3 and node.input[3]:
+        sizes = ints(ctx.const(node.input[3]))
+    else:
+        scales = ctx.const(node.input[2]).tolist()
+        sizes = [int(math.floor(s * f)) for s, f in zip(shape, scales)]
+    if list(sizes[:2]) != list(shape[:2]):
+        raise Refuse("a Resize of the batch or channel dims")
+    spatial = sizes[2:]
+    if mode == "nearest":
+        nearest = a.get("nearest_mode", "round_prefer_floor")
+        nearest = nearest.decode() if isinstance(nearest, bytes) else nearest
+        if coord == "asymmetric" and (nearest == "floor" or node.op_type == "Upsample"):
+            return f"interpolate({ctx.ref(x)}, {lit(spatial)}, mode='nearest')"
+        raise Refuse(f"Resize nearest with coordinate_transformation_mode={coord!r}, nearest_mode={nearest!r} "
+                     "(interpolate's nearest is asymmetric + floor)")
+    if mode == "linear":
+        fn = {3: "linear", 4: "bilinear", 5: "trilinear"}.get(len(shape))
+        if fn is None:
+            raise Refuse(f"a linear Resize of a {len(shape)}-d tensor")
+        if coord == "align_corners":
+            return f"interpolate({ctx.ref(x)}, {lit(spatial)}, mode={fn!r}, align_corners=True)"
+        if coord in ("half_pixel", "pytorch_half_pixel") and all(s > 1 for s in spatial):
+            return f"interpolate({ctx.ref(x)}, {lit(spatial)}, mode={fn!r}, align_corners=False)"
+        raise Refuse(f"Resize linear with coordinate_transformation_mode={coord!r}")
+    if mode == "cubic":
+        if len(shape) == 4 and coord in ("align_corners", "half_pixel", "pytorch_half_pixel") and \
+                a.get("cubic_coeff_a", -0.75) == -0.75:
+            corners = coord == "align_corners"
+            return f"interpolate({ctx.ref(x)}, {lit(spatial)}, mode='bicubic', align_corners={corners})"
+        raise Refuse(f"Resize cubic with coordinate_transformation_mode={coord!r}")
+    raise Refuse(f"Resize mode {mode!r}")
+
+
+@op("Size", "Shape")
+def _shape_of(ctx, node, a):
+    raise Refuse("a shape that is not known at import time (give the input's size with --shape)")
+
+
+# ---- recurrent layers, unrolled -----------------------------------------------------------------
+
+def _recurrent_inputs(ctx, node, a):
+    """(X as [seq, batch, input], seq, batch, hidden, [reversed?] per direction, layout)."""
+    if a.get("activations") not in (None, ["Sigmoid", "Tanh", "Tanh"][:len(a.get("activations") or [])]):
+        raise Refuse(f"{node.op_type} with activations {a.get('activations')}")
+    if "clip" in a or a.get("input_forget", 0):
+        raise Refuse(f"{node.op_type} with clip or input_forget")
+    direction = a.get("direction", "forward")
+    directions = {"forward": [False], "reverse": [True], "bidirectional": [False, True]}[direction]
+    hidden = a["hidden_size"]
+    x = ctx.ref(node.input[0])
+    layout = a.get("layout", 0)
+    shape = ctx.shape(node.input[0])
+    seq, batch = (shape[0], shape[1]) if layout == 0 else (shape[1], shape[0])
+    if layout:
+        x = ctx.step(f"transpose({x}, 0, 1)", "time_major")
+    return x, seq, batch, hidden, directions, layout
+
+
+def _initial(ctx, node, position: int, d: int, batch: int, hidden: int, layout: int) -> str:
+    if len(node.input) > position and node.input[position]:
+        state = ctx.ref(node.input[position])
+        return f"select({state}, {1 if layout else 0}, {d})"
+    return ctx.zeros([batch, hidden], ctx.dtype(node.input[0]))
+
+
+def _check_lengths(ctx, node, seq: int, layout: int) -> None:
+    if len(node.input) > 4 and node.input[4]:
+        lengths = np.asarray(ctx.const(node.input[4])).reshape(-1)
+        if not (lengths == seq).all():
+            raise Refuse(f"{node.op_type} with sequence_lens shorter than the sequence")
+
+
+@op("LSTM", composed=True)
+def _lstm(ctx, node, a):
+    if len(node.input) > 7 and node.input[7]:
+        raise Refuse("LSTM with peepholes (input P)")
+    x, seq, batch, hidden, directions, layout = _recurrent_inputs(ctx, node, a)
+    _check_lengths(ctx, node, seq, layout)
+    W, R = ctx.ref(node.input[1]), ctx.ref(node.input[2])
+    B = ctx.ref(node.input[3]) if len(node.input) > 3 and node.input[3] else None
+    H = hidden
+    ys, hs, cs = [], [], []
+    for d, backwards in enumerate(directions):
+        tag = f"d{d}_" if len(directions) > 1 else ""
+        bias = f" + select({B}, 0, {d})[0:{4 * H}] + select({B}, 0, {d})[{4 * H}:{8 * H}]" if B else ""
+        xw = ctx.step(f"matmul({x}, t(select({W}, 0, {d}))){bias}", f"{tag}input_gates")
+        rt = ctx.step(f"t(select({R}, 0, {d}))", f"{tag}R_t")
+        h = _initial(ctx, node, 5, d, batch, H, layout)
+        c = _initial(ctx, node, 6, d, batch, H, layout)
+        steps = []
+        for t in (range(seq - 1, -1, -1) if backwards else range(seq)):
+            g = ctx.step(f"{xw}[{t}] + matmul({h}, {rt})", f"{tag}gates_{t}")
+            c = ctx.step(f"sigmoid({g}[:, {2 * H}:{3 * H}]) * {c} + sigmoid({g}[:, 0:{H}]) * "
+                         f"tanh({g}[:, {3 * H}:{4 * H}])", f"{tag}c_{t}")
+            h = ctx.step(f"sigmoid({g}[:, {H}:{2 * H}]) * tanh({c})", f"{tag}h_{t}")
+            steps.append(h)
+        if backwards:
+            steps.reverse()
+        ys.append(f"stack([{', '.join(steps)}], 0)")
+        hs.append(h)
+        cs.append(c)
+    y = f"stack([{', '.join(ys)}], 1)"                            # [seq, directions, batch, hidden]
+    if layout:
+        y = f"permute({y}, [2, 0, 1, 3])"
+    state = (lambda parts: f"stack([{', '.join(parts)}], {1 if layout else 0})")
+    return Outputs([y, state(hs), state(cs)])
+
+
+@op("GRU", composed=True)
+def _gru(ctx, node, a):
+    x, seq, batch, hidden, directions, layout = _recurrent_inputs(ctx, node, a)
+    _check_lengths(ctx, node, seq, layout)
+    W, R = ctx.ref(node.input[1]), ctx.ref(node.input[2])
+    B = ctx.ref(node.input[3]) if len(node.input) > 3 and node.input[3] else None
+    H = hidden
+    before_reset = a.get("linear_before_reset", 0)
+    ys, hs = [], []
+    for d, backwards in enumerate(directions):
+        tag = f"d{d}_" if len(directions) > 1 else ""
+        wb = f" + select({B}, 0, {d})[0:{3 * H}]" if B else ""
+        rb = f" + select({B}, 0, {d})[{3 * H}:{6 * H}]" if B else ""
+        xw = ctx.step(f"matmul({x}, t(select({W}, 0, {d}))){wb}", f"{tag}input_gates")
+        rt = ctx.step(f"t(select({R}, 0, {d}))", f"{tag}R_t")
+        h = _initial(ctx, node, 5, d, batch, H, layout)
+        steps = []
+        for t in (range(seq - 1, -1, -1) if backwards else range(seq)):
+            hr = ctx.step(f"matmul({h}, {rt}){rb}", f"{tag}hidden_gates_{t}")
+            z = f"sigmoid({xw}[{t}][:, 0:{H}] + {hr}[:, 0:{H}])"
+            r = f"sigmoid({xw}[{t}][:, {H}:{2 * H}] + {hr}[:, {H}:{2 * H}])"
+            if before_reset:
+                n = f"tanh({xw}[{t}][:, {2 * H}:{3 * H}] + {r} * {hr}[:, {2 * H}:{3 * H}])"
+            else:
+                rbh = f" + select({B}, 0, {d})[{5 * H}:{6 * H}]" if B else ""
+                n = (f"tanh({xw}[{t}][:, {2 * H}:{3 * H}] + matmul({r} * {h}, {rt}[:, {2 * H}:{3 * H}]){rbh})")
+            h = ctx.step(f"(1.0 - {z}) * {n} + {z} * {h}", f"{tag}h_{t}")
+            steps.append(h)
+        if backwards:
+            steps.reverse()
+        ys.append(f"stack([{', '.join(steps)}], 0)")
+        hs.append(h)
+    y = f"stack([{', '.join(ys)}], 1)"
+    if layout:
+        y = f"permute({y}, [2, 0, 1, 3])"
+    return Outputs([y, f"stack([{', '.join(hs)}], {1 if layout else 0})"])
+
+
+@op("OneHot", composed=True)
+def _one_hot(ctx, node, a):
+    indices, depth, values = node.input
+    depth = int(np.asarray(ctx.const(depth)).reshape(-1)[0])
+    off, on = (v.item() for v in np.asarray(ctx.const(values)).reshape(-1)[:2])
+    kind = dtype_name(ctx.dtype(values))
+    if ctx.is_const(indices):
+        index = np.asarray(ctx.const(indices)).astype(np.int64)
+        index = np.where(index < 0, index + depth, index)      # ONNX counts negative indices from the end
+        idx = ctx.index_tensor_nd(index)
+    else:
+        idx = ctx.ref(indices)
+        if ctx.dtype(indices).kind not in "iu":
+            idx = f"to({idx}, dtype='int64')"
+        idx = f"remainder({idx}, {depth})"       # negative indices count from the end
+    expr = f"to(one_hot({idx}, {depth}), dtype={kind!r})"
+    if (off, on) != (0, 1):
+        expr = f"{expr} * {lit(on - off)} + {lit(off)}"
+    rank = len(ctx.shape(indices)) + 1
+    axis = _axis(a.get("axis", -1), rank)
+    return expr if axis == rank - 1 else f"movedim({expr}, [{rank - 1}], [{axis}])"

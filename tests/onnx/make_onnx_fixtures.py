@@ -1,0 +1,263 @@
+"""Makes the ONNX fixtures of tests/onnx: small torch models exported with torch 2.13.0's two
+exporters, their onnxruntime outputs and torch's gradients.
+
+Run from a separate virtual environment (never needed by the tests):
+
+    python3 -m venv /tmp/torchvenv17
+    /tmp/torchvenv17/bin/pip install torch==2.13.0 onnx onnxscript onnxruntime numpy
+    /tmp/torchvenv17/bin/python tests/onnx/make_onnx_fixtures.py
+
+For each model NAME and exporter (`legacy`, `dynamo`) it writes, in tests/onnx/fixtures/:
+- `NAME.EXPORTER.onnx`: the model (weights inside: each is a few KB);
+- `NAME.EXPORTER.npz`: `in:<input>` the inputs, `out:<output>` onnxruntime's outputs on them,
+  `target` a random tensor of the output's shape, and `grad:<input>` and `grad:<initializer>`
+  torch autograd's gradients of `mse_loss(output, target)` (float64, on a float64 copy of the
+  model) with respect to each float graph input and each parameter, keyed by the ONNX
+  initializer that holds the parameter (parameters the exporter changed, as a BatchNormalization
+  folded into a Conv, have none). The sum of the outputs would do for most models, but not for
+  one ending in a layer norm, whose sum does not depend on anything before it.
+An exporter that fails on a model is reported and skipped; `manifest.json` says which.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnx.numpy_helper
+import onnxruntime as ort
+import torch
+from torch import nn
+
+OUT = Path(__file__).parent / "fixtures"
+OPSET = 17            # the legacy exporter's
+OPSET_DYNAMO = 18     # the dynamo exporter's own (converting it down fails on Split)
+
+
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.fc2 = nn.Linear(6, 10), nn.Linear(10, 3)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+class ConvBN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 4, 3, padding=1)
+        self.bn1 = nn.BatchNorm2d(4)
+        self.conv2 = nn.Conv2d(4, 6, 3, stride=2, bias=False)
+        self.bn2 = nn.BatchNorm2d(6)
+        self.fc = nn.Linear(6 * 1 * 1, 5)
+
+    def forward(self, x):
+        h = torch.relu(self.bn1(self.conv1(x)))
+        h = nn.functional.max_pool2d(h, 2)
+        h = torch.relu(self.bn2(self.conv2(h)))
+        h = nn.functional.adaptive_avg_pool2d(h, 1)
+        return self.fc(torch.flatten(h, 1))
+
+
+class BasicBlock(nn.Module):
+    """torchvision's ResNet BasicBlock with a downsampling shortcut, then a classifier head."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, stride=2, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.conv2 = nn.Conv2d(8, 8, 3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(8)
+        self.down = nn.Sequential(nn.Conv2d(3, 8, 1, stride=2, bias=False), nn.BatchNorm2d(8))
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        out = torch.relu(self.bn1(self.conv1(x)))
+        out = self.bn2(self.conv2(out))
+        out = torch.relu(out + self.down(x))
+        return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(out, 1), 1))
+
+
+class Encoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layer = nn.TransformerEncoderLayer(d_model=8, nhead=2, dim_feedforward=16, dropout=0.0,
+                                                batch_first=True, activation="gelu")
+
+    def forward(self, x):
+        return self.layer(x)
+
+
+class EmbedAttention(nn.Module):
+    """Token embedding, causal scaled-dot-product attention over two heads, layer norm, head."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(11, 8)
+        self.qkv = nn.Linear(8, 24)
+        self.ln = nn.LayerNorm(8)
+        self.head = nn.Linear(8, 11)
+
+    def forward(self, tokens):
+        b, t = tokens.shape
+        h = self.emb(tokens)
+        q, k, v = self.qkv(h).split(8, dim=-1)
+        q, k, v = (z.reshape(b, t, 2, 4).transpose(1, 2) for z in (q, k, v))
+        a = nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+        h = h + a.transpose(1, 2).reshape(b, t, 8)
+        return torch.log_softmax(self.head(self.ln(h)), dim=-1)
+
+
+class Elementwise(nn.Module):
+    """Activations and elementwise math that exports use, one after another."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(5))
+
+    def forward(self, x):
+        a = torch.sigmoid(x) * torch.tanh(x * self.w) + nn.functional.leaky_relu(x, 0.2)
+        b = nn.functional.elu(x) + nn.functional.selu(x) + nn.functional.softplus(x) + nn.functional.hardsigmoid(x)
+        c = torch.exp(-x * x) + torch.sqrt(torch.abs(x) + 1) / (1 + x.pow(2)) + torch.clamp(x, -0.5, 0.7)
+        d = nn.functional.gelu(x) + nn.functional.silu(x) + torch.softmax(x, dim=-1) + torch.erf(x)
+        e = torch.where(x > 0, x, self.w * x).mean(dim=1, keepdim=True) + x.max(dim=-1, keepdim=True).values
+        f = torch.cat([a, b], dim=1)[:, 1:9:2] + torch.log1p(x.abs())[:, :4]
+        return torch.cat([c * d + e, f], dim=1).transpose(0, 1).reshape(-1, 3).sum(0)
+
+
+class LSTMModel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(4, 5, batch_first=True)
+        self.fc = nn.Linear(5, 2)
+
+    def forward(self, x):
+        out, _ = self.lstm(x)
+        return self.fc(out[:, -1])
+
+
+MODELS = {
+    "mlp": (MLP, {"x": (2, 6)}),
+    "convbn": (ConvBN, {"x": (2, 3, 6, 6)}),
+    "resblock": (BasicBlock, {"x": (2, 3, 8, 8)}),
+    "encoder": (Encoder, {"x": (2, 5, 8)}),
+    "attention": (EmbedAttention, {"tokens": (2, 6)}),
+    "elementwise": (Elementwise, {"x": (3, 5)}),
+    "lstm": (LSTMModel, {"x": (2, 4, 4)}),
+}
+
+# The batch-norm models also once without the legacy exporter's folding of BN into Conv.
+EXPORTERS = {"convbn": ("legacy", "dynamo", "unfolded"), "resblock": ("legacy", "dynamo", "unfolded")}
+
+
+def _inputs(name: str, shapes: dict, seed: int) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    if name == "attention":
+        return {k: rng.integers(0, 11, size=s).astype(np.int64) for k, s in shapes.items()}
+    return {k: rng.normal(size=s).astype(np.float32) for k, s in shapes.items()}
+
+
+def _randomise_stats(model: nn.Module, seed: int) -> None:
+    """Batch norms with running statistics that are not the identity, as a trained model's, and
+    layer norms whose weights differ (the dynamo exporter merges equal initializers into one)."""
+    g = torch.Generator().manual_seed(seed)
+    for m in model.modules():
+        if isinstance(m, nn.LayerNorm):
+            m.weight.data.copy_(torch.rand(m.weight.shape, generator=g) + 0.5)
+            m.bias.data.copy_(torch.randn(m.bias.shape, generator=g) * 0.1)
+        if isinstance(m, nn.BatchNorm2d):
+            m.running_mean.copy_(torch.randn(m.num_features, generator=g) * 0.2)
+            m.running_var.copy_(torch.rand(m.num_features, generator=g) + 0.5)
+            m.weight.data.copy_(torch.rand(m.num_features, generator=g) + 0.5)
+            m.bias.data.copy_(torch.randn(m.num_features, generator=g) * 0.1)
+
+
+def _export(model, args, names, path: Path, exporter: str) -> None:
+    if exporter == "dynamo":
+        program = torch.onnx.export(model, args, dynamo=True, input_names=list(names), opset_version=OPSET_DYNAMO,
+                                    external_data=False)
+        program.save(str(path), external_data=False)
+    else:
+        # `unfolded`: no constant folding, so BatchNormalization stays a node of its own
+        torch.onnx.export(model, args, str(path), dynamo=False, input_names=list(names), opset_version=OPSET,
+                          do_constant_folding=exporter == "legacy")
+
+
+def _torch_grads(model, inputs: dict, onnx_model, target: np.ndarray) -> dict[str, np.ndarray]:
+    """d mse_loss(output, target) / d(each float input and each parameter kept as an initializer),
+    in float64."""
+    m64 = copy.deepcopy(model).double().eval()
+    args = []
+    for v in inputs.values():
+        t = torch.tensor(v.astype(np.float64) if v.dtype == np.float32 else v)
+        if t.is_floating_point():
+            t.requires_grad_(True)
+        args.append(t)
+    out = m64(*args)
+    total = nn.functional.mse_loss(out, torch.tensor(target))
+    params = dict(m64.named_parameters())
+    inits = {i.name: onnx.numpy_helper.to_array(i) for i in onnx_model.graph.initializer}
+    # a parameter the exporter changed (BatchNormalization folded into Conv) keeps its name
+    # but not its value: only the ones held as they are have a gradient to compare
+    wanted = {n: p for n, p in params.items() if n in inits and tuple(p.shape) == inits[n].shape
+              and np.array_equal(p.detach().float().numpy(), inits[n])}
+    leaves = [a for a in args if a.requires_grad] + list(wanted.values())
+    grads = torch.autograd.grad(total, leaves, allow_unused=True)
+    result = {}
+    float_names = [k for k, a in zip(inputs, args) if a.requires_grad]
+    for name, g in zip(float_names + list(wanted), grads):
+        if g is not None:
+            result[f"grad:{name}"] = g.numpy()
+    return result
+
+
+def main() -> int:
+    OUT.mkdir(exist_ok=True)
+    manifest = {"torch": torch.__version__, "onnx": onnx.__version__, "onnxruntime": ort.__version__,
+                "opset": OPSET, "models": {}}
+    only = set(sys.argv[1:])
+    for seed, (name, (cls, shapes)) in enumerate(MODELS.items()):
+        if only and name not in only:
+            continue
+        torch.manual_seed(100 + seed)
+        model = cls()
+        _randomise_stats(model, 200 + seed)
+        model.eval()
+        inputs = _inputs(name, shapes, 300 + seed)
+        args = tuple(torch.tensor(v) for v in inputs.values())
+        for exporter in EXPORTERS.get(name, ("legacy", "dynamo")):
+            path = OUT / f"{name}.{exporter}.onnx"
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    _export(model, args, inputs, path, exporter)
+                onnx_model = onnx.load(str(path))
+                onnx.checker.check_model(onnx_model)
+                session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+                names = [i.name for i in session.get_inputs()]
+                feeds = {n: inputs[n] for n in names}
+                outs = session.run(None, feeds)
+                data = {f"in:{k}": v for k, v in feeds.items()}
+                data.update({f"out:{o.name}": v for o, v in zip(session.get_outputs(), outs)})
+                target = np.random.default_rng(400 + seed).normal(size=outs[0].shape)
+                data["target"] = target
+                data.update(_torch_grads(model, inputs, onnx_model, target))
+                np.savez(OUT / f"{name}.{exporter}.npz", **data)
+                ops = sorted({n.op_type for n in onnx_model.graph.node})
+                manifest["models"][f"{name}.{exporter}"] = {"ops": ops, "bytes": path.stat().st_size}
+                print(f"{name}.{exporter}: {path.stat().st_size} bytes, ops {ops}")
+            except Exception as exc:       # noqa: BLE001 - an exporter's failure is recorded, not fatal
+                path.unlink(missing_ok=True)
+                manifest["models"][f"{name}.{exporter}"] = {"failed": f"{type(exc).__name__}: {exc}"[:300]}
+                print(f"{name}.{exporter}: FAILED {type(exc).__name__}: {str(exc)[:200]}")
+    (OUT / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

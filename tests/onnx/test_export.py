@@ -1,0 +1,144 @@
+"""`agrad export`: the forward graph, and with --with-grads the backward pass, as ONNX models that
+stock onnxruntime runs to agrad's own values."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+onnx = pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+
+from agrad import graphs  # noqa: E402
+from agrad.cli.main import cli  # noqa: E402
+from agrad.graphs.inputs import host_array  # noqa: E402
+from agrad.graphs.onnx.importing import import_model  # noqa: E402
+
+FIXTURES = Path(__file__).parent / "fixtures"
+EXAMPLES = Path(__file__).parents[2] / "graphs" / "examples"
+
+
+def _cli(*args):
+    return CliRunner(env={"NO_COLOR": "1", "COLUMNS": "200"}).invoke(cli, [str(a) for a in args])
+
+
+def _onnxruntime(graph_path: Path, model_path: Path) -> dict[str, np.ndarray]:
+    checked = graphs.load(graph_path)._checked
+    session = ort.InferenceSession(str(model_path), providers=["CPUExecutionProvider"])
+    feeds = {i.name: host_array(checked.leaves[i.name], checked.seed) for i in session.get_inputs()}
+    return dict(zip([o.name for o in session.get_outputs()], session.run(None, feeds)))
+
+
+def _agrad(graph_path: Path, name: str, run) -> np.ndarray:
+    return (run.grads[name[5:]] if name.startswith("grad_") else run.values[name]).detach().numpy()
+
+
+@pytest.mark.parametrize("name", ["mlp.legacy", "resblock.unfolded", "attention.legacy", "convbn.dynamo",
+                                  "encoder.legacy"])
+def test_imported_model_exported_with_grads_runs_in_onnxruntime(name, tmp_path):
+    import_model(FIXTURES / f"{name}.onnx", tmp_path / "g.yaml")
+    result = _cli("export", tmp_path / "g.yaml", "-o", tmp_path / "g.onnx", "--with-grads", "--strict")
+    assert result.exit_code == 0, result.output
+    model = onnx.load(tmp_path / "g.onnx")
+    onnx.checker.check_model(model, full_check=True)
+    shaped = {v.name for v in model.graph.value_info} | {o.name for o in model.graph.output}
+    edges = {o for n in model.graph.node for o in n.output}
+    assert edges <= shaped, sorted(edges - shaped)[:10]              # a shape on every edge (for Netron)
+    outputs = _onnxruntime(tmp_path / "g.yaml", tmp_path / "g.onnx")
+    assert any(n.startswith("grad_") for n in outputs) and "loss" in outputs
+    run = graphs.load(tmp_path / "g.yaml").run()
+    for out, value in outputs.items():
+        expected = _agrad(tmp_path / "g.yaml", out, run)
+        np.testing.assert_allclose(value, expected, rtol=1e-4, atol=1e-5, err_msg=out)
+
+
+def test_round_trip_onnx_import_export_gives_the_original_outputs(tmp_path):
+    import_model(FIXTURES / "resblock.legacy.onnx", tmp_path / "g.yaml")
+    assert _cli("export", tmp_path / "g.yaml", "-o", tmp_path / "g.onnx").exit_code == 0
+    ref = np.load(FIXTURES / "resblock.legacy.npz")
+    original = ort.InferenceSession(str(FIXTURES / "resblock.legacy.onnx"), providers=["CPUExecutionProvider"])
+    again = ort.InferenceSession(str(tmp_path / "g.onnx"), providers=["CPUExecutionProvider"])
+    x = ref["in:x"]
+    assert [i.name for i in again.get_inputs()] == ["x"]
+    np.testing.assert_allclose(again.run(None, {"x": x})[0], original.run(None, {"x": x})[0], rtol=1e-6, atol=1e-7)
+
+
+def test_example_graph_exports_and_imports_back_to_the_same_graph(tmp_path):
+    source = tmp_path / "mlp.yaml"
+    source.write_text((EXAMPLES / "mlp.yaml").read_text())
+    assert _cli("export", source, "-o", tmp_path / "mlp.onnx", "--with-grads").exit_code == 0
+    outputs = _onnxruntime(source, tmp_path / "mlp.onnx")
+    run = graphs.load(source).run()
+    for out, value in outputs.items():
+        np.testing.assert_allclose(value, _agrad(source, out, run), rtol=1e-5, atol=1e-6, err_msg=out)
+    assert _cli("export", source, "-o", tmp_path / "fwd.onnx").exit_code == 0
+    back = import_model(tmp_path / "fwd.onnx", tmp_path / "back.yaml")
+    again = graphs.load(back.graph_path).run()
+    first = next(iter(run.outputs))
+    np.testing.assert_allclose(again.values[first].detach().numpy(), run.values[first].detach().numpy(),
+                               rtol=1e-6, atol=1e-7)
+
+
+def test_op_without_onnx_equivalent_is_custom_domain_or_refused_with_strict(tmp_path):
+    path = tmp_path / "g.yaml"
+    path.write_text("inputs:\n  x: {shape: [3], init: uniform, low: -0.5, high: 0.5, requires_grad: true}\n"
+                    "nodes:\n  y: erfinv(x) * 2.0\n  loss: sum(y)\nbackward: loss\n")
+    strict = _cli("export", path, "-o", tmp_path / "s.onnx", "--strict")
+    assert strict.exit_code == 2 and "erfinv" in strict.output
+    assert not (tmp_path / "s.onnx").exists()
+    loose = _cli("export", path, "-o", tmp_path / "l.onnx")
+    assert loose.exit_code == 0 and "custom domain 'agrad'" in loose.output
+    model = onnx.load(tmp_path / "l.onnx")
+    assert any(n.domain == "agrad" and n.op_type == "erfinv" for n in model.graph.node)
+
+
+@pytest.mark.parametrize("example", ["classifier", "split_and_slice", "mlp", "hessian_vector"])
+def test_example_graphs_with_grads_run_in_onnxruntime(example, tmp_path):
+    source = tmp_path / f"{example}.yaml"
+    source.write_text((EXAMPLES / f"{example}.yaml").read_text())
+    result = _cli("export", source, "-o", tmp_path / "m.onnx", "--with-grads", "--strict")
+    assert result.exit_code == 0, result.output
+    run = graphs.load(source).run()
+    for out, value in _onnxruntime(source, tmp_path / "m.onnx").items():
+        tight = value.dtype == np.float64
+        np.testing.assert_allclose(value, _agrad(source, out, run), rtol=1e-9 if tight else 1e-5,
+                                   atol=1e-12 if tight else 1e-6, err_msg=out)
+
+
+@pytest.mark.parametrize("example", ["resnet_block", "lstm", "gnn_layer"])
+def test_float64_examples_with_grads_match_the_reference_evaluator(example, tmp_path):
+    """These graphs are float64, which onnxruntime's Conv and Erf do not take: onnx's own reference
+    implementation runs them (training-mode batch norms and strided convolutions, an LSTM cell
+    unrolled, index_add message passing). The running statistics, updated in place, are not exported."""
+    from onnx.reference import ReferenceEvaluator
+
+    for data in EXAMPLES.glob("*.npy"):
+        (tmp_path / data.name).write_bytes(data.read_bytes())
+    source = tmp_path / f"{example}.yaml"
+    source.write_text((EXAMPLES / f"{example}.yaml").read_text())
+    result = _cli("export", source, "-o", tmp_path / "m.onnx", "--with-grads", "--strict")
+    assert result.exit_code == 0, result.output
+    model = onnx.load(tmp_path / "m.onnx")
+    checked = graphs.load(source)._checked
+    feeds = {i.name: host_array(checked.leaves[i.name], checked.seed) for i in model.graph.input}
+    outputs = dict(zip([o.name for o in model.graph.output], ReferenceEvaluator(model).run(None, feeds)))
+    run = graphs.load(source).run()
+    compared = [n for n in outputs if not n.startswith("running_")]
+    assert "loss" in compared and any(n.startswith("grad_") for n in compared)
+    for out in compared:
+        np.testing.assert_allclose(outputs[out], _agrad(source, out, run), rtol=1e-9, atol=1e-12, err_msg=out)
+
+
+def test_with_grads_follows_the_backward_pass_grad_tensors_and_inputs(tmp_path):
+    path = tmp_path / "g.yaml"
+    path.write_text("dtype: float64\ninputs:\n  x: {shape: [3], init: normal, requires_grad: true}\n"
+                    "  w: {shape: [3], init: normal, seed: 2, requires_grad: true}\n"
+                    "nodes:\n  y: x * w + sin(x)\n"
+                    "backward: {of: y, grad_tensors: [[1.0, 2.0, 3.0]], inputs: [x]}\n")
+    assert _cli("export", path, "-o", tmp_path / "g.onnx", "--with-grads", "--strict").exit_code == 0
+    outputs = _onnxruntime(path, tmp_path / "g.onnx")
+    assert sorted(outputs) == ["grad_x", "y"]
+    run = graphs.load(path).run()
+    np.testing.assert_allclose(outputs["grad_x"], run.grads["x"].detach().numpy(), rtol=1e-12)

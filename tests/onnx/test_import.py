@@ -1,0 +1,272 @@
+"""`agrad import`: torch 2.13's exports (tests/onnx/fixtures, made by make_onnx_fixtures.py) come in
+with onnxruntime's outputs and torch autograd's gradients; hostile models are refused whole."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+from agrad import graphs  # noqa: E402
+from agrad.cli.main import cli  # noqa: E402
+from agrad.graphs.onnx import ModelError  # noqa: E402
+from agrad.graphs.onnx.importing import ImportOptions, import_model  # noqa: E402
+
+FIXTURES = Path(__file__).parent / "fixtures"
+MANIFEST = json.loads((FIXTURES / "manifest.json").read_text())
+MODELS = sorted(k for k, v in MANIFEST["models"].items() if "failed" not in v)
+
+
+def _cli(*args):
+    return CliRunner(env={"NO_COLOR": "1", "COLUMNS": "200"}).invoke(cli, [str(a) for a in args])
+
+
+def imported_run(name: str, tmp_path: Path):
+    """Import fixture `name` with `--loss mse:target`, run it on the fixture's inputs and target."""
+    ref = dict(np.load(FIXTURES / f"{name}.npz"))
+    result = import_model(FIXTURES / f"{name}.onnx", tmp_path / f"{name}.yaml", ImportOptions(loss="mse:target"))
+    agrad_name = {onnx_name: a for a, onnx_name in result.names.items()}
+    files = {}
+    for key, value in ref.items():
+        if key.startswith("in:") or key == "target":
+            onnx_name = key[3:] if key.startswith("in:") else None
+            path = tmp_path / f"{key.replace(':', '_')}.npy"
+            np.save(path, value.astype(np.float32) if value.dtype == np.float64 else value)
+            files[agrad_name[onnx_name] if onnx_name else "target"] = str(path)
+    run = graphs.load(result.graph_path, inputs=files).run()
+    return ref, result, run, agrad_name
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_imported_outputs_match_onnxruntime_and_gradients_match_torch(name, tmp_path):
+    ref, result, run, agrad_name = imported_run(name, tmp_path)
+    outs = [k for k in ref if k.startswith("out:")]
+    values = list(run.outputs.values())
+    assert len(values) == len(outs)
+    for key, value in zip(outs, values):
+        np.testing.assert_allclose(value.detach().numpy(), ref[key], rtol=1e-5, atol=2e-6, err_msg=key)
+    grads = [k for k in ref if k.startswith("grad:")]
+    assert grads, "the fixture has gradients to compare"
+    for key in grads:
+        grad = run.grads[agrad_name[key[5:]]]
+        expected = ref[key]
+        scale = np.abs(expected).max() + 1e-6
+        assert np.abs(grad.detach().numpy() - expected).max() / scale < 1e-4, key
+
+
+def test_each_node_is_one_line_naming_the_onnx_node(tmp_path):
+    result = import_model(FIXTURES / "resblock.unfolded.onnx", tmp_path / "g.yaml")
+    text = result.graph_path.read_text()
+    nodes = text.split("nodes:\n")[1].split("\n\n")[0].splitlines()
+    model = onnx.load(FIXTURES / "resblock.unfolded.onnx")
+    translated = [n for n in model.graph.node if n.op_type != "Constant"]
+    assert len(nodes) == len(translated) + 1         # and the loss
+    for node in translated:
+        assert sum(f"ONNX node '{node.name}' {node.op_type}" in line for line in nodes) == 1
+    assert "bn1_running_mean: {file: g.npz, key: bn1_running_mean}" in text      # no requires_grad
+    assert "conv1_weight: {file: g.npz, key: conv1_weight, requires_grad: true}" in text
+
+
+def test_cli_import_then_check_passes(tmp_path):
+    result = _cli("import", FIXTURES / "mlp.legacy.onnx", "-o", tmp_path / "mlp.yaml", "--shape", "x=2,6")
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "mlp.npz").exists()
+    check = _cli("check", tmp_path / "mlp.yaml")
+    assert check.exit_code == 0, check.output
+
+
+def test_cross_entropy_loss_adds_a_labels_input(tmp_path):
+    import_model(FIXTURES / "mlp.legacy.onnx", tmp_path / "m.yaml", ImportOptions(loss="cross_entropy:labels"))
+    text = (tmp_path / "m.yaml").read_text()
+    assert "labels: {shape: [2], init: zeros, dtype: int64}" in text
+    assert "loss: cross_entropy(v7, labels)" in text
+    run = graphs.load(tmp_path / "m.yaml").run()
+    assert run.grads["fc1_weight"] is not None
+
+
+def test_unsupported_ops_are_all_listed_and_nothing_is_written(tmp_path):
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    nodes = [helper.make_node("Det", ["x"], ["a"], name="first"), helper.make_node("Relu", ["x"], ["b"], name="ok"),
+             helper.make_node("NonZero", ["b"], ["c"], name="second"),
+             helper.make_node("Add", ["a", "b"], ["y"], name="after")]
+    path = tmp_path / "m.onnx"
+    onnx.save(helper.make_model(helper.make_graph(nodes, "g", [x], [y]),
+                                opset_imports=[helper.make_opsetid("", 18)]), path)
+    result = _cli("import", path)
+    assert result.exit_code == 2
+    assert "node 0 'first' (Det, opset 18): no agrad translation" in result.output
+    assert "'second' (NonZero, opset 18)" in result.output
+    assert "'after'" not in result.output          # downstream of a refused node: not news
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.onnx"]
+
+
+def test_lstm_is_unrolled_one_line_per_step_each_naming_the_node(tmp_path):
+    import_model(FIXTURES / "lstm.legacy.onnx", tmp_path / "l.yaml")
+    lines = [line for line in (tmp_path / "l.yaml").read_text().splitlines() if "'/lstm/LSTM' LSTM (composed)" in line]
+    assert len(lines) == 2 + 3 * 4 + 1        # input gates, R^T, (gates, c, h) per step of 4, the output Y
+
+
+def test_plain_rnn_is_refused_naming_the_node(tmp_path):
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 1, 2])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    w, r = numpy_helper.from_array(np.ones((1, 4, 2), np.float32), "w"), \
+        numpy_helper.from_array(np.ones((1, 4, 4), np.float32), "r")
+    node = helper.make_node("RNN", ["x", "w", "r"], ["y"], name="rnn", hidden_size=4)
+    path = tmp_path / "rnn.onnx"
+    onnx.save(helper.make_model(helper.make_graph([node], "g", [x], [y], [w, r]),
+                                opset_imports=[helper.make_opsetid("", 18)]), path)
+    with pytest.raises(ModelError) as found:
+        import_model(path, tmp_path / "r.yaml")
+    assert found.value.problems == ["rnn.onnx: node 0 'rnn' (RNN, opset 18): no agrad translation for this op"]
+
+
+def _small_model(path: Path, nodes=None, inputs=None, initializers=(), opset=18):
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    nodes = nodes or [helper.make_node("Relu", ["x"], ["y"], name="r")]
+    model = helper.make_model(helper.make_graph(nodes, "g", inputs or [x], [y], list(initializers)),
+                              opset_imports=[helper.make_opsetid("", opset)])
+    path.write_bytes(model.SerializeToString())
+    return path
+
+
+def _refused(tmp_path, path, *needles):
+    before = sorted(p.name for p in tmp_path.iterdir())
+    result = _cli("import", path, "-o", tmp_path / "out.yaml")
+    assert result.exit_code == 2, result.output
+    for needle in needles:
+        assert needle in result.output
+    assert "Traceback" not in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_truncated_protobuf(tmp_path):
+    data = (FIXTURES / "mlp.legacy.onnx").read_bytes()
+    path = tmp_path / "cut.onnx"
+    path.write_bytes(data[: len(data) // 2])
+    _refused(tmp_path, path, "truncated or corrupt")
+
+
+def test_cyclic_graph(tmp_path):
+    nodes = [helper.make_node("Relu", ["x2"], ["x1"], name="a"), helper.make_node("Relu", ["x1"], ["x2"], name="b"),
+             helper.make_node("Add", ["x", "x2"], ["y"], name="c")]
+    _refused(tmp_path, _small_model(tmp_path / "cycle.onnx", nodes), "cycle", "'a' (Relu)")
+
+
+def _external(tmp_path, location: str) -> Path:
+    weight = numpy_helper.from_array(np.ones((2, 3), np.float32), "w")
+    weight.ClearField("raw_data")
+    weight.data_location = TensorProto.EXTERNAL
+    weight.external_data.add(key="location", value=location)
+    weight.external_data.add(key="length", value="24")
+    nodes = [helper.make_node("Add", ["x", "w"], ["y"], name="add")]
+    return _small_model(tmp_path / "ext.onnx", nodes, initializers=[weight])
+
+
+def test_external_data_outside_the_model_folder(tmp_path):
+    (tmp_path.parent / "secret.bin").write_bytes(b"\0" * 24)
+    _refused(tmp_path, _external(tmp_path, "../secret.bin"), "not a file inside the model's folder")
+
+
+def test_external_data_on_a_device(tmp_path):
+    (tmp_path / "dev").symlink_to("/dev/zero")
+    _refused(tmp_path, _external(tmp_path, "dev"), "not a file inside the model's folder")
+
+
+def test_external_data_resolved_relative_to_the_model(tmp_path):
+    (tmp_path / "ext.onnx.data").write_bytes(np.full((2, 3), 2.0, np.float32).tobytes())
+    path = _external(tmp_path, "ext.onnx.data")
+    result = import_model(path, tmp_path / "e.yaml")
+    assert np.load(tmp_path / "e.npz")["w"].tolist() == [[2.0] * 3] * 2
+    assert result.parameters == 1
+
+
+def test_huge_declared_shape(tmp_path):
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1 << 20, 1 << 20, 1 << 10])
+    _refused(tmp_path, _small_model(tmp_path / "huge.onnx", inputs=[x]), "more than this machine's memory")
+
+
+def test_control_characters_in_names(tmp_path):
+    nodes = [helper.make_node("Relu", ["x"], ["y"], name="bad\x1b[2Jname")]
+    _refused(tmp_path, _small_model(tmp_path / "ctl.onnx", nodes), "control characters", "bad\\x1b[2Jname")
+
+
+def test_contrib_domain_names_the_unoptimised_export(tmp_path):
+    nodes = [helper.make_node("FusedConv", ["x"], ["y"], name="fused", domain="com.microsoft")]
+    path = tmp_path / "opt.onnx"
+    model = helper.make_model(helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", 1, [2, 3])],
+                                                [helper.make_tensor_value_info("y", 1, None)]),
+                              opset_imports=[helper.make_opsetid("", 18), helper.make_opsetid("com.microsoft", 1)])
+    path.write_bytes(model.SerializeToString())
+    _refused(tmp_path, path, "import the unoptimised export")
+
+
+def test_missing_onnx_is_exit_3_naming_the_extra(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "onnx", None)
+    result = _cli("import", FIXTURES / "mlp.legacy.onnx", "-o", tmp_path / "m.yaml")
+    assert result.exit_code == 3
+    assert "pip install 'agrad[onnx]'" in result.output
+
+
+def _field(number: int, payload: bytes) -> bytes:
+    """One length-delimited protobuf field."""
+    def varint(n: int) -> bytes:
+        out = b""
+        while True:
+            low, n = n & 0x7F, n >> 7
+            out += bytes([low | (0x80 if n else 0)])
+            if not n:
+                return out
+    return varint(number << 3 | 2) + varint(len(payload)) + payload
+
+
+def test_protobuf_bomb_nested_past_protobufs_depth_limit(tmp_path):
+    graph = _field(1, _field(4, b"Relu"))                        # GraphProto{node: [NodeProto{op_type}]}
+    for _ in range(300):                                          # If.then_branch, nested
+        attribute = _field(1, b"then_branch") + _field(6, graph) + b"\xa0\x01\x05"   # type: GRAPH
+        graph = _field(1, _field(4, b"If") + _field(5, attribute))
+    model = b"\x08\x08" + _field(8, b"\x10\x12") + _field(7, graph)   # ir_version 8, opset 18, graph
+    path = tmp_path / "bomb.onnx"
+    path.write_bytes(model)
+    _refused(tmp_path, path, "not an ONNX model")
+
+
+def test_bad_shape_and_loss_options_are_usage_errors(tmp_path):
+    model = FIXTURES / "mlp.legacy.onnx"
+    for args, needle in ((["--shape", "y=2,6"], "the model has no input 'y'"),
+                         (["--shape", "x=2,7"], "dimension 1 is 6 in the model, not 7"),
+                         (["--shape", "x=2"], "1 dimensions given"),
+                         (["--loss", "huber"], "expected sum, mean, cross_entropy:LABELS or mse:TARGET"),
+                         (["--loss", "mse:x"], "'x' is not a free name")):
+        result = _cli("import", model, "-o", tmp_path / "m.yaml", *args)
+        assert result.exit_code == 2, (args, result.output)
+        assert needle in result.output, (args, result.output)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_a_dynamic_batch_baked_into_a_reshape_stays_free(tmp_path):
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    zero = numpy_helper.from_array(np.array(0, np.int64), "zero")
+    twelve = numpy_helper.from_array(np.array([12], np.int64), "twelve")
+    nodes = [helper.make_node("Shape", ["x"], ["s"]), helper.make_node("Gather", ["s", "zero"], ["n"]),
+             helper.make_node("Unsqueeze", ["n", "axes"], ["n1"]),
+             helper.make_node("Concat", ["n1", "twelve"], ["target"], axis=0),
+             helper.make_node("Reshape", ["x", "target"], ["y"], name="flat")]
+    axes = numpy_helper.from_array(np.array([0], np.int64), "axes")
+    path = tmp_path / "dyn.onnx"
+    onnx.save(helper.make_model(helper.make_graph(nodes, "g", [x], [y], [zero, twelve, axes]),
+                                opset_imports=[helper.make_opsetid("", 18)]), path)
+    result = import_model(path, tmp_path / "d.yaml")
+    assert result.folded == 4
+    assert "y: reshape(x, [-1, 12])" in (tmp_path / "d.yaml").read_text()
+    np.save(tmp_path / "x5.npy", np.ones((5, 3, 4), np.float32))
+    run = graphs.load(tmp_path / "d.yaml", inputs={"x": str(tmp_path / "x5.npy")}).run()
+    assert run.outputs["y"].shape == (5, 12)

@@ -1,0 +1,177 @@
+"""Every op of the import table on a one-node model: agrad's output against onnxruntime's, and
+(for differentiable ops) agrad's gradients against float64 central differences (`check`)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+from agrad import graphs  # noqa: E402
+from agrad.graphs.onnx.importing import import_model  # noqa: E402
+
+R = np.random.default_rng(7)
+
+
+def f(*shape, low=-2.0, high=2.0):
+    return R.uniform(low, high, size=shape).astype(np.float32)
+
+
+def pos(*shape):
+    return f(*shape, low=0.3, high=2.0)
+
+
+def i64(values):
+    return np.array(values, dtype=np.int64)
+
+
+class Case:
+    def __init__(self, op, inputs, attrs=None, consts=None, opset=18, outputs=1, grad=True, name=None,
+                 order=None):
+        self.op, self.inputs, self.attrs = op, inputs, attrs or {}
+        self.consts, self.opset, self.outputs, self.grad = consts or {}, opset, outputs, grad
+        self.id = name or op
+        self.order = order          # the node's inputs, by name, with "" for an absent one
+
+    def model(self, path: Path) -> Path:
+        names = self.order or list(self.inputs) + list(self.consts)
+        outs = [f"y{i}" for i in range(self.outputs)]
+        node = helper.make_node(self.op, names, outs, name=f"the_{self.op}", **self.attrs)
+        inputs = [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(v.dtype), list(v.shape))
+                  for n, v in self.inputs.items()]
+        graph = helper.make_graph([node], "g", inputs, [helper.make_empty_tensor_value_info(o) for o in outs],
+                                  [numpy_helper.from_array(v, n) for n, v in self.consts.items()])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", self.opset)])
+        model.ir_version = 8
+        path.write_bytes(model.SerializeToString())
+        return path
+
+
+X = f(2, 3, 4)
+CASES = [Case(op, {"x": pos(2, 3) if op in ("Log", "Sqrt", "Reciprocal") else f(2, 3)})
+         for op in ("Abs", "Neg", "Exp", "Log", "Sqrt", "Reciprocal", "Sigmoid", "Tanh", "Relu", "Erf", "Sin", "Cos",
+                    "Atan", "Sinh", "Softsign", "Softplus", "Selu", "HardSwish", "Mish")]
+CASES += [
+    Case("Floor", {"x": f(2, 3)}, grad=False),
+    Case("LeakyRelu", {"x": f(2, 3)}, {"alpha": 0.3}),
+    Case("Elu", {"x": f(2, 3)}, {"alpha": 0.7}),
+    Case("Celu", {"x": f(2, 3)}, {"alpha": 0.7}),
+    Case("ThresholdedRelu", {"x": f(2, 3)}, {"alpha": 0.5}),
+    Case("HardSigmoid", {"x": f(2, 3)}, {"alpha": 0.3, "beta": 0.4}),
+    Case("Gelu", {"x": f(2, 3)}, {"approximate": "tanh"}, opset=20),
+    Case("Add", {"a": f(2, 3), "b": f(3)}), Case("Sub", {"a": f(2, 3), "b": f(2, 1)}),
+    Case("Mul", {"a": f(2, 3), "b": f(3)}), Case("Div", {"a": f(2, 3), "b": pos(3)}),
+    Case("Pow", {"a": pos(2, 3), "b": f(3)}),
+    Case("Max", {"a": f(2, 3), "b": f(3), "c": f(2, 1)}), Case("Min", {"a": f(2, 3), "b": f(3)}),
+    Case("Mean", {"a": f(2, 3), "b": f(3)}), Case("Sum", {"a": f(2, 3), "b": f(3), "c": f(1)}),
+    Case("Where", {"x": f(2, 3), "y": f(3)}, consts={"c": np.array([True, False, True])}, order=["c", "x", "y"]),
+    Case("PRelu", {"x": f(2, 3)}, consts={"slope": f(3)}),
+    Case("Greater", {"a": f(2, 3), "b": f(3)}, grad=False),
+    Case("Equal", {"a": i64([[1, 2], [3, 4]]), "b": i64([1, 4])}, grad=False),
+    Case("Gemm", {"a": f(3, 2), "b": f(3, 4), "c": f(4)}, {"transA": 1, "alpha": 0.5, "beta": 2.0}),
+    Case("Gemm", {"a": f(2, 3), "b": f(4, 3), "c": f(4)}, {"transB": 1}, name="Gemm-linear"),
+    Case("MatMul", {"a": f(2, 3, 4), "b": f(4, 5)}),
+    Case("Einsum", {"a": f(2, 3), "b": f(3, 4)}, {"equation": "ij,jk->ik"}),
+    Case("Conv", {"x": f(1, 2, 5, 5), "w": f(4, 1, 3, 3)}, {"pads": [1, 0, 0, 1], "group": 2}, name="Conv-asym-groups"),
+    Case("Conv", {"x": f(1, 2, 6, 6), "w": f(3, 2, 3, 3)}, {"auto_pad": "SAME_UPPER", "strides": [2, 2]},
+         name="Conv-same-upper"),
+    Case("Conv", {"x": f(1, 2, 9), "w": f(3, 2, 3), "b": f(3)}, {"dilations": [2]}, name="Conv1d-dilated"),
+    Case("ConvTranspose", {"x": f(1, 2, 3, 3), "w": f(2, 3, 3, 3)}, {"strides": [2, 2], "output_padding": [1, 1],
+                                                                      "pads": [1, 1, 1, 1]}),
+    Case("MaxPool", {"x": f(1, 2, 5, 5)}, {"kernel_shape": [3, 3], "pads": [1, 1, 0, 0], "strides": [2, 2]},
+         name="MaxPool-asym"),
+    Case("MaxPool", {"x": f(1, 2, 5, 5)}, {"kernel_shape": [2, 2], "strides": [2, 2], "ceil_mode": 1},
+         name="MaxPool-ceil"),
+    Case("AveragePool", {"x": f(1, 2, 5, 5)}, {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}),
+    Case("GlobalAveragePool", {"x": f(2, 3, 4, 4)}), Case("GlobalMaxPool", {"x": f(2, 3, 4, 4)}),
+    Case("BatchNormalization", {"x": f(2, 3, 4)}, {"epsilon": 1e-3},
+         consts={"s": pos(3), "b": f(3), "m": f(3), "v": pos(3)}),
+    Case("LayerNormalization", {"x": f(2, 3, 4)}, {"axis": -2}, consts={"s": pos(3, 4), "b": f(3, 4)}),
+    Case("InstanceNormalization", {"x": f(2, 3, 4)}, consts={"s": pos(3), "b": f(3)}),
+    Case("GroupNormalization", {"x": f(2, 4, 3)}, {"num_groups": 2}, consts={"s": pos(2), "b": f(2)},
+         name="GroupNormalization-18"),
+    Case("GroupNormalization", {"x": f(2, 4, 3)}, {"num_groups": 2}, consts={"s": pos(4), "b": f(4)}, opset=21,
+         name="GroupNormalization-21"),
+    Case("Softmax", {"x": f(2, 3, 4)}, {"axis": 1}, opset=11, name="Softmax-11-flattening"),
+    Case("Softmax", {"x": f(2, 3, 4)}, {"axis": 1}), Case("LogSoftmax", {"x": f(2, 3, 4)}),
+    Case("Reshape", {"x": X}, consts={"s": i64([0, -1])}),
+    Case("Flatten", {"x": X}, {"axis": 2}), Case("Transpose", {"x": X}, {"perm": [2, 0, 1]}),
+    Case("Squeeze", {"x": f(2, 1, 3)}, consts={"a": i64([1])}),
+    Case("Unsqueeze", {"x": f(2, 3)}, consts={"a": i64([0, -1])}),
+    Case("Concat", {"a": f(2, 3), "b": f(2, 1)}, {"axis": -1}),
+    Case("Split", {"x": f(2, 5)}, {"axis": 1}, consts={"s": i64([2, 3])}, outputs=2),
+    Case("Slice", {"x": f(6, 4)}, consts={"s": i64([5, 1]), "e": i64([0, 100]), "a": i64([0, 1]),
+                                          "st": i64([-2, 2])}, name="Slice-negative-step"),
+    Case("Gather", {"x": f(5, 3)}, {"axis": 0}, consts={"i": i64([[0, 4], [-1, 2]])}, name="Gather-2d-index"),
+    Case("Gather", {"x": f(5, 3)}, {"axis": 0}, consts={"i": np.array(3, dtype=np.int64)}, name="Gather-scalar"),
+    Case("GatherElements", {"x": f(3, 4)}, {"axis": 1}, consts={"i": i64([[0, 3], [1, 1], [2, 0]])}),
+    Case("ScatterElements", {"x": f(3, 4), "u": f(3, 2)}, {"axis": 1, "reduction": "add"},
+         consts={"i": i64([[0, 3], [1, 1], [2, 0]])}, order=["x", "i", "u"]),
+    Case("Expand", {"x": f(3, 1)}, consts={"s": i64([2, 3, 4])}),
+    Case("Tile", {"x": f(2, 3)}, consts={"r": i64([2, 1])}),
+    Case("Pad", {"x": f(1, 2, 4, 4)}, {"mode": "reflect"}, consts={"p": i64([0, 0, 1, 2, 0, 0, 2, 1])},
+         name="Pad-reflect"),
+    Case("Pad", {"x": f(2, 3)}, {"mode": "edge"}, consts={"p": i64([1, 0, 0, 2])}, name="Pad-edge"),
+    Case("Pad", {"x": f(2, 3)}, consts={"p": i64([1, 0, 0, 2]), "v": np.array(1.5, np.float32)}, name="Pad-value"),
+    Case("Trilu", {"x": f(4, 4)}, {"upper": 0}, consts={"k": np.array(1, dtype=np.int64)}),
+    Case("DepthToSpace", {"x": f(1, 8, 2, 3)}, {"blocksize": 2, "mode": "CRD"}),
+    Case("DepthToSpace", {"x": f(1, 8, 2, 3)}, {"blocksize": 2}, name="DepthToSpace-DCR"),
+    Case("SpaceToDepth", {"x": f(1, 2, 4, 6)}, {"blocksize": 2}),
+    Case("CumSum", {"x": f(3, 4)}, {"reverse": 1, "exclusive": 1}, consts={"a": np.array(1, dtype=np.int64)}),
+    Case("ReduceSum", {"x": X}, {"keepdims": 0}, consts={"a": i64([0, 2])}),
+    Case("ReduceMean", {"x": X}, {"axes": [-1]}, opset=13),
+    Case("ReduceMax", {"x": X}, {"keepdims": 1}, consts={"a": i64([1])}),
+    Case("ReduceL2", {"x": X}, consts={"a": i64([1])}), Case("ReduceLogSumExp", {"x": X}),
+    Case("ReduceSumSquare", {"x": X}, {"keepdims": 0}, consts={"a": i64([2])}),
+    Case("ArgMax", {"x": X}, {"axis": 1, "keepdims": 0}, grad=False),
+    Case("TopK", {"x": f(3, 5)}, {"axis": 1}, consts={"k": i64([2])}, outputs=2, grad=False),
+    Case("Resize", {"x": f(1, 2, 3, 3)}, {"mode": "nearest", "coordinate_transformation_mode": "asymmetric",
+                                          "nearest_mode": "floor"},
+         consts={"s": np.array([1, 1, 2, 2], np.float32)}, order=["x", "", "s"], name="Resize-nearest"),
+    Case("Resize", {"x": f(1, 2, 3, 3)}, {"mode": "linear"}, consts={"s": np.array([1, 1, 2, 2], np.float32)},
+         order=["x", "", "s"], name="Resize-linear"),
+    Case("Clip", {"x": f(2, 3)}, consts={"lo": np.array(-0.5, np.float32), "hi": np.array(0.7, np.float32)}),
+    Case("Cast", {"x": f(2, 3)}, {"to": TensorProto.DOUBLE}),
+    Case("OneHot", {"i": i64([[0, 3], [-1, 2]])}, {"axis": 1},
+         consts={"d": np.array(4, dtype=np.int64), "v": np.array([0.5, 2.0], np.float32)}, grad=False),
+    # older opsets: attributes where opset 13+ has inputs; the importer converts them to opset 18 first
+    Case("Split", {"x": f(2, 5)}, {"axis": 1, "split": [3, 2]}, outputs=2, opset=11, name="Split-11"),
+    Case("Squeeze", {"x": f(2, 1, 3)}, {"axes": [1]}, opset=11, name="Squeeze-11"),
+    Case("Unsqueeze", {"x": f(2, 3)}, {"axes": [0, 3]}, opset=11, name="Unsqueeze-11"),
+    Case("ReduceSum", {"x": X}, {"axes": [1], "keepdims": 0}, opset=11, name="ReduceSum-11"),
+    Case("Softmax", {"x": f(2, 3, 4)}, {"axis": 2}, opset=9, name="Softmax-9"),
+    Case("Clip", {"x": f(2, 3)}, {"min": -0.5, "max": 0.7}, opset=6, name="Clip-6"),
+    Case("LSTM", {"x": f(3, 2, 4)}, {"hidden_size": 3, "direction": "bidirectional"},
+         consts={"W": f(2, 12, 4) / 2, "R": f(2, 12, 3) / 2, "B": f(2, 24) / 3}, outputs=3, name="LSTM-bidirectional"),
+    Case("GRU", {"x": f(3, 2, 4)}, {"hidden_size": 3, "linear_before_reset": 1},
+         consts={"W": f(1, 9, 4) / 2, "R": f(1, 9, 3) / 2, "B": f(1, 18) / 3}, outputs=2,
+         name="GRU-linear-before-reset"),
+    Case("GRU", {"x": f(3, 2, 4)}, {"hidden_size": 3, "direction": "reverse"},
+         consts={"W": f(1, 9, 4) / 2, "R": f(1, 9, 3) / 2, "B": f(1, 18) / 3}, outputs=2, name="GRU-reverse"),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_op_matches_onnxruntime(case, tmp_path):
+    path = case.model(tmp_path / "m.onnx")
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    expected = session.run(None, dict(case.inputs))
+    result = import_model(path, tmp_path / "g.yaml")
+    agrad_name = {o: a for a, o in result.names.items()}
+    files = {}
+    for name, value in case.inputs.items():
+        np.save(tmp_path / f"{name}.npy", value)
+        files[agrad_name[name]] = str(tmp_path / f"{name}.npy")
+    graph = graphs.load(result.graph_path, inputs=files)
+    run = graph.run()
+    got = list(run.outputs.values())
+    for i, (value, ref) in enumerate(zip(got, expected)):
+        assert value.detach().numpy().shape == ref.shape, i
+        np.testing.assert_allclose(value.detach().numpy(), ref, rtol=2e-5, atol=2e-6)
+    if case.grad:
+        check = graph.check(fast=case.op in ("LSTM", "GRU"))        # (one random direction per leaf)
+        assert check.passed, [(leaf.name, leaf.max_abs_err) for leaf in check.leaves if not leaf.passed]
