@@ -178,6 +178,19 @@ def validate_document(checked: list[tuple[str, list, bool]]) -> dict:
     )
 
 
-def ops_document(entries) -> dict:
-    return document(ops=[{"name": op.name, "schema": str(op.schema), "keys": list(op.keys()),
-                          "has_backward": bool(op.has_backward), "doc": op.doc or ""} for op in entries])
+def ops_document(entries, derivatives=None) -> dict:
+    """`agrad ops`; with `derivatives` (one per entry: `agrad ops OP`) each op also has them."""
+    ops = [{"name": op.name, "schema": str(op.schema), "keys": list(op.keys()),
+            "has_backward": bool(op.has_backward), "doc": op.doc or ""} for op in entries]
+    for op, formulas in zip(ops, derivatives or ()):
+        op["derivatives"] = _derivatives(formulas)
+    return document(ops=ops)
+
+
+def _derivatives(formulas) -> dict:
+    return {"kind": formulas.kind, "inputs": dict(formulas.inputs), "summary": formulas.summary()}
+
+
+def formulas_document(derivatives) -> dict:
+    """`agrad ops --formulas`: each op's derivative formulas (README, "agrad ops --formulas")."""
+    return document(formulas=[{"op": f.op, **_derivatives(f)} for f in derivatives])

@@ -120,6 +120,13 @@ def generated_sources(name: str) -> dict:
     return codegen.sources(name)
 
 
+def op_formulas(entries) -> list:
+    """Each op's derivative formulas as text (`agrad.ops.formulas.Formulas`), read from its declaration."""
+    from agrad.ops.formulas import formulas
+
+    return [formulas(op.name) for op in entries]
+
+
 def get_op(name: str):
     """The op's registry entry; an unknown name is bad usage, with the dispatcher's "did you mean"."""
     from agrad import dispatcher
@@ -130,3 +137,20 @@ def get_op(name: str):
         abort(f"{exc.args[0] if exc.args else exc}; `agrad ops` lists them all", ExitStatus.INVALID)
 
 
+
+
+def graph_source(path: str, *, plugins=(), **options):
+    """The graph file as a cluster job ships it (its text, read here once; `-` is stdin)."""
+    from agrad.graphs.distributed.graph_source import GraphSource
+
+    if path == "-":
+        return GraphSource.read(STDIN_NAME, _read_stdin(), plugins=plugins, **options)
+    return GraphSource.read(path, plugins=plugins, **options)
+
+
+def open_cluster(options):
+    """The dask cluster of `--workers`/`--cluster` (a context manager: closed however the command ends)."""
+    _graphs_running_kernels()
+    from agrad.graphs.distributed.cluster import open_cluster as open_
+
+    return open_(options)

@@ -1,6 +1,7 @@
 """Options shared by several commands, declared once."""
 from __future__ import annotations
 
+import functools
 import math
 import re
 
@@ -81,3 +82,51 @@ class InputReplacement(click.ParamType):
 
 
 DTYPES = ("float16", "float32", "float64", "uint8", "int8", "int16", "int32", "int64", "bool")
+
+
+# ---- --workers / --cluster: the same options on check, test and train (graphs/distributed) ----
+
+def _cluster_request(workers, address, tls_ca_file, tls_cert, tls_key):
+    """The cluster a command was asked to run on, or None: then nothing about dask is imported."""
+    tls = {"--tls-ca-file": tls_ca_file, "--tls-cert": tls_cert, "--tls-key": tls_key}
+    if workers is not None and address is not None:
+        raise click.UsageError("give --workers N (a local cluster) or --cluster ADDRESS (a running one), not both")
+    if address is not None:
+        scheme = address.partition("://")[0] if "://" in address else "tcp"
+        if scheme not in ("tcp", "tls"):
+            raise click.BadParameter(f"{address!r}: expected tcp://HOST:PORT or tls://HOST:PORT",
+                                     param_hint="--cluster")
+        if scheme == "tcp" and any(tls.values()):
+            given = next(name for name, value in tls.items() if value)
+            raise click.UsageError(f"{given} is for a tls:// scheduler; --cluster {address} is not one")
+    elif any(tls.values()):
+        raise click.UsageError("--tls-ca-file, --tls-cert and --tls-key go with --cluster tls://HOST:PORT")
+    if workers is None and address is None:
+        return None
+    from agrad.graphs.distributed.cluster import ClusterOptions
+
+    return ClusterOptions(workers=workers, address=address, tls_ca_file=tls_ca_file, tls_cert=tls_cert,
+                          tls_key=tls_key)
+
+
+def cluster_options(command):
+    """`--workers N`, `--cluster ADDRESS` and dask's TLS files, passed to the command as one
+    `cluster` argument (None unless asked for)."""
+    @functools.wraps(command)
+    def with_cluster(*args, workers, cluster_address, tls_ca_file, tls_cert, tls_key, **kwargs):
+        kwargs["cluster"] = _cluster_request(workers, cluster_address, tls_ca_file, tls_cert, tls_key)
+        return command(*args, **kwargs)
+
+    tls_file = click.Path(exists=True, dir_okay=False)
+    for option in reversed([
+        click.option("--workers", type=click.IntRange(min=1), metavar="N",
+                     help="Run on a local dask cluster of N worker processes on 127.0.0.1 (needs agrad[dask])."),
+        click.option("--cluster", "cluster_address", metavar="ADDRESS",
+                     help="Run on a running dask scheduler: tcp://HOST:PORT or tls://HOST:PORT (needs agrad[dask]; "
+                          "the workers need agrad installed)."),
+        click.option("--tls-ca-file", type=tls_file, metavar="FILE", help="CA certificate of a tls:// cluster."),
+        click.option("--tls-cert", type=tls_file, metavar="FILE", help="Client certificate for a tls:// cluster."),
+        click.option("--tls-key", type=tls_file, metavar="FILE", help="Client private key for a tls:// cluster."),
+    ]):
+        with_cluster = option(with_cluster)
+    return with_cluster

@@ -177,7 +177,7 @@ def ops_view(entries) -> RenderableType:
     return Fitted(table, Group(*narrow))
 
 
-def op_detail_view(op) -> RenderableType:
+def op_detail_view(op, derivatives=None) -> RenderableType:
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold")
     table.add_column(overflow="fold")
@@ -185,9 +185,20 @@ def op_detail_view(op) -> RenderableType:
     table.add_row("schema", str(op.schema))
     table.add_row("kernels", ", ".join(op.keys()))
     table.add_row("backward", "yes" if op.has_backward else "no (not differentiable)")
+    if derivatives is not None:
+        for i, (argument, formula) in enumerate(derivatives.lines()):
+            table.add_row("derivatives" if i == 0 else "", f"{argument}: {formula}" if argument else formula)
     if op.doc:
         table.add_row("doc", op.doc.strip())
     return table
+
+
+def formulas_lines(derivatives) -> list[Text]:
+    """`agrad ops --formulas`: one line per op input, `op  input: formula`, as derivatives.yaml
+    lists them (an op without formulas: one line saying why); never wrapped."""
+    width = max((len(f.op) for f in derivatives), default=0)
+    return [Text.assemble((f.op.ljust(width), "bold"), "  ", (f"{argument}: " if argument else "", "cyan"), formula)
+            for f in derivatives for argument, formula in f.lines()]
 
 
 _LABELS = {"passed": ("PASS", "green"), "no expectations": ("SKIP", "yellow"), "not trained": ("SKIP", "yellow"),

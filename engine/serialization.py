@@ -19,30 +19,25 @@ from __future__ import annotations
 
 import json
 import os
-import struct
 import zipfile
 from collections.abc import Mapping
 
 import numpy as np
 
+from . import _safetensors
 from ._atomic_write import write_atomically
 from ._saved_structure import StructureError, flatten, unflatten
 
 __all__ = ["save", "load", "SerializationError"]
 
-_METADATA_KEY = "__metadata__"
-_TENSOR_KEY = "tensor"          # the entry holding a file's single tensor
-_MAX_HEADER = 100_000_000       # safetensors' own limit on the JSON header, in bytes
-
-# safetensors' dtype names; BF16 is read as float32 (exactly: bfloat16 is float32's top half)
-_SAFETENSORS_DTYPES = {"F16": np.float16, "F32": np.float32, "F64": np.float64, "I8": np.int8, "I16": np.int16,
-                       "I32": np.int32, "I64": np.int64, "U8": np.uint8, "BOOL": np.bool_}
-_SAFETENSORS_NAMES = {np.dtype(v): k for k, v in _SAFETENSORS_DTYPES.items()}
-
 
 class SerializationError(RuntimeError):
     """A file agrad.load cannot read: not the format its suffix says, truncated, or
     inconsistent (PyTorch raises RuntimeError for a damaged checkpoint too)."""
+
+
+_METADATA_KEY = "__metadata__"
+_TENSOR_KEY = "tensor"          # the entry holding a file's single tensor
 
 
 def _format(path: str) -> str:
@@ -79,24 +74,6 @@ def _write_npz(fh, arrays: dict, metadata: dict) -> None:
     np.savez(fh, **{_METADATA_KEY: np.array(json.dumps(metadata))}, **arrays)
 
 
-def _write_safetensors(fh, arrays: dict, metadata: dict) -> None:
-    header: dict = {_METADATA_KEY: metadata}
-    offset = 0
-    for name, array in arrays.items():
-        dtype_name = _SAFETENSORS_NAMES.get(array.dtype)
-        if dtype_name is None:
-            raise TypeError(f"agrad.save: {name!r} has dtype {array.dtype}, which safetensors cannot hold")
-        header[name] = {"dtype": dtype_name, "shape": list(array.shape),
-                        "data_offsets": [offset, offset + array.nbytes]}
-        offset += array.nbytes
-    text = json.dumps(header, separators=(",", ":")).encode()
-    text += b" " * (-len(text) % 8)            # the format pads the header to 8 bytes with spaces
-    fh.write(struct.pack("<Q", len(text)))
-    fh.write(text)
-    for array in arrays.values():
-        fh.write(array.astype(array.dtype.newbyteorder("<"), copy=False).tobytes())
-
-
 # -- load ----------------------------------------------------------------------------------
 def load(f, map_location=None, *, weights_only: bool | None = None):
     """Read what agrad.save wrote (or any .npz / .safetensors of agrad's dtypes): a Tensor,
@@ -125,7 +102,7 @@ def load(f, map_location=None, *, weights_only: bool | None = None):
 def _checked_array(path: str, name: str, array) -> np.ndarray:
     if not isinstance(array, np.ndarray):
         raise SerializationError(f"{path}: {name!r} is not an .npy array")
-    if array.dtype not in _SAFETENSORS_NAMES:
+    if array.dtype not in _safetensors.NAMES:
         raise SerializationError(f"{path}: {name!r} has dtype {array.dtype}, which agrad has no tensors of")
     return array.astype(array.dtype.newbyteorder("="), copy=False)
 
@@ -165,81 +142,15 @@ def _parse_metadata(path: str, text: str | None) -> dict:
     return metadata
 
 
-def _read_safetensors(path: str) -> tuple[dict, dict]:
-    with open(path, "rb") as fh:
-        data = fh.read()
-    if len(data) < 8:
-        raise SerializationError(f"{path}: truncated: {len(data)} bytes, shorter than the 8-byte header length")
-    (header_len,) = struct.unpack("<Q", data[:8])
-    if header_len > _MAX_HEADER:
-        raise SerializationError(f"{path}: the header length ({header_len} bytes) is over the format's limit of "
-                                 f"{_MAX_HEADER}")
-    if 8 + header_len > len(data):
-        raise SerializationError(f"{path}: truncated: the header says {header_len} bytes, the file has "
-                                 f"{len(data) - 8} after the length")
-    header = _parse_header(path, data[8:8 + header_len])
-    metadata = header.pop(_METADATA_KEY, {})
-    if not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values()):
-        raise SerializationError(f"{path}: {_METADATA_KEY} must map strings to strings")
-    buffer = memoryview(data)[8 + header_len:]
-    entries = [_checked_entry(path, name, entry) for name, entry in header.items()]
-    # NOTE: as the format requires (and safetensors checks): the byte ranges tile the data exactly
-    end = 0
-    for name, _dtype, _shape, (begin, stop) in sorted(entries, key=lambda e: e[3]):
-        if begin != end:
-            raise SerializationError(f"{path}: {name!r} starts at byte {begin} of the data, expected {end} "
-                                     "(entries overlap or leave a gap)")
-        end = stop
-    if end != len(buffer):
-        raise SerializationError(f"{path}: truncated or padded: the entries cover {end} bytes of data, the file "
-                                 f"has {len(buffer)}")
-    arrays = {}
-    for name, dtype, shape, (begin, stop) in entries:
-        array = np.frombuffer(buffer[begin:stop], dtype=dtype).reshape(shape)
-        if header[name]["dtype"] == "BF16":     # the top 16 bits of a float32: widened exactly
-            array = (array.astype(np.uint32) << 16).view(np.float32)
-        arrays[name] = array.astype(array.dtype.newbyteorder("="), copy=True)
-    return arrays, metadata
-
-
-def _parse_header(path: str, raw: bytes) -> dict:
-    def no_duplicates(pairs):
-        keys = [k for k, _ in pairs]
-        if len(keys) != len(set(keys)):
-            raise SerializationError(f"{path}: the header names an entry twice")
-        return dict(pairs)
-
+def _write_safetensors(fh, arrays: dict, metadata: dict) -> None:
     try:
-        header = json.loads(raw.decode("utf-8"), object_pairs_hook=no_duplicates)
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        raise SerializationError(f"{path}: not a safetensors file: its header is not JSON ({exc})") from None
-    if not isinstance(header, dict):
-        raise SerializationError(f"{path}: not a safetensors file: its header is not a JSON object")
-    return header
+        _safetensors.write(fh, arrays, metadata)
+    except _safetensors.FormatError as exc:
+        raise TypeError(f"agrad.save: {exc}") from None
 
 
-def _checked_entry(path: str, name: str, entry) -> tuple:
-    if not isinstance(entry, dict) or set(entry) != {"dtype", "shape", "data_offsets"}:
-        raise SerializationError(f"{path}: entry {name!r} must have exactly dtype, shape and data_offsets")
-    dtype_name, shape, offsets = entry["dtype"], entry["shape"], entry["data_offsets"]
-    if dtype_name == "BF16":
-        dtype = np.dtype("<u2")
-    elif dtype_name in _SAFETENSORS_DTYPES:
-        dtype = np.dtype(_SAFETENSORS_DTYPES[dtype_name]).newbyteorder("<")
-    else:
-        raise SerializationError(f"{path}: entry {name!r} has dtype {dtype_name!r}, which agrad cannot read "
-                                 f"(it reads {', '.join(_SAFETENSORS_DTYPES)} and BF16)")
-
-    def natural(v):
-        return isinstance(v, int) and not isinstance(v, bool) and v >= 0
-
-    if not isinstance(shape, list) or not all(natural(s) for s in shape):
-        raise SerializationError(f"{path}: entry {name!r} has shape {shape!r}, not a list of sizes")
-    if not (isinstance(offsets, list) and len(offsets) == 2 and all(natural(o) for o in offsets)
-            and offsets[0] <= offsets[1]):
-        raise SerializationError(f"{path}: entry {name!r} has data_offsets {offsets!r}, not [begin, end]")
-    nbytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
-    if offsets[1] - offsets[0] != nbytes:
-        raise SerializationError(f"{path}: entry {name!r} of shape {shape} and dtype {dtype_name} needs {nbytes} "
-                                 f"bytes; its data_offsets give {offsets[1] - offsets[0]}")
-    return name, dtype, tuple(shape), (offsets[0], offsets[1])
+def _read_safetensors(path: str) -> tuple[dict, dict]:
+    try:
+        return _safetensors.read(path)
+    except _safetensors.FormatError as exc:
+        raise SerializationError(str(exc)) from None

@@ -56,6 +56,7 @@ CODES: dict[str, str] = {
     "AG044": "out of memory",
     "AG045": "a plugin op's kernel failed",
     "AG046": "an input tensor could not be made",
+    "AG047": "the dask cluster failed under a job (`--workers`/`--cluster`: a worker died, no scheduler, no dask)",
     # training (`train:` section, `agrad train`, Graph.train / Graph.run(inputs=...))
     "AG060": "bad `train:` entry",
     "AG061": "unknown optimizer or schedule, or a bad hyper-parameter",
@@ -67,6 +68,9 @@ CODES: dict[str, str] = {
     "AG067": "bad expect.train entry",
     "AG068": "loss became NaN or Inf during training",
     "AG069": "checkpoint cannot be read or does not match the graph",
+    # more than one process (`--workers`, `--cluster`)
+    "AG070": "graph cannot be trained data-parallel (batch_norm in training mode, a loss that is not a mean or sum "
+             "over the batch)",
 }
 
 

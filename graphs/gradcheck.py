@@ -8,6 +8,8 @@ located reason (AG035): never an internal error.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -37,7 +39,8 @@ def _feeding(graph: CheckedGraph, outputs: list[str]) -> set[str]:
     return needed
 
 
-def _refuse_uncheckable(graph: CheckedGraph, file: str, outputs: list[str], wrt: list[str], fast: bool) -> None:
+def _refuse_uncheckable(graph: CheckedGraph, file: str, outputs: list[str], wrt: list[str], fast: bool,
+                        max_passes: int) -> None:
     needed = _feeding(graph, outputs)
     for bound in graph.order:
         given = {arg.name: value for arg, value, _ in bound.given}
@@ -50,7 +53,7 @@ def _refuse_uncheckable(graph: CheckedGraph, file: str, outputs: list[str], wrt:
     passes = sum(2 * math.prod(graph.leaves[name].shape) for name in wrt)
     passes += sum(math.prod(v.shape) for name in outputs if not isinstance(v := graph.meta.get(name), tuple)
                   and v is not None and v.dtype.is_floating_point)
-    if passes > MAX_FULL_CHECK_PASSES:
+    if passes > max_passes:
         biggest = max(wrt, key=lambda name: math.prod(graph.leaves[name].shape))
         raise _refuse(file, graph.spec.inputs[biggest].pos,
                       f"a full check of this graph runs {passes:,} passes (two per element of input "
@@ -90,17 +93,31 @@ def _second_order(fn, n_wrt: int, seed: int = 0):
     return first_derivatives
 
 
-def check_gradients(graph: CheckedGraph, file: str, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
-                    fast: bool = False, second_order: bool = False) -> CheckResult:
-    spec = graph.spec
+@dataclass
+class CheckSetup:
+    """What a check compares, built once per process from the checked graph: the float64
+    leaves that require grad (`inputs`, named `wrt`), and `fn`, the graph's forward from
+    those leaves to its float outputs. `agrad check --workers` builds one on every worker
+    from the file's text (graphs/distributed/check.py)."""
+    runner: Runner
+    wrt: list[str]
+    outputs: list[str]
+    fn: Callable
+    inputs: list
+    warnings: list[str]
+
+
+def check_setup(graph: CheckedGraph, file: str, *, fast: bool = False,
+                max_passes: int = MAX_FULL_CHECK_PASSES) -> CheckSetup | None:
+    """None when no input requires grad; raises GraphFileError (AG035) for a graph that
+    cannot be checked, or a full check of more than `max_passes` passes."""
     runner = Runner(graph, file)
     warnings = []
     wrt = [name for name, plan in graph.leaves.items() if plan.requires_grad]
     outputs = output_names(graph)
     if not wrt:
-        return CheckResult(graph=spec.name, file=file, passed=True, leaves={},
-                           warnings=["no input has requires_grad: true; nothing to check"])
-    _refuse_uncheckable(graph, file, outputs, wrt, fast)
+        return None
+    _refuse_uncheckable(graph, file, outputs, wrt, fast, max_passes)
     base = {}
     for name, plan in graph.leaves.items():
         try:
@@ -128,26 +145,52 @@ def check_gradients(graph: CheckedGraph, file: str, *, eps: float = 1e-6, atol: 
         return tuple(v for v in values if not isinstance(v, tuple) and v.dtype.is_floating_point)
 
     inputs = [base[name].detach().requires_grad_(True) for name in wrt]
-    checked = _second_order(fn, len(wrt)) if second_order else fn
-    try:
-        reports = agrad.testing.gradcheck_report(checked, inputs, eps=eps, atol=atol, rtol=rtol, fast_mode=fast,
-                                                 seed=0)
-    except GraphRuntimeError:
-        raise
-    except (Exception, SystemExit) as exc:      # noqa: BLE001 - a backward formula failed: located at its node
-        node = getattr(exc, "agrad_node", None)
-        yaml_node = runner.yaml_node_of(node)
-        raise runner.failures.backward(exc, yaml_node, node.name() if node is not None else None,
-                                       runner.location(outputs[0] if outputs else None)) from exc
+    return CheckSetup(runner, wrt, outputs, fn, inputs, warnings)
+
+
+def located_backward_failure(setup: CheckSetup, exc: BaseException) -> GraphRuntimeError:
+    """A backward formula failed during the check: located at its node."""
+    runner, outputs = setup.runner, setup.outputs
+    node = getattr(exc, "agrad_node", None)
+    yaml_node = runner.yaml_node_of(node)
+    return runner.failures.backward(exc, yaml_node, node.name() if node is not None else None,
+                                    runner.location(outputs[0] if outputs else None))
+
+
+def nothing_to_check(graph: CheckedGraph, file: str) -> CheckResult:
+    return CheckResult(graph=graph.spec.name, file=file, passed=True, leaves={},
+                       warnings=["no input has requires_grad: true; nothing to check"])
+
+
+def check_result(graph: CheckedGraph, file: str, setup: CheckSetup, reports, *, fast: bool = False,
+                 second_order: bool = False) -> CheckResult:
+    """The per-leaf verdicts of gradcheck's reports (one per leaf of `setup.wrt`, in order)."""
     leaves = {}
-    for name, report in zip(wrt, reports):
+    for name, report in zip(setup.wrt, reports):
         worst = report.worst_index
         analytic, numeric, row = _worst(report)
-        pos = spec.inputs[name].pos
+        pos = graph.spec.inputs[name].pos
         leaves[name] = LeafCheck(name=name, max_abs_err=float(report.max_abs_err),
                                  max_rel_err=float(report.max_rel_err), passed=bool(report.passed),
                                  worst_index=None if worst is None else [int(i) for i in worst],
                                  analytic=analytic, numeric=numeric, output_index=None if fast else row,
                                  location=SourceLocation(file, pos.line, pos.col))
-    return CheckResult(graph=spec.name, file=file, passed=all(c.passed for c in leaves.values()), leaves=leaves,
-                       warnings=warnings, order=2 if second_order else 1)
+    return CheckResult(graph=graph.spec.name, file=file, passed=all(c.passed for c in leaves.values()),
+                       leaves=leaves, warnings=setup.warnings, order=2 if second_order else 1)
+
+
+def check_gradients(graph: CheckedGraph, file: str, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
+                    fast: bool = False, second_order: bool = False) -> CheckResult:
+    """`second_order`: the gradients' own derivatives (PyTorch's gradgradcheck), see `_second_order`."""
+    setup = check_setup(graph, file, fast=fast)
+    if setup is None:
+        return nothing_to_check(graph, file)
+    checked = _second_order(setup.fn, len(setup.wrt)) if second_order else setup.fn
+    try:
+        reports = agrad.testing.gradcheck_report(checked, setup.inputs, eps=eps, atol=atol, rtol=rtol,
+                                                 fast_mode=fast, seed=0)
+    except GraphRuntimeError:
+        raise
+    except (Exception, SystemExit) as exc:      # noqa: BLE001 - a backward formula failed: located at its node
+        raise located_backward_failure(setup, exc) from exc
+    return check_result(graph, file, setup, reports, fast=fast, second_order=second_order)

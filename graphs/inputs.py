@@ -120,8 +120,8 @@ def read_array_file(path: Path, key: str | None, pos: Pos) -> tuple[tuple[int, .
             shape, dtype = _npz_header(path, key, pos)
             return tuple(shape), dtype, None
         if path.suffix.lower() == ".safetensors":
-            from . import safetensors
-            array = safetensors.load(path, key or "")
+            from agrad import _safetensors
+            array = _safetensors.read_tensor(str(path), key or "")
             return tuple(array.shape), array.dtype, array
         with open(path, "rb") as f:
             _, dtype, _ = _header(f)

@@ -5,7 +5,7 @@ import click
 
 from agrad.cli import github, library, status
 from agrad.cli.app import App, finish
-from agrad.cli.options import FiniteFloatRange, InputReplacement, format_option, graph_reading
+from agrad.cli.options import FiniteFloatRange, InputReplacement, cluster_options, format_option, graph_reading
 
 # PyTorch's gradcheck defaults, which agrad.testing.gradcheck shares (STYLE.md).
 DEFAULT_EPS, DEFAULT_ATOL, DEFAULT_RTOL = 1e-6, 1e-5, 1e-3
@@ -28,16 +28,29 @@ DEFAULT_EPS, DEFAULT_ATOL, DEFAULT_RTOL = 1e-6, 1e-5, 1e-3
                    "the array; repeatable).")
 @format_option("table", "json", "github")
 @graph_reading
+@cluster_options
 @click.pass_obj
-def check(app: App, graph_file, eps, atol, rtol, fast, second_order, replacements, output_format, plugins):
+def check(app: App, graph_file, eps, atol, rtol, fast, second_order, replacements, output_format, plugins,
+          cluster):
     """Compare every analytic gradient of GRAPH (a file, or - for standard input) with central finite
     differences; exit 1 on a mismatch."""
     library.load_plugins(plugins)
     inputs = dict(replacements)
     if len(inputs) != len(replacements):
         raise click.BadParameter("an input is given twice", param_hint="--input")
-    result = library.load_graph(graph_file, inputs=inputs).check(eps=eps, atol=atol, rtol=rtol, fast=fast,
-                                                                 second_order=second_order)
+    if cluster is not None:             # --workers / --cluster: the finite differences on dask workers
+        if inputs:
+            raise click.BadParameter("--input is read by this process only: not with --workers/--cluster "
+                                     "(workers read the graph's own input files)", param_hint="--input")
+        if second_order:
+            raise click.BadParameter("--second-order runs in this process only: not with --workers/--cluster",
+                                     param_hint="--second-order")
+        from agrad.cli import distributed
+
+        result = distributed.check(app, graph_file, cluster, plugins, eps=eps, atol=atol, rtol=rtol, fast=fast)
+    else:
+        result = library.load_graph(graph_file, inputs=inputs).check(eps=eps, atol=atol, rtol=rtol, fast=fast,
+                                                                     second_order=second_order)
     if output_format == "github":
         for command in github.check_commands(result, eps=eps, atol=atol, rtol=rtol):
             app.echo(command)

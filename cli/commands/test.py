@@ -5,7 +5,7 @@ import click
 
 from agrad.cli import diagnostics, files, github, library, status
 from agrad.cli.app import App, abort, finish
-from agrad.cli.options import format_option, graph_reading
+from agrad.cli.options import cluster_options, format_option, graph_reading
 from agrad.cli.paths import graph_files, not_graphs_note
 from agrad.cli.status import ExitStatus
 
@@ -51,8 +51,10 @@ def _selected(files: list[str], pattern: str | None) -> list[str]:
               help="Also write the results as JUnit XML (GitLab, Jenkins, Azure); missing folders are created.")
 @format_option("table", "json", "github")
 @graph_reading
+@cluster_options
 @click.pass_obj
-def test(app: App, paths, pattern, exit_first, strict, no_train, exclude, junit_path, output_format, plugins):
+def test(app: App, paths, pattern, exit_first, strict, no_train, exclude, junit_path, output_format, plugins,
+         cluster):
     """Run the `expect:` of every graph file in PATH... (files, - for standard input, or folders of
     *.yaml and *.yml), training the graphs whose `expect:` has `train:`.
 
@@ -71,9 +73,17 @@ def test(app: App, paths, pattern, exit_first, strict, no_train, exclude, junit_
     selected = _selected(found.files, pattern)
     if not selected:
         abort(f"no graph file matches -k {pattern!r} (of {len(found.files)})", ExitStatus.INVALID)
+    outcome_of = lambda file: library.test_file(file, train=not no_train)     # noqa: E731
+    if cluster is not None:           # --workers / --cluster: the files run on dask workers, reported in order
+        from agrad.cli import distributed
+
+        if "-" in selected:
+            abort("- (standard input) cannot be sent to --workers/--cluster; give the graph as a file",
+                  ExitStatus.INVALID)
+        outcome_of = distributed.test_outcomes(cluster, selected, plugins, train=not no_train)
     outcomes, names = [], []
     for file in selected:
-        outcome = library.test_file(file, train=not no_train)
+        outcome = outcome_of(file)
         name = status.test_outcome_name(outcome)
         outcomes.append(outcome)
         names.append(name)

@@ -9,7 +9,7 @@ import click
 
 from agrad.cli import files, library
 from agrad.cli.app import App, abort, finish
-from agrad.cli.options import format_option, graph_reading
+from agrad.cli.options import cluster_options, format_option, graph_reading
 from agrad.cli.status import ExitStatus
 
 PLOT_SUFFIXES = (".svg", ".png")
@@ -92,13 +92,17 @@ def _check_plot_path(plot: str | None) -> None:
                    "names the node that made the first one and its line, and a NaN/Inf gradient stops "
                    "training too.")
 @graph_reading
+@cluster_options
 @click.pass_obj
 def train(app: App, graph_file, steps, seed, output_format, save_path, resume_path, plot_path, anomaly,
-          plugins):
+          plugins, cluster):
     """Train GRAPH's `train:` section (GRAPH: a file, or - for standard input): optimizer steps on its
     loss, with a summary and loss curve."""
     files.check_output_paths(save=save_path, plot=plot_path)
     _check_plot_path(plot_path)
+    if graph_file == "-" and cluster is not None:      # workers read the graph by its path
+        abort("- (standard input) cannot be sent to --workers/--cluster; give the graph as a file",
+              ExitStatus.INVALID)
     library.load_plugins(plugins)
     graph = library.load_graph(graph_file, seed=seed)
     from agrad.graphs import training
@@ -108,8 +112,8 @@ def train(app: App, graph_file, steps, seed, output_format, save_path, resume_pa
     total = steps or spec.steps
     horizon = max(spec.steps, total)
     resume = _checkpoint(resume_path) if resume_path else None
-    trainer = training.Trainer(graph, steps=horizon, anomaly=anomaly,
-                               **{k: v for k, v in spec.options().items() if k != "eval_every"})
+    options = dict(steps=horizon, anomaly=anomaly, **{k: v for k, v in spec.options().items() if k != "eval_every"})
+    trainer = training.Trainer(graph, **options)
     if resume is not None:
         try:
             trainer.load_state(resume)
@@ -122,8 +126,14 @@ def train(app: App, graph_file, steps, seed, output_format, save_path, resume_pa
     diverged = None
     with _progress(app, total, trainer.step_count) as on_step:
         try:
-            training.run_trainer(trainer, steps=horizon, stop_after=total, eval_every=spec.eval_every,
-                                 on_step=on_step)
+            if cluster is not None:       # --workers / --cluster: data-parallel replicas on dask workers
+                from agrad.cli import distributed
+
+                distributed.train(cluster, graph_file, plugins, seed, trainer, options, steps=horizon,
+                                  stop_after=total, eval_every=spec.eval_every, on_step=on_step)
+            else:
+                training.run_trainer(trainer, steps=horizon, stop_after=total, eval_every=spec.eval_every,
+                                     on_step=on_step)
         except training.TrainingDiverged as exc:
             diverged = exc
     run = trainer.run

@@ -1,27 +1,46 @@
-"""The op library. Every op is declared once (see registry.defop); importing the family
-modules registers them with the dispatcher, and this namespace exposes each op's function,
-as `agrad.<op>` does. Loading ends by binding Tensor's methods (`_tensor_methods`)."""
+"""The op library, a table of contents named after ATen's own files. Every op is declared
+once (see registry.defop) in the family file its content belongs to:
+
+    pointwise/  binary, unary, special, logical, activation
+    reduce/     arithmetic, moments, selection, cumulative
+    shape/      view, diagonal, rearrange, join, pad, indexing, advanced_indexing
+    nn/         convolution, pooling, normalization, loss, distance, softmax, dropout,
+                attention, upsample
+    linalg, factories, conversion, autograd
+
+Importing the family modules registers their ops with the dispatcher, and this namespace
+exposes each op's function, as `agrad.<op>` does. Every family module is found by walking
+the package, so a new one is added without touching this file; `_`-named modules are
+helpers (`_common`, the in-place Tensor methods, `_tensor_methods`), as are `registry`
+(defop), `samples` and `formulas` (each op's derivative formulas read back as text).
+Loading ends by binding Tensor's methods (`_tensor_methods`)."""
 from __future__ import annotations
 
 import importlib
 import pkgutil
 
 from ..dispatcher import all_ops
-from . import conversion, linalg, pointwise, reduction, shape  # noqa: F401 — the core families, in order
+from . import conversion, linalg  # noqa: F401 — the core families first, in order
 from ._tensor_methods import bind as _bind_tensor_methods
+from .pointwise import binary, unary  # noqa: F401
+from .reduce import arithmetic  # noqa: F401
 from .registry import defop, get_info, registered
+from .shape import view  # noqa: F401
 
-_CORE = {"registry", "samples", "conversion", "linalg", "pointwise", "reduction", "shape"}
+_NOT_FAMILIES = {f"{__name__}.{name}" for name in ("registry", "samples", "formulas")}
 
-# Every other module in this package is an op family (added without touching this file);
-# a family's `__all__` names plain functions it exports beside its ops (indexing's getitem).
+# Every other module in this package and its subpackages is an op family (added without
+# touching this file); a family's `__all__` names plain functions it exports beside its ops
+# (advanced_indexing's getitem).
 _helpers = []
-for _mod in sorted(m.name for m in pkgutil.iter_modules(__path__)):
-    if _mod not in _CORE and not _mod.startswith("_"):
-        _module = importlib.import_module(f"{__name__}.{_mod}")
-        for _name in getattr(_module, "__all__", ()):
-            globals()[_name] = getattr(_module, _name)
-            _helpers.append(_name)
+for _info in sorted(pkgutil.walk_packages(__path__, f"{__name__}."), key=lambda m: m.name):
+    _parts = _info.name.split(".")[2:]
+    if _info.ispkg or _info.name in _NOT_FAMILIES or any(p.startswith("_") for p in _parts):
+        continue
+    _module = importlib.import_module(_info.name)
+    for _name in getattr(_module, "__all__", ()):
+        globals()[_name] = getattr(_module, _name)
+        _helpers.append(_name)
 
 
 def _export() -> list[str]:

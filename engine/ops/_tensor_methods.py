@@ -5,7 +5,8 @@ them into TensorBody.h and python_variable_methods.cpp).
 above it; it cannot import the op library, which is built on top of it. What runs an op is
 bound here, once every family has registered its ops (the last step of `agrad.ops`), in an
 order where a later step never replaces an earlier one unless it says so:
-1. the methods written out below (`to`, `T`, the operators, `x[i]`, `backward` …);
+1. the methods written out below (`to`, `T`, the reflected and other operators, `x[i]`,
+   `backward` …);
 2. a method per op whose first argument is `self` (PyTorch's method variants);
 3. the hot operators (`x * y`, …) as the op's own function: no method frame in between;
 4. the in-place variants (`add_` …), the in-place view ops (`t_` …), the in-place random
@@ -20,21 +21,20 @@ from ..autograd.functional import backward
 from ..creation import full, tensor
 from ..dispatcher import all_ops
 from ..dispatcher import ops as _ops
-from .bitcast import _view_dtype
-from .extras_reductions import allclose, equal, unique
-from .indexing_advanced import getitem
-from .inplace import (
+from ._inplace import (
     _BINARY,
     _UNARY,
     _copy_,
     _fill_,
     _index_put_,
     _method,
+    _squeeze_,
+    _t_,
+    _transpose_,
+    _unsqueeze_,
     _zero_,
-    setitem,
 )
-from .inplace_views import _squeeze_, _t_, _transpose_, _unsqueeze_
-from .random_inplace import (
+from ._random_inplace import (
     _bernoulli_,
     _exponential_,
     _fill_diagonal_,
@@ -43,6 +43,9 @@ from .random_inplace import (
     _random_,
     _uniform_,
 )
+from .conversion import _view_dtype
+from .reduce.selection import allclose, equal, unique
+from .shape.advanced_indexing import getitem, setitem
 
 __all__: list = []
 
@@ -100,13 +103,9 @@ class _Methods:
     def mT(self):
         return _ops.transpose(self, -2, -1)
 
-    def __add__(self, other): return _ops.add(self, other)
     def __radd__(self, other): return _ops.add(other, self)
-    def __sub__(self, other): return _ops.sub(self, other)
     def __rsub__(self, other): return _ops.sub(other, self)
-    def __mul__(self, other): return _ops.mul(self, other)
     def __rmul__(self, other): return _ops.mul(other, self)
-    def __truediv__(self, other): return _ops.div(self, other)
     def __rtruediv__(self, other): return _ops.div(other, self)
     def __floordiv__(self, other): return _ops.floor_divide(self, other)
     def __rfloordiv__(self, other): return _ops.floor_divide(other, self)
@@ -123,11 +122,8 @@ class _Methods:
     def __rlshift__(self, other): return _ops.bitwise_left_shift(other, self)
     def __rshift__(self, other): return _ops.bitwise_right_shift(self, other)
     def __rrshift__(self, other): return _ops.bitwise_right_shift(other, self)
-    def __pow__(self, other): return _ops.pow(self, other)
     def __rpow__(self, other): return _ops.pow(other, self)
-    def __matmul__(self, other): return _ops.matmul(self, other)
     def __rmatmul__(self, other): return _ops.matmul(other, self)
-    def __neg__(self): return _ops.neg(self)
     def __abs__(self): return _ops.abs(self)
     def __eq__(self, other): return _ops.eq(self, other)
     def __ne__(self, other): return _ops.ne(self, other)
@@ -145,7 +141,7 @@ class _Methods:
 _OPERATORS = {"__add__": "add", "__sub__": "sub", "__mul__": "mul", "__truediv__": "div", "__matmul__": "matmul",
               "__neg__": "neg", "__pow__": "pow"}
 
-# step 4: the in-place variants PyTorch gives ops of other families, beside inplace.py's lists
+# step 4: the in-place variants PyTorch gives ops of other families, beside _inplace.py's lists
 _INPLACE_ALSO = ("sinc", "deg2rad", "rad2deg", "heaviside")
 
 

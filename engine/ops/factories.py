@@ -1,14 +1,32 @@
-"""The *_like factories as ops (zeros_like, ones_like, empty_like, full_like, rand_like,
-randn_like), so a graph file can call them: each is engine/creation.py's function, taking
-the input's shape, dtype and device unless told otherwise. No gradient flows through
-them (PyTorch's outputs are new leaves). The random ones take `seed` (keyword-only, as
-`dropout` does) in place of PyTorch's `generator`: with a seed the values are NumPy's
-PCG64 stream on every device; without, agrad's global generator (`manual_seed`)."""
+"""The factories as ops (ATen's TensorFactories, Fill): the *_like factories (zeros_like,
+ones_like, empty_like, full_like, rand_like, randn_like), so a graph file can call them,
+and `fill`, the op behind `fill_`/`zero_`. Each *_like is engine/creation.py's function,
+taking the input's shape, dtype and device unless told otherwise. No gradient flows
+through them (PyTorch's outputs are new leaves; fill's gradient to self is zero). The
+random ones take `seed` (keyword-only, as `dropout` does) in place of PyTorch's
+`generator`: with a seed the values are NumPy's PCG64 stream on every device; without,
+agrad's global generator (`manual_seed`).
+"""
 from __future__ import annotations
 
 from .. import creation, dtypes
+from ..backends.meta import MetaArray
 from .registry import defop
 from .samples import SampleInput, make_arg
+
+
+def _fill_kernel(xp, self, value):
+    return xp.full(self.shape, value, dtype=self.dtype)
+
+
+fill = defop(
+    "fill(Tensor self, Scalar value) -> Tensor",
+    kernel=_fill_kernel, meta=lambda self, value: MetaArray(self.shape, self.dtype),
+    grads={"self": lambda grad: creation.zeros_like(grad)},
+    samples=lambda op: [SampleInput("(2,3) 2.5", make_arg((2, 3), key=(op, 0)), 2.5),
+                        SampleInput("0-d -1", make_arg((), key=(op, 1)), -1)],
+    torch="torch.fill",
+    doc="A tensor of self's shape and dtype filled with value (the pure form of fill_).")
 
 _OPTIONS = "*, ScalarType? dtype=None, Device? device=None, bool requires_grad=False"
 

@@ -1,15 +1,224 @@
-"""Matrix products: the primitives mm, mv, dot, bmm, and matmul composed of them
-as PyTorch composes it (so a 2-D matmul's grad_fn is MmBackward0)."""
+"""Linear algebra (ATen's LinearAlgebra, Linear): the matrix-product primitives mm, mv,
+dot, bmm, and matmul composed of them as PyTorch composes it (so a 2-D matmul's grad_fn is
+MmBackward0); addmm and linear (over addmm), baddbmm, outer, kron, trace, cross and
+linalg_cross, and einsum.
+
+einsum is a composite: it resolves `...`, the implicit output and size-1 broadcasting,
+then calls `_einsum`, one kernel on an explicit equation whose backward is einsum
+again — the gradient of operand k contracts grad with the other operands back to k's
+subscripts (a repeated subscript through an identity matrix, a subscript only k has
+through an expand) — so every order of derivative is an einsum. trace's gradient is grad
+on the diagonal, linalg_cross's are cross products again, kron is PyTorch's composite.
+"""
 from __future__ import annotations
+
+import string
+import warnings
 
 import numpy as np
 
+from .. import dtypes
 from ..backends.meta import MetaArray
-from ..errors import DtypeError, ShapeError
-from ..shapes import broadcast_shapes
-from .registry import defop
+from ..creation import eye
+from ..errors import DtypeError, DtypeNotImplementedError, ShapeError
+from ..messages import scalar_type_name
+from ..shapes import broadcast_shapes, normalize_dim
+from ._common import checked
+from .reduce.arithmetic import _sum_dtype
+from .registry import defop, get_info
 from .samples import SampleInput, make_arg
-from .shape import _unsafe_view, expand, reshape, transpose
+from .shape.view import _expand_shape, _unsafe_view, expand, reshape, transpose
+
+
+def _int_arg(shape, key, low=0, high=5):
+    return make_arg(shape, key=key, dtype=dtypes.int64, low=low, high=high, integer=True)
+
+
+# ---- trace ------------------------------------------------------------------------------------------
+
+def _trace_meta(self):
+    if self.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {self.ndim}")
+    if self.dtype == np.bool_:
+        raise DtypeNotImplementedError("\"trace\" not implemented for 'Bool'")
+    return MetaArray((), _sum_dtype(self, None))
+
+
+def _trace_kernel(xp, self):
+    _trace_meta(self)
+    return xp.asarray(xp.trace(self, dtype=_sum_dtype(self, None)))
+
+
+def _trace_grad(grad, self_shape):
+    n, m = self_shape
+    return expand(grad, [n, m]) * eye(n, m, dtype=grad.dtype, device=grad.device)
+
+
+trace = defop(
+    "trace(Tensor self) -> Tensor",
+    kernel=_trace_kernel, meta=_trace_meta,
+    grads={"self": _trace_grad},
+    samples=lambda op: [SampleInput("(3,3)", make_arg((3, 3), key=(op, 0))),
+                        SampleInput("(2,4)", make_arg((2, 4), key=(op, 1))),
+                        SampleInput("(4,2)T", make_arg((4, 2), key=(op, 2), transposed=True)),
+                        SampleInput("int64", _int_arg((3, 3), (op, 3), -3, 4))],
+    torch="torch.trace",
+    doc="The sum of the main diagonal of a matrix.")
+
+
+# ---- linalg_cross, cross ---------------------------------------------------------------------------
+
+def _cross_meta(self, other, dim):
+    if self.ndim != other.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    if self.dtype != other.dtype:
+        raise DtypeError(f"expected scalar type {scalar_type_name(self.dtype)} but found "
+                         f"{scalar_type_name(other.dtype)}")
+    d = normalize_dim(dim, self.ndim)
+    if self.shape[d] != 3 or other.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. "
+                           f"Got {self.shape[d]} and {other.shape[d]}")
+    return MetaArray(broadcast_shapes(self.shape, other.shape), self.dtype)
+
+
+def _cross_kernel(xp, self, other, dim):
+    _cross_meta(self, other, dim)
+    return xp.cross(self, other, axis=normalize_dim(dim, self.ndim))
+
+
+linalg_cross = defop(
+    "linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor",
+    kernel=_cross_kernel, meta=_cross_meta,
+    grads={"self": lambda grad, other, dim: linalg_cross(other, grad, dim=dim),
+           "other": lambda grad, self, dim: linalg_cross(grad, self, dim=dim)},
+    samples=lambda op: [SampleInput("(3,)", make_arg((3,), key=(op, 0)), make_arg((3,), key=(op, 1))),
+                        SampleInput("(2,3) broadcast", make_arg((2, 3), key=(op, 2)), make_arg((1, 3), key=(op, 3))),
+                        SampleInput("(3,4) dim=0", make_arg((3, 4), key=(op, 4), transposed=True),
+                                    make_arg((3, 4), key=(op, 5)), dim=0),
+                        SampleInput("int64", _int_arg((2, 3), (op, 6), -3, 4), _int_arg((2, 3), (op, 7), -3, 4))],
+    torch="torch.linalg.cross",
+    doc="The cross product of 3-vectors along dim (broadcasting the other dimensions).")
+
+
+def _cross(self, other, dim):
+    if dim is None:
+        sizes = tuple(self.shape)
+        if 3 not in sizes:
+            raise RuntimeError("no dimension of size 3 in input")
+        dim = sizes.index(3)
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
+                      "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
+                      "with that of linalg.cross in a future release.", UserWarning, stacklevel=3)
+    return linalg_cross(self, other, dim=dim)
+
+
+cross = defop(
+    "cross(Tensor self, Tensor other, int? dim=None) -> Tensor",
+    composite=_cross,
+    samples=lambda op: [SampleInput("(2,3) dim=1", make_arg((2, 3), key=(op, 0)), make_arg((2, 3), key=(op, 1)), 1),
+                        SampleInput("(3,2) dim=-2", make_arg((3, 2), key=(op, 2)), make_arg((3, 2), key=(op, 3)),
+                                    dim=-2)],
+    torch="torch.cross",
+    doc="linalg.cross along dim; without dim, along the first dimension of size 3 (deprecated, as in PyTorch).")
+
+
+# ---- kron ---------------------------------------------------------------------------------------------
+
+def _kron(self, other):
+    nd = max(self.ndim, other.ndim)
+    a = [1] * (nd - self.ndim) + list(self.shape)
+    b = [1] * (nd - other.ndim) + list(other.shape)
+    a_shape = [s for x in a for s in (x, 1)]
+    b_shape = [s for x in b for s in (1, x)]
+    product = reshape(self, a_shape) * reshape(other, b_shape)
+    return _unsafe_view(product, [x * y for x, y in zip(a, b)])
+
+
+kron = defop(
+    "kron(Tensor self, Tensor other) -> Tensor",
+    composite=_kron,
+    samples=lambda op: [SampleInput("(2,3)x(2,2)", make_arg((2, 3), key=(op, 0)), make_arg((2, 2), key=(op, 1))),
+                        SampleInput("(2,3)x(3,)", make_arg((2, 3), key=(op, 2)), make_arg((3,), key=(op, 3))),
+                        SampleInput("(2,)x(2,1,2)", make_arg((2,), key=(op, 4)), make_arg((2, 1, 2), key=(op, 5))),
+                        SampleInput("int64", _int_arg((2, 2), (op, 6), -3, 4), _int_arg((2,), (op, 7), -3, 4))],
+    torch="torch.kron",
+    doc="The Kronecker product: every element of self times a block of other.")
+
+
+# ---- linear -----------------------------------------------------------------------------------
+
+def _addmm_meta(self, mat1, mat2, beta, alpha):
+    if mat1.ndim != 2 or mat2.ndim != 2:
+        raise ShapeError(f"{'mat1' if mat1.ndim != 2 else 'mat2'} must be a matrix, got "
+                         f"{mat1.ndim if mat1.ndim != 2 else mat2.ndim}-D tensor")
+    if mat1.shape[1] != mat2.shape[0]:
+        raise ShapeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x{mat1.shape[1]} and "
+                         f"{mat2.shape[0]}x{mat2.shape[1]})")
+    if not (mat1.dtype == mat2.dtype == self.dtype):
+        raise DtypeError(f"self and mat2 must have the same dtype, but got {scalar_type_name(self.dtype)} and "
+                         f"{scalar_type_name(mat2.dtype)}" if self.dtype != mat2.dtype else
+                         f"expected m1 and m2 to have the same dtype, but got: {mat1.dtype} != {mat2.dtype}")
+    out = (mat1.shape[0], mat2.shape[1])
+    _expand_shape(self.shape, out)      # PyTorch's "The expanded size of the tensor …" for a bad bias
+    return MetaArray(out, mat1.dtype)
+
+
+def _addmm_kernel(xp, self, mat1, mat2, beta, alpha):
+    prod = xp.matmul(mat1, mat2)
+    if alpha != 1:
+        prod = prod * alpha
+    if beta == 0:       # NOTE: PyTorch ignores self when beta == 0: nan/inf in it do not propagate
+        return prod
+    return (prod + (self if beta == 1 else self * beta)).astype(mat1.dtype, copy=False)
+
+
+addmm = defop(
+    "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+    kernel=checked(_addmm_meta, _addmm_kernel), meta=_addmm_meta,
+    grads={"self": lambda grad, beta: grad if beta == 1 else grad * beta,
+           "mat1": lambda grad, mat2, alpha: mm(grad, transpose(mat2, 0, 1)) * alpha if alpha != 1 else
+           mm(grad, transpose(mat2, 0, 1)),
+           "mat2": lambda grad, mat1, alpha: mm(transpose(mat1, 0, 1), grad) * alpha if alpha != 1 else
+           mm(transpose(mat1, 0, 1), grad)},
+    array_grads={"self": lambda grad, beta: grad if beta == 1 else grad * beta,
+                 "mat1": lambda grad, mat2, alpha: np.matmul(grad, np.swapaxes(mat2, 0, 1)) * alpha if alpha != 1
+                 else np.matmul(grad, np.swapaxes(mat2, 0, 1)),
+                 "mat2": lambda grad, mat1, alpha: np.matmul(np.swapaxes(mat1, 0, 1), grad) * alpha if alpha != 1
+                 else np.matmul(np.swapaxes(mat1, 0, 1), grad)},
+    samples=lambda op: [
+        SampleInput("(4,)+(2,3)@(3,4)", make_arg((4,), key=(op, 0)), make_arg((2, 3), key=(op, 1)),
+                    make_arg((3, 4), key=(op, 2), transposed=True)),
+        SampleInput("(2,1)+..., beta, alpha", make_arg((2, 1), key=(op, 3)), make_arg((2, 3), key=(op, 4)),
+                    make_arg((3, 2), key=(op, 5)), beta=0.5, alpha=2.0)],
+    torch="torch.addmm", doc="beta * self + alpha * (mat1 @ mat2); the 2-D linear with a bias.")
+
+
+def _linear(input, weight, bias):
+    wt = transpose(weight, 0, 1) if weight.ndim == 2 else weight
+    if bias is not None and input.ndim == 2:
+        return addmm(bias, input, wt)
+    if bias is not None and input.ndim >= 3 and bias.ndim == 1 and weight.ndim == 2:
+        # PyTorch's _flatten_nd_linear: one addmm over the folded batch, then a view back
+        out = addmm(bias, reshape(input, [-1, input.shape[-1]]), wt)
+        return reshape(out, list(input.shape[:-1]) + [out.shape[-1]])
+    out = matmul(input, wt)
+    return out if bias is None else out + bias
+
+
+def _linear_samples(op):
+    return [SampleInput("(2,3),(4,3),(4,)", make_arg((2, 3), key=(op, 0)), make_arg((4, 3), key=(op, 1)),
+                        make_arg((4,), key=(op, 2))),
+            SampleInput("no bias", make_arg((2, 3), key=(op, 3)), make_arg((4, 3), key=(op, 4))),
+            SampleInput("batched (2,2,3)", make_arg((2, 2, 3), key=(op, 5)), make_arg((4, 3), key=(op, 6)),
+                        make_arg((4,), key=(op, 7))),
+            SampleInput("1-D input", make_arg((3,), key=(op, 8)), make_arg((2, 3), key=(op, 9), transposed=True),
+                        make_arg((2,), key=(op, 10)))]
+
+
+linear = defop(
+    "linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",
+    composite=_linear, samples=_linear_samples, torch="torch.nn.functional.linear",
+    doc="input @ weight.T + bias; a 2-D input with a bias is one addmm (AddmmBackward0), as in PyTorch.")
 
 
 def _same_dtype(name, a, b):
@@ -144,3 +353,240 @@ matmul = defop(
                                   ((2, 2, 3), (3,)), ((2, 2, 3), (3, 4)), ((3,), (2, 3, 2)),
                                   ((2, 1, 2, 3), (3, 3, 2)), ((4, 3), (2, 3, 2))], transposed=(3,)),
     torch="torch.matmul")
+
+# ---- outer, baddbmm ------------------------------------------------------------------------------
+
+
+def _outer(self, vec2):
+    for name, t in (("self", self), ("vec2", vec2)):
+        if t.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.ndim}-D")
+    return reshape(self, [-1, 1]) * vec2
+
+
+outer = defop(
+    "outer(Tensor self, Tensor vec2) -> Tensor",
+    composite=_outer,
+    samples=lambda op: [SampleInput("(3)x(4)", make_arg((3,), key=(op, 0)), make_arg((4,), key=(op, 1))),
+                        SampleInput("(1)x(2)", make_arg((1,), key=(op, 2)), make_arg((2,), key=(op, 3)))],
+    torch="torch.outer", doc="self[i] * vec2[j]: the outer product of two vectors.")
+
+
+def _baddbmm_meta(self, batch1, batch2, beta=1, alpha=1):
+    if batch1.ndim != 3 or batch2.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor" if batch1.ndim != 3 else "batch2 must be a 3D tensor")
+    b, n, k = batch1.shape
+    if batch2.shape[0] != b or batch2.shape[1] != k:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{b}, {k}] but got: "
+                           f"[{batch2.shape[0]}, {batch2.shape[1]}].")
+    if not (self.dtype == batch1.dtype == batch2.dtype):
+        raise RuntimeError(f"expected scalar type {batch1.dtype} but found "
+                           f"{self.dtype if self.dtype != batch1.dtype else batch2.dtype}")
+    out = (b, n, batch2.shape[2])
+    if broadcast_shapes(self.shape, out) != out:
+        raise RuntimeError(f"The expanded size of the tensor ({out[-1]}) must match the existing size "
+                           f"({self.shape[-1]}) at non-singleton dimension 2.  Target sizes: {list(out)}.  "
+                           f"Tensor sizes: {list(self.shape)}")
+    return MetaArray(out, batch1.dtype)
+
+
+def _baddbmm_kernel(xp, self, batch1, batch2, beta, alpha):
+    prod = xp.matmul(batch1, batch2)
+    if alpha != 1:
+        prod = prod * alpha
+    if beta == 0:       # NOTE: as addmm, PyTorch ignores self when beta == 0 (nan in it does not propagate)
+        return prod.astype(batch1.dtype, copy=False)
+    return (prod + (self if beta == 1 else self * beta)).astype(batch1.dtype, copy=False)
+
+
+def _scaled(t, factor):
+    return t if factor == 1 else t * factor
+
+
+baddbmm = defop(
+    "baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+    kernel=checked(_baddbmm_meta, _baddbmm_kernel), meta=_baddbmm_meta,
+    grads={"self": lambda grad, beta: _scaled(grad, beta),
+           "batch1": lambda grad, batch2, alpha: _scaled(bmm(grad, transpose(batch2, 1, 2)), alpha),
+           "batch2": lambda grad, batch1, alpha: _scaled(bmm(transpose(batch1, 1, 2), grad), alpha)},
+    samples=lambda op: [
+        SampleInput("(2,3,4)+(2,3,2)@(2,2,4)", make_arg((2, 3, 4), key=(op, 0)), make_arg((2, 3, 2), key=(op, 1)),
+                    make_arg((2, 2, 4), key=(op, 2))),
+        SampleInput("broadcast self, beta, alpha", make_arg((4,), key=(op, 3)), make_arg((2, 3, 2), key=(op, 4)),
+                    make_arg((2, 2, 4), key=(op, 5)), beta=0.5, alpha=-2.0)],
+    torch="torch.baddbmm", doc="beta * self + alpha * (batch1 @ batch2) for 3-D batches; self broadcasts.")
+
+
+# ---- einsum ----------------------------------------------------------------------------------------
+
+_LETTERS = string.ascii_letters
+
+
+def _parse(equation: str):
+    """(input subscripts, output subscripts or None) with spaces removed; '...' kept."""
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    for ch in eq:
+        if ch not in _LETTERS and ch not in ".,->":
+            raise RuntimeError(f"einsum(): invalid subscript given at index {equation.index(ch)} in the equation "
+                               f"string, subscripts must be in [a-zA-Z]")
+    return lhs.split(","), (rhs if arrow else None)
+
+
+def _normalize(equation: str, shapes):
+    """An explicit equation (no '...', explicit output) for operands of `shapes`,
+    and each subscript's size (size-1 operands are broadcast to it)."""
+    terms, out = _parse(equation)
+    if len(terms) != len(shapes):
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation"
+                           if len(shapes) > len(terms) else
+                           "einsum(): fewer operands were provided than specified in the equation")
+    used = set(equation) & set(_LETTERS)
+    spare = [c for c in _LETTERS if c not in used]
+    n_ell = 0
+    for term, shape in zip(terms, shapes):
+        letters = len(term.replace("...", ""))
+        if "..." in term:
+            n_ell = max(n_ell, len(shape) - letters)
+        elif letters != len(shape):
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({letters}) does not match the "
+                               f"number of dimensions ({len(shape)}) for operand {terms.index(term)} and no "
+                               f"ellipsis was given")
+    ell = "".join(spare[:n_ell])
+    explicit = []
+    for term, shape in zip(terms, shapes):
+        if "..." in term:
+            k = len(shape) - len(term.replace("...", ""))
+            term = term.replace("...", ell[n_ell - k:] if k else "")
+        explicit.append(term)
+    if out is None:
+        counts = {c: sum(t.count(c) for t in explicit) for c in set("".join(explicit))}
+        out = ell + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in ell))
+    else:
+        out = out.replace("...", ell)
+    seen = {}
+    for term, shape in zip(explicit, shapes):
+        for c, n in zip(term, shape):
+            seen.setdefault(c, set()).add(n)
+    size = {}
+    for c, ns in seen.items():
+        big = ns - {1}
+        if len(big) > 1:
+            raise RuntimeError(f"einsum(): operands do not broadcast with remapped shapes: subscript '{c}' has "
+                               f"sizes {sorted(big)}")
+        size[c] = big.pop() if big else 1
+    for c in out:
+        if c not in size:
+            raise RuntimeError(f"einsum(): output subscript {c} does not appear in the equation for any input "
+                               f"operand")
+        if out.count(c) > 1:
+            raise RuntimeError(f"einsum(): output subscript {c} appears more than once in the output")
+    return ",".join(explicit) + "->" + out, explicit, size
+
+
+def _einsum(equation, tensors):
+    if not tensors:
+        raise RuntimeError("einsum(): must provide at least one operand")
+    eq, terms, size = _normalize(equation, [tuple(t.shape) for t in tensors])
+    operands = []
+    for term, t in zip(terms, tensors):
+        want = [size[c] for c in term]
+        operands.append(t if list(t.shape) == want else expand(t, want))
+    return _einsum_op(eq, operands)
+
+
+def _einsum_meta(equation, tensors):
+    terms, out = _parse(equation)
+    dt = tensors[0].dtype
+    for t in tensors:
+        if t.dtype != dt:
+            raise RuntimeError(f"expected scalar type {dt} but found {t.dtype}")
+    size = {}
+    for term, t in zip(terms, tensors):
+        size.update(zip(term, t.shape))
+    return MetaArray(tuple(size[c] for c in out), dt)
+
+
+def _einsum_kernel(xp, equation, tensors):
+    _einsum_meta(equation, tensors)
+    return xp.asarray(xp.einsum(equation, *tensors, optimize=len(tensors) > 2))
+
+
+def _einsum_grads(grad, equation, tensors):
+    terms, out = _parse(equation)
+    size = {}
+    for term, t in zip(terms, tensors):
+        size.update(zip(term, t.shape))
+    spare = iter(c for c in _LETTERS if c not in equation)
+    grads = []
+    for k, (term, t) in enumerate(zip(terms, tensors)):
+        target, eyes, eye_terms = "", [], []
+        for c in term:
+            if c in target:                 # a repeated subscript: its diagonal, through an identity matrix
+                fresh = next(spare)
+                eyes.append(_identity(size[c], grad))
+                eye_terms.append(c + fresh)
+                c = fresh
+            target += c
+        others = [s for j, s in enumerate(terms) if j != k]
+        present = set(out).union(*others, *eye_terms)
+        available = "".join(c for c in target if c in present)
+        g = _einsum_op(",".join([out] + others + eye_terms) + "->" + available,
+                       [grad] + [x for j, x in enumerate(tensors) if j != k] + eyes)
+        if available != target:            # subscripts only operand k has: summed, so the gradient is constant
+            g = expand(reshape(g, [size[c] if c in present else 1 for c in target]), [size[c] for c in target])
+        grads.append(g)
+    return grads
+
+
+def _identity(n, like):
+    from ..creation import tensor
+    return tensor(np.eye(n), dtype=like.dtype, device=like.device)
+
+
+_einsum_op = defop(
+    "_einsum(str equation, Tensor[] tensors) -> Tensor",
+    kernel=_einsum_kernel, meta=_einsum_meta,
+    grads={"tensors": _einsum_grads}, backward_name="EinsumBackward0",
+    samples=lambda op: [SampleInput("ij,jk->ik", "ij,jk->ik", [make_arg((2, 3), key=(op, 0)),
+                                                              make_arg((3, 2), key=(op, 1))])],
+    torch="torch.einsum",
+    doc="einsum on an explicit equation (no '...', explicit output, no broadcasting); einsum's kernel.")
+
+
+def _einsum_samples(op):
+    def args(*shapes, k=0):
+        return [make_arg(s, key=(op, k, i)) for i, s in enumerate(shapes)]
+    return [SampleInput("matmul", "ij,jk->ik", args((2, 3), (3, 4), k=0)),
+            SampleInput("batched bmm", "bij,bjk->bik", args((2, 2, 3), (2, 3, 2), k=1)),
+            SampleInput("trace", "ii", args((3, 3), k=2)),
+            SampleInput("diagonal", "ii->i", args((3, 3), k=3)),
+            SampleInput("sum over a subscript only one operand has", "ij,j->", args((2, 3), (3,), k=4)),
+            SampleInput("implicit output", "ij,jk", args((2, 3), (3, 2), k=5)),
+            SampleInput("ellipsis broadcast", "...ij,...jk->...ik", args((2, 1, 2, 3), (3, 3, 2), k=6)),
+            SampleInput("outer, spaces", "i, j -> ij", args((2,), (3,), k=7)),
+            SampleInput("three operands", "ab,bc,cd->ad", args((2, 3), (3, 2), (2, 2), k=8)),
+            SampleInput("transpose", "ij->ji", args((2, 3), k=9)),
+            SampleInput("size-1 broadcast", "ij,ij->i", args((2, 1), (2, 3), k=10))]
+
+
+einsum = defop(
+    "einsum(str equation, Tensor[] tensors) -> Tensor",
+    composite=_einsum, samples=_einsum_samples,
+    torch="torch.einsum",
+    doc="Einstein summation: einsum('ij,jk->ik', a, b) or einsum('ij,jk->ik', [a, b]). Subscripts a-z/A-Z, "
+        "'...' for broadcast dimensions, an implicit output (subscripts used once, in order) without '->'.")
+
+
+def _operands_as_arguments(generated):
+    """torch.einsum's calling forms: the operands one by one, or one list of them."""
+    def einsum(equation, *tensors):
+        if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+            tensors = tensors[0]
+        return generated(equation, list(tensors))
+    einsum.__name__ = einsum.__qualname__ = generated.__name__
+    einsum.__doc__ = generated.__doc__
+    return einsum
+
+
+einsum = get_info("einsum").entry.function = _operands_as_arguments(einsum)

@@ -575,63 +575,6 @@ class _SavePlan:
         return names
 
 
-def _make_autograd_kernel(entry, info, diff_inputs, node_classes, overload, save_plan, arg_index):
-    if overload is None and not entry.list_positions:
-        return _specialised_autograd_kernel(entry, diff_inputs, node_classes[0], save_plan, arg_index)
-    list_positions = entry.list_positions
-    after_autograd = ~AUTOGRAD
-    names_for_mask = save_plan.names
-    savers = {}
-    single_class = node_classes[0] if overload is None else None
-
-    def kernel(op, keyset, args):
-        below = keyset & after_autograd
-        k = op._cache.get(below)      # the entry's own cache: impl() clears it when a kernel changes
-        if k is None:
-            k = op.lookup(below)
-        out = k(op, below, args)
-        edges = []
-        mask = 0
-        sizes = None
-        bit = 1
-        for pos in diff_inputs:
-            a = args[pos]
-            if pos in list_positions:
-                if sizes is None:
-                    sizes = []
-                sizes.append(len(a))
-                for t in a:
-                    e = gradient_edge(t)
-                    if e.function is not None:
-                        mask |= bit
-                    edges.append(e)
-            else:
-                meta = a._autograd_meta if a.__class__ is Tensor else 0
-                if meta is None:                  # a plain Tensor without history
-                    e = INVALID_EDGE
-                elif meta.__class__ is AutogradMeta and meta.grad_fn is not None:
-                    e = Edge(meta.grad_fn, meta.output_nr)      # gradient_edge's common case, inline
-                    mask |= bit
-                else:
-                    e = gradient_edge(a) if a is not None else INVALID_EDGE
-                    if e.function is not None:
-                        mask |= bit
-                edges.append(e)
-            bit <<= 1
-        if not mask:
-            return out
-        node = single_class() if single_class is not None else node_classes[overload(*args)]()
-        node.list_sizes = sizes
-        # history first: a saved output records which output of the node it is
-        record(node, edges, out if out.__class__ is tuple else (out,))
-        save = savers.get(mask)
-        if save is None:
-            save = savers[mask] = _make_saver(names_for_mask(mask), arg_index, op.name)
-        save(node, out, args)
-        return out
-    return kernel
-
-
 def _make_saver(names, arg_index, op_name):
     """`save(node, out, args)` for one mask of inputs that need a gradient, generated once: sets
     `node.saved` to what their formulas use (tensors as SavedVariables, shapes, scalars)."""
@@ -685,10 +628,13 @@ def _save_steps(names, arg_index) -> tuple:
 _SAVE_RESULT, _SAVE_SHAPE, _SAVE_ARGUMENT, _SAVE_OPTIONS = 0, 1, 2, 3
 
 
-def _specialised_autograd_kernel(entry, diff_inputs, node_class, save_plan, arg_index):
-    """The Autograd kernel of an op with one backward Node class and no Tensor[] argument (nearly
-    all), generated once per op as PyTorch generates VariableType: the edges of its differentiable
-    inputs unrolled, the Node built without a constructor call, its one output's history set inline."""
+def _make_autograd_kernel(entry, diff_inputs, node_classes, overload, save_plan, arg_index):
+    """The op's Autograd kernel, generated once per op as PyTorch generates VariableType: the
+    edges of its differentiable inputs unrolled (a loop for a Tensor[] input), the Node built
+    without a constructor call (its class chosen by `overload` where the op has several), the
+    history of a single output set inline (several: `record`), then what the formulas use saved."""
+    lists = entry.list_positions
+    has_list = any(pos in lists for pos in diff_inputs)
     lines = ["def kernel(op, keyset, args):",
              "    below = keyset & _after_autograd",
              "    k = _cache.get(below)",
@@ -696,7 +642,18 @@ def _specialised_autograd_kernel(entry, diff_inputs, node_class, save_plan, arg_
              "        k = op.lookup(below)",
              "    out = k(op, below, args)",
              "    mask = 0"]
+    if has_list:
+        lines += ["    edges = []", "    sizes = []"]
     for j, pos in enumerate(diff_inputs):
+        if pos in lists:
+            lines += [f"    a = args[{pos}]",
+                      f"    sizes.append(len(a))",
+                      f"    for t in a:",
+                      f"        e = _gradient_edge(t)",
+                      f"        if e.function is not None:",
+                      f"            mask |= {1 << j}",
+                      f"        edges.append(e)"]
+            continue
         lines += [f"    a = args[{pos}]",
                   f"    m = a._autograd_meta if a.__class__ is _Tensor else 0",
                   f"    if m is None:",
@@ -708,21 +665,30 @@ def _specialised_autograd_kernel(entry, diff_inputs, node_class, save_plan, arg_
                   f"        e{j} = _gradient_edge(a) if a is not None else _INVALID",
                   f"        if e{j}.function is not None:",
                   f"            mask |= {1 << j}"]
+        if has_list:
+            lines.append(f"    edges.append(e{j})")
+    node_class = "_Node" if overload is None else "_classes[_overload(*args)]"
     lines += ["    if not mask:",
               "        return out",
               "    if _anomaly.enabled:",
-              "        node = _Node()          # records where the op ran",
+              f"        node = {node_class}()          # records where the op ran",
               "    else:",
-              "        node = _new(_Node)",
+              f"        node = _new({node_class})",
               "        node.sequence_nr = _next_sequence_nr()",
               "        node.hooks = node._metadata = None",
-              "    node.list_sizes = None",
-              f"    node.next_edges = ({''.join(f'e{j}, ' for j in range(len(diff_inputs)))})",
+              f"    node.list_sizes = {'sizes' if has_list else 'None'}",
+              f"    node.next_edges = {'tuple(edges)' if has_list else '(' + ''.join(f'e{j}, ' for j in range(len(diff_inputs))) + ')'}",
               "    topo = 0"]
-    for j in range(len(diff_inputs)):
-        lines += [f"    f = e{j}.function",
-                  f"    if f is not None and f.topological_nr >= topo:",
-                  f"        topo = f.topological_nr + 1"]
+    if has_list:
+        lines += ["    for e in node.next_edges:",
+                  "        f = e.function",
+                  "        if f is not None and f.topological_nr >= topo:",
+                  "            topo = f.topological_nr + 1"]
+    else:
+        for j in range(len(diff_inputs)):
+            lines += [f"    f = e{j}.function",
+                      f"    if f is not None and f.topological_nr >= topo:",
+                      f"        topo = f.topological_nr + 1"]
     lines += ["    node.topological_nr = topo",
               "    if out.__class__ is _Tensor:",
               "        data = out._data",
@@ -743,9 +709,9 @@ def _specialised_autograd_kernel(entry, diff_inputs, node_class, save_plan, arg_
               "    return out"]
     namespace = {"_after_autograd": ~AUTOGRAD, "_cache": entry._cache, "_Tensor": Tensor, "_INVALID": INVALID_EDGE,
                  "_AutogradMeta": AutogradMeta, "_Edge": Edge, "_gradient_edge": gradient_edge,
-                 "_anomaly": _anomaly, "_Node": node_class, "_new": object.__new__,
-                 "_next_sequence_nr": _next_sequence_nr, "_AUTOGRAD": AUTOGRAD, "_record": record,
-                 "_savers": {}, "_make_saver": _make_saver, "_names_for_mask": save_plan.names,
+                 "_anomaly": _anomaly, "_Node": node_classes[0], "_classes": node_classes, "_overload": overload,
+                 "_new": object.__new__, "_next_sequence_nr": _next_sequence_nr, "_AUTOGRAD": AUTOGRAD,
+                 "_record": record, "_savers": {}, "_make_saver": _make_saver, "_names_for_mask": save_plan.names,
                  "_arg_index": arg_index}
     return codegen.define(lines, namespace, f"<agrad autograd kernel {entry.name}>", "kernel", owner=entry.name)
 
@@ -841,7 +807,7 @@ def _register_autograd(entry, info, grads, backward_name, overload, arg_index, a
     info.array_grads = None if arrays is None else dict(zip([arguments[i].name for i in diff_inputs], arrays))
     node_classes = [type(n, (OpNode,), body) for n in names]
     info.backward_names = list(names)
-    kernel = _make_autograd_kernel(entry, info, tuple(diff_inputs), node_classes, overload,
+    kernel = _make_autograd_kernel(entry, tuple(diff_inputs), node_classes, overload,
                                    _SavePlan(params_per_input), arg_index)
     impl(entry.name, DispatchKey.Autograd, kernel, _depth=4)
 

@@ -32,9 +32,8 @@ import weakref
 
 import numpy as np
 
-from .. import codegen
-from .. import watchers
-from ..ops.inplace import _clone_kernel
+from .. import codegen, watchers
+from ..ops.conversion import _clone_kernel
 from .bytecode import _NO_EXPRESSION, _expression, _Inliner
 
 __all__ = ["Recorder", "Schedule"]

@@ -610,8 +610,8 @@ def _write_checked(graph_path: Path, text: str, weights_path: Path, weights: dic
             if kind == "npz":
                 np.savez(f, **weights)
             else:
-                from .. import safetensors
-                safetensors.write(f, weights)
+                from agrad import _safetensors
+                _safetensors.write(f, weights)
         staged_graph.write_text(text, encoding="utf-8")
         problems = [d for d in graphs.validate(staged_graph) if d.severity == "error"]
         if problems:

@@ -1,4 +1,6 @@
-"""The ops of engine/ops/extras_math.py, extras_reductions.py and random_inplace.py beyond what
+"""true_divide, float_power, logit, heaviside, sinc, … nansum, trace, cross, kron, take, nonzero,
+bincount, unique, allclose, equal (engine/ops/pointwise/, reduce/, linalg.py, shape/) and the
+in-place random initialisers (engine/ops/_random_inplace.py) beyond what
 the generated tests cover: the non-differentiable ones (values checked against PyTorch 2.13's,
 recorded here), bad-input messages (PyTorch's), the in-place variants, and the random
 initialisers (shapes, dtypes, ranges, determinism under manual_seed, version bumps, the

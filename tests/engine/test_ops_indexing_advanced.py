@@ -1,4 +1,4 @@
-"""Indexing with integer tensors (engine/ops/indexing_advanced.py), beyond the generated
+"""Indexing with integer tensors (engine/ops/shape/advanced_indexing.py), beyond the generated
 tests: what gradcheck cannot confirm (embedding's padding row, scale_grad_by_freq,
 amax/amin ties), PyTorch's errors, deterministic repeats, and `x[idx]` subscripts.
 Expected values were computed with PyTorch 2.13.0."""
@@ -234,7 +234,7 @@ def test_scatter_without_ufunc_at_matches_numpy(name, dtype):
     """The form CuPy takes (no `ufunc.at`; a float sum is a bincount): as NumPy's ufunc.at."""
     import types
 
-    from agrad.ops.indexing_advanced import _at
+    from agrad.ops.shape.advanced_indexing import _at
     fake = types.SimpleNamespace(**{n: getattr(np, n) for n in
                                     ("add", "multiply", "maximum", "minimum", "argsort", "empty_like", "arange",
                                      "searchsorted", "bincount", "broadcast_to")})

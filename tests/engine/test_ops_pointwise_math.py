@@ -1,4 +1,4 @@
-"""engine/ops/pointwise_math.py and div(rounding_mode=): values against the math module and
+"""engine/ops/pointwise/unary.py and binary.py and div(rounding_mode=): values against the math module and
 Python's own operators, PyTorch's dtype rules, edge values and errors. (Gradients and
 PyTorch's values for every sample are checked by the generated and reference tests.)"""
 import math

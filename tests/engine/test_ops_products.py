@@ -1,5 +1,5 @@
-"""outer, baddbmm, einsum (products.py), cumsum/cumprod/diff/tril/triu (cumulative.py) and
-scaled_dot_product_attention (attention.py), beyond the generated tests."""
+"""outer, baddbmm, einsum (linalg.py), cumsum/cumprod/diff (reduce/cumulative.py), tril/triu (shape/diagonal.py) and
+scaled_dot_product_attention (nn/attention.py), beyond the generated tests."""
 import math
 
 import numpy as np

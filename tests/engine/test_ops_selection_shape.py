@@ -1,4 +1,4 @@
-"""Selection (engine/ops/selection.py) and rearranging ops (engine/ops/shape_extra.py): what the
+"""Selection (engine/ops/reduce/selection.py) and rearranging ops (engine/ops/shape/rearrange.py): what the
 generated tests cannot see — named results, argument forms, tie rules, errors, dtypes."""
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Special functions (engine/ops/special.py) against the standard library's math module,
+"""Special functions (engine/ops/pointwise/special.py) against the standard library's math module,
 identities and PyTorch's edge cases; SciPy is loaded on first use, not by `import agrad`.
 
 Tolerances: a few hundred ulps of the value itself (rtol, atol=0): room for any libm's

@@ -13,7 +13,7 @@ from agrad import graphs
 from agrad.graphs.diagnostics import Collector
 from agrad.graphs.values import dtype_range
 from agrad.graphs.yaml_loader import MAX_ALIAS_VALUES, MAX_DEPTH, load_yaml
-from agrad.ops import joining
+from agrad.ops.shape import join as joining
 
 FIXTURES = [HealthCheck.function_scoped_fixture]
 

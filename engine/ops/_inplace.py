@@ -1,0 +1,123 @@
+"""The in-place Tensor methods, bound by _tensor_methods.py: `zero_`, `fill_`, `copy_`,
+`index_put_`, the `<op>_` variants of out-of-place ops, and the in-place view ops `t_`,
+`transpose_`, `swapdims_`, `swapaxes_`, `squeeze_`, `unsqueeze_`. Not an op family: each
+method runs an out-of-place op and writes its result back. Recording an in-place op
+(checks, the version counter, rebasing a view's base onto CopySlices) is autograd's:
+engine/autograd/inplace.py.
+
+An in-place view op changes how a tensor looks at its memory, not the memory: the tensor
+takes the layout of the out-of-place view op's result, its version counter moves on, and
+autograd records the view op's Node under the in-place variant's name (`t_` is TBackward1,
+`squeeze_(dim)` SqueezeBackward4), as PyTorch does. A view stays a view of its base (the
+step joins the ops that rebuild it from the base); the same checks as any in-place op apply
+(a leaf that requires grad, an output of a multi-view op, a view made under no_grad).
+"""
+from __future__ import annotations
+
+from .._tensor import DifferentiableViewMeta, Tensor
+from ..autograd.inplace import _renamed, apply_inplace, bump_version, check_inplace
+from ..grad_mode import tls
+from .conversion import copy
+from .factories import fill
+from .shape.advanced_indexing import index_put
+from .shape.view import squeeze, t, transpose, unsqueeze
+
+# ---- the in-place methods -------------------------------------------------------------------------
+
+
+def _method(name, op, backward_name=None):
+    """The in-place variant `name` of `op` (a function of the op library), as a Tensor method."""
+    def method(self, *args, **kwargs):
+        return apply_inplace(self, op, args, kwargs, backward_name)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"In-place {op.__name__}: the result is written into self (see agrad.{op.__name__})."
+    return method
+
+
+# PyTorch's in-place variants of the ops agrad has (bound by _tensor_methods when the op exists)
+_UNARY = ("abs", "neg", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin", "cos",
+          "tan", "sinh", "cosh", "tanh", "asin", "acos", "atan", "sigmoid", "relu", "sign", "erf", "erfc", "erfinv",
+          "reciprocal", "square", "floor", "ceil", "round", "trunc", "frac", "lgamma", "digamma", "clamp",
+          "clamp_min", "clamp_max", "leaky_relu", "silu", "elu", "hardtanh", "nan_to_num", "logit")
+_BINARY = ("add", "sub", "mul", "div", "pow", "fmod", "remainder", "atan2", "hypot", "lerp", "addcmul", "addcdiv",
+           "masked_fill", "index_put", "index_add", "scatter", "scatter_add", "scatter_reduce", "true_divide",
+           "multiply", "subtract", "xlogy", "copysign", "float_power")
+
+
+def _zero_(self):
+    return apply_inplace(self, fill, (0,), None, "ZeroBackward0")
+
+
+def _fill_(self, value):
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value.ndim} dimensions.")
+        return apply_inplace(self, copy, (value,), None, "FillBackward3")
+    return apply_inplace(self, fill, (value,), None, "FillBackward2")
+
+
+def _copy_(self, src, non_blocking=False):
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
+    if src._device is not self._device or src._data.dtype != self._data.dtype:
+        src = src.to(device=self._device)
+    return apply_inplace(self, copy, (src, non_blocking), None, "CopyBackwards")
+
+
+def _index_put_(self, indices, values, accumulate=False, dims=None):
+    if isinstance(values, (int, float, bool)):
+        from ..creation import tensor
+        values = tensor(values, dtype=self.dtype, device=self.device)
+    return apply_inplace(self, index_put, (list(indices), values, accumulate, dims), None, "IndexPutBackward0")
+
+
+# the out-of-place op's Node -> the in-place variant's (derivatives.yaml's names)
+_INPLACE_NAMES = {"TBackward0": "TBackward1", "TransposeBackward0": "TransposeBackward1",
+                  "UnsqueezeBackward0": "UnsqueezeBackward1", "SqueezeBackward0": "SqueezeBackward3",
+                  "SqueezeBackward1": "SqueezeBackward4", "SqueezeBackward2": "SqueezeBackward5"}
+
+
+def apply_inplace_view(self: Tensor, view_op, *args) -> Tensor:
+    if not isinstance(self, Tensor):
+        raise TypeError(f"in-place view op on {type(self).__name__}, not a Tensor")
+    record = tls.grad_enabled and self.requires_grad
+    if record:
+        check_inplace(self)
+    out = view_op(self, *args)          # a view of self with the new layout (and its Node, when recording)
+    was_view = self._autograd_meta.__class__ is DifferentiableViewMeta
+    self._data = out._data
+    om = out._autograd_meta
+    if was_view:
+        # still a view of the same base: its steps from the base now end with this op
+        self._autograd_meta = om
+        self._keys = out._keys
+    elif record:
+        node = om.grad_fn
+        m = self._autograd_meta
+        m.grad_fn, m.output_nr, m.requires_grad = node, 0, False
+    node = self._autograd_meta.grad_fn if self._autograd_meta is not None else None
+    if record and node is not None:
+        name = _INPLACE_NAMES.get(node.__class__.__name__)
+        if name is not None:
+            node.__class__ = _renamed(node.__class__, name)
+    bump_version(self)
+    if was_view:
+        om.attr_version = self._version_counter.version     # its Node is current: no rebuild on next use
+    return self
+
+
+def _t_(self):
+    return apply_inplace_view(self, t)
+
+
+def _transpose_(self, dim0, dim1):
+    return apply_inplace_view(self, transpose, dim0, dim1)
+
+
+def _squeeze_(self, dim=None):
+    return apply_inplace_view(self, squeeze, dim)
+
+
+def _unsqueeze_(self, dim):
+    return apply_inplace_view(self, unsqueeze, dim)

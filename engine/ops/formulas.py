@@ -1,0 +1,151 @@
+"""Each op's derivative formulas as text, read back from its declaration: the survey that
+PyTorch's derivatives.yaml gives (`agrad ops NAME`, `agrad ops --formulas`).
+
+A formula is the source of the callable in the op's `grads` (OpInfo.grads), found with `ast`
+in the file that declares it: a lambda's body, exactly as written (line breaks folded into
+spaces); a named function's returned expression when its body is one `return`; otherwise
+the call `name(parameters)`, as derivatives.yaml names its helper functions
+(`pow_backward_exponent(grad, self, exponent, result)`). Nothing is evaluated.
+"""
+from __future__ import annotations
+
+import ast
+import functools
+import io
+import linecache
+import tokenize
+from dataclasses import dataclass, field
+
+from ..dispatcher import get_op
+from .registry import registered
+
+COMPOSITE = "composite (gradients from the ops it calls)"
+NOT_DIFFERENTIABLE = "not differentiable"
+_KINDS = {"composite": COMPOSITE, "not differentiable": NOT_DIFFERENTIABLE,
+          "external": "registered outside the op library (agrad.library): no formulas to read"}
+
+
+@dataclass(frozen=True)
+class Formulas:
+    """An op's derivatives. `kind`: "formulas" (one per tensor input in `inputs`, in schema
+    order; an input without a gradient reads NOT_DIFFERENTIABLE); "composite"; "not
+    differentiable"; "by hand" (a backward Node written in Python, named in `nodes`: `to`);
+    "external" (an op registered through agrad.library). All but "formulas" have no `inputs`."""
+    op: str
+    kind: str
+    inputs: dict[str, str] = field(default_factory=dict)
+    nodes: tuple[str, ...] = ()
+
+    def summary(self) -> str:
+        """What an op without `inputs` shows in their place."""
+        if self.kind == "by hand":
+            return f"backward written by hand ({', '.join(self.nodes)})"
+        return _KINDS.get(self.kind, "")
+
+    def lines(self) -> list[tuple[str, str]]:
+        """(input, formula) pairs, one per line of the survey; ("", summary) for an op without."""
+        return list(self.inputs.items()) if self.kind == "formulas" else [("", self.summary())]
+
+
+def formulas(name: str) -> Formulas:
+    """The derivative formulas of op `name` (the dispatcher's UnknownOperatorError if there is none)."""
+    entry = get_op(name)
+    info = entry.info
+    if info is None:
+        return Formulas(entry.name, "external")
+    if info.composite is not None:
+        return Formulas(info.name, "composite")
+    if not info.grads:
+        if info.differentiable:
+            return Formulas(info.name, "by hand", nodes=tuple(info.backward_names or ()))
+        return Formulas(info.name, "not differentiable")
+    tensor_inputs = [a.name for a in info.entry.schema.arguments if a.is_tensor]
+    return Formulas(info.name, "formulas",
+                    {arg: NOT_DIFFERENTIABLE if info.grads.get(arg) is None else formula_text(info.grads[arg])
+                     for arg in tensor_inputs if arg in info.grads})
+
+
+def all_formulas() -> list[Formulas]:
+    """Every declared op's formulas, by name."""
+    return [formulas(info.name) for info in registered()]
+
+
+def formula_text(fn) -> str:
+    """The source text of one gradient formula (see the module docstring)."""
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return repr(fn)
+    node = _node_of(code)
+    if isinstance(node, ast.Lambda):
+        return _text(code.co_filename, node.body)
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        body = node.body[1:] if ast.get_docstring(node) is not None else node.body
+        if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None:
+            return _text(code.co_filename, body[0].value)
+    parameters = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    return f"{fn.__name__}({', '.join(parameters)})"
+
+
+def _node_of(code):
+    """The `lambda` or `def` node that compiled to `code`, or None where no source is found."""
+    tree = _tree(code.co_filename)
+    if tree is None:
+        return None
+    parameters = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+    candidates = []
+    for node in ast.walk(tree):
+        if getattr(node, "lineno", None) != code.co_firstlineno:
+            continue
+        if isinstance(node, ast.Lambda) and code.co_name == "<lambda>" or \
+                isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == code.co_name:
+            arguments = node.args
+            if [a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)] == parameters:
+                candidates.append(node)
+    if len(candidates) > 1:
+        # several lambdas with the same parameters on one line: the one whose span holds the code's
+        # instructions (their positions are known from Python 3.11)
+        spans = [p for p in getattr(code, "co_positions", lambda: ())()
+                 if None not in p and (p[0], p[2]) != (p[1], p[3])]      # not the empty span of RESUME
+        for node in candidates:
+            if spans and all(_within(node, p) for p in spans):
+                return node
+    return candidates[0] if candidates else None
+
+
+def _within(node, position) -> bool:
+    line, end_line, column, end_column = position
+    start, end = (node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset)
+    return start <= (line, column) and (end_line, end_column) <= end
+
+
+@functools.lru_cache(maxsize=None)
+def _tree(filename: str):
+    source = "".join(linecache.getlines(filename))
+    try:
+        return ast.parse(source) if source else None
+    except SyntaxError:
+        return None
+
+
+def _text(filename: str, node) -> str:
+    """The node's source on one line: comments dropped, each line break with its indent one space
+    (none just inside a bracket)."""
+    segment = ast.get_source_segment("".join(linecache.getlines(filename)), node)
+    if segment is None:
+        return ast.unparse(node)
+    lines = segment.splitlines()
+    try:       # in brackets, so that a body broken over lines tokenizes as it parsed
+        tokens = list(tokenize.generate_tokens(io.StringIO("(" + segment + ")").readline))
+    except (tokenize.TokenError, SyntaxError):
+        tokens = []
+    for token in reversed([t for t in tokens if t.type == tokenize.COMMENT]):
+        row, column = token.start
+        lines[row - 1] = lines[row - 1][:column - (1 if row == 1 else 0)]
+    text = ""
+    for part in (line.strip().removesuffix("\\").strip() for line in lines):
+        if text and part and text[-1] not in "([{" and part[0] not in ")]},":
+            text += " "
+        text += part
+    return text

@@ -1,0 +1,656 @@
+"""Pooling: max_pool2d (also with indices, and on integers), avg_pool2d, their 1-D forms
+(the 2-D pools of a row, as PyTorch), adaptive_avg_pool2d and adaptive_max_pool2d, with
+their backward ops; and max_unpool2d, max_pool2d's partial inverse.
+
+Every window is gathered with one fancy index into the flattened input (a table of
+flat positions per (output pixel, kernel tap), padding pointing at one extra
+sentinel column), so ceil_mode's ragged last windows and adaptive pooling's uneven
+windows need no special case; the backward ops scatter-add with one `bincount`.
+Adaptive average pooling is separable: one averaging matrix per dim. The pools are
+linear in the values they pick, so their backward ops differentiate into each other:
+max pooling's gradient goes to the argmax of each window, as in PyTorch. max_unpool2d
+writes each value at its flat index in a zero plane; its gradient reads grad back at the
+same indices (a `gather`), whose own gradient is scatter_add.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import dtypes
+from ...backends.meta import MetaArray
+from ...errors import ShapeError
+from ...messages import require_floating, scalar_type_name, sizes
+from ..registry import defop
+from ..samples import SampleInput, grad_output_samples, make_arg
+from ..shape.advanced_indexing import gather
+from ..shape.view import flatten, reshape, squeeze, unsqueeze
+
+__all__ = ["max_pool2d", "avg_pool2d", "max_pool2d_with_indices_backward", "avg_pool2d_backward",
+           "max_pool2d_double_backward"]
+
+
+def _pair(value, message):
+    value = tuple(value)
+    if len(value) not in (1, 2):
+        raise RuntimeError(message)
+    return value * 2 if len(value) == 1 else value
+
+
+def _output_size(size, kernel, pad, stride, dilation, ceil_mode):
+    # PyTorch's pooling_output_shape
+    out = (size + 2 * pad - dilation * (kernel - 1) - 1 + (stride - 1 if ceil_mode else 0)) // stride + 1
+    if ceil_mode and (out - 1) * stride >= size + pad:
+        out -= 1            # the last window must start inside the input or its left padding
+    return out
+
+
+class _Pool:
+    """The checked geometry of one pooling call."""
+    __slots__ = ("batched", "n", "c", "h", "w", "kernel", "stride", "padding", "dilation", "oh", "ow")
+
+    def __init__(self, name, input, kernel_size, stride, padding, dilation, ceil_mode):
+        self.kernel = _pair(kernel_size, f"{name}: kernel_size must either be a single int, or a tuple of two ints")
+        if stride is None or len(stride) == 0:
+            self.stride = self.kernel
+        else:
+            self.stride = _pair(stride, f"{name}: stride must either be omitted, a single int, or a tuple of two ints")
+        self.padding = _pair(padding, f"{name}: padding must either be a single int, or a tuple of two ints")
+        self.dilation = _pair(dilation, f"{name}: dilation must be either a single int, or a tuple of two ints")
+        if input.ndim not in (3, 4):
+            raise ShapeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+        (kh, kw), (sh, sw), (ph, pw), (dh, dw) = self.kernel, self.stride, self.padding, self.dilation
+        if kh <= 0 or kw <= 0:
+            raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kh} kW: {kw}")
+        if sh <= 0 or sw <= 0:
+            raise RuntimeError(f"stride should be greater than zero, but got dH: {sh} dW: {sw}")
+        if dh <= 0 or dw <= 0:
+            raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dh} dilationW: {dw}")
+        self.batched = input.ndim == 4
+        self.n = input.shape[0] if self.batched else 1
+        self.c, self.h, self.w = input.shape[-3:]
+        if 0 in (self.c, self.h, self.w):
+            raise ShapeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, "
+                             f"but got:{sizes(input.shape)}")
+        if kw // 2 < pw or kh // 2 < ph:
+            raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got padW = {pw}, "
+                               f"padH = {ph}, kW = {kw}, kH = {kh}")
+        self.oh = _output_size(self.h, kh, ph, sh, dh, ceil_mode)
+        self.ow = _output_size(self.w, kw, pw, sw, dw, ceil_mode)
+        if self.oh < 1 or self.ow < 1:
+            raise ShapeError(f"Given input size: ({self.c}x{self.h}x{self.w}). Calculated output size: "
+                             f"({self.c}x{self.oh}x{self.ow}). Output size is too small")
+        if not (name == "max_pool2d" and input.dtype.kind in "iu"):    # max pooling takes integers too
+            require_floating(name, input.dtype)
+
+    @property
+    def out_shape(self):
+        return ((self.n,) if self.batched else ()) + (self.c, self.oh, self.ow)
+
+    def taps(self):
+        """(OH, OW, KH*KW) flat input positions of each window's taps; h*w where a tap is padding."""
+        (kh, kw), (sh, sw), (ph, pw), (dh, dw) = self.kernel, self.stride, self.padding, self.dilation
+        rows = (np.arange(self.oh) * sh - ph)[:, None] + np.arange(kh) * dh
+        cols = (np.arange(self.ow) * sw - pw)[:, None] + np.arange(kw) * dw
+        inside = ((rows >= 0) & (rows < self.h))[:, None, :, None] & ((cols >= 0) & (cols < self.w))[None, :, None, :]
+        flat = rows[:, None, :, None] * self.w + cols[None, :, None, :]
+        return np.where(inside, flat, self.h * self.w).reshape(self.oh, self.ow, kh * kw)
+
+    def windows(self, xp, input, fill):
+        """(N, C, OH, OW, KH*KW) values of every window, padding read as `fill`."""
+        flat = input.reshape(self.n, self.c, self.h * self.w)
+        pad = xp.full((self.n, self.c, 1), fill, dtype=input.dtype)
+        return xp.concatenate([flat, pad], axis=2)[:, :, xp.asarray(self.taps())]
+
+    def scatter(self, xp, positions, values, dtype):
+        """Sum `values` into an input-shaped array at flat `positions` (h*w: dropped)."""
+        size = self.h * self.w + 1
+        planes = xp.arange(self.n * self.c).reshape((self.n, self.c) + (1,) * (positions.ndim - 2)) * size
+        out = xp.bincount((planes + positions).ravel(), weights=values.ravel(), minlength=self.n * self.c * size)
+        out = out.reshape(self.n, self.c, size)[:, :, :-1].astype(dtype, copy=False)
+        return out.reshape(((self.n,) if self.batched else ()) + (self.c, self.h, self.w))
+
+
+# ---- max_pool2d -----------------------------------------------------------------------------------
+
+def _argmax(pool, xp, input):
+    """Per output pixel: the window's max and its flat position in the input (PyTorch's indices)."""
+    fill = -np.inf if input.dtype.kind == "f" else np.iinfo(input.dtype).min
+    values = pool.windows(xp, input, fill)
+    arg = xp.argmax(values, axis=-1)[..., None]         # NOTE: the first maximum, and a NaN wins, as in PyTorch
+    taps = xp.broadcast_to(xp.asarray(pool.taps()), values.shape)
+    return xp.take_along_axis(values, arg, -1)[..., 0], xp.take_along_axis(taps, arg, -1)[..., 0]
+
+
+def _max_meta(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=False):
+    pool = _Pool("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode)
+    out = MetaArray(pool.out_shape, input.dtype)
+    return (out, MetaArray(pool.out_shape, np.int64)) if return_indices else out
+
+
+def _max_kernel(xp, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=False):
+    pool = _Pool("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode)
+    values, positions = _argmax(pool, xp, input)
+    if return_indices:
+        return values.reshape(pool.out_shape), positions.astype(np.int64).reshape(pool.out_shape)
+    return values.reshape(pool.out_shape)
+
+
+def _max_backward_meta(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode):
+    pool = _Pool("max_pool2d", self, kernel_size, stride, padding, dilation, ceil_mode)
+    _check_grad_output(grad_output, pool.out_shape)
+    return MetaArray(self.shape, grad_output.dtype)
+
+
+def _max_backward_kernel(xp, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode):
+    pool = _Pool("max_pool2d", self, kernel_size, stride, padding, dilation, ceil_mode)
+    _check_grad_output(grad_output, pool.out_shape)
+    _, positions = _argmax(pool, xp, self)
+    return pool.scatter(xp, positions, grad_output, grad_output.dtype)
+
+
+def _max_double_meta(grad, self, kernel_size, stride, padding, dilation, ceil_mode):
+    pool = _Pool("max_pool2d", self, kernel_size, stride, padding, dilation, ceil_mode)
+    _check_grad_output(grad, self.shape)
+    return MetaArray(pool.out_shape, grad.dtype)
+
+
+def _max_double_kernel(xp, grad, self, kernel_size, stride, padding, dilation, ceil_mode):
+    pool = _Pool("max_pool2d", self, kernel_size, stride, padding, dilation, ceil_mode)
+    _check_grad_output(grad, self.shape)
+    _, positions = _argmax(pool, xp, self)
+    flat = grad.reshape(pool.n, pool.c, pool.h * pool.w)
+    return xp.take_along_axis(flat, positions.reshape(pool.n, pool.c, -1), 2).reshape(pool.out_shape)
+
+
+def _check_grad_output(grad_output, expected):
+    if tuple(grad_output.shape) != tuple(expected):
+        raise ShapeError(f"Expected grad_output of size {sizes(expected)}, but got grad_output of size "
+                         f"{sizes(grad_output.shape)}")
+
+
+_POOL_ARGS = "int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False"
+_TORCH_INDICES = ("torch.nn.functional.max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode, "
+                  "return_indices=True)[1]")
+
+
+def _max_samples(op):
+    def arg(shape, k, **kw):
+        return make_arg(shape, key=(op, k), **kw)
+    return [SampleInput("(2,2,4,4) k2", arg((2, 2, 4, 4), 0), 2),
+            SampleInput("k3 s1 overlapping", arg((1, 2, 5, 5), 1), 3, 1),
+            SampleInput("k3 s2 p1 ceil_mode", arg((1, 1, 6, 5), 2), [3, 3], 2, 1, ceil_mode=True),
+            SampleInput("k(2,3) dilation 2", arg((1, 2, 7, 7), 3), [2, 3], [1, 2], 0, 2),
+            SampleInput("unbatched T", arg((2, 4, 4), 4, transposed=True), 2)]
+
+
+def _double_samples(op, grad_shape_of):
+    out = []
+    for s in _max_samples(op):
+        x = s.args[0].detach()
+        g = make_arg(grad_shape_of(s, x), key=(op, s.name, "g"))
+        out.append(SampleInput(s.name, g, x, *s.args[1:], **s.kwargs))
+    return out
+
+
+def _pooled_shape(sample, x):
+    return tuple(max_pool2d(x.to("meta"), *sample.args[1:], **sample.kwargs).shape)
+
+
+max_pool2d_double_backward = defop(
+    f"max_pool2d_double_backward(Tensor grad, Tensor self, {_POOL_ARGS}) -> Tensor",
+    kernel=_max_double_kernel, meta=_max_double_meta,
+    grads={"grad": lambda grad, self, kernel_size, stride, padding, dilation, ceil_mode:
+               max_pool2d_with_indices_backward(grad, self, kernel_size, stride, padding, dilation, ceil_mode),
+           "self": None},
+    samples=lambda op: _double_samples(op, lambda s, x: tuple(x.shape)),
+    torch="lambda g, x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False: "
+          "g.flatten(-2).gather(-1, " + _TORCH_INDICES + ".flatten(-2)).view_as(" + _TORCH_INDICES + ")",
+    doc="The gradient of max_pool2d's backward w.r.t. its grad_output: `grad` read at each window's argmax.")
+
+max_pool2d_with_indices_backward = defop(
+    f"max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, {_POOL_ARGS}) -> Tensor",
+    kernel=_max_backward_kernel, meta=_max_backward_meta,
+    grads={"grad_output": lambda grad, self, kernel_size, stride, padding, dilation, ceil_mode:
+               max_pool2d_double_backward(grad, self, kernel_size, stride, padding, dilation, ceil_mode),
+           "self": lambda grad: grad * 0},
+    backward_name="MaxPool2DWithIndicesBackwardBackward0", samples=lambda op: _double_samples(op, _pooled_shape),
+    torch="lambda g, x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False: "
+          "torch.ops.aten.max_pool2d_with_indices_backward(g, x, kernel_size, stride or kernel_size, padding, "
+          "dilation, ceil_mode, " + _TORCH_INDICES + ")",
+    doc="The gradient of max_pool2d: grad_output added at each window's argmax (recomputed from self; PyTorch "
+        "passes the saved indices instead).")
+
+_MAX_GRADS = {"self": lambda grad, self, kernel_size, stride, padding, dilation, ceil_mode:
+              max_pool2d_with_indices_backward(grad, self, kernel_size, stride, padding, dilation, ceil_mode)}
+
+
+def _int_samples(op, extra=()):
+    x = make_arg((1, 2, 5, 5), key=(op, "int"), low=-50, high=50, integer=True, dtype=dtypes.int64)
+    return [SampleInput("int64 k2 p1", x, 2, 2, 1, *extra)]
+
+
+max_pool2d = defop(
+    f"max_pool2d(Tensor self, {_POOL_ARGS}, bool return_indices=False) -> Tensor",
+    kernel=_max_kernel, meta=_max_meta, grads=_MAX_GRADS,
+    backward_name="MaxPool2DWithIndicesBackward0",
+    samples=lambda op: _max_samples(op) + _int_samples(op) + [
+        SampleInput("return_indices", make_arg((1, 2, 5, 4), key=(op, "ri")), 3, 2, 1, return_indices=True)],
+    torch="torch.nn.functional.max_pool2d",
+    doc="The max of each window of (N, C, H, W) or (C, H, W) input; padding counts as -inf (the dtype's "
+        "minimum for integers); return_indices also returns each max's flat position in its (H, W) plane.")
+
+max_pool2d_with_indices = defop(
+    f"max_pool2d_with_indices(Tensor self, {_POOL_ARGS}) -> (Tensor, Tensor)",
+    kernel=lambda xp, *args: _max_kernel(xp, *args, True), meta=lambda *args: _max_meta(*args, True),
+    grads=_MAX_GRADS, backward_name="MaxPool2DWithIndicesBackward0",
+    samples=lambda op: _max_samples(op) + _int_samples(op), torch="torch.nn.functional.max_pool2d_with_indices",
+    doc="max_pool2d with return_indices=True: (values, indices), indices the flat position of each max in its "
+        "(H, W) plane (int64, no gradient).")
+
+
+# ---- avg_pool2d -----------------------------------------------------------------------------------
+
+def _avg_pool(input, kernel_size, stride, padding, ceil_mode):
+    return _Pool("avg_pool2d", input, kernel_size, stride, padding, (1,), ceil_mode)
+
+
+def _divisor(pool, count_include_pad, divisor_override):
+    """(OH, OW) divisors as PyTorch's avg_pool2d computes them per window."""
+    if divisor_override is not None:
+        return np.full((pool.oh, pool.ow), float(divisor_override))
+    counts = []
+    for out, k, s, p, size in ((pool.oh, pool.kernel[0], pool.stride[0], pool.padding[0], pool.h),
+                               (pool.ow, pool.kernel[1], pool.stride[1], pool.padding[1], pool.w)):
+        start = np.arange(out) * s - p
+        end = np.minimum(start + k, size + p)
+        counts.append(end - start if count_include_pad else np.minimum(end, size) - np.maximum(start, 0))
+    return np.outer(counts[0], counts[1]).astype(np.float64)
+
+
+def _check_divisor(divisor_override):
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+
+
+def _avg_meta(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    _check_divisor(divisor_override)
+    return MetaArray(_avg_pool(self, kernel_size, stride, padding, ceil_mode).out_shape, self.dtype)
+
+
+def _avg_kernel(xp, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    _check_divisor(divisor_override)
+    pool = _avg_pool(self, kernel_size, stride, padding, ceil_mode)
+    total = xp.sum(pool.windows(xp, self, 0), axis=-1)
+    divisor = xp.asarray(_divisor(pool, count_include_pad, divisor_override))
+    return (total / divisor).astype(self.dtype, copy=False).reshape(pool.out_shape)
+
+
+def _avg_backward_meta(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                       divisor_override):
+    _check_divisor(divisor_override)
+    _check_grad_output(grad_output, _avg_pool(self, kernel_size, stride, padding, ceil_mode).out_shape)
+    return MetaArray(self.shape, grad_output.dtype)
+
+
+def _avg_backward_kernel(xp, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                         divisor_override):
+    _check_divisor(divisor_override)
+    pool = _avg_pool(self, kernel_size, stride, padding, ceil_mode)
+    _check_grad_output(grad_output, pool.out_shape)
+    share = grad_output.reshape(pool.n, pool.c, pool.oh, pool.ow) / xp.asarray(
+        _divisor(pool, count_include_pad, divisor_override))
+    taps = xp.asarray(pool.taps())
+    values = xp.broadcast_to(share[..., None], share.shape + (taps.shape[-1],))
+    return pool.scatter(xp, xp.broadcast_to(taps, values.shape), values, grad_output.dtype)
+
+
+_AVG_ARGS = ("int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, "
+             "bool count_include_pad=True, int? divisor_override=None")
+
+
+def _avg_samples(op):
+    def arg(shape, k, **kw):
+        return make_arg(shape, key=(op, k), **kw)
+    return [SampleInput("(2,2,4,4) k2", arg((2, 2, 4, 4), 0), 2),
+            SampleInput("k3 s2 p1", arg((1, 2, 5, 5), 1), 3, 2, 1),
+            SampleInput("k3 s2 p1 exclude pad ceil_mode", arg((1, 1, 6, 5), 2), 3, 2, 1, True, False),
+            SampleInput("k(2,3) s1 divisor_override", arg((1, 2, 4, 5), 3), [2, 3], 1, divisor_override=5),
+            SampleInput("unbatched T ceil_mode", arg((2, 5, 5), 4, transposed=True), 2, ceil_mode=True)]
+
+
+avg_pool2d_backward = defop(
+    f"avg_pool2d_backward(Tensor grad_output, Tensor self, {_AVG_ARGS}) -> Tensor",
+    kernel=_avg_backward_kernel, meta=_avg_backward_meta,
+    grads={"grad_output": lambda grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override:
+               avg_pool2d(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override),
+           "self": lambda grad: grad * 0},
+    backward_name="AvgPool2DBackwardBackward0",
+    samples=lambda op: grad_output_samples(op, avg_pool2d, _avg_samples(op),
+                                           lambda s: ((s.args[0].detach(),) + s.args[1:], s.kwargs)),
+    torch="lambda g, x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, "
+          "divisor_override=None: torch.ops.aten.avg_pool2d_backward(g, x, kernel_size, stride or kernel_size, "
+          "padding, ceil_mode, count_include_pad, divisor_override)",
+    doc="The gradient of avg_pool2d: each window's grad_output, divided by its divisor, spread over its taps.")
+
+avg_pool2d = defop(
+    f"avg_pool2d(Tensor self, {_AVG_ARGS}) -> Tensor",
+    kernel=_avg_kernel, meta=_avg_meta,
+    grads={"self": lambda grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override:
+               avg_pool2d_backward(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                                   divisor_override)},
+    backward_name="AvgPool2DBackward0", samples=_avg_samples, torch="torch.nn.functional.avg_pool2d",
+    doc="The mean of each window of (N, C, H, W) or (C, H, W) input; count_include_pad counts the zero padding "
+        "in the divisor; divisor_override replaces it.")
+
+
+# ---- max_pool1d, avg_pool1d: the 2-D pools over (N, C, 1, L), as PyTorch -------------------------
+
+def _one(value, name, op):
+    value = tuple(value)
+    if len(value) != 1:
+        raise RuntimeError(f"{op}: {name} must be a single int, got {sizes(value)}")
+    return value[0]
+
+
+def _lift(input, op):
+    if input.ndim not in (2, 3):
+        raise ShapeError(f"{op}() Expected 2D or 3D input tensor, but got {sizes(input.shape)}")
+    return unsqueeze(input, -2)
+
+
+def _max_pool1d(self, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
+    if not return_indices:      # NOTE: PyTorch's max_pool1d without indices has no integer kernel
+        require_floating("max_pool1d_impl", self.dtype.np)
+    k = _one(kernel_size, "kernel_size", "max_pool1d")
+    s = [1, _one(stride, "stride", "max_pool1d")] if stride else [1, k]
+    out = max_pool2d(_lift(self, "max_pool1d"), [1, k], s, [0, _one(padding, "padding", "max_pool1d")],
+                     [1, _one(dilation, "dilation", "max_pool1d")], ceil_mode, return_indices)
+    return tuple(squeeze(o, -2) for o in out) if return_indices else squeeze(out, -2)
+
+
+def _avg_pool1d(self, kernel_size, stride, padding, ceil_mode, count_include_pad):
+    k = _one(kernel_size, "kernel_size", "avg_pool1d")
+    s = [1, _one(stride, "stride", "avg_pool1d")] if stride else [1, k]
+    out = avg_pool2d(_lift(self, "avg_pool1d"), [1, k], s, [0, _one(padding, "padding", "avg_pool1d")], ceil_mode,
+                     count_include_pad)
+    return squeeze(out, -2)
+
+
+def _pool1d_samples(op):
+    def arg(shape, k, **kw):
+        return make_arg(shape, key=(op, k), **kw)
+    return [SampleInput("(2,3,8) k2", arg((2, 3, 8), 0), 2),
+            SampleInput("(2,7) k3 s2 p1 ceil_mode", arg((2, 7), 1), 3, 2, 1, ceil_mode=True),
+            SampleInput("(1,2,9)T k3 s1", arg((1, 2, 9), 2, transposed=True), 3, 1)]
+
+
+max_pool1d = defop(
+    "max_pool1d(Tensor self, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, "
+    "bool ceil_mode=False, bool return_indices=False) -> Tensor",
+    composite=_max_pool1d,
+    samples=lambda op: _pool1d_samples(op) + [
+        SampleInput("dilation 2, return_indices", make_arg((1, 2, 9), key=(op, 3)), 2, 2, 1, 2, return_indices=True)],
+    torch="torch.nn.functional.max_pool1d",
+    doc="The max of each window of (N, C, L) or (C, L) input: max_pool2d over (N, C, 1, L).")
+
+avg_pool1d = defop(
+    "avg_pool1d(Tensor self, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, "
+    "bool count_include_pad=True) -> Tensor",
+    composite=_avg_pool1d,
+    samples=lambda op: _pool1d_samples(op) + [
+        SampleInput("exclude pad", make_arg((1, 2, 6), key=(op, 3)), 3, 2, 1, False, False)],
+    torch="torch.nn.functional.avg_pool1d",
+    doc="The mean of each window of (N, C, L) or (C, L) input: avg_pool2d over (N, C, 1, L).")
+
+
+# ---- adaptive_avg_pool2d: separable, one averaging matrix per dim ------------------------------------
+
+def _adaptive_size(input, output_size, op):
+    if input.ndim not in (3, 4) or 0 in tuple(input.shape[-3:]):
+        raise ShapeError(f"{op}(): Expected 3D or 4D tensor, but got {sizes(input.shape)}")
+    size = tuple(output_size)
+    if len(size) == 1:
+        size = size * 2
+    if len(size) != 2:
+        raise RuntimeError(f"{op}: output_size must be 2")
+    return size
+
+
+def _averaging(xp, n_in, n_out, dtype):
+    """(n_out, n_in): row i averages input [floor(i * n_in / n_out), ceil((i + 1) * n_in / n_out))."""
+    i = np.arange(n_out)
+    start, end = (i * n_in) // n_out, -((-(i + 1) * n_in) // n_out)
+    j = np.arange(n_in)
+    inside = (j >= start[:, None]) & (j < end[:, None])
+    return xp.asarray(inside / (end - start)[:, None]).astype(dtype)
+
+
+def _adaptive_avg_meta(self, output_size):
+    size = _adaptive_size(self, output_size, "adaptive_avg_pool2d")
+    require_floating("adaptive_avg_pool2d", self.dtype)
+    return MetaArray(tuple(self.shape[:-2]) + size, self.dtype)
+
+
+def _adaptive_avg_kernel(xp, self, output_size):
+    oh, ow = _adaptive_size(self, output_size, "adaptive_avg_pool2d")
+    require_floating("adaptive_avg_pool2d", self.dtype)
+    h, w = self.shape[-2:]
+    return xp.matmul(xp.matmul(_averaging(xp, h, oh, self.dtype), self), _averaging(xp, w, ow, self.dtype).T)
+
+
+def _adaptive_avg_backward_meta(grad_output, self):
+    _adaptive_avg_meta(self, grad_output.shape[-2:])
+    if tuple(grad_output.shape[:-2]) != tuple(self.shape[:-2]):
+        raise ShapeError(f"Expected grad_output of size {sizes(self.shape[:-2])} in its leading dims, but got "
+                           f"{sizes(grad_output.shape)}")
+    return MetaArray(self.shape, grad_output.dtype)
+
+
+def _adaptive_avg_backward_kernel(xp, grad_output, self):
+    _adaptive_avg_backward_meta(grad_output, self)
+    (h, w), (oh, ow) = self.shape[-2:], grad_output.shape[-2:]
+    return xp.matmul(xp.matmul(_averaging(xp, h, oh, grad_output.dtype).T, grad_output),
+                     _averaging(xp, w, ow, grad_output.dtype))
+
+
+def _adaptive_samples(op):
+    def arg(shape, k, **kw):
+        return make_arg(shape, key=(op, k), **kw)
+    return [SampleInput("(2,3,5,7)->(3,4)", arg((2, 3, 5, 7), 0), [3, 4]),
+            SampleInput("(2,6,6)->2", arg((2, 6, 6), 1), 2),
+            SampleInput("(1,2,4,5)T->(6,5) up", arg((1, 2, 4, 5), 2, transposed=True), [6, 5]),
+            SampleInput("global (2,3,4,4)->1", arg((2, 3, 4, 4), 3), 1)]
+
+
+adaptive_avg_pool2d_backward = defop(
+    "adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor",
+    kernel=_adaptive_avg_backward_kernel, meta=_adaptive_avg_backward_meta,
+    grads={"grad_output": lambda grad, grad_output_shape: adaptive_avg_pool2d(grad, grad_output_shape[-2:]),
+           "self": None},
+    backward_name="AdaptiveAvgPool2DBackwardBackward0",
+    samples=lambda op: grad_output_samples(op, adaptive_avg_pool2d, _adaptive_samples(op),
+                                           lambda s: ((s.args[0].detach(),), {})),
+    torch="torch.ops.aten._adaptive_avg_pool2d_backward",
+    doc="The gradient of adaptive_avg_pool2d: each output's gradient spread evenly over its window.")
+
+adaptive_avg_pool2d = defop(
+    "adaptive_avg_pool2d(Tensor self, int[] output_size) -> Tensor",
+    kernel=_adaptive_avg_kernel, meta=_adaptive_avg_meta,
+    grads={"self": lambda grad, self: adaptive_avg_pool2d_backward(grad, self)},
+    # NOTE: PyTorch computes a 1x1 output with mean(-1, -2) (MeanBackward1)
+    backward_name=("AdaptiveAvgPool2DBackward0", "MeanBackward1"),
+    overload=lambda self, output_size: int(tuple(output_size) in ((1,), (1, 1))),
+    samples=_adaptive_samples, torch="torch.nn.functional.adaptive_avg_pool2d",
+    doc="The mean of (N, C, H, W) or (C, H, W) input over output_size windows: window i along a dim of size n "
+        "covers [floor(i * n / out), ceil((i + 1) * n / out)).")
+
+
+# ---- adaptive_max_pool2d: variable windows as a tap table, as max_pool2d ----------------------------
+
+class _Adaptive(_Pool):
+    """The windows of adaptive pooling: the same tap-table machinery, windows [start, end) per dim."""
+    __slots__ = ()
+
+    def __init__(self, input, output_size):
+        self.oh, self.ow = _adaptive_size(input, output_size, "adaptive_max_pool2d")
+        self.batched = input.ndim == 4
+        self.n = input.shape[0] if self.batched else 1
+        self.c, self.h, self.w = input.shape[-3:]
+        require_floating("adaptive_max_pool2d", input.dtype)
+
+    def taps(self):
+        def per_dim(n_in, n_out):
+            i = np.arange(n_out)
+            start, end = (i * n_in) // n_out, -((-(i + 1) * n_in) // n_out)
+            pos = start[:, None] + np.arange(int((end - start).max()))
+            return pos, pos < end[:, None]
+        rows, rin = per_dim(self.h, self.oh)
+        cols, cin = per_dim(self.w, self.ow)
+        inside = rin[:, None, :, None] & cin[None, :, None, :]
+        flat = rows[:, None, :, None] * self.w + cols[None, :, None, :]
+        return np.where(inside, flat, self.h * self.w).reshape(self.oh, self.ow, -1)
+
+
+def _adaptive_max_meta(self, output_size, return_indices=False):
+    pool = _Adaptive(self, output_size)
+    out = MetaArray(pool.out_shape, self.dtype)
+    return (out, MetaArray(pool.out_shape, np.int64)) if return_indices else out
+
+
+def _adaptive_max_kernel(xp, self, output_size, return_indices=False):
+    pool = _Adaptive(self, output_size)
+    values, positions = _argmax(pool, xp, self)
+    values = values.reshape(pool.out_shape)
+    return (values, positions.astype(np.int64).reshape(pool.out_shape)) if return_indices else values
+
+
+def _adaptive_max_backward_meta(grad_output, self):
+    pool = _Adaptive(self, grad_output.shape[-2:])
+    _check_grad_output(grad_output, pool.out_shape)
+    return MetaArray(self.shape, grad_output.dtype)
+
+
+def _adaptive_max_backward_kernel(xp, grad_output, self):
+    pool = _Adaptive(self, grad_output.shape[-2:])
+    _check_grad_output(grad_output, pool.out_shape)
+    return pool.scatter(xp, _argmax(pool, xp, self)[1], grad_output, grad_output.dtype)
+
+
+def _at_argmax(grad, self, output_size):
+    """grad (input-shaped) read at each window's argmax: the adjoint of the backward's scatter."""
+    indices = adaptive_max_pool2d(self.detach(), list(output_size), True)[1]
+    return reshape(gather(flatten(grad, -2), -1, flatten(indices, -2)), list(indices.shape))
+
+
+def _adaptive_max_samples(op):
+    return _adaptive_samples(op)[:3] + [
+        SampleInput("return_indices", make_arg((1, 2, 5, 5), key=(op, 3)), [2, 3], True)]
+
+
+adaptive_max_pool2d_backward = defop(
+    "adaptive_max_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor",
+    kernel=_adaptive_max_backward_kernel, meta=_adaptive_max_backward_meta,
+    grads={"grad_output": lambda grad, self, grad_output_shape: _at_argmax(grad, self, grad_output_shape[-2:]),
+           "self": None},
+    backward_name="AdaptiveMaxPool2DBackwardBackward0",
+    samples=lambda op: grad_output_samples(op, adaptive_max_pool2d, _adaptive_max_samples(op),
+                                           lambda s: ((s.args[0].detach(),), {})),
+    torch="lambda g, x: torch.ops.aten.adaptive_max_pool2d_backward(g, x, torch.nn.functional.adaptive_max_pool2d("
+          "x, g.shape[-2:], return_indices=True)[1])",
+    doc="The gradient of adaptive_max_pool2d: each output's gradient added at its window's argmax.")
+
+adaptive_max_pool2d = defop(
+    "adaptive_max_pool2d(Tensor self, int[] output_size, bool return_indices=False) -> Tensor",
+    kernel=_adaptive_max_kernel, meta=_adaptive_max_meta,
+    grads={"self": lambda grad, self: adaptive_max_pool2d_backward(grad, self)},
+    backward_name="AdaptiveMaxPool2DBackward0", samples=_adaptive_max_samples,
+    torch="torch.nn.functional.adaptive_max_pool2d",
+    doc="The max of (N, C, H, W) or (C, H, W) input over output_size windows (as adaptive_avg_pool2d's); "
+        "return_indices also returns each max's flat position in its (H, W) plane.")
+
+
+def _two(value, name):
+    value = (value,) if isinstance(value, int) else tuple(value)
+    if len(value) not in (1, 2):
+        raise RuntimeError(f"max_unpool2d: {name} must either be a single int, or a tuple of two ints")
+    return value * 2 if len(value) == 1 else value
+
+
+def _unpool_size(self, indices, kernel_size, stride, padding, output_size):
+    """The (H_out, W_out) plane, as torch.nn.functional._unpool_output_size, after PyTorch's checks."""
+    if indices.dtype != np.int64:
+        raise RuntimeError(f"elements in indices should be type int64 but got: {scalar_type_name(indices.dtype)}")
+    if tuple(indices.shape) != tuple(self.shape):
+        raise ShapeError(f"Expected shape of indices to be same as that of the input tensor ({sizes(self.shape)}) "
+                         f"but got indices tensor with shape: {sizes(indices.shape)}")
+    if self.ndim not in (3, 4) or 0 in self.shape[-3:]:
+        raise ShapeError(f"Input to max_unpooling2d should be a 3d or 4d Tensor, but got a tensor with "
+                         f"{self.ndim} dimensions.")
+    require_floating("max_unpool2d", self.dtype)
+    kernel = _two(kernel_size, "kernel_size")
+    stride = kernel if stride is None or len(tuple(stride)) == 0 else _two(stride, "stride")
+    padding = _two(padding, "padding")
+    default = tuple((self.shape[-2 + d] - 1) * stride[d] + kernel[d] - 2 * padding[d] for d in range(2))
+    if output_size is None:
+        return default
+    output_size = tuple(output_size)
+    if len(output_size) == self.ndim:
+        output_size = output_size[-2:]
+    if len(output_size) != 2:
+        raise ValueError(f"output_size should be a sequence containing 2 or {self.ndim} elements, but it has a "
+                         f"length of '{len(output_size)}'")
+    for d in range(2):
+        low, high = default[d] - stride[d], default[d] + stride[d]
+        if not low < output_size[d] < high:
+            raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between {low} and {high})')
+    return output_size
+
+
+def _unpool_meta(self, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return MetaArray(tuple(self.shape[:-2]) + _unpool_size(self, indices, kernel_size, stride, padding,
+                                                           output_size), self.dtype)
+
+
+def _unpool_kernel(xp, self, indices, kernel_size, stride, padding, output_size):
+    oh, ow = _unpool_size(self, indices, kernel_size, stride, padding, output_size)
+    planes = int(np.prod(self.shape[:-2]))
+    flat = indices.reshape(planes, -1)
+    bad = (flat < 0) | (flat >= oh * ow)
+    if bool(bad.any()):
+        raise RuntimeError(f"Found an invalid max index: {int(flat[bad][0])} (output volumes are of size "
+                           f"{oh}x{ow})")
+    out = xp.zeros((planes, oh * ow), dtype=self.dtype)
+    rows = xp.broadcast_to(xp.arange(planes)[:, None], flat.shape)
+    out[rows, flat] = self.reshape(planes, -1)      # NOTE: repeated indices: one of the values wins, as in PyTorch
+    return out.reshape(tuple(self.shape[:-2]) + (oh, ow))
+
+
+def _unpool_grad(grad, indices):
+    """PyTorch's max_pool_double_backward(grad, indices, 2): grad read at each index."""
+    plane = reshape(grad, list(grad.shape[:-2]) + [-1])
+    return reshape(gather(plane, -1, reshape(indices, list(indices.shape[:-2]) + [-1])), list(indices.shape))
+
+
+def _unpool_samples(op):
+    def pooled(shape, key, kernel, stride=None, padding=0):
+        x = make_arg(shape, key=(op, key), requires_grad=False)
+        values, idx = max_pool2d_with_indices(x, kernel, stride or [], padding)
+        return make_arg(tuple(values.shape), key=(op, key, "v")), idx
+    v0, i0 = pooled((2, 3, 4, 4), 0, [2, 2])
+    v1, i1 = pooled((1, 2, 5, 5), 1, [2, 2])
+    v2, i2 = pooled((2, 6, 7), 2, [3, 3], [3, 3], [1, 1])
+    return [SampleInput("(2,3,4,4) k2", v0, i0, [2, 2]),
+            SampleInput("(1,2,5,5) k2 output_size", v1, i1, [2, 2], output_size=[5, 5]),
+            SampleInput("(2,6,7) unbatched k3 s3 p1", v2, i2, [3, 3], [3, 3], [1, 1], [6, 7])]
+
+
+max_unpool2d = defop(
+    "max_unpool2d(Tensor self, Tensor indices, int[] kernel_size, int[]? stride=None, int[] padding=0, "
+    "int[]? output_size=None) -> Tensor",
+    kernel=_unpool_kernel, meta=_unpool_meta,
+    grads={"self": lambda grad, indices: _unpool_grad(grad, indices), "indices": None},
+    backward_name="MaxUnpool2DBackward0",
+    samples=_unpool_samples, torch="torch.nn.functional.max_unpool2d",
+    doc="max_pool2d's partial inverse: each value of (N, C, H, W) or (C, H, W) self placed at its flat index "
+        "(from max_pool2d's return_indices) in a zero (H_out, W_out) plane; H_out = (H - 1) * stride - "
+        "2 * padding + kernel_size unless output_size is given.")

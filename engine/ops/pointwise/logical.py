@@ -1,0 +1,177 @@
+"""Logical and bitwise ops and the value tests: logical_not/and/or/xor (bool results,
+any dtype, zero is False), bitwise_not/and/or/xor on bool and integer tensors (the
+`~ & | ^` operators), the shifts bitwise_left_shift/bitwise_right_shift (`<< >>`), and
+isclose, isnan, isinf, isfinite.
+
+None of them has a gradient: PyTorch's outputs are bool or integer, so the results never
+require grad. Bitwise ops on floating tensors raise as PyTorch's kernels do
+("bitwise_and_cpu" not implemented for 'Float').
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import dtypes
+from ...errors import DtypeError, DtypeNotImplementedError
+from ...messages import scalar_type_name
+from ...shapes import pointwise_meta
+from .._common import _torch_dtype_name
+from ..registry import defop
+from ..samples import SampleInput, make_arg
+
+_BOOL = np.dtype(np.bool_)
+
+
+def _logical_samples(op):
+    from ...creation import tensor
+    x = tensor([0.0, -1.5, 2.0, 0.0, float("nan")])
+    y = tensor([1.0, 0.0, 3.0, 0.0, 0.0])
+    return [SampleInput("float", x, y),
+            SampleInput("bool", tensor([True, True, False, False]), tensor([True, False, True, False])),
+            SampleInput("int64 broadcast", make_arg((2, 3), key=(op, 0), low=-2, high=2, integer=True,
+                                                    dtype=dtypes.int64, requires_grad=False),
+                        make_arg((3,), key=(op, 1), requires_grad=False))]
+
+
+def _logical_binary(name):
+    return defop(f"{name}(Tensor self, Tensor other) -> Tensor",
+                 kernel=lambda xp, self, other: getattr(xp, name)(self, other), meta=pointwise_meta(_BOOL),
+                 samples=_logical_samples, torch=f"torch.{name}",
+                 doc=f"Elementwise {name.split('_')[1]} of the truth values (nonzero is True), bool.")
+
+
+logical_and = _logical_binary("logical_and")
+logical_or = _logical_binary("logical_or")
+logical_xor = _logical_binary("logical_xor")
+logical_not = defop(
+    "logical_not(Tensor self) -> Tensor",
+    kernel=lambda xp, self: xp.logical_not(self), meta=pointwise_meta(_BOOL),
+    samples=lambda op: [SampleInput(s.name, s.args[0]) for s in _logical_samples(op)],
+    torch="torch.logical_not", doc="Elementwise not of the truth value (zero is True), bool.")
+
+
+# ---- bitwise --------------------------------------------------------------------------------
+
+def _integral_only(name, *arrays):
+    for a in arrays:
+        dt = np.dtype(np.float64) if isinstance(a, float) else getattr(a, "dtype", None)
+        if dt is not None and dt.kind == "f":
+            raise DtypeNotImplementedError(f"\"{name}_cpu\" not implemented for '{_torch_dtype_name(dt)}'")
+
+
+def _bitwise_meta(name):
+    def meta(self, *other):
+        _integral_only(name, self, *other)
+        return pointwise_meta()(self, *other)
+    return meta
+
+
+def _bitwise_samples(op):
+    from ...creation import tensor
+    ints = tensor([[1, -8, 1], [32, 1, 6]], dtype=dtypes.int32)
+    return [SampleInput("int32", ints, tensor([[3, 5, -1], [7, 0, 6]], dtype=dtypes.int32)),
+            SampleInput("int32 & number", ints, 0x1337),
+            SampleInput("bool", tensor([True, True, False, False]), tensor([True, False, True, False])),
+            SampleInput("int64 broadcast", tensor([[1, 2, 3], [4, 5, 6]]), tensor([6, 3, 1]))]
+
+
+def _shift_samples(op):
+    from ...creation import tensor
+    ints = tensor([[0, 1, 2], [1 << 8, 1 << 16, -(1 << 20)]], dtype=dtypes.int32)
+    return [SampleInput("int32 by 2", ints, 2),
+            SampleInput("int32 by tensor", ints, tensor([0, 3, 7], dtype=dtypes.int32)),
+            SampleInput("int64", tensor([5, -9, 1 << 40]), tensor([1, 2, 3]))]
+
+
+def _bitwise_binary(name, ufunc, samples=_bitwise_samples, doc=None):
+    def kernel(xp, self, other):
+        _integral_only(name, self, other)
+        return getattr(xp, ufunc)(self, other)
+    return defop(f"{name}(Tensor self, Tensor other) -> Tensor",
+                 kernel=kernel, meta=_bitwise_meta(name), promote="same", wraps_numbers=True,
+                 samples=samples, torch=f"torch.{name}",
+                 doc=doc or f"Elementwise bitwise {name.split('_')[1]} of bool or integer tensors (logical on bool).")
+
+
+bitwise_and = _bitwise_binary("bitwise_and", "bitwise_and")
+bitwise_or = _bitwise_binary("bitwise_or", "bitwise_or")
+bitwise_xor = _bitwise_binary("bitwise_xor", "bitwise_xor")
+bitwise_left_shift = _bitwise_binary("bitwise_left_shift", "left_shift", _shift_samples,
+                                     "self << other, elementwise, on integer tensors (the `<<` operator).")
+bitwise_right_shift = _bitwise_binary("bitwise_right_shift", "right_shift", _shift_samples,
+                                      "self >> other, elementwise, arithmetic on signed integers (the `>>` operator).")
+
+
+def _bitwise_not_kernel(xp, self):
+    _integral_only("bitwise_not", self)
+    return xp.invert(self)
+
+
+bitwise_not = defop(
+    "bitwise_not(Tensor self) -> Tensor",
+    kernel=_bitwise_not_kernel, meta=_bitwise_meta("bitwise_not"),
+    samples=lambda op: [SampleInput(s.name, s.args[0]) for s in _bitwise_samples(op)[::2]],
+    torch="torch.bitwise_not", doc="Elementwise bitwise not (~x) of a bool or integer tensor (logical on bool).")
+
+
+# ---- isclose / isnan / isinf / isfinite ----------------------------------------------------------
+
+def _isclose_meta(self, other, rtol, atol, equal_nan):
+    if self.dtype != other.dtype:
+        raise DtypeError(f"{scalar_type_name(self.dtype)} did not match {scalar_type_name(other.dtype)}")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+    return pointwise_meta(_BOOL)(self, other)
+
+
+def _isclose_kernel(xp, self, other, rtol, atol, equal_nan):
+    _isclose_meta(self, other, rtol, atol, equal_nan)
+    if self.dtype == _BOOL:
+        return xp.equal(self, other)
+    return xp.isclose(self, other, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+def _isclose_samples(op):
+    from ...creation import tensor
+    a = tensor([1.0, 1.0 + 1e-9, float("nan"), float("inf"), -float("inf"), 2.0, 0.0], dtype=dtypes.float64)
+    b = tensor([1.0, 1.0, float("nan"), float("inf"), float("inf"), 2.1, 1e-9], dtype=dtypes.float64)
+    return [SampleInput("defaults", a, b), SampleInput("equal_nan kw", a, b, equal_nan=True),
+            SampleInput("rtol atol", a, b, 0.1, 0.0),
+            SampleInput("broadcast", make_arg((2, 3), key=(op, 0), requires_grad=False),
+                        make_arg((3,), key=(op, 1), requires_grad=False), atol=0.5),
+            SampleInput("int64", make_arg((4,), key=(op, 2), low=0, high=3, integer=True, dtype=dtypes.int64),
+                        make_arg((4,), key=(op, 3), low=0, high=3, integer=True, dtype=dtypes.int64))]
+
+
+isclose = defop(
+    "isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor",
+    kernel=_isclose_kernel, meta=_isclose_meta, samples=_isclose_samples, torch="torch.isclose",
+    doc="|self - other| <= atol + rtol * |other|, elementwise (bool); infinities equal themselves; NaN equals "
+        "NaN only with equal_nan. Both tensors must have the same dtype.")
+
+
+def _classify_samples(op):
+    from ...creation import tensor
+    special = tensor([0.0, -1.5, float("nan"), float("inf"), -float("inf"), 3.0], dtype=dtypes.float64)
+    return [SampleInput("specials", special), SampleInput("float32", tensor(special, dtype=dtypes.float32)),
+            SampleInput("(3,4)", make_arg((3, 4), key=(op, 0), requires_grad=False)),
+            SampleInput("int64", make_arg((4,), key=(op, 1), low=-3, high=3, integer=True, dtype=dtypes.int64)),
+            SampleInput("0-d", tensor(float("nan"), dtype=dtypes.float64))]
+
+
+def _classifier(name, fn, integral):
+    """isnan/isinf/isfinite: bool; on integers and bools every element is `integral`."""
+    def kernel(xp, self):
+        if self.dtype.kind != "f":
+            return xp.full(self.shape, integral, dtype=_BOOL)
+        return getattr(xp, fn)(self)
+    return defop(f"{name}(Tensor self) -> Tensor", kernel=kernel, meta=pointwise_meta(_BOOL),
+                 samples=_classify_samples, torch=f"torch.{name}",
+                 doc=f"Elementwise {fn}(x), bool ({integral} for every integer element).")
+
+
+isnan = _classifier("isnan", "isnan", False)
+isinf = _classifier("isinf", "isinf", False)
+isfinite = _classifier("isfinite", "isfinite", True)

@@ -1,0 +1,153 @@
+"""Special functions: erf, erfc, erfinv, lgamma, digamma, polygamma, xlogy.
+
+NumPy has none of them; each kernel takes the backend's special-function namespace
+(`special`: scipy.special on CPU, cupyx.scipy.special on CUDA, imported on first use)
+beside `xp`. They are PyTorch's "unary float" ops: integer and bool inputs compute in
+the default float. The gradients are derivatives.yaml's, written with agrad ops, and
+each derivative is another op of this file (erf' is exp, lgamma' is digamma,
+digamma' is polygamma(1, ·), polygamma(n, ·)' is polygamma(n + 1, ·)).
+"""
+from __future__ import annotations
+
+import math
+
+from ... import dtypes
+from ...shapes import pointwise_meta
+from ..registry import defop
+from ..samples import (
+    SampleInput,
+    binary_samples,
+    make_arg,
+    positive_unary_samples,
+    unary_samples,
+)
+from .binary import where
+from .unary import exp
+
+_same_meta = pointwise_meta()
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)   # PyTorch's M_2_SQRTPI
+_HALF_SQRT_PI = 0.5 * math.sqrt(math.pi)
+
+
+def _with_int_sample(samples, low, high):
+    """The op's float samples and an int64 one (the result is the default float, as in PyTorch)."""
+    def all_samples(op):
+        ints = make_arg((5,), key=(op, "int"), dtype=dtypes.int64, low=low, high=high, integer=True)
+        return samples(op) + [SampleInput("int64", ints)]
+    return all_samples
+
+
+# ---- the error function ---------------------------------------------------------------------
+
+erf = defop(
+    "erf(Tensor self) -> Tensor",
+    kernel=lambda xp, special, self: special.erf(self).astype(self.dtype, copy=False),
+    meta=_same_meta, promote="float", special=True,
+    grads={"self": lambda grad, self: _TWO_OVER_SQRT_PI * exp(-(self * self)) * grad},
+    samples=_with_int_sample(unary_samples(low=-2.5, high=2.5), -3, 4), torch="torch.erf")
+
+erfc = defop(
+    "erfc(Tensor self) -> Tensor",
+    kernel=lambda xp, special, self: special.erfc(self).astype(self.dtype, copy=False),
+    meta=_same_meta, promote="float", special=True,
+    grads={"self": lambda grad, self: -_TWO_OVER_SQRT_PI * exp(-(self * self)) * grad},
+    samples=_with_int_sample(unary_samples(low=-2.5, high=2.5), -3, 4), torch="torch.erfc")
+
+erfinv = defop(
+    "erfinv(Tensor self) -> Tensor",
+    kernel=lambda xp, special, self: special.erfinv(self).astype(self.dtype, copy=False),
+    meta=_same_meta, promote="float", special=True,
+    # PyTorch: 0.5 * sqrt(M_PI) * exp(self.erfinv().pow(2)) * grad; the result is that erfinv
+    grads={"self": lambda grad, result: _HALF_SQRT_PI * exp(result * result) * grad},
+    samples=_with_int_sample(unary_samples(low=-0.9, high=0.9), -1, 2), torch="torch.erfinv")
+
+
+# ---- the gamma function ---------------------------------------------------------------------
+
+def _lgamma_kernel(xp, special, self):
+    out = special.gammaln(self)
+    # NOTE: gammaln(-inf) is -inf in SciPy; PyTorch (std::lgamma) says +inf
+    return xp.where(self == -math.inf, math.inf, out).astype(self.dtype, copy=False)
+
+
+def _lgamma_samples(op):
+    # negative non-integers too (lgamma is log|Gamma| there), kept 0.1 away from the poles
+    return positive_unary_samples(0.5, 4.0)(op) + [
+        SampleInput(f"({lo + 0.9:g}, {lo + 0.1:g})", make_arg((2, 3), key=(op, lo), low=lo + 0.1, high=lo + 0.9))
+        for lo in (-1.0, -2.0)]
+
+
+def _polygamma_kernel(xp, special, n, self):
+    _check_order(n)
+    # NOTE: n as an array: cupyx's polygamma broadcasts its arguments as arrays
+    out = special.psi(self) if n == 0 else special.polygamma(xp.asarray(n), self)
+    return out.astype(self.dtype, copy=False)
+
+
+def _check_order(n):
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+
+
+def _polygamma_meta(n, self):
+    _check_order(n)
+    return _same_meta(self)
+
+
+lgamma = defop(
+    "lgamma(Tensor self) -> Tensor",
+    kernel=_lgamma_kernel, meta=_same_meta, promote="float", special=True,
+    grads={"self": lambda grad, self: grad * digamma(self)},
+    samples=_lgamma_samples, torch="torch.lgamma")
+
+digamma = defop(
+    "digamma(Tensor self) -> Tensor",
+    kernel=lambda xp, special, self: special.psi(self).astype(self.dtype, copy=False),
+    meta=_same_meta, promote="float", special=True,
+    grads={"self": lambda grad, self: grad * polygamma(1, self)},
+    samples=_with_int_sample(positive_unary_samples(0.5, 4.0), 1, 6), torch="torch.digamma")
+
+polygamma = defop(
+    "polygamma(int n, Tensor self) -> Tensor",
+    kernel=_polygamma_kernel, meta=_polygamma_meta, promote="float", special=True,
+    grads={"self": lambda grad, n, self: grad * polygamma(n + 1, self)},
+    samples=lambda op: [SampleInput(f"n={n}", n, make_arg((3, 4), key=(op, n), low=0.5, high=4.0))
+                        for n in (0, 1, 2, 3)],
+    torch="torch.polygamma")
+
+
+# ---- xlogy ----------------------------------------------------------------------------------
+
+def _is_number(x) -> bool:
+    return not hasattr(x, "shape")
+
+
+def _xlogy_kernel(xp, special, self, other):
+    # x * log(y), 0 where x == 0 (also for y == 0 or y < 0), NaN where y is NaN: as PyTorch's
+    dtype = (other if _is_number(self) else self).dtype
+    return xp.asarray(special.xlogy(self, other)).astype(dtype, copy=False)
+
+
+def _xlogy_self_grad(grad, self, other):
+    # PyTorch: at::xlogy(grad, other).masked_fill((self == 0.) & (other <= 0.), 0.)
+    if _is_number(other):
+        return xlogy(grad, other) if other > 0 else where(self == 0, 0.0, xlogy(grad, other))
+    return where((self == 0) * (other <= 0), 0.0, xlogy(grad, other))
+
+
+def _xlogy_samples(op):
+    x = make_arg((2, 3), key=(op, "x"))
+    zeros = x.detach().mul(make_arg((2, 3), key=(op, "m"), requires_grad=False) > 0).requires_grad_()
+    return binary_samples(other_low=0.5, other_high=3.0, scalar_other=2.5)(op) + [
+        SampleInput("zeros in self", zeros, make_arg((2, 3), key=(op, "y"), low=0.5, high=3.0)),
+        SampleInput("scalar self", 1.5, make_arg((4,), key=(op, "s"), low=0.5, high=3.0))]
+
+
+xlogy = defop(
+    "xlogy(Tensor self, Tensor other) -> Tensor",
+    kernel=_xlogy_kernel, meta=_same_meta, promote="float", special=True, wraps_numbers=True,
+    grads={"self": _xlogy_self_grad, "other": lambda grad, self, other: grad * self / other},
+    # PyTorch's overloads: xlogy.Tensor, xlogy.Scalar_Self, xlogy.Scalar_Other
+    backward_name=("XlogyBackward0", "XlogyBackward1", "XlogyBackward2"),
+    overload=lambda self, other: 1 if _is_number(self) else (2 if _is_number(other) else 0),
+    samples=_xlogy_samples, torch="torch.xlogy")
