@@ -33,7 +33,7 @@ def check(app: App, graph_file: str, cluster, plugins, **options):
         return check_on_cluster(session, source, graph, on_progress=on_progress, **options)
 
 
-def test_outcomes(cluster, files: list[str], plugins):
+def test_outcomes(cluster, files: list[str], plugins, train: bool = True):
     """`agrad test --workers/--cluster`: a function giving each file's TestOutcome, asked for in
     the order of `files`, while all of them run on the cluster. The cluster stays open until
     the command ends (click closes it, `-x` and errors included)."""
@@ -43,7 +43,7 @@ def test_outcomes(cluster, files: list[str], plugins):
 
     context = click.get_current_context()
     session = context.with_resource(library.open_cluster(cluster))
-    produced = test_files_on_cluster(session, files, plugins)
+    produced = test_files_on_cluster(session, files, plugins, train=train)
     context.call_on_close(produced.close)          # a run stopped by -x cancels the files not yet run
     expected = iter(files)
 

@@ -4,6 +4,8 @@ Two clusters: the forward graph (tensors, edges labelled with the shape that
 flows along them, and with the output index out of a multi-output node; leaves
 that require grad and outputs coloured as torchviz colours them) and the backward graph (grad_fn nodes, next_edges labelled with
 input_nr). A dotted edge ties each tensor to the grad_fn that will differentiate it.
+`--graph forward` or `backward` draws one cluster alone (and no dotted ties), which is
+what a big graph's picture can afford.
 """
 from __future__ import annotations
 
@@ -26,12 +28,31 @@ def _backward_id(node_id: int) -> str:
     return _quote(f"bwd:{node_id}")
 
 
-def inspect_dot(result) -> str:
+GRAPHS = ("both", "forward", "backward")
+
+
+def inspect_dot(result, graph: str = "both") -> str:
+    """`graph`: both clusters tied by dotted edges, or the forward or backward graph alone."""
     lines = [f"digraph {_quote(result.graph)} {{",
              "  compound=true;",
              '  node [fontname="Helvetica", fontsize=10];',
-             '  edge [fontname="Helvetica", fontsize=9];',
-             "  subgraph cluster_forward {",
+             '  edge [fontname="Helvetica", fontsize=9];']
+    if graph in ("both", "forward"):
+        lines += _forward_cluster(result)
+    if graph in ("both", "backward"):
+        lines += _backward_cluster(result)
+    if graph == "both":
+        forward_names = {n.name for n in result.nodes}
+        for b in result.backward:
+            if b.node in forward_names:
+                lines.append(f"  {_forward_id(b.node)} -> {_backward_id(b.id)} "
+                             "[style=dotted, arrowhead=none, constraint=false];")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _forward_cluster(result) -> list[str]:
+    lines = ["  subgraph cluster_forward {",
              '    label="forward";']
     outputs = set(result.outputs)
     for n in result.nodes:
@@ -57,7 +78,12 @@ def inspect_dot(result) -> str:
         if dst in result.selected:        # out of a multi-output node: which output flows
             label = f"output {result.selected[dst]}\n{label}"
         lines.append(f"    {_forward_id(src)} -> {_forward_id(dst)} [label={_quote(label)}];")
-    lines += ["  }", "  subgraph cluster_backward {", '    label="backward";']
+    lines.append("  }")
+    return lines
+
+
+def _backward_cluster(result) -> list[str]:
+    lines = ["  subgraph cluster_backward {", '    label="backward";']
     for b in result.backward:
         label = b.name if b.node is None else f"{b.name}\n({b.node})"
         lines.append(f"    {_backward_id(b.id)} [label={_quote(label)}, shape=ellipse];")
@@ -65,11 +91,7 @@ def inspect_dot(result) -> str:
         for edge in b.next_edges:
             if edge is not None:
                 target, input_nr = edge
-                lines.append(f"    {_backward_id(b.id)} -> {_backward_id(target)} [label={_quote(f'input_nr {input_nr}')}];")
+                lines.append(f"    {_backward_id(b.id)} -> {_backward_id(target)} "
+                             f"[label={_quote(f'input_nr {input_nr}')}];")
     lines.append("  }")
-    forward_names = {n.name for n in result.nodes}
-    for b in result.backward:
-        if b.node in forward_names:
-            lines.append(f"  {_forward_id(b.node)} -> {_backward_id(b.id)} [style=dotted, arrowhead=none, constraint=false];")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+    return lines

@@ -35,8 +35,18 @@ def output_path_problem(path: str | os.PathLike) -> str | None:
     return None
 
 
+def make_parent_folders(option: str, path: str) -> None:
+    """Create the folders above a report path (`--junit-xml reports/junit.xml`), as pytest does."""
+    folder = Path(path).parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        abort(f"--{option} {path}: cannot create {folder}: {exc.strerror or exc}", ExitStatus.INVALID, exc)
+
+
 def check_output_paths(**paths: str | None) -> None:
-    """Exit 2 naming the option and path for the first output that cannot be written."""
+    """Exit 2 naming the option and path for the first output that cannot be written (a folder, a
+    device such as /dev/null, a pipe: never replaced by a rename)."""
     for option, path in paths.items():
         if path is not None and (problem := output_path_problem(path)) is not None:
             abort(f"--{option} {path}: cannot write: {problem}", ExitStatus.INVALID)

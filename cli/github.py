@@ -41,6 +41,9 @@ def diagnostic_command(diagnostic, file: str) -> str:
 def test_outcome_commands(outcome, *, strict: bool = False) -> list[str]:
     """Every reason one `test` file failed; nothing for a file that passed; a graph without
     `expect:` is a notice (an error under `--strict`)."""
+    if outcome.unchecked and not (outcome.failures or outcome.diagnostics or outcome.error is not None):
+        return [error_command("expect.train was not checked (--no-train); the graph was not trained",
+                              title="not trained", file=outcome.file, kind="error" if strict else "notice")]
     if not outcome.checked and not outcome.diagnostics and outcome.error is None:
         return [error_command("the graph has no expect: section; nothing was checked", title="no expectations",
                               file=outcome.file, kind="error" if strict else "notice")]
@@ -79,10 +82,14 @@ def run_commands(result) -> list[str]:
 def check_commands(result, *, eps: float, atol: float, rtol: float) -> list[str]:
     """`check --format github`: one annotation per leaf whose gradient disagrees."""
     lines = [error_command(w, title="warning", file=result.file, kind="warning") for w in result.warnings]
+    from agrad.cli.tables import worst_element_text
+
+    what = "second derivative" if result.order == 2 else "gradient"
     for name, leaf in result.leaves.items():
         if not leaf.passed:
             lines.append(error_command(
-                f"gradient of '{name}' disagrees with float64 central differences: max abs err "
-                f"{leaf.max_abs_err:.3e}, max rel err {leaf.max_rel_err:.3e} (eps={eps:g}, atol={atol:g}, rtol={rtol:g})",
-                title="gradcheck", file=result.file))
+                f"{what} of '{name}' disagrees with float64 central differences: {worst_element_text(name, leaf)}; "
+                f"max abs err {leaf.max_abs_err:.3e}, max rel err {leaf.max_rel_err:.3e} "
+                f"(eps={eps:g}, atol={atol:g}, rtol={rtol:g})",
+                title="gradcheck", **_at(leaf.location, result.file)))
     return lines

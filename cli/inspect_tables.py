@@ -11,19 +11,29 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from agrad.cli.layout import Fitted
+from agrad.cli.layout import FirstFit, Fitted
 from agrad.cli.tensor_text import Items, shape_text
 
 
-def _table(title: str, columns) -> Table:
+NUMERIC = {"id", "line", "sequence_nr", "topological_nr", "seq_nr", "topo_nr", "waits for"}
+ARGS_WIDTH = 28          # the args column shortened (with an ellipsis) when the whole table does not fit
+# Shorter headers for the narrower forms of a table (the JSON keeps the full names)
+SHORT_HEADERS = {"sequence_nr": "seq_nr", "topological_nr": "topo_nr"}
+
+
+def _table(title: str, columns, shortened: tuple[str, ...] = ()) -> Table:
     # Two spaces between columns, not three: the backward graph of a small graph then fits 80 columns.
     table = Table(title=title, title_justify="left", title_style="bold", box=box.SIMPLE_HEAD,
                   show_edge=False, pad_edge=False, padding=(0, 1, 0, 0))
     for column in columns:
-        numeric = column in {"id", "line", "sequence_nr", "topological_nr", "waits for"}
-        # Nothing wraps: names, edge tuples and numbers stay whole so they can be searched for;
-        # a table too wide for the terminal is printed as records instead (layout.Fitted).
-        table.add_column(column, justify="right" if numeric else "left", overflow="fold", no_wrap=True)
+        # Nothing wraps: names, edge tuples and numbers stay whole so they can be searched for; a
+        # `shortened` column ends in an ellipsis, and a table too wide even so is printed as records
+        # (layout.FirstFit).
+        if column in shortened:
+            table.add_column(column, overflow="ellipsis", no_wrap=True, max_width=ARGS_WIDTH)
+        else:
+            table.add_column(column, justify="right" if column in NUMERIC else "left", overflow="fold",
+                             no_wrap=True)
     return table
 
 
@@ -41,10 +51,12 @@ MAX_ROWS = 100
 
 
 def _left_out(table: Table, left: int) -> Table:
-    """The table, with a last row counting the rows it leaves out (if any)."""
+    """The table, with a caption counting the rows it leaves out (if any): a caption, not a row, so
+    the count does not widen the last column."""
     if left > 0:
-        table.add_row(*(["..."] + [""] * (len(table.columns) - 2)
-                        + [f"{left} more left out (--format json or dot)"]))
+        table.add_row(*(["..."] + [""] * (len(table.columns) - 1)))
+        table.caption = f"... {left} more left out (--format json or dot)"
+        table.caption_justify = "left"
     return table
 
 
@@ -52,13 +64,26 @@ def _line(line) -> str:
     return str(line) if line is not None else ""
 
 
-def node_table(nodes) -> Table:
+def node_table(nodes, compact: bool = False, kernels: bool = True) -> Table:
+    """`compact`: a column whose every row says the same (dtype, device, kernel) moves into the title,
+    and the args are shortened, so that a wide graph stays a table at 120 columns; without `kernels`,
+    the kernel column is left to `--format json`."""
     views = any(getattr(n, "view_of", None) for n in nodes)     # the column only when a node is a view
-    table = _table("Nodes", ["name", "op", "args", "shape", "dtype", "device", "kernel", "line"]
-                   + (["view of"] if views else []))
+    columns = ["name", "op", "args", "shape", "dtype", "device", "kernel", "line"] + (["view of"] if views else [])
+    title = "Nodes"
+    if compact:
+        same = {c: {getattr(n, c) for n in nodes} for c in ("dtype", "device", "kernel")}
+        uniform = [c for c in same if len(same[c]) == 1]
+        columns = [c for c in columns if c not in uniform and (kernels or c != "kernel")]
+        notes = [f"{c} {next(iter(same[c]))}" for c in uniform] + ([] if kernels else ["kernels: --format json"])
+        if notes:
+            title += " (" + ", ".join(notes) + ")"
+    table = _table(title, columns, shortened=("args",) if compact else ())
     for n in nodes[:MAX_ROWS]:
-        table.add_row(n.name, n.op, ", ".join(n.args), shape_text(n.shape), n.dtype, n.device, n.kernel,
-                      _line(n.line), *([n.view_of or ""] if views else []))
+        cells = {"name": n.name, "op": n.op, "args": ", ".join(n.args), "shape": shape_text(n.shape),
+                 "dtype": n.dtype, "device": n.device, "kernel": n.kernel, "line": _line(n.line),
+                 "view of": getattr(n, "view_of", None) or ""}
+        table.add_row(*(cells[c] for c in columns))
     return _left_out(table, len(nodes) - MAX_ROWS)
 
 
@@ -82,9 +107,10 @@ def _edge_text(edge, names: dict[int, str]) -> str:
     return f"({names.get(target, '?')} #{target}, {input_nr})"
 
 
-def backward_table(backward) -> Table:
+def backward_table(backward, compact: bool = False) -> Table:
     names = {b.id: b.name for b in backward}
-    table = _table("Backward graph", ["id", "grad_fn", "node", "next_edges", "sequence_nr", "topological_nr"])
+    columns = ["id", "grad_fn", "node", "next_edges", "sequence_nr", "topological_nr"]
+    table = _table("Backward graph", [SHORT_HEADERS.get(c, c) for c in columns] if compact else columns)
     for b in backward[:MAX_ROWS]:
         table.add_row(str(b.id), b.name, b.node or "", "\n".join(_edge_text(e, names) for e in b.next_edges) or "()",
                       _sequence_nr(b.sequence_nr), str(b.topological_nr))
@@ -111,9 +137,11 @@ def order_text(order, backward) -> RenderableType:
 
 def inspect_view(result) -> RenderableType:
     parts: list[RenderableType] = [Text.assemble((result.graph, "bold"), f"  {result.file}"), Text(""),
-                                   Fitted(node_table(result.nodes))]
+                                   FirstFit(node_table(result.nodes), node_table(result.nodes, compact=True),
+                                            node_table(result.nodes, compact=True, kernels=False))]
     if result.backward:
-        parts += [Text(""), Fitted(backward_table(result.backward)), Text(""),
+        parts += [Text(""), FirstFit(backward_table(result.backward), backward_table(result.backward, compact=True)),
+                  Text(""),
                   Fitted(dependency_table(result.backward))]
         if any(getattr(b, "saved", None) for b in result.backward):
             parts += [Text(""), Fitted(saved_table(result.backward))]

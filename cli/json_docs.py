@@ -72,12 +72,27 @@ def tensor_entry(tensor) -> dict | None:
 
 
 def expect_failure_entry(failure) -> dict:
-    return {"what": failure.what, "message": failure.message, **location_fields(failure.location)}
+    entry = {"what": failure.what, "message": failure.message, **location_fields(failure.location)}
+    if failure.expected is not None or failure.actual is not None:      # a value mismatch: both whole
+        entry.update(expected=failure.expected, actual=failure.actual)
+    return entry
 
 
 def diagnostic_entry(diagnostic) -> dict:
     return {"code": diagnostic.code, "severity": diagnostic.severity, "message": diagnostic.message,
             "hint": diagnostic.hint, **location_fields(diagnostic.location)}
+
+
+def failure_document(exc) -> dict:
+    """What `--format json` prints when a graph file is invalid (exit 2) or a run failed (exit 3):
+    the diagnostics, so a pipeline into `jq` still reads one document."""
+    from agrad.graphs.results import GraphFileError
+
+    invalid = isinstance(exc, GraphFileError)
+    found = exc.diagnostics if invalid else [exc.diagnostic]
+    file = next((d.location.file for d in found if d.location is not None), None)
+    return document(file=file, status="invalid" if invalid else "error",
+                    diagnostics=[diagnostic_entry(d) for d in found])
 
 
 def run_document(result) -> dict:
@@ -88,7 +103,10 @@ def run_document(result) -> dict:
         "outputs": {name: tensor_entry(t) for name, t in result.outputs.items()},
         "grads": {name: tensor_entry(t) for name, t in result.grads.items()},
         "timings_ms": dict(result.timings_ms),
-        "expect": {"passed": result.expect.passed,
+        # `passed` only when something was compared and nothing was left unchecked (`train:` needs `agrad
+        # train` or `agrad test`); `checked` as `agrad train --format json` has it.
+        "expect": {"checked": result.expect.checked, "passed": result.expect.verdict,
+                   "unchecked": list(result.expect.unchecked),
                    "failures": [expect_failure_entry(f) for f in result.expect.failures]},
     }
     # Present only when asked for (--repeat, --profile, --anomaly), so a plain run has SPEC's exact keys.
@@ -107,6 +125,8 @@ def inspect_document(result) -> dict:
     # Names, shapes and counts only: no float to make finite, so no copy of a large document.
     return dict(
         schema_version=SCHEMA_VERSION,
+        graph=result.graph,
+        file=result.file,
         nodes=[{"name": n.name, "op": n.op, "args": list(n.args), "shape": list(n.shape), "dtype": n.dtype,
                 "device": n.device, "kernel": n.kernel, "line": n.line, "view_of": n.view_of} for n in result.nodes],
         backward=[{"id": b.id, "name": b.name, "node": b.node,
@@ -120,21 +140,26 @@ def inspect_document(result) -> dict:
 def check_document(result) -> dict:
     return document(
         passed=result.passed,
-        leaves={name: {"max_abs_err": leaf.max_abs_err, "max_rel_err": leaf.max_rel_err, "passed": leaf.passed}
+        order=result.order,
+        leaves={name: {"max_abs_err": leaf.max_abs_err, "max_rel_err": leaf.max_rel_err, "passed": leaf.passed,
+                       "worst_index": leaf.worst_index, "analytic": leaf.analytic, "numeric": leaf.numeric,
+                       "output_index": leaf.output_index, **location_fields(leaf.location)}
                 for name, leaf in result.leaves.items()},
     )
 
 
-def test_document(outcomes, statuses: list[str] | None = None, *, strict: bool = False) -> dict:
+def test_document(outcomes, statuses: list[str] | None = None, *, strict: bool = False, not_run: int = 0) -> dict:
     """`statuses[i]`: the status name of `outcomes[i]` (passed, failed, no expectations, invalid, error)."""
     from agrad.cli.status import test_counts, test_outcome_name
 
     statuses = statuses if statuses is not None else [test_outcome_name(o) for o in outcomes]
-    passed, failed, unchecked = test_counts(statuses, strict)
+    counts = test_counts(statuses, strict)
     return document(
-        passed=passed,
-        failed=failed,
-        no_expectations=unchecked,
+        passed=counts["passed"],
+        failed=counts["failed"],
+        no_expectations=counts["no expectations"],
+        not_trained=counts["not trained"],
+        not_run=not_run,                 # -x stopped before these
         files=[{"file": o.file, "graph": o.graph, "passed": o.passed, "status": name,
                 "failures": [expect_failure_entry(f) for f in o.failures],
                 "diagnostics": [diagnostic_entry(d) for d in o.diagnostics],

@@ -13,23 +13,28 @@ from pathlib import PurePath
 from agrad.cli.terminal import printable
 
 # The status names of `agrad test` (cli/status.py decides them), and what JUnit calls them.
-_ELEMENT = {"failed": "failure", "invalid": "error", "error": "error", "no expectations": "skipped"}
+_ELEMENT = {"failed": "failure", "invalid": "error", "error": "error", "no expectations": "skipped",
+            "not trained": "skipped"}
+_SKIP_MESSAGE = {"no expectations": "no expectations", "not trained": "expect.train not checked (--no-train)"}
 
 
 def _reasons(outcome) -> list[str]:
     lines = [str(d) for d in outcome.diagnostics]
     if outcome.error is not None:
         lines.append(outcome.error)
-    lines += [f"{f.location}: {f.what}: {f.message}" if f.location else f"{f.what}: {f.message}"
-              for f in outcome.failures]
+    for f in outcome.failures:
+        lines.append(f"{f.location}: {f.what}: {f.message}" if f.location else f"{f.what}: {f.message}")
+        if f.expected is not None or f.actual is not None:     # the whole values, in the body only
+            lines += [f"  expected: {f.expected}", f"  actual:   {f.actual}"]
     return lines
 
 
 def junit_xml(outcomes, statuses: list[str], *, strict: bool) -> str:
     """`statuses[i]` is the status name of `outcomes[i]`."""
-    counts = {name: statuses.count(name) for name in ("failed", "invalid", "error", "no expectations")}
-    failures = counts["failed"] + (counts["no expectations"] if strict else 0)
-    skipped = 0 if strict else counts["no expectations"]
+    counts = {name: statuses.count(name) for name in ("failed", "invalid", "error", "no expectations", "not trained")}
+    unchecked = counts["no expectations"] + counts["not trained"]
+    failures = counts["failed"] + (unchecked if strict else 0)
+    skipped = 0 if strict else unchecked
     seconds = sum(o.duration_ms for o in outcomes) / 1e3
     totals = {"tests": str(len(outcomes)), "failures": str(failures), "errors": str(counts["invalid"] + counts["error"]),
               "skipped": str(skipped), "time": f"{seconds:.3f}"}
@@ -46,9 +51,8 @@ def junit_xml(outcomes, statuses: list[str], *, strict: bool) -> str:
             element = "failure"
         if element is None:
             continue
-        reasons = _reasons(outcome) or ["the graph has no expect: section"]
-        problem = ET.SubElement(case, element, {"message": printable(reasons[0] if name != "no expectations"
-                                                                     else "no expectations")})
+        reasons = _reasons(outcome) or [_SKIP_MESSAGE.get(name, "the graph has no expect: section")]
+        problem = ET.SubElement(case, element, {"message": printable(_SKIP_MESSAGE.get(name, reasons[0]))})
         if element != "skipped":
             problem.set("type", name)
             problem.text = printable("\n".join(reasons))

@@ -41,6 +41,8 @@ def records(table: Table) -> RenderableType:
             if cell not in ("", None) and not (isinstance(cell, Text) and not cell.plain):
                 fields.add_row(str(column.header), cell)
         parts.append(Padding(fields, (0, 0, 0, 2), expand=False))
+    if table.caption:
+        parts.append(Text(str(table.caption)))
     return Group(*parts)
 
 
@@ -69,3 +71,21 @@ class Fitted:
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         return Measurement.get(console, options, self.table)
+
+
+class FirstFit:
+    """The first of `candidates` (tables, widest first) whose natural width fits, else records of the
+    last: a table that drops or shortens columns reads better than one block per row."""
+
+    def __init__(self, *candidates: Table):
+        self.candidates = candidates
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for table in self.candidates:
+            if natural_width(console, options, table) <= options.max_width:
+                yield table
+                return
+        yield records(self.candidates[0])
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement.get(console, options, self.candidates[-1])

@@ -36,6 +36,7 @@ def _graphs_running_kernels():
 
 
 STDIN_NAME = "<stdin>"     # how a graph read from `-` is named in messages, as Python and compilers do
+stdin_text: str | None = None       # what was read from `-`, for the source excerpts of its diagnostics
 
 
 def _read_stdin() -> str:
@@ -45,8 +46,10 @@ def _read_stdin() -> str:
         abort(f"{STDIN_NAME}: standard input is closed", ExitStatus.INVALID)
     binary = getattr(sys.stdin, "buffer", None)
     data = binary.read() if binary is not None else sys.stdin.read().encode("utf-8")
+    global stdin_text
     try:
-        return data.decode("utf-8")
+        stdin_text = data.decode("utf-8")
+        return stdin_text
     except UnicodeDecodeError as exc:
         abort(f"{STDIN_NAME}: not UTF-8 text (byte {exc.start}); graph files are UTF-8", ExitStatus.INVALID)
 
@@ -76,13 +79,19 @@ def save_npz(run, path: str) -> None:
     graphs.save_npz(run, path)
 
 
-def test_file(path: str):
-    return _graphs_running_kernels().test_file(path)
+def test_file(path: str, *, train: bool = True):
+    """One `test` file's outcome; `-` reads the graph from stdin. `train=False`: `--no-train`."""
+    graphs = _graphs_running_kernels()
+    if path == "-":
+        return graphs.test_file(STDIN_NAME, train=train, source=_read_stdin())
+    return graphs.test_file(path, train=train)
 
 
 def validate_file(path: str) -> list:
     from agrad import graphs
 
+    if path == "-":
+        return graphs.validate(STDIN_NAME, source=_read_stdin())
     return graphs.validate(path)
 
 

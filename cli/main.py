@@ -31,6 +31,11 @@ def _report(app: App, exc: BaseException) -> ExitStatus | None:
         for command in github.exception_commands(exc):
             app.echo(command)
         return code
+    if app.output_format == "json" and isinstance(exc, (GraphFileError, GraphRuntimeError)):
+        # `| jq` pipelines read a document on stdout whatever happened; people read stderr below
+        from agrad.cli.json_docs import failure_document
+
+        app.emit_json(failure_document(exc))
     if isinstance(exc, GraphFileError):
         for diagnostic in exc.diagnostics:
             app.note(diagnostics.diagnostic_text(diagnostic))

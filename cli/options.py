@@ -60,11 +60,16 @@ class DeviceType(click.ParamType):
     def convert(self, value, param, ctx):
         if self._pattern.match(value):
             return value
-        self.fail(f"{value!r} is not a device; expected cpu, cuda or cuda:N", param, ctx)
+        from agrad.graphs.pytorch_habits import device_hint
+
+        hint = device_hint(value)
+        self.fail(f"{value!r} is not a device; " + (f"did you mean '{hint}'? " if hint else "")
+                  + "expected cpu, cuda or cuda:N", param, ctx)
 
 
 class InputReplacement(click.ParamType):
-    """`NAME=FILE` for `--input`: replaces an input's data with a .npy/.npz file."""
+    """`NAME=FILE` for `--input`: replaces an input's data with a .npy/.npz file (`FILE.npz:KEY` names
+    the array, as `--save` writes them: `grads/W`)."""
     name = "NAME=FILE"
 
     def convert(self, value, param, ctx):

@@ -28,30 +28,41 @@ def for_check(result) -> ExitStatus:
 
 
 def test_outcome_name(outcome) -> str:
-    """What became of one `test` file: passed, failed, no expectations, invalid, error."""
+    """What became of one `test` file: passed, failed, no expectations, not trained, invalid, error."""
     if outcome.diagnostics:
         return "invalid"
     if outcome.error is not None:
         return "error"
+    if outcome.failures:
+        return "failed"
+    if outcome.unchecked:              # `--no-train`: `expect.train` was not checked, so not a pass
+        return "not trained"
     if not outcome.checked:
         return "no expectations"
     return "passed" if outcome.passed else "failed"
 
 
-def test_counts(names: list[str], strict: bool = False) -> tuple[int, int, int]:
-    """(passed, failed, without expectations) of `test`'s status names; under `--strict` a graph
-    without `expect:` counts as failed."""
-    passed = names.count("passed")
-    unchecked = 0 if strict else names.count("no expectations")
-    return passed, len(names) - passed - unchecked, unchecked
+# Checked nothing (or not everything): neither a pass nor, unless --strict, a failure.
+UNCHECKED = ("no expectations", "not trained")
+
+
+def test_counts(names: list[str], strict: bool = False) -> dict[str, int]:
+    """passed, failed, and each unchecked status of `test`'s status names; under `--strict` a graph
+    that was not wholly checked counts as failed."""
+    counts = {"passed": names.count("passed")}
+    unchecked = {name: 0 if strict else names.count(name) for name in UNCHECKED}
+    counts["failed"] = len(names) - counts["passed"] - sum(unchecked.values())
+    return {**counts, **unchecked}
 
 
 def for_test_outcome(outcome, strict: bool = False) -> ExitStatus:
     """One `test` file: a file that does not load is invalid, a failed kernel is a runtime failure;
-    a graph without `expect:` checked nothing, which fails the run only under `--strict`."""
+    a graph without `expect:` (or not trained) checked nothing, which fails the run only under `--strict`."""
+    name = test_outcome_name(outcome)
+    if name in UNCHECKED:
+        return ExitStatus.CHECK_FAILED if strict else ExitStatus.OK
     return {"invalid": ExitStatus.INVALID, "error": ExitStatus.RUNTIME, "failed": ExitStatus.CHECK_FAILED,
-            "no expectations": ExitStatus.CHECK_FAILED if strict else ExitStatus.OK,
-            "passed": ExitStatus.OK}[test_outcome_name(outcome)]
+            "passed": ExitStatus.OK}[name]
 
 
 def for_validation(diagnostics) -> ExitStatus:

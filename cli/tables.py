@@ -37,29 +37,46 @@ def _ms(value: float) -> str:
 MAX_ROWS = 40
 
 
-def tensor_table(title: str, tensors: dict, not_retained=(), max_rows: int = MAX_ROWS) -> RenderableType:
-    """Outputs or gradients: a None gradient is one nothing reached; a non-retained non-leaf says so.
+def tensor_table(title: str, tensors: dict, max_rows: int = MAX_ROWS, values: str = "compact",
+                 device: str | None = None) -> RenderableType:
+    """Outputs or gradients: a None gradient is one nothing reached.
 
     Only the values wrap (NumPy's way, between items); when even they cannot make
     the table fit, each tensor is printed as a record. Beyond `max_rows` rows the
     rest are counted in a last row (`--format json` and `--save` keep every tensor).
+    `values`: compact (a summary line above 8 elements) or full (every value). `device`: the run's
+    device, named in the heading; the device column is left out when every tensor is there.
     """
-    table = _table(title, "name", "shape", "dtype", "device", "value")
-    for column in table.columns[:4]:
+    # every tensor on the run's device (the heading names it): the column would repeat it on each row
+    devices = {t.device for t in tensors.values() if t is not None}
+    columns = ("name", "shape", "dtype", "device") if len(devices) > 1 or device not in (devices | {None}) \
+        else ("name", "shape", "dtype")
+    table = _table(title, *columns, "value")
+    for column in table.columns[:-1]:
         column.no_wrap = True
-    total = len(tensors) + len(not_retained)
+    total = len(tensors)
     shown = max_rows - 1 if total > max_rows else total      # the last row says what was left out
+    blank = ("",) * (len(columns) - 1)
     for name, tensor in itertools.islice(tensors.items(), shown):
         if tensor is None:
-            table.add_row(name, "", "", "", Text("None (no gradient reached it)", style="dim"))
+            table.add_row(name, *blank, Text("None (no gradient reached it)", style="dim"))
         else:
-            table.add_row(name, shape_text(tensor.shape), tensor.dtype, tensor.device, value_cell(tensor))
-    for name in itertools.islice(not_retained, max(0, shown - len(tensors))):
-        table.add_row(name, "", "", "", Text("not retained", style="dim"))
+            cells = (shape_text(tensor.shape), tensor.dtype, tensor.device)[:len(columns) - 1]
+            table.add_row(name, *cells, value_cell(tensor, values))
     if total > shown:
         left = total - shown
-        table.add_row("...", "", "", "", Text(f"{left} more left out (--format json, --save)", style="dim"))
+        table.add_row("...", *blank, Text(f"{left} more left out (--format json, --save)", style="dim"))
     return Fitted(table, shrinkable=True)
+
+
+NOT_RETAINED_NAMES = 12      # names listed on the folded line before "and N more"
+
+
+def not_retained_line(names) -> Text:
+    """The non-leaf nodes whose gradients are not kept, on one line instead of a row each."""
+    shown = ", ".join(names[:NOT_RETAINED_NAMES])
+    more = f" and {len(names) - NOT_RETAINED_NAMES} more" if len(names) > NOT_RETAINED_NAMES else ""
+    return Text(f"not retained: {shown}{more} (non-leaf; `retain_grad:` keeps one)", style="dim")
 
 
 def timings_table(timings_ms: dict, repeat: dict | None, passes: int = 1) -> Table:
@@ -80,10 +97,13 @@ def timings_table(timings_ms: dict, repeat: dict | None, passes: int = 1) -> Tab
 
 
 def expect_line(expect) -> Text | None:
+    """The closing verdict; an expectation `run` cannot check (`train:`) is never called passed."""
+    later = (f"{' and '.join(expect.unchecked)} not checked (`agrad train` or `agrad test` checks it)"
+             if expect.unchecked else "")
     if not expect.checked:
-        return None
+        return Text.assemble("expect: ", (later, "yellow")) if later else None
     if expect.passed:
-        return Text.assemble("expect: ", ("passed", "green"))
+        return Text.assemble("expect: ", ("passed", "green"), f"; {later}" if later else "")
     count = len(expect.failures)
     return Text.assemble("expect: ", ("FAILED", "bold red"), f" ({count} mismatch{'es' if count != 1 else ''})")
 
@@ -96,20 +116,35 @@ def anomaly_line(anomalies) -> Text | None:
     return Text.assemble("anomaly: ", ("NaN/Inf", "bold red"), f" in {count} place{'s' if count != 1 else ''}")
 
 
-def run_view(result, passes: int = 1) -> RenderableType:
+def run_view(result, passes: int = 1, values: str = "compact") -> RenderableType:
     parts: list[RenderableType] = [
         Text.assemble((result.graph, "bold"), f"  {result.file}  on {result.device}"),
         Text(""),
-        tensor_table("Outputs", result.outputs),
+        tensor_table("Outputs", result.outputs, values=values, device=result.device),
         Text(""),
     ]
+    if result.grads:
+        parts.append(tensor_table("Gradients", result.grads, values=values, device=result.device))
+    if result.not_retained:
+        parts.append(not_retained_line(result.not_retained))
     if result.grads or result.not_retained:
-        parts += [tensor_table("Gradients", result.grads, result.not_retained), Text("")]
+        parts.append(Text(""))
     parts.append(timings_table(result.timings_ms, result.repeat, passes))
     closing = [line for line in (expect_line(result.expect), anomaly_line(result.anomalies)) if line is not None]
     if closing:
         parts += [Text(""), *closing]
     return Group(*parts)
+
+
+def worst_element_text(name: str, leaf) -> str:
+    """`a[1, 0]: analytic 4, numeric 4.5` -- where a failed leaf is most wrong (--fast: along a direction)."""
+    if leaf.analytic is None:
+        return f"{name}: no values to compare"
+    where = name if not leaf.worst_index else f"{name}{shape_text(leaf.worst_index)}"
+    if leaf.worst_index is None:
+        where = f"{name} (along a random direction)"
+    output = f" (output element {leaf.output_index})" if leaf.output_index else ""
+    return f"{where}: analytic {leaf.analytic:.6g}, numeric {leaf.numeric:.6g}{output}"
 
 
 def check_view(result, *, eps: float, atol: float, rtol: float) -> RenderableType:
@@ -121,9 +156,11 @@ def check_view(result, *, eps: float, atol: float, rtol: float) -> RenderableTyp
     failed = sum(1 for leaf in result.leaves.values() if not leaf.passed)
     verdict = (Text.assemble("check: ", ("passed", "green")) if result.passed else
                Text.assemble("check: ", ("FAILED", "bold red"), f" ({failed} of {len(result.leaves)} leaves)"))
+    what = "second order" if result.order == 2 else "analytic"
     header = Text.assemble((result.graph, "bold"), f"  {result.file}\n",
-                           f"analytic vs float64 central differences: eps={eps:g}, atol={atol:g}, rtol={rtol:g}")
-    return Group(header, Text(""), table, Text(""), verdict)
+                           f"{what} vs float64 central differences: eps={eps:g}, atol={atol:g}, rtol={rtol:g}")
+    worst = [Text(f"  {worst_element_text(name, leaf)}") for name, leaf in result.leaves.items() if not leaf.passed]
+    return Group(header, Text(""), table, Text(""), *worst, *([Text("")] if worst else []), verdict)
 
 
 def ops_view(entries) -> RenderableType:
@@ -164,7 +201,8 @@ def formulas_lines(derivatives) -> list[Text]:
             for f in derivatives for argument, formula in f.lines()]
 
 
-_LABELS = {"passed": ("PASS", "green"), "no expectations": ("SKIP", "yellow")}
+_LABELS = {"passed": ("PASS", "green"), "no expectations": ("SKIP", "yellow"), "not trained": ("SKIP", "yellow"),
+           "not a graph": ("SKIP", "yellow")}
 
 
 def outcome_line(outcome: str, file: str, detail: str) -> Text:
@@ -175,9 +213,12 @@ def outcome_line(outcome: str, file: str, detail: str) -> Text:
     return Text.assemble(_LABELS.get(outcome, ("FAIL", "bold red")), f"  {file}", (f"  {detail}", "dim"))
 
 
-def closing_line(passed: int, failed: int, *, no_expectations: int = 0, deselected: int = 0) -> str:
+def closing_line(passed: int, failed: int, *, no_expectations: int = 0, not_trained: int = 0, deselected: int = 0,
+                 not_run: int = 0) -> str:
     # SPEC §2: "N passed, N failed" alone on its line, whatever the counts; the other counts follow
     # only when there are any, as pytest's "2 passed, 1 skipped".
-    extra = [f"{n} {what}" for n, what in ((no_expectations, "without expectations"), (deselected, "deselected")) if n]
+    extra = [f"{n} {what}" for n, what in ((no_expectations, "without expectations"),
+                                           (not_trained, "not trained (--no-train)"),
+                                           (deselected, "deselected"), (not_run, "not run (-x)")) if n]
     return ", ".join([f"{passed} passed", f"{failed} failed", *extra])
 

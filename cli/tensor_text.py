@@ -1,10 +1,12 @@
 """A tensor as one table cell, printed as NumPy and PyTorch print arrays.
 
-Values go through `numpy.array2string` (aligned columns, rows wrapped at the
-width the cell is given, never inside a number); a tensor of more than 64
-elements (SPEC §2) prints its summary line and its first and last items, as
-`threshold` and `edgeitems` abbreviate it. Both cells wrap only between whole
-items, so a label is never parted from its value.
+Two ways (`agrad run --values`): `compact`, the default, prints a tensor of at
+most 8 elements as its values and a larger one as one summary line (shape, min,
+max, mean, norm), every number to 4 significant digits, so a CNN's outputs and
+gradients take a line each; `full` prints every value through `numpy.array2string`
+(aligned columns, rows wrapped at the width the cell is given, never inside a
+number), after the summary line for a tensor of more than 64 elements. Both wrap
+only between whole items, so a label is never parted from its value.
 """
 from __future__ import annotations
 
@@ -14,9 +16,11 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.measure import Measurement
 from rich.text import Text
 
-# SPEC §2: tensors of more than 64 elements print as a summary, not their values.
+# SPEC §2: tensors of more than 64 elements print as a summary (`full` adds every value after it).
 MAX_ELEMENTS_SHOWN = 64
-EDGE_ITEMS = 3          # numpy's and PyTorch's default: items kept at each end of an abbreviated dimension
+COMPACT_ELEMENTS = 8        # `compact`: up to this many values fit a table cell on one or two lines
+COMPACT_DIGITS = 4          # significant digits in `compact`, as PyTorch's default print shows 4
+VALUE_MODES = ("compact", "full")
 
 
 def number_text(value) -> str:
@@ -31,19 +35,29 @@ def number_text(value) -> str:
     return text if any(c in text for c in ".einf") else text + ".0"
 
 
+def compact_number(value) -> str:
+    """`value` to 4 significant digits, still recognisable as a float ("4.0", "0.1235", "1.5e-07")."""
+    if isinstance(value, (bool, int)) or value is None:
+        return number_text(value)
+    text = f"{value:.{COMPACT_DIGITS}g}"
+    return text if any(c in text for c in ".einf") else text + ".0"
+
+
 def shape_text(shape) -> str:
     return "[" + ", ".join(str(n) for n in shape) + "]"
 
 
-def summary_items(tensor) -> list[str]:
-    """`shape [..]`, `min ..`, `max ..`, `mean ..`, `norm ..`: each label with its value."""
+def summary_items(tensor, compact: bool = False) -> list[str]:
+    """`shape [..]`, `min ..`, `max ..`, `mean ..`, `norm ..`: each label with its value. `compact` leaves
+    the shape to the table's shape column (a tensor without statistics keeps it: the cell is not empty)."""
     stats = tensor.summary or {}
-    return [f"shape {shape_text(tensor.shape)}"] + [f"{name} {number_text(stats[name])}"
-                                                    for name in ("min", "max", "mean", "norm") if name in stats]
+    number = compact_number if compact else number_text
+    items = [f"{name} {number(stats[name])}" for name in ("min", "max", "mean", "norm") if name in stats]
+    return items if compact and items else [f"shape {shape_text(tensor.shape)}"] + items
 
 
-def summary_text(tensor) -> str:
-    return "  ".join(summary_items(tensor))
+def summary_text(tensor, compact: bool = False) -> str:
+    return "  ".join(summary_items(tensor, compact))
 
 
 def _array(tensor):
@@ -56,14 +70,18 @@ def _array(tensor):
         return numpy.array(tensor.value)
 
 
-def array_text(tensor, width: int = 80) -> str:
-    """The values as NumPy prints them, each line at most `width` columns (a 0-d tensor as Python does)."""
+def array_text(tensor, width: int = 80, compact: bool = False) -> str:
+    """The values as NumPy prints them, each line at most `width` columns (a 0-d tensor as Python does);
+    `compact`: each float to 4 significant digits."""
+    import sys
+
     import numpy
 
     if not tensor.shape:
-        return number_text(tensor.value)
+        return (compact_number if compact else number_text)(tensor.value)
+    formatter = {"float_kind": compact_number} if compact else None
     return numpy.array2string(_array(tensor), max_line_width=max(width, 1), separator=", ",
-                              threshold=MAX_ELEMENTS_SHOWN, edgeitems=EDGE_ITEMS)
+                              threshold=sys.maxsize, formatter=formatter)
 
 
 class Items:
@@ -90,25 +108,26 @@ class Items:
 class ArrayValue:
     """A tensor's values: one line when there is room, NumPy's wrapped rows when not."""
 
-    def __init__(self, tensor):
+    def __init__(self, tensor, compact: bool = False):
         self.tensor = tensor
+        self.compact = compact
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield Text(array_text(self.tensor, options.max_width), overflow="fold")
+        yield Text(array_text(self.tensor, options.max_width, self.compact), overflow="fold")
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
-        one_line = array_text(self.tensor, 1 << 16)
-        widest = max(len(line) for line in array_text(self.tensor, 1).splitlines())
+        one_line = array_text(self.tensor, 1 << 16, self.compact)
+        widest = max(len(line) for line in array_text(self.tensor, 1, self.compact).splitlines())
         return Measurement(min(widest, len(one_line)), max(len(line) for line in one_line.splitlines())
                            ).clamp(max_width=options.max_width)
 
 
 class LargeValue:
-    """A tensor of more than 64 elements: its summary line, then its abbreviated values."""
+    """A tensor of more than 64 elements: its summary line, then (`full`) every value."""
 
-    def __init__(self, tensor):
-        self.summary = Items(summary_items(tensor))
-        self.values = ArrayValue(tensor) if tensor.value is not None else None
+    def __init__(self, tensor, values: bool = True):
+        self.summary = Items(summary_items(tensor, compact=not values))
+        self.values = ArrayValue(tensor) if values and tensor.value is not None else None
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         yield self.summary
@@ -120,18 +139,22 @@ class LargeValue:
         return Measurement(max(p.minimum for p in parts), max(p.maximum for p in parts))
 
 
-def is_large(tensor) -> bool:
-    return (tensor.numel or math.prod(tensor.shape)) > MAX_ELEMENTS_SHOWN or tensor.value is None
+def is_large(tensor, values: str = "full") -> bool:
+    limit = COMPACT_ELEMENTS if values == "compact" else MAX_ELEMENTS_SHOWN
+    return (tensor.numel or math.prod(tensor.shape)) > limit or tensor.value is None
 
 
-def value_cell(tensor):
-    """The `value` cell of the outputs and gradients tables."""
-    return LargeValue(tensor) if is_large(tensor) else ArrayValue(tensor)
+def value_cell(tensor, values: str = "compact"):
+    """The `value` cell of the outputs and gradients tables; `values`: compact or full."""
+    if is_large(tensor, values):
+        return LargeValue(tensor, values=values == "full")
+    return ArrayValue(tensor, compact=values == "compact")
 
 
-def value_text(tensor, width: int = 80) -> str:
+def value_text(tensor, width: int = 80, values: str = "compact") -> str:
     """The same as plain text, at `width` columns."""
-    if not is_large(tensor):
-        return array_text(tensor, width)
-    text = summary_text(tensor)
-    return text if tensor.value is None else text + "\n" + array_text(tensor, width)
+    compact = values == "compact"
+    if not is_large(tensor, values):
+        return array_text(tensor, width, compact)
+    text = summary_text(tensor, compact)
+    return text if tensor.value is None or compact else text + "\n" + array_text(tensor, width)

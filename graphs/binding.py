@@ -12,6 +12,7 @@ from typing import Any
 from agrad import codegen, dispatcher
 
 from .diagnostics import Collector, Pos, did_you_mean
+from .pytorch_habits import KEYWORD_ALIASES
 from .spec import DTYPE_NAMES, NO_KEYWORDS, GraphSpec, NodeSpec, TensorRef, refs_in
 
 GETITEM = "getitem"
@@ -180,7 +181,11 @@ class Binder:
             try:
                 entry = self.entries[node.op] = dispatcher.get_op(node.op)
             except dispatcher.UnknownOperatorError:
-                self.c.error("AG016", f"unknown op '{node.op}'", node.pos, did_you_mean(node.op, self.op_names))
+                if "::" in node.op:      # a namespaced op is registered by a plugin file
+                    self.c.error("AG016", f"unknown op '{node.op}': ops in the '{node.op.split('::')[0]}' namespace "
+                                 "come from a plugin; pass --plugin FILE.py, the file that registers it", node.pos)
+                else:
+                    self.c.error("AG016", f"unknown op '{node.op}'", node.pos, did_you_mean(node.op, self.op_names))
                 return None
         bound = self.bind_arguments(node, entry.schema, entry)
         return None if undefined else bound
@@ -216,8 +221,10 @@ class Binder:
         for key, value in node.kwargs.items():
             pos = node.kwarg_pos.get(key, node.pos)
             if key not in by_name:
+                # NumPy's `axis=` and `keepdims=`: PyTorch's names are the hint, as its own error gives
+                alias = KEYWORD_ALIASES.get(key)
                 self.c.error("AG017", f"{node.op}() got an unexpected keyword argument '{key}'; schema: {schema}",
-                             pos, did_you_mean(key, by_name))
+                             pos, f"'{alias}'" if alias in by_name else did_you_mean(key, by_name))
                 ok = False
             elif key in given:
                 self.c.error("AG018", f"{node.op}() got multiple values for argument '{key}'", pos)

@@ -62,6 +62,10 @@ class CheckedGraph:
         return list(dict.fromkeys(r.name for r in self.spec.retain_grad))
 
 
+# Losses whose target is class indices (PyTorch: int64), not probabilities.
+CLASS_INDEX_LOSSES = frozenset({"cross_entropy", "nll_loss"})
+
+
 def classify(exc: BaseException) -> str:
     """The error code of an op's complaint, by the engine's error type: shape, dtype, or
     anything else it rejected."""
@@ -148,7 +152,24 @@ class GraphChecker:
             self.c.error("AG022", f"'{source.name}' has {count} output(s); index {index.items[0]} is out of range",
                          node.pos)
             return
-        self.c.error(classify(failure.error), f"{node.name} = {node.op}(...): {_message(failure.error)}", node.pos)
+        # an op inside a node's expression has an internal name (`loss.2`); the message names the node
+        what = f"{node.name} = {node.op}(...)" if node.name == node.owner else f"{node.op}(...) in '{node.owner}'"
+        message = f"{what}: {_message(failure.error)}"
+        if (label := self.float_class_labels(failure)) is not None:
+            message += f"; class labels are integers: give input '{label}' `dtype: int64`"
+        self.c.error(classify(failure.error), message, node.pos)
+
+    def float_class_labels(self, failure: NodeFailure) -> str | None:
+        """The input holding a classification loss's target, when it is floats (PyTorch wants int64
+        class indices; YAML's `[0, 1, 2]` becomes the graph's default dtype, float32)."""
+        node = failure.bound.spec
+        if node.op not in CLASS_INDEX_LOSSES or not isinstance(failure.error, DtypeError) or len(node.args) < 2:
+            return None
+        target = node.args[1]
+        if not isinstance(target, TensorRef) or target.name not in self.spec.inputs:
+            return None
+        meta = self.meta.get(target.name)
+        return target.name if meta is not None and getattr(meta.dtype, "is_floating_point", False) else None
 
     # ---- backward passes ----------------------------------------------------------
 

@@ -16,6 +16,7 @@ from agrad import codegen
 from . import expressions
 from .diagnostics import Collector, Pos, did_you_mean
 from .expressions import ExpressionError
+from .pytorch_habits import device_hint
 from .values import INT64_MAX, MAX_DIMS, misfit_message
 from .spec import (DTYPE_NAMES, INITS, NO_KEYWORDS, BackwardSpec, Expectation, ExpectSpec, GraphSpec, InputSpec,
                    NodeSpec, TensorRef)
@@ -115,8 +116,9 @@ class DocumentReader:
 
     def device(self, value: Any, path: tuple) -> str | None:
         if not isinstance(value, str) or not DEVICE_RE.match(value):
-            self.error("AG009", f"bad device {value!r}; expected cpu, cuda or cuda:N", path,
-                       did_you_mean(value, ("cpu", "cuda")) if isinstance(value, str) else None)
+            hint = (f"'{device_hint(value)}'" if device_hint(value) else did_you_mean(value, ("cpu", "cuda"))) \
+                if isinstance(value, str) else None
+            self.error("AG009", f"bad device {value!r}; expected cpu, cuda or cuda:N", path, hint)
             return None
         if value == "meta":
             self.error("AG009", _META_DEVICE, path)
@@ -368,7 +370,7 @@ class DocumentReader:
         try:
             calls = expressions.parse_expression(name, text)
         except ExpressionError as exc:
-            self.c.error(exc.code, exc.message, at(exc.offset))
+            self.c.error(exc.code, exc.message, at(exc.offset), exc.hint)
             return []
         Ref, Index = expressions.Ref, expressions.Index
 
@@ -470,7 +472,7 @@ class DocumentReader:
         if not self.expect_type(value, (dict,), "`expect`", path, "a mapping"):
             return None
         self.check_keys(value, EXPECT_KEYS, path, "`expect`")
-        spec = ExpectSpec(pos=self.doc.pos(path))
+        spec = ExpectSpec(pos=self.doc.pos(path), train="train" in value)
         for tol in ("atol", "rtol"):
             if tol not in value:
                 continue

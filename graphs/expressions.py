@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .diagnostics import Record
+from .pytorch_habits import attribute_habit, call_habit
 
 _BINARY_OPS = {ast.Add: ("add", "+"), ast.Sub: ("sub", "-"), ast.Mult: ("mul", "*"),
                ast.Div: ("div", "/"), ast.Pow: ("pow", "**"), ast.MatMult: ("matmul", "@")}
@@ -92,11 +93,12 @@ class Call:
 
 
 class ExpressionError(Exception):
-    def __init__(self, code: str, message: str, offset: int):
+    def __init__(self, code: str, message: str, offset: int, hint: str | None = None):
         super().__init__(message)
         self.code = code                # AG014 syntax, AG015 unsupported construct
         self.message = message
         self.offset = offset            # character offset in the expression text
+        self.hint = hint                # what to write instead (a PyTorch habit: graphs/pytorch_habits.py)
 
 
 class _Offsets:
@@ -127,8 +129,27 @@ class _Parser:
         self.calls: list[Call] = []
         self.intermediates = 0
 
-    def fail(self, node: ast.AST, message: str, code: str = "AG015") -> ExpressionError:
-        return ExpressionError(code, message, self.offsets.start(node))
+    def fail(self, node: ast.AST, message: str, code: str = "AG015", hint: str | None = None) -> ExpressionError:
+        return ExpressionError(code, message, self.offsets.start(node), hint)
+
+    def segment(self, node: ast.AST) -> str:
+        """The source text of `node` (a keyword argument: `dim=1`)."""
+        if isinstance(node, ast.keyword):
+            return f"{node.arg}={self.segment(node.value)}" if node.arg else f"**{self.segment(node.value)}"
+        return self.text[self.offsets.start(node):self.offsets.end(node)]
+
+    def habit(self, node: ast.AST) -> ExpressionError | None:
+        """A PyTorch habit (`torch.relu(x)`, `h.sum(dim=1)`, `W.T`), with what to write instead."""
+        if isinstance(node, ast.Call):
+            found = call_habit(node, self.segment)
+        elif isinstance(node, ast.Attribute):
+            found = attribute_habit(node, self.segment)
+        else:
+            return None
+        if found is None:
+            return None
+        message, instead = found
+        return self.fail(node, message, hint=f"'{instead}'" if instead else None)
 
     def new_name(self) -> str:
         # Named once its own arguments are recorded, so numbers follow evaluation order.
@@ -160,6 +181,8 @@ class _Parser:
     def application(self, node: ast.AST):
         """(op, offset, positional args, keywords) of an op-applying expression."""
         if isinstance(node, ast.Call):
+            if not isinstance(node.func, ast.Name) and (habit := self.habit(node)) is not None:
+                raise habit
             if not isinstance(node.func, ast.Name):
                 what = _UNSUPPORTED_NODES.get(type(node.func), "this callee")
                 raise self.fail(node.func, f"{what} is not supported; call an op by its name, e.g. relu(x)")
@@ -217,6 +240,8 @@ class _Parser:
             return Ref(node.id, self.offsets.start(node))
         if isinstance(node, (ast.List, ast.Tuple)):
             return [self.argument(item) for item in node.elts]
+        if isinstance(node, ast.Attribute):
+            raise self.habit(node)
         if type(node) in _UNSUPPORTED_NODES:
             raise self.fail(node, f"{_UNSUPPORTED_NODES[type(node)]} is not supported")
         return Ref(self.emit(node, None), self.offsets.start(node))

@@ -50,6 +50,12 @@ class Failures:
         self.node_pos = {n.name: n.pos for n in spec.nodes}
         self.input_pos = {name: i.pos for name, i in spec.inputs.items()}
         self.ops = {n.name: n.op for n in spec.nodes}
+        self.owners = {n.name: n.owner for n in spec.nodes}     # `loss.2` -> `loss`: messages name nodes
+
+    def _what(self, name: str) -> str:
+        owner = self.owners.get(name, name)
+        op = self.ops.get(name, "?")
+        return f"{name} = {op}(...)" if owner == name else f"{op}(...) in '{owner}'"
 
     def location(self, name: str | None) -> SourceLocation | None:
         pos = self.node_pos.get(name) or self.input_pos.get(name)
@@ -62,7 +68,7 @@ class Failures:
     def forward(self, name: str, exc: BaseException) -> GraphRuntimeError:
         """Node `name`'s op raised while computing its value."""
         default = PLUGIN_KERNEL if self._is_plugin(name) else FORWARD_KERNEL
-        message = f"{name} = {self.ops.get(name, '?')}(...): {_text(exc)}"
+        message = f"{self._what(name)}: {_text(exc)}"
         return GraphRuntimeError(message, self.location(name), name, code=_code(exc, default))
 
     def backward(self, exc: BaseException, yaml_node: str | None, node_name: str | None,
@@ -71,7 +77,7 @@ class Failures:
         (None when the engine failed before reaching one: then at the pass itself)."""
         default = PLUGIN_KERNEL if self._is_plugin(yaml_node) else BACKWARD_NODE
         if yaml_node is not None:
-            what = f"backward of {yaml_node}" + (f" ({node_name})" if node_name else "")
+            what = f"backward of {self.owners.get(yaml_node, yaml_node)}" + (f" ({node_name})" if node_name else "")
         else:
             what = "backward" + (f" ({node_name})" if node_name else "")
         location = self.location(yaml_node) or fallback

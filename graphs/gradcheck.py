@@ -11,6 +11,8 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
+import numpy as np
+
 import agrad
 
 from .binding import GRAD
@@ -57,6 +59,38 @@ def _refuse_uncheckable(graph: CheckedGraph, file: str, outputs: list[str], wrt:
                       f"a full check of this graph runs {passes:,} passes (two per element of input "
                       f"'{biggest}' and of every input that requires grad, one per output element); "
                       "use --fast, which checks one random direction per input")
+
+
+def _worst(report) -> tuple[float | None, float | None, int | None]:
+    """Analytic and numeric values where they differ most, and which output element that is."""
+    if report.numerical is None or report.analytical is None or not report.numerical.size:
+        return None, None, None
+    diff = np.abs(report.analytical - report.numerical)
+    where = np.unravel_index(int(np.argmax(np.where(np.isnan(diff), np.inf, diff))), diff.shape)
+    row = int(where[0]) if diff.ndim == 2 else None
+    return float(report.analytical[where]), float(report.numerical[where]), row
+
+
+def _second_order(fn, n_wrt: int, seed: int = 0):
+    """What `--second-order` checks, as PyTorch's gradgradcheck: the gradients v·dy/dx, for a fixed
+    random v, are themselves differentiated by backward and by finite differences."""
+    rng = np.random.default_rng(seed)
+    directions: list = []
+
+    def first_derivatives(*xs):
+        with agrad.enable_grad():
+            xs = [x if x.requires_grad else x.detach().requires_grad_(True) for x in xs]
+            outs = [o for o in fn(*xs) if o.requires_grad]
+            if not outs:
+                return ()
+            if not directions:
+                directions.extend(agrad.tensor(rng.standard_normal(tuple(o.shape)), dtype=agrad.float64,
+                                               device=o.device) for o in outs)
+            grads = agrad.autograd.grad(outs, xs, directions, create_graph=True, allow_unused=True)
+        # an input the outputs do not reach has a zero gradient, so every call returns n_wrt tensors
+        return tuple(agrad.zeros_like(x) if g is None else g for x, g in zip(xs, grads))
+
+    return first_derivatives
 
 
 @dataclass
@@ -128,28 +162,35 @@ def nothing_to_check(graph: CheckedGraph, file: str) -> CheckResult:
                        warnings=["no input has requires_grad: true; nothing to check"])
 
 
-def check_result(graph: CheckedGraph, file: str, setup: CheckSetup, reports) -> CheckResult:
+def check_result(graph: CheckedGraph, file: str, setup: CheckSetup, reports, *, fast: bool = False,
+                 second_order: bool = False) -> CheckResult:
     """The per-leaf verdicts of gradcheck's reports (one per leaf of `setup.wrt`, in order)."""
     leaves = {}
     for name, report in zip(setup.wrt, reports):
         worst = report.worst_index
+        analytic, numeric, row = _worst(report)
+        pos = graph.spec.inputs[name].pos
         leaves[name] = LeafCheck(name=name, max_abs_err=float(report.max_abs_err),
                                  max_rel_err=float(report.max_rel_err), passed=bool(report.passed),
-                                 worst_index=None if worst is None else [int(i) for i in worst])
+                                 worst_index=None if worst is None else [int(i) for i in worst],
+                                 analytic=analytic, numeric=numeric, output_index=None if fast else row,
+                                 location=SourceLocation(file, pos.line, pos.col))
     return CheckResult(graph=graph.spec.name, file=file, passed=all(c.passed for c in leaves.values()),
-                       leaves=leaves, warnings=setup.warnings)
+                       leaves=leaves, warnings=setup.warnings, order=2 if second_order else 1)
 
 
 def check_gradients(graph: CheckedGraph, file: str, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
-                    fast: bool = False) -> CheckResult:
+                    fast: bool = False, second_order: bool = False) -> CheckResult:
+    """`second_order`: the gradients' own derivatives (PyTorch's gradgradcheck), see `_second_order`."""
     setup = check_setup(graph, file, fast=fast)
     if setup is None:
         return nothing_to_check(graph, file)
+    checked = _second_order(setup.fn, len(setup.wrt)) if second_order else setup.fn
     try:
-        reports = agrad.testing.gradcheck_report(setup.fn, setup.inputs, eps=eps, atol=atol, rtol=rtol,
+        reports = agrad.testing.gradcheck_report(checked, setup.inputs, eps=eps, atol=atol, rtol=rtol,
                                                  fast_mode=fast, seed=0)
     except GraphRuntimeError:
         raise
     except (Exception, SystemExit) as exc:      # noqa: BLE001 - a backward formula failed: located at its node
         raise located_backward_failure(setup, exc) from exc
-    return check_result(graph, file, setup, reports)
+    return check_result(graph, file, setup, reports, fast=fast, second_order=second_order)

@@ -10,6 +10,7 @@ from .document import DEVICE_RE, read_document
 from .gradcheck import check_gradients
 from .inspection import inspect_graph
 from .plugins import load_plugin
+from .preload import preload_kernels
 from .results import CheckResult, Diagnostic, GraphFileError, InspectResult
 from .replay import ReplayCache
 from .runner import GraphRun, _cyclic_gc_paused, run_graph
@@ -66,8 +67,12 @@ class Graph:
         with _cyclic_gc_paused():       # the Meta graph holds no cycles (runner._cyclic_gc_paused)
             return inspect_graph(self._checked, self.file)
 
-    def check(self, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3, fast: bool = False) -> CheckResult:
-        return check_gradients(self._checked, self.file, eps=eps, atol=atol, rtol=rtol, fast=fast)
+    def check(self, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3, fast: bool = False,
+              second_order: bool = False) -> CheckResult:
+        """Analytic gradients against float64 central differences; `second_order`: the gradients'
+        own derivatives too (PyTorch's gradgradcheck)."""
+        return check_gradients(self._checked, self.file, eps=eps, atol=atol, rtol=rtol, fast=fast,
+                               second_order=second_order)
 
 
 def _check(path, options: Options, plugins, source: str | None = None
@@ -129,9 +134,9 @@ def _check_options(options: Options) -> list[Diagnostic]:
 
 
 def validate(path, *, device: str | None = None, dtype: str | None = None, seed: int | None = None,
-             inputs: dict[str, str] | None = None, plugins=()) -> list[Diagnostic]:
-    """Every problem in the file (up to 20), found without running any kernel."""
-    _, diagnostics, _ = _check(path, Options(device, dtype, seed, dict(inputs or {})), plugins)
+             inputs: dict[str, str] | None = None, plugins=(), source: str | None = None) -> list[Diagnostic]:
+    """Every problem in the file (up to 20), found without running any kernel; `source` as for `load`."""
+    _, diagnostics, _ = _check(path, Options(device, dtype, seed, dict(inputs or {})), plugins, source)
     return diagnostics
 
 
@@ -148,4 +153,6 @@ def load(path, *, device: str | None = None, dtype: str | None = None, seed: int
     errors = [d for d in diagnostics if d.severity == "error"]
     if errors or checked is None:
         raise GraphFileError(errors or diagnostics)
+    # outside every clock: the first forward pass is the graph's time, not SciPy's import
+    preload_kernels([bound.op for bound in checked.order], [plan.device for plan in checked.leaves.values()])
     return Graph(checked, str(path), timings)

@@ -191,11 +191,10 @@ def _override_parts(override) -> tuple[Path | None, str | None]:
     whose own name holds the colon is taken as it is."""
     if override is None:
         return None, None
-    text = str(override)
-    head, sep, key = text.rpartition(":")
-    if sep and key and head.lower().endswith(".npz") and not Path(text).exists():
-        return Path(head), key
-    return Path(override), None
+    from .data_sources import split_file_key      # one reading of FILE.npz:KEY, for data sources too
+
+    file, key = split_file_key(str(override))
+    return Path(file), key
 
 
 def _override_key(path: Path, spec: InputSpec) -> str | None:

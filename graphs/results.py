@@ -77,15 +77,23 @@ class TensorSummary:
 @dataclass
 class ExpectFailure:
     what: str                          # "outputs.d" or "grads.a"
-    message: str                       # "expected 3.0, got 2.5 (max abs err 0.5)"
+    message: str                       # one line: "expected 9.0 at [1, 1], got 8.0 (max abs err 1; ...)"
     location: SourceLocation | None = None
+    expected: Any = None               # the whole expected and actual values (nested lists), for JSON and
+    actual: Any = None                 # JUnit bodies; None when the failure is not a value mismatch
 
 
 @dataclass
 class ExpectResult:
     passed: bool
     failures: list[ExpectFailure] = field(default_factory=list)
-    checked: bool = True               # False when the graph has no `expect:`
+    checked: bool = True               # False when nothing was compared (no `expect:`, or only `train:`)
+    unchecked: list[str] = field(default_factory=list)   # sections this command does not check: ["train"]
+
+    @property
+    def verdict(self) -> bool:
+        """What a report may call "passed": something was checked, nothing failed, nothing was left out."""
+        return self.passed and self.checked and not self.unchecked
 
 
 @dataclass
@@ -180,7 +188,11 @@ class LeafCheck:
     max_abs_err: float
     max_rel_err: float
     passed: bool
-    worst_index: list[int] | None = None
+    worst_index: list[int] | None = None   # the input element where analytic and numeric differ most
+    analytic: float | None = None          # the two values there (--fast: the directional derivatives)
+    numeric: float | None = None
+    output_index: int | None = None        # which element of the outputs (flattened, in order) it was
+    location: SourceLocation | None = None  # the leaf's line in the file
 
 
 @dataclass
@@ -190,6 +202,7 @@ class CheckResult:
     passed: bool
     leaves: dict[str, LeafCheck]
     warnings: list[str] = field(default_factory=list)
+    order: int = 1                         # 2: `--second-order`, derivatives of the gradients
 
 
 @dataclass
@@ -203,3 +216,4 @@ class TestOutcome:
     error_diagnostic: Diagnostic | None = None                   # the same, with its code and location
     duration_ms: float = 0.0
     checked: bool = True                                         # False: the graph has no `expect:`
+    unchecked: list[str] = field(default_factory=list)           # ["train"] under --no-train

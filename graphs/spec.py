@@ -113,6 +113,7 @@ class ExpectSpec:
     grads: list[Expectation] = field(default_factory=list)
     atol: float | None = None
     rtol: float | None = None
+    train: bool = False                # `expect.train`: checked only by a command that trains
 
 
 @dataclass

@@ -12,11 +12,12 @@ from typing import Any
 
 import numpy as np
 
+from .data_sources import SOURCE_KEYS, SourceProblem, load_source
 from .diagnostics import Collector, did_you_mean
 from .results import GraphFileError
 
 TRAIN_KEYS = ("loss", "params", "optimizer", "schedule", "steps", "epochs", "data", "clip_grad_norm", "eval")
-DATA_KEYS = ("source", "batch_size", "shuffle")
+DATA_KEYS = ("source", "file", "inputs", "batch_size", "shuffle")   # file/inputs: the source, written inline
 EVAL_KEYS = ("every", "data", "metrics")
 EXPECT_TRAIN_KEYS = ("final_loss", "loss", "accuracy")
 BOUND_KEYS = ("min", "max")
@@ -226,7 +227,11 @@ class _Reader:
         section = self.mapping(value, path, "train.data", DATA_KEYS)
         if section is None:
             return None, None, False
-        arrays = self.source(section.get("source"), path + ("source",), "train.data")
+        if "source" in section:
+            arrays = self.source(section["source"], path + ("source",), "train.data")
+        else:       # the same form as eval.data: `{file: ...}` or `{inputs: ...}` beside batch_size
+            inline = {k: section[k] for k in SOURCE_KEYS if k in section}
+            arrays = self.source(inline or None, path + ("source",), "train.data", at=path if inline else None)
         batch_size = None
         if "batch_size" in section:
             batch_size = self.integer(section["batch_size"], path + ("batch_size",), "train.data.batch_size")
@@ -246,28 +251,24 @@ class _Reader:
         self.fits({n: (batch_size,) + a.shape[1:] for n, a in arrays.items()}, path + ("source", "file"), "a batch")
         return arrays, batch_size, shuffle
 
-    def source(self, value, path: tuple, what: str) -> dict[str, np.ndarray] | None:
+    def source(self, value, path: tuple, what: str, at: tuple | None = None) -> dict[str, np.ndarray] | None:
+        """`value`: `{file: D.npz}`, `{inputs: {NAME: FILE}}` (graphs/data_sources.py), or either wrapped
+        in `{source: ...}`; `at`: where its keys are written when not at `path` (inline in train.data)."""
         if value is None:
-            self.error("AG060", f"{what} needs `source: {{file: DATA.npz}}`", path[:-1], key=True)
+            self.error("AG060", f"{what} needs `file: DATA.npz` (or `inputs: {{NAME: FILE}}`)", path[:-1], key=True)
             return None
-        section = self.mapping(value, path, f"{what}.source", ("file",))
+        if isinstance(value, dict) and set(value) == {"source"}:        # eval.data written as train.data is
+            value, path = value["source"], path + ("source",)
+        at = path if at is None else at
+        section = self.mapping(value, at, f"{what}.source", SOURCE_KEYS)
         if section is None:
             return None
-        file = section.get("file")
-        fpath = path + ("file",)
-        if not isinstance(file, str):
-            self.error("AG060", f"{what}.source needs `file`: a .npz path", fpath if "file" in section else path)
-            return None
-        full = Path(file) if Path(file).is_absolute() else self.checked.base_dir / file
+        file = section.get("file") if isinstance(section.get("file"), str) else "the data"
+        fpath = at + ("file",) if "file" in section else at + ("inputs",) if "inputs" in section else at
         try:
-            with np.load(full, allow_pickle=False) as npz:
-                if not hasattr(npz, "files"):
-                    self.error("AG065", f"{file}: expected an .npz whose keys name inputs", fpath)
-                    return None
-                arrays = {k: npz[k] for k in npz.files}
-        except (OSError, ValueError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            self.error("AG065", f"cannot read {file}: {reason}", fpath)
+            arrays = load_source(section, self.checked.base_dir)
+        except SourceProblem as exc:
+            self.error("AG065" if exc.where else "AG060", f"{what}: {exc}", at + exc.where)
             return None
         bad = False
         for key in arrays:
@@ -299,7 +300,8 @@ class _Reader:
         if epochs is None:
             return None
         if data is None:
-            self.error("AG060", "train.epochs needs `data` (an epoch is one pass over it)", path + ("epochs",))
+            if "data" not in section:       # data given but wrong is reported once, where it is wrong
+                self.error("AG060", "train.epochs needs `data` (an epoch is one pass over it)", path + ("epochs",))
             return None
         return epochs * max(1, len(next(iter(data.values()))) // batch_size)
 
@@ -443,8 +445,10 @@ def json_schemas() -> tuple[dict, dict]:
 
     number = {"type": "number"}
     positive_int = {"type": "integer", "minimum": 1}
-    source = {"type": "object", "additionalProperties": False, "required": ["file"],
-              "properties": {"file": {"type": "string", "description": ".npz whose keys name inputs"}}}
+    source = {"type": "object", "additionalProperties": False,
+              "properties": {"file": {"type": "string", "description": ".npz whose keys name inputs"},
+                             "inputs": {"type": "object", "additionalProperties": {"type": "string"},
+                                        "description": "input name -> FILE.npy, FILE.csv or FILE.npz:KEY"}}}
     train = {
         "type": "object", "additionalProperties": False, "required": ["loss"],
         "description": "`agrad train`: optimize `loss` over `params`",
@@ -461,10 +465,13 @@ def json_schemas() -> tuple[dict, dict]:
             "steps": positive_int,
             "epochs": positive_int,
             "data": {"type": "object", "additionalProperties": False,
-                     "properties": {"source": source, "batch_size": positive_int, "shuffle": {"type": "boolean"}}},
+                     "properties": {"source": source, **source["properties"], "batch_size": positive_int,
+                                    "shuffle": {"type": "boolean"}}},
             "clip_grad_norm": number,
             "eval": {"type": "object", "additionalProperties": False,
-                     "properties": {"every": positive_int, "data": source,
+                     "properties": {"every": positive_int,
+                                    "data": {"anyOf": [source, {"type": "object", "additionalProperties": False,
+                                                                "properties": {"source": source}}]},
                                     "metrics": {"type": "array", "items": {"type": "string"}}}},
         },
     }

@@ -20,6 +20,9 @@ DEFAULT_EPS, DEFAULT_ATOL, DEFAULT_RTOL = 1e-6, 1e-5, 1e-3
 @click.option("--rtol", type=FiniteFloatRange(min=0), default=DEFAULT_RTOL, show_default=True,
               help="Relative tolerance.")
 @click.option("--fast", is_flag=True, help="Check one random direction per leaf instead of every element.")
+@click.option("--second-order", "second_order", is_flag=True,
+              help="Also differentiate the gradients (PyTorch's gradgradcheck): what a graph that calls "
+                   "grad(..., create_graph=True), or is trained through one, relies on.")
 @click.option("--input", "replacements", type=InputReplacement(), multiple=True, metavar="NAME=FILE",
               help="Check at real data: replace an input's data with a .npy/.npz file (FILE.npz:KEY names "
                    "the array; repeatable).")
@@ -27,7 +30,8 @@ DEFAULT_EPS, DEFAULT_ATOL, DEFAULT_RTOL = 1e-6, 1e-5, 1e-3
 @graph_reading
 @cluster_options
 @click.pass_obj
-def check(app: App, graph_file, eps, atol, rtol, fast, replacements, output_format, plugins, cluster):
+def check(app: App, graph_file, eps, atol, rtol, fast, second_order, replacements, output_format, plugins,
+          cluster):
     """Compare every analytic gradient of GRAPH (a file, or - for standard input) with central finite
     differences; exit 1 on a mismatch."""
     library.load_plugins(plugins)
@@ -38,11 +42,15 @@ def check(app: App, graph_file, eps, atol, rtol, fast, replacements, output_form
         if inputs:
             raise click.BadParameter("--input is read by this process only: not with --workers/--cluster "
                                      "(workers read the graph's own input files)", param_hint="--input")
+        if second_order:
+            raise click.BadParameter("--second-order runs in this process only: not with --workers/--cluster",
+                                     param_hint="--second-order")
         from agrad.cli import distributed
 
         result = distributed.check(app, graph_file, cluster, plugins, eps=eps, atol=atol, rtol=rtol, fast=fast)
     else:
-        result = library.load_graph(graph_file, inputs=inputs).check(eps=eps, atol=atol, rtol=rtol, fast=fast)
+        result = library.load_graph(graph_file, inputs=inputs).check(eps=eps, atol=atol, rtol=rtol, fast=fast,
+                                                                     second_order=second_order)
     if output_format == "github":
         for command in github.check_commands(result, eps=eps, atol=atol, rtol=rtol):
             app.echo(command)

@@ -11,11 +11,15 @@ from agrad.cli.options import format_option, graph_reading
 @click.command()
 @click.argument("graph_file", metavar="GRAPH", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
 @format_option("table", "json", "dot")
+@click.option("--graph", "which", type=click.Choice(("both", "forward", "backward")),
+              help="With --format dot: draw the forward graph, the backward graph, or both (the default).")
 @graph_reading
 @click.pass_obj
-def inspect(app: App, graph_file, output_format, plugins):
+def inspect(app: App, graph_file, output_format, which, plugins):
     """Show GRAPH's nodes, backward graph, dependencies and execution order without running it
     (GRAPH: a file, or - for standard input)."""
+    if which is not None and output_format != "dot":
+        raise click.UsageError("--graph chooses what --format dot draws; add --format dot")
     library.load_plugins(plugins)
     result = library.load_graph(graph_file).inspect()
     if output_format == "json":
@@ -25,7 +29,7 @@ def inspect(app: App, graph_file, output_format, plugins):
     elif output_format == "dot":
         from agrad.cli.dot import inspect_dot
 
-        app.echo(inspect_dot(result).rstrip("\n"))
+        app.echo(inspect_dot(result, which or "both").rstrip("\n"))
     else:
         from agrad.cli.inspect_tables import inspect_view
 

@@ -9,6 +9,7 @@ import click
 from agrad.cli import diagnostics, files, github, library, status
 from agrad.cli.app import App, finish
 from agrad.cli.options import DTYPES, DeviceType, InputReplacement, format_option, graph_reading
+from agrad.cli.tensor_text import VALUE_MODES
 
 
 @contextmanager
@@ -39,8 +40,11 @@ def _inputs(replacements) -> dict[str, str]:
 @click.option("--dtype", type=click.Choice(DTYPES), help="Default dtype of the graph's inputs.")
 @click.option("--seed", type=int, help="Seed for random inits and dropout.")
 @click.option("--input", "replacements", type=InputReplacement(), multiple=True, metavar="NAME=FILE",
-              help="Replace an input's data with a .npy/.npz file (repeatable).")
+              help="Replace an input's data with a .npy/.npz file; FILE.npz:KEY names the array (repeatable).")
 @format_option("table", "json", "github")
+@click.option("--values", "values", type=click.Choice(VALUE_MODES), default="compact", show_default=True,
+              help="Tensors in the table: compact (values up to 8 elements, else shape/min/max/mean/norm, "
+                   "4 significant digits) or full (every value).")
 @click.option("--save", "save_path", type=click.Path(dir_okay=False, writable=True), metavar="FILE.npz",
               help="Write outputs and gradients to FILE.npz (complete or absent).")
 @click.option("--profile", is_flag=True, help="Add a per-node table of forward and backward time.")
@@ -53,8 +57,8 @@ def _inputs(replacements) -> dict[str, str]:
               help="Run every pass through the engine (by default passes after the second replay its kernels).")
 @graph_reading
 @click.pass_obj
-def run(app: App, graph_file, device, dtype, seed, replacements, output_format, save_path, profile, trace_path,
-        anomaly, repeat, no_replay, plugins):
+def run(app: App, graph_file, device, dtype, seed, replacements, output_format, values, save_path, profile,
+        trace_path, anomaly, repeat, no_replay, plugins):
     """Run GRAPH (a file, or - for standard input): forward, then every backward pass; print outputs,
     gradients and timings."""
     files.check_output_paths(save=save_path, trace=trace_path)      # before the run, not after it
@@ -88,7 +92,7 @@ def run(app: App, graph_file, device, dtype, seed, replacements, output_format, 
     else:
         from agrad.cli.tables import run_view
 
-        app.show(run_view(result, passes=repeat))
+        app.show(run_view(result, passes=repeat, values=values))
         if profile and result.profile is not None:
             from agrad.cli.profile_table import profile_view
             from agrad.graphs.profiling import WARMUP_PASSES

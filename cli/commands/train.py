@@ -17,9 +17,14 @@ PLOT_SUFFIXES = (".svg", ".png")
 
 @contextmanager
 def _progress(app: App, total: int, start: int):
-    """A bar with step, loss, lr, steps/s and ETA, on a terminal only; yields the per-step callback."""
+    """A bar with step, loss, lr, steps/s and ETA on a terminal; elsewhere (a CI log) one plain line per
+    evaluation (cli/train_progress.py). Yields the per-step callback."""
     if not app.err.is_terminal:
-        yield None
+        from agrad.cli.train_progress import EvalLines
+
+        lines = EvalLines(app.note, total)
+        yield lines
+        lines.flush()
         return
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn)
 
@@ -62,16 +67,15 @@ def _check_plot_path(plot: str | None) -> None:
     suffix = plot[plot.rfind("."):].lower() if "." in plot else ""
     if suffix not in PLOT_SUFFIXES:
         abort(f"--plot {plot}: expected a .svg or .png file name", ExitStatus.INVALID)
-    if suffix == ".png":
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            abort(f"--plot {plot}: PNG needs matplotlib, which is not installed (pip install 'agrad[plot]'); "
-                  "an .svg needs nothing", ExitStatus.INVALID)
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:      # an optional extra that is missing: exit 3, naming the install (SPEC §2.2)
+        abort(f"--plot {plot}: plots need matplotlib, which is not installed: pip install 'agrad[plot]'",
+              ExitStatus.RUNTIME)
 
 
 @click.command()
-@click.argument("graph_file", metavar="GRAPH", type=click.Path(exists=True, dir_okay=False))
+@click.argument("graph_file", metavar="GRAPH", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
 @click.option("--steps", type=click.IntRange(min=1),
               help="Stop after step N (default: the file's steps; the schedule keeps the file's horizon, so a "
                    "run stopped with --save and continued with --resume equals an uninterrupted one).")
@@ -82,7 +86,7 @@ def _check_plot_path(plot: str | None) -> None:
 @click.option("--resume", "resume_path", type=click.Path(exists=True, dir_okay=False), metavar="CKPT.npz",
               help="Continue from a checkpoint, exactly as if never stopped.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), metavar="FILE",
-              help="Write the loss curve as .svg (no dependency) or .png (needs agrad[plot]).")
+              help="Write the loss curve (eval loss and metrics too) as .svg or .png (needs agrad[plot]).")
 @click.option("--anomaly", is_flag=True,
               help="Check every forward value and gradient for NaN/Inf each step (slower): a NaN/Inf loss "
                    "names the node that made the first one and its line, and a NaN/Inf gradient stops "
@@ -92,9 +96,13 @@ def _check_plot_path(plot: str | None) -> None:
 @click.pass_obj
 def train(app: App, graph_file, steps, seed, output_format, save_path, resume_path, plot_path, anomaly,
           plugins, cluster):
-    """Train GRAPH's `train:` section: optimizer steps on its loss, with a summary and loss curve."""
+    """Train GRAPH's `train:` section (GRAPH: a file, or - for standard input): optimizer steps on its
+    loss, with a summary and loss curve."""
     files.check_output_paths(save=save_path, plot=plot_path)
     _check_plot_path(plot_path)
+    if graph_file == "-" and cluster is not None:      # workers read the graph by its path
+        abort("- (standard input) cannot be sent to --workers/--cluster; give the graph as a file",
+              ExitStatus.INVALID)
     library.load_plugins(plugins)
     graph = library.load_graph(graph_file, seed=seed)
     from agrad.graphs import training
@@ -112,6 +120,9 @@ def train(app: App, graph_file, steps, seed, output_format, save_path, resume_pa
         except (ValueError, KeyError) as exc:
             abort(f"{resume_path}: error[AG069]: checkpoint does not match {graph_file}: {exc}",
                   ExitStatus.INVALID, exc)
+    if resume_path and trainer.step_count >= total:
+        limit = f"--steps {steps}" if steps else f"the file's {total} steps"
+        app.warn(f"{resume_path} is at step {trainer.step_count}, already at or past {limit}: no step runs")
     diverged = None
     with _progress(app, total, trainer.step_count) as on_step:
         try:
@@ -142,28 +153,24 @@ def train(app: App, graph_file, steps, seed, output_format, save_path, resume_pa
 
             app.note(anomaly_text(diverged.anomaly))
     for failure in failures:
-        app.note(f"{graph_file}: expect failed: {failure}")
+        app.note(f"{graph.file}: expect failed: {failure}")
     if output_format == "json":
-        app.emit_json(_document(graph, graph_file, run, failures, diverged, checked))
+        app.emit_json(_document(graph, graph.file, run, failures, diverged, checked))
     else:
         app.show(_summary(graph, run, failures, diverged, checked, horizon))
         if len(run.losses) > 1:
-            from agrad.cli.train_plot import sparkline
+            from agrad.cli.train_plot import loss_line
 
-            app.line(f"loss  {sparkline(run.losses)}  {run.losses[0]:.4g} -> {run.losses[-1]:.4g}")
+            app.line(loss_line(run.losses))
     finish(ExitStatus.CHECK_FAILED if diverged is not None or failures else ExitStatus.OK)
 
 
 def _write_plot(path: str, title: str, run) -> None:
     from agrad.cli import train_plot
+    from agrad.graphs.saving import write_atomically
 
-    if path.lower().endswith(".png"):
-        from agrad.graphs.saving import write_atomically
-
-        data = train_plot.png_bytes(title, run.losses, run.evals)
-        write_atomically(path, lambda f: f.write(data))
-    else:
-        files.write_text_atomically(path, train_plot.svg(title, run.losses, run.evals))
+    data = train_plot.plot_bytes(title, run.losses, run.evals, path[path.rfind(".") + 1:].lower())
+    write_atomically(path, lambda f: f.write(data))
 
 
 def _rate(run) -> float | None:

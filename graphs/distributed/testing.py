@@ -14,22 +14,22 @@ from ..results import TestOutcome
 from .cluster import Session
 
 
-def test_on_worker(path: str, plugins: tuple[str, ...]) -> TestOutcome:
+def test_on_worker(path: str, plugins: tuple[str, ...], train: bool = True) -> TestOutcome:
     import numpy
 
     from ..testing import test_file
 
     numpy.seterr(all="ignore")         # as the client's commands run kernels (cli/library.py)
-    return test_file(path, plugins=plugins)
+    return test_file(path, plugins=plugins, train=train)
 
 
-def test_files_on_cluster(session: Session, files: list[str], plugins=()) -> Iterator[TestOutcome]:
+def test_files_on_cluster(session: Session, files: list[str], plugins=(), train: bool = True) -> Iterator[TestOutcome]:
     """Each file's TestOutcome, in the order of `files`; stop iterating (`-x`) and the
     files not yet done are cancelled."""
     from pathlib import Path
 
     plugins = tuple(str(Path(p).resolve()) for p in plugins)
-    futures = [session.submit(test_on_worker, file, plugins) for file in files]
+    futures = [session.submit(test_on_worker, file, plugins, train) for file in files]
     yield from session.in_order(futures)
 
 

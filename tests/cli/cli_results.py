@@ -79,8 +79,8 @@ def seed_inspect() -> InspectResult:
 def seed_check(passed: bool = True) -> CheckResult:
     b_err = 1.2e-7 if passed else 0.5
     return CheckResult(graph="seed", file=SEED_FILE, passed=passed, leaves={
-        "a": LeafCheck("a", 3.1e-8, 7.7e-9, True, []),
-        "b": LeafCheck("b", b_err, b_err, passed, []),
+        "a": LeafCheck("a", 3.1e-8, 7.7e-9, True, [], 4.0, 4.0, 0, SourceLocation(SEED_FILE, 10, 3)),
+        "b": LeafCheck("b", b_err, b_err, passed, [], 1.0 + b_err, 1.0, 0, SourceLocation(SEED_FILE, 11, 3)),
     })
 
 

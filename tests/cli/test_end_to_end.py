@@ -62,16 +62,16 @@ def test_seed_json_grads(runner):
     assert doc["grads"]["a"]["value"] == 4.0 and doc["grads"]["b"]["value"] == 1.0
     assert "c" not in doc["grads"]
     assert set(doc["timings_ms"]) == {"parse", "build", "forward", "backward"}
-    assert doc["expect"] == {"passed": True, "failures": []}
+    assert doc["expect"] == {"checked": True, "passed": True, "unchecked": [], "failures": []}
 
 
 def test_seed_table(runner):
     result = runner.invoke(cli, ["run", SEED])
     assert result.exit_code == 0
     rows = [line.split() for line in result.stdout.splitlines()]
-    assert ["d", "[]", "float32", "cpu", "3.0"] in rows
-    assert ["a", "[]", "float32", "cpu", "4.0"] in rows
-    assert ["c", "not", "retained"] in rows
+    assert ["d", "[]", "float32", "3.0"] in rows            # the heading says `on cpu`, once
+    assert ["a", "[]", "float32", "4.0"] in rows
+    assert "not retained: c, d (non-leaf; `retain_grad:` keeps one)" in result.stdout
     assert result.stdout.rstrip().endswith("expect: passed")
 
 

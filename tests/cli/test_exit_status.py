@@ -93,7 +93,9 @@ def test_invalid_graph_file_is_2_with_diagnostics_and_no_traceback(runner, stand
     stand_in(load_error=GraphFileError([bad_name_diagnostic()]))
     result = runner.invoke(cli, ["run", graph_file])
     assert result.exit_code == 2
-    assert result.stderr.strip() == "graphs/examples/seed.yaml:15:10: error[AG020]: undefined name 'e' (did you mean 'd'?)"
+    first, *excerpt = result.stderr.strip().splitlines()
+    assert first == "graphs/examples/seed.yaml:15:10: error[AG020]: undefined name 'e' (did you mean 'd'?)"
+    assert len(excerpt) in (0, 3)          # the source line and its caret, when the file is there to read
     assert result.stdout == ""
 
 
@@ -160,14 +162,14 @@ def test_files(tmp_path):
     folder = tmp_path / "graphs"
     folder.mkdir()
     for name in ("a.yaml", "b.yaml", "notes.txt"):
-        (folder / name).write_text("")
+        (folder / name).write_text("nodes: {}\n")
     return folder
 
 
 def test_test_command_closing_line_and_status(runner, monkeypatch, test_files):
     failing = outcome("b", passed=False, failures=failed_expect().failures)
     monkeypatch.setattr(library, "test_file",
-                        lambda path: failing if path.endswith("b.yaml") else outcome(path))
+                        lambda path, **_: failing if path.endswith("b.yaml") else outcome(path))
     result = runner.invoke(cli, ["test", str(test_files)])
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
@@ -179,7 +181,7 @@ def test_test_command_closing_line_and_status(runner, monkeypatch, test_files):
 def test_test_command_status_names_the_worst_problem(runner, monkeypatch, test_files):
     invalid = outcome("b", passed=False, diagnostics=[bad_name_diagnostic()])
     crashed = outcome("a", passed=False, error="kernel raised")
-    monkeypatch.setattr(library, "test_file", lambda path: invalid if path.endswith("b.yaml") else crashed)
+    monkeypatch.setattr(library, "test_file", lambda path, **_: invalid if path.endswith("b.yaml") else crashed)
     result = runner.invoke(cli, ["test", str(test_files)])
     assert result.exit_code == 2
     assert result.stdout.splitlines()[-1] == "0 passed, 2 failed"
@@ -187,7 +189,7 @@ def test_test_command_status_names_the_worst_problem(runner, monkeypatch, test_f
 
 def test_test_command_github_format(runner, monkeypatch, test_files):
     failing = outcome("b.yaml", passed=False, failures=failed_expect().failures)
-    monkeypatch.setattr(library, "test_file", lambda path: failing if path.endswith("b.yaml") else outcome(path))
+    monkeypatch.setattr(library, "test_file", lambda path, **_: failing if path.endswith("b.yaml") else outcome(path))
     result = runner.invoke(cli, ["test", str(test_files), "--format", "github"])
     assert result.exit_code == 1
     assert result.stdout.splitlines() == [
@@ -199,7 +201,7 @@ def test_test_command_github_format(runner, monkeypatch, test_files):
 
 def test_validate_reports_each_file_and_exits_2_on_an_invalid_one(runner, monkeypatch, test_files):
     monkeypatch.setattr(library, "validate_file",
-                        lambda path: [bad_name_diagnostic(path)] if path.endswith("b.yaml") else [])
+                        lambda path, **_: [bad_name_diagnostic(path)] if path.endswith("b.yaml") else [])
     result = runner.invoke(cli, ["validate", str(test_files), "--format", "json"])
     assert result.exit_code == 2
     doc = json.loads(result.stdout)

@@ -50,3 +50,18 @@ def test_trace_events_are_complete_events_in_microseconds():
     mul_backward = next(e for e in events if e["args"]["op"] == "MulBackward0")
     assert (mul_backward["ts"], mul_backward["dur"], mul_backward["cat"]) == (100.0, 40.0, "backward")
     assert trace["otherData"]["schema_version"] == 1
+
+
+def test_dot_draws_the_forward_or_the_backward_graph_alone(runner):
+    from pathlib import Path
+
+    from agrad.cli.main import cli
+
+    seed = str(Path(__file__).parents[2] / "graphs" / "examples" / "seed.yaml")
+    forward = runner.invoke(cli, ["inspect", seed, "--format", "dot", "--graph", "forward"]).stdout
+    backward = runner.invoke(cli, ["inspect", seed, "--format", "dot", "--graph", "backward"]).stdout
+    both = runner.invoke(cli, ["inspect", seed, "--format", "dot"]).stdout
+    assert "cluster_forward" in forward and "cluster_backward" not in forward and "bwd:" not in forward
+    assert "cluster_backward" in backward and "fwd:" not in backward
+    assert "style=dotted" in both and "style=dotted" not in forward + backward
+    assert runner.invoke(cli, ["inspect", seed, "--graph", "forward"]).exit_code == 2     # only with dot

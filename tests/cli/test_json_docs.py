@@ -19,7 +19,7 @@ def test_run_document_has_exactly_specs_keys():
     assert doc["schema_version"] == 1
     assert doc["outputs"]["d"] == {"shape": [], "dtype": "float32", "device": "cpu", "value": 3.0,
                                    "summary": {"min": 3.0, "max": 3.0, "mean": 3.0, "norm": 3.0}}
-    assert doc["expect"] == {"passed": True, "failures": []}
+    assert doc["expect"] == {"checked": True, "passed": True, "unchecked": [], "failures": []}
 
 
 def test_run_document_seed_grads_a_4_b_1_c_absent():
@@ -59,7 +59,8 @@ def test_optional_sections_appear_only_when_asked_for():
 
 def test_inspect_document_keys():
     doc = roundtrip(json_docs.inspect_document(seed_inspect()))
-    assert set(doc) == {"schema_version", "nodes", "backward", "order"}
+    assert set(doc) == {"schema_version", "graph", "file", "nodes", "backward", "order"}
+    assert (doc["graph"], doc["file"]) == ("seed", "graphs/examples/seed.yaml")
     assert set(doc["nodes"][0]) == {"name", "op", "args", "shape", "dtype", "device", "kernel", "line", "view_of"}
     assert set(doc["backward"][0]) == {"id", "name", "node", "next_edges", "sequence_nr", "topological_nr",
                                        "dependencies", "saved"}
@@ -71,7 +72,9 @@ def test_check_document():
     doc = roundtrip(json_docs.check_document(seed_check(passed=False)))
     assert doc["passed"] is False
     assert set(doc["leaves"]) == {"a", "b"}
-    assert doc["leaves"]["b"] == {"max_abs_err": 0.5, "max_rel_err": 0.5, "passed": False}
+    assert doc["leaves"]["b"] == {"max_abs_err": 0.5, "max_rel_err": 0.5, "passed": False, "worst_index": [],
+                                  "analytic": 1.5, "numeric": 1.0, "output_index": 0,
+                                  "file": "graphs/examples/seed.yaml", "line": 11, "col": 3}
 
 
 def test_test_document_counts_and_reasons():
@@ -82,6 +85,9 @@ def test_test_document_counts_and_reasons():
     assert doc["files"][1]["diagnostics"][0]["line"] == 15
 
 
-def test_no_expect_is_reported_as_passed():
+def test_no_expect_is_reported_as_unchecked_never_passed():
     doc = roundtrip(json_docs.run_document(seed_run(expect=ExpectResult(passed=True, checked=False))))
-    assert doc["expect"] == {"passed": True, "failures": []}
+    assert doc["expect"] == {"checked": False, "passed": False, "unchecked": [], "failures": []}
+    trained = ExpectResult(passed=True, checked=True, unchecked=["train"])     # outputs passed; train not run
+    doc = roundtrip(json_docs.run_document(seed_run(expect=trained)))
+    assert (doc["expect"]["passed"], doc["expect"]["unchecked"]) == (False, ["train"])

@@ -59,7 +59,8 @@ def files(tmp_path):
 def _runtime_line(result) -> str:
     assert result.exit_code == 3, result.output
     assert "Traceback" not in result.stderr and "internal error" not in result.stderr
-    return result.stderr.strip().splitlines()[-1]
+    # the diagnostic's own line, not the source excerpt under it
+    return [line for line in result.stderr.strip().splitlines() if "error[" in line][-1]
 
 
 def test_a_plugin_kernel_failure_reads_the_same_from_run_check_and_test(runner, files):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -174,16 +175,14 @@ def test_graph_without_train_section(runner, trainable):
     assert result.exit_code == 2 and "error[AG060]" in result.stderr and "no `train:` section" in result.stderr
 
 
-def test_plot_svg_and_png(runner, trainable, tmp_path):
+def test_plot_svg_and_png(runner, trainable, tmp_path, monkeypatch):
     svg = tmp_path / "curve.svg"
     result = runner.invoke(cli, ["train", trainable(), "--steps", "20", "--plot", str(svg)])
     assert result.exit_code == 0 and "at step 20 of 90 (continue with --resume)" in result.stdout
     text = svg.read_text()
-    assert text.startswith("<svg") and text.count("<polyline") == 1 and "train loss" in text
+    assert "<svg" in text and "train loss" in text          # drawn by matplotlib (tests/cli/test_train_plots.py)
     result = runner.invoke(cli, ["train", trainable(), "--plot", str(tmp_path / "curve.gif")])
     assert result.exit_code == 2 and "expected a .svg or .png" in result.stderr
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        result = runner.invoke(cli, ["train", trainable(), "--plot", str(tmp_path / "curve.png")])
-        assert result.exit_code == 2 and "pip install 'agrad[plot]'" in result.stderr
+    monkeypatch.setitem(sys.modules, "matplotlib", None)      # the extra not installed: exit 3, naming it
+    result = runner.invoke(cli, ["train", trainable(), "--plot", str(tmp_path / "curve.png")])
+    assert result.exit_code == 3 and "pip install 'agrad[plot]'" in result.stderr

@@ -45,8 +45,10 @@ def test_example_matches_the_schema(path):
 
 @pytest.mark.parametrize("path", EXAMPLE_FILES, ids=lambda p: p.name)
 def test_example_expectations_pass(path):
-    outcome = graphs.test_file(path)
-    assert outcome.passed, (outcome.diagnostics, outcome.failures, outcome.error)
+    # Training is tested in test_train_examples.py; here only what a plain run checks.
+    outcome = graphs.test_file(path, train=False)
+    assert not (outcome.diagnostics or outcome.failures or outcome.error), (outcome.diagnostics, outcome.failures)
+    assert outcome.passed or outcome.unchecked == ["train"]
 
 
 @pytest.mark.parametrize("path", EXAMPLE_FILES, ids=lambda p: p.name)
