@@ -322,8 +322,11 @@ def record(node: Node, edges, outputs) -> None:
     differentiable input: collect_next_edges), then each output in order, a floating Tensor
     taking `node` as its grad_fn and anything else keeping its place among the Node's outputs
     with no history, so every output_nr stays the output's index (PyTorch's set_history).
-    How every backward Node enters the graph: defop's Autograd kernels (whose generated form
-    inlines these steps for one output), agrad.library's, `to`, autograd.Function's."""
+    How a backward Node enters the graph: defop's Autograd kernels (whose generated form
+    inlines these steps for one output), agrad.library's kernels and its not-implemented
+    fallback, once_differentiable's error Node. Two callers differ on purpose: an in-place op
+    rebases its target's history (autograd/inplace.py) and a custom Function's outputs may be
+    dirty inputs or views (function.py's _wrap_outputs), as in PyTorch."""
     node.set_next_edges(edges)
     for o in outputs:
         if o.__class__ is Tensor or isinstance(o, Tensor):

@@ -1,22 +1,22 @@
 """Helpers that several op families share: `checked` (a kernel that runs its Meta rule
-first) and PyTorch's "not implemented for" dtype errors (`_float_only`, `_torch_dtype_name`).
+first), `_float_only` (PyTorch's "not implemented for" dtype error on every array) and
+`_data_dependent` (the Meta rule of an op whose result shape depends on values).
 Not an op family: it declares no op."""
 from __future__ import annotations
 
-from .. import dtypes
-from ..errors import DtypeNotImplementedError
-
-
-def _torch_dtype_name(np_dtype) -> str:
-    """PyTorch's ScalarType name as its dispatch errors print it ('Long', 'Bool', 'Float')."""
-    return {"bool": "Bool", "int32": "Int", "int64": "Long", "float16": "Half", "float32": "Float",
-            "float64": "Double", "uint8": "Byte", "int8": "Char", "int16": "Short"}[dtypes.from_numpy(np_dtype).name]
+from ..messages import require_floating
 
 
 def _float_only(kernel_name, *arrays):
     for a in arrays:
-        if a.dtype.kind != "f":
-            raise DtypeNotImplementedError(f"\"{kernel_name}\" not implemented for '{_torch_dtype_name(a.dtype)}'")
+        require_floating(kernel_name, a.dtype)
+
+
+def _data_dependent(name):
+    def rule(*args):
+        raise NotImplementedError(f"{name}: the shape of its result depends on the input's values, which a Meta "
+                                  f"tensor does not have")
+    return rule
 
 
 def checked(meta_rule, kernel):

@@ -17,7 +17,6 @@ import warnings
 
 import numpy as np
 
-from .. import dtypes
 from ..backends.meta import MetaArray
 from ..creation import eye
 from ..errors import DtypeError, DtypeNotImplementedError, ShapeError
@@ -26,12 +25,9 @@ from ..shapes import broadcast_shapes, normalize_dim
 from ._common import checked
 from .reduce.arithmetic import _sum_dtype
 from .registry import defop, get_info
-from .samples import SampleInput, make_arg
+from .samples import SampleInput, int_arg, make_arg
 from .shape.view import _expand_shape, _unsafe_view, expand, reshape, transpose
 
-
-def _int_arg(shape, key, low=0, high=5):
-    return make_arg(shape, key=key, dtype=dtypes.int64, low=low, high=high, integer=True)
 
 
 # ---- trace ------------------------------------------------------------------------------------------
@@ -61,7 +57,7 @@ trace = defop(
     samples=lambda op: [SampleInput("(3,3)", make_arg((3, 3), key=(op, 0))),
                         SampleInput("(2,4)", make_arg((2, 4), key=(op, 1))),
                         SampleInput("(4,2)T", make_arg((4, 2), key=(op, 2), transposed=True)),
-                        SampleInput("int64", _int_arg((3, 3), (op, 3), -3, 4))],
+                        SampleInput("int64", int_arg((3, 3), (op, 3), -3, 4))],
     torch="torch.trace",
     doc="The sum of the main diagonal of a matrix.")
 
@@ -95,7 +91,7 @@ linalg_cross = defop(
                         SampleInput("(2,3) broadcast", make_arg((2, 3), key=(op, 2)), make_arg((1, 3), key=(op, 3))),
                         SampleInput("(3,4) dim=0", make_arg((3, 4), key=(op, 4), transposed=True),
                                     make_arg((3, 4), key=(op, 5)), dim=0),
-                        SampleInput("int64", _int_arg((2, 3), (op, 6), -3, 4), _int_arg((2, 3), (op, 7), -3, 4))],
+                        SampleInput("int64", int_arg((2, 3), (op, 6), -3, 4), int_arg((2, 3), (op, 7), -3, 4))],
     torch="torch.linalg.cross",
     doc="The cross product of 3-vectors along dim (broadcasting the other dimensions).")
 
@@ -140,7 +136,7 @@ kron = defop(
     samples=lambda op: [SampleInput("(2,3)x(2,2)", make_arg((2, 3), key=(op, 0)), make_arg((2, 2), key=(op, 1))),
                         SampleInput("(2,3)x(3,)", make_arg((2, 3), key=(op, 2)), make_arg((3,), key=(op, 3))),
                         SampleInput("(2,)x(2,1,2)", make_arg((2,), key=(op, 4)), make_arg((2, 1, 2), key=(op, 5))),
-                        SampleInput("int64", _int_arg((2, 2), (op, 6), -3, 4), _int_arg((2,), (op, 7), -3, 4))],
+                        SampleInput("int64", int_arg((2, 2), (op, 6), -3, 4), int_arg((2,), (op, 7), -3, 4))],
     torch="torch.kron",
     doc="The Kronecker product: every element of self times a block of other.")
 

@@ -10,7 +10,7 @@ import numpy as np
 from .. import dtypes
 from ..creation import tensor
 
-__all__ = ["SampleInput", "make_arg", "unary_samples", "binary_samples", "positive_unary_samples",
+__all__ = ["SampleInput", "make_arg", "int_arg", "unary_samples", "binary_samples", "positive_unary_samples",
            "reduction_samples", "off_integers", "quotient_off_integers"]
 
 
@@ -129,3 +129,8 @@ def grad_output_samples(op, forward, samples, rest):
         args, kwargs = rest(s)
         out.append(SampleInput(s.name, make_arg(shape, key=(op, s.name)), *args, **kwargs))
     return out
+
+
+def int_arg(shape, key, low=0, high=5):
+    """An int64 tensor of indices or counts in [low, high), no gradient."""
+    return make_arg(shape, key=key, dtype=dtypes.int64, low=low, high=high, integer=True)

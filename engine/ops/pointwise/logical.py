@@ -15,7 +15,6 @@ from ... import dtypes
 from ...errors import DtypeError, DtypeNotImplementedError
 from ...messages import scalar_type_name
 from ...shapes import pointwise_meta
-from .._common import _torch_dtype_name
 from ..registry import defop
 from ..samples import SampleInput, make_arg
 
@@ -56,7 +55,7 @@ def _integral_only(name, *arrays):
     for a in arrays:
         dt = np.dtype(np.float64) if isinstance(a, float) else getattr(a, "dtype", None)
         if dt is not None and dt.kind == "f":
-            raise DtypeNotImplementedError(f"\"{name}_cpu\" not implemented for '{_torch_dtype_name(dt)}'")
+            raise DtypeNotImplementedError(f"\"{name}_cpu\" not implemented for '{scalar_type_name(dt)}'")
 
 
 def _bitwise_meta(name):

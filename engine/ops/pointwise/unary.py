@@ -20,7 +20,8 @@ from ...creation import tensor as _tensor
 from ...creation import zeros_like
 from ...errors import DtypeError, DtypeNotImplementedError
 from ...shapes import pointwise_meta
-from .._common import _float_only, _torch_dtype_name
+from ...messages import scalar_type_name
+from .._common import _float_only
 from ..registry import defop
 from ..samples import (
     SampleInput,
@@ -74,7 +75,7 @@ log = defop(
 def _abs_check(self):
     # NOTE: PyTorch's abs kernel is dispatched over numeric types only; a bool tensor has no abs
     if self.dtype == np.bool_:
-        raise DtypeNotImplementedError(f"\"abs_cpu\" not implemented for '{_torch_dtype_name(self.dtype)}'")
+        raise DtypeNotImplementedError(f"\"abs_cpu\" not implemented for '{scalar_type_name(self.dtype)}'")
     return self
 
 
@@ -204,7 +205,7 @@ def _round_check(self, decimals):
     # round.decimals has no integer kernel (plain round copies an integer tensor)
     if decimals is not None and _is_integral(self):
         kernel = "round_vml_cpu" if decimals == 0 else "round_cpu"
-        raise DtypeNotImplementedError(f"\"{kernel}\" not implemented for '{_torch_dtype_name(self.dtype)}'")
+        raise DtypeNotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(self.dtype)}'")
 
 
 def _round_kernel(xp, self, decimals):

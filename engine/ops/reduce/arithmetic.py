@@ -19,7 +19,6 @@ from ...dispatcher import ops as _ops
 from ...errors import DtypeError, ShapeError
 from ...messages import scalar_type_name
 from ...shapes import normalize_dims, reduced_shape
-from .._common import _torch_dtype_name
 from ..pointwise.binary import div, where
 from ..pointwise.logical import isnan, logical_not
 from ..pointwise.unary import (
@@ -28,7 +27,7 @@ from ..pointwise.unary import (
     sign,
 )
 from ..registry import defop
-from ..samples import SampleInput, make_arg, reduction_samples
+from ..samples import SampleInput, int_arg, make_arg, reduction_samples
 
 
 def _sum_dtype(x, dtype):
@@ -273,7 +272,7 @@ def _norm_ord(p, dim) -> float:
 def _norm_check(self, ord_, dims):
     if self.dtype.kind != "f":
         raise DtypeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. "
-                         f"Got {_torch_dtype_name(self.dtype)}")
+                         f"Got {scalar_type_name(self.dtype)}")
     if ord_ < 0 or ord_ == _INF:
         # max and min of an empty slice: no identity
         if math.prod(self.shape) == 0 and (not dims or any(self.shape[d] == 0 for d in dims)):
@@ -363,9 +362,6 @@ norm = defop(
     samples=_norm_samples, torch="torch.norm")
 
 
-def _int_arg(shape, key, low=0, high=5):
-    return make_arg(shape, key=key, dtype=dtypes.int64, low=low, high=high, integer=True)
-
 
 # ---- nansum, nanmean -----------------------------------------------------------------------------
 
@@ -393,7 +389,7 @@ nansum = defop(
     "nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
     kernel=_nansum_kernel, meta=_nansum_meta,
     grads={"self": _nansum_grad},
-    samples=lambda op: _nan_samples(op) + [SampleInput("int64", _int_arg((3, 4), (op, "i"), -3, 4), 1)],
+    samples=lambda op: _nan_samples(op) + [SampleInput("int64", int_arg((3, 4), (op, "i"), -3, 4), 1)],
     torch="torch.nansum",
     doc="The sum treating NaN as zero (integers sum to int64).")
 

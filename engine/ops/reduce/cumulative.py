@@ -15,7 +15,7 @@ from ...backends.meta import MetaArray
 from ...creation import tensor
 from ...errors import DtypeNotImplementedError
 from ...shapes import normalize_dim
-from .._common import _torch_dtype_name
+from ...messages import scalar_type_name
 from ..conversion import to
 from ..pointwise.binary import ne, where
 from ..pointwise.unary import (
@@ -125,7 +125,7 @@ cumprod = defop(
 def _logcumsumexp_meta(self, dim):
     if self.dtype.kind != "f":
         raise DtypeNotImplementedError(
-            f"\"logcumsumexp_out_cpu\" not implemented for '{_torch_dtype_name(self.dtype)}'")
+            f"\"logcumsumexp_out_cpu\" not implemented for '{scalar_type_name(self.dtype)}'")
     normalize_dim(dim, self.ndim)
     return MetaArray(self.shape, self.dtype)
 

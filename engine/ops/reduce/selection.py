@@ -28,7 +28,8 @@ from ...shapes import normalize_dim, normalize_dims, reduced_shape
 from ..pointwise.binary import eq, maximum, minimum, where
 from ..pointwise.logical import isclose, isnan
 from ..registry import defop
-from ..samples import SampleInput, make_arg, reduction_samples
+from .._common import _data_dependent
+from ..samples import SampleInput, int_arg, make_arg, reduction_samples
 from ..shape.advanced_indexing import _zeros, scatter_add
 from ..shape.view import unsqueeze
 from .arithmetic import (
@@ -528,15 +529,6 @@ count_nonzero = defop(
     torch="torch.count_nonzero", doc="The number of non-zero elements over dim (every dim by default), int64.")
 
 
-def _data_dependent(name):
-    def rule(*args):
-        raise NotImplementedError(f"{name}: the shape of its result depends on the input's values, which a Meta "
-                                  f"tensor does not have")
-    return rule
-
-
-def _int_arg(shape, key, low=0, high=5):
-    return make_arg(shape, key=key, dtype=dtypes.int64, low=low, high=high, integer=True)
 
 
 # ---- allclose, equal: Python bools --------------------------------------------------------------------
@@ -576,10 +568,10 @@ bincount = defop(
     "bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor",
     kernel=_bincount_kernel, meta=_data_dependent("bincount"),
     samples=lambda op: [
-        SampleInput("(8,)", _int_arg((8,), (op, 0), 0, 5)),
-        SampleInput("minlength", _int_arg((6,), (op, 1), 0, 3), minlength=7),
-        SampleInput("weights", _int_arg((6,), (op, 2), 0, 4), make_arg((6,), key=(op, 3), requires_grad=False)),
-        SampleInput("int weights", _int_arg((4,), (op, 4), 0, 4), _int_arg((4,), (op, 5), -2, 3), 2),
+        SampleInput("(8,)", int_arg((8,), (op, 0), 0, 5)),
+        SampleInput("minlength", int_arg((6,), (op, 1), 0, 3), minlength=7),
+        SampleInput("weights", int_arg((6,), (op, 2), 0, 4), make_arg((6,), key=(op, 3), requires_grad=False)),
+        SampleInput("int weights", int_arg((4,), (op, 4), 0, 4), int_arg((4,), (op, 5), -2, 3), 2),
         SampleInput("empty", tensor(np.zeros(0, dtype=np.int64)), minlength=3)],
     torch="torch.bincount", tags=("dynamic_output_shape",),
     doc="How often each value 0..max occurs in a 1-D non-negative integer tensor (weighted sums with weights).")
@@ -602,7 +594,7 @@ _unique2 = defop(
     samples=lambda op: [
         SampleInput("int64", tensor([3, 1, 2, 3, 1], dtype=dtypes.int64), return_inverse=True,
                     return_counts=True),
-        SampleInput("(2,3) inverse", _int_arg((2, 3), (op, 0), -2, 3).double(), True, True),
+        SampleInput("(2,3) inverse", int_arg((2, 3), (op, 0), -2, 3).double(), True, True),
         SampleInput("nan counts", tensor([3.0, np.nan, 1.0, np.nan, 3.0]), return_counts=True),
         SampleInput("bool", tensor([True, False, True]))],
     torch="torch._unique2", tags=("dynamic_output_shape",),

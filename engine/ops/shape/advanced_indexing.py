@@ -24,12 +24,12 @@ from ...creation import tensor, zeros
 from ...errors import DtypeError
 from ...messages import scalar_type_name, sizes, tensor_type_name
 from ...shapes import broadcast_shapes, normalize_dim
-from .._common import checked
+from .._common import _data_dependent, checked
 from ..conversion import to
 from ..pointwise.binary import remainder, where
 from ..reduce.arithmetic import sum as sum_op
 from ..registry import defop
-from ..samples import SampleInput, make_arg
+from ..samples import SampleInput, int_arg, make_arg
 from .indexing import basic_getitem, slice_backward
 from .view import expand, reshape, unsqueeze
 
@@ -38,15 +38,6 @@ __all__ = ["getitem", "setitem"]
 _INT64 = np.dtype(np.int64)
 
 
-def _data_dependent(name):
-    def rule(*args):
-        raise NotImplementedError(f"{name}: the shape of its result depends on the input's values, which a Meta "
-                                  f"tensor does not have")
-    return rule
-
-
-def _int_arg(shape, key, low=0, high=5):
-    return make_arg(shape, key=key, dtype=dtypes.int64, low=low, high=high, integer=True)
 
 
 # ---- take --------------------------------------------------------------------------------------------
@@ -96,7 +87,7 @@ nonzero = defop(
     kernel=lambda xp, self: xp.argwhere(self).astype(_INT64, copy=False), meta=_data_dependent("nonzero"),
     samples=lambda op: [
         SampleInput("(3,4)", tensor(np.where(np.arange(12).reshape(3, 4) % 3 == 0, 0.0, 1.5))),
-        SampleInput("int64 (2,2,3)", _int_arg((2, 2, 3), (op, 0), -1, 2)),
+        SampleInput("int64 (2,2,3)", int_arg((2, 2, 3), (op, 0), -1, 2)),
         SampleInput("bool (5,)", tensor([True, False, False, True, True])),
         SampleInput("0-d", tensor(3.0)), SampleInput("0-d zero", tensor(0.0))],
     torch="torch.nonzero", tags=("dynamic_output_shape",),
