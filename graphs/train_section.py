@@ -13,7 +13,9 @@ from typing import Any
 import numpy as np
 
 from .diagnostics import Collector, did_you_mean
+from .optimizers import OPTIMIZERS, SCHEDULES, make_optimizer
 from .results import GraphFileError
+from .shape_check import ShapeCheck
 
 TRAIN_KEYS = ("loss", "params", "optimizer", "schedule", "steps", "epochs", "data", "clip_grad_norm", "eval")
 DATA_KEYS = ("source", "batch_size", "shuffle")
@@ -184,8 +186,6 @@ class _Reader:
         return names
 
     def optimizer(self, value, path: tuple, params: list[str]) -> dict | None:
-        from .training import OPTIMIZERS, make_optimizer
-
         if not isinstance(value, dict):
             self.error("AG061", f"train.optimizer must be a mapping with `type`, not {value!r}", path)
             return None
@@ -283,8 +283,6 @@ class _Reader:
         return None if bad else arrays
 
     def fits(self, shapes: dict, path: tuple, what: str) -> None:
-        from .training import ShapeCheck
-
         for d in ShapeCheck(self.checked, self.c.file).problems(shapes):
             self.error("AG065", f"{what} does not fit the graph: {d.message}"
                        + (f" (at {d.location})" if d.location else ""), path)
@@ -304,8 +302,6 @@ class _Reader:
         return epochs * max(1, len(next(iter(data.values()))) // batch_size)
 
     def schedule(self, value, path: tuple) -> dict | None:
-        from .training import SCHEDULES
-
         if not isinstance(value, dict):
             self.error("AG061", f"train.schedule must be a mapping with `type`, not {value!r}", path)
             return None
@@ -439,8 +435,6 @@ def expectation_failures(spec: TrainSpec, run) -> list[str]:
 
 def json_schemas() -> tuple[dict, dict]:
     """JSON Schema of the `train:` section and of `expect.train` (graphs/schema.py)."""
-    from .training import OPTIMIZERS, SCHEDULES
-
     number = {"type": "number"}
     positive_int = {"type": "integer", "minimum": 1}
     source = {"type": "object", "additionalProperties": False, "required": ["file"],

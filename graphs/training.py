@@ -7,13 +7,12 @@ re-check of each new batch shape (cached by shape).
 """
 from __future__ import annotations
 
-import bisect
 import contextlib
 import json
 import math
 import time
-from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -22,23 +21,12 @@ import agrad.nn.utils
 import agrad.optim
 from agrad import creation
 
-from .build import GraphChecker
-from .diagnostics import Collector, did_you_mean
-from .executor import run_nodes
-from .results import AnomalyReport, Diagnostic, GraphFileError, SourceLocation
+from .optimizers import METRICS, OPTIMIZERS, SCHEDULES, make_optimizer, schedule_factor  # noqa: F401 - re-exported
+from .results import AnomalyReport, GraphFileError, SourceLocation
 from .runner import Runner, _cyclic_gc_paused, run_graph
 from .saving import write_atomically
+from .shape_check import ShapeCheck, unknown_inputs
 from .train_section import has_train_section, train_spec
-
-OPTIMIZERS: dict[str, Callable] = {"sgd": agrad.optim.SGD, "adam": agrad.optim.Adam, "adamw": agrad.optim.AdamW,
-                                   "rmsprop": agrad.optim.RMSprop, "adagrad": agrad.optim.Adagrad}
-# keyword arguments each schedule takes (besides `warmup`), as lr_scheduler's classes name them
-SCHEDULES: dict[str, tuple[str, ...]] = {
-    "constant": (), "step": ("step_size", "gamma"), "multistep": ("milestones", "gamma"),
-    "exponential": ("gamma",), "cosine": ("t_max", "eta_min"), "linear": ("start_factor", "end_factor",
-                                                                         "total_iters"),
-}
-METRICS = ("loss", "accuracy")
 
 
 class TrainingDiverged(Exception):
@@ -69,50 +57,6 @@ def as_input_tensor(checked, name: str, value) -> Any:
     return t
 
 
-def unknown_inputs(checked, names, what: str, file: str) -> list[Diagnostic]:
-    return [Diagnostic("AG064", f"{what} '{name}' names no input of the graph", None,
-                       did_you_mean(name, checked.spec.inputs))
-            for name in names if name not in checked.leaves]
-
-
-class ShapeCheck:
-    """The graph's Meta build, redone for the input shapes a run or a batch brings; one
-    build per distinct set of shapes."""
-
-    def __init__(self, checked, file: str):
-        self.checked, self.file = checked, file
-        self._seen: dict[tuple, list[Diagnostic]] = {}
-
-    def problems(self, shapes: dict[str, tuple[int, ...]]) -> list[Diagnostic]:
-        leaves = self.checked.leaves
-        changed = {n: tuple(s) for n, s in shapes.items() if tuple(s) != tuple(leaves[n].shape)}
-        key = tuple(sorted(changed.items()))
-        if not changed:
-            return []
-        if key not in self._seen:
-            self._seen[key] = self._check(changed)
-        return self._seen[key]
-
-    def _check(self, changed: dict[str, tuple[int, ...]]) -> list[Diagnostic]:
-        checked = self.checked
-        collector = Collector(self.file)
-        checker = GraphChecker(checked.spec, collector, checked.base_dir, checked.options)
-        plans = {n: (p if n not in changed else _with_shape(p, changed[n])) for n, p in checked.leaves.items()}
-        missing: set[str] = set()
-        checker.make_meta_leaves(plans, missing)
-        run_nodes(checked.order, checker.meta, on_error=checker.report_failure, failed=missing)
-        names = set(checked.spec.inputs) | {n.name for n in checked.spec.nodes}
-        for pass_ in checked.spec.backward:
-            checker.check_pass(pass_, names)
-        given = ", ".join(f"{n}: {list(s)}" for n, s in changed.items())
-        return [Diagnostic(d.code, f"{d.message} (with input shapes {given})", d.location, d.hint)
-                for d in collector.sorted()]
-
-
-def _with_shape(plan, shape):
-    return replace(plan, shape=tuple(shape))
-
-
 def run_with_inputs(graph, inputs: dict, **run_options):
     """`Graph.run(inputs=...)`: the file's leaves with some replaced by new values."""
     checked, file = graph._checked, graph.file
@@ -124,64 +68,6 @@ def run_with_inputs(graph, inputs: dict, **run_options):
     if problems:
         raise GraphFileError(problems)
     return run_graph(checked, file, timings=dict(graph.timings_ms), leaf_values=tensors, **run_options)
-
-
-# ---- optimizer and schedule from plain data ----------------------------------------------
-
-def make_optimizer(spec: dict, params: list) -> agrad.optim.Optimizer:
-    """`{type: adam, lr: 1e-3, ...}`: the rest of the mapping is the class's keyword arguments."""
-    options = dict(spec)
-    kind = options.pop("type")
-    if "betas" in options:
-        options["betas"] = tuple(options["betas"])
-    return OPTIMIZERS[kind](params, **options)
-
-
-def schedule_factor(spec: dict | None, total_steps: int) -> Callable[[int], float] | None:
-    """The schedule's multiplier of the base lr at step t, from the closed forms of
-    lr_scheduler's classes; `warmup: W` ramps linearly over the first W steps (as
-    LinearLR(start_factor=1/W) followed by the schedule, PyTorch's SequentialLR)."""
-    if spec is None:
-        return None
-    options = dict(spec)
-    kind = options.pop("type", "constant")
-    warmup = int(options.pop("warmup", 0))
-    if kind == "constant":
-        def after(t):
-            return 1.0
-    elif kind == "step":
-        step_size, gamma = options["step_size"], options.get("gamma", 0.1)
-
-        def after(t):
-            return gamma ** (t // step_size)
-    elif kind == "multistep":
-        milestones, gamma = sorted(options["milestones"]), options.get("gamma", 0.1)
-
-        def after(t):
-            return gamma ** bisect.bisect_right(milestones, t)
-    elif kind == "exponential":
-        gamma = options["gamma"]
-
-        def after(t):
-            return gamma ** t
-    elif kind == "cosine":
-        t_max = options.get("t_max", max(1, total_steps - warmup))
-        eta_min = options.get("eta_min", 0.0)          # a fraction of the base lr here
-
-        def after(t):
-            return eta_min + (1 - eta_min) * (1 + math.cos(math.pi * min(t, t_max) / t_max)) / 2
-    else:
-        start, end = options.get("start_factor", 1.0 / 3), options.get("end_factor", 1.0)
-        total = options.get("total_iters", 5)
-
-        def after(t):
-            return start + (end - start) * min(total, t) / total
-
-    def factor(t: int) -> float:
-        if t < warmup:
-            return (t + 1) / warmup
-        return after(t - warmup)
-    return factor
 
 
 # ---- batches ----------------------------------------------------------------------------
