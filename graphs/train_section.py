@@ -5,6 +5,7 @@ runs, every problem a `FILE:LINE:COL: error[AG06n]` diagnostic (codes in diagnos
 from __future__ import annotations
 
 import inspect
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .diagnostics import Collector, did_you_mean
+from .inputs import InputError, read_npz
 from .optimizers import OPTIMIZERS, SCHEDULES, make_optimizer
 from .results import GraphFileError
 from .shape_check import ShapeCheck
@@ -22,6 +24,7 @@ DATA_KEYS = ("source", "batch_size", "shuffle")
 EVAL_KEYS = ("every", "data", "metrics")
 EXPECT_TRAIN_KEYS = ("final_loss", "loss", "accuracy")
 BOUND_KEYS = ("min", "max")
+NUMBER_KINDS = "biuf"             # NumPy dtype kinds a data array may have: no strings, complex, dates
 _ACCURACY = re.compile(r"^\s*accuracy\(\s*([A-Za-z_]\w*)\s*,\s*([A-Za-z_]\w*)\s*\)\s*$")
 
 
@@ -68,6 +71,16 @@ class TrainSpec:
                     metrics=self.metrics)
 
 
+def _finite_number(value) -> bool:
+    """An int or float (not a bool) that a float holds: not NaN, not Inf, not 10**400."""
+    if type(value) not in (int, float):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
+
+
 def has_train_section(checked) -> bool:
     data = checked.spec.doc.data
     return isinstance(data, dict) and "train" in data
@@ -100,8 +113,8 @@ class _Reader:
         return value
 
     def positive(self, value, path: tuple, what: str, code: str = "AG060") -> float | None:
-        if type(value) not in (int, float) or not value > 0 or value == float("inf"):
-            self.error(code, f"{what} must be a positive number, not {value!r}", path)
+        if not _finite_number(value) or not value > 0:
+            self.error(code, f"{what} must be a positive finite number, not {value!r}", path)
             return None
         return float(value)
 
@@ -171,6 +184,8 @@ class _Reader:
                            key=True)
             return trainable
         items = value if isinstance(value, list) else [value]
+        if not items:
+            self.error("AG063", "train.params is empty: name at least one input with requires_grad: true", path)
         names = []
         for i, item in enumerate(items):
             ipath = path + (i,) if isinstance(value, list) else path
@@ -195,7 +210,8 @@ class _Reader:
                        path + ("type",) if "type" in value else path,
                        did_you_mean(str(kind), OPTIMIZERS))
             return None
-        allowed = [p for p in inspect.signature(OPTIMIZERS[kind]).parameters if p != "params"]
+        signature = inspect.signature(OPTIMIZERS[kind]).parameters
+        allowed = [p for p in signature if p != "params"]
         ok = True
         for key, v in value.items():
             if key == "type":
@@ -205,11 +221,16 @@ class _Reader:
                            path + (key,), did_you_mean(key, allowed), key=True)
                 ok = False
             elif key == "betas":
-                if not (isinstance(v, list) and len(v) == 2 and all(type(b) in (int, float) for b in v)):
-                    self.error("AG061", f"optimizer betas must be a list of two numbers, not {v!r}", path + (key,))
+                if not (isinstance(v, list) and len(v) == 2 and all(_finite_number(b) for b in v)):
+                    self.error("AG061", f"optimizer betas must be a list of two finite numbers, not {v!r}",
+                               path + (key,))
                     ok = False
-            elif type(v) not in (int, float, bool):
-                self.error("AG061", f"optimizer {key} must be a number, not {v!r}", path + (key,))
+            elif isinstance(signature[key].default, bool):
+                if type(v) is not bool:
+                    self.error("AG061", f"optimizer {key} must be true or false, not {v!r}", path + (key,))
+                    ok = False
+            elif not _finite_number(v):
+                self.error("AG061", f"optimizer {key} must be a finite number, not {v!r}", path + (key,))
                 ok = False
         if not ok:
             return None
@@ -259,15 +280,10 @@ class _Reader:
             self.error("AG060", f"{what}.source needs `file`: a .npz path", fpath if "file" in section else path)
             return None
         full = Path(file) if Path(file).is_absolute() else self.checked.base_dir / file
-        try:
-            with np.load(full, allow_pickle=False) as npz:
-                if not hasattr(npz, "files"):
-                    self.error("AG065", f"{file}: expected an .npz whose keys name inputs", fpath)
-                    return None
-                arrays = {k: npz[k] for k in npz.files}
-        except (OSError, ValueError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            self.error("AG065", f"cannot read {file}: {reason}", fpath)
+        try:            # as graph inputs are read: a regular file, no pickles, no zip bombs
+            arrays = read_npz(full, self.doc.pos(fpath), "AG065", f"{what}.source file")
+        except InputError as exc:
+            self.error(exc.code, exc.message, fpath)
             return None
         bad = False
         for key in arrays:
@@ -275,10 +291,18 @@ class _Reader:
                 self.error("AG064", f"{file}: key '{key}' names no input of the graph", fpath,
                            did_you_mean(key, self.checked.leaves))
                 bad = True
+        for key, array in arrays.items():
+            if array.dtype.kind not in NUMBER_KINDS:
+                self.error("AG065", f"{file}: array '{key}' holds {array.dtype} values; training data must be "
+                                    "numbers (bool, integer or float)", fpath)
+                bad = True
         lengths = {k: (a.shape[0] if a.ndim else None) for k, a in arrays.items()}
         if not arrays or None in lengths.values() or len(set(lengths.values())) != 1:
             self.error("AG065", f"{file}: the arrays must have one common length along dim 0 "
                                 f"(got {', '.join(f'{k}: {v}' for k, v in lengths.items()) or 'no arrays'})", fpath)
+            bad = True
+        elif set(lengths.values()) == {0}:
+            self.error("AG065", f"{file}: the arrays have no rows (length 0 along dim 0)", fpath)
             bad = True
         return None if bad else arrays
 
@@ -326,9 +350,10 @@ class _Reader:
                 self.error("AG061", f"schedule milestones must be a list of positive integers, not {v!r}", kpath)
                 ok = False
             elif key in ("gamma", "eta_min", "start_factor", "end_factor") and (
-                    type(v) not in (int, float) or not 0 <= v <= (1 if key != "gamma" else float("inf"))):
+                    not _finite_number(v) or not 0 <= v <= (1 if key != "gamma" else float("inf"))):
                 self.error("AG061", f"schedule {key} must be a number"
-                                    + (" in [0, 1]" if key != "gamma" else " >= 0") + f", not {v!r}", kpath)
+                                    + (" in [0, 1]" if key != "gamma" else " >= 0 and finite") + f", not {v!r}",
+                           kpath)
                 ok = False
         for need in {"step": ("step_size",), "multistep": ("milestones",), "exponential": ("gamma",)}.get(kind, ()):
             if need not in value:
@@ -396,8 +421,8 @@ class _Reader:
                 continue
             limits = {}
             for k, v in value.items():
-                if type(v) not in (int, float):
-                    self.error("AG067", f"expect.train.{name}.{k} must be a number, not {v!r}", bpath + (k,))
+                if not _finite_number(v):
+                    self.error("AG067", f"expect.train.{name}.{k} must be a finite number, not {v!r}", bpath + (k,))
                 else:
                     limits[k] = float(v)
             bounds.append(Bound(name, limits.get("min"), limits.get("max"), self.doc.key_pos(bpath)))
