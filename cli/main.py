@@ -5,11 +5,12 @@ Every failure a user can cause ends here as a message on stderr and one of SPEC
 """
 from __future__ import annotations
 
+import signal
 import traceback
 
 import click
 
-from agrad.cli import diagnostics, status
+from agrad.cli import diagnostics, interrupts, status
 from agrad.cli.app import AbortCommand, App
 from agrad.cli.commands import COMMANDS
 from agrad.cli.status import ExitStatus
@@ -61,6 +62,14 @@ class AgradGroup(click.Group):
             # The reader of stdout has gone (`| head`): stop quietly, as Unix tools do.
             discard_stdout()
             ctx.exit(status.STDOUT_CLOSED)
+        except KeyboardInterrupt:
+            # Ctrl-C (or a plugin raising KeyboardInterrupt): the status shells give a process
+            # SIGINT ended, not click's 1, which would read as "a check failed"
+            app.error("interrupted")
+            ctx.exit(interrupts.exit_status(signal.SIGINT))
+        except interrupts.Interrupted as stop:
+            app.error(f"interrupted ({interrupts.signal_name(stop.signum)})")
+            ctx.exit(interrupts.exit_status(stop.signum))
         except AbortCommand as stop:
             if app.debug:
                 app.note(traceback.format_exc().rstrip())     # escaped, like every other line

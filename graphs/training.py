@@ -8,19 +8,18 @@ re-check of each new batch shape (cached by shape).
 from __future__ import annotations
 
 import contextlib
-import json
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 import agrad
 import agrad.nn.utils
 import agrad.optim
-from agrad import creation
 
+from . import checkpoints
 from .optimizers import METRICS, OPTIMIZERS, SCHEDULES, make_optimizer, schedule_factor  # noqa: F401 - re-exported
 from .results import AnomalyReport, GraphFileError, SourceLocation
 from .runner import Runner, _cyclic_gc_paused, run_graph
@@ -167,6 +166,7 @@ class Trainer:
             self.eval_data = {n: as_input_tensor(checked, n, a) for n, a in eval_data.items()}
             self._require_shapes({n: t.shape for n, t in self.eval_data.items()})
         self.run = TrainRun(params={n: self.leaves[n] for n in self.param_names})
+        self.graph_sha256 = checkpoints.graph_hash(checked)
 
     def _require_shapes(self, shapes) -> None:
         problems = self.shapes.problems(shapes)
@@ -235,72 +235,31 @@ class Trainer:
     # ---- checkpoints ---------------------------------------------------------------------
 
     def state(self) -> dict[str, np.ndarray]:
-        """Parameters, optimizer buffers, step, loss history and RNG state, as arrays."""
-        arrays = {f"params/{n}": t.detach().cpu().numpy() for n, t in zip(self.param_names, self.params)}
-        optim = self.optimizer.state_dict()
-        for index, buffers in optim["state"].items():
-            for key, value in buffers.items():
-                arrays[f"optim/{index}/{key}"] = value.detach().cpu().numpy()
-        # NOTE: agrad's global generator (agrad.manual_seed), for graphs that draw from it
-        meta = {"version": 1, "graph": self.checked.spec.name, "step": self.run.steps,
-                "params": self.param_names, "param_groups": optim["param_groups"],
-                "scheduler": None if self.scheduler is None else
-                {"last_epoch": self.scheduler.last_epoch, "_step_count": self.scheduler._step_count,
-                 "_last_lr": self.scheduler._last_lr, "base_lrs": self.scheduler.base_lrs},
-                "losses": self.run.losses, "lrs": self.run.lrs, "evals": self.run.evals,
-                "rng": creation._generator.bit_generator.state}
-        arrays["meta"] = np.array(json.dumps(meta, default=_jsonable))
-        return arrays
+        """Parameters, optimizer buffers, step, loss history and RNG state, as the named
+        arrays of a checkpoint (`agrad.graphs.checkpoints`)."""
+        return checkpoints.checkpoint_arrays(self, self.graph_sha256)
 
-    def load_state(self, arrays) -> None:
-        """Continue from `state()`: raises ValueError naming what does not match this graph."""
-        meta = json.loads(str(arrays["meta"]))
-        if meta.get("params") != self.param_names:
-            raise ValueError(f"checkpoint holds parameters {meta.get('params')}, the graph trains "
-                             f"{self.param_names}")
-        with agrad.no_grad():
-            for n, t in zip(self.param_names, self.params):
-                saved = arrays[f"params/{n}"]
-                if tuple(saved.shape) != tuple(t.shape):
-                    raise ValueError(f"checkpoint parameter '{n}' has shape {list(saved.shape)}, the graph's has "
-                                     f"{list(t.shape)}")
-                t.copy_(agrad.tensor(saved, dtype=t.dtype, device=t.device))
-        state: dict[int, dict] = {}
-        for key in arrays.files if hasattr(arrays, "files") else arrays:
-            if key.startswith("optim/"):
-                _, index, name = key.split("/", 2)
-                value = arrays[key]
-                state.setdefault(int(index), {})[name] = agrad.tensor(value, dtype=agrad.dtypes.from_name(
-                    str(value.dtype)))
-        groups = meta["param_groups"]
-        for group in groups:
-            if "betas" in group:
-                group["betas"] = tuple(group["betas"])
-        self.optimizer.load_state_dict({"state": state, "param_groups": groups})
-        if self.scheduler is not None and meta["scheduler"] is not None:
-            self.scheduler.__dict__.update(meta["scheduler"])
-        creation._generator.bit_generator.state = meta["rng"]
-        self.run.steps = meta["step"]
-        self.run.losses, self.run.lrs, self.run.evals = meta["losses"], meta["lrs"], meta["evals"]
-
-
-def _jsonable(value):
-    if isinstance(value, (np.integer, np.floating)):
-        return value.item()
-    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+    def load_state(self, arrays, *, force: bool = False) -> None:
+        """Continue from `state()` (or a checkpoint's arrays): every key, shape, dtype and
+        value is checked first; CheckpointError names the key that does not fit this run,
+        and then nothing has changed. `force` accepts another graph's (hash) checkpoint."""
+        state = checkpoints.check_checkpoint(arrays, self, self.graph_sha256, horizon=self.total_steps,
+                                             force=force)
+        checkpoints.restore(self, state)
 
 
 def run_trainer(trainer: Trainer, *, steps: int, eval_every: int | None = None, on_step=None,
-                stop_after: int | None = None) -> TrainRun:
+                stop_after: int | None = None, should_stop: Callable[[], bool] | None = None) -> TrainRun:
     """Step `trainer` to `steps` in total (or to `stop_after`), evaluating every `eval_every`
-    steps and after the last; `on_step(trainer)` after each step."""
+    steps and after the last; `on_step(trainer)` after each step. `should_stop()` is asked
+    before each step (a step boundary, where a checkpoint is whole): True ends the run there."""
     run = trainer.run
     first = run.steps
     start = time.perf_counter()
     try:
         with _cyclic_gc_paused(), np.errstate(all="ignore"):
             end = steps if stop_after is None else min(steps, stop_after)
-            while run.steps < end:
+            while run.steps < end and not (should_stop is not None and should_stop()):
                 trainer.step()
                 if eval_every and run.steps % eval_every == 0 and run.steps < steps:
                     trainer.evaluate()
@@ -337,3 +296,8 @@ def save_checkpoint(trainer: Trainer, path) -> None:
     """`trainer.state()` as an .npz, written atomically (complete or absent)."""
     arrays = trainer.state()
     write_atomically(path, lambda f: np.savez(f, **arrays))
+
+
+def load_checkpoint(trainer: Trainer, path, *, force: bool = False) -> None:
+    """Continue `trainer` from the checkpoint at `path` (CheckpointError: nothing changed)."""
+    trainer.load_state(checkpoints.read_checkpoint(path), force=force)

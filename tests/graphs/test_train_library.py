@@ -85,7 +85,7 @@ def test_checkpoint_resumes_bit_for_bit(graph_file):
 def test_checkpoint_of_another_graph_is_refused(graph_file):
     g = G.load(graph_file(MLP))
     state = _train(g, 2, params=["W"]).trainer.state()
-    with pytest.raises(ValueError, match=r"checkpoint holds parameters \['W'\], the graph trains \['W', 'b'\]"):
+    with pytest.raises(ValueError, match=r"key 'meta.params': holds parameters \['W'\], the graph trains \['W', 'b'\]"):
         _train(g, 4, resume=state)
 
 
