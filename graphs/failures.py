@@ -50,6 +50,7 @@ class Failures:
         self.node_pos = {n.name: n.pos for n in spec.nodes}
         self.input_pos = {name: i.pos for name, i in spec.inputs.items()}
         self.ops = {n.name: n.op for n in spec.nodes}
+        self.owners = {n.name: n.owner for n in spec.nodes}      # `loss.2` -> `loss`, the YAML node
 
     def location(self, name: str | None) -> SourceLocation | None:
         pos = self.node_pos.get(name) or self.input_pos.get(name)

@@ -116,7 +116,11 @@ class Runner:
             data = t.detach().cpu().numpy()
             for bad, what in ((data != data, "nan"), (abs(data) == float("inf"), "inf")):
                 if bad.any():
-                    self.anomalies.append(AnomalyReport("forward", name, f"'{name}' produced {what} values"
+                    # a nested expression's intermediate (`loss.2`) is reported as the YAML node
+                    # it was written in, at the op's own column
+                    node = self.failures.owners.get(name, name)
+                    where = f" in its {self.failures.ops.get(name, '?')}(...)" if node != name else ""
+                    self.anomalies.append(AnomalyReport("forward", node, f"'{node}' produced {what} values{where}"
                                           + (f" in its output {i}" if isinstance(value, tuple) else ""),
                                           self.location(name)))
                     return
@@ -159,7 +163,8 @@ class Runner:
         yaml_node = self.yaml_node_of(node)
         location = self.location(yaml_node) or fallback
         if self.anomaly and isinstance(exc, agrad.autograd.AnomalyError):
-            return AnomalyReport("backward", yaml_node or node.name(), str(exc), location)
+            return AnomalyReport("backward", self.failures.owners.get(yaml_node, yaml_node) or node.name(), str(exc),
+                                 location)
         return self.failures.backward(exc, yaml_node, node.name() if node is not None else None, location)
 
     def yaml_node_of(self, node) -> str | None:
