@@ -81,6 +81,12 @@ def _finite_number(value) -> bool:
         return False
 
 
+def _shown(value, limit: int = 40) -> str:
+    """A value in a message: a 400-digit number is shown by its start."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit - 3]}..."
+
+
 def has_train_section(checked) -> bool:
     data = checked.spec.doc.data
     return isinstance(data, dict) and "train" in data
@@ -114,7 +120,7 @@ class _Reader:
 
     def positive(self, value, path: tuple, what: str, code: str = "AG060") -> float | None:
         if not _finite_number(value) or not value > 0:
-            self.error(code, f"{what} must be a positive finite number, not {value!r}", path)
+            self.error(code, f"{what} must be a positive finite number, not {_shown(value)}", path)
             return None
         return float(value)
 
@@ -230,7 +236,7 @@ class _Reader:
                     self.error("AG061", f"optimizer {key} must be true or false, not {v!r}", path + (key,))
                     ok = False
             elif not _finite_number(v):
-                self.error("AG061", f"optimizer {key} must be a finite number, not {v!r}", path + (key,))
+                self.error("AG061", f"optimizer {key} must be a finite number, not {_shown(v)}", path + (key,))
                 ok = False
         if not ok:
             return None
@@ -422,7 +428,8 @@ class _Reader:
             limits = {}
             for k, v in value.items():
                 if not _finite_number(v):
-                    self.error("AG067", f"expect.train.{name}.{k} must be a finite number, not {v!r}", bpath + (k,))
+                    self.error("AG067", f"expect.train.{name}.{k} must be a finite number, not {_shown(v)}",
+                               bpath + (k,))
                 else:
                     limits[k] = float(v)
             bounds.append(Bound(name, limits.get("min"), limits.get("max"), self.doc.key_pos(bpath)))
