@@ -166,8 +166,8 @@ def check_checkpoint(arrays: dict[str, np.ndarray], trainer, graph_sha256: str |
     for name, t in zip(trainer.param_names, trainer.params):
         key = f"params/{name}"
         params[name] = _array(arrays, key, tuple(t.shape), t.dtype.name)
-    buffers = _optimizer_buffers(arrays, trainer, optimizer_type)
     groups = _param_groups(meta.get("param_groups"), trainer)
+    buffers = _optimizer_buffers(arrays, trainer, optimizer_type, groups)
     scheduler = _scheduler(meta.get("scheduler"), trainer, step)
     history = {name: _array(arrays, f"history/{name}", (step,), "float64").tolist() for name in HISTORY}
     evals = _evals(meta.get("evals"), step)
@@ -239,10 +239,11 @@ def _array(arrays, key: str, shape: tuple, dtype: str) -> np.ndarray:
     return value
 
 
-def _optimizer_buffers(arrays, trainer, optimizer_type: str) -> dict:
-    """Each parameter's buffers: none yet, or exactly those this optimizer keeps, in their
-    shapes and dtypes (learned from one step of a twin optimizer on zero parameters)."""
-    expected = _expected_buffers(trainer)
+def _optimizer_buffers(arrays, trainer, optimizer_type: str, groups: list[dict]) -> dict:
+    """Each parameter's buffers: none yet, or exactly those this optimizer keeps with the
+    checkpoint's hyper-parameters (amsgrad keeps one more), in their shapes and dtypes
+    (learned from one step of a twin optimizer on zero parameters)."""
+    expected = _expected_buffers(trainer, groups)
     saved: dict[int, dict[str, np.ndarray]] = {}
     keys = []
     for key in arrays:
@@ -269,12 +270,13 @@ def _optimizer_buffers(arrays, trainer, optimizer_type: str) -> dict:
     return {"state": state, "keys": keys}
 
 
-def _expected_buffers(trainer) -> dict[int, dict[str, tuple[tuple, str]]]:
+def _expected_buffers(trainer, groups: list[dict]) -> dict[int, dict[str, tuple[tuple, str]]]:
     optimizer = trainer.optimizer
     twins = [agrad.zeros(*t.shape, dtype=t.dtype, requires_grad=True) for t in trainer.params]
     for t in twins:
         t.grad = agrad.zeros(*t.shape, dtype=t.dtype)
-    probe = type(optimizer)(twins, **optimizer.defaults)
+    options = {k: v for k, v in groups[0].items() if k in optimizer.defaults}     # one group: train's
+    probe = type(optimizer)(twins, **options)
     probe.step()
     return {i: {k: (tuple(v.shape), v.dtype.name) for k, v in buffers.items()}
             for i, buffers in probe.state_dict()["state"].items()}
@@ -313,8 +315,18 @@ def _param_groups(groups, trainer) -> list[dict]:
             elif value != like:
                 raise CheckpointError(f"expected {like!r}, got {_short(value)}", kwhere)
             out[key] = value
+        _optimizer_accepts(trainer, out, where)
         checked.append(out)
     return checked
+
+
+def _optimizer_accepts(trainer, group: dict, where: str) -> None:
+    """The optimizer class's own checks of its hyper-parameters (beta < 1, ...), on a twin."""
+    options = {k: v for k, v in group.items() if k in trainer.optimizer.defaults}
+    try:
+        type(trainer.optimizer)([agrad.zeros(1, requires_grad=True)], **options)
+    except (ValueError, TypeError) as exc:
+        raise CheckpointError(f"{type(trainer.optimizer).__name__} refuses these values: {exc}", where) from None
 
 
 def _scheduler(value, trainer, step: int) -> dict | None:

@@ -63,6 +63,8 @@ def regular_file_size(path: Path, pos: Pos, code: str = "AG013", what: str = "in
         raise InputError(code, f"{what} not found: {path}", pos) from None
     except OSError as exc:
         raise InputError(code, f"cannot read {what} {path}: {exc.strerror or exc}", pos) from None
+    except ValueError:              # a NUL in the name: no file system has such a file
+        raise InputError(code, f"{what} name {str(path)!r} holds a NUL character", pos) from None
     if not stat.S_ISREG(info.st_mode):
         kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file (a pipe or a device?)"
         raise InputError(code, f"{what} {path} is {kind}", pos)

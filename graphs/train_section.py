@@ -24,6 +24,9 @@ DATA_KEYS = ("source", "batch_size", "shuffle")
 EVAL_KEYS = ("every", "data", "metrics")
 EXPECT_TRAIN_KEYS = ("final_loss", "loss", "accuracy")
 BOUND_KEYS = ("min", "max")
+# counts (steps, epochs, batch sizes, schedule lengths) up to 2**53: exact as floats, which the
+# schedules' closed forms divide by, and beyond any run's length
+LARGEST_COUNT = 2 ** 53
 NUMBER_KINDS = "biuf"             # NumPy dtype kinds a data array may have: no strings, complex, dates
 _ACCURACY = re.compile(r"^\s*accuracy\(\s*([A-Za-z_]\w*)\s*,\s*([A-Za-z_]\w*)\s*\)\s*$")
 
@@ -113,8 +116,8 @@ class _Reader:
         return value
 
     def integer(self, value, path: tuple, what: str, code: str = "AG060") -> int | None:
-        if type(value) is not int or value < 1:
-            self.error(code, f"{what} must be a positive integer, not {value!r}", path)
+        if type(value) is not int or not 1 <= value <= LARGEST_COUNT:
+            self.error(code, f"{what} must be a positive integer up to 2**53, not {_shown(value)}", path)
             return None
         return value
 
@@ -196,8 +199,8 @@ class _Reader:
         for i, item in enumerate(items):
             ipath = path + (i,) if isinstance(value, list) else path
             if not isinstance(item, str) or item not in trainable:
-                why = ("is not an input" if item not in self.checked.spec.inputs
-                       else "does not have requires_grad: true")
+                why = ("is not a name" if not isinstance(item, str) else "is not an input"
+                       if item not in self.checked.spec.inputs else "does not have requires_grad: true")
                 self.error("AG063", f"train.params: {item!r} {why}", ipath,
                            did_you_mean(item, trainable) if isinstance(item, str) else None)
             elif item in names:
@@ -211,7 +214,7 @@ class _Reader:
             self.error("AG061", f"train.optimizer must be a mapping with `type`, not {value!r}", path)
             return None
         kind = value.get("type")
-        if kind not in OPTIMIZERS:
+        if not isinstance(kind, str) or kind not in OPTIMIZERS:
             self.error("AG061", f"unknown optimizer {kind!r}; expected one of {', '.join(OPTIMIZERS)}",
                        path + ("type",) if "type" in value else path,
                        did_you_mean(str(kind), OPTIMIZERS))
@@ -329,14 +332,18 @@ class _Reader:
         if data is None:
             self.error("AG060", "train.epochs needs `data` (an epoch is one pass over it)", path + ("epochs",))
             return None
-        return epochs * max(1, len(next(iter(data.values()))) // batch_size)
+        steps = epochs * max(1, len(next(iter(data.values()))) // batch_size)
+        if steps > LARGEST_COUNT:
+            self.error("AG060", f"train.epochs {epochs} makes {steps} steps, more than 2**53", path + ("epochs",))
+            return None
+        return steps
 
     def schedule(self, value, path: tuple) -> dict | None:
         if not isinstance(value, dict):
             self.error("AG061", f"train.schedule must be a mapping with `type`, not {value!r}", path)
             return None
         kind = value.get("type", "constant")
-        if kind not in SCHEDULES:
+        if not isinstance(kind, str) or kind not in SCHEDULES:
             self.error("AG061", f"unknown schedule {kind!r}; expected one of {', '.join(SCHEDULES)}",
                        path + ("type",), did_you_mean(str(kind), SCHEDULES))
             return None
@@ -352,8 +359,10 @@ class _Reader:
             elif key in ("warmup", "step_size", "t_max", "total_iters") and self.integer(
                     v, kpath, f"schedule {key}", "AG061") is None:
                 ok = False
-            elif key == "milestones" and not (isinstance(v, list) and all(type(m) is int and m > 0 for m in v)):
-                self.error("AG061", f"schedule milestones must be a list of positive integers, not {v!r}", kpath)
+            elif key == "milestones" and not (isinstance(v, list) and all(
+                    type(m) is int and 0 < m <= LARGEST_COUNT for m in v)):
+                self.error("AG061", f"schedule milestones must be a list of positive integers up to 2**53, not "
+                                    f"{_shown(v)}", kpath)
                 ok = False
             elif key in ("gamma", "eta_min", "start_factor", "end_factor") and (
                     not _finite_number(v) or not 0 <= v <= (1 if key != "gamma" else float("inf"))):
