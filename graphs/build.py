@@ -15,7 +15,7 @@ from .binding import BoundNode, bind
 from .diagnostics import Collector, Pos, did_you_mean
 from .document import literal_shape
 from .executor import NodeFailure, SharedResults, run_nodes
-from .inputs import InputError, LeafPlan, plan_leaf
+from .inputs import InputError, LeafPlan, memory_bytes, plan_leaf
 from .ordering import run_order
 from .spec import BackwardSpec, GraphSpec, TensorRef
 from .values import misfit_in
@@ -96,6 +96,7 @@ class GraphChecker:
         self.make_meta_leaves(leaves, missing)
         shared = SharedResults(self.meta) if SharedResults.applies_to(order) else None
         run_nodes(order, self.meta, on_error=self.report_failure, failed=missing, shared=shared)
+        self.check_sizes(order)
         names = set(self.spec.inputs) | {n.name for n in self.spec.nodes}
         for pass_ in self.spec.backward:
             self.check_pass(pass_, names)
@@ -149,6 +150,29 @@ class GraphChecker:
                          node.pos)
             return
         self.c.error(classify(failure.error), f"{node.name} = {node.op}(...): {_message(failure.error)}", node.pos)
+
+    def check_sizes(self, order: list[BoundNode]) -> None:
+        """Refuse, before any kernel runs, the first node whose result would be larger than
+        this machine's memory (AG036): `sum(expand(x, [10**6, 10**6]))` would otherwise run
+        for hours. A view counts as if materialized, since the ops that read it visit
+        every element."""
+        memory = memory_bytes()
+        if memory is None:
+            return
+        seen: set[int] = set()            # shared results (a 100,000-node chain) are one object each
+        for bound in order:
+            value = self.meta.get(bound.name)
+            for t in value if isinstance(value, tuple) else (value,):
+                if id(t) in seen or t is None or not hasattr(t, "numel"):
+                    continue
+                seen.add(id(t))
+                size = t.numel() * t.element_size()
+                if size > memory:
+                    node = bound.spec
+                    self.c.error("AG036", f"{node.owner}: {node.op}(...) would make {t.numel():.3g} {t.dtype.name} "
+                                          f"elements ({size / 2**30:,.1f} GiB), more than this machine's memory "
+                                          f"({memory / 2**30:.1f} GiB); nothing was run", node.pos)
+                    return
 
     # ---- backward passes ----------------------------------------------------------
 

@@ -10,12 +10,12 @@ from .document import DEVICE_RE, read_document
 from .gradcheck import check_gradients
 from .inspection import inspect_graph
 from .plugins import load_plugin
-from .results import CheckResult, Diagnostic, GraphFileError, InspectResult
+from .results import CheckResult, Diagnostic, GraphFileError, InspectResult, SourceLocation
 from .replay import ReplayCache
 from .runner import GraphRun, _cyclic_gc_paused, run_graph
 from .spec import DTYPE_NAMES
 from .train_section import check_train_section
-from .yaml_loader import load_yaml
+from .yaml_loader import NotUtf8, decode_source, load_yaml
 
 
 class Graph:
@@ -86,9 +86,11 @@ def _check(path, options: Options, plugins, source: str | None = None
     t0 = time.perf_counter()
     try:
         if source is None:
-            source = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            source = decode_source(Path(path).read_bytes())
+    except NotUtf8 as exc:
+        return None, [Diagnostic("AG031", exc.message, SourceLocation(file, exc.pos.line, exc.pos.col))], {}
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
         return None, [Diagnostic("AG031", f"cannot read {file}: {reason}", None)], {}
     checked = None
     timings = {}

@@ -71,7 +71,8 @@ def regular_file_size(path: Path, pos: Pos, code: str = "AG013", what: str = "in
     return info.st_size
 
 
-def _memory_bytes() -> int | None:
+def memory_bytes() -> int | None:
+    """This machine's physical memory (None where the system does not say)."""
     try:
         return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):
@@ -117,7 +118,7 @@ def _refuse_bomb(path: Path, what: str, nbytes: int, compressed: int, pos: Pos, 
         raise InputError(code, f"{path.name}: {what} would inflate to {nbytes / 2**30:.1f} GiB from "
                          f"{compressed / 2**20:.1f} MiB (a zip bomb?); save large arrays uncompressed "
                          "(np.savez or np.save)", pos)
-    memory = _memory_bytes()
+    memory = memory_bytes()
     if memory is not None and nbytes > memory:
         raise InputError(code, f"{path.name}: {what} would inflate to {nbytes / 2**30:.1f} GiB, more "
                          f"than this machine's memory ({memory / 2**30:.1f} GiB)", pos)
