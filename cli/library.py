@@ -51,13 +51,24 @@ def _read_stdin() -> str:
         abort(f"{STDIN_NAME}: not UTF-8 text (byte {exc.start}); graph files are UTF-8", ExitStatus.INVALID)
 
 
+def _sandbox() -> bool:
+    """`--sandbox` of the command being run (cli/options.py keeps it on the App)."""
+    import click
+
+    from agrad.cli.app import App
+
+    ctx = click.get_current_context(silent=True)
+    app = ctx.find_object(App) if ctx is not None else None
+    return bool(app is not None and app.sandbox)
+
+
 def load_graph(path: str, *, device=None, dtype=None, seed=None, inputs=None):
     """The checked graph, or `GraphFileError` with every problem found; `-` reads it from stdin."""
     graphs = _graphs_running_kernels()
     if path == "-":
         return graphs.load(STDIN_NAME, device=device, dtype=dtype, seed=seed, inputs=inputs or None,
-                           source=_read_stdin())
-    return graphs.load(path, device=device, dtype=dtype, seed=seed, inputs=inputs or None)
+                           source=_read_stdin(), sandbox=_sandbox())
+    return graphs.load(path, device=device, dtype=dtype, seed=seed, inputs=inputs or None, sandbox=_sandbox())
 
 
 def run_graph(graph, *, profile: bool, anomaly: bool, repeat: int,
@@ -77,13 +88,13 @@ def save_npz(run, path: str) -> None:
 
 
 def test_file(path: str):
-    return _graphs_running_kernels().test_file(path)
+    return _graphs_running_kernels().test_file(path, sandbox=_sandbox())
 
 
 def validate_file(path: str) -> list:
     from agrad import graphs
 
-    return graphs.validate(path)
+    return graphs.validate(path, sandbox=_sandbox())
 
 
 def json_schema() -> dict:

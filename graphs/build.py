@@ -23,11 +23,12 @@ from .values import misfit_in
 
 @dataclass
 class Options:
-    """The command line's say over a file: `--device`, `--dtype`, `--seed`, `--input`."""
+    """The command line's say over a file: `--device`, `--dtype`, `--seed`, `--input`, `--sandbox`."""
     device: str | None = None
     dtype: str | None = None
     seed: int | None = None
     inputs: dict[str, str] = field(default_factory=dict)
+    sandbox: bool = False           # refuse data files outside the graph's folder (inputs.inside_folder)
 
 
 @dataclass
@@ -124,7 +125,7 @@ class GraphChecker:
                     input_spec, base_dir=self.base_dir, default_dtype=opts.dtype or spec.dtype,
                     default_device=opts.device or spec.device,
                     override=Path(override) if override is not None else None,
-                    doc=spec.doc)
+                    doc=spec.doc, sandbox=opts.sandbox)
             except InputError as exc:
                 self.c.error(exc.code, exc.message, exc.pos)
         return leaves

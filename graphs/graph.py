@@ -131,21 +131,23 @@ def _check_options(options: Options) -> list[Diagnostic]:
 
 
 def validate(path, *, device: str | None = None, dtype: str | None = None, seed: int | None = None,
-             inputs: dict[str, str] | None = None, plugins=()) -> list[Diagnostic]:
-    """Every problem in the file (up to 20), found without running any kernel."""
-    _, diagnostics, _ = _check(path, Options(device, dtype, seed, dict(inputs or {})), plugins)
+             inputs: dict[str, str] | None = None, plugins=(), sandbox: bool = False) -> list[Diagnostic]:
+    """Every problem in the file (up to 20), found without running any kernel. `sandbox`:
+    data files outside the graph's folder are refused."""
+    _, diagnostics, _ = _check(path, Options(device, dtype, seed, dict(inputs or {}), sandbox), plugins)
     return diagnostics
 
 
 def load(path, *, device: str | None = None, dtype: str | None = None, seed: int | None = None,
-         inputs: dict[str, str] | None = None, plugins=(), source: str | None = None) -> Graph:
+         inputs: dict[str, str] | None = None, plugins=(), source: str | None = None,
+         sandbox: bool = False) -> Graph:
     """The checked graph; raises GraphFileError (exit 2) listing every problem.
 
     With `source`, that text is the graph and `path` only names it in messages
     (`agrad run -` passes what it read from stdin as `<stdin>`); relative input
     files are then found from the current folder.
     """
-    checked, diagnostics, timings = _check(path, Options(device, dtype, seed, dict(inputs or {})), plugins,
+    checked, diagnostics, timings = _check(path, Options(device, dtype, seed, dict(inputs or {}), sandbox), plugins,
                                            source)
     errors = [d for d in diagnostics if d.severity == "error"]
     if errors or checked is None:

@@ -71,6 +71,16 @@ def regular_file_size(path: Path, pos: Pos, code: str = "AG013", what: str = "in
     return info.st_size
 
 
+def require_inside_folder(path: Path, folder: Path, pos: Pos, code: str) -> None:
+    """`--sandbox` (or AGRAD_SANDBOX=1): a data file a graph names must lie in the graph's
+    folder or below it, after `..` and symlinks are resolved. A graph from an untrusted
+    pull request cannot then read `../secret.npy`, `/etc/...` or a link pointing out."""
+    target, root = os.path.realpath(path), os.path.realpath(folder)
+    if os.path.commonpath([target, root]) != root:
+        raise InputError(code, f"{path} is outside the graph's folder {root} (--sandbox reads files in the graph's "
+                         "folder and below only)", pos)
+
+
 def memory_bytes() -> int | None:
     """This machine's physical memory (None where the system does not say)."""
     try:
@@ -185,12 +195,16 @@ def _load_npz(path: Path, key: str) -> np.ndarray:
 
 
 def plan_leaf(spec: InputSpec, *, base_dir: Path, default_dtype: str, default_device: str,
-              override: Path | None = None, doc=None) -> LeafPlan:
-    """The leaf's shape, dtype and device; reads file headers (and `--input` overrides)."""
+              override: Path | None = None, doc=None, sandbox: bool = False) -> LeafPlan:
+    """The leaf's shape, dtype and device; reads file headers (and `--input` overrides).
+    `sandbox`: a `file:` outside the graph's folder is refused (an --input override is the
+    command line's own choice, not the file's)."""
     device = spec.device or default_device
     if override is not None or spec.kind == "file":
         path = Path(override if override is not None else base_dir / spec.file)
         pos = spec.pos if override is not None or doc is None else doc.pos(spec.path + ("file",))
+        if sandbox and override is None:
+            require_inside_folder(path, base_dir, pos, "AG013")
         key = spec.key if override is None else _override_key(path, spec)
         shape, np_dtype, array = read_array_file(path, key, pos)
         try:

@@ -7,12 +7,12 @@ from .graph import load, load_engine
 from .results import GraphFileError, GraphRuntimeError, TestOutcome
 
 
-def test_file(path, *, plugins=()) -> TestOutcome:
+def test_file(path, *, plugins=(), sandbox: bool = False) -> TestOutcome:
     load_engine()         # once per process, not part of the first file's duration
     start = time.perf_counter()
     outcome = TestOutcome(file=str(path), graph="", passed=False)
     try:
-        graph = load(path, plugins=plugins)
+        graph = load(path, plugins=plugins, sandbox=sandbox)
         outcome.graph = graph.name
         result = graph.run().result()
     except GraphFileError as exc:

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .diagnostics import Collector, did_you_mean
-from .inputs import InputError, read_npz
+from .inputs import InputError, read_npz, require_inside_folder
 from .optimizers import OPTIMIZERS, SCHEDULES, make_optimizer
 from .results import GraphFileError
 from .shape_check import ShapeCheck
@@ -290,6 +290,8 @@ class _Reader:
             return None
         full = Path(file) if Path(file).is_absolute() else self.checked.base_dir / file
         try:            # as graph inputs are read: a regular file, no pickles, no zip bombs
+            if self.checked.options.sandbox:
+                require_inside_folder(full, self.checked.base_dir, self.doc.pos(fpath), "AG065")
             arrays = read_npz(full, self.doc.pos(fpath), "AG065", f"{what}.source file")
         except InputError as exc:
             self.error(exc.code, exc.message, fpath)
