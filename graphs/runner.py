@@ -13,15 +13,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import agrad
+import numpy as np
 
 from .build import CheckedGraph
 from .executor import NodeFailure, label_all, run_nodes
 from .expectations import check_expectations
-from .failures import Failures
+from .failures import OUT_OF_MEMORY, Failures
 from .inputs import host_array
 from .profiling import WARMUP_PASSES, ProfileCollector
 from .replay import ReplayCache, eligible, record_pass
-from .results import AnomalyReport, RunResult, SourceLocation
+from .results import AnomalyReport, GraphRuntimeError, RunResult, SourceLocation
 from .spec import BackwardSpec, TensorRef
 from .summaries import summarize
 
@@ -47,10 +48,20 @@ class GraphRun:
         expect = check_expectations(spec.expect, self.file, self.values, self.grads)
         return RunResult(
             graph=spec.name, file=self.file, device=self.device,
-            outputs={name: summarize(t) for name, t in self.outputs.items()},
-            grads={name: None if g is None else summarize(g) for name, g in self.grads.items()},
+            outputs={name: self._summary(name, t) for name, t in self.outputs.items()},
+            grads={name: None if g is None else self._summary(name, g, "gradient of ")
+                   for name, g in self.grads.items()},
             not_retained=list(self.not_retained), timings_ms=dict(self.timings_ms), expect=expect,
             repeat=self.repeat, profile=self.profile, anomalies=list(self.anomalies), warnings=list(self.warnings))
+
+    def _summary(self, name: str, tensor, what: str = ""):
+        """The tensor as data for the CLI; out of memory on the way is AG044 at its node."""
+        try:
+            return summarize(tensor)
+        except MemoryError as exc:
+            failures = Failures(self.graph.spec, self.file)
+            raise GraphRuntimeError(f"{what}'{name}': out of memory while summarizing it: {exc}",
+                                    failures.location(name), name, code=OUT_OF_MEMORY) from exc
 
 
 class Runner:
@@ -113,17 +124,21 @@ class Runner:
         for i, t in enumerate(value if isinstance(value, tuple) else (value,)):
             if t is None or not t.dtype.is_floating_point:
                 continue
-            data = t.detach().cpu().numpy()
-            for bad, what in ((data != data, "nan"), (abs(data) == float("inf"), "inf")):
-                if bad.any():
-                    # a nested expression's intermediate (`loss.2`) is reported as the YAML node
-                    # it was written in, at the op's own column
-                    node = self.failures.owners.get(name, name)
-                    where = f" in its {self.failures.ops.get(name, '?')}(...)" if node != name else ""
-                    self.anomalies.append(AnomalyReport("forward", node, f"'{node}' produced {what} values{where}"
-                                          + (f" in its output {i}" if isinstance(value, tuple) else ""),
-                                          self.location(name)))
-                    return
+            try:       # one boolean array at a time: near a memory limit, --anomaly must not be what fails
+                data = t.detach().cpu().numpy()
+                if np.isfinite(data).all():
+                    continue
+                what = "nan" if np.isnan(data).any() else "inf"
+            except MemoryError as exc:
+                raise self.failures.forward(name, exc) from exc
+            # a nested expression's intermediate (`loss.2`) is reported as the YAML node it was
+            # written in, at the op's own column
+            node = self.failures.owners.get(name, name)
+            where = f" in its {self.failures.ops.get(name, '?')}(...)" if node != name else ""
+            self.anomalies.append(AnomalyReport("forward", node, f"'{node}' produced {what} values{where}"
+                                  + (f" in its output {i}" if isinstance(value, tuple) else ""),
+                                  self.location(name)))
+            return
 
     # ---- backward -----------------------------------------------------------------
 
