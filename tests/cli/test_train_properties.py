@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from agrad.cli.main import cli
@@ -72,6 +72,13 @@ def _invoke(folder: Path, *args) -> tuple[int, str]:
 
 @BOUNDED
 @given(changes=st.lists(st.tuples(st.sampled_from(PATHS), HOSTILE, st.booleans()), min_size=1, max_size=3))
+# what wider runs of this test found (each an internal error once)
+@example(changes=[(("train", "optimizer", "type"), [], False)])
+@example(changes=[(("train", "params"), {}, False)])
+@example(changes=[(("train", "data", "source", "file"), "\x00", False)])
+@example(changes=[(("train", "schedule", "t_max"), 10 ** 400, False)])
+@example(changes=[(("train", "optimizer", "lr"), 10 ** 400, False)])
+@example(changes=[(("train", "data", "source", "file"), "/dev/zero", False)])
 def test_hostile_train_sections(changes):
     with tempfile.TemporaryDirectory() as folder:
         folder = Path(folder)
