@@ -15,7 +15,7 @@ from .binding import BoundNode, bind
 from .diagnostics import Collector, Pos, did_you_mean
 from .document import literal_shape
 from .executor import NodeFailure, SharedResults, run_nodes
-from .inputs import InputError, LeafPlan, memory_bytes, plan_leaf
+from .inputs import InputError, LeafPlan, plan_leaf
 from .ordering import run_order
 from .spec import BackwardSpec, GraphSpec, TensorRef
 from .values import misfit_in
@@ -31,6 +31,15 @@ class Options:
     sandbox: bool = False           # refuse data files outside the graph's folder (inputs.inside_folder)
 
 
+@dataclass(frozen=True)
+class LargestResult:
+    node: str
+    op: str
+    numel: int
+    dtype: str
+    nbytes: int
+
+
 @dataclass
 class CheckedGraph:
     spec: GraphSpec
@@ -39,6 +48,8 @@ class CheckedGraph:
     _meta: dict[str, Any] | None        # the Meta build; None once released (`meta` builds it again)
     base_dir: Path
     options: Options
+    largest: LargestResult | None = None    # the node whose result would be largest (Runner refuses it
+                                            # before any kernel when it exceeds the machine's memory)
 
     @property
     def meta(self) -> dict[str, Any]:
@@ -97,7 +108,7 @@ class GraphChecker:
         self.make_meta_leaves(leaves, missing)
         shared = SharedResults(self.meta) if SharedResults.applies_to(order) else None
         run_nodes(order, self.meta, on_error=self.report_failure, failed=missing, shared=shared)
-        self.check_sizes(order)
+        largest = self.largest_result(order)
         names = set(self.spec.inputs) | {n.name for n in self.spec.nodes}
         for pass_ in self.spec.backward:
             self.check_pass(pass_, names)
@@ -105,7 +116,7 @@ class GraphChecker:
         self.check_outputs_and_expect(names)
         # shared results stand for each node's value, but are no node-by-node Meta build
         return CheckedGraph(self.spec, leaves, order, self.meta if shared is None else None, self.base_dir,
-                            self.options)
+                            self.options, largest)
 
     # ---- leaves ------------------------------------------------------------------
 
@@ -152,15 +163,12 @@ class GraphChecker:
             return
         self.c.error(classify(failure.error), f"{node.name} = {node.op}(...): {_message(failure.error)}", node.pos)
 
-    def check_sizes(self, order: list[BoundNode]) -> None:
-        """Refuse, before any kernel runs, the first node whose result would be larger than
-        this machine's memory (AG036): `sum(expand(x, [10**6, 10**6]))` would otherwise run
-        for hours. A view counts as if materialized, since the ops that read it visit
-        every element."""
-        memory = memory_bytes()
-        if memory is None:
-            return
-        seen: set[int] = set()            # shared results (a 100,000-node chain) are one object each
+    def largest_result(self, order: list[BoundNode]) -> LargestResult | None:
+        """The node whose result, materialized, would be largest (a view counts in full: the
+        ops that read it visit every element). A run refuses it when it exceeds the
+        machine's memory (Runner.make_leaves); checking and `inspect` never allocate."""
+        largest: LargestResult | None = None
+        seen: set[int] = set()
         for bound in order:
             value = self.meta.get(bound.name)
             for t in value if isinstance(value, tuple) else (value,):
@@ -168,12 +176,9 @@ class GraphChecker:
                     continue
                 seen.add(id(t))
                 size = t.numel() * t.element_size()
-                if size > memory:
-                    node = bound.spec
-                    self.c.error("AG036", f"{node.owner}: {node.op}(...) would make {t.numel():.3g} {t.dtype.name} "
-                                          f"elements ({size / 2**30:,.1f} GiB), more than this machine's memory "
-                                          f"({memory / 2**30:.1f} GiB); nothing was run", node.pos)
-                    return
+                if largest is None or size > largest.nbytes:
+                    largest = LargestResult(bound.name, bound.spec.op, t.numel(), t.dtype.name, size)
+        return largest
 
     # ---- backward passes ----------------------------------------------------------
 

@@ -48,7 +48,6 @@ CODES: dict[str, str] = {
     "AG033": "bad --input override",
     "AG034": "retain_grad of a tensor that does not require grad",
     "AG035": "graph cannot be checked by finite differences (`check`)",
-    "AG036": "a node's result would be larger than this machine's memory",
     # runtime failures (exit status 3; graphs/failures.py), located at the node that failed
     "AG040": "backward through a graph whose saved tensors were freed (pass retain_graph)",
     "AG041": "an op's kernel failed",

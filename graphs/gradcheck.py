@@ -67,6 +67,7 @@ def check_gradients(graph: CheckedGraph, file: str, *, eps: float = 1e-6, atol: 
         return CheckResult(graph=spec.name, file=file, passed=True, leaves={},
                            warnings=["no input has requires_grad: true; nothing to check"])
     _refuse_uncheckable(graph, file, outputs, wrt, fast)
+    runner.refuse_beyond_memory()
     base = {}
     for name, plan in graph.leaves.items():
         try:

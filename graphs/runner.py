@@ -19,7 +19,7 @@ from .build import CheckedGraph
 from .executor import NodeFailure, label_all, run_nodes
 from .expectations import check_expectations
 from .failures import OUT_OF_MEMORY, Failures
-from .inputs import host_array
+from .inputs import host_array, memory_bytes
 from .profiling import WARMUP_PASSES, ProfileCollector
 from .replay import ReplayCache, eligible, record_pass
 from .results import AnomalyReport, GraphRuntimeError, RunResult, SourceLocation
@@ -90,7 +90,21 @@ class Runner:
 
     # ---- leaves and forward -------------------------------------------------------
 
+    def refuse_beyond_memory(self) -> None:
+        """AG044 at the node, before any kernel runs, when one node's result would be larger
+        than this machine's memory: `sum(expand(x, [10**6, 10**6]))` would otherwise visit
+        10**12 elements for hours, or fail wherever the allocation happens to fail."""
+        largest, memory = self.graph.largest, memory_bytes()
+        if largest is None or memory is None or largest.nbytes <= memory:
+            return
+        owner = self.failures.owners.get(largest.node, largest.node)
+        raise GraphRuntimeError(f"{owner}: {largest.op}(...) would make {largest.numel:.3g} {largest.dtype} elements "
+                                f"({largest.nbytes / 2**30:,.1f} GiB), more than this machine's memory "
+                                f"({memory / 2**30:.1f} GiB); nothing was run", self.location(largest.node), owner,
+                                code=OUT_OF_MEMORY)
+
     def make_leaves(self) -> dict[str, Any]:
+        self.refuse_beyond_memory()
         leaves = {}
         for name, plan in self.graph.leaves.items():
             try:
