@@ -263,7 +263,8 @@ def _optimizer_buffers(arrays, trainer, optimizer_type: str, groups: list[dict])
                                       f"{', '.join(wanted) or 'none'})", key)
         for name, (shape, dtype) in wanted.items():
             if name not in names:
-                raise CheckpointError(f"missing; {optimizer_type} keeps {dtype} {list(shape)} here", f"optim/{index}/{name}")
+                raise CheckpointError(f"missing; {optimizer_type} keeps {dtype} {list(shape)} here",
+                                      f"optim/{index}/{name}")
         state[index] = {name: _array(arrays, key, *wanted[name]) for name, key in names.items()}
         if "step" in state[index] and not (state[index]["step"] >= 0).all():
             raise CheckpointError("a step count must not be negative", names["step"])

@@ -73,17 +73,20 @@ CASES = {
                     "key 'params/W': expected float32 [4, 3], got float32 [3, 4]"),
     "complex": (lambda a: {**a, "params/b": np.zeros(3, np.complex64)},
                 "key 'params/b': expected float32 [3], got complex64 [3]"),
-    "strings": (lambda a: {**a, "params/b": np.array(["a", "b", "c"])}, "key 'params/b': expected float32 [3], got <U1"),
+    "strings": (lambda a: {**a, "params/b": np.array(["a", "b", "c"])},
+                "key 'params/b': expected float32 [3], got <U1"),
     "nan parameter": (lambda a: {**a, "params/b": np.full(3, np.nan, np.float32)}, "key 'params/b': holds NaN or Inf"),
     "unknown key": (lambda a: {**a, "evil": np.zeros(1)}, "key 'evil': unexpected"),
-    "missing buffer": (lambda a: _drop(a, "optim/0/exp_avg"), "key 'optim/0/exp_avg': missing; Adam keeps float32 [4, 3]"),
+    "missing buffer": (lambda a: _drop(a, "optim/0/exp_avg"),
+                       "key 'optim/0/exp_avg': missing; Adam keeps float32 [4, 3]"),
     "another optimizer's buffer": (lambda a: {**a, "optim/0/momentum_buffer": np.zeros((4, 3), np.float32)},
                                    "key 'optim/0/momentum_buffer': Adam keeps no buffer 'momentum_buffer'"),
     "buffer of a parameter it has not": (lambda a: {**a, "optim/7/exp_avg": np.zeros(3, np.float32)},
                                          "key 'optim/7/exp_avg': expected optim/I/BUFFER with I below 2"),
     "buffer shape": (lambda a: {**a, "optim/1/exp_avg_sq": np.zeros(4, np.float32)},
                      "key 'optim/1/exp_avg_sq': expected float32 [3], got float32 [4]"),
-    "negative step": (lambda a: _set_meta(a, step=-1), "key 'meta.step': expected an integer step from 0 to the run's 20"),
+    "negative step": (lambda a: _set_meta(a, step=-1),
+                      "key 'meta.step': expected an integer step from 0 to the run's 20"),
     "huge step": (lambda a: _set_meta(a, step=10 ** 30), "key 'meta.step': expected an integer step"),
     "fractional step": (lambda a: _set_meta(a, step=2.5), "key 'meta.step': expected an integer step"),
     "nan step": (lambda a: _set_meta(a, step=float("nan")), "key 'meta.step': expected an integer step from 0 to "
@@ -95,14 +98,18 @@ CASES = {
     "inf in the history": (lambda a: {**a, "history/lrs": np.full(6, np.inf)}, "key 'history/lrs': holds NaN or Inf"),
     "string lr": (lambda a: _set_meta(a, param_groups__0__lr="fast"),
                   "key 'meta.param_groups.0.lr': expected a finite number >= 0, got 'fast'"),
-    "betas": (lambda a: _set_meta(a, param_groups__0__betas=[0.9]), "key 'meta.param_groups.0.betas': expected a list of 2"),
+    "betas": (lambda a: _set_meta(a, param_groups__0__betas=[0.9]),
+              "key 'meta.param_groups.0.betas': expected a list of 2"),
+    "beta of 1": (lambda a: _set_meta(a, param_groups__0__betas=[1, 0.999]),
+                  "key 'meta.param_groups.0': Adam refuses these values: Invalid beta parameter at index 0: 1"),
     "another optimizer": (lambda a: _set_meta(a, optimizer={"type": "SGD"}),
                           "key 'meta.optimizer.type': was written with optimizer 'SGD'; the graph trains with Adam"),
     "another schedule's state": (lambda a: _set_meta(a, scheduler={"milestones": [3], "gamma": 0.1}),
                                  "key 'meta.scheduler._last_lr': missing"),
     "schedule out of step": (lambda a: _set_meta(a, scheduler__last_epoch=99),
                              "key 'meta.scheduler.last_epoch': expected 6 (the step is 6), got 99"),
-    "no schedule state": (lambda a: _set_meta(a, scheduler=None), "key 'meta.scheduler': expected the schedule's state"),
+    "no schedule state": (lambda a: _set_meta(a, scheduler=None),
+                          "key 'meta.scheduler': expected the schedule's state"),
     "history length": (lambda a: {**a, "history/losses": np.zeros(5)},
                        "key 'history/losses': expected float64 [6], got float64 [5]"),
     "rng": (lambda a: _set_meta(a, rng={"bit_generator": "MT19937"}), "key 'meta.rng': expected NumPy PCG64"),
@@ -153,7 +160,8 @@ def test_a_zip_bomb_checkpoint_is_refused_before_inflating(runner, trained, tmp_
     np.savez_compressed(path, **{**arrays, "params/W": np.zeros(2 ** 18)})          # 2 MiB in ~2 KiB
     monkeypatch.setattr(graph_inputs, "_BOMB_BYTES", 2 ** 20)            # the 1 GiB rule, scaled down
     load = np.load
-    monkeypatch.setattr(np, "load", lambda f, **k: pytest.fail("inflated") if os.path.basename(f) == "bomb.npz" else load(f, **k))
+    monkeypatch.setattr(np, "load", lambda f, **k: pytest.fail("inflated") if os.path.basename(f) == "bomb.npz"
+                        else load(f, **k))
     result = _resume(runner, graph, path, keep)
     assert result.exit_code == 2 and "bomb.npz: error[AG069]: bomb.npz: array 'params/W' would inflate" in result.stderr
     assert "zip bomb" in result.stderr
@@ -164,7 +172,8 @@ def test_a_checkpoint_of_the_graph_before_an_edit_needs_force_resume(runner, tra
     with open(graph, "a") as f:
         f.write("# an edit\n")
     result = _resume(runner, graph, ckpt, keep)
-    assert result.exit_code == 2 and "key 'meta.graph_sha256': the checkpoint was written for another graph" in result.stderr
+    assert result.exit_code == 2
+    assert "key 'meta.graph_sha256': the checkpoint was written for another graph" in result.stderr
     assert "--force-resume" in result.stderr
     result = runner.invoke(cli, ["train", graph, "--resume", str(ckpt), "--force-resume", "--format", "json"])
     assert result.exit_code == 0, result.output

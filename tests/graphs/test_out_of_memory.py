@@ -9,7 +9,8 @@ import pytest
 from agrad import graphs
 from agrad.graphs import runner, summaries
 
-GRAPH = "inputs:\n  x: {shape: [3, 4], init: normal, requires_grad: true}\nnodes:\n  y: x * 2.0\n  s: sum(y)\nbackward: s\n"
+GRAPH = ("inputs:\n  x: {shape: [3, 4], init: normal, requires_grad: true}\n"
+         "nodes:\n  y: x * 2.0\n  s: sum(y)\nbackward: s\n")
 
 
 def test_out_of_memory_in_the_anomaly_check_is_ag044_at_the_node(graph_file, monkeypatch):
