@@ -50,6 +50,7 @@ class App:
     err: Console = field(default_factory=lambda: _console(stderr=True))
     debug: bool = False
     output_format: str = "table"      # set by --format; "github" turns failures into annotations
+    sandbox: bool = False             # --sandbox / AGRAD_SANDBOX=1: graphs read data files in their folder only
 
     def show(self, renderable: RenderableType) -> None:
         """A renderable for people, on stdout."""

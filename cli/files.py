@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import tempfile
 from pathlib import Path
 
 from agrad.cli.app import abort
@@ -32,6 +33,18 @@ def output_path_problem(path: str | os.PathLike) -> str | None:
     if not os.access(folder, os.W_OK | os.X_OK):
         # the file is replaced by a rename, which needs the folder writable
         return f"permission denied in {folder}"
+    return _temporary_file_problem(folder)
+
+
+def _temporary_file_problem(folder: Path) -> str | None:
+    """Make and remove a temporary file where the output's will be: os.access says yes to
+    root everywhere, and /proc or a read-only mount refuse only when tried."""
+    try:
+        fd, name = tempfile.mkstemp(prefix=".agrad-probe.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        return f"cannot create a file in {folder}: {exc.strerror or exc}"
+    os.close(fd)
+    os.unlink(name)
     return None
 
 

@@ -54,13 +54,24 @@ def _read_stdin() -> str:
         abort(f"{STDIN_NAME}: not UTF-8 text (byte {exc.start}); graph files are UTF-8", ExitStatus.INVALID)
 
 
+def _sandbox() -> bool:
+    """`--sandbox` of the command being run (cli/options.py keeps it on the App)."""
+    import click
+
+    from agrad.cli.app import App
+
+    ctx = click.get_current_context(silent=True)
+    app = ctx.find_object(App) if ctx is not None else None
+    return bool(app is not None and app.sandbox)
+
+
 def load_graph(path: str, *, device=None, dtype=None, seed=None, inputs=None):
     """The checked graph, or `GraphFileError` with every problem found; `-` reads it from stdin."""
     graphs = _graphs_running_kernels()
     if path == "-":
         return graphs.load(STDIN_NAME, device=device, dtype=dtype, seed=seed, inputs=inputs or None,
-                           source=_read_stdin())
-    return graphs.load(path, device=device, dtype=dtype, seed=seed, inputs=inputs or None)
+                           source=_read_stdin(), sandbox=_sandbox())
+    return graphs.load(path, device=device, dtype=dtype, seed=seed, inputs=inputs or None, sandbox=_sandbox())
 
 
 def run_graph(graph, *, profile: bool, anomaly: bool, repeat: int,
@@ -83,16 +94,16 @@ def test_file(path: str, *, train: bool = True):
     """One `test` file's outcome; `-` reads the graph from stdin. `train=False`: `--no-train`."""
     graphs = _graphs_running_kernels()
     if path == "-":
-        return graphs.test_file(STDIN_NAME, train=train, source=_read_stdin())
-    return graphs.test_file(path, train=train)
+        return graphs.test_file(STDIN_NAME, train=train, source=_read_stdin(), sandbox=_sandbox())
+    return graphs.test_file(path, train=train, sandbox=_sandbox())
 
 
 def validate_file(path: str) -> list:
     from agrad import graphs
 
     if path == "-":
-        return graphs.validate(STDIN_NAME, source=_read_stdin())
-    return graphs.validate(path)
+        return graphs.validate(STDIN_NAME, source=_read_stdin(), sandbox=_sandbox())
+    return graphs.validate(path, sandbox=_sandbox())
 
 
 def json_schema() -> dict:

@@ -5,11 +5,15 @@ Every failure a user can cause ends here as a message on stderr and one of SPEC
 """
 from __future__ import annotations
 
+import functools
+import os
+import signal
 import traceback
+import warnings
 
 import click
 
-from agrad.cli import diagnostics, status
+from agrad.cli import diagnostics, interrupts, status
 from agrad.cli.app import AbortCommand, App
 from agrad.cli.commands import COMMANDS
 from agrad.cli.status import ExitStatus
@@ -49,9 +53,31 @@ def _report(app: App, exc: BaseException) -> ExitStatus | None:
     return code
 
 
+def _closed_stdout_exits_0(make_context):
+    """`make_context` whose help or version text (eager options print while a context is
+    made) going to a closed stdout ends with status 0: `agrad --help | head -1` asked for
+    less than all of it, which is no failure. A broken pipe while a command writes its
+    results is 141 (AgradGroup.invoke)."""
+    @functools.wraps(make_context)
+    def make(*args, **kwargs):
+        try:
+            return make_context(*args, **kwargs)
+        except BrokenPipeError:
+            discard_stdout()
+            raise click.exceptions.Exit(int(ExitStatus.OK)) from None
+    return make
+
+
 class AgradGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(self.commands)      # the order of COMMANDS, not alphabetical: run first
+
+    def make_context(self, *args, **kwargs) -> click.Context:
+        return _closed_stdout_exits_0(super().make_context)(*args, **kwargs)
+
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        cmd.make_context = _closed_stdout_exits_0(cmd.make_context)      # `agrad run --help | head -1`
+        super().add_command(cmd, name)
 
     def invoke(self, ctx: click.Context):
         app = ctx.ensure_object(App)
@@ -66,6 +92,14 @@ class AgradGroup(click.Group):
             # The reader of stdout has gone (`| head`): stop quietly, as Unix tools do.
             discard_stdout()
             ctx.exit(status.STDOUT_CLOSED)
+        except KeyboardInterrupt:
+            # Ctrl-C (or a plugin raising KeyboardInterrupt): the status shells give a process
+            # SIGINT ended, not click's 1, which would read as "a check failed"
+            app.error("interrupted")
+            ctx.exit(interrupts.exit_status(signal.SIGINT))
+        except interrupts.Interrupted as stop:
+            app.error(f"interrupted ({interrupts.signal_name(stop.signum)})")
+            ctx.exit(interrupts.exit_status(stop.signum))
         except AbortCommand as stop:
             if app.debug:
                 app.note(traceback.format_exc().rstrip())     # escaped, like every other line
@@ -101,6 +135,15 @@ for _command in COMMANDS:
     cli.add_command(_command)
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """A Python warning (NumPy's "Mean of empty slice", a RuntimeWarning from a kernel in a
+    worker thread, where floating-point warnings are not switched off) as agrad's own
+    `warning: ...` line on stderr, not a source path and a line of NumPy's code."""
+    origin = "NumPy: " if f"{os.sep}numpy{os.sep}" in str(filename) else ""
+    click.echo(printable(f"warning: {origin}{message}"), err=True)
+
+
 def main() -> None:
     tolerate_any_encoding()
+    warnings.showwarning = _show_warning
     cli(prog_name="agrad")

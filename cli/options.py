@@ -26,9 +26,21 @@ plugin_option = click.option(
     help="Import FILE.py first so the graph can use the ops it registers (repeatable).")
 
 
+def _set_sandbox(ctx: click.Context, _param, value: bool) -> bool:
+    ctx.ensure_object(App).sandbox = value
+    return value
+
+
+sandbox_option = click.option(
+    "--sandbox", is_flag=True, expose_value=False, callback=_set_sandbox, envvar="AGRAD_SANDBOX",
+    help="Refuse data files (file: inputs, train data) outside the graph's folder: `..`, absolute paths, "
+         "symlinks out. For graphs from untrusted sources, e.g. CI on pull requests. Default: off, or "
+         "AGRAD_SANDBOX=1.")
+
+
 def graph_reading(command):
-    """`--plugin` and `--debug`, which every command that reads graph files takes (SPEC §2)."""
-    return plugin_option(debug_option(command))
+    """`--plugin`, `--debug` and `--sandbox`, which every command that reads graph files takes (SPEC §2)."""
+    return plugin_option(debug_option(sandbox_option(command)))
 
 
 def _set_format(ctx: click.Context, _param, value: str) -> str:

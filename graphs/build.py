@@ -23,11 +23,21 @@ from .values import misfit_in
 
 @dataclass
 class Options:
-    """The command line's say over a file: `--device`, `--dtype`, `--seed`, `--input`."""
+    """The command line's say over a file: `--device`, `--dtype`, `--seed`, `--input`, `--sandbox`."""
     device: str | None = None
     dtype: str | None = None
     seed: int | None = None
     inputs: dict[str, str] = field(default_factory=dict)
+    sandbox: bool = False           # refuse data files outside the graph's folder (inputs.inside_folder)
+
+
+@dataclass(frozen=True)
+class LargestResult:
+    node: str
+    op: str
+    numel: int
+    dtype: str
+    nbytes: int
 
 
 @dataclass
@@ -38,6 +48,8 @@ class CheckedGraph:
     _meta: dict[str, Any] | None        # the Meta build; None once released (`meta` builds it again)
     base_dir: Path
     options: Options
+    largest: LargestResult | None = None    # the node whose result would be largest (Runner refuses it
+                                            # before any kernel when it exceeds the machine's memory)
 
     @property
     def meta(self) -> dict[str, Any]:
@@ -100,6 +112,7 @@ class GraphChecker:
         self.make_meta_leaves(leaves, missing)
         shared = SharedResults(self.meta) if SharedResults.applies_to(order) else None
         run_nodes(order, self.meta, on_error=self.report_failure, failed=missing, shared=shared)
+        largest = self.largest_result(order)
         names = set(self.spec.inputs) | {n.name for n in self.spec.nodes}
         for pass_ in self.spec.backward:
             self.check_pass(pass_, names)
@@ -107,7 +120,7 @@ class GraphChecker:
         self.check_outputs_and_expect(names)
         # shared results stand for each node's value, but are no node-by-node Meta build
         return CheckedGraph(self.spec, leaves, order, self.meta if shared is None else None, self.base_dir,
-                            self.options)
+                            self.options, largest)
 
     # ---- leaves ------------------------------------------------------------------
 
@@ -127,7 +140,7 @@ class GraphChecker:
                     input_spec, base_dir=self.base_dir, default_dtype=opts.dtype or spec.dtype,
                     default_device=opts.device or spec.device,
                     override=Path(override) if override is not None else None,
-                    doc=spec.doc)
+                    doc=spec.doc, sandbox=opts.sandbox)
             except InputError as exc:
                 self.c.error(exc.code, exc.message, exc.pos)
         return leaves
@@ -170,6 +183,23 @@ class GraphChecker:
             return None
         meta = self.meta.get(target.name)
         return target.name if meta is not None and getattr(meta.dtype, "is_floating_point", False) else None
+
+    def largest_result(self, order: list[BoundNode]) -> LargestResult | None:
+        """The node whose result, materialized, would be largest (a view counts in full: the
+        ops that read it visit every element). A run refuses it when it exceeds the
+        machine's memory (Runner.make_leaves); checking and `inspect` never allocate."""
+        largest: LargestResult | None = None
+        seen: set[int] = set()
+        for bound in order:
+            value = self.meta.get(bound.name)
+            for t in value if isinstance(value, tuple) else (value,):
+                if id(t) in seen or t is None or not hasattr(t, "numel"):
+                    continue
+                seen.add(id(t))
+                size = t.numel() * t.element_size()
+                if largest is None or size > largest.nbytes:
+                    largest = LargestResult(bound.name, bound.spec.op, t.numel(), t.dtype.name, size)
+        return largest
 
     # ---- backward passes ----------------------------------------------------------
 

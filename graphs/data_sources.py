@@ -6,18 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-ARCHIVE_SUFFIX = ".npz"
-
-
-def split_file_key(text: str, base_dir: Path | None = None) -> tuple[str, str | None]:
-    """`data.npz:x` -> ("data.npz", "x"); anything else is a file name alone. Only an .npz has keys,
-    so a colon elsewhere (`C:\\data.npy`) is part of the name, as it is in a file that exists under
-    the whole name."""
-    head, sep, key = text.rpartition(":")
-    whole = Path(text) if base_dir is None or Path(text).is_absolute() else base_dir / text
-    if sep and key and head.lower().endswith(ARCHIVE_SUFFIX) and not whole.exists():
-        return head, key
-    return text, None
+from .inputs import ARCHIVE_SUFFIX, InputError, read_npz, regular_file_size, require_inside_folder, split_file_key
 
 
 def read_csv(path: Path):
@@ -47,33 +36,39 @@ class SourceProblem(Exception):
 
 
 def read_array(path: Path, key: str | None):
-    """One array from `FILE.npy`, `FILE.csv` or `FILE.npz` (with `key`), never unpickling."""
+    """One array from `FILE.npy`, `FILE.csv` or `FILE.npz` (with `key`), read as graph inputs
+    are (graphs/inputs.py): a regular file only, an archive's inflated size checked first,
+    never unpickled. InputError or OSError/ValueError say what is wrong."""
     import numpy as np
 
     suffix = path.suffix.lower()
-    if suffix == ".csv":
-        return read_csv(path)
-    loaded = np.load(path, allow_pickle=False)
-    if not hasattr(loaded, "files"):        # an .npy: the array itself
-        return loaded
-    with loaded:
+    if suffix == ARCHIVE_SUFFIX:
+        arrays = read_npz(path, None, "AG065", "data file")
         if key is None:
             raise ValueError(f"an .npz holds several arrays; name one: {path.name}:KEY "
-                             f"(it has: {', '.join(loaded.files) or 'none'})")
-        if key not in loaded.files:
-            raise ValueError(f"{path.name} has no array '{key}' (it has: {', '.join(loaded.files) or 'none'})")
-        return loaded[key]
+                             f"(it has: {', '.join(arrays) or 'none'})")
+        if key not in arrays:
+            raise ValueError(f"{path.name} has no array '{key}' (it has: {', '.join(arrays) or 'none'})")
+        return arrays[key]
+    regular_file_size(path, None, "AG065", "data file")
+    if suffix == ".csv":
+        return read_csv(path)
+    return np.load(path, allow_pickle=False)
 
 
-def load_source(section: dict, base_dir: Path) -> dict:
+def load_source(section: dict, base_dir: Path, sandbox: bool = False) -> dict:
     """The arrays of a data source, by input name: `{file: D.npz}` (its keys name inputs) or
-    `{inputs: {x: X.npy, y: Y.csv, z: D.npz:KEY}}`. SourceProblem says what is wrong, and where."""
-    import numpy as np
-
+    `{inputs: {x: X.npy, y: Y.csv, z: D.npz:KEY}}`. SourceProblem says what is wrong, and where.
+    `sandbox`: every file must lie in `base_dir` or below (--sandbox)."""
     def full(name: str) -> Path:
-        return Path(name) if Path(name).is_absolute() else base_dir / name
+        path = Path(name) if Path(name).is_absolute() else base_dir / name
+        if sandbox:
+            require_inside_folder(path, base_dir, None, "AG065")
+        return path
 
     def reason(exc: Exception) -> str:
+        if isinstance(exc, InputError):
+            return exc.message
         return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
 
     if ("file" in section) == ("inputs" in section):
@@ -86,9 +81,8 @@ def load_source(section: dict, base_dir: Path) -> dict:
         if Path(file).suffix.lower() != ARCHIVE_SUFFIX:
             raise SourceProblem(f"{file} holds one array; name its input: `inputs: {{NAME: {file}}}`", ("file",))
         try:
-            with np.load(full(file), allow_pickle=False) as npz:
-                return {k: npz[k] for k in npz.files}
-        except (OSError, ValueError) as exc:
+            return read_npz(full(file), None, "AG065", "data file")
+        except (InputError, OSError, ValueError) as exc:
             raise SourceProblem(f"cannot read {file}: {reason(exc)}", ("file",)) from None
     inputs = section["inputs"]
     if not isinstance(inputs, dict) or not inputs:
@@ -101,6 +95,6 @@ def load_source(section: dict, base_dir: Path) -> dict:
         file, key = split_file_key(given, base_dir)
         try:
             arrays[name] = read_array(full(file), key)
-        except (OSError, ValueError) as exc:
+        except (InputError, OSError, ValueError) as exc:
             raise SourceProblem(f"cannot read {given}: {reason(exc)}", ("inputs", name)) from None
     return arrays

@@ -118,6 +118,7 @@ def check_setup(graph: CheckedGraph, file: str, *, fast: bool = False,
     if not wrt:
         return None
     _refuse_uncheckable(graph, file, outputs, wrt, fast, max_passes)
+    runner.refuse_beyond_memory()
     base = {}
     for name, plan in graph.leaves.items():
         try:

@@ -11,12 +11,12 @@ from .gradcheck import check_gradients
 from .inspection import inspect_graph
 from .plugins import load_plugin
 from .preload import preload_kernels
-from .results import CheckResult, Diagnostic, GraphFileError, InspectResult
+from .results import CheckResult, Diagnostic, GraphFileError, InspectResult, SourceLocation
 from .replay import ReplayCache
 from .runner import GraphRun, _cyclic_gc_paused, run_graph
 from .spec import DTYPE_NAMES
 from .train_section import check_train_section
-from .yaml_loader import load_yaml
+from .yaml_loader import NotUtf8, decode_source, load_yaml
 
 
 class Graph:
@@ -91,9 +91,11 @@ def _check(path, options: Options, plugins, source: str | None = None
     t0 = time.perf_counter()
     try:
         if source is None:
-            source = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            source = decode_source(Path(path).read_bytes())
+    except NotUtf8 as exc:
+        return None, [Diagnostic("AG031", exc.message, SourceLocation(file, exc.pos.line, exc.pos.col))], {}
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
         return None, [Diagnostic("AG031", f"cannot read {file}: {reason}", None)], {}
     checked = None
     timings = {}
@@ -134,21 +136,24 @@ def _check_options(options: Options) -> list[Diagnostic]:
 
 
 def validate(path, *, device: str | None = None, dtype: str | None = None, seed: int | None = None,
-             inputs: dict[str, str] | None = None, plugins=(), source: str | None = None) -> list[Diagnostic]:
-    """Every problem in the file (up to 20), found without running any kernel; `source` as for `load`."""
-    _, diagnostics, _ = _check(path, Options(device, dtype, seed, dict(inputs or {})), plugins, source)
+             inputs: dict[str, str] | None = None, plugins=(), source: str | None = None,
+             sandbox: bool = False) -> list[Diagnostic]:
+    """Every problem in the file (up to 20), found without running any kernel; `source` as for `load`;
+    `sandbox`: data files outside the graph's folder are refused."""
+    _, diagnostics, _ = _check(path, Options(device, dtype, seed, dict(inputs or {}), sandbox), plugins, source)
     return diagnostics
 
 
 def load(path, *, device: str | None = None, dtype: str | None = None, seed: int | None = None,
-         inputs: dict[str, str] | None = None, plugins=(), source: str | None = None) -> Graph:
+         inputs: dict[str, str] | None = None, plugins=(), source: str | None = None,
+         sandbox: bool = False) -> Graph:
     """The checked graph; raises GraphFileError (exit 2) listing every problem.
 
     With `source`, that text is the graph and `path` only names it in messages
     (`agrad run -` passes what it read from stdin as `<stdin>`); relative input
     files are then found from the current folder.
     """
-    checked, diagnostics, timings = _check(path, Options(device, dtype, seed, dict(inputs or {})), plugins,
+    checked, diagnostics, timings = _check(path, Options(device, dtype, seed, dict(inputs or {}), sandbox), plugins,
                                            source)
     errors = [d for d in diagnostics if d.severity == "error"]
     if errors or checked is None:

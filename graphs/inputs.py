@@ -32,6 +32,21 @@ class InputError(Exception):
         self.pos = pos
 
 
+ARCHIVE_SUFFIX = ".npz"     # the one file kind with keys: `FILE.npz:KEY`
+
+
+def split_file_key(text: str, base_dir: Path | None = None) -> tuple[str, str | None]:
+    """`data.npz:x` -> ("data.npz", "x"); anything else is a file name alone. Only an .npz has keys,
+    so a colon elsewhere (`C:\\data.npy`) is part of the name, as it is in a file that exists under
+    the whole name."""
+    head, sep, key = text.rpartition(":")
+    whole = Path(text) if base_dir is None or Path(text).is_absolute() else base_dir / text
+    if sep and key and head.lower().endswith(ARCHIVE_SUFFIX) and not whole.exists():
+        return head, key
+    return text, None
+
+
+
 @dataclass
 class LeafPlan:
     """What one leaf will be: enough to build it on Meta without touching data."""
@@ -53,19 +68,36 @@ def _header(stream) -> tuple[tuple[int, ...], np.dtype, int]:
     return shape, dtype, stream.tell()
 
 
-def _regular_file(path: Path, pos: Pos) -> int:
-    """The file's size; a FIFO or a device would block or never end, so it is refused."""
+def regular_file_size(path: Path, pos: Pos, code: str = "AG013", what: str = "input file") -> int:
+    """The file's size, asked of the file system without opening it: a FIFO or a device
+    (`/dev/stdin`, `/dev/zero`) would block or never end, so it is refused. Graph inputs,
+    training data and checkpoints all go through here."""
     try:
-        info = path.stat()
+        info = Path(path).stat()
     except FileNotFoundError:
-        raise InputError("AG013", f"input file not found: {path}", pos) from None
+        raise InputError(code, f"{what} not found: {path}", pos) from None
+    except OSError as exc:
+        raise InputError(code, f"cannot read {what} {path}: {exc.strerror or exc}", pos) from None
+    except ValueError:              # a NUL in the name: no file system has such a file
+        raise InputError(code, f"{what} name {str(path)!r} holds a NUL character", pos) from None
     if not stat.S_ISREG(info.st_mode):
         kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file (a pipe or a device?)"
-        raise InputError("AG013", f"input file {path} is {kind}", pos)
+        raise InputError(code, f"{what} {path} is {kind}", pos)
     return info.st_size
 
 
-def _memory_bytes() -> int | None:
+def require_inside_folder(path: Path, folder: Path, pos: Pos, code: str) -> None:
+    """`--sandbox` (or AGRAD_SANDBOX=1): a data file a graph names must lie in the graph's
+    folder or below it, after `..` and symlinks are resolved. A graph from an untrusted
+    pull request cannot then read `../secret.npy`, `/etc/...` or a link pointing out."""
+    target, root = os.path.realpath(path), os.path.realpath(folder)
+    if os.path.commonpath([target, root]) != root:
+        raise InputError(code, f"{path} is outside the graph's folder {root} (--sandbox reads files in the graph's "
+                         "folder and below only)", pos)
+
+
+def memory_bytes() -> int | None:
+    """This machine's physical memory (None where the system does not say)."""
     try:
         return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):
@@ -77,45 +109,82 @@ _BOMB_BYTES, _BOMB_RATIO = 2**30, 100
 
 
 def _npz_header(path: Path, key: str | None, pos: Pos) -> tuple[tuple[int, ...], np.dtype]:
-    """An .npz member's shape and dtype from its header, without inflating the data.
-
-    A compressed member can declare gigabytes in a few kilobytes (a "zip bomb"): its
-    size is checked against the zip directory and this machine's memory first.
-    """
+    """An .npz member's shape and dtype from its header, without inflating the data."""
     with zipfile.ZipFile(path) as archive:
         names = {n[:-4] if n.endswith(".npy") else n: n for n in archive.namelist()}
         if key not in names:
             raise InputError("AG013", f"{path.name} has no array '{key}' (it has: "
                              f"{', '.join(names) or 'none'})", pos)
-        info = archive.getinfo(names[key])
-        with archive.open(info) as member:
-            shape, dtype, header = _header(member)
-    if dtype.hasobject:
-        raise _object_array(path, pos)
-    nbytes = math.prod(shape) * dtype.itemsize
-    if header + nbytes != info.file_size:
-        raise InputError("AG013", f"{path.name}: array '{key}' declares {nbytes:,} bytes of data but the archive "
-                         f"holds {info.file_size - header:,}", pos)
-    if nbytes > _BOMB_BYTES and nbytes > _BOMB_RATIO * info.compress_size:
-        raise InputError("AG013", f"{path.name}: array '{key}' would inflate to {nbytes / 2**30:.1f} GiB from "
-                         f"{info.compress_size / 2**20:.1f} MiB (a zip bomb?); save large arrays uncompressed "
-                         "(np.savez or np.save)", pos)
-    memory = _memory_bytes()
-    if memory is not None and nbytes > memory:
-        raise InputError("AG013", f"{path.name}: array '{key}' would inflate to {nbytes / 2**30:.1f} GiB, more "
-                         f"than this machine's memory ({memory / 2**30:.1f} GiB)", pos)
+        shape, dtype, _ = _member_header(archive, archive.getinfo(names[key]), path, key, pos)
     return shape, dtype
 
 
-def _object_array(path: Path, pos: Pos) -> InputError:
-    return InputError("AG013", f"{path.name} holds Python objects, which would need unpickling; "
+def _member_header(archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path, key: str,
+                   pos: Pos, code: str = "AG013") -> tuple[tuple[int, ...], np.dtype, int]:
+    """(shape, dtype, data bytes) of one .npz member, from its header and the zip directory.
+
+    A compressed member can declare gigabytes in a few kilobytes (a "zip bomb"): its
+    size is checked against the zip directory and this machine's memory first.
+    """
+    with archive.open(info) as member:
+        shape, dtype, header = _header(member)
+    if dtype.hasobject:
+        raise _object_array(path, pos, code)
+    nbytes = math.prod(shape) * dtype.itemsize
+    if header + nbytes != info.file_size:
+        raise InputError(code, f"{path.name}: array '{key}' declares {nbytes:,} bytes of data but the archive "
+                         f"holds {info.file_size - header:,}", pos)
+    _refuse_bomb(path, f"array '{key}'", nbytes, info.compress_size, pos, code)
+    return tuple(shape), dtype, nbytes
+
+
+def _refuse_bomb(path: Path, what: str, nbytes: int, compressed: int, pos: Pos, code: str) -> None:
+    if nbytes > _BOMB_BYTES and nbytes > _BOMB_RATIO * compressed:
+        raise InputError(code, f"{path.name}: {what} would inflate to {nbytes / 2**30:.1f} GiB from "
+                         f"{compressed / 2**20:.1f} MiB (a zip bomb?); save large arrays uncompressed "
+                         "(np.savez or np.save)", pos)
+    memory = memory_bytes()
+    if memory is not None and nbytes > memory:
+        raise InputError(code, f"{path.name}: {what} would inflate to {nbytes / 2**30:.1f} GiB, more "
+                         f"than this machine's memory ({memory / 2**30:.1f} GiB)", pos)
+
+
+def read_npz(path: Path, pos: Pos, code: str = "AG013", what: str = "input file") -> dict[str, np.ndarray]:
+    """Every array of an .npz (training data, a checkpoint), read as graph inputs are: a
+    regular file only, each member's header and the whole archive's inflated size
+    checked before anything is inflated (1 GiB at 100:1 at most), never unpickled."""
+    path = Path(path)
+    regular_file_size(path, pos, code, what)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            infos = archive.infolist()
+            total = compressed = 0
+            for info in infos:
+                key = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+                if not info.filename.endswith(".npy"):
+                    raise InputError(code, f"{path.name}: member '{info.filename}' is not an .npy array", pos)
+                _, _, nbytes = _member_header(archive, info, path, key, pos, code)
+                total += nbytes
+                compressed += info.compress_size
+            _refuse_bomb(path, "the archive", total, compressed, pos, code)
+        with np.load(path, allow_pickle=False) as npz:
+            return {k: npz[k] for k in npz.files}
+    except InputError:
+        raise
+    except (OSError, ValueError, zipfile.BadZipFile, zlib.error, EOFError, KeyError, NotImplementedError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise InputError(code, f"cannot read {path.name}: {reason}", pos) from None
+
+
+def _object_array(path: Path, pos: Pos, code: str = "AG013") -> InputError:
+    return InputError(code, f"{path.name} holds Python objects, which would need unpickling; "
                       "agrad reads arrays with allow_pickle=False", pos)
 
 
 def read_array_file(path: Path, key: str | None, pos: Pos) -> tuple[tuple[int, ...], np.dtype, np.ndarray | None]:
     """(shape, dtype, memory-mapped data or None for an .npz), reading headers only."""
     try:
-        _regular_file(path, pos)
+        regular_file_size(path, pos)
         if path.suffix.lower() == ".npz":
             shape, dtype = _npz_header(path, key, pos)
             return tuple(shape), dtype, None
@@ -147,13 +216,17 @@ def _load_npz(path: Path, key: str) -> np.ndarray:
 
 
 def plan_leaf(spec: InputSpec, *, base_dir: Path, default_dtype: str, default_device: str,
-              override: Path | None = None, doc=None) -> LeafPlan:
-    """The leaf's shape, dtype and device; reads file headers (and `--input` overrides)."""
+              override: Path | None = None, doc=None, sandbox: bool = False) -> LeafPlan:
+    """The leaf's shape, dtype and device; reads file headers (and `--input` overrides).
+    `sandbox`: a `file:` outside the graph's folder is refused (an --input override is the
+    command line's own choice, not the file's)."""
     device = spec.device or default_device
     if override is not None or spec.kind == "file":
         override, named_key = _override_parts(override)
         path = Path(override if override is not None else base_dir / spec.file)
         pos = spec.pos if override is not None or doc is None else doc.pos(spec.path + ("file",))
+        if sandbox and override is None:
+            require_inside_folder(path, base_dir, pos, "AG013")
         key = spec.key if override is None else (named_key or _override_key(path, spec))
         shape, np_dtype, array = read_array_file(path, key, pos)
         try:
@@ -191,8 +264,6 @@ def _override_parts(override) -> tuple[Path | None, str | None]:
     whose own name holds the colon is taken as it is."""
     if override is None:
         return None, None
-    from .data_sources import split_file_key      # one reading of FILE.npz:KEY, for data sources too
-
     file, key = split_file_key(str(override))
     return Path(file), key
 

@@ -13,15 +13,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import agrad
+import numpy as np
 
 from .build import CheckedGraph
 from .executor import NodeFailure, label_all, run_nodes
 from .expectations import check_expectations
-from .failures import Failures
-from .inputs import host_array
+from .failures import OUT_OF_MEMORY, Failures
+from .inputs import host_array, memory_bytes
 from .profiling import WARMUP_PASSES, ProfileCollector
 from .replay import ReplayCache, eligible, record_pass
-from .results import AnomalyReport, RunResult, SourceLocation
+from .results import AnomalyReport, GraphRuntimeError, RunResult, SourceLocation
 from .spec import BackwardSpec, TensorRef
 from .summaries import summarize
 
@@ -47,10 +48,20 @@ class GraphRun:
         expect = check_expectations(spec.expect, self.file, self.values, self.grads)
         return RunResult(
             graph=spec.name, file=self.file, device=self.device,
-            outputs={name: summarize(t) for name, t in self.outputs.items()},
-            grads={name: None if g is None else summarize(g) for name, g in self.grads.items()},
+            outputs={name: self._summary(name, t) for name, t in self.outputs.items()},
+            grads={name: None if g is None else self._summary(name, g, "gradient of ")
+                   for name, g in self.grads.items()},
             not_retained=list(self.not_retained), timings_ms=dict(self.timings_ms), expect=expect,
             repeat=self.repeat, profile=self.profile, anomalies=list(self.anomalies), warnings=list(self.warnings))
+
+    def _summary(self, name: str, tensor, what: str = ""):
+        """The tensor as data for the CLI; out of memory on the way is AG044 at its node."""
+        try:
+            return summarize(tensor)
+        except MemoryError as exc:
+            failures = Failures(self.graph.spec, self.file)
+            raise GraphRuntimeError(f"{what}'{name}': out of memory while summarizing it: {exc}",
+                                    failures.location(name), name, code=OUT_OF_MEMORY) from exc
 
 
 class Runner:
@@ -79,7 +90,21 @@ class Runner:
 
     # ---- leaves and forward -------------------------------------------------------
 
+    def refuse_beyond_memory(self) -> None:
+        """AG044 at the node, before any kernel runs, when one node's result would be larger
+        than this machine's memory: `sum(expand(x, [10**6, 10**6]))` would otherwise visit
+        10**12 elements for hours, or fail wherever the allocation happens to fail."""
+        largest, memory = self.graph.largest, memory_bytes()
+        if largest is None or memory is None or largest.nbytes <= memory:
+            return
+        owner = self.failures.owners.get(largest.node, largest.node)
+        raise GraphRuntimeError(f"{owner}: {largest.op}(...) would make {largest.numel:.3g} {largest.dtype} elements "
+                                f"({largest.nbytes / 2**30:,.1f} GiB), more than this machine's memory "
+                                f"({memory / 2**30:.1f} GiB); nothing was run", self.location(largest.node), owner,
+                                code=OUT_OF_MEMORY)
+
     def make_leaves(self) -> dict[str, Any]:
+        self.refuse_beyond_memory()
         leaves = {}
         for name, plan in self.graph.leaves.items():
             try:
@@ -113,13 +138,21 @@ class Runner:
         for i, t in enumerate(value if isinstance(value, tuple) else (value,)):
             if t is None or not t.dtype.is_floating_point:
                 continue
-            data = t.detach().cpu().numpy()
-            for bad, what in ((data != data, "nan"), (abs(data) == float("inf"), "inf")):
-                if bad.any():
-                    self.anomalies.append(AnomalyReport("forward", name, f"'{name}' produced {what} values"
-                                          + (f" in its output {i}" if isinstance(value, tuple) else ""),
-                                          self.location(name)))
-                    return
+            try:       # one boolean array at a time: near a memory limit, --anomaly must not be what fails
+                data = t.detach().cpu().numpy()
+                if np.isfinite(data).all():
+                    continue
+                what = "nan" if np.isnan(data).any() else "inf"
+            except MemoryError as exc:
+                raise self.failures.forward(name, exc) from exc
+            # a nested expression's intermediate (`loss.2`) is reported as the YAML node it was
+            # written in, at the op's own column
+            node = self.failures.owners.get(name, name)
+            where = f" in its {self.failures.ops.get(name, '?')}(...)" if node != name else ""
+            self.anomalies.append(AnomalyReport("forward", node, f"'{node}' produced {what} values{where}"
+                                  + (f" in its output {i}" if isinstance(value, tuple) else ""),
+                                  self.location(name)))
+            return
 
     # ---- backward -----------------------------------------------------------------
 
@@ -159,7 +192,8 @@ class Runner:
         yaml_node = self.yaml_node_of(node)
         location = self.location(yaml_node) or fallback
         if self.anomaly and isinstance(exc, agrad.autograd.AnomalyError):
-            return AnomalyReport("backward", yaml_node or node.name(), str(exc), location)
+            return AnomalyReport("backward", self.failures.owners.get(yaml_node, yaml_node) or node.name(), str(exc),
+                                 location)
         return self.failures.backward(exc, yaml_node, node.name() if node is not None else None, location)
 
     def yaml_node_of(self, node) -> str | None:

@@ -2,6 +2,8 @@
 elements, and min/max/mean/norm for every float tensor."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .results import TensorSummary
@@ -27,7 +29,26 @@ def summarize(tensor) -> TensorSummary:
     if array.size <= MAX_VALUE_ELEMENTS and _nested_lists(array.shape) <= MAX_VALUE_ELEMENTS:
         summary.value = array.tolist()
     if np.issubdtype(array.dtype, np.floating) and array.size:
-        wide = array.astype(np.float64)
-        summary.summary = {"min": float(wide.min()), "max": float(wide.max()), "mean": float(wide.mean()),
-                           "norm": float(np.linalg.norm(wide.ravel()))}
+        summary.summary = _float_summary(array)
     return summary
+
+
+# A float64 copy of a tensor this large would need more memory than the tensor itself:
+# larger tensors are summed in float64 pieces instead (the last bits may differ).
+_WHOLE_COPY_ELEMENTS = 2 ** 24
+_PIECE = 2 ** 20
+
+
+def _float_summary(array: np.ndarray) -> dict[str, float]:
+    if array.size <= _WHOLE_COPY_ELEMENTS:
+        wide = array.astype(np.float64)
+        return {"min": float(wide.min()), "max": float(wide.max()), "mean": float(wide.mean()),
+                "norm": float(np.linalg.norm(wide.ravel()))}
+    flat = array.reshape(-1)
+    total = squares = 0.0
+    for start in range(0, flat.size, _PIECE):
+        piece = flat[start:start + _PIECE].astype(np.float64)
+        total += float(piece.sum())
+        squares += float(np.dot(piece, piece))
+    return {"min": float(flat.min()), "max": float(flat.max()), "mean": total / flat.size,
+            "norm": math.sqrt(squares)}

@@ -27,14 +27,16 @@ def train_failures(graph) -> list[ExpectFailure]:
     return failures
 
 
-def test_file(path, *, plugins=(), train: bool = True, source: str | None = None) -> TestOutcome:
+def test_file(path, *, plugins=(), train: bool = True, source: str | None = None,
+              sandbox: bool = False) -> TestOutcome:
     """`train=False` (`--no-train`) leaves `expect.train` unchecked, and the outcome says so;
-    `source`: the graph's text when it was read from stdin (`path` then only names it)."""
+    `source`: the graph's text when it was read from stdin (`path` then only names it);
+    `sandbox`: data files outside the graph's folder are refused."""
     load_engine()         # once per process, not part of the first file's duration
     start = time.perf_counter()
     outcome = TestOutcome(file=str(path), graph="", passed=False)
     try:
-        graph = load(path, plugins=plugins, source=source)
+        graph = load(path, plugins=plugins, source=source, sandbox=sandbox)
         outcome.graph = graph.name
         expect = graph.run().result().expect
         outcome.failures = list(expect.failures)

@@ -5,22 +5,28 @@ runs, every problem a `FILE:LINE:COL: error[AG06n]` diagnostic (codes in diagnos
 from __future__ import annotations
 
 import inspect
+import math
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .data_sources import SOURCE_KEYS, SourceProblem, load_source
 from .diagnostics import Collector, did_you_mean
+from .optimizers import OPTIMIZERS, SCHEDULES, make_optimizer
 from .results import GraphFileError
+from .shape_check import ShapeCheck
 
 TRAIN_KEYS = ("loss", "params", "optimizer", "schedule", "steps", "epochs", "data", "clip_grad_norm", "eval")
 DATA_KEYS = ("source", "file", "inputs", "batch_size", "shuffle")   # file/inputs: the source, written inline
 EVAL_KEYS = ("every", "data", "metrics")
 EXPECT_TRAIN_KEYS = ("final_loss", "loss", "accuracy")
 BOUND_KEYS = ("min", "max")
+# counts (steps, epochs, batch sizes, schedule lengths) up to 2**53: exact as floats, which the
+# schedules' closed forms divide by, and beyond any run's length
+LARGEST_COUNT = 2 ** 53
+NUMBER_KINDS = "biuf"             # NumPy dtype kinds a data array may have: no strings, complex, dates
 _ACCURACY = re.compile(r"^\s*accuracy\(\s*([A-Za-z_]\w*)\s*,\s*([A-Za-z_]\w*)\s*\)\s*$")
 
 
@@ -67,6 +73,22 @@ class TrainSpec:
                     metrics=self.metrics)
 
 
+def _finite_number(value) -> bool:
+    """An int or float (not a bool) that a float holds: not NaN, not Inf, not 10**400."""
+    if type(value) not in (int, float):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
+
+
+def _shown(value, limit: int = 40) -> str:
+    """A value in a message: a 400-digit number is shown by its start."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit - 3]}..."
+
+
 def has_train_section(checked) -> bool:
     data = checked.spec.doc.data
     return isinstance(data, dict) and "train" in data
@@ -93,14 +115,14 @@ class _Reader:
         return value
 
     def integer(self, value, path: tuple, what: str, code: str = "AG060") -> int | None:
-        if type(value) is not int or value < 1:
-            self.error(code, f"{what} must be a positive integer, not {value!r}", path)
+        if type(value) is not int or not 1 <= value <= LARGEST_COUNT:
+            self.error(code, f"{what} must be a positive integer up to 2**53, not {_shown(value)}", path)
             return None
         return value
 
     def positive(self, value, path: tuple, what: str, code: str = "AG060") -> float | None:
-        if type(value) not in (int, float) or not value > 0 or value == float("inf"):
-            self.error(code, f"{what} must be a positive number, not {value!r}", path)
+        if not _finite_number(value) or not value > 0:
+            self.error(code, f"{what} must be a positive finite number, not {_shown(value)}", path)
             return None
         return float(value)
 
@@ -170,12 +192,14 @@ class _Reader:
                            key=True)
             return trainable
         items = value if isinstance(value, list) else [value]
+        if not items:
+            self.error("AG063", "train.params is empty: name at least one input with requires_grad: true", path)
         names = []
         for i, item in enumerate(items):
             ipath = path + (i,) if isinstance(value, list) else path
             if not isinstance(item, str) or item not in trainable:
-                why = ("is not an input" if item not in self.checked.spec.inputs
-                       else "does not have requires_grad: true")
+                why = ("is not a name" if not isinstance(item, str) else "is not an input"
+                       if item not in self.checked.spec.inputs else "does not have requires_grad: true")
                 self.error("AG063", f"train.params: {item!r} {why}", ipath,
                            did_you_mean(item, trainable) if isinstance(item, str) else None)
             elif item in names:
@@ -185,18 +209,17 @@ class _Reader:
         return names
 
     def optimizer(self, value, path: tuple, params: list[str]) -> dict | None:
-        from .training import OPTIMIZERS, make_optimizer
-
         if not isinstance(value, dict):
             self.error("AG061", f"train.optimizer must be a mapping with `type`, not {value!r}", path)
             return None
         kind = value.get("type")
-        if kind not in OPTIMIZERS:
+        if not isinstance(kind, str) or kind not in OPTIMIZERS:
             self.error("AG061", f"unknown optimizer {kind!r}; expected one of {', '.join(OPTIMIZERS)}",
                        path + ("type",) if "type" in value else path,
                        did_you_mean(str(kind), OPTIMIZERS))
             return None
-        allowed = [p for p in inspect.signature(OPTIMIZERS[kind]).parameters if p != "params"]
+        signature = inspect.signature(OPTIMIZERS[kind]).parameters
+        allowed = [p for p in signature if p != "params"]
         ok = True
         for key, v in value.items():
             if key == "type":
@@ -206,11 +229,16 @@ class _Reader:
                            path + (key,), did_you_mean(key, allowed), key=True)
                 ok = False
             elif key == "betas":
-                if not (isinstance(v, list) and len(v) == 2 and all(type(b) in (int, float) for b in v)):
-                    self.error("AG061", f"optimizer betas must be a list of two numbers, not {v!r}", path + (key,))
+                if not (isinstance(v, list) and len(v) == 2 and all(_finite_number(b) for b in v)):
+                    self.error("AG061", f"optimizer betas must be a list of two finite numbers, not {v!r}",
+                               path + (key,))
                     ok = False
-            elif type(v) not in (int, float, bool):
-                self.error("AG061", f"optimizer {key} must be a number, not {v!r}", path + (key,))
+            elif isinstance(signature[key].default, bool):
+                if type(v) is not bool:
+                    self.error("AG061", f"optimizer {key} must be true or false, not {v!r}", path + (key,))
+                    ok = False
+            elif not _finite_number(v):
+                self.error("AG061", f"optimizer {key} must be a finite number, not {_shown(v)}", path + (key,))
                 ok = False
         if not ok:
             return None
@@ -266,7 +294,7 @@ class _Reader:
         file = section.get("file") if isinstance(section.get("file"), str) else "the data"
         fpath = at + ("file",) if "file" in section else at + ("inputs",) if "inputs" in section else at
         try:
-            arrays = load_source(section, self.checked.base_dir)
+            arrays = load_source(section, self.checked.base_dir, self.checked.options.sandbox)
         except SourceProblem as exc:
             self.error("AG065" if exc.where else "AG060", f"{what}: {exc}", at + exc.where)
             return None
@@ -276,16 +304,22 @@ class _Reader:
                 self.error("AG064", f"{file}: key '{key}' names no input of the graph", fpath,
                            did_you_mean(key, self.checked.leaves))
                 bad = True
+        for key, array in arrays.items():
+            if array.dtype.kind not in NUMBER_KINDS:
+                self.error("AG065", f"{file}: array '{key}' holds {array.dtype} values; training data must be "
+                                    "numbers (bool, integer or float)", fpath)
+                bad = True
         lengths = {k: (a.shape[0] if a.ndim else None) for k, a in arrays.items()}
         if not arrays or None in lengths.values() or len(set(lengths.values())) != 1:
             self.error("AG065", f"{file}: the arrays must have one common length along dim 0 "
                                 f"(got {', '.join(f'{k}: {v}' for k, v in lengths.items()) or 'no arrays'})", fpath)
             bad = True
+        elif set(lengths.values()) == {0}:
+            self.error("AG065", f"{file}: the arrays have no rows (length 0 along dim 0)", fpath)
+            bad = True
         return None if bad else arrays
 
     def fits(self, shapes: dict, path: tuple, what: str) -> None:
-        from .training import ShapeCheck
-
         for d in ShapeCheck(self.checked, self.c.file).problems(shapes):
             self.error("AG065", f"{what} does not fit the graph: {d.message}"
                        + (f" (at {d.location})" if d.location else ""), path)
@@ -303,16 +337,18 @@ class _Reader:
             if "data" not in section:       # data given but wrong is reported once, where it is wrong
                 self.error("AG060", "train.epochs needs `data` (an epoch is one pass over it)", path + ("epochs",))
             return None
-        return epochs * max(1, len(next(iter(data.values()))) // batch_size)
+        steps = epochs * max(1, len(next(iter(data.values()))) // batch_size)
+        if steps > LARGEST_COUNT:
+            self.error("AG060", f"train.epochs {epochs} makes {steps} steps, more than 2**53", path + ("epochs",))
+            return None
+        return steps
 
     def schedule(self, value, path: tuple) -> dict | None:
-        from .training import SCHEDULES
-
         if not isinstance(value, dict):
             self.error("AG061", f"train.schedule must be a mapping with `type`, not {value!r}", path)
             return None
         kind = value.get("type", "constant")
-        if kind not in SCHEDULES:
+        if not isinstance(kind, str) or kind not in SCHEDULES:
             self.error("AG061", f"unknown schedule {kind!r}; expected one of {', '.join(SCHEDULES)}",
                        path + ("type",), did_you_mean(str(kind), SCHEDULES))
             return None
@@ -328,13 +364,16 @@ class _Reader:
             elif key in ("warmup", "step_size", "t_max", "total_iters") and self.integer(
                     v, kpath, f"schedule {key}", "AG061") is None:
                 ok = False
-            elif key == "milestones" and not (isinstance(v, list) and all(type(m) is int and m > 0 for m in v)):
-                self.error("AG061", f"schedule milestones must be a list of positive integers, not {v!r}", kpath)
+            elif key == "milestones" and not (isinstance(v, list) and all(
+                    type(m) is int and 0 < m <= LARGEST_COUNT for m in v)):
+                self.error("AG061", f"schedule milestones must be a list of positive integers up to 2**53, not "
+                                    f"{_shown(v)}", kpath)
                 ok = False
             elif key in ("gamma", "eta_min", "start_factor", "end_factor") and (
-                    type(v) not in (int, float) or not 0 <= v <= (1 if key != "gamma" else float("inf"))):
+                    not _finite_number(v) or not 0 <= v <= (1 if key != "gamma" else float("inf"))):
                 self.error("AG061", f"schedule {key} must be a number"
-                                    + (" in [0, 1]" if key != "gamma" else " >= 0") + f", not {v!r}", kpath)
+                                    + (" in [0, 1]" if key != "gamma" else " >= 0 and finite") + f", not {v!r}",
+                           kpath)
                 ok = False
         for need in {"step": ("step_size",), "multistep": ("milestones",), "exponential": ("gamma",)}.get(kind, ()):
             if need not in value:
@@ -402,8 +441,9 @@ class _Reader:
                 continue
             limits = {}
             for k, v in value.items():
-                if type(v) not in (int, float):
-                    self.error("AG067", f"expect.train.{name}.{k} must be a number, not {v!r}", bpath + (k,))
+                if not _finite_number(v):
+                    self.error("AG067", f"expect.train.{name}.{k} must be a finite number, not {_shown(v)}",
+                               bpath + (k,))
                 else:
                     limits[k] = float(v)
             bounds.append(Bound(name, limits.get("min"), limits.get("max"), self.doc.key_pos(bpath)))
@@ -441,8 +481,6 @@ def expectation_failures(spec: TrainSpec, run) -> list[str]:
 
 def json_schemas() -> tuple[dict, dict]:
     """JSON Schema of the `train:` section and of `expect.train` (graphs/schema.py)."""
-    from .training import OPTIMIZERS, SCHEDULES
-
     number = {"type": "number"}
     positive_int = {"type": "integer", "minimum": 1}
     source = {"type": "object", "additionalProperties": False,

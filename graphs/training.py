@@ -7,12 +7,10 @@ re-check of each new batch shape (cached by shape).
 """
 from __future__ import annotations
 
-import bisect
 import contextlib
-import json
 import math
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
@@ -20,25 +18,14 @@ import numpy as np
 import agrad
 import agrad.nn.utils
 import agrad.optim
-from agrad import creation
 
-from .build import GraphChecker
-from .diagnostics import Collector, did_you_mean
-from .executor import run_nodes
-from .results import AnomalyReport, Diagnostic, GraphFileError, SourceLocation
+from . import checkpoints
+from .optimizers import METRICS, OPTIMIZERS, SCHEDULES, make_optimizer, schedule_factor  # noqa: F401 - re-exported
+from .results import AnomalyReport, GraphFileError, SourceLocation
 from .runner import Runner, _cyclic_gc_paused, run_graph
 from .saving import write_atomically
+from .shape_check import ShapeCheck, unknown_inputs
 from .train_section import has_train_section, train_spec
-
-OPTIMIZERS: dict[str, Callable] = {"sgd": agrad.optim.SGD, "adam": agrad.optim.Adam, "adamw": agrad.optim.AdamW,
-                                   "rmsprop": agrad.optim.RMSprop, "adagrad": agrad.optim.Adagrad}
-# keyword arguments each schedule takes (besides `warmup`), as lr_scheduler's classes name them
-SCHEDULES: dict[str, tuple[str, ...]] = {
-    "constant": (), "step": ("step_size", "gamma"), "multistep": ("milestones", "gamma"),
-    "exponential": ("gamma",), "cosine": ("t_max", "eta_min"), "linear": ("start_factor", "end_factor",
-                                                                         "total_iters"),
-}
-METRICS = ("loss", "accuracy")
 
 
 class TrainingDiverged(Exception):
@@ -69,50 +56,6 @@ def as_input_tensor(checked, name: str, value) -> Any:
     return t
 
 
-def unknown_inputs(checked, names, what: str, file: str) -> list[Diagnostic]:
-    return [Diagnostic("AG064", f"{what} '{name}' names no input of the graph", None,
-                       did_you_mean(name, checked.spec.inputs))
-            for name in names if name not in checked.leaves]
-
-
-class ShapeCheck:
-    """The graph's Meta build, redone for the input shapes a run or a batch brings; one
-    build per distinct set of shapes."""
-
-    def __init__(self, checked, file: str):
-        self.checked, self.file = checked, file
-        self._seen: dict[tuple, list[Diagnostic]] = {}
-
-    def problems(self, shapes: dict[str, tuple[int, ...]]) -> list[Diagnostic]:
-        leaves = self.checked.leaves
-        changed = {n: tuple(s) for n, s in shapes.items() if tuple(s) != tuple(leaves[n].shape)}
-        key = tuple(sorted(changed.items()))
-        if not changed:
-            return []
-        if key not in self._seen:
-            self._seen[key] = self._check(changed)
-        return self._seen[key]
-
-    def _check(self, changed: dict[str, tuple[int, ...]]) -> list[Diagnostic]:
-        checked = self.checked
-        collector = Collector(self.file)
-        checker = GraphChecker(checked.spec, collector, checked.base_dir, checked.options)
-        plans = {n: (p if n not in changed else _with_shape(p, changed[n])) for n, p in checked.leaves.items()}
-        missing: set[str] = set()
-        checker.make_meta_leaves(plans, missing)
-        run_nodes(checked.order, checker.meta, on_error=checker.report_failure, failed=missing)
-        names = set(checked.spec.inputs) | {n.name for n in checked.spec.nodes}
-        for pass_ in checked.spec.backward:
-            checker.check_pass(pass_, names)
-        given = ", ".join(f"{n}: {list(s)}" for n, s in changed.items())
-        return [Diagnostic(d.code, f"{d.message} (with input shapes {given})", d.location, d.hint)
-                for d in collector.sorted()]
-
-
-def _with_shape(plan, shape):
-    return replace(plan, shape=tuple(shape))
-
-
 def run_with_inputs(graph, inputs: dict, **run_options):
     """`Graph.run(inputs=...)`: the file's leaves with some replaced by new values."""
     checked, file = graph._checked, graph.file
@@ -124,64 +67,6 @@ def run_with_inputs(graph, inputs: dict, **run_options):
     if problems:
         raise GraphFileError(problems)
     return run_graph(checked, file, timings=dict(graph.timings_ms), leaf_values=tensors, **run_options)
-
-
-# ---- optimizer and schedule from plain data ----------------------------------------------
-
-def make_optimizer(spec: dict, params: list) -> agrad.optim.Optimizer:
-    """`{type: adam, lr: 1e-3, ...}`: the rest of the mapping is the class's keyword arguments."""
-    options = dict(spec)
-    kind = options.pop("type")
-    if "betas" in options:
-        options["betas"] = tuple(options["betas"])
-    return OPTIMIZERS[kind](params, **options)
-
-
-def schedule_factor(spec: dict | None, total_steps: int) -> Callable[[int], float] | None:
-    """The schedule's multiplier of the base lr at step t, from the closed forms of
-    lr_scheduler's classes; `warmup: W` ramps linearly over the first W steps (as
-    LinearLR(start_factor=1/W) followed by the schedule, PyTorch's SequentialLR)."""
-    if spec is None:
-        return None
-    options = dict(spec)
-    kind = options.pop("type", "constant")
-    warmup = int(options.pop("warmup", 0))
-    if kind == "constant":
-        def after(t):
-            return 1.0
-    elif kind == "step":
-        step_size, gamma = options["step_size"], options.get("gamma", 0.1)
-
-        def after(t):
-            return gamma ** (t // step_size)
-    elif kind == "multistep":
-        milestones, gamma = sorted(options["milestones"]), options.get("gamma", 0.1)
-
-        def after(t):
-            return gamma ** bisect.bisect_right(milestones, t)
-    elif kind == "exponential":
-        gamma = options["gamma"]
-
-        def after(t):
-            return gamma ** t
-    elif kind == "cosine":
-        t_max = options.get("t_max", max(1, total_steps - warmup))
-        eta_min = options.get("eta_min", 0.0)          # a fraction of the base lr here
-
-        def after(t):
-            return eta_min + (1 - eta_min) * (1 + math.cos(math.pi * min(t, t_max) / t_max)) / 2
-    else:
-        start, end = options.get("start_factor", 1.0 / 3), options.get("end_factor", 1.0)
-        total = options.get("total_iters", 5)
-
-        def after(t):
-            return start + (end - start) * min(total, t) / total
-
-    def factor(t: int) -> float:
-        if t < warmup:
-            return (t + 1) / warmup
-        return after(t - warmup)
-    return factor
 
 
 # ---- batches ----------------------------------------------------------------------------
@@ -281,6 +166,7 @@ class Trainer:
             self.eval_data = {n: as_input_tensor(checked, n, a) for n, a in eval_data.items()}
             self._require_shapes({n: t.shape for n, t in self.eval_data.items()})
         self.run = TrainRun(params={n: self.leaves[n] for n in self.param_names})
+        self.graph_sha256 = checkpoints.graph_hash(checked)
 
     def _require_shapes(self, shapes) -> None:
         problems = self.shapes.problems(shapes)
@@ -349,72 +235,31 @@ class Trainer:
     # ---- checkpoints ---------------------------------------------------------------------
 
     def state(self) -> dict[str, np.ndarray]:
-        """Parameters, optimizer buffers, step, loss history and RNG state, as arrays."""
-        arrays = {f"params/{n}": t.detach().cpu().numpy() for n, t in zip(self.param_names, self.params)}
-        optim = self.optimizer.state_dict()
-        for index, buffers in optim["state"].items():
-            for key, value in buffers.items():
-                arrays[f"optim/{index}/{key}"] = value.detach().cpu().numpy()
-        # NOTE: agrad's global generator (agrad.manual_seed), for graphs that draw from it
-        meta = {"version": 1, "graph": self.checked.spec.name, "step": self.run.steps,
-                "params": self.param_names, "param_groups": optim["param_groups"],
-                "scheduler": None if self.scheduler is None else
-                {"last_epoch": self.scheduler.last_epoch, "_step_count": self.scheduler._step_count,
-                 "_last_lr": self.scheduler._last_lr, "base_lrs": self.scheduler.base_lrs},
-                "losses": self.run.losses, "lrs": self.run.lrs, "evals": self.run.evals,
-                "rng": creation._generator.bit_generator.state}
-        arrays["meta"] = np.array(json.dumps(meta, default=_jsonable))
-        return arrays
+        """Parameters, optimizer buffers, step, loss history and RNG state, as the named
+        arrays of a checkpoint (`agrad.graphs.checkpoints`)."""
+        return checkpoints.checkpoint_arrays(self, self.graph_sha256)
 
-    def load_state(self, arrays) -> None:
-        """Continue from `state()`: raises ValueError naming what does not match this graph."""
-        meta = json.loads(str(arrays["meta"]))
-        if meta.get("params") != self.param_names:
-            raise ValueError(f"checkpoint holds parameters {meta.get('params')}, the graph trains "
-                             f"{self.param_names}")
-        with agrad.no_grad():
-            for n, t in zip(self.param_names, self.params):
-                saved = arrays[f"params/{n}"]
-                if tuple(saved.shape) != tuple(t.shape):
-                    raise ValueError(f"checkpoint parameter '{n}' has shape {list(saved.shape)}, the graph's has "
-                                     f"{list(t.shape)}")
-                t.copy_(agrad.tensor(saved, dtype=t.dtype, device=t.device))
-        state: dict[int, dict] = {}
-        for key in arrays.files if hasattr(arrays, "files") else arrays:
-            if key.startswith("optim/"):
-                _, index, name = key.split("/", 2)
-                value = arrays[key]
-                state.setdefault(int(index), {})[name] = agrad.tensor(value, dtype=agrad.dtypes.from_name(
-                    str(value.dtype)))
-        groups = meta["param_groups"]
-        for group in groups:
-            if "betas" in group:
-                group["betas"] = tuple(group["betas"])
-        self.optimizer.load_state_dict({"state": state, "param_groups": groups})
-        if self.scheduler is not None and meta["scheduler"] is not None:
-            self.scheduler.__dict__.update(meta["scheduler"])
-        creation._generator.bit_generator.state = meta["rng"]
-        self.run.steps = meta["step"]
-        self.run.losses, self.run.lrs, self.run.evals = meta["losses"], meta["lrs"], meta["evals"]
-
-
-def _jsonable(value):
-    if isinstance(value, (np.integer, np.floating)):
-        return value.item()
-    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+    def load_state(self, arrays, *, force: bool = False) -> None:
+        """Continue from `state()` (or a checkpoint's arrays): every key, shape, dtype and
+        value is checked first; CheckpointError names the key that does not fit this run,
+        and then nothing has changed. `force` accepts another graph's (hash) checkpoint."""
+        state = checkpoints.check_checkpoint(arrays, self, self.graph_sha256, horizon=self.total_steps,
+                                             force=force)
+        checkpoints.restore(self, state)
 
 
 def run_trainer(trainer: Trainer, *, steps: int, eval_every: int | None = None, on_step=None,
-                stop_after: int | None = None) -> TrainRun:
+                stop_after: int | None = None, should_stop: Callable[[], bool] | None = None) -> TrainRun:
     """Step `trainer` to `steps` in total (or to `stop_after`), evaluating every `eval_every`
-    steps and after the last; `on_step(trainer)` after each step."""
+    steps and after the last; `on_step(trainer)` after each step. `should_stop()` is asked
+    before each step (a step boundary, where a checkpoint is whole): True ends the run there."""
     run = trainer.run
     first = run.steps
     start = time.perf_counter()
     try:
         with _cyclic_gc_paused(), np.errstate(all="ignore"):
             end = steps if stop_after is None else min(steps, stop_after)
-            while run.steps < end:
+            while run.steps < end and not (should_stop is not None and should_stop()):
                 trainer.step()
                 if eval_every and run.steps % eval_every == 0 and run.steps < steps:
                     trainer.evaluate()
@@ -451,3 +296,8 @@ def save_checkpoint(trainer: Trainer, path) -> None:
     """`trainer.state()` as an .npz, written atomically (complete or absent)."""
     arrays = trainer.state()
     write_atomically(path, lambda f: np.savez(f, **arrays))
+
+
+def load_checkpoint(trainer: Trainer, path, *, force: bool = False) -> None:
+    """Continue `trainer` from the checkpoint at `path` (CheckpointError: nothing changed)."""
+    trainer.load_state(checkpoints.read_checkpoint(path), force=force)

@@ -252,6 +252,27 @@ def _compose_document(loader):
         stack[-1][3].append(node)
 
 
+class NotUtf8(Exception):
+    """A graph file's bytes are not UTF-8: where the first bad byte is."""
+
+    def __init__(self, pos: Pos, message: str):
+        super().__init__(message)
+        self.pos, self.message = pos, message
+
+
+def decode_source(data: bytes) -> str:
+    """A graph file's text; NotUtf8 at the line and column (in characters) of the first
+    byte that is not UTF-8, so an editor can jump to it."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line_start = data.rfind(b"\n", 0, exc.start) + 1
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = len(data[line_start:exc.start].decode("utf-8")) + 1     # all good bytes before it
+        raise NotUtf8(Pos(line, col), f"not UTF-8 text: byte 0x{data[exc.start]:02x} cannot start or continue a "
+                                      "character (graph files are UTF-8)") from None
+
+
 def load_yaml(source: str, collector: Collector) -> Document | None:
     """Parse `source`; problems go to `collector`. None when the YAML cannot be parsed at all."""
     doc = Document(data=None, source=source)

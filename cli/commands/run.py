@@ -11,6 +11,10 @@ from agrad.cli.app import App, finish
 from agrad.cli.options import DTYPES, DeviceType, InputReplacement, format_option, graph_reading
 from agrad.cli.tensor_text import VALUE_MODES
 
+# enough passes for stable timings of any graph (a 10 us pass repeated 100,000 times is a
+# second); a larger count is a typo or `10**26`, which would run until killed
+MAX_REPEAT = 100_000
+
 
 @contextmanager
 def _progress(app: App, repeat: int):
@@ -51,8 +55,8 @@ def _inputs(replacements) -> dict[str, str]:
 @click.option("--trace", "trace_path", type=click.Path(dir_okay=False, writable=True), metavar="FILE.json",
               help="Write the per-node timings as Chrome trace events.")
 @click.option("--anomaly", is_flag=True, help="Check every output and gradient for NaN/Inf.")
-@click.option("--repeat", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Run the whole pass N times and report min/median timings.")
+@click.option("--repeat", type=click.IntRange(min=1, max=MAX_REPEAT), default=1, show_default=True,
+              help=f"Run the whole pass N times (at most {MAX_REPEAT:,}) and report min/median timings.")
 @click.option("--no-replay", "no_replay", is_flag=True,
               help="Run every pass through the engine (by default passes after the second replay its kernels).")
 @graph_reading

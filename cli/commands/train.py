@@ -3,11 +3,13 @@ loss curve, checkpoints (`--save`, `--resume`) and `expect: {train: ...}`."""
 from __future__ import annotations
 
 import math
+import shlex
 from contextlib import contextmanager
 
 import click
+from rich.text import Text
 
-from agrad.cli import files, library
+from agrad.cli import files, interrupts, library
 from agrad.cli.app import App, abort, finish
 from agrad.cli.options import cluster_options, format_option, graph_reading
 from agrad.cli.status import ExitStatus
@@ -42,25 +44,6 @@ def _progress(app: App, total: int, start: int):
         yield on_step
 
 
-def _checkpoint(path: str):
-    import zipfile
-
-    import numpy as np
-
-    if not zipfile.is_zipfile(path):
-        abort(f"{path}: error[AG069]: not a checkpoint (an .npz written by `agrad train --save`)",
-              ExitStatus.INVALID)
-    try:
-        with np.load(path, allow_pickle=False) as npz:
-            arrays = {k: npz[k] for k in npz.files}
-    except (OSError, ValueError, AttributeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        abort(f"{path}: error[AG069]: cannot read the checkpoint: {reason}", ExitStatus.INVALID, exc)
-    if "meta" not in arrays:
-        abort(f"{path}: error[AG069]: not an agrad train checkpoint (no `meta`)", ExitStatus.INVALID)
-    return arrays
-
-
 def _check_plot_path(plot: str | None) -> None:
     if plot is None:
         return
@@ -79,12 +62,16 @@ def _check_plot_path(plot: str | None) -> None:
 @click.option("--steps", type=click.IntRange(min=1),
               help="Stop after step N (default: the file's steps; the schedule keeps the file's horizon, so a "
                    "run stopped with --save and continued with --resume equals an uninterrupted one).")
-@click.option("--seed", type=int, help="Seed for random inits and the data order.")
+@click.option("--seed", type=click.IntRange(min=0), help="Seed for random inits and the data order.")
 @format_option("table", "json")
 @click.option("--save", "save_path", type=click.Path(dir_okay=False), metavar="CKPT.npz",
               help="Write a checkpoint at the end: parameters, optimizer state, step, RNG state.")
 @click.option("--resume", "resume_path", type=click.Path(exists=True, dir_okay=False), metavar="CKPT.npz",
-              help="Continue from a checkpoint, exactly as if never stopped.")
+              help="Continue from a checkpoint, exactly as if never stopped (checked first: a checkpoint of "
+                   "another graph, or of this one edited, is refused).")
+@click.option("--force-resume", is_flag=True,
+              help="Resume from a checkpoint whose graph hash differs (the file was edited), if its "
+                   "parameters and optimizer state still fit.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), metavar="FILE",
               help="Write the loss curve (eval loss and metrics too) as .svg or .png (needs agrad[plot]).")
 @click.option("--anomaly", is_flag=True,
@@ -94,8 +81,8 @@ def _check_plot_path(plot: str | None) -> None:
 @graph_reading
 @cluster_options
 @click.pass_obj
-def train(app: App, graph_file, steps, seed, output_format, save_path, resume_path, plot_path, anomaly,
-          plugins, cluster):
+def train(app: App, graph_file, steps, seed, output_format, save_path, resume_path, force_resume, plot_path,
+          anomaly, plugins, cluster):
     """Train GRAPH's `train:` section (GRAPH: a file, or - for standard input): optimizer steps on its
     loss, with a summary and loss curve."""
     files.check_output_paths(save=save_path, plot=plot_path)
@@ -111,20 +98,16 @@ def train(app: App, graph_file, steps, seed, output_format, save_path, resume_pa
     spec = train_spec(graph)
     total = steps or spec.steps
     horizon = max(spec.steps, total)
-    resume = _checkpoint(resume_path) if resume_path else None
     options = dict(steps=horizon, anomaly=anomaly, **{k: v for k, v in spec.options().items() if k != "eval_every"})
     trainer = training.Trainer(graph, **options)
-    if resume is not None:
-        try:
-            trainer.load_state(resume)
-        except (ValueError, KeyError) as exc:
-            abort(f"{resume_path}: error[AG069]: checkpoint does not match {graph_file}: {exc}",
-                  ExitStatus.INVALID, exc)
+    if resume_path:
+        _resume(app, trainer, resume_path, force_resume)
     if resume_path and trainer.step_count >= total:
         limit = f"--steps {steps}" if steps else f"the file's {total} steps"
         app.warn(f"{resume_path} is at step {trainer.step_count}, already at or past {limit}: no step runs")
     diverged = None
-    with _progress(app, total, trainer.step_count) as on_step:
+    # Ctrl-C / SIGTERM: stop at the next step boundary and save that step; a second one stops at once
+    with interrupts.stop_requests() as stop, _progress(app, total, trainer.step_count) as on_step:
         try:
             if cluster is not None:       # --workers / --cluster: data-parallel replicas on dask workers
                 from agrad.cli import distributed
@@ -133,12 +116,14 @@ def train(app: App, graph_file, steps, seed, output_format, save_path, resume_pa
                                   stop_after=total, eval_every=spec.eval_every, on_step=on_step)
             else:
                 training.run_trainer(trainer, steps=horizon, stop_after=total, eval_every=spec.eval_every,
-                                     on_step=on_step)
+                                     on_step=on_step, should_stop=lambda: bool(stop))
         except training.TrainingDiverged as exc:
             diverged = exc
+        if save_path and diverged is None:
+            training.save_checkpoint(trainer, save_path)
+    if stop:
+        _interrupted(app, stop.signum, trainer.run.steps, horizon, graph_file, save_path)
     run = trainer.run
-    if save_path and diverged is None:
-        training.save_checkpoint(trainer, save_path)
     if plot_path:
         _write_plot(plot_path, graph.name, run)
     # a run stopped early (--steps below the file's) is checked when it is finished, not before
@@ -163,6 +148,31 @@ def train(app: App, graph_file, steps, seed, output_format, save_path, resume_pa
 
             app.line(loss_line(run.losses))
     finish(ExitStatus.CHECK_FAILED if diverged is not None or failures else ExitStatus.OK)
+
+
+def _resume(app: App, trainer, path: str, force: bool) -> None:
+    """Continue from the checkpoint at `path`, read as untrusted input: any problem is
+    AG069 naming the key (exit 2) before any step, and nothing has changed."""
+    from agrad.graphs.checkpoints import CheckpointError
+    from agrad.graphs.training import load_checkpoint
+
+    try:
+        load_checkpoint(trainer, path, force=force)
+    except CheckpointError as exc:
+        app.note(Text.assemble(f"{path}: ", ("error[AG069]", "bold red"), f": {exc}"))
+        finish(ExitStatus.INVALID)
+
+
+def _interrupted(app: App, signum: int, step: int, horizon: int, graph_file: str, save_path: str | None):
+    """Stopped by a signal at a step boundary: where, and how to go on; exit 128 + the signal."""
+    what = f"{interrupts.signal_name(signum)}: training stopped after step {step} of {horizon}"
+    if save_path:
+        again = " ".join(shlex.quote(a) for a in ("agrad", "train", graph_file, "--resume", save_path,
+                                                   "--save", save_path))
+        app.note(f"{what}; checkpoint of step {step} written to {save_path}; continue with: {again}")
+    else:
+        app.note(f"{what}; nothing saved (--save CKPT.npz keeps the progress of an interrupted run)")
+    finish(interrupts.exit_status(signum))
 
 
 def _write_plot(path: str, title: str, run) -> None:

@@ -1,0 +1,53 @@
+"""How agrad ends when the reader of its help goes away, when a plugin raises
+KeyboardInterrupt, when NumPy warns, and when `run --repeat` is asked for forever."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from agrad.cli.main import cli
+
+ENV = {"PATH": os.environ.get("PATH", ""), "NO_COLOR": "1"}
+
+
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["run", "--help"], ["train", "-h"]])
+def test_help_to_a_closed_pipe_exits_0(args):
+    """`agrad --help | head -1`: the reader wanted less than all of it, which is no failure
+    (a command's data to a closed pipe stays 141, test_cli_experience)."""
+    process = subprocess.Popen([sys.executable, "-m", "agrad", *args], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=ENV)
+    try:
+        process.stdout.close()
+        stderr = process.stderr.read().decode()
+        assert process.wait(timeout=120) == 0
+        assert stderr == ""
+    finally:
+        process.kill()
+        process.wait()
+
+
+def test_a_plugin_raising_keyboard_interrupt_is_an_interrupt(runner, write, tmp_path):
+    plugin = tmp_path / "slow_plugin.py"
+    plugin.write_text("raise KeyboardInterrupt\n")
+    graph = write("g.yaml", "inputs: {x: {value: 1.0}}\nnodes: {y: neg(x)}\n")
+    result = runner.invoke(cli, ["run", graph, "--plugin", str(plugin)])
+    assert result.exit_code == 130 and result.stderr == "error: interrupted\n"
+    assert "Aborted" not in result.output
+
+
+def test_numpy_warnings_read_as_agrads_own(write):
+    graph = write("g.yaml", "inputs:\n  e: {shape: [0], init: zeros}\nnodes:\n  m: mean(e)\n")
+    result = subprocess.run([sys.executable, "-m", "agrad", "run", graph], capture_output=True, text=True, env=ENV,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == "warning: NumPy: Mean of empty slice\n"
+
+
+def test_run_repeat_has_an_upper_bound(runner, write):
+    graph = write("g.yaml", "inputs: {x: {value: 1.0}}\nnodes: {y: neg(x)}\n")
+    result = runner.invoke(cli, ["run", graph, "--repeat", str(10 ** 26)])
+    assert result.exit_code == 2 and "is not in the range 1<=x<=100000" in result.stderr
+    assert runner.invoke(cli, ["run", graph, "--repeat", "3"]).exit_code == 0
