@@ -28,14 +28,16 @@ SOURCE_KEYS = ("file", "inputs")      # what a data source is: one archive, or o
 
 
 class SourceProblem(Exception):
-    """A data source cannot be read; `where` is the key path below the source it concerns."""
+    """A data source cannot be read; `where` is the key path below the source it concerns;
+    `complete`: the message already names the section (a file refused as graph inputs are)."""
 
-    def __init__(self, message: str, where: tuple = ()):
+    def __init__(self, message: str, where: tuple = (), complete: bool = False):
         super().__init__(message)
         self.where = where
+        self.complete = complete
 
 
-def read_array(path: Path, key: str | None):
+def read_array(path: Path, key: str | None, what: str = "data file"):
     """One array from `FILE.npy`, `FILE.csv` or `FILE.npz` (with `key`), read as graph inputs
     are (graphs/inputs.py): a regular file only, an archive's inflated size checked first,
     never unpickled. InputError or OSError/ValueError say what is wrong."""
@@ -43,23 +45,29 @@ def read_array(path: Path, key: str | None):
 
     suffix = path.suffix.lower()
     if suffix == ARCHIVE_SUFFIX:
-        arrays = read_npz(path, None, "AG065", "data file")
+        arrays = read_npz(path, None, "AG065", what)
         if key is None:
             raise ValueError(f"an .npz holds several arrays; name one: {path.name}:KEY "
                              f"(it has: {', '.join(arrays) or 'none'})")
         if key not in arrays:
             raise ValueError(f"{path.name} has no array '{key}' (it has: {', '.join(arrays) or 'none'})")
         return arrays[key]
-    regular_file_size(path, None, "AG065", "data file")
+    regular_file_size(path, None, "AG065", what)
     if suffix == ".csv":
         return read_csv(path)
     return np.load(path, allow_pickle=False)
 
 
-def load_source(section: dict, base_dir: Path, sandbox: bool = False) -> dict:
+def load_source(section: dict, base_dir: Path, sandbox: bool = False, what: str = "data") -> dict:
     """The arrays of a data source, by input name: `{file: D.npz}` (its keys name inputs) or
     `{inputs: {x: X.npy, y: Y.csv, z: D.npz:KEY}}`. SourceProblem says what is wrong, and where.
-    `sandbox`: every file must lie in `base_dir` or below (--sandbox)."""
+    `sandbox`: every file must lie in `base_dir` or below (--sandbox); `what` names the section
+    (`train.data`) in the messages of a refused file."""
+    file_what = f"{what}.source file"
+
+    def refused(exc: InputError, where: tuple) -> SourceProblem:
+        return SourceProblem(exc.message, where, complete=True)
+
     def full(name: str) -> Path:
         path = Path(name) if Path(name).is_absolute() else base_dir / name
         if sandbox:
@@ -67,8 +75,6 @@ def load_source(section: dict, base_dir: Path, sandbox: bool = False) -> dict:
         return path
 
     def reason(exc: Exception) -> str:
-        if isinstance(exc, InputError):
-            return exc.message
         return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
 
     if ("file" in section) == ("inputs" in section):
@@ -78,11 +84,15 @@ def load_source(section: dict, base_dir: Path, sandbox: bool = False) -> dict:
         file = section["file"]
         if not isinstance(file, str):
             raise SourceProblem("`file` must be a path: an .npz whose keys name inputs", ("file",))
-        if Path(file).suffix.lower() != ARCHIVE_SUFFIX:
-            raise SourceProblem(f"{file} holds one array; name its input: `inputs: {{NAME: {file}}}`", ("file",))
         try:
-            return read_npz(full(file), None, "AG065", "data file")
-        except (InputError, OSError, ValueError) as exc:
+            path = full(file)
+            regular_file_size(path, None, "AG065", file_what)     # a pipe or device: refused before its name
+            if Path(file).suffix.lower() != ARCHIVE_SUFFIX:
+                raise SourceProblem(f"{file} holds one array; name its input: `inputs: {{NAME: {file}}}`", ("file",))
+            return read_npz(path, None, "AG065", file_what)
+        except InputError as exc:
+            raise refused(exc, ("file",)) from None
+        except (OSError, ValueError) as exc:
             raise SourceProblem(f"cannot read {file}: {reason(exc)}", ("file",)) from None
     inputs = section["inputs"]
     if not isinstance(inputs, dict) or not inputs:
@@ -94,7 +104,9 @@ def load_source(section: dict, base_dir: Path, sandbox: bool = False) -> dict:
             raise SourceProblem(f"`inputs.{name}` must be a file name, not {given!r}", ("inputs", name))
         file, key = split_file_key(given, base_dir)
         try:
-            arrays[name] = read_array(full(file), key)
-        except (InputError, OSError, ValueError) as exc:
+            arrays[name] = read_array(full(file), key, file_what)
+        except InputError as exc:
+            raise refused(exc, ("inputs", name)) from None
+        except (OSError, ValueError) as exc:
             raise SourceProblem(f"cannot read {given}: {reason(exc)}", ("inputs", name)) from None
     return arrays

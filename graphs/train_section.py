@@ -294,9 +294,10 @@ class _Reader:
         file = section.get("file") if isinstance(section.get("file"), str) else "the data"
         fpath = at + ("file",) if "file" in section else at + ("inputs",) if "inputs" in section else at
         try:
-            arrays = load_source(section, self.checked.base_dir, self.checked.options.sandbox)
+            arrays = load_source(section, self.checked.base_dir, self.checked.options.sandbox, what)
         except SourceProblem as exc:
-            self.error("AG065" if exc.where else "AG060", f"{what}: {exc}", at + exc.where)
+            self.error("AG065" if exc.where else "AG060", str(exc) if exc.complete else f"{what}: {exc}",
+                       at + exc.where)
             return None
         bad = False
         for key in arrays:
