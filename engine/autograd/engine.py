@@ -53,10 +53,11 @@ class ReadyQueue:
         self._tie = itertools.count().__next__
         self._waiting = 0         # threads blocked in pop(); notify() costs more than the push
 
+    # A Node task's place (the smallest key pops first): after shutdown (0) and wake-up (1)
+    # tasks, deeper re-entrant backward first, then the later-created Node. Written out in
+    # `priority` and, once more for the hot path, in `runs_next`.
     @staticmethod
     def priority(graph_task, fn) -> tuple:
-        """A Node task's place: after shutdown (0) and wake-up (1) tasks, deeper re-entrant
-        backward first, then the later-created Node (the smallest key pops first)."""
         return (2, -graph_task.reentrant_depth, -fn.sequence_nr)
 
     def push(self, task: NodeTask, increment_outstanding: bool = True) -> None:
@@ -85,10 +86,10 @@ class ReadyQueue:
         heap = self._heap
         return heapq.heappop(heap)[2] if heap else None
 
-    def runs_next(self, key: tuple) -> bool:
-        """Whether a task of priority `key` would be popped before everything queued."""
+    def runs_next(self, graph_task, fn) -> bool:
+        """Whether `fn`'s task would be popped before everything queued."""
         heap = self._heap
-        return not heap or key < heap[0][0]
+        return not heap or (2, -graph_task.reentrant_depth, -fn.sequence_nr) < heap[0][0]
 
     def shutdown(self) -> None:
         """Queue the task that ends a device worker's loop, ahead of everything."""
@@ -610,7 +611,7 @@ class Engine:
                 self._push(graph_task, nxt, buffer)
                 return None
             queue = graph_task.cpu_ready_queue
-            if direct and queue.runs_next(queue.priority(graph_task, nxt)):
+            if direct and queue.runs_next(graph_task, nxt):
                 return ready
             queue.push_unlocked(graph_task, nxt, buffer)
         return None
