@@ -56,25 +56,28 @@ def _perturbed(inputs, i, array):
     return [p if j == i else x for j, x in enumerate(inputs)]
 
 
-def _numerical_jacobian(fn, inputs, i, eps) -> list[np.ndarray]:
-    """One matrix per output: d output (flattened) / d inputs[i] (flattened)."""
+def numerical_jacobian(fn, inputs, i, eps, columns: range | None = None) -> list[np.ndarray]:
+    """One matrix per output: d output (flattened) / d inputs[i] (flattened), by central
+    differences; `columns`: only those columns (the elements of inputs[i] perturbed), as
+    `agrad check --workers` shares them out. Each column depends on nothing but its index."""
     base = _as_float64_cpu(inputs[i])
     flat = base.reshape(-1)
-    columns = []
+    columns_done = []
     with no_grad():
-        for j in range(flat.size):
+        for j in (range(flat.size) if columns is None else columns):
             plus, minus = flat.copy(), flat.copy()
             plus[j] += eps
             minus[j] -= eps
             f_plus = _outputs(fn, _perturbed(inputs, i, plus.reshape(base.shape)))
             f_minus = _outputs(fn, _perturbed(inputs, i, minus.reshape(base.shape)))
-            columns.append([(np.asarray(a._host(), np.float64) - np.asarray(b._host(), np.float64)).reshape(-1)
-                            / (2 * eps) for a, b in zip(f_plus, f_minus)])
-    n_out = len(columns[0]) if columns else len(_outputs(fn, inputs))
-    return [np.stack([c[o] for c in columns], axis=1) if columns else np.zeros((0, 0)) for o in range(n_out)]
+            columns_done.append([(np.asarray(a._host(), np.float64) - np.asarray(b._host(), np.float64)).reshape(-1)
+                                 / (2 * eps) for a, b in zip(f_plus, f_minus)])
+    n_out = len(columns_done[0]) if columns_done else len(_outputs(fn, inputs))
+    return [np.stack([c[o] for c in columns_done], axis=1) if columns_done else np.zeros((0, 0))
+            for o in range(n_out)]
 
 
-def _analytical_jacobian(fn, inputs, diff_positions) -> list[list[np.ndarray]]:
+def analytical_jacobian(fn, inputs, diff_positions) -> list[list[np.ndarray]]:
     """[output][input] matrices from one backward per output element."""
     outs = _outputs(fn, inputs)
     diff_inputs = [inputs[i] for i in diff_positions]
@@ -118,20 +121,24 @@ def gradcheck_report(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, fast_mode=False
         _as_float64_cpu(inputs[i])
     if fast_mode:
         return _fast_report(fn, inputs, diff_positions, eps, atol, rtol, seed)
-    analytical = _analytical_jacobian(fn, inputs, diff_positions)
-    reports = []
-    for k, i in enumerate(diff_positions):
-        numerical = _numerical_jacobian(fn, inputs, i, eps)
-        worst_abs, worst_rel, worst_idx, ok = 0.0, 0.0, None, True
-        num_all = np.concatenate([n for n in numerical], axis=0) if numerical else np.zeros((0, 0))
-        ana_all = np.concatenate([a[k] for a in analytical], axis=0) if analytical else np.zeros((0, 0))
-        if num_all.size:
-            diff, rel, ok = _compare(num_all, ana_all, atol, rtol)
-            worst_abs, worst_rel = float(diff.max()), float(rel.max())
-            flat = int(np.unravel_index(np.argmax(diff), diff.shape)[1])
-            worst_idx = tuple(int(v) for v in np.unravel_index(flat, inputs[i].shape)) if inputs[i].shape else ()
-        reports.append(JacobianReport(i, worst_abs, worst_rel, worst_idx, ok, num_all, ana_all))
-    return reports
+    analytical = analytical_jacobian(fn, inputs, diff_positions)
+    return [jacobian_report(i, tuple(inputs[i].shape), numerical_jacobian(fn, inputs, i, eps),
+                            [a[k] for a in analytical], atol, rtol)
+            for k, i in enumerate(diff_positions)]
+
+
+def jacobian_report(i: int, shape: tuple, numerical: list, analytical: list, atol, rtol) -> JacobianReport:
+    """The verdict for input `i` (of `shape`) from its numerical and analytical matrices, one
+    of each per output."""
+    worst_abs, worst_rel, worst_idx, ok = 0.0, 0.0, None, True
+    num_all = np.concatenate(numerical, axis=0) if numerical else np.zeros((0, 0))
+    ana_all = np.concatenate(analytical, axis=0) if analytical else np.zeros((0, 0))
+    if num_all.size:
+        diff, rel, ok = _compare(num_all, ana_all, atol, rtol)
+        worst_abs, worst_rel = float(diff.max()), float(rel.max())
+        flat = int(np.unravel_index(np.argmax(diff), diff.shape)[1])
+        worst_idx = tuple(int(v) for v in np.unravel_index(flat, shape)) if shape else ()
+    return JacobianReport(i, worst_abs, worst_rel, worst_idx, ok, num_all, ana_all)
 
 
 def _fast_report(fn, inputs, diff_positions, eps, atol, rtol, seed):

@@ -8,11 +8,10 @@ so the columns are cut into contiguous shares, several per worker, and any worke
 runs any share (a worker that dies takes its share to another). Each worker builds
 the graph once per job, from the file's text, and keeps it for the job's shares.
 
-The result equals the single-process check number for number: a column is computed
-by the same NumPy expression as `agrad.testing.gradcheck`'s (`(f(x+eps e_j) -
-f(x-eps e_j)) / (2 eps)` in float64), the columns are stacked in the same order, and
-the comparison (max abs error, max rel error, pass, worst element) is the same
-arithmetic on the same matrices. The tests hold the two to equality.
+The result equals the single-process check number for number: the columns, the analytic
+Jacobian and the verdict are made by gradcheck's own functions (agrad.autograd.gradcheck's
+numerical_jacobian for a range of columns, analytical_jacobian, jacobian_report), and the
+columns are stacked in the same order. The tests hold the two to equality.
 """
 from __future__ import annotations
 
@@ -23,7 +22,7 @@ from typing import Callable
 
 import numpy as np
 
-import agrad
+from agrad.autograd.gradcheck import analytical_jacobian, jacobian_report, numerical_jacobian
 
 from ..gradcheck import (MAX_FULL_CHECK_PASSES, CheckSetup, check_result, check_setup, located_backward_failure,
                          nothing_to_check)
@@ -62,44 +61,17 @@ def forget(job_id: str) -> None:
     _setups.pop(job_id, None)
 
 
-def _host(t) -> np.ndarray:
-    return np.asarray(t.detach().cpu().numpy(), np.float64)
-
-
 def numerical_columns(job: CheckJob, share: list[tuple[int, int, int]]) -> list[list[np.ndarray]]:
     """For each (leaf k, lo, hi) of `share`: per output, the columns lo..hi-1 of d output /
-    d leaf k, as `agrad.testing.gradcheck`'s numerical Jacobian computes them."""
+    d leaf k, by gradcheck's own numerical_jacobian."""
     from ..runner import _cyclic_gc_paused
 
     np.seterr(all="ignore")           # NaN/Inf are results here, as in the client (cli/library.py)
     setup = _setup_of(job)
-    eps = job.eps
-    blocks = []
     # NOTE: a worker process holds dask's many long-lived objects, which every full collection
     # would traverse again during thousands of passes that make no reference cycles
-    with _cyclic_gc_paused(), agrad.no_grad():
-        for k, lo, hi in share:
-            leaf = setup.inputs[k]
-            base = _host(leaf)
-            flat = base.reshape(-1)
-            columns = []
-            for j in range(lo, hi):
-                plus, minus = flat.copy(), flat.copy()
-                plus[j] += eps
-                minus[j] -= eps
-                f_plus = setup.fn(*_replaced(setup.inputs, k, plus.reshape(base.shape)))
-                f_minus = setup.fn(*_replaced(setup.inputs, k, minus.reshape(base.shape)))
-                columns.append([(_host(a) - _host(b)).reshape(-1) / (2 * eps) for a, b in zip(f_plus, f_minus)])
-            n_out = len(columns[0]) if columns else 0
-            blocks.append([np.stack([c[o] for c in columns], axis=1) for o in range(n_out)])
-    return blocks
-
-
-def _replaced(inputs: list, k: int, array: np.ndarray) -> list:
-    leaf = inputs[k]
-    # as gradcheck perturbs: a float64 copy that requires grad as the leaf does
-    p = agrad.tensor(array, dtype=agrad.float64, device=leaf.device).requires_grad_(leaf.requires_grad)
-    return [p if i == k else x for i, x in enumerate(inputs)]
+    with _cyclic_gc_paused():
+        return [numerical_jacobian(setup.fn, setup.inputs, k, job.eps, range(lo, hi)) for k, lo, hi in share]
 
 
 # ---- on the client ----------------------------------------------------------------
@@ -123,45 +95,6 @@ def _shares(sizes: list[int], count: int) -> list[list[tuple[int, int, int]]]:
     if current:
         shares.append(current)
     return shares
-
-
-def _analytical(setup: CheckSetup) -> list[list[np.ndarray]]:
-    """[output][leaf] matrices, one backward per output element, as gradcheck makes them."""
-    outs = setup.fn(*setup.inputs)
-    result = []
-    for o in outs:
-        n = o.numel()
-        per_leaf = [np.zeros((n, x.numel())) for x in setup.inputs]
-        if o.requires_grad:
-            for row in range(n):
-                seed = np.zeros(n)
-                seed[row] = 1.0
-                g_out = agrad.tensor(seed.reshape(tuple(o.shape)), dtype=o.dtype, device=o.device)
-                grads = agrad.autograd.grad(o, setup.inputs, g_out, retain_graph=True, allow_unused=True)
-                for k, g in enumerate(grads):
-                    if g is not None:
-                        per_leaf[k][row] = _host(g).reshape(-1)
-        result.append(per_leaf)
-    return result
-
-
-def _report(k: int, leaf, numerical: list[np.ndarray], analytical: list[list[np.ndarray]], atol: float,
-            rtol: float):
-    """gradcheck_report's verdict for leaf k, from the same matrices by the same arithmetic."""
-    num_all = np.concatenate(numerical, axis=0) if numerical else np.zeros((0, 0))
-    ana_all = np.concatenate([a[k] for a in analytical], axis=0) if analytical else np.zeros((0, 0))
-    worst_abs, worst_rel, worst_idx, ok = 0.0, 0.0, None, True
-    if num_all.size:
-        diff = np.abs(ana_all - num_all)
-        scale = np.maximum(np.abs(num_all), np.abs(ana_all))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            rel = np.where(scale > 0, diff / np.where(scale > 0, scale, 1), 0.0)
-        ok = bool(np.all(diff <= atol + rtol * np.abs(num_all)))
-        worst_abs, worst_rel = float(diff.max()), float(rel.max())
-        flat = int(np.unravel_index(np.argmax(diff), diff.shape)[1])
-        shape = tuple(leaf.shape)
-        worst_idx = tuple(int(v) for v in np.unravel_index(flat, shape)) if shape else ()
-    return agrad.testing.JacobianReport(k, worst_abs, worst_rel, worst_idx, ok, num_all, ana_all)
 
 
 def check_on_cluster(session: Session, source: GraphSource, graph=None, *, eps: float = 1e-6, atol: float = 1e-5,
@@ -191,7 +124,7 @@ def check_on_cluster(session: Session, source: GraphSource, graph=None, *, eps: 
     futures = [session.submit(numerical_columns, job, share) for share in shares]
     try:
         try:
-            analytical = _analytical(setup)          # while the workers compute the columns
+            analytical = analytical_jacobian(setup.fn, setup.inputs, range(len(setup.inputs)))   # meanwhile
         except GraphRuntimeError:
             raise
         except (Exception, SystemExit) as exc:       # noqa: BLE001 - a backward formula failed: located at its node
@@ -216,5 +149,5 @@ def check_on_cluster(session: Session, source: GraphSource, graph=None, *, eps: 
     for k, leaf in enumerate(setup.inputs):
         per_output = [np.concatenate([block[o] for block in numerical[k]], axis=1) for o in range(len(analytical))] \
             if numerical[k] else []
-        reports.append(_report(k, leaf, per_output, analytical, atol, rtol))
+        reports.append(jacobian_report(k, tuple(leaf.shape), per_output, [a[k] for a in analytical], atol, rtol))
     return check_result(checked, file, setup, reports)
