@@ -2,17 +2,13 @@
 
 The special functions (`erf`, `lgamma`, `gelu`, ...) come from SciPy on the CPU and from
 cupyx on CUDA, imported by the backend the first time one runs: a few hundred ms that
-would otherwise be counted as the first forward pass of a 2-element graph. The engine
-declares such a kernel as `kernel(xp, special, *args)`; an op whose kernel takes
-`special` makes its device's special-function module load here, once per process.
+would otherwise be counted as the first forward pass of a 2-element graph. An op declared
+with `special=True` (its OpInfo says so) makes each device's backend load its
+special-function module here, once per process.
 """
 from __future__ import annotations
 
 import functools
-import importlib
-import inspect
-
-SPECIAL_MODULES = {"cpu": "scipy.special", "cuda": "cupyx.scipy.special"}
 
 
 @functools.lru_cache(maxsize=None)
@@ -20,20 +16,20 @@ def needs_special_functions(op_name: str) -> bool:
     from agrad import dispatcher
 
     try:
-        kernel = dispatcher.get_op(op_name).info.kernel
-        return "special" in inspect.signature(kernel).parameters
-    except Exception:        # noqa: BLE001 - a plugin op, or no declaration to read: nothing to load early
+        info = dispatcher.get_op(op_name).info
+    except dispatcher.UnknownOperatorError:
         return False
+    return bool(getattr(info, "special", False))      # None for a plugin op: nothing to load early
 
 
 def preload_kernels(ops, devices) -> None:
-    """Import what the kernels of `ops` on `devices` would import while the forward pass is timed."""
+    """Load what the kernels of `ops` on `devices` would load while the forward pass is timed."""
     if not any(needs_special_functions(op) for op in set(ops)):
         return
-    for device in {str(d).split(":")[0] for d in devices}:
-        module = SPECIAL_MODULES.get(device)
-        if module is not None:
-            try:
-                importlib.import_module(module)
-            except ImportError:      # the backend reports a missing package itself, with its install line
-                pass
+    import agrad
+
+    for device in set(devices):
+        try:
+            agrad.device(device).backend.special       # noqa: B018 - the backend imports it on first access
+        except Exception:      # noqa: BLE001 - a missing package or device: the backend reports it when it runs
+            pass

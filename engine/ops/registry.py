@@ -47,10 +47,11 @@ class OpInfo:
     """The op library's record of one op (what tests, `agrad ops` and Meta read)."""
 
     def __init__(self, entry, *, kernel, promote, grads, composite, samples, backward_names,
-                 differentiable, gradgrad, torch, tags):
+                 differentiable, gradgrad, torch, tags, special=False):
         self.entry = entry
         self.name = entry.name
         self.kernel = kernel
+        self.special = special            # the kernel takes the backend's special functions (SciPy)
         self.promote = promote
         self.grads = grads
         self.composite = composite
@@ -759,7 +760,7 @@ def defop(schema: str, *, kernel=None, meta=None, promote=None, grads=None, comp
 
     info = OpInfo(entry, kernel=kernel, promote=promote, grads=grads, composite=composite,
                   samples=samples, backward_names=None, differentiable=differentiable,
-                  gradgrad=gradgrad, torch=torch, tags=tuple(tags) + (("view",) if view else ()))
+                  gradgrad=gradgrad, torch=torch, tags=tuple(tags) + (("view",) if view else ()), special=special)
     entry.info = info
     if composite is None:
         if grads is None:
