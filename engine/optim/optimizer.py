@@ -101,18 +101,7 @@ class Optimizer:
         self.param_groups.append(param_group)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    if p.grad.grad_fn is not None:
-                        p.grad.detach_()
-                    else:
-                        p.grad.requires_grad_(False)
-                    p.grad.zero_()
+        zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
 
     def step(self, closure=None):
         raise NotImplementedError
@@ -178,3 +167,19 @@ class Optimizer:
 def _float_state(param) -> Tensor:
     """PyTorch's `state['step']`: a float32 0-d tensor on the CPU, whatever the parameter."""
     return tensor(0.0, dtype=dtypes.float32)
+
+
+def zero_grads(params, set_to_none: bool = True) -> None:
+    """Optimizer.zero_grad and Module.zero_grad: each `.grad` dropped, or zeroed in place outside
+    the graph (torch's zero_grad)."""
+    for p in params:
+        if p.grad is None:
+            continue
+        if set_to_none:
+            p.grad = None
+        else:
+            if p.grad.grad_fn is not None:
+                p.grad.detach_()
+            else:
+                p.grad.requires_grad_(False)
+            p.grad.zero_()

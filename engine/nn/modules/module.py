@@ -19,6 +19,7 @@ from ... import dtypes
 from ..._device import device as Device
 from ..._tensor import RemovableHandle, Tensor
 from ...grad_mode import no_grad
+from ...optim.optimizer import zero_grads
 from ..parameter import Parameter
 
 __all__ = ["Module"]
@@ -356,16 +357,7 @@ class Module:
         return self
 
     def zero_grad(self, set_to_none: bool = True) -> None:
-        for p in self.parameters():
-            if p.grad is not None:
-                if set_to_none:
-                    p.grad = None
-                else:
-                    if p.grad.grad_fn is not None:
-                        p.grad.detach_()
-                    else:
-                        p.grad.requires_grad_(False)
-                    p.grad.zero_()
+        zero_grads(self.parameters(), set_to_none)
 
     # -- devices and dtypes --------------------------------------------------------------
     def _apply(self, fn, recurse: bool = True):
