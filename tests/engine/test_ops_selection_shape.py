@@ -207,3 +207,20 @@ def test_meshgrid_varargs_and_indexing():
     assert gx.shape == (2, 3) and gx[0].tolist() == [1.0, 2.0, 3.0] and gy[:, 0].tolist() == [4.0, 5.0]
     with pytest.raises(RuntimeError, match='indexing must be one of "xy" or "ij"'):
         agrad.meshgrid(a, b, indexing="yx")
+
+
+def test_running_extreme_without_ufunc_accumulate_equals_numpys():
+    # CuPy and dask.array have no maximum/minimum.accumulate: cummax/cummin scan by doubling there
+    from agrad.ops.reduce.selection import _running
+
+    class ArrayModuleWithoutAccumulate:       # NumPy under another name takes the scan path
+        def __getattr__(self, name):
+            return getattr(np, name)
+
+    rng = np.random.default_rng(0)
+    for shape, axis in [((5,), 0), ((3, 7), 1), ((9, 2, 4), 0), ((2, 1, 3), 1), ((4, 16), -1)]:
+        a = rng.standard_normal(shape)
+        a.flat[3] = np.nan
+        for ufunc in ("maximum", "minimum"):
+            np.testing.assert_array_equal(_running(ArrayModuleWithoutAccumulate(), ufunc, a, axis),
+                                          getattr(np, ufunc).accumulate(a, axis=axis))

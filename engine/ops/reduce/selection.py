@@ -434,12 +434,29 @@ median = _named_results(defop(
 
 # ---- cummax / cummin ------------------------------------------------------------------------
 
+def _running(xp, ufunc, x, axis):
+    """`ufunc.accumulate(x, axis)` for maximum/minimum on any array module.
+
+    CuPy (seen on CuPy 14) and dask.array have no `accumulate` for these ufuncs; there the
+    running extreme is an inclusive scan by doubling: log2(n) elementwise passes over
+    shifted slices, with the ufunc's own NaN propagation."""
+    if xp is np:
+        return getattr(np, ufunc).accumulate(x, axis=axis)
+    f = getattr(xp, ufunc)
+    out = xp.moveaxis(x, axis, -1)
+    n, shift = out.shape[-1], 1
+    while shift < n:
+        out = xp.concatenate([out[..., :shift], f(out[..., shift:], out[..., :-shift])], axis=-1)
+        shift *= 2
+    return xp.moveaxis(out, -1, axis)
+
+
 def _cumulative_extreme(name, ufunc):
     def kernel(xp, self, dim):
         d = normalize_dim(dim, self.ndim)
         if self.ndim == 0:
             return self.copy(), xp.zeros((), dtype=_INT64)
-        values = getattr(xp, ufunc).accumulate(self, axis=d)
+        values = _running(xp, ufunc, self, d)
         # PyTorch keeps the latest index among ties (`x >= best`), and a NaN once seen
         hit = self == values
         if self.dtype.kind == "f":
@@ -447,7 +464,7 @@ def _cumulative_extreme(name, ufunc):
         shape = [1] * self.ndim
         shape[d] = self.shape[d]
         positions = xp.arange(self.shape[d], dtype=_INT64).reshape(shape)
-        idx = xp.maximum.accumulate(xp.where(hit, positions, 0), axis=d)
+        idx = _running(xp, "maximum", xp.where(hit, positions, 0), d)
         return values, idx
 
     def meta(self, dim):
