@@ -273,6 +273,66 @@ def _override_key(path: Path, spec: InputSpec) -> str | None:
     return (spec.key or spec.name) if Path(path).suffix.lower() in (".npz", ".safetensors") else None
 
 
+def _file_bytes(array: np.ndarray) -> tuple | None:
+    """(file, offset, dtype, shape, order) of the file region `array` views through a
+    memory map, or None where it is no contiguous view of one mapped file."""
+    root = array
+    while root is not None and not isinstance(root, np.memmap):
+        root = root.base if isinstance(root.base, np.ndarray) else None
+    if root is None or root.filename is None or not (array.flags.c_contiguous or array.flags.f_contiguous):
+        return None
+    offset = root.offset + (array.__array_interface__["data"][0] - root.__array_interface__["data"][0])
+    return root.filename, offset, array.dtype, array.shape, "C" if array.flags.c_contiguous else "F"
+
+
+def equals_its_file(source: np.ndarray, data: np.ndarray, chunk: int = 1 << 24) -> bool | None:
+    """Whether `data`, a private map of the file region `source` maps, still holds the file's
+    bytes (a kernel may have written into it); None where `data` is no such map. The file is
+    read in chunks rather than through `source`'s map: comparing two maps would bring the
+    parameters' pages in twice."""
+    where = _file_bytes(source)
+    if where is None or where != _file_bytes(data):
+        return None
+    filename, offset, _, _, order = where
+    flat = data.reshape(-1, order=order).view(np.uint8)      # a view: `data` is contiguous in `order`
+    try:
+        with open(filename, "rb", buffering=0) as f:
+            for start in range(0, flat.size, chunk):
+                want = flat[start:start + chunk]
+                if os.pread(f.fileno(), want.size, offset + start) != want.tobytes():
+                    return False
+    except OSError:
+        return False
+    return True
+
+
+def _copy_on_write(array: np.ndarray) -> np.ndarray | None:
+    """The same file bytes as `array` (a read-only map of a file, as `read_array_file`
+    makes) mapped again privately: nothing is read until used, the page cache is shared
+    rather than copied, and a write changes neither the file nor the plan's own map (the
+    next pass's data). None where `array` is no contiguous view of one mapped file."""
+    where = _file_bytes(array)
+    if where is None:
+        return None
+    filename, offset, dtype, shape, order = where
+    try:
+        mapped = np.memmap(filename, dtype=dtype, mode="c", offset=offset, shape=shape, order=order)
+    except (OSError, ValueError):       # the file went away or shrank since it was planned
+        return None
+    return mapped.view(np.ndarray)      # a plain array: results of ops on it are not memmaps
+
+
+def pass_array(plan: LeafPlan, graph_seed: int) -> np.ndarray:
+    """The leaf's data for one pass, its own to change: a file read in its final dtype is
+    mapped copy-on-write (no copy of the parameters, no second copy of their file pages);
+    anything else is `host_array`'s fresh array."""
+    if plan.array is not None and plan.array.dtype == np.dtype(plan.dtype if plan.dtype != "bool" else np.bool_):
+        mapped = _copy_on_write(plan.array)
+        if mapped is not None:
+            return mapped
+    return host_array(plan, graph_seed)
+
+
 def host_array(plan: LeafPlan, graph_seed: int) -> np.ndarray:
     """The leaf's data as a NumPy array in its final dtype."""
     spec = plan.spec

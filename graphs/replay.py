@@ -32,7 +32,7 @@ import numpy as np
 from agrad import Tensor
 from agrad.replay import Recorder
 
-from .inputs import host_array
+from .inputs import equals_its_file, pass_array
 
 # Past this many recorded steps the compiled function would cost more to build than it saves.
 MAX_STEPS = 400_000
@@ -75,7 +75,7 @@ class Replay:
         for name in self.leaf_names:
             plan = graph.leaves[name]
             try:
-                arrays[name] = np.asarray(plan.array) if name in self.shared else host_array(plan, graph.seed)
+                arrays[name] = np.asarray(plan.array) if name in self.shared else pass_array(plan, graph.seed)
             except (RuntimeError, MemoryError, ValueError, TypeError) as exc:     # as Runner.make_leaves
                 raise runner.failures.leaf(name, exc) from exc
         return _Leaves(arrays, self.shared, self.leaf_kinds)
@@ -253,13 +253,19 @@ def _build(recorder: Recorder, runner, names, leaves, env) -> Replay:
 
 def _shared(graph, leaves, candidates) -> frozenset:
     """The leaves a replay may read from their plan's memory-mapped array itself: the array the
-    engine's leaf copied, unchanged by the pass (no kernel wrote into an argument it was given)."""
+    engine's leaf mapped again (or copied), unchanged by the pass."""
     shared = []
     for name in candidates:
         plan, data = graph.leaves.get(name), leaves[name]._data
         source = getattr(plan, "array", None)
-        if source is not None and data.__class__ is np.ndarray and source.dtype == data.dtype and \
-                source.shape == data.shape and source.strides == data.strides and \
-                np.array_equal(source, data):
+        if source is None or data.__class__ is not np.ndarray:
+            continue
+        # NOTE: a kernel may write into an argument in place (batch_norm's running stats), so
+        # the values are compared; a private map of the plan's file is compared with the file.
+        unchanged = equals_its_file(source, data)
+        if unchanged is None:
+            unchanged = source.dtype == data.dtype and source.shape == data.shape and \
+                source.strides == data.strides and np.array_equal(source, data)
+        if unchanged:
             shared.append(name)
     return frozenset(shared)

@@ -19,7 +19,7 @@ from .build import CheckedGraph
 from .executor import NodeFailure, label_all, run_nodes
 from .expectations import check_expectations
 from .failures import OUT_OF_MEMORY, Failures
-from .inputs import host_array, memory_bytes
+from .inputs import memory_bytes, pass_array
 from .profiling import WARMUP_PASSES, ProfileCollector
 from .replay import ReplayCache, eligible, record_pass
 from .results import AnomalyReport, GraphRuntimeError, RunResult, SourceLocation
@@ -108,8 +108,13 @@ class Runner:
         leaves = {}
         for name, plan in self.graph.leaves.items():
             try:
-                leaves[name] = agrad.tensor(host_array(plan, self.graph.seed), dtype=agrad.dtypes.from_name(plan.dtype),
-                                            device=plan.device, requires_grad=plan.requires_grad)
+                array = pass_array(plan, self.graph.seed)
+                if plan.device == "cpu":        # the pass's own array, used in place: no second copy
+                    leaf = agrad.from_numpy(array).requires_grad_(plan.requires_grad)
+                else:
+                    leaf = agrad.tensor(array, dtype=agrad.dtypes.from_name(plan.dtype), device=plan.device,
+                                        requires_grad=plan.requires_grad)
+                leaves[name] = leaf
             except (RuntimeError, MemoryError, ValueError, TypeError) as exc:   # DeviceUnavailableError too
                 raise self.failures.leaf(name, exc) from exc
         self.leaf_ids = {id(t): name for name, t in leaves.items()}

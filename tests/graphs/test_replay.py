@@ -367,3 +367,26 @@ def test_a_file_leaf_a_kernel_writes_into_is_made_afresh_for_each_run(tmp_path, 
     for run in runs:                         # each run: running stats updated twice from the file's zeros
         _assert_same(_arrays({"mean": run.values["mean"]}), _arrays({"mean": engine.values["mean"]}))
         _assert_same(_arrays(run.grads), _arrays(engine.grads))
+
+
+def test_an_engine_pass_maps_a_file_leaf_privately_and_leaves_the_file_alone(tmp_path, graph_file):
+    from agrad.graphs.inputs import _file_bytes
+    np.save(tmp_path / "mean.npy", np.zeros(2))
+    before = (tmp_path / "mean.npy").read_bytes()
+    path = graph_file("""
+        inputs:
+          x: {value: [[1.0, 2.0], [3.0, 5.0]], requires_grad: true}
+          mean: {file: mean.npy}
+          var: {value: [1.0, 1.0]}
+        nodes:
+          y: sum(batch_norm(x, mean, var, training=True) * x)
+        backward: y
+    """)
+    graph = graphs.load(path)
+    plan = graph._checked.leaves["mean"].array
+    runs = [graph.run(replay=False) for _ in range(2)]
+    for run in runs:        # no copy of the file's data: the same file region, mapped privately and written
+        mean = run.values["mean"].numpy()
+        assert _file_bytes(mean) == _file_bytes(plan) and not np.shares_memory(mean, plan)
+        np.testing.assert_allclose(mean, [0.2, 0.35])       # momentum 0.1 of the batch means, from zeros
+    assert (tmp_path / "mean.npy").read_bytes() == before and np.array_equal(plan, [0.0, 0.0])
