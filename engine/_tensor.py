@@ -193,7 +193,9 @@ class RemovableHandle:
 
 
 class Tensor:
-    __slots__ = ("_data", "_device", "_keys", "_autograd_meta", "_version_counter", "__weakref__")
+    # NOTE: __dict__, as torch.Tensor has one: user code and subclasses may set attributes of their own
+    # (`p.shared = True`); it costs a pointer, the dict exists only once one is set
+    __slots__ = ("_data", "_device", "_keys", "_autograd_meta", "_version_counter", "__weakref__", "__dict__")
     __array_priority__ = 1000      # `ndarray * tensor` defers to Tensor.__rmul__
 
     # -- construction ------------------------------------------------------------
@@ -310,7 +312,7 @@ class Tensor:
         return self._device.index if self._device.type == "cuda" else -1
 
     def numpy(self) -> np.ndarray:
-        if self.requires_grad:
+        if self.requires_grad and tls.grad_enabled:      # under no_grad PyTorch hands out the memory
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         if self._device.type != "cpu":
             raise TypeError(f"can't convert {self._device} device type tensor to numpy. "
@@ -434,6 +436,8 @@ class Tensor:
     @grad.setter
     def grad(self, value):
         if value is not None:
+            if value is self:
+                raise RuntimeError("can't assign Variable as its own grad")
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
                                 f"{type(value).__name__}")
@@ -444,6 +448,10 @@ class Tensor:
                 return
             m = self._autograd_meta = AutogradMeta()
         m.grad = value
+
+    @grad.deleter
+    def grad(self):
+        self.grad = None          # `del t.grad` resets it, as PyTorch's setter given no value
 
     @property
     def retains_grad(self) -> bool:
@@ -484,6 +492,33 @@ class Tensor:
         m.hooks.append(hook)
         return RemovableHandle(m.hooks, hook)
 
+    @property
+    def _backward_hooks(self):
+        """PyTorch's `_backward_hooks`: None, or the dict of hooks set here (torch's loaders and some
+        user code set it). On a leaf that requires grad its hooks run in order on the gradient, read
+        when the gradient comes (a hook returning a tensor replaces it), through one register_hook; on
+        a non-leaf PyTorch keeps the dict without running it (a grad_fn only runs the dict that
+        Tensor.register_hook attached to it), and so does agrad."""
+        state = self.__dict__.get("_backward_hooks_state")
+        return None if state is None else state[0]
+
+    @_backward_hooks.setter
+    def _backward_hooks(self, hooks) -> None:
+        state = self.__dict__.pop("_backward_hooks_state", None)
+        if state is not None and state[1] is not None:
+            state[1].remove()
+        if hooks is None:
+            return
+
+        def run_hooks(grad):
+            for hook in list(hooks.values()):
+                result = hook(grad)
+                if result is not None:
+                    grad = result
+            return grad
+        handle = self.register_hook(run_hooks) if self.requires_grad and self.is_leaf else None
+        self.__dict__["_backward_hooks_state"] = (hooks, handle)
+
     def register_post_accumulate_grad_hook(self, hook) -> RemovableHandle:
         """`hook(tensor)`, run on a leaf once its AccumulateGrad has updated `.grad`."""
         if not self.requires_grad:
@@ -513,6 +548,12 @@ class Tensor:
     def data(self, value: "Tensor") -> None:
         if not isinstance(value, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        if self.requires_grad and value._data.dtype.kind not in "fc":
+            raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex dtype")
+        m = self._autograd_meta
+        if m is not None and m.grad_accumulator is not None and (
+                value._data.dtype != self._data.dtype or value._device != self._device):
+            m.grad_accumulator = None     # its input metadata is out of date (PyTorch's VariableHooks::set_data)
         self._data, self._device = value._data, value._device
         self._keys = (value._keys & ~AUTOGRAD) | (self._keys & AUTOGRAD)
 

@@ -10,9 +10,10 @@ base's history is rebased instead: its grad_fn becomes `CopySlices`, which runs 
 in-place op's backward on the view's part of the base's gradient; the view's own
 grad_fn is rebuilt from the base when next used.
 
-PyTorch's checks come first: a leaf that requires grad, a view of one, an output of
-a multi-output view op (unbind, split), a view made under no_grad: each is refused
-in grad mode with PyTorch's message.
+PyTorch's checks come first: a leaf that requires grad, a view of one, and a view by
+how it was made (its CreationMeta: an output of a multi-output view op such as split,
+or of a custom Function, a view made under no_grad or inference_mode): each is
+refused in grad mode with PyTorch's message for its kind (_tensor.handle_view_on_rebase).
 
 The ops this runs are handed to it (`apply_inplace(self, op, args)`) or called by name
 through the dispatcher (`clone` in CopySlices): the op library is built on top of this.
