@@ -100,7 +100,8 @@ def roll_with_dims_none(T):
 
 @scenario
 def sdpa_causal_with_attn_mask(T):
-    """Refused by PyTorch's math path; its CPU flash path (4-D, no dropout) applies both masks."""
+    """Refused by PyTorch's math path; its CPU flash path (4-D, no dropout, a mask without grad) applies
+    both masks."""
     F = T.nn.functional
     q = (T.arange(24.0, dtype=T.float64).reshape(1, 2, 3, 4) / 10).sin()
     k = (T.arange(40.0, dtype=T.float64).reshape(1, 2, 5, 4) / 7).cos()
@@ -113,6 +114,8 @@ def sdpa_causal_with_attn_mask(T):
                                                                  is_causal=True)),
         "value head size 6": _error(lambda: F.scaled_dot_product_attention(
             q, k, T.ones(1, 2, 5, 6, dtype=T.float64), attn_mask=mask, is_causal=True)),
+        "float mask that requires grad": _error(lambda: F.scaled_dot_product_attention(
+            q, k, k, attn_mask=T.zeros(3, 5, dtype=T.float64, requires_grad=True), is_causal=True)),
         "4-d": F.scaled_dot_product_attention(q, k, k, attn_mask=mask, is_causal=True).tolist(),
         "4-d float mask": F.scaled_dot_product_attention(q, k, k, attn_mask=T.where(mask, 0.0, -1.0).double(),
                                                          is_causal=True).tolist(),
