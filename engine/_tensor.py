@@ -62,9 +62,9 @@ def version_counter(t) -> VariableVersion:
 (CREATION_DEFAULT, CREATION_NO_GRAD_MODE, CREATION_MULTI_OUTPUT_NODE, CREATION_IN_CUSTOM_FUNCTION,
  CREATION_INFERENCE_MODE) = range(5)
 # per creation kind: (the mode named in the message, how the in-place ran, the explanation after it)
-_FORBIDDEN_IN_MODE = (" Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code "
-                      "by moving both the view and the inplace either both inside the {} block (if you don't want "
-                      "the inplace to be tracked) or both outside (if you want the inplace to be tracked).")
+_FORBIDDEN_IN_MODE = (" Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
+                      "code by moving both the view and the inplace either both inside the {} block (if you don't "
+                      "want the inplace to be tracked) or both outside (if you want the inplace to be tracked).")
 _REBASE_TEXT = {
     CREATION_NO_GRAD_MODE: ("no_grad mode", "with grad mode enabled", _FORBIDDEN_IN_MODE.format("no_grad")),
     CREATION_INFERENCE_MODE: ("inference mode", "in normal mode", _FORBIDDEN_IN_MODE.format("inference_mode")),

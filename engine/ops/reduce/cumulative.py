@@ -3,8 +3,10 @@
 cumsum's adjoint is the reversed cumulative sum, flip(cumsum(flip(grad))) as PyTorch's
 reversed_cumsum (never sum - cumsum + grad: where the tail is small beside the total,
 that difference cancels and loses the low digits). cumprod's gradient is
-reversed_cumsum(grad * result) / x when x has no zeros; with zeros it is PyTorch's exact O(n^2) form, products that leave each
-element out, with no division, so the second derivative is exact as well.
+reversed_cumsum(grad * result) / x when x has no zeros; with zeros it is PyTorch's
+exact O(n^2) form, products that leave each element out, with no division, so the
+second derivative is exact as well. The CPU scans carry float32 and half in double,
+rounding each output once, as PyTorch's CPU kernels (acc_type) do.
 """
 from __future__ import annotations
 
