@@ -6,6 +6,7 @@ that need no gradient, so a plain tensor costs five slots.
 from __future__ import annotations
 
 import importlib
+import re
 import weakref
 
 import numpy as np
@@ -58,7 +59,57 @@ def version_counter(t) -> VariableVersion:
 
 
 # how a view was made (PyTorch's CreationMeta): whether an in-place op on it may rebase its history
-CREATION_DEFAULT, CREATION_NO_GRAD_MODE, CREATION_MULTI_OUTPUT_NODE = 0, 1, 2
+(CREATION_DEFAULT, CREATION_NO_GRAD_MODE, CREATION_MULTI_OUTPUT_NODE, CREATION_IN_CUSTOM_FUNCTION,
+ CREATION_INFERENCE_MODE) = range(5)
+# per creation kind: (the mode named in the message, how the in-place ran, the explanation after it)
+_FORBIDDEN_IN_MODE = (" Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
+                      "code by moving both the view and the inplace either both inside the {} block (if you don't "
+                      "want the inplace to be tracked) or both outside (if you want the inplace to be tracked).")
+_REBASE_TEXT = {
+    CREATION_NO_GRAD_MODE: ("no_grad mode", "with grad mode enabled", _FORBIDDEN_IN_MODE.format("no_grad")),
+    CREATION_INFERENCE_MODE: ("inference mode", "in normal mode", _FORBIDDEN_IN_MODE.format("inference_mode")),
+    CREATION_MULTI_OUTPUT_NODE: (None, None, (
+        " This view is the output of a function that returns multiple views. Such functions do not allow the "
+        "output views to be modified inplace. You should replace the inplace operation by an out-of-place one.")),
+    CREATION_IN_CUSTOM_FUNCTION: (None, None, (
+        " This view was created inside a custom Function (or because an input was returned as-is) and the "
+        "autograd logic to handle view+inplace would override the custom backward associated with the custom "
+        "Function, leading to incorrect gradients. This behavior is forbidden. You can fix this by cloning the "
+        "output of the custom Function.")),
+}
+
+
+def _short_name(node) -> str:
+    """A Node's name as PyTorch's messages print it: SliceBackward0 -> Slice."""
+    return re.sub(r"Backward\d*$", "", node.name())
+
+
+def propagate_creation_meta(previous: int, new: int) -> int:
+    """A view of a view keeps the stricter kind (PyTorch's propagate_creation_meta)."""
+    if new == CREATION_DEFAULT:
+        return previous
+    return previous if previous == CREATION_INFERENCE_MODE else new
+
+
+def handle_view_on_rebase(m, indirect: bool = False) -> None:
+    """Refuse to rebase the history of a view that is not CREATION_DEFAULT, in PyTorch's words
+    (variable.cpp's handle_view_on_rebase): the view itself is modified in place, or (`indirect`)
+    its base or another view of it was and the view's grad_fn is wanted."""
+    creation = m.creation_meta
+    if creation == CREATION_DEFAULT:
+        return
+    modified = "its base or another view of its base has been" if indirect else "is being"
+    fn = m.grad_fn
+    mode, how, why = _REBASE_TEXT[creation]
+    if mode is not None or fn is None:
+        if mode is None:      # no grad_fn: the view was made with grad mode off, whatever its kind says
+            mode, how = _REBASE_TEXT[CREATION_NO_GRAD_MODE][:2]
+        head = (f"Output {m.output_nr} of {_short_name(fn)} is a view of a view which was created in"
+                if fn is not None else "A view was created in")
+        msg = f"{head} {mode} and {modified} modified inplace {how}."
+    else:
+        msg = f"Output {m.output_nr} of {_short_name(fn)} is a view and {modified} modified inplace."
+    raise RuntimeError(msg + why)
 
 
 class DifferentiableViewMeta(AutogradMeta):
@@ -80,8 +131,11 @@ class DifferentiableViewMeta(AutogradMeta):
 
     def current_grad_fn(self, view):
         """The view's grad_fn, rebuilt first if its base changed in place (VariableHooks::grad_fn)."""
+        if self.grad_fn is None and not self.base.requires_grad:
+            return None
         vc = view._version_counter
         if vc.version != self.attr_version:
+            handle_view_on_rebase(self, indirect=True)
             self.attr_version = vc.version
             if self.base.requires_grad:
                 with enable_grad():
@@ -98,14 +152,16 @@ def make_view(base, view, op, args, index) -> None:
     require grad later, and its grad_fn is then rebuilt when an op uses it."""
     bm = base._autograd_meta
     step = ((op, args, index),)
-    if bm.__class__ is DifferentiableViewMeta:
-        root, view_fn, creation = bm.base, bm.view_fn + step, bm.creation_meta
-    else:
-        root, view_fn, creation = base, step, CREATION_DEFAULT
-    if not tls.grad_enabled:
+    if tls.inference_mode:
+        creation = CREATION_INFERENCE_MODE
+    elif not tls.grad_enabled:
         creation = CREATION_NO_GRAD_MODE
-    elif index is not None and creation == CREATION_DEFAULT:
-        creation = CREATION_MULTI_OUTPUT_NODE
+    else:
+        creation = CREATION_DEFAULT if index is None else CREATION_MULTI_OUTPUT_NODE
+    if bm.__class__ is DifferentiableViewMeta:
+        root, view_fn, creation = bm.base, bm.view_fn + step, propagate_creation_meta(bm.creation_meta, creation)
+    else:
+        root, view_fn = base, step
     vc = version_counter(base)
     view._version_counter = vc
     view._autograd_meta = DifferentiableViewMeta(root, view_fn, creation, vc.version)
@@ -137,7 +193,9 @@ class RemovableHandle:
 
 
 class Tensor:
-    __slots__ = ("_data", "_device", "_keys", "_autograd_meta", "_version_counter", "__weakref__")
+    # NOTE: __dict__, as torch.Tensor has one: user code and subclasses may set attributes of their own
+    # (`p.shared = True`); it costs a pointer, the dict exists only once one is set
+    __slots__ = ("_data", "_device", "_keys", "_autograd_meta", "_version_counter", "__weakref__", "__dict__")
     __array_priority__ = 1000      # `ndarray * tensor` defers to Tensor.__rmul__
 
     # -- construction ------------------------------------------------------------
@@ -254,7 +312,7 @@ class Tensor:
         return self._device.index if self._device.type == "cuda" else -1
 
     def numpy(self) -> np.ndarray:
-        if self.requires_grad:
+        if self.requires_grad and tls.grad_enabled:      # under no_grad PyTorch hands out the memory
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         if self._device.type != "cpu":
             raise TypeError(f"can't convert {self._device} device type tensor to numpy. "
@@ -308,7 +366,8 @@ class Tensor:
             return False
         if m.__class__ is DifferentiableViewMeta:
             # a view of a tensor that requires grad does too, even one made under no_grad (PyTorch's rule)
-            return m.requires_grad or m.current_grad_fn(self) is not None or m.base.requires_grad
+            # NOTE: the stored grad_fn, never rebuilt here: asking requires_grad does not raise (PyTorch's)
+            return m.requires_grad or m.grad_fn is not None or m.base.requires_grad
         return m.requires_grad or m.grad_fn is not None
 
     @requires_grad.setter
@@ -377,6 +436,8 @@ class Tensor:
     @grad.setter
     def grad(self, value):
         if value is not None:
+            if value is self:
+                raise RuntimeError("can't assign Variable as its own grad")
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
                                 f"{type(value).__name__}")
@@ -387,6 +448,10 @@ class Tensor:
                 return
             m = self._autograd_meta = AutogradMeta()
         m.grad = value
+
+    @grad.deleter
+    def grad(self):
+        self.grad = None          # `del t.grad` resets it, as PyTorch's setter given no value
 
     @property
     def retains_grad(self) -> bool:
@@ -427,6 +492,33 @@ class Tensor:
         m.hooks.append(hook)
         return RemovableHandle(m.hooks, hook)
 
+    @property
+    def _backward_hooks(self):
+        """PyTorch's `_backward_hooks`: None, or the dict of hooks set here (torch's loaders and some
+        user code set it). On a leaf that requires grad its hooks run in order on the gradient, read
+        when the gradient comes (a hook returning a tensor replaces it), through one register_hook; on
+        a non-leaf PyTorch keeps the dict without running it (a grad_fn only runs the dict that
+        Tensor.register_hook attached to it), and so does agrad."""
+        state = self.__dict__.get("_backward_hooks_state")
+        return None if state is None else state[0]
+
+    @_backward_hooks.setter
+    def _backward_hooks(self, hooks) -> None:
+        state = self.__dict__.pop("_backward_hooks_state", None)
+        if state is not None and state[1] is not None:
+            state[1].remove()
+        if hooks is None:
+            return
+
+        def run_hooks(grad):
+            for hook in list(hooks.values()):
+                result = hook(grad)
+                if result is not None:
+                    grad = result
+            return grad
+        handle = self.register_hook(run_hooks) if self.requires_grad and self.is_leaf else None
+        self.__dict__["_backward_hooks_state"] = (hooks, handle)
+
     def register_post_accumulate_grad_hook(self, hook) -> RemovableHandle:
         """`hook(tensor)`, run on a leaf once its AccumulateGrad has updated `.grad`."""
         if not self.requires_grad:
@@ -456,6 +548,12 @@ class Tensor:
     def data(self, value: "Tensor") -> None:
         if not isinstance(value, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        if self.requires_grad and value._data.dtype.kind not in "fc":
+            raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex dtype")
+        m = self._autograd_meta
+        if m is not None and m.grad_accumulator is not None and (
+                value._data.dtype != self._data.dtype or value._device != self._device):
+            m.grad_accumulator = None     # its input metadata is out of date (PyTorch's VariableHooks::set_data)
         self._data, self._device = value._data, value._device
         self._keys = (value._keys & ~AUTOGRAD) | (self._keys & AUTOGRAD)
 

@@ -168,6 +168,8 @@ def _spaced(start, end, steps, np_dtype, name="linspace"):
     step = (end - start) / work.type(steps - 1) if steps > 1 else work.type(0)
     i = np.arange(steps, dtype=work)
     values = np.where(i < steps // 2, start + step * i, end - step * (work.type(steps - 1) - i))
+    if steps == 1:
+        values[:] = start        # PyTorch fills a single step with start (the loop above would give end)
     return values, work
 
 

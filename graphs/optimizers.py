@@ -32,8 +32,10 @@ def make_optimizer(spec: dict, params: list) -> agrad.optim.Optimizer:
 
 def schedule_factor(spec: dict | None, total_steps: int) -> Callable[[int], float] | None:
     """The schedule's multiplier of the base lr at step t, from the closed forms of
-    lr_scheduler's classes; `warmup: W` ramps linearly over the first W steps (as
-    LinearLR(start_factor=1/W) followed by the schedule, PyTorch's SequentialLR)."""
+    lr_scheduler's classes (cosine's goes on past t_max: it rises again, as
+    CosineAnnealingLR's does). `warmup: W` multiplies the first W steps by (t + 1) / W,
+    then runs the schedule from its step 0: PyTorch's SequentialLR([LinearLR(start_factor=1/W,
+    total_iters=W - 1), schedule], milestones=[W])."""
     if spec is None:
         return None
     options = dict(spec)
@@ -62,7 +64,7 @@ def schedule_factor(spec: dict | None, total_steps: int) -> Callable[[int], floa
         eta_min = options.get("eta_min", 0.0)          # a fraction of the base lr here
 
         def after(t):
-            return eta_min + (1 - eta_min) * (1 + math.cos(math.pi * min(t, t_max) / t_max)) / 2
+            return eta_min + (1 - eta_min) * (1 + math.cos(math.pi * t / t_max)) / 2
     else:
         start, end = options.get("start_factor", 1.0 / 3), options.get("end_factor", 1.0)
         total = options.get("total_iters", 5)

@@ -12,7 +12,7 @@ import functools
 import inspect
 import warnings
 
-from .._tensor import Tensor, filled, version_counter
+from .._tensor import CREATION_IN_CUSTOM_FUNCTION, CREATION_MULTI_OUTPUT_NODE, Tensor, filled, version_counter
 from ..grad_mode import is_grad_enabled, no_grad
 from .node import Node, collect_next_edges, record, set_history
 from ..watchers import unreplayable
@@ -205,19 +205,35 @@ def _wrap_outputs(node: BackwardCFunction, outputs: tuple, input_ids: set, is_ex
         if not differentiable:
             if is_executable:
                 node.add_input_metadata(o)
-            if is_input and (o.requires_grad or not is_modified):
+            if is_input and o.requires_grad:
                 o = o.detach()
+            elif is_input and not is_modified:
+                o = _view_as_self(o)
             elif o.requires_grad and not o._is_view():
                 o.detach_()
         elif is_modified:
             _rebase_history(o, node, is_input, len(outputs))
         else:
             if is_input:
-                o = o.detach()
+                o = _view_as_self(o)
             set_history(o, node)
+        if not (is_input and is_modified) and o._is_view():
+            # an in-place op on it would rebase its history past this Function's backward: refused
+            o._autograd_meta.creation_meta = CREATION_IN_CUSTOM_FUNCTION
         wrapped.append(o)
+    if kinds.count(_DIFFERENTIABLE) > 1:
+        # several differentiable outputs: their views are refused in place as a multi-output view op's are
+        for o in wrapped:
+            if isinstance(o, Tensor) and o._is_view():
+                o._autograd_meta.creation_meta = CREATION_MULTI_OUTPUT_NODE
     node._output_kinds = tuple(kinds)
     return tuple(wrapped)
+
+
+def _view_as_self(t: Tensor) -> Tensor:
+    """An input returned as is comes back as a view of itself, made with grad mode off."""
+    with no_grad():
+        return t.view_as(t)
 
 
 def _rebase_history(t: Tensor, node: BackwardCFunction, is_input: bool, num_outputs: int) -> None:

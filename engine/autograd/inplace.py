@@ -10,26 +10,23 @@ base's history is rebased instead: its grad_fn becomes `CopySlices`, which runs 
 in-place op's backward on the view's part of the base's gradient; the view's own
 grad_fn is rebuilt from the base when next used.
 
-PyTorch's checks come first: a leaf that requires grad, a view of one, an output of
-a multi-output view op (unbind, split), a view made under no_grad: each is refused
-in grad mode with PyTorch's message.
+PyTorch's checks come first: a leaf that requires grad, a view of one, and a view by
+how it was made (its CreationMeta: an output of a multi-output view op such as split,
+or of a custom Function, a view made under no_grad or inference_mode): each is
+refused in grad mode with PyTorch's message for its kind (_tensor.handle_view_on_rebase).
 
 The ops this runs are handed to it (`apply_inplace(self, op, args)`) or called by name
 through the dispatcher (`clone` in CopySlices): the op library is built on top of this.
 """
 from __future__ import annotations
 
-import re
-
 from .._tensor import (
-    CREATION_DEFAULT,
-    CREATION_MULTI_OUTPUT_NODE,
-    CREATION_NO_GRAD_MODE,
     AutogradMeta,
     DifferentiableViewMeta,
     Tensor,
     VariableVersion,
     filled,
+    handle_view_on_rebase,
     replay_view,
 )
 from ..backends.meta import MetaArray
@@ -46,41 +43,11 @@ __all__ = ["apply_inplace", "check_inplace", "bump_version", "CopySlices"]
 
 # ---- checks ------------------------------------------------------------------------------------
 
-_SHORT_NAME = re.compile(r"Backward\d*$")
-
-
-def short_name(node) -> str:
-    """A Node's name as PyTorch's messages print it: ExpBackward0 -> Exp."""
-    return _SHORT_NAME.sub("", node.name())
-
-
-def _handle_view_on_rebase(t, m) -> None:
-    creation = m.creation_meta
-    if creation == CREATION_DEFAULT:
-        return
-    fn = t.grad_fn
-    if creation == CREATION_NO_GRAD_MODE or fn is None:
-        prefix = (f"Output {m.output_nr} of {short_name(fn)} is a view of a view which was created in"
-                  if fn is not None else "A view was created in")
-        msg = prefix + " no_grad mode and is being modified inplace with grad mode enabled."
-    else:
-        msg = f"Output {m.output_nr} of {short_name(fn)} is a view and is being modified inplace."
-    if creation == CREATION_MULTI_OUTPUT_NODE:
-        msg += (" This view is the output of a function that returns multiple views. Such functions do not allow "
-                "the output views to be modified inplace. You should replace the inplace operation by an "
-                "out-of-place one.")
-    else:
-        msg += (" Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code "
-                "by moving both the view and the inplace either both inside the no_grad block (if you don't want "
-                "the inplace to be tracked) or both outside (if you want the inplace to be tracked).")
-    raise RuntimeError(msg)
-
-
 def check_inplace(t: Tensor) -> None:
     """PyTorch's check_inplace, for an in-place op that autograd will record."""
     m = t._autograd_meta
     if m.__class__ is DifferentiableViewMeta:
-        _handle_view_on_rebase(t, m)
+        handle_view_on_rebase(m)
         if t.requires_grad and m.base.is_leaf:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
     if t.requires_grad and t.is_leaf:

@@ -767,11 +767,17 @@ def _topk(ctx, node, a):
 @op("CumSum", composed=True)
 def _cumsum(ctx, node, a):
     x = ctx.ref(node.input[0])
-    axis = int(ctx.const(node.input[1]))
+    rank = len(ctx.shape(node.input[0]))
+    axis = _axis(int(ctx.const(node.input[1])), rank)
     reverse, exclusive = a.get("reverse", 0), a.get("exclusive", 0)
-    expr = f"cumsum(flip({x}, [{axis}]), {axis})" if reverse else f"cumsum({x}, {axis})"
+    if reverse:
+        x = f"flip({x}, [{axis}])"
     if exclusive:
-        expr = f"{expr} - {'flip(' + x + ', [' + str(axis) + '])' if reverse else x}"
+        # NOTE: shifted by one along axis (a 0 in front, the last dropped), never cumsum - x: that
+        # difference cancels where an element is large beside the sum before it
+        padded = f"pad({x}, {lit([0, 0] * (rank - 1 - axis) + [1, 0])}, 'constant', 0.0)"
+        x = f"{padded}[{', '.join([':'] * axis + [':-1'])}]"
+    expr = f"cumsum({x}, {axis})"
     return f"flip({expr}, [{axis}])" if reverse else expr
 
 

@@ -122,6 +122,12 @@ CASES += [
     Case("DepthToSpace", {"x": f(1, 8, 2, 3)}, {"blocksize": 2}, name="DepthToSpace-DCR"),
     Case("SpaceToDepth", {"x": f(1, 2, 4, 6)}, {"blocksize": 2}),
     Case("CumSum", {"x": f(3, 4)}, {"reverse": 1, "exclusive": 1}, consts={"a": np.array(1, dtype=np.int64)}),
+    # an element large beside the sum before it: `cumsum - x` would lose that sum (the gradient, linear, is
+    # checked above: central differences at 1e8 would measure float64's rounding, not it)
+    Case("CumSum", {"x": np.array([[1e-3, 1e8, 1.0], [2.0, -3e8, 0.5]], np.float32)}, {"exclusive": 1},
+         consts={"a": np.array(1, dtype=np.int64)}, grad=False, name="CumSum-exclusive-large-step"),
+    Case("CumSum", {"x": np.array([[1e8, 1.0, 1e-3], [0.5, -3e8, 2.0]], np.float32)}, {"exclusive": 1, "reverse": 1},
+         consts={"a": np.array(-1, dtype=np.int64)}, grad=False, name="CumSum-reverse-exclusive-large-step"),
     Case("ReduceSum", {"x": X}, {"keepdims": 0}, consts={"a": i64([0, 2])}),
     Case("ReduceMean", {"x": X}, {"axes": [-1]}, opset=13),
     Case("ReduceMax", {"x": X}, {"keepdims": 1}, consts={"a": i64([1])}),

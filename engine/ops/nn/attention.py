@@ -28,6 +28,23 @@ def _repeat_heads(t, groups):
     return reshape(wide, shape[:-3] + [shape[-3] * groups] + shape[-2:])
 
 
+def _cpu_flash_applies(query, key, value, attn_mask, dropout_p, enable_gqa) -> bool:
+    """Whether PyTorch's CPU backend choice (sdp_utils_cpp.cpp) takes its flash kernel, which applies an
+    explicit attn_mask on top of is_causal's; its math fallback refuses the pair. Flash wants 4-D q, k, v
+    with one batch size, one head size, heads equal (or grouped, with enable_gqa), unit last strides, no
+    dropout, and a 2-D or 4-D mask that does not require grad (even under no_grad)."""
+    qkv = (query, key, value)
+    if dropout_p > 0.0 or attn_mask.requires_grad or any(t.ndim != 4 for t in qkv) or attn_mask.ndim not in (2, 4):
+        return False
+    if not (query.shape[0] == key.shape[0] == value.shape[0]) or not (query.shape[-1] == key.shape[-1] ==
+                                                                        value.shape[-1]):
+        return False
+    q_heads, kv_heads = query.shape[1], key.shape[1]
+    if kv_heads != value.shape[1] or (q_heads != kv_heads and not (enable_gqa and q_heads % kv_heads == 0)):
+        return False
+    return all(t.stride(-1) == 1 for t in qkv)
+
+
 def _sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False,
           seed=None):
     if query.ndim < 2 or key.ndim < 2 or value.ndim < 2:
@@ -45,7 +62,9 @@ def _sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, sca
     scores = matmul(query, transpose(key, -2, -1)) * scale_factor
     L, S = query.shape[-2], key.shape[-2]
     if is_causal:
-        # NOTE: PyTorch 2.13 applies an explicit attn_mask on top of the causal one (older versions raised)
+        if attn_mask is not None and not _cpu_flash_applies(query, key, value, attn_mask, dropout_p, enable_gqa):
+            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
+                               "is_causal=True")
         scores = where(tril(filled((L, S), True, dtypes.bool_.np, query._device)), scores, -math.inf)
     if attn_mask is not None:
         if attn_mask.dtype == dtypes.bool_:
@@ -74,8 +93,9 @@ def _sdpa_samples(op):
             SampleInput("float mask, scale", *_qkv(op, 3, (3, 2)), make_arg((3, 3), key=(op, 3, "m")), scale=0.7),
             SampleInput("causal, L < S", *_qkv(op, 4, (2, 2, 3), (2, 4, 3)), is_causal=True),
             SampleInput("gqa 4 heads over 2", *_qkv(op, 5, (1, 4, 3, 2), (1, 2, 3, 2)), enable_gqa=True),
-            SampleInput("causal and float mask", *_qkv(op, 7, (2, 3, 2)), make_arg((3, 3), key=(op, 7, "m")),
-                        is_causal=True),
+            # PyTorch's CPU flash path applies both masks (its math path refuses the pair)
+            SampleInput("causal and float mask, 4-D", *_qkv(op, 7, (1, 2, 3, 2)),
+                        make_arg((3, 3), key=(op, 7, "m"), requires_grad=False), is_causal=True),
             SampleInput("dropout, seed", *_qkv(op, 6, (2, 3, 4)), dropout_p=0.3, seed=5)]
 
 

@@ -110,10 +110,24 @@ def _weights(xp, lam, axis, ndim, dtype):
 
 
 def _check_dtype(mode, dtype):
-    # NOTE: PyTorch's nearest modes also take uint8 (a pure gather); its uint8 bilinear is a fixed-point kernel
-    # whose rounding depends on the CPU's vector path, so agrad leaves it out
-    if not (mode in ("nearest", "nearest-exact") and dtype == np.uint8):
+    # NOTE: PyTorch's nearest modes also take uint8 (a pure gather), and bilinear does (_bilinear_uint8)
+    if not (mode in ("nearest", "nearest-exact", "bilinear") and dtype == np.uint8):
         require_floating(f"upsample_{mode}", dtype)
+
+
+def _bilinear_uint8(xp, input, out_shape, scales, align_corners):
+    """PyTorch's uint8 bilinear (its CPU separable kernel): width first, then height, each pass
+    rounded half up to uint8. Equal to PyTorch's values wherever the weights are multiples of
+    2**-k (scale factors 2, 4, 0.5, sizes giving such steps, align_corners with (n_in - 1) /
+    (n_out - 1) one): PyTorch's fixed-point weights are then exact. Other weights it rounds to its
+    fixed point, and a value may differ from agrad's by 1."""
+    passes = list(_each_dim(xp, input.shape, out_shape, scales, "bilinear", align_corners))
+    x = input.astype(np.float64)
+    for axis, i0, i1, lam in reversed(passes):
+        w = _weights(xp, lam, axis, x.ndim, x.dtype)
+        x = xp.take(x, i0, axis=axis) * (1 - w) + xp.take(x, i1, axis=axis) * w
+        x = xp.clip(xp.floor(x + 0.5), 0, 255)
+    return x.astype(np.uint8)
 
 
 def _interpolate_meta(input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias):
@@ -126,6 +140,8 @@ def _interpolate_kernel(xp, input, size, scale_factor, mode, align_corners, reco
     out_shape, scales = _plan(input.shape, size, scale_factor, mode, align_corners, recompute_scale_factor,
                               antialias)
     _check_dtype(mode, input.dtype)
+    if mode == "bilinear" and input.dtype == np.uint8:
+        return _bilinear_uint8(xp, input, out_shape, scales, align_corners)
     x = input
     for axis, i0, i1, lam in _each_dim(xp, input.shape, out_shape, scales, mode, align_corners):
         if mode in _LINEAR_DIMS:

@@ -413,12 +413,19 @@ def _atan2_samples(op):
                     make_arg((4,), key=(op, "i2"), dtype=dtypes.int64, low=1, high=4, integer=True))]
 
 
+def _atan2_denominator(self, other):
+    """self^2 + other^2, with 1 where both are 0: atan2 is flat there by convention, so the gradient is
+    the signed zero grad * other (PyTorch's value), not 0 / 0."""
+    denominator = self * self + other * other
+    return where(denominator == 0, 1.0, denominator)
+
+
 def _atan2_self_grad(grad, self, other):
-    return grad * other / (self * self + other * other)
+    return grad * other / _atan2_denominator(self, other)
 
 
 def _atan2_other_grad(grad, self, other):
-    return grad * -self / (self * self + other * other)
+    return grad * -self / _atan2_denominator(self, other)
 
 
 atan2 = defop(

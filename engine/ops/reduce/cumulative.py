@@ -1,9 +1,12 @@
 """Ops along one dimension's running order: cumsum, cumprod, logcumsumexp, diff.
 
-cumsum's adjoint is the reversed cumulative sum (written as sum - cumsum + grad, so
-no flip is needed). cumprod's gradient is reversed_cumsum(grad * result) / x when x
-has no zeros; with zeros it is PyTorch's exact O(n^2) form, products that leave each
-element out, with no division, so the second derivative is exact as well.
+cumsum's adjoint is the reversed cumulative sum, flip(cumsum(flip(grad))) as PyTorch's
+reversed_cumsum (never sum - cumsum + grad: where the tail is small beside the total,
+that difference cancels and loses the low digits). cumprod's gradient is
+reversed_cumsum(grad * result) / x when x has no zeros; with zeros it is PyTorch's
+exact O(n^2) form, products that leave each element out, with no division, so the
+second derivative is exact as well. The CPU scans carry float32 and half in double,
+rounding each output once, as PyTorch's CPU kernels (acc_type) do.
 """
 from __future__ import annotations
 
@@ -50,13 +53,17 @@ def _scan_kernel(name):
         out_dtype = _scan_dtype(self, dtype)
         if self.ndim == 0:
             return self.astype(out_dtype)
+        # NOTE: PyTorch's CPU scan carries the running value in acc_type (double for float and half),
+        # rounding each output once; a float32 running value drifts from its results along long rows
+        if xp is np and out_dtype.kind == "f" and out_dtype.itemsize < 8:
+            return getattr(xp, name)(self, axis=d, dtype=np.float64).astype(out_dtype)
         return getattr(xp, name)(self, axis=d, dtype=out_dtype)
     return kernel
 
 
 def _reverse_cumsum(t, dim):
-    """out[i] = sum over j >= i of t[j] along dim."""
-    return sum(t, [dim], True) - cumsum(t, dim) + t
+    """out[i] = sum over j >= i of t[j] along dim (PyTorch's reversed_cumsum)."""
+    return flip(cumsum(flip(t, [dim]), dim), [dim])
 
 
 def _to_input_dtype(grad, self):

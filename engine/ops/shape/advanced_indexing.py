@@ -1076,16 +1076,19 @@ def setitem(self: Tensor, index, value) -> None:
     copy_/fill_ (so the base's grad_fn becomes CopySlices); with integer tensors, lists or bool masks
     among the indices, the basic part is applied first and index_put_ writes the rest."""
     items = index if isinstance(index, tuple) else (index,)
-    if any(is_advanced(item) for item in items):
+    if not any(is_advanced(item) for item in items):
+        target = basic_getitem(self, index)
+    else:
         target, indices, dims = advanced_parts(self, index)
-        if not isinstance(value, Tensor):
-            from ...creation import tensor
-            value = tensor(value, dtype=self.dtype, device=self.device)
-        elif value._device is not self._device:
-            value = value.to(device=self._device)
-        target.index_put_(indices, value, False, dims)
-        return
-    target = getitem(self, index)
+        if indices:
+            if not isinstance(value, Tensor):
+                from ...creation import tensor
+                value = tensor(value, dtype=self.dtype, device=self.device)
+            elif value._device is not self._device:
+                value = value.to(device=self._device)
+            target.index_put_(indices, value, False, dims)
+            return
+        # none left to index_put_: only 0-d integer tensors, which selected as integers do
     if isinstance(value, Tensor):
         target.copy_(value)
     elif isinstance(value, (int, float, bool, np.generic)):

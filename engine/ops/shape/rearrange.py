@@ -51,6 +51,7 @@ flip = defop(
 
 
 def _roll_dims(self, shifts, dims):
+    dims = () if dims is None else dims        # PyTorch's parser reads dims=None as its default []
     if len(shifts) != len(dims) and not (len(shifts) == 1 and not dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
     if not shifts:

@@ -1,0 +1,77 @@
+"""Record what PyTorch does in the edge-case scenarios and lr schedules, for tests that never import torch.
+
+    /work/torchvenv/bin/python tests/reference/make_edge_case_reference.py
+
+Runs every scenario of tests/engine/edge_case_scenarios.py with `torch` as the library, and
+torch.optim.lr_scheduler's CosineAnnealingLR (past T_max) and the warm-up agrad's `schedule:
+{warmup: W}` stands for (SequentialLR of LinearLR(start_factor=1/W, total_iters=W-1) and the
+schedule, milestones=[W]), and writes tests/reference/engine/edge_cases.json. Deterministic.
+tests/engine/test_edge_cases.py and tests/graphs/test_schedule_reference.py compare agrad.
+"""
+from __future__ import annotations
+
+import json
+import pathlib
+import sys
+import warnings
+
+import torch
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "engine"))
+from edge_case_scenarios import SCENARIOS  # noqa: E402
+
+# (the spec of agrad's `schedule:`, its total steps, the steps to record)
+SCHEDULES = [
+    ({"type": "cosine", "t_max": 2}, 5, 5),
+    ({"type": "cosine", "t_max": 4, "eta_min": 0.1}, 12, 12),
+    ({"type": "cosine", "t_max": 6, "warmup": 4}, 10, 20),
+    ({"type": "step", "step_size": 2, "gamma": 0.5, "warmup": 3}, 10, 10),
+    ({"type": "exponential", "gamma": 0.9, "warmup": 1}, 6, 6),
+]
+
+
+def _torch_lrs(spec: dict, steps: int) -> list[float]:
+    """The lr of each of `steps` optimizer steps, base lr 1, from torch's scheduler classes."""
+    opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+    options = dict(spec)
+    kind, warmup = options.pop("type"), options.pop("warmup", 0)
+    if kind == "cosine":
+        sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=options["t_max"],
+                                                           eta_min=options.get("eta_min", 0.0))
+    elif kind == "step":
+        sched = torch.optim.lr_scheduler.StepLR(opt, step_size=options["step_size"], gamma=options["gamma"])
+    elif kind == "exponential":
+        sched = torch.optim.lr_scheduler.ExponentialLR(opt, gamma=options["gamma"])
+    if warmup:
+        ramp = torch.optim.lr_scheduler.LinearLR(opt, start_factor=1 / warmup, total_iters=warmup - 1)
+        sched = torch.optim.lr_scheduler.SequentialLR(opt, [ramp, sched], milestones=[warmup])
+    lrs = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")          # the epoch-argument deprecation SequentialLR triggers
+        for _ in range(steps):
+            lrs.append(opt.param_groups[0]["lr"])
+            opt.step()
+            sched.step()
+    return lrs
+
+
+def main() -> int:
+    results = {}
+    for name, run in SCENARIOS.items():
+        torch.set_grad_enabled(True)
+        results[name] = run(torch)
+    schedules = [{"spec": spec, "total_steps": total, "lrs": _torch_lrs(spec, steps)}
+                 for spec, total, steps in SCHEDULES]
+    out = HERE / "engine" / "edge_cases.json"
+    out.parent.mkdir(exist_ok=True)
+    text = json.dumps({"torch": torch.__version__, "scenarios": results, "schedules": schedules},
+                      indent=1, sort_keys=True)
+    out.write_text(text + "\n")
+    print(f"wrote {out.relative_to(HERE.parent.parent)}: {len(results)} scenarios, {len(schedules)} schedules, "
+          f"torch {torch.__version__}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
