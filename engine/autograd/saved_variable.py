@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import weakref
 
-from .._tensor import AutogradMeta, Tensor
+from .._tensor import AutogradMeta, Tensor, VariableVersion
 from ..dispatch_keys import AUTOGRAD
 from ..errors import FreedGraphError
 from ..grad_mode import tls
@@ -35,6 +35,10 @@ class SavedVariable:
         self._version = 0 if vc is None else vc.version
         self._released = False
         if is_output:
+            if vc is None:
+                # NOTE: the counter exists from now on: views made later share it, and they may
+                # change the output after it is gone (only the counter tells, see unpack)
+                vc = tensor._version_counter = VariableVersion()
             self._tensor = None
             self._data, self._device, self._keys = tensor._data, tensor._device, tensor._keys & ~AUTOGRAD
             meta = tensor._autograd_meta
@@ -125,7 +129,9 @@ def save_output(tensor: Tensor) -> SavedVariable:
     constructor call."""
     sv = _new(SavedVariable)
     vc = tensor._version_counter
-    sv._version = 0 if vc is None else vc.version
+    if vc is None:
+        vc = tensor._version_counter = VariableVersion()      # as SavedVariable(tensor, True)
+    sv._version = vc.version
     sv._released = False
     sv._tensor = None
     sv._data, sv._device, sv._keys = tensor._data, tensor._device, tensor._keys & ~AUTOGRAD
