@@ -259,7 +259,7 @@ def _check_dirty_output(t: Tensor, is_input: bool, num_outputs: int) -> None:
     if not is_input:
         if is_view:     # a view of an intermediate of forward
             raise RuntimeError(_NOT_AN_INPUT)
-        warnings.warn(_NOT_AN_INPUT, UserWarning, stacklevel=5)
+        warnings.warn(_NOT_AN_INPUT, UserWarning, stacklevel=4)      # the caller of apply
     if is_view and num_outputs > 1:
         raise RuntimeError(
             "If your Function modifies inplace an input that is a view of another Tensor, your Function cannot "
