@@ -278,6 +278,47 @@ def retain_grad_of_multiple_outputs_then_in_place(T):
 
 
 @scenario
+def tensor_hooks_stay_with_their_version(T):
+    """Unlike the retain_grad() hook, hooks from register_hook stay on the grad_fn they were
+    registered on (PyTorch's test_tensor_hooks_inplace*): a guard for the hook moves above."""
+    seen = []
+
+    def hook(tag, factor=None):
+        def fn(grad):
+            seen.append([tag, value(grad)])
+            return None if factor is None else grad * factor
+        return fn
+    facts = {}
+    a = T.tensor([1.0], requires_grad=True)
+    b = a.clone()
+    b.register_hook(hook("before", 2))
+    b.mul_(2)
+    b.register_hook(hook("after", 2))
+    b.sum().backward()
+    facts["in_place"] = [seen[:], value(a.grad)]
+    seen.clear()
+    b = T.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    var, mean = T.var_mean(b, dim=0)
+    var.register_hook(hook("var"))
+    mean.register_hook(hook("mean"))
+    var.mul_(2)
+    var.register_hook(hook("var_after"))
+    (var + mean * 3).sum().backward()
+    facts["multiple_outputs"] = sorted(seen)
+    seen.clear()
+    base = T.tensor([1.0], requires_grad=True).clone()
+    view, view2 = base[:], base[:]
+    view.register_hook(hook("view"))
+    view2.register_hook(hook("view2"))
+    view.mul_(2)
+    view2.grad_fn            # noqa: B018 - rebuilds view2's grad_fn, so the next hook goes there
+    view2.register_hook(hook("view2_after"))
+    (view + view2).sum().backward()
+    facts["views"] = seen[:]
+    return facts
+
+
+@scenario
 def retain_grad_then_dirty_in_a_function(T):
     a = T.tensor([1.0, 2.0], requires_grad=True)
     b = a * 1
