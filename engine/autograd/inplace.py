@@ -36,11 +36,12 @@ from .._tensor import (
 from ..backends.meta import MetaArray
 from ..dispatch_keys import AUTOGRAD
 from ..dispatcher import ops as _ops
+from ..errors import FreedGraphError
 from ..grad_mode import tls
 from ..messages import scalar_type_name
 from ..watchers import write
 from .node import Node, gradient_edge
-from .saved_variable import SavedVariable
+from .saved_variable import ERR_BACKWARD_TWICE, SavedVariable
 
 __all__ = ["apply_inplace", "check_inplace", "bump_version", "rebase_history", "CopySlices"]
 
@@ -228,6 +229,8 @@ class CopySlices(Node):
         self.set_next_edges([gradient_edge(base)] + list(fn.next_edges[1:]))
 
     def apply(self, grads):
+        if self.fn is None:
+            raise FreedGraphError(ERR_BACKWARD_TWICE)
         grad = grads[0]
         n = len(self.next_edges)
         if grad is None:
@@ -249,7 +252,9 @@ class CopySlices(Node):
         return out
 
     def release_variables(self):
-        self.fn.release_variables()
+        # PyTorch's: drop the wrapped Node rather than free what it saved; it may be reachable
+        # another way too (the grad_fn of a tensor it saved, unpacked under create_graph)
+        self.fn = None
 
 
 def _layout_order(data):

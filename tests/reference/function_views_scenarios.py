@@ -170,6 +170,33 @@ def dirty_view_with_another_input(T):
 
 
 @scenario
+def dirty_and_saved_output_differentiated_twice(T):
+    """The Function saves its dirty output (saved as an output: unpacked with the Function's node
+    as grad_fn); a second-order backward reaches that node both through CopySlices and directly,
+    so CopySlices must not free what the node saved when it is done with it."""
+    class SquareInPlace(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(x)
+            ctx.mark_dirty(x)
+            ctx.save_for_backward(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            (y,) = ctx.saved_tensors
+            return g * 2 * y.sqrt()
+    facts = {}
+    for view in (False, True):
+        a = T.tensor([1.0, 2.0, 3.0], dtype=T.float64, requires_grad=True)
+        base = a * 1
+        SquareInPlace.apply(base[:2] if view else base)
+        (g,) = T.autograd.grad((base * base).sum(), a, create_graph=True)
+        facts[f"view={view}"] = [value(g), outcome(lambda: g.sum().backward()), value(a.grad)]
+    return facts
+
+
+@scenario
 def view_of_a_saved_output_modified_after_the_output_is_gone(T):
     """exp saves its result; a view of it modified in place (by an op or by a Function marking it
     dirty) must fail the backward even when only the view kept the result alive."""
