@@ -18,7 +18,7 @@ from .grad_mode import enable_grad, tls
 from .messages import c_type_name, scalar_type_name, sizes
 from .shapes import normalize_dim
 
-__all__ = ["Tensor", "AutogradMeta", "DifferentiableViewMeta", "VariableVersion"]
+__all__ = ["Tensor", "AutogradMeta", "DifferentiableViewMeta", "VariableVersion", "update_tensor_hooks_on_new_gradfn"]
 
 class AutogradMeta:
     __slots__ = ("requires_grad", "grad", "grad_fn", "output_nr", "retains_grad",
@@ -130,19 +130,37 @@ class DifferentiableViewMeta(AutogradMeta):
         self.attr_version = attr_version
 
     def current_grad_fn(self, view):
-        """The view's grad_fn, rebuilt first if its base changed in place (VariableHooks::grad_fn)."""
-        if self.grad_fn is None and not self.base.requires_grad:
+        """The view's grad_fn, rebuilt first if its base changed in place (VariableHooks::grad_fn).
+        A view with no history of a base that needs none stays as it is, its attr_version
+        untouched: an in-place op that later gives the base a history (a custom Function
+        marking the view dirty) must still be seen as a change."""
+        old_fn = self.grad_fn
+        if old_fn is None and not self.base.requires_grad:
             return None
         vc = view._version_counter
         if vc.version != self.attr_version:
             handle_view_on_rebase(self, indirect=True)
+            with enable_grad():
+                fresh = replay_view(self.base, self.view_fn)
+            fm = fresh._autograd_meta
+            self.grad_fn, self.output_nr = (fm.grad_fn, fm.output_nr) if fm is not None else (None, 0)
             self.attr_version = vc.version
-            if self.base.requires_grad:
-                with enable_grad():
-                    fresh = replay_view(self.base, self.view_fn)
-                fm = fresh._autograd_meta
-                self.grad_fn, self.output_nr = fm.grad_fn, fm.output_nr
+            if self.grad_fn is not None:
+                update_tensor_hooks_on_new_gradfn(view, old_fn, self.grad_fn)
         return self.grad_fn
+
+
+def update_tensor_hooks_on_new_gradfn(t, old_fn, new_fn) -> None:
+    """`t`'s grad_fn has become `new_fn` (an in-place op, or a view's grad_fn rebuilt): its
+    retain_grad() hook moves there from `old_fn`, at t's output_nr (PyTorch's function of this
+    name; hooks from register_hook stay with the version of `t` they were registered on)."""
+    m = t._autograd_meta
+    if not m.retains_grad or old_fn is None:
+        return
+    hooks = old_fn.hooks
+    hook = hooks.retains_grad.pop(m.output_nr, None) if hooks is not None else None
+    if hook is not None:
+        new_fn.register_retains_grad_hook(m.output_nr, hook)
 
 
 def make_view(base, view, op, args, index) -> None:
@@ -365,8 +383,8 @@ class Tensor:
         if m is None:
             return False
         if m.__class__ is DifferentiableViewMeta:
-            # a view of a tensor that requires grad does too, even one made under no_grad (PyTorch's rule)
-            # NOTE: the stored grad_fn, never rebuilt here: asking requires_grad does not raise (PyTorch's)
+            # a view of a tensor that requires grad does too, even one made under no_grad (PyTorch's
+            # rule); asking does not rebuild the view's grad_fn, so it never raises (as in PyTorch)
             return m.requires_grad or m.grad_fn is not None or m.base.requires_grad
         return m.requires_grad or m.grad_fn is not None
 
@@ -459,10 +477,14 @@ class Tensor:
         return m is not None and m.retains_grad
 
     def retain_grad(self) -> None:
-        m = self._autograd_meta
-        if m is None or not (m.requires_grad or m.grad_fn is not None):
+        """Keep the gradient of this non-leaf in `.grad`: a hook on its grad_fn's slot for it,
+        which follows the tensor when an in-place op gives it a new grad_fn (inplace.py's
+        rebase_history, a view's rebuilt grad_fn: update_tensor_hooks_on_new_gradfn)."""
+        if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if m.grad_fn is None or m.retains_grad:
+        m = self._autograd_meta
+        fn = self.grad_fn
+        if fn is None or m.retains_grad:
             return     # leaves keep .grad anyway
         m.retains_grad = True
         ref = weakref.ref(self)
@@ -478,7 +500,7 @@ class Tensor:
             else:
                 tm.grad = tm.grad + grad
             return None
-        m.grad_fn.register_retains_grad_hook(m.output_nr, retain)
+        fn.register_retains_grad_hook(m.output_nr, retain)
 
     def register_hook(self, hook) -> RemovableHandle:
         """`hook(grad) -> Tensor or None`, run when the gradient of this tensor is computed."""

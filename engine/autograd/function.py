@@ -12,8 +12,10 @@ import functools
 import inspect
 import warnings
 
-from .._tensor import CREATION_IN_CUSTOM_FUNCTION, CREATION_MULTI_OUTPUT_NODE, Tensor, filled, version_counter
+from .._tensor import (CREATION_IN_CUSTOM_FUNCTION, CREATION_MULTI_OUTPUT_NODE, DifferentiableViewMeta, Tensor,
+                       filled, version_counter)
 from ..grad_mode import is_grad_enabled, no_grad
+from .inplace import check_inplace, rebase_history
 from .node import Node, collect_next_edges, record, set_history
 from ..watchers import unreplayable
 from .saved_variable import SavedVariable
@@ -77,7 +79,7 @@ class BackwardCFunction(FunctionCtx, Node):
     def saved_tensors(self) -> tuple:
         if self._saved is None:     # forward ran without recording a graph
             return tuple(self._to_save)
-        return tuple(sv.unpack(self) if sv is not None else None for sv in self._saved)
+        return tuple(sv.unpack(self, detached_in_place_ok=True) if sv is not None else None for sv in self._saved)
 
     def apply(self, grads):
         if self._materialize_grads:
@@ -111,7 +113,15 @@ class BackwardCFunction(FunctionCtx, Node):
         return filled(shape, 0, dtype, dev)
 
     def _backward(self, *grads):
-        return self._cls.backward(self, *grads)
+        return self._user_fn()(self, *grads)
+
+    def _user_fn(self):
+        """The Function's backward or its alias vjp, whichever it defines (function.py's _get_user_fn)."""
+        backward_fn, vjp_fn = self._cls.backward, self._cls.vjp
+        if backward_fn is not Function.backward and vjp_fn is not Function.vjp:
+            raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not allowed. "
+                               "You should only implement one of them.")
+        return vjp_fn if vjp_fn is not Function.vjp else backward_fn
 
     def release_variables(self) -> None:
         if self._saved:
@@ -145,6 +155,8 @@ class Function:
         raise NotImplementedError("You must implement either the backward or vjp method for your custom "
                                   "autograd.Function to use it with backward mode AD.")
 
+    vjp = backward      # the same method under its other name: a Function defines one of the two
+
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run forward with grad mode off and record its Node. Keyword arguments go to forward as they
@@ -160,17 +172,22 @@ class Function:
         node._input_positions = positions
         node.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         is_executable = is_grad_enabled() and any(node.needs_input_grad)
+        if is_executable:
+            # the inputs' history before forward runs, as THPFunction_apply collects it: forward may
+            # modify an input in place (ctx.mark_dirty), which must not be taken for its history
+            node.set_next_edges(collect_next_edges(args[i] for i in positions))
         with no_grad():
             if has_setup_context:
                 outputs = cls.forward(*args)
                 cls.setup_context(node, args, outputs)
             else:
                 outputs = cls.forward(node, *args, **kwargs)
-        if is_executable:
-            node.set_next_edges(collect_next_edges(args[i] for i in positions))
         single = not isinstance(outputs, tuple)
         outs = _wrap_outputs(node, (outputs,) if single else outputs, {id(args[i]) for i in positions},
                              is_executable)
+        # NOTE: the Node forgets the dirty tensors (PyTorch clears ctx.dirty_tensors): one it
+        # holds while being that tensor's grad_fn would be a reference cycle
+        node._dirty = ()
         if is_executable:
             out_ids = {id(o) for o in outs}
             node._saved = [None if t is None else SavedVariable(t, is_output=id(t) in out_ids)
@@ -180,17 +197,17 @@ class Function:
 
 
 def _wrap_outputs(node: BackwardCFunction, outputs: tuple, input_ids: set, is_executable: bool) -> tuple:
-    """Give each output its place in the graph (custom_function.cpp's _wrap_outputs): a slot on
-    the Node for every output; history for the differentiable ones; a dirty input takes the
-    Node as its new grad_fn in place; an input returned as is comes back as a new tensor."""
+    """Give each output its place in the graph (custom_function.cpp's _process_backward_mode_ad):
+    a slot on the Node for every output; history for the differentiable ones; a dirty input takes
+    the Node as its new grad_fn in place (rebase_history, through CopySlices for a view); an
+    input returned as is comes back as a new tensor."""
     dirty = {id(t) for t in node._dirty}
-    if dirty - {id(o) for o in outputs}:
-        raise RuntimeError("Some elements marked as dirty during the forward method were not returned as output. "
-                           "The inputs that are modified inplace must all be outputs of the Function.")
+    for t in node._dirty:       # python_function.cpp's _mark_dirty: before any output is wrapped
+        version_counter(t).version += 1
     non_differentiable = node._non_differentiable
     kinds = []
     wrapped = []
-    for o in outputs:
+    for i, o in enumerate(outputs):
         if not isinstance(o, Tensor):
             kinds.append(_NOT_A_TENSOR)
             if is_executable:
@@ -198,8 +215,6 @@ def _wrap_outputs(node: BackwardCFunction, outputs: tuple, input_ids: set, is_ex
             wrapped.append(o)
             continue
         is_input, is_modified = id(o) in input_ids, id(o) in dirty
-        if is_modified:
-            version_counter(o).version += 1
         differentiable = is_executable and id(o) not in non_differentiable and o.is_floating_point()
         kinds.append(_DIFFERENTIABLE if differentiable else _NON_DIFFERENTIABLE)
         if not differentiable:
@@ -212,11 +227,18 @@ def _wrap_outputs(node: BackwardCFunction, outputs: tuple, input_ids: set, is_ex
             elif o.requires_grad and not o._is_view():
                 o.detach_()
         elif is_modified:
-            _rebase_history(o, node, is_input, len(outputs))
+            _check_dirty_output(o, is_input, len(outputs))
+            node.add_input_metadata(o)
+            rebase_history(o, node, i)
         else:
             if is_input:
                 o = _view_as_self(o)
             set_history(o, node)
+            m = o._autograd_meta
+            if m.__class__ is DifferentiableViewMeta:
+                # PyTorch's set_gradient_edge: this grad_fn is the view's own, not to be rebuilt
+                # from its base for in-place changes forward made before returning it
+                m.attr_version = o._version
         if not (is_input and is_modified) and o._is_view():
             # an in-place op on it would rebase its history past this Function's backward: refused
             o._autograd_meta.creation_meta = CREATION_IN_CUSTOM_FUNCTION
@@ -226,6 +248,9 @@ def _wrap_outputs(node: BackwardCFunction, outputs: tuple, input_ids: set, is_ex
         for o in wrapped:
             if isinstance(o, Tensor) and o._is_view():
                 o._autograd_meta.creation_meta = CREATION_MULTI_OUTPUT_NODE
+    if dirty - {id(o) for o in outputs}:
+        raise RuntimeError("Some elements marked as dirty during the forward method were not returned as output. "
+                           "The inputs that are modified inplace must all be outputs of the Function.")
     node._output_kinds = tuple(kinds)
     return tuple(wrapped)
 
@@ -236,14 +261,22 @@ def _view_as_self(t: Tensor) -> Tensor:
         return t.view_as(t)
 
 
-def _rebase_history(t: Tensor, node: BackwardCFunction, is_input: bool, num_outputs: int) -> None:
-    """A dirty input: its grad_fn becomes `node` (PyTorch's rebase_history)."""
-    if t.is_leaf and t.requires_grad:
+_NOT_AN_INPUT = ("ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have been "
+                 "mutated should be passed to ctx.mark_dirty().")
+
+
+def _check_dirty_output(t: Tensor, is_input: bool, num_outputs: int) -> None:
+    """What PyTorch checks before rebasing the history of a dirty output (its set_history's
+    is_modified branch), in its order and with its messages."""
+    meta = t._autograd_meta
+    # NOTE: the raw grad_fn, as PyTorch's is_leaf(): asking a view for its grad_fn would rebuild it now
+    if (meta is None or meta.grad_fn is None) and t.requires_grad:
         raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
-    if not is_input:
-        warnings.warn("Only input Tensors should be given to ctx.mark_dirty(). If a Tensor is not an input, there "
-                      "is no need to pass it to mark_dirty().", UserWarning, stacklevel=4)
     is_view = t._is_view()
+    if not is_input:
+        if is_view:     # a view of an intermediate of forward
+            raise RuntimeError(_NOT_AN_INPUT)
+        warnings.warn(_NOT_AN_INPUT, UserWarning, stacklevel=4)      # the caller of apply
     if is_view and num_outputs > 1:
         raise RuntimeError(
             "If your Function modifies inplace an input that is a view of another Tensor, your Function cannot "
@@ -252,17 +285,10 @@ def _rebase_history(t: Tensor, node: BackwardCFunction, is_input: bool, num_outp
             "Tensor (potentially splitting it into two Functions: one doing the inplace that returns a single "
             "Tensor and a second one that does the other operations). You can ask on the forum "
             "https://discuss.pytorch.org/ if you need help to do this change.")
-    meta = t._autograd_meta
     if meta is not None:
         meta.grad = None
         meta.hooks = None
-    if is_view:
-        # the base's grad_fn becomes a CopySlices around `node`, as for an in-place op on a view
-        from .inplace import _rebase_history as rebase_view_history
-        node.add_input_metadata(t)
-        rebase_view_history(t, node)
-    else:
-        set_history(t, node)
+    check_inplace(t)        # a view of a leaf, an output of a multi-output view op: as an in-place op
 
 
 class Error(Node):

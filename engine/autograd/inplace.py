@@ -28,17 +28,19 @@ from .._tensor import (
     filled,
     handle_view_on_rebase,
     replay_view,
+    update_tensor_hooks_on_new_gradfn,
 )
 from ..backends.meta import MetaArray
 from ..dispatch_keys import AUTOGRAD
 from ..dispatcher import ops as _ops
+from ..errors import FreedGraphError
 from ..grad_mode import tls
 from ..messages import scalar_type_name
 from ..watchers import write
 from .node import Node, gradient_edge
-from .saved_variable import SavedVariable
+from .saved_variable import ERR_BACKWARD_TWICE, SavedVariable
 
-__all__ = ["apply_inplace", "check_inplace", "bump_version", "CopySlices"]
+__all__ = ["apply_inplace", "check_inplace", "bump_version", "rebase_history", "CopySlices"]
 
 
 # ---- checks ------------------------------------------------------------------------------------
@@ -50,7 +52,8 @@ def check_inplace(t: Tensor) -> None:
         handle_view_on_rebase(m)
         if t.requires_grad and m.base.is_leaf:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
-    if t.requires_grad and t.is_leaf:
+    # NOTE: the raw grad_fn, as C++'s is_leaf(): asking a view for its grad_fn would rebuild it here
+    if t.requires_grad and m.grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 
 
@@ -129,7 +132,7 @@ def apply_inplace(self: Tensor, op, args=(), kwargs=None, backward_name=None) ->
     if backward_name is not None:
         node.__class__ = _renamed(node.__class__, backward_name)
     node.input_metadata[0] = (self._data.shape, self._data.dtype, self._device)
-    _rebase_history(self, node)
+    rebase_history(self, node)
     if saved and "result" in saved:
         result = SavedVariable(self, True)     # the result is self now, at its new version
         result._output_nr, result._saved_for_name = 0, node.__class__
@@ -148,9 +151,10 @@ def _renamed(cls, name):
     return new
 
 
-def _rebase_history(self: Tensor, node: Node) -> None:
-    """Make `node` the history of self (PyTorch's rebase_history): directly, or for a view, by
-    making the base's grad_fn a CopySlices around it."""
+def rebase_history(self: Tensor, node: Node, output_nr: int = 0) -> None:
+    """Make output `output_nr` of `node` the history of self (PyTorch's rebase_history): directly,
+    or for a view, by making the base's grad_fn a CopySlices around it. A retain_grad() hook
+    moves to the new grad_fn (update_tensor_hooks_on_new_gradfn)."""
     m = self._autograd_meta
     if m.__class__ is DifferentiableViewMeta:
         base = m.base
@@ -158,13 +162,20 @@ def _rebase_history(self: Tensor, node: Node) -> None:
         bm = base._autograd_meta
         if bm is None:
             bm = base._autograd_meta = AutogradMeta()
+        update_tensor_hooks_on_new_gradfn(base, bm.grad_fn, copy_slices)
         bm.grad_fn, bm.output_nr, bm.requires_grad = copy_slices, 0, False
         base._keys |= AUTOGRAD
-        return                 # the view's grad_fn is rebuilt from the base when next used
+        m.output_nr = 0
+        if m.retains_grad:
+            m.current_grad_fn(self)     # rebuild the view's grad_fn now, so its hook moves there
+        return                 # else the view's grad_fn is rebuilt from the base when next used
     if m is None:
         m = self._autograd_meta = AutogradMeta()
-    m.grad_fn, m.output_nr, m.requires_grad = node, 0, False
+    old_fn = m.grad_fn
+    m.grad_fn, m.output_nr, m.requires_grad = node, output_nr, False
     self._keys |= AUTOGRAD
+    if m.retains_grad:
+        update_tensor_hooks_on_new_gradfn(self, old_fn, node)
 
 
 class CopySlices(Node):
@@ -185,6 +196,8 @@ class CopySlices(Node):
         self.set_next_edges([gradient_edge(base)] + list(fn.next_edges[1:]))
 
     def apply(self, grads):
+        if self.fn is None:
+            raise FreedGraphError(ERR_BACKWARD_TWICE)
         grad = grads[0]
         n = len(self.next_edges)
         if grad is None:
@@ -206,7 +219,9 @@ class CopySlices(Node):
         return out
 
     def release_variables(self):
-        self.fn.release_variables()
+        # PyTorch's: drop the wrapped Node rather than free what it saved; it may be reachable
+        # another way too (the grad_fn of a tensor it saved, unpacked under create_graph)
+        self.fn = None
 
 
 def _layout_order(data):

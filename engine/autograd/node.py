@@ -193,6 +193,8 @@ class AccumulateGrad(Node):
         if grad is None:
             return []
         meta = self.variable._autograd_meta
+        if not self.variable.requires_grad:
+            return []           # the leaf was detached in place since (AccumulateGrad::apply)
         with self._lock:
             accumulate_grad(meta, grad, grads)
         hooks = meta.post_acc_grad_hooks

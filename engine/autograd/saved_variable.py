@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import weakref
 
-from .._tensor import AutogradMeta, Tensor
+from .._tensor import AutogradMeta, Tensor, VariableVersion
 from ..dispatch_keys import AUTOGRAD
 from ..errors import FreedGraphError
 from ..grad_mode import tls
@@ -21,15 +21,24 @@ ERR_BACKWARD_TWICE = (
     "graph a second time or if you need to access saved tensors after calling backward.")
 
 
+ERR_DETACHED_IN_PLACE = (
+    "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This is not supported, "
+    "please use out-of-place `.detach()` instead")
+
+
 class SavedVariable:
     __slots__ = ("_tensor", "_data", "_device", "_keys", "_output_nr", "_output_ref", "_counter", "_version",
-                 "_saved_for_name", "_released")
+                 "_saved_for_name", "_released", "_is_leaf")
 
     def __init__(self, tensor: Tensor, is_output: bool):
         vc = tensor._version_counter          # shared with the tensor's views and detach()ed aliases
         self._version = 0 if vc is None else vc.version
         self._released = False
         if is_output:
+            if vc is None:
+                # NOTE: the counter exists from now on: views made later share it, and they may
+                # change the output after it is gone (only the counter tells, see unpack)
+                vc = tensor._version_counter = VariableVersion()
             self._tensor = None
             self._data, self._device, self._keys = tensor._data, tensor._device, tensor._keys & ~AUTOGRAD
             meta = tensor._autograd_meta
@@ -41,12 +50,22 @@ class SavedVariable:
         else:
             self._tensor = tensor
             self._output_ref = None
+            meta = tensor._autograd_meta
+            self._is_leaf = meta is None or meta.grad_fn is None
 
-    def unpack(self, saved_for=None) -> Tensor:
+    def unpack(self, saved_for=None, *, detached_in_place_ok=False) -> Tensor:
+        """The saved tensor, after checking it has not changed since it was saved. A saved input
+        that had a history and has none now was detached in place: PyTorch refuses to unpack it
+        unless it is given the Node the tensor is unpacked for, which its generated formulas never
+        give for an input and a custom Function's ctx.saved_tensors always does. Here formulas
+        pass their Node for every saved tensor (it is an output's grad_fn), so a custom Function
+        says so itself with `detached_in_place_ok`."""
         if self._released:
             raise FreedGraphError(ERR_BACKWARD_TWICE)
         if self._output_ref is None:
             t = self._tensor
+            if not self._is_leaf and t._autograd_meta.grad_fn is None and not detached_in_place_ok:
+                raise RuntimeError(ERR_DETACHED_IN_PLACE)
             vc = t._version_counter
             if vc is not None and vc.version != self._version:
                 _raise_modified(t, self._version, t.grad_fn.name() if t.grad_fn is not None else None,
@@ -75,7 +94,7 @@ class SavedVariable:
         t = self._tensor
         if t is not None:
             vc = t._version_counter
-            if vc is None or vc.version == self._version:
+            if (vc is None or vc.version == self._version) and (self._is_leaf or t._autograd_meta.grad_fn is not None):
                 return t._data
         elif self._output_ref is not None:
             live = self._output_ref()
@@ -100,6 +119,8 @@ def save_input(tensor: Tensor) -> SavedVariable:
     sv._released = False
     sv._tensor = tensor
     sv._output_ref = None
+    meta = tensor._autograd_meta
+    sv._is_leaf = meta is None or meta.grad_fn is None
     return sv
 
 
@@ -108,7 +129,9 @@ def save_output(tensor: Tensor) -> SavedVariable:
     constructor call."""
     sv = _new(SavedVariable)
     vc = tensor._version_counter
-    sv._version = 0 if vc is None else vc.version
+    if vc is None:
+        vc = tensor._version_counter = VariableVersion()      # as SavedVariable(tensor, True)
+    sv._version = vc.version
     sv._released = False
     sv._tensor = None
     sv._data, sv._device, sv._keys = tensor._data, tensor._device, tensor._keys & ~AUTOGRAD

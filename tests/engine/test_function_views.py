@@ -1,0 +1,97 @@
+"""Custom Functions on views, retain_grad through in-place ops, mark_dirty's errors, backward
+and vjp, detach_() of saved tensors, reference cycles: against PyTorch 2.13 (issue 20).
+
+The scenarios of tests/reference/function_views_scenarios.py run here with agrad and are
+compared with what PyTorch did in them (tests/reference/function_views_scenarios.json, written
+by make_function_views_reference.py). This file never imports torch; it also checks with
+gradcheck what the recordings cannot: a Function that modifies a view in place gives the
+gradients finite differences give.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import agrad
+from agrad.testing import gradcheck
+
+REFERENCE = Path(__file__).resolve().parents[1] / "reference"
+REGENERATE = "regenerate: /work/torchvenv/bin/python tests/reference/make_function_views_reference.py"
+
+
+def _scenarios():
+    spec = importlib.util.spec_from_file_location("agrad_reference_function_views_scenarios",
+                                                  REFERENCE / "function_views_scenarios.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+SCENARIOS = _scenarios().SCENARIOS
+RECORDED = json.loads((REFERENCE / "function_views_scenarios.json").read_text())
+
+
+def _compare(got, want, path):
+    if isinstance(want, float) or isinstance(got, float):
+        assert got is not None and want is not None, f"{path}: {got!r} vs PyTorch {want!r}"
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-12, err_msg=str(path))
+    elif isinstance(want, list):
+        assert isinstance(got, list) and len(got) == len(want), f"{path}: {got!r} vs PyTorch {want!r}"
+        for i, (g, w) in enumerate(zip(got, want)):
+            _compare(g, w, path + [i])
+    elif isinstance(want, dict):
+        assert isinstance(got, dict) and set(got) == set(want), f"{path}: {got!r} vs PyTorch {want!r}"
+        for k in want:
+            _compare(got[k], want[k], path + [k])
+    else:
+        assert got == want, f"{path}: {got!r} vs PyTorch {want!r}"
+
+
+def test_the_recording_covers_every_scenario():
+    assert RECORDED["torch_version"].startswith("2.13.0")
+    assert set(RECORDED["scenarios"]) == set(SCENARIOS), REGENERATE
+
+
+@pytest.mark.parametrize("label", sorted(SCENARIOS))
+def test_scenario_matches_pytorch(label):
+    got = json.loads(json.dumps(SCENARIOS[label](agrad)))      # tuples -> lists, as recorded
+    _compare(got, RECORDED["scenarios"][label], [label])
+
+
+class _ScaleInPlace(agrad.autograd.Function):
+    """x *= w in place, x marked dirty: d/dx = w, d/dw = old x (saved before the write)."""
+    @staticmethod
+    def forward(ctx, x, w):
+        ctx.save_for_backward(x.clone(), w)
+        x.mul_(w)
+        ctx.mark_dirty(x)
+        return x
+
+    @staticmethod
+    def backward(ctx, g):
+        old, w = ctx.saved_tensors
+        return g * w, g * old
+
+
+def test_a_function_modifying_a_view_in_place_passes_gradcheck():
+    rng = np.random.default_rng(0)
+    a = agrad.tensor(rng.standard_normal((3, 4)), dtype=agrad.float64, requires_grad=True)
+    w = agrad.tensor(rng.standard_normal(4), dtype=agrad.float64, requires_grad=True)
+
+    def through_the_base(a, w):
+        base = a * 1
+        _ScaleInPlace.apply(base[1], w)
+        return base.sin()
+
+    def through_the_output(a, w):
+        base = a.sin()        # saves `a`, which the Function does not modify
+        return _ScaleInPlace.apply(base[:, 1:3].t()[0], w[1:]) * 2
+
+    assert gradcheck(through_the_base, (a, w))
+    assert gradcheck(through_the_output, (a, w))
