@@ -231,7 +231,7 @@ def register_fallback(key, kernel) -> None:
 def get_op(name: str) -> OperatorEntry:
     entry = _operators.get(name)
     if entry is None:
-        load_op_library()             # a lookup before the library has loaded (see load_op_library)
+        load_op_library(name)         # its family not yet loaded (see load_op_library)
         entry = _operators.get(name)
     if entry is None:
         import difflib

@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import dtypes
 from .._device import _BACKENDS
-from .._tensor import AutogradMeta, Tensor, filled, make_view
+from .._tensor import AutogradMeta, Tensor, filled, load_op_library, make_view
 from ..autograd.anomaly_mode import _state as _anomaly
 from ..autograd.edge import INVALID_EDGE, Edge
 from ..autograd.node import Node, _next_sequence_nr, gradient_edge, record
@@ -79,11 +79,16 @@ _infos: dict[str, OpInfo] = {}
 
 
 def registered() -> list[OpInfo]:
+    load_op_library()           # every family
     return [_infos[k] for k in sorted(_infos)]
 
 
 def get_info(name: str) -> OpInfo:
-    return _infos[name]
+    info = _infos.get(name)
+    if info is None:
+        load_op_library(name)
+        info = _infos[name]
+    return info
 
 
 # ---- type promotion of tensor arguments ------------------------------------------------
