@@ -125,9 +125,11 @@ def is_public(name: str) -> bool:
 
 
 def generated_sources(name: str) -> dict:
-    """{filename: source} of the code generated for op `name` (agrad.codegen)."""
-    from agrad import codegen
+    """{filename: source} of the code generated for op `name` (agrad.codegen), generated now if
+    the op has not run yet."""
+    from agrad import codegen, dispatcher
 
+    dispatcher.get_op(name).generate()
     return codegen.sources(name)
 
 

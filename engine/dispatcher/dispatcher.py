@@ -108,6 +108,13 @@ class OperatorEntry:
             kernel = self.dispatch_table[key] = kernel.make()
         return kernel
 
+    def generate(self) -> None:
+        """Make the op's function and every Deferred kernel now, not on their first call
+        (`agrad ops NAME --source` shows the code)."""
+        codegen.resolve(self.function)
+        for key in list(self.dispatch_table):
+            self.kernel(key)
+
     # -- lookup --------------------------------------------------------------------
     def lookup(self, keyset: int):
         kernel = self._cache.get(keyset)
