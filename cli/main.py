@@ -12,7 +12,7 @@ import warnings
 
 import click
 
-from agrad.cli import diagnostics, interrupts, status
+from agrad.cli import diagnostics, interrupts, library, status
 from agrad.cli.app import AbortCommand, App
 from agrad.cli import commands
 from agrad.cli.status import ExitStatus
@@ -153,6 +153,10 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 
 
 def main() -> None:
+    library.pause_collector()       # for start-up (see there)
     tolerate_any_encoding()
     warnings.showwarning = _show_warning
-    cli(prog_name="agrad")
+    try:
+        cli(prog_name="agrad")
+    finally:
+        library.exiting()
