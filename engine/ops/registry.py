@@ -849,6 +849,7 @@ def _register_autograd(entry, info, grads, backward_name, overload, arg_index, a
 def _parameters(fn) -> tuple:
     """The names of `fn`'s parameters: from its code for a plain function (the common formula,
     read without building an inspect.Signature), else inspect's."""
+    codegen.resolve(fn)         # another op's function, not yet called: its real parameters
     code = getattr(fn, "__code__", None)
     if code is not None and fn.__class__ is types.FunctionType and not code.co_flags & 0x0C:   # no *args/**kw
         return code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
