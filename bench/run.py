@@ -7,10 +7,17 @@ The table gives, per workload, the median over rounds of each process's median
 pass, the ratios agrad/floor and agrad/PyTorch from the same run, and peak memory
 above the process's baseline.
 
-    python bench/run.py                          # W1-W4, 5 rounds
-    python bench/run.py --workloads W1 W3 --rounds 9
+    python bench/run.py                          # start-up and W1-W4, 5 rounds
+    python bench/run.py --workloads startup --rounds 9
     python bench/run.py --w5                     # also validate/inspect/run of 10k and 100k-node files
     python bench/run.py --torch-python /tmp/torchvenv/bin/python --hips-python /tmp/torchvenv/bin/python
+
+The start-up row is the CPU time (user + system) of a cold `agrad run graphs/examples/seed.yaml`
+(the console script beside this interpreter, output discarded) against its floor, `python -c
+"import numpy"`: each run `--startup-reps` times a round (rounds interleaved, as every
+workload's), each time in a fresh process, with the bytecode caches written (PYTHONDONTWRITEBYTECODE is dropped for them, and each is run once
+untimed first, as on a machine where `pip install` compiled them); "peak MB" is its whole
+resident size.
 
 PyTorch and HIPS autograd are optional: each is used when `import torch` works in
 `--torch-python`, `import autograd` in `--hips-python` (default: this interpreter);
@@ -20,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import statistics
 import subprocess
@@ -29,7 +37,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 WORKER = HERE / "workloads.py"
 # workload -> (unit, scale, whether a pass's time is divided by the ops it counts); W5 cells: seconds a command
-UNITS = {"W1": ("µs/op", 1e6, True), "W3": ("µs/op", 1e6, True), "W2": ("ms", 1e3, True), "W4": ("ms", 1e3, True)}
+UNITS = {"W1": ("µs/op", 1e6, True), "W3": ("µs/op", 1e6, True), "W2": ("ms", 1e3, True), "W4": ("ms", 1e3, True),
+         "startup": ("s CPU", 1.0, False)}
 _W5_UNIT = ("s", 1.0, False)
 
 
@@ -52,9 +61,52 @@ def run_cell(python: str, workload: str, framework: str, reps: int) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+SEED = HERE.parent / "graphs" / "examples" / "seed.yaml"
+
+
+def startup_commands() -> dict:
+    """framework -> the command whose start-up is measured: the floor imports NumPy, agrad runs seed.yaml."""
+    script = Path(sys.executable).with_name("agrad")
+    agrad = [str(script)] if script.exists() else [sys.executable, "-m", "agrad.cli"]
+    return {"numpy": [sys.executable, "-c", "import numpy"], "agrad": agrad + ["run", str(SEED)]}
+
+
+def _cpu_seconds(command, env) -> tuple[float, float]:
+    """(user + system CPU seconds, peak resident MB) of one run of `command` in a fresh process."""
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    stderr = process.stderr.read().decode(errors="replace")
+    process.stderr.close()
+    if process.returncode != 0:
+        raise RuntimeError(stderr.strip().splitlines()[-1] if stderr.strip() else f"exit {process.returncode}")
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def run_startup_cell(framework: str, reps: int) -> dict:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    command = startup_commands()[framework]
+    try:
+        times, peaks = [], []
+        for _ in range(reps):
+            cpu, peak = _cpu_seconds(command, env)
+            times.append(cpu)
+            peaks.append(peak)
+    except RuntimeError as exc:
+        return {"error": str(exc)}
+    return {"times": times, "ops": 1, "peak_above_baseline_mb": max(peaks)}
+
+
+def warm_startup_caches() -> None:
+    """One untimed run of each start-up command: the bytecode caches exist before any is timed."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    for command in startup_commands().values():
+        subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+
+
 def cells(workloads, frameworks, w5_nodes):
     for w in workloads:
-        for f in frameworks:
+        for f in (("numpy", "agrad") if w == "startup" else frameworks):
             yield w, f
     for nodes in w5_nodes:
         for phase in ("validate", "inspect", "run"):
@@ -63,10 +115,12 @@ def cells(workloads, frameworks, w5_nodes):
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--workloads", nargs="+", default=["W1", "W3", "W2", "W4"])
+    p.add_argument("--workloads", nargs="+", default=["startup", "W1", "W3", "W2", "W4"])
     p.add_argument("--frameworks", nargs="+", default=["numpy", "agrad", "agrad-file", "torch", "hips"])
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--reps", type=int, default=5, help="timed passes per process (after one warm-up)")
+    p.add_argument("--startup-reps", type=int, default=3,
+                   help="start-up: processes per framework and round (alternated), the median kept")
     p.add_argument("--w5", action="store_true", help="also W5: the CLI on generated 10k/100k-node files")
     p.add_argument("--torch-python", default=sys.executable)
     p.add_argument("--hips-python", default=sys.executable,
@@ -82,11 +136,16 @@ def main(argv=None) -> int:
             frameworks.remove(framework)
     w5_nodes = (10_000, 100_000) if opts.w5 else ()
     results: dict = {}
+    if "startup" in opts.workloads:
+        warm_startup_caches()
     for r in range(opts.rounds):
         for workload, framework in cells(opts.workloads, frameworks, w5_nodes):
             reps = 1 if workload.startswith("W5-") else opts.reps
             python = pythons.get(framework, sys.executable)
-            cell = run_cell(python, workload, framework, reps)
+            if workload == "startup":
+                cell = run_startup_cell(framework, opts.startup_reps)
+            else:
+                cell = run_cell(python, workload, framework, reps)
             results.setdefault((workload, framework), []).append(cell)
         print(f"round {r + 1}/{opts.rounds} done", file=sys.stderr)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 from agrad.cli.app import abort
@@ -39,6 +38,8 @@ def output_path_problem(path: str | os.PathLike) -> str | None:
 def _temporary_file_problem(folder: Path) -> str | None:
     """Make and remove a temporary file where the output's will be: os.access says yes to
     root everywhere, and /proc or a read-only mount refuse only when tried."""
+    import tempfile     # a probe is rare: its import (shutil, bz2, lzma) is not paid by every command
+
     try:
         fd, name = tempfile.mkstemp(prefix=".agrad-probe.", suffix=".tmp", dir=folder)
     except OSError as exc:

@@ -6,10 +6,46 @@ function: `agrad --help` must not import NumPy or the engine.
 """
 from __future__ import annotations
 
+import gc
 from typing import Callable
 
 from agrad.cli.app import abort
 from agrad.cli.status import ExitStatus
+
+
+_collector_paused = False
+
+
+def pause_collector() -> None:
+    """Start-up (the imports, the op library, reading the graph) makes long-lived objects only,
+    with the cycles of modules and functions that are never garbage: the cyclic collector would
+    traverse them over and over, a tenth of a cold `agrad run`. `main` pauses it; it resumes
+    once the command has its graph (`start_up_over`). A command that never reads one (`ops`,
+    `schema`) ends without it, as a short process whose objects all live to its end."""
+    global _collector_paused
+    if gc.isenabled():
+        gc.disable()
+        _collector_paused = True
+
+
+def start_up_over() -> None:
+    """The collector resumes if `pause_collector` paused it: called where a command has its graph,
+    here, and by the commands that do not come through here (`import`, `export`)."""
+    global _collector_paused
+    if _collector_paused:
+        _collector_paused = False
+        # as the runner resumes it: start-up's objects moved to the oldest generation untraversed
+        gc.freeze()
+        gc.unfreeze()
+        gc.enable()
+
+
+def exiting() -> None:
+    """The command is over and its objects die with the process: frozen out of the collector's
+    sight (gc.freeze), they are not traversed again by the collections the interpreter runs while
+    it shuts down, a sixth of a cold `agrad run`. (Files are closed where they are written,
+    and the standard streams are flushed at exit whatever the collector does.)"""
+    gc.freeze()
 
 
 def load_plugins(paths) -> None:
@@ -68,10 +104,13 @@ def _sandbox() -> bool:
 def load_graph(path: str, *, device=None, dtype=None, seed=None, inputs=None):
     """The checked graph, or `GraphFileError` with every problem found; `-` reads it from stdin."""
     graphs = _graphs_running_kernels()
-    if path == "-":
-        return graphs.load(STDIN_NAME, device=device, dtype=dtype, seed=seed, inputs=inputs or None,
-                           source=_read_stdin(), sandbox=_sandbox())
-    return graphs.load(path, device=device, dtype=dtype, seed=seed, inputs=inputs or None, sandbox=_sandbox())
+    try:
+        if path == "-":
+            return graphs.load(STDIN_NAME, device=device, dtype=dtype, seed=seed, inputs=inputs or None,
+                               source=_read_stdin(), sandbox=_sandbox())
+        return graphs.load(path, device=device, dtype=dtype, seed=seed, inputs=inputs or None, sandbox=_sandbox())
+    finally:
+        start_up_over()
 
 
 def run_graph(graph, *, profile: bool, anomaly: bool, repeat: int,
@@ -93,6 +132,7 @@ def save_npz(run, path: str) -> None:
 def test_file(path: str, *, train: bool = True):
     """One `test` file's outcome; `-` reads the graph from stdin. `train=False`: `--no-train`."""
     graphs = _graphs_running_kernels()
+    start_up_over()        # a test file may train: not without the collector
     if path == "-":
         return graphs.test_file(STDIN_NAME, train=train, source=_read_stdin(), sandbox=_sandbox())
     return graphs.test_file(path, train=train, sandbox=_sandbox())
@@ -101,6 +141,7 @@ def test_file(path: str, *, train: bool = True):
 def validate_file(path: str) -> list:
     from agrad import graphs
 
+    start_up_over()
     if path == "-":
         return graphs.validate(STDIN_NAME, source=_read_stdin(), sandbox=_sandbox())
     return graphs.validate(path, sandbox=_sandbox())
@@ -125,9 +166,11 @@ def is_public(name: str) -> bool:
 
 
 def generated_sources(name: str) -> dict:
-    """{filename: source} of the code generated for op `name` (agrad.codegen)."""
-    from agrad import codegen
+    """{filename: source} of the code generated for op `name` (agrad.codegen), generated now if
+    the op has not run yet."""
+    from agrad import codegen, dispatcher
 
+    dispatcher.get_op(name).generate()
     return codegen.sources(name)
 
 
@@ -154,6 +197,7 @@ def graph_source(path: str, *, plugins=(), **options):
     """The graph file as a cluster job ships it (its text, read here once; `-` is stdin)."""
     from agrad.graphs.distributed.graph_source import GraphSource
 
+    start_up_over()
     if path == "-":
         return GraphSource.read(STDIN_NAME, _read_stdin(), plugins=plugins, **options)
     return GraphSource.read(path, plugins=plugins, **options)
@@ -162,6 +206,7 @@ def graph_source(path: str, *, plugins=(), **options):
 def open_cluster(options):
     """The dask cluster of `--workers`/`--cluster` (a context manager: closed however the command ends)."""
     _graphs_running_kernels()
+    start_up_over()
     from agrad.graphs.distributed.cluster import open_cluster as open_
 
     return open_(options)

@@ -8,18 +8,24 @@ from __future__ import annotations
 import functools
 import os
 import signal
-import traceback
 import warnings
 
 import click
 
-from agrad.cli import diagnostics, interrupts, status
+from agrad.cli import diagnostics, interrupts, library, status
 from agrad.cli.app import AbortCommand, App
-from agrad.cli.commands import COMMANDS
+from agrad.cli import commands
 from agrad.cli.status import ExitStatus
 from agrad.cli.terminal import discard_stdout, printable, tolerate_any_encoding
 
 _INSTALL_CUDA = "install the GPU extra with: pip install 'agrad[cuda]'"
+
+
+def _traceback() -> str:
+    """The exception being handled, for --debug (traceback is imported only then)."""
+    import traceback
+
+    return traceback.format_exc().rstrip()
 
 
 def _report(app: App, exc: BaseException) -> ExitStatus | None:
@@ -70,7 +76,14 @@ def _closed_stdout_exits_0(make_context):
 
 class AgradGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(self.commands)      # the order of COMMANDS, not alphabetical: run first
+        return list(commands.COMMANDS)      # the order of COMMANDS, not alphabetical: run first
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """A command, its module imported the first time it is asked for (`agrad run` imports no
+        other command's module; `--help` imports them all, for their one-line help)."""
+        if cmd_name not in self.commands and cmd_name in commands.COMMANDS:
+            self.add_command(commands.load(cmd_name), cmd_name)
+        return self.commands.get(cmd_name)
 
     def make_context(self, *args, **kwargs) -> click.Context:
         return _closed_stdout_exits_0(super().make_context)(*args, **kwargs)
@@ -102,13 +115,13 @@ class AgradGroup(click.Group):
             ctx.exit(interrupts.exit_status(stop.signum))
         except AbortCommand as stop:
             if app.debug:
-                app.note(traceback.format_exc().rstrip())     # escaped, like every other line
+                app.note(_traceback())     # escaped, like every other line
             if str(stop.message):
                 app.error(stop.message)
             ctx.exit(stop.status)
         except Exception as exc:
             if app.debug:
-                app.note(traceback.format_exc().rstrip())     # escaped, like every other line
+                app.note(_traceback())     # escaped, like every other line
             code = _report(app, exc)
             if code is None:
                 # A bug in agrad, not in the input: still one line and status 3, never a bare
@@ -131,10 +144,6 @@ def cli(ctx: click.Context) -> None:
     ctx.ensure_object(App)
 
 
-for _command in COMMANDS:
-    cli.add_command(_command)
-
-
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     """A Python warning (NumPy's "Mean of empty slice", a RuntimeWarning from a kernel in a
     worker thread, where floating-point warnings are not switched off) as agrad's own
@@ -144,6 +153,10 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 
 
 def main() -> None:
+    library.pause_collector()       # for start-up (see there)
     tolerate_any_encoding()
     warnings.showwarning = _show_warning
-    cli(prog_name="agrad")
+    try:
+        cli(prog_name="agrad")
+    finally:
+        library.exiting()

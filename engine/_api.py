@@ -1,4 +1,5 @@
-"""Everything `agrad.<name>` offers; loaded on first use by the package's __getattr__."""
+"""Everything `agrad.<name>` offers; loaded on first use by the package's __getattr__. Every op
+is `agrad.<op>` through this module's __getattr__: `agrad.ops` imports its family on first use."""
 from __future__ import annotations
 
 from . import backends  # noqa: F401,I001 — registers cpu, cuda, meta before anything makes a tensor
@@ -8,13 +9,11 @@ from .dtypes import bool_, float16, float32, float64, get_default_dtype, int8, i
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                         set_grad_enabled)
 from ._tensor import Tensor
-from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace, logspace,
-                       manual_seed, ones, ones_like, rand, randint, randn, tensor, zeros, zeros_like)
+# NOTE: not creation's zeros_like, ones_like, full_like, empty_like: agrad.<name> is the op of that name
+from .creation import (arange, as_tensor, empty, eye, from_numpy, full, linspace, logspace, manual_seed, ones, rand,
+                       randint, randn, tensor, zeros)
 from . import autograd, dispatcher
 from . import ops
-from .ops import *  # noqa: F401,F403 — every op is agrad.<op>
-from . import library, testing
-from .serialization import load, save
 
 bool = bool_  # noqa: A001 — agrad.bool, as torch.bool
 
@@ -26,3 +25,20 @@ __all__ = ["Tensor", "tensor", "as_tensor", "from_numpy", "empty", "zeros", "one
            "get_default_dtype", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
            "is_inference_mode_enabled", "autograd",
            "dispatcher", "ops", "library", "testing", "save", "load"] + list(ops.__all__)
+
+
+# what a graph run does not use, imported on first use: name -> (module, its attribute or None)
+_ON_FIRST_USE = {"library": ("library", None), "testing": ("testing", None), "save": ("serialization", "save"),
+                 "load": ("serialization", "load")}
+
+
+def __getattr__(name):
+    where = _ON_FIRST_USE.get(name)
+    if where is None:
+        return getattr(ops, name)
+    import importlib
+
+    module = importlib.import_module(f"{__package__}.{where[0]}")
+    value = module if where[1] is None else getattr(module, where[1])
+    globals()[name] = value
+    return value

@@ -675,16 +675,21 @@ Tensor.__module__ = "agrad"      # agrad.Tensor, as torch.Tensor (the module is 
 
 # ---- the op library's door -------------------------------------------------------------------
 
-def load_op_library() -> None:
-    """Load the op library (`agrad.ops`): it registers every op with the dispatcher and binds
-    Tensor's methods (ops/_tensor_methods.py). This is the engine's one import of a layer
+def load_op_library(op: str | None = None) -> None:
+    """Register op `op` with the dispatcher (every op, with None) by loading the op library
+    (`agrad.ops`) and the family that declares it; loading the library binds Tensor's methods
+    (ops/_tensor_methods.py). This is the engine's one import of a layer
     above from a layer below (tests/test_layering.py allows exactly this edge): the library
     is built on this module, so it cannot be imported here, yet any public part of agrad may
     be a program's first import (`from agrad.creation import ones; ones(2) + 1`). So a
     Tensor used before the library has loaded loads it on its first method call, and the
     dispatcher on its first lookup of an op, as loading libtorch runs ATen's registrations.
-    Importing `agrad` itself loads the library at once; the CLI loads it only when a command
-    needs the engine."""
+    The CLI loads it only when a command needs the engine, and then only the families of
+    the ops it runs."""
+    importlib.import_module("agrad.ops").load(op)
+
+
+def _bind_methods() -> None:
     importlib.import_module("agrad.ops")
 
 
@@ -699,7 +704,7 @@ _UNTIL_LOADED = ("__iter__", "__getitem__", "__setitem__", "__neg__", "__abs__",
 
 def _until_loaded(name):
     def method(self, *args, **kwargs):
-        load_op_library()
+        _bind_methods()
         return getattr(self, name)(*args, **kwargs)
     method.__name__ = method.__qualname__ = name
     method.stand_in = True
@@ -708,11 +713,13 @@ def _until_loaded(name):
 
 def _attribute_until_loaded(self, name):
     """Tensor.__getattr__ until the library has loaded (bound methods like `x.sum` are absent);
-    the library removes it, so a missing attribute costs nothing afterwards."""
+    the library replaces it by its own, which binds an op's method on its first use."""
     if name.startswith("__"):
         raise AttributeError(name)
-    load_op_library()
-    return object.__getattribute__(self, name)
+    _bind_methods()
+    if Tensor.__dict__["__getattr__"] is _attribute_until_loaded:     # the library is still loading
+        raise AttributeError(f"'Tensor' object has no attribute '{name}'")
+    return getattr(self, name)
 
 
 for _name in _UNTIL_LOADED:

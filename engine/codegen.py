@@ -10,6 +10,10 @@ an op's function (dispatcher), its backend and Autograd kernels, savers and Node
 - registers the text with `linecache` under that filename, so a traceback through generated
   code shows its real lines, as through any file;
 - keeps it by owner, so `agrad ops NAME --source` prints what was generated for an op.
+
+`deferred` hands out a function before its code exists (an op's function): its code is
+generated on its first call, so a program pays for the ops it calls, not for every op
+declared (start-up grows with what a graph uses, not with the library).
 """
 from __future__ import annotations
 
@@ -17,7 +21,7 @@ import itertools
 import linecache
 import types
 
-__all__ = ["define", "sources"]
+__all__ = ["define", "deferred", "resolve", "sources"]
 
 _compiled: dict = {}        # source -> its module code
 _by_owner: dict = {}        # owner -> {filename: source}
@@ -56,6 +60,45 @@ def _lines(source: str) -> list:
     if lines is None:
         lines = _split[source] = source.splitlines(True)
     return lines
+
+
+# the code of a deferred function until its first call: it generates the real code, then calls it
+_STUB = next(c for c in compile("def stub(*args, **kwargs):\n    return _agrad_first_call(args, kwargs)\n",
+                               "<agrad deferred>", "exec").co_consts if isinstance(c, types.CodeType))
+
+
+def deferred(name: str, generate, *, owner: str | None = None):
+    """A function `name` whose code is generated on its first call: `generate()` returns
+    (source, namespace, filename) for `define`. The function object is the one returned
+    here, before and after (the real code replaces the stub's in place), so it can be
+    imported, stored and bound as a method before it exists; the call that generates it
+    costs one `define`, every later call nothing more."""
+    namespace: dict = {}
+    fn = types.FunctionType(_STUB, namespace, name)
+
+    def first_call(args, kwargs):
+        resolve(fn)
+        return fn(*args, **kwargs)
+    namespace["_agrad_first_call"] = first_call
+    namespace["_agrad_pending"] = (generate, owner)
+    return fn
+
+
+def resolve(fn) -> None:
+    """Generate a `deferred` function's code now, if its first call has not (`agrad ops NAME
+    --source` shows it; `inspect.signature` reads it)."""
+    namespace = getattr(fn, "__globals__", None)
+    pending = namespace.get("_agrad_pending") if namespace is not None else None
+    if pending is None or fn.__code__ is not _STUB:
+        return
+    generate, owner = pending
+    source, values, filename = generate()
+    namespace.update(values)
+    real = define(source, namespace, filename, fn.__name__, owner=owner)
+    fn.__defaults__, fn.__kwdefaults__ = real.__defaults__, real.__kwdefaults__
+    fn.__code__ = real.__code__
+    namespace.pop("_agrad_first_call", None)
+    namespace.pop("_agrad_pending", None)
 
 
 def sources(owner: str) -> dict:

@@ -200,18 +200,32 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False) -> Tensor:
                   requires_grad=requires_grad)
 
 
-_generator = np.random.default_rng(0)
-
-
 def manual_seed(seed: int) -> None:
     """Seed agrad's global generator (NumPy's PCG64: the same numbers on every device)."""
     global _generator
     _generator = np.random.default_rng(seed)
 
 
+def __getattr__(name):
+    """`creation._generator`, agrad's global generator, made (seeded with 0) on first use:
+    importing numpy.random is a tenth of NumPy's own import, which a program without
+    random numbers need not pay."""
+    if name != "_generator":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _global_generator()
+
+
+def _global_generator():
+    generator = globals().get("_generator")
+    if generator is None:
+        manual_seed(0)
+        generator = globals()["_generator"]
+    return generator
+
+
 def _random(sample):
     def factory(*size, dtype=None, device=None, requires_grad=False, generator=None) -> Tensor:
-        rng = generator if generator is not None else _generator
+        rng = generator if generator is not None else _global_generator()
         values = sample(rng, _shape(size))
         return tensor(values, dtype=dtype or dtypes.get_default_dtype(), device=device, requires_grad=requires_grad)
     return factory
@@ -246,7 +260,7 @@ def randint(*args, low=None, high=None, size=None, dtype=None, device=None, requ
     low = 0 if low is None else int(low)
     if low >= int(high):
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={int(high)}")
-    rng = generator if generator is not None else _generator
+    rng = generator if generator is not None else _global_generator()
     values = rng.integers(low, int(high), size=_shape((size,)))
     return tensor(values, dtype=dtype or dtypes.int64, device=device, requires_grad=requires_grad)
 
@@ -261,7 +275,7 @@ def _random_like(sample):
         if Device(device).type == "meta":
             return full(t.shape, 0, dtype=dtype, device=device, requires_grad=requires_grad)
         rng = generator if generator is not None else (np.random.default_rng(seed) if seed is not None
-                                                       else _generator)
+                                                       else _global_generator())
         return tensor(sample(rng, tuple(t.shape)), dtype=dtype, device=device, requires_grad=requires_grad)
     return like
 

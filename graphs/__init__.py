@@ -1,18 +1,28 @@
 """Computation graphs declared in YAML: load, check, run, inspect, gradcheck.
 
 The CLI is one client of this package; everything it shows comes back as the
-plain objects of `results.py`.
+plain objects of `results.py`. Each name below is imported from its module on first use,
+so a command imports what it runs (`run` neither gradcheck, nor training, nor the schema).
 """
-from .diagnostics import CODES
-from .graph import Graph, load, validate
-from .plugins import load_plugin
-from .results import (CheckResult, Diagnostic, GraphFileError, GraphRuntimeError, InspectResult, RunResult,
-                      SourceLocation, TensorSummary, TestOutcome)
-from .runner import GraphRun
-from .saving import save_npz
-from .schema import json_schema
-from .testing import test_file
+import importlib
 
-__all__ = ["load", "validate", "Graph", "GraphRun", "save_npz", "test_file", "load_plugin", "json_schema", "CODES",
-           "Diagnostic", "SourceLocation", "GraphFileError", "GraphRuntimeError", "RunResult", "InspectResult",
-           "CheckResult", "TensorSummary", "TestOutcome"]
+# name -> the module of this package that holds it
+_EXPORTS = {"load": "graph", "validate": "graph", "Graph": "graph", "GraphRun": "runner", "save_npz": "saving",
+            "test_file": "testing", "load_plugin": "plugins", "json_schema": "schema", "CODES": "diagnostics",
+            **dict.fromkeys(("Diagnostic", "SourceLocation", "GraphFileError", "GraphRuntimeError", "RunResult",
+                             "InspectResult", "CheckResult", "TensorSummary", "TestOutcome"), "results")}
+
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -144,13 +144,16 @@ class Binder:
         self.spec = spec
         self.c = collector
         self.names = set(spec.inputs) | {n.name for n in spec.nodes}
-        self.op_names = [e.name for e in dispatcher.all_ops()]
         self.bound: dict[str, BoundNode] = {}
         self.schema_parts: dict[int, tuple] = {}     # id(schema) -> (positional args, args by name, schema)
         self.entries: dict[str, Any] = {}            # op name -> OperatorEntry
         self.fitting: dict[tuple, bool] = {}         # (schema type, kind of value) -> whether it fits
         self.layouts: dict[tuple, Any] = {}          # kinds of value written -> _layout's function
         self.tensor_lists: dict[int, bool] = {}      # id(schema) -> whether it takes a Tensor[]
+
+    def op_names(self) -> list[str]:
+        """Every op's name, for "did you mean": the whole library loads only for an unknown op."""
+        return [e.name for e in dispatcher.all_ops()]
 
     def bind_all(self) -> dict[str, BoundNode]:
         for node in self.spec.nodes:
@@ -185,7 +188,7 @@ class Binder:
                     self.c.error("AG016", f"unknown op '{node.op}': ops in the '{node.op.split('::')[0]}' namespace "
                                  "come from a plugin; pass --plugin FILE.py, the file that registers it", node.pos)
                 else:
-                    self.c.error("AG016", f"unknown op '{node.op}'", node.pos, did_you_mean(node.op, self.op_names))
+                    self.c.error("AG016", f"unknown op '{node.op}'", node.pos, did_you_mean(node.op, self.op_names()))
                 return None
         bound = self.bind_arguments(node, entry.schema, entry)
         return None if undefined else bound

@@ -5,7 +5,6 @@ them from `CODES`). New kinds of problems get new codes at the end.
 """
 from __future__ import annotations
 
-import difflib
 from typing import Iterable
 
 from .results import Diagnostic, SourceLocation
@@ -107,6 +106,8 @@ def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
     """`'weight'` for a near miss, or None; quoted so the hint reads as a name."""
     if not isinstance(word, str):
         return None
+    import difflib      # only a misspelt name needs it
+
     close = difflib.get_close_matches(word, [c for c in candidates if isinstance(c, str)], n=1, cutoff=0.6)
     return f"'{close[0]}'" if close else None
 

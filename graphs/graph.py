@@ -7,15 +7,12 @@ from pathlib import Path
 from .build import CheckedGraph, Options, check_graph
 from .diagnostics import Collector, TooManyProblems, did_you_mean
 from .document import DEVICE_RE, read_document
-from .gradcheck import check_gradients
-from .inspection import inspect_graph
 from .plugins import load_plugin
-from .preload import preload_kernels
+from .preload import load_ops, preload_kernels
 from .results import CheckResult, Diagnostic, GraphFileError, InspectResult, SourceLocation
 from .replay import ReplayCache
 from .runner import GraphRun, _cyclic_gc_paused, run_graph
 from .spec import DTYPE_NAMES
-from .train_section import check_train_section
 from .yaml_loader import NotUtf8, decode_source, load_yaml
 
 
@@ -64,6 +61,8 @@ class Graph:
         return train(self, **options)
 
     def inspect(self) -> InspectResult:
+        from .inspection import inspect_graph
+
         with _cyclic_gc_paused():       # the Meta graph holds no cycles (runner._cyclic_gc_paused)
             return inspect_graph(self._checked, self.file)
 
@@ -71,6 +70,8 @@ class Graph:
               second_order: bool = False) -> CheckResult:
         """Analytic gradients against float64 central differences; `second_order`: the gradients'
         own derivatives too (PyTorch's gradgradcheck)."""
+        from .gradcheck import check_gradients
+
         return check_gradients(self._checked, self.file, eps=eps, atol=atol, rtol=rtol, fast=fast,
                                second_order=second_order)
 
@@ -106,15 +107,27 @@ def _check(path, options: Options, plugins, source: str | None = None
             doc = load_yaml(source, collector)
             if doc is not None:
                 spec = read_document(doc, file, Path(path).stem, collector)
+                timings["parse"] = (time.perf_counter() - t0) * 1e3
+                load_ops([node.op for node in spec.nodes])      # outside the clocks (preload.py)
                 t1 = time.perf_counter()
-                timings["parse"] = (t1 - t0) * 1e3
                 checked = check_graph(spec, collector, Path(path).parent, options)
-                if collector.ok:
+                if collector.ok and _mentions_training(doc):
+                    from .train_section import check_train_section   # the optimizers, data sources
+
                     check_train_section(checked, collector)
                 timings["build"] = (time.perf_counter() - t1) * 1e3
     except TooManyProblems:
         checked = None
     return checked, collector.sorted(), timings
+
+
+def _mentions_training(doc) -> bool:
+    """Whether the file has a `train:` section or `expect: {train: ...}` to check."""
+    data = doc.data
+    if not isinstance(data, dict):
+        return False
+    expect = data.get("expect")
+    return "train" in data or (isinstance(expect, dict) and "train" in expect)
 
 
 def load_engine() -> None:
@@ -158,6 +171,6 @@ def load(path, *, device: str | None = None, dtype: str | None = None, seed: int
     errors = [d for d in diagnostics if d.severity == "error"]
     if errors or checked is None:
         raise GraphFileError(errors or diagnostics)
-    # outside every clock: the first forward pass is the graph's time, not SciPy's import
+    # outside every clock: the first forward pass is the graph's time, not SciPy's import or codegen
     preload_kernels([bound.op for bound in checked.order], [plan.device for plan in checked.leaves.values()])
     return Graph(checked, str(path), timings)

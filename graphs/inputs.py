@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 import os
 import stat
-import zipfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -104,12 +103,22 @@ def memory_bytes() -> int | None:
         return None
 
 
+def _zip_errors() -> tuple:
+    """zipfile's error, looked up while an error is handled: zipfile (with bz2, lzma, shutil) is
+    imported by the graphs that read an .npz, not by every run."""
+    import zipfile
+
+    return (zipfile.BadZipFile,)
+
+
 # A compressed member that inflates past 1 GiB at more than 100:1 is refused unread.
 _BOMB_BYTES, _BOMB_RATIO = 2**30, 100
 
 
 def _npz_header(path: Path, key: str | None, pos: Pos) -> tuple[tuple[int, ...], np.dtype]:
     """An .npz member's shape and dtype from its header, without inflating the data."""
+    import zipfile      # only .npz inputs need it (see _zip_errors)
+
     with zipfile.ZipFile(path) as archive:
         names = {n[:-4] if n.endswith(".npy") else n: n for n in archive.namelist()}
         if key not in names:
@@ -119,7 +128,7 @@ def _npz_header(path: Path, key: str | None, pos: Pos) -> tuple[tuple[int, ...],
     return shape, dtype
 
 
-def _member_header(archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path, key: str,
+def _member_header(archive, info, path: Path, key: str,
                    pos: Pos, code: str = "AG013") -> tuple[tuple[int, ...], np.dtype, int]:
     """(shape, dtype, data bytes) of one .npz member, from its header and the zip directory.
 
@@ -153,6 +162,8 @@ def read_npz(path: Path, pos: Pos, code: str = "AG013", what: str = "input file"
     """Every array of an .npz (training data, a checkpoint), read as graph inputs are: a
     regular file only, each member's header and the whole archive's inflated size
     checked before anything is inflated (1 GiB at 100:1 at most), never unpickled."""
+    import zipfile
+
     path = Path(path)
     regular_file_size(path, pos, code, what)
     try:
@@ -171,7 +182,7 @@ def read_npz(path: Path, pos: Pos, code: str = "AG013", what: str = "input file"
             return {k: npz[k] for k in npz.files}
     except InputError:
         raise
-    except (OSError, ValueError, zipfile.BadZipFile, zlib.error, EOFError, KeyError, NotImplementedError) as exc:
+    except (OSError, ValueError, zlib.error, EOFError, KeyError, NotImplementedError, *_zip_errors()) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise InputError(code, f"cannot read {path.name}: {reason}", pos) from None
 
@@ -203,7 +214,7 @@ def read_array_file(path: Path, key: str | None, pos: Pos) -> tuple[tuple[int, .
         raise
     except KeyError as exc:
         raise InputError("AG013", f"cannot read {path.name}: {exc.args[0] if exc.args else exc}", pos) from None
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
+    except (OSError, ValueError, EOFError, *_zip_errors()) as exc:
         raise InputError("AG013", f"cannot read {path.name}: {exc}", pos) from None
 
 
@@ -211,7 +222,7 @@ def _load_npz(path: Path, key: str) -> np.ndarray:
     try:
         with np.load(path, allow_pickle=False) as archive:
             return archive[key]
-    except (OSError, zipfile.BadZipFile, zlib.error, EOFError, KeyError) as exc:
+    except (OSError, zlib.error, EOFError, KeyError, *_zip_errors()) as exc:
         raise ValueError(f"cannot read {path.name}: {exc}") from None
 
 

@@ -5,10 +5,8 @@ runs outside code.
 """
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import sys
-import traceback
 from pathlib import Path
 from types import ModuleType
 
@@ -23,6 +21,8 @@ def load_plugin(path) -> ModuleType:
     resolved = path.resolve()
     if resolved in _loaded:
         return _loaded[resolved]
+    import hashlib      # here: a run without --plugin does not import it
+
     name = "agrad_plugin_" + hashlib.sha1(str(resolved).encode()).hexdigest()[:12]
     spec = importlib.util.spec_from_file_location(name, resolved)
     if spec is None or spec.loader is None or not resolved.is_file():
@@ -34,6 +34,8 @@ def load_plugin(path) -> ModuleType:
     except (Exception, SystemExit) as exc:      # noqa: BLE001 - whatever it raised, reported at its line
         # NOTE: a plugin's sys.exit() is its failure, not the end of agrad (which would exit 0)
         del sys.modules[name]
+        import traceback
+
         frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == resolved]
         line = exc.lineno if isinstance(exc, SyntaxError) else (frames[-1].lineno if frames else 1)
         what = (f"tried to exit agrad (SystemExit({exc.code!r}))" if isinstance(exc, SystemExit) else

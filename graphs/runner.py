@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
-import statistics
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -330,6 +329,8 @@ def _run_graph(graph: CheckedGraph, file: str, *, timings: dict[str, float], pro
                    timings_ms={**timings, "forward": min(forward_ms), "backward": min(backward_ms)},
                    anomalies=runner.anomalies)
     if repeat > 1:
+        import statistics     # only a repeated run has medians (its import is not free)
+
         run.repeat = {"forward": {"min": min(forward_ms), "median": statistics.median(forward_ms)},
                       "backward": {"min": min(backward_ms), "median": statistics.median(backward_ms)}}
     if profiler:

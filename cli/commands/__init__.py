@@ -1,14 +1,14 @@
-"""One module per command; `COMMANDS` is the order `agrad --help` lists them in."""
-from agrad.cli.commands.check import check
-from agrad.cli.commands.examples import examples
-from agrad.cli.commands.export import export
-from agrad.cli.commands.import_ import import_
-from agrad.cli.commands.inspect import inspect
-from agrad.cli.commands.ops import ops
-from agrad.cli.commands.run import run
-from agrad.cli.commands.schema import schema
-from agrad.cli.commands.test import test
-from agrad.cli.commands.train import train
-from agrad.cli.commands.validate import validate
+"""One module per command; `COMMANDS` is the order `agrad --help` lists them in (name ->
+its module). A command's module is imported when it is asked for (cli/main.py's group), so
+`agrad run` imports `run`'s options and helpers, not those of ten other commands."""
+import importlib
 
-COMMANDS = [run, inspect, check, train, test, validate, import_, export, ops, schema, examples]
+COMMANDS = {"run": "run", "inspect": "inspect", "check": "check", "train": "train", "test": "test",
+            "validate": "validate", "import": "import_", "export": "export", "ops": "ops", "schema": "schema",
+            "examples": "examples"}
+
+
+def load(name: str):
+    """The click command `name` (its module imported now)."""
+    module = COMMANDS[name]
+    return getattr(importlib.import_module(f"{__name__}.{module}"), module)

@@ -37,6 +37,7 @@ def export(app: App, graph_file, model_file, with_grads, strict, plugins):
     model_path = Path(model_file) if model_file else Path(graph_file).with_suffix(".onnx")
     files.check_output_paths(output=str(model_path))
     library.load_plugins(plugins)
+    library.start_up_over()
     try:
         result = export_graph(graph_file, model_path, with_grads=with_grads, strict=strict)
     except ModelError as exc:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import click
 
+from agrad.cli import library
 from agrad.cli.app import App, abort
 from agrad.cli.options import debug_option
 from agrad.cli.status import ExitStatus
@@ -61,6 +62,7 @@ def import_(app: App, model_file, graph_file, shapes, weights, loss):
     graph_path = Path(graph_file) if graph_file else Path(model_file).with_suffix(".yaml")
     weights_path = graph_path.with_suffix(f".{weights}")
     files.check_output_paths(output=str(graph_path), weights=str(weights_path))
+    library.start_up_over()
     try:
         result = import_model(model_file, graph_path, ImportOptions(given, weights, loss))
     except ModelError as exc:

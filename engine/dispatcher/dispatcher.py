@@ -30,7 +30,7 @@ from ..watchers import op_observers as _observers
 from .schema import Schema, parse_schema
 
 __all__ = ["OperatorEntry", "define", "impl", "register_fallback", "get_op", "all_ops", "ops",
-           "UnknownOperatorError", "FALLTHROUGH", "keyset_for", "call"]
+           "UnknownOperatorError", "FALLTHROUGH", "Deferred", "keyset_for", "call"]
 
 _NUMBER_TYPES = (int, float, bool)
 
@@ -43,6 +43,19 @@ class UnknownOperatorError(KeyError):
 def FALLTHROUGH(op, keyset, args):
     """Marker kernel: skip this key and try the next one (PyTorch's fallthrough)."""
     raise AssertionError("FALLTHROUGH is never called")
+
+
+class Deferred:
+    """A kernel registered as what makes it: made on the first lookup that reaches its key,
+    then kept in its place. The op library registers its generated kernels so: an op costs
+    no compile until it runs, and then only for the keys it runs with (CPU, not CUDA or Meta)."""
+    __slots__ = ("make",)
+
+    def __init__(self, make):
+        self.make = make
+
+    def __repr__(self):
+        return f"<Deferred {getattr(self.make, '__qualname__', self.make)}>"
 
 
 class OperatorEntry:
@@ -87,6 +100,21 @@ class OperatorEntry:
     def has_kernel(self, key) -> bool:
         return parse_key(key) in self.dispatch_table
 
+    def kernel(self, key):
+        """The kernel registered for `key` (None if none), made now if it was Deferred."""
+        key = parse_key(key)
+        kernel = self.dispatch_table.get(key)
+        if kernel.__class__ is Deferred:
+            kernel = self.dispatch_table[key] = kernel.make()
+        return kernel
+
+    def generate(self) -> None:
+        """Make the op's function and every Deferred kernel now, not on their first call
+        (`agrad ops NAME --source` shows the code)."""
+        codegen.resolve(self.function)
+        for key in list(self.dispatch_table):
+            self.kernel(key)
+
     # -- lookup --------------------------------------------------------------------
     def lookup(self, keyset: int):
         kernel = self._cache.get(keyset)
@@ -97,11 +125,15 @@ class OperatorEntry:
     def _kernel_for_key(self, key: DispatchKey):
         # PyTorch's order: the key's own kernel, then a CompositeImplicitAutograd kernel,
         # then the key's fallback.
-        kernel = self.dispatch_table.get(key)
+        table = self.dispatch_table
+        kernel = table.get(key)
         if kernel is None:
-            kernel = self.dispatch_table.get(DispatchKey.CompositeImplicitAutograd)
-        if kernel is None:
-            kernel = _fallbacks.get(key)
+            kernel = table.get(DispatchKey.CompositeImplicitAutograd)
+            if kernel is None:
+                return _fallbacks.get(key)
+            key = DispatchKey.CompositeImplicitAutograd
+        if kernel.__class__ is Deferred:
+            kernel = table[key] = kernel.make()
         return kernel
 
     def _compute_kernel(self, keyset: int):
@@ -206,7 +238,7 @@ def register_fallback(key, kernel) -> None:
 def get_op(name: str) -> OperatorEntry:
     entry = _operators.get(name)
     if entry is None:
-        load_op_library()             # a lookup before the library has loaded (see load_op_library)
+        load_op_library(name)         # its family not yet loaded (see load_op_library)
         entry = _operators.get(name)
     if entry is None:
         import difflib
@@ -390,11 +422,22 @@ def _alias_prelude(py_name: str, arguments, aliases: dict) -> str:
 
 
 def _make_function(entry: OperatorEntry):
-    """Generate `def add(self, other, *, alpha=1)` that calls the dispatcher.
+    """`def add(self, other, *, alpha=1)` that calls the dispatcher, generated on its first call
+    (codegen.deferred: an op a program never calls costs no compile).
 
     A generated signature binds arguments at C speed; inspect.Signature.bind would
     cost more than the whole rest of the call.
     """
+    py_name = entry.name.split("::")[-1]
+    fn = codegen.deferred(py_name, lambda: _function_source(entry, py_name), owner=entry.name)
+    fn.__doc__ = f"{entry.schema}\n\n{entry.doc}".strip()
+    fn.__qualname__ = py_name
+    fn.__module__ = "agrad"
+    fn.op = entry
+    return fn
+
+
+def _function_source(entry: OperatorEntry, py_name: str):
     params, names, defaults = [], [], {}
     star = False
     arguments = entry.schema.arguments
@@ -414,16 +457,10 @@ def _make_function(entry: OperatorEntry):
         names.append(pname)
     if aliases:
         params += ([] if star else ["*"]) + [f"{alias}=_UNSET" for alias in aliases.values()]
-    py_name = entry.name.split("::")[-1]
     src = (f"def {py_name}({', '.join(params)}):\n"
            f"{_alias_prelude(py_name, arguments, aliases)}"
            f"{_fast_path(entry, names)}"
            f"    return _call(_op, [{', '.join(names)}])\n")
     namespace = {"_call": call, "_op": entry, "_cache": entry._cache, "_Tensor": Tensor, "_tls": tls,
                  "_observers": _observers, "_UNSET": _UNSET, **defaults}
-    fn = codegen.define(src, namespace, f"<agrad op {entry.name}>", py_name, owner=entry.name)
-    fn.__doc__ = f"{entry.schema}\n\n{entry.doc}".strip()
-    fn.__qualname__ = py_name
-    fn.__module__ = "agrad"
-    fn.op = entry
-    return fn
+    return src, namespace, f"<agrad op {entry.name}>"

@@ -8,51 +8,79 @@ once (see registry.defop) in the family file its content belongs to:
                 attention, upsample
     linalg, factories, conversion, autograd
 
-Importing the family modules registers their ops with the dispatcher, and this namespace
-exposes each op's function, as `agrad.<op>` does. Every family module is found by walking
-the package, so a new one is added without touching this file; `_`-named modules are
-helpers (`_common`, the in-place Tensor methods, `_tensor_methods`), as are `registry`
-(defop), `samples` and `formulas` (each op's derivative formulas read back as text).
-Loading ends by binding Tensor's methods (`_tensor_methods`)."""
+A family is imported when one of its ops is first asked for — `agrad.ops.<op>`, the
+dispatcher's `get_op` (a graph's ops, `dispatcher.ops.<op>`), a Tensor method — and its
+import registers its ops with the dispatcher (contents.py says which family declares which
+op), so a program pays for the families it uses; `all_ops()` imports them all. Every family
+module is found by walking the package, so a new one is added without touching this file;
+`_`-named modules are helpers (`_common`, the in-place Tensor methods, `_tensor_methods`),
+as are `registry` (defop), `samples`, `formulas` (each op's derivative formulas read back
+as text) and `contents`. A family's `__all__` names plain functions it exports beside its
+ops (advanced_indexing's getitem). Loading ends by binding Tensor's methods
+(`_tensor_methods`), each resolved on its first use."""
 from __future__ import annotations
 
 import importlib
 import pkgutil
 
-from ..dispatcher import all_ops
-from . import conversion, linalg  # noqa: F401 — the core families first, in order
 from ._tensor_methods import bind as _bind_tensor_methods
-from .pointwise import binary, unary  # noqa: F401
-from .reduce import arithmetic  # noqa: F401
+from .contents import FAMILIES
 from .registry import defop, get_info, registered
-from .shape import view  # noqa: F401
 
-_NOT_FAMILIES = {f"{__name__}.{name}" for name in ("registry", "samples", "formulas")}
+_NOT_FAMILIES = {"registry", "samples", "formulas", "contents"}
 
-# Every other module in this package and its subpackages is an op family (added without
-# touching this file); a family's `__all__` names plain functions it exports beside its ops
-# (advanced_indexing's getitem).
-_helpers = []
-for _info in sorted(pkgutil.walk_packages(__path__, f"{__name__}."), key=lambda m: m.name):
-    _parts = _info.name.split(".")[2:]
-    if _info.ispkg or _info.name in _NOT_FAMILIES or any(p.startswith("_") for p in _parts):
-        continue
-    _module = importlib.import_module(_info.name)
-    for _name in getattr(_module, "__all__", ()):
-        globals()[_name] = getattr(_module, _name)
-        _helpers.append(_name)
+_FAMILY_OF: dict = {}       # op or exported function -> the family module that declares it
+_HELPERS: set = set()
+for _family, (_ops, _helpers) in FAMILIES.items():
+    _FAMILY_OF.update(dict.fromkeys(_ops + _helpers, _family))
+    _HELPERS.update(_helpers)
+_all_loaded = False
 
 
-def _export() -> list[str]:
+def family_modules() -> list[str]:
+    """Every family module's name below agrad.ops (`pointwise.binary`), found by walking the package."""
+    # NOTE: no builtin here that an op shadows once it is this module's attribute (`any`, `sum`)
     names = []
-    for entry in all_ops():
-        name = entry.name.split("::")[-1]
-        if "::" in entry.name:
-            continue
-        globals()[name] = entry.function
-        names.append(name)
+    for info in pkgutil.walk_packages(__path__, f"{__name__}."):
+        name = info.name[len(__name__) + 1:]
+        if not info.ispkg and name.split(".")[0] not in _NOT_FAMILIES and not ("." + name).count("._"):
+            names.append(name)
+    names.sort()
     return names
 
 
-__all__ = _export() + _helpers + ["defop", "registered", "get_info"]
-_bind_tensor_methods()          # last: every family has registered its ops
+def load(op: str | None = None) -> None:
+    """Register op `op` by importing the family that declares it; with no `op`, or one the
+    table of contents does not list, every family (an unlisted op may be a new one)."""
+    global _all_loaded
+    family = _FAMILY_OF.get(op) if op is not None else None
+    if family is not None:
+        importlib.import_module(f"{__name__}.{family}")
+    elif not _all_loaded and (op is None or "::" not in op):      # `ns::op` comes from agrad.library
+        for family in family_modules():
+            importlib.import_module(f"{__name__}.{family}")
+        _all_loaded = True
+
+
+def __getattr__(name):
+    """`agrad.ops.<op>`: the op's function, its family imported on first use."""
+    family = _FAMILY_OF.get(name)
+    if family is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = importlib.import_module(f"{__name__}.{family}")
+    if name in _HELPERS:
+        value = getattr(module, name)
+    else:
+        from ..dispatcher import get_op
+        value = get_op(name).function
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_FAMILY_OF))
+
+
+__all__ = sorted(name for name in _FAMILY_OF if name not in _HELPERS and "::" not in name) + \
+    sorted(_HELPERS) + ["defop", "registered", "get_info"]
+_bind_tensor_methods()

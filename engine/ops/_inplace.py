@@ -34,16 +34,6 @@ def _method(name, op, backward_name=None):
     return method
 
 
-# PyTorch's in-place variants of the ops agrad has (bound by _tensor_methods when the op exists)
-_UNARY = ("abs", "neg", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin", "cos",
-          "tan", "sinh", "cosh", "tanh", "asin", "acos", "atan", "sigmoid", "relu", "sign", "erf", "erfc", "erfinv",
-          "reciprocal", "square", "floor", "ceil", "round", "trunc", "frac", "lgamma", "digamma", "clamp",
-          "clamp_min", "clamp_max", "leaky_relu", "silu", "elu", "hardtanh", "nan_to_num", "logit")
-_BINARY = ("add", "sub", "mul", "div", "pow", "fmod", "remainder", "atan2", "hypot", "lerp", "addcmul", "addcdiv",
-           "masked_fill", "index_put", "index_add", "scatter", "scatter_add", "scatter_reduce", "true_divide",
-           "multiply", "subtract", "xlogy", "copysign", "float_power")
-
-
 def _zero_(self):
     return apply_inplace(self, fill, (0,), None, "ZeroBackward0")
 

@@ -3,49 +3,32 @@ them into TensorBody.h and python_variable_methods.cpp).
 
 `_tensor.Tensor` holds the array, the autograd metadata and the methods that need nothing
 above it; it cannot import the op library, which is built on top of it. What runs an op is
-bound here, once every family has registered its ops (the last step of `agrad.ops`), in an
-order where a later step never replaces an earlier one unless it says so:
-1. the methods written out below (`to`, `T`, the reflected and other operators, `x[i]`,
-   `backward` …);
-2. a method per op whose first argument is `self` (PyTorch's method variants);
-3. the hot operators (`x * y`, …) as the op's own function: no method frame in between;
-4. the in-place variants (`add_` …), the in-place view ops (`t_` …), the in-place random
-   initialisers, `x[i] = v` and `x += y`;
-5. `view(dtype)` beside `view(sizes)`.
+bound here when the library loads, each method resolved on its first use, so that a method
+costs the import of its op's family only when a program calls it (contents.py). Python looks
+operators up on the type, so those get a stand-in that binds the real one on its first call;
+every other name is bound by `Tensor.__getattr__`, which Python asks only for a name the
+class does not have yet. In an order where a later step never replaces an earlier one unless
+it says so:
+1. the methods written out below (`to`, `T`, the reflected and other operators,
+   `backward` …), bound at once;
+2. `x[i]`, `x[i] = v` and the in-place methods and helpers of other modules (`_ELSEWHERE`:
+   `zero_`, `t_`, the in-place random initialisers, `allclose` …), which replace a method of
+   step 3 of the same name;
+3. a method per op whose first argument is `self` (PyTorch's method variants), `view(dtype)`
+   beside `view(sizes)`;
+4. the hot operators (`x * y`, …) as the op's own function: no method frame in between;
+5. the in-place variants (`add_` …) of the ops listed below, and `x += y`.
 """
 from __future__ import annotations
+
+import importlib
 
 from .. import dtypes
 from .._tensor import _UNTIL_LOADED, Tensor, _size
 from ..autograd.functional import backward
 from ..creation import full, tensor
-from ..dispatcher import all_ops
+from ..dispatcher import UnknownOperatorError, get_op
 from ..dispatcher import ops as _ops
-from ._inplace import (
-    _BINARY,
-    _UNARY,
-    _copy_,
-    _fill_,
-    _index_put_,
-    _method,
-    _squeeze_,
-    _t_,
-    _transpose_,
-    _unsqueeze_,
-    _zero_,
-)
-from ._random_inplace import (
-    _bernoulli_,
-    _exponential_,
-    _fill_diagonal_,
-    _float_power_,
-    _normal_,
-    _random_,
-    _uniform_,
-)
-from .conversion import _view_dtype
-from .reduce.selection import allclose, equal, unique
-from .shape.advanced_indexing import getitem, setitem
 
 __all__: list = []
 
@@ -132,17 +115,35 @@ class _Methods:
     def __gt__(self, other): return _ops.gt(self, other)
     def __ge__(self, other): return _ops.ge(self, other)
 
-    def __getitem__(self, index):
-        return getitem(self, index)
 
-
-# step 3: `x * y` calls the op's function itself: the Python method that would forward to it is
+# step 4: `x * y` calls the op's function itself: the Python method that would forward to it is
 # one frame per op that a chain of small ops would feel (the reflected ones swap their arguments)
 _OPERATORS = {"__add__": "add", "__sub__": "sub", "__mul__": "mul", "__truediv__": "div", "__matmul__": "matmul",
               "__neg__": "neg", "__pow__": "pow"}
 
-# step 4: the in-place variants PyTorch gives ops of other families, beside _inplace.py's lists
-_INPLACE_ALSO = ("sinc", "deg2rad", "rad2deg", "heaviside")
+# step 2: what other modules hold, as (module below agrad.ops, its name)
+_ELSEWHERE = {"__getitem__": ("shape.advanced_indexing", "getitem"), "__setitem__": ("shape.advanced_indexing", "setitem"),
+              "zero_": ("_inplace", "_zero_"), "fill_": ("_inplace", "_fill_"), "copy_": ("_inplace", "_copy_"),
+              "index_put_": ("_inplace", "_index_put_"), "t_": ("_inplace", "_t_"),
+              "transpose_": ("_inplace", "_transpose_"), "swapdims_": ("_inplace", "_transpose_"),
+              "swapaxes_": ("_inplace", "_transpose_"), "squeeze_": ("_inplace", "_squeeze_"),
+              "unsqueeze_": ("_inplace", "_unsqueeze_"),
+              "uniform_": ("_random_inplace", "_uniform_"), "normal_": ("_random_inplace", "_normal_"),
+              "bernoulli_": ("_random_inplace", "_bernoulli_"), "exponential_": ("_random_inplace", "_exponential_"),
+              "random_": ("_random_inplace", "_random_"), "fill_diagonal_": ("_random_inplace", "_fill_diagonal_"),
+              "float_power_": ("_random_inplace", "_float_power_"),     # needs a double self: not the generic variant
+              "allclose": ("reduce.selection", "allclose"), "equal": ("reduce.selection", "equal"),
+              "unique": ("reduce.selection", "unique")}
+
+# step 5: PyTorch's in-place variants of the ops agrad has (bound when the op exists)
+_UNARY = ("abs", "neg", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin", "cos",
+          "tan", "sinh", "cosh", "tanh", "asin", "acos", "atan", "sigmoid", "relu", "sign", "erf", "erfc", "erfinv",
+          "reciprocal", "square", "floor", "ceil", "round", "trunc", "frac", "lgamma", "digamma", "clamp",
+          "clamp_min", "clamp_max", "leaky_relu", "silu", "elu", "hardtanh", "nan_to_num", "logit")
+_BINARY = ("add", "sub", "mul", "div", "pow", "fmod", "remainder", "atan2", "hypot", "lerp", "addcmul", "addcdiv",
+           "masked_fill", "index_put", "index_add", "scatter", "scatter_add", "scatter_reduce", "true_divide",
+           "multiply", "subtract", "xlogy", "copysign", "float_power")
+_INPLACE = frozenset(_UNARY + _BINARY + ("sinc", "deg2rad", "rad2deg", "heaviside"))
 
 
 def _sizes_method(fn):
@@ -155,24 +156,85 @@ def _sizes_method(fn):
     return method
 
 
-def _op_methods():
-    """Step 2: {name: method} for every op whose first argument is `self`."""
-    methods = {}
-    for entry in all_ops():
-        args = entry.schema.arguments
-        name = entry.name
-        if "::" in name or not args or args[0].name != "self":
-            continue
-        rest = [a for a in args[1:] if not a.has_default]
-        positional = [a for a in args[1:] if not a.kwarg_only]
-        # varargs sizes only where the int list is the one positional argument: t.roll(1, 0) is
-        # shifts=1, dims=0 and t.logsumexp(0, True) is keepdim=True, as in PyTorch
-        if (len(rest) == 1 and rest[0] is args[1] and args[1].is_list and args[1].base == "int"
-                and len(positional) == 1):
-            methods[name] = _sizes_method(entry.function)      # t.reshape(2, 3) and t.reshape([2, 3])
-        else:
-            methods[name] = entry.function
-    return methods
+def _op_entry(name):
+    """The registry entry of op `name`, its family imported; None when there is no such op
+    (an unknown name imports nothing: `hasattr(t, "foo")` stays cheap)."""
+    from . import _FAMILY_OF
+
+    if name not in _FAMILY_OF and not _registered(name):
+        return None
+    try:
+        return get_op(name)
+    except UnknownOperatorError:
+        return None
+
+
+def _registered(name) -> bool:
+    from ..dispatcher.dispatcher import _operators
+
+    return name in _operators
+
+
+def _op_method(entry):
+    """Step 3: the method of an op whose first argument is `self`, or None."""
+    args = entry.schema.arguments
+    if "::" in entry.name or not args or args[0].name != "self":
+        return None
+    rest = [a for a in args[1:] if not a.has_default]
+    positional = [a for a in args[1:] if not a.kwarg_only]
+    # varargs sizes only where the int list is the one positional argument: t.roll(1, 0) is
+    # shifts=1, dims=0 and t.logsumexp(0, True) is keepdim=True, as in PyTorch
+    if (len(rest) == 1 and rest[0] is args[1] and args[1].is_list and args[1].base == "int"
+            and len(positional) == 1):
+        return _sizes_method(entry.function)      # t.reshape(2, 3) and t.reshape([2, 3])
+    return entry.function
+
+
+def _elsewhere(name):
+    module, attribute = _ELSEWHERE[name]
+    method = getattr(importlib.import_module(f"{__package__}.{module}"), attribute)
+    if method.__name__ == "_" + name:               # _uniform_ is Tensor.uniform_ in tracebacks too
+        method.__name__ = method.__qualname__ = name
+    return method
+
+
+def _method_named(name):
+    """Tensor's method `name` (steps 2, 3 and 5), or None."""
+    if name in _ELSEWHERE:
+        return _elsewhere(name)
+    entry = _op_entry(name)
+    method = _op_method(entry) if entry is not None else None
+    if method is not None:
+        return _view_method(method) if name == "view" else method
+    if name[-1:] == "_" and name[:-1] in _INPLACE:
+        entry = _op_entry(name[:-1])
+        if entry is not None:
+            from ._inplace import _method
+            return _method(name, entry.function)
+    return None
+
+
+def _attribute(self, name):
+    """Tensor.__getattr__: Python asks it only for a name the class lacks; a method of the op
+    library is bound onto the class here on its first use, so later lookups never come here."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    method = _method_named(name)
+    if method is None:
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+    setattr(Tensor, name, method)
+    return getattr(self, name)
+
+
+def _bound_on_first_call(name, resolve):
+    """An operator's stand-in on the type (where Python looks operators up): its first call
+    binds the real one in its place."""
+    def method(self, *args, **kwargs):
+        real = resolve()
+        setattr(Tensor, name, real)
+        return real(self, *args, **kwargs)
+    method.__name__ = method.__qualname__ = name
+    return method
 
 
 def _iop(name):
@@ -186,6 +248,7 @@ def _view_method(view):
     """Tensor.view: `t.view(dtype)` is the bitcast, anything else the `view` op's sizes."""
     def method(self, *args, **kwargs):
         if (len(args) == 1 and not kwargs and isinstance(args[0], dtypes.dtype)) or set(kwargs) == {"dtype"}:
+            from .conversion import _view_dtype
             return _view_dtype(self, args[0] if args else kwargs["dtype"])
         return view(self, *args, **kwargs)
     method.__name__ = method.__qualname__ = "view"
@@ -203,31 +266,14 @@ def bind() -> None:
     for name, value in vars(_Methods).items():                                         # step 1
         if name not in _CLASS_MACHINERY:
             setattr(Tensor, name, value)
-    for name, method in _op_methods().items():                                         # step 2
-        if not hasattr(Tensor, name):
-            setattr(Tensor, name, method)
-    for method, op in _OPERATORS.items():                                              # step 3
-        setattr(Tensor, method, getattr(_ops, op))
-    registered = {entry.name for entry in all_ops()}                                  # step 4
-    for name in _UNARY + _BINARY + _INPLACE_ALSO:
-        if name in registered and not hasattr(Tensor, name + "_"):
-            setattr(Tensor, name + "_", _method(name + "_", getattr(_ops, name)))
-    inplace = {"zero_": _zero_, "fill_": _fill_, "copy_": _copy_, "index_put_": _index_put_, "__setitem__": setitem,
-               "t_": _t_, "transpose_": _transpose_, "swapdims_": _transpose_, "swapaxes_": _transpose_,
-               "squeeze_": _squeeze_, "unsqueeze_": _unsqueeze_,
-               "uniform_": _uniform_, "normal_": _normal_, "bernoulli_": _bernoulli_, "exponential_": _exponential_,
-               "random_": _random_, "fill_diagonal_": _fill_diagonal_,
-               "float_power_": _float_power_,          # needs a double self: replaces the generic variant
-               "allclose": allclose, "equal": equal, "unique": unique}
-    for name, method in inplace.items():
-        if method.__name__ == "_" + name:               # _uniform_ is Tensor.uniform_ in tracebacks too
-            method.__name__ = method.__qualname__ = name
-        setattr(Tensor, name, method)
-    for name in ("add_", "sub_", "mul_", "div_"):
+    for name in ("__getitem__", "__setitem__"):                                        # step 2
+        setattr(Tensor, name, _bound_on_first_call(name, lambda name=name: _elsewhere(name)))
+    for method, op in _OPERATORS.items():                                              # step 4
+        setattr(Tensor, method, _bound_on_first_call(method, lambda op=op: getattr(_ops, op)))
+    for name in ("add_", "sub_", "mul_", "div_"):                                      # step 5
         method = _iop(name)
         setattr(Tensor, method.__name__, method)
-    Tensor.view = _view_method(Tensor.view)                                            # step 5
-    del Tensor.__getattr__                  # _tensor's stand-in: every method is here now
+    Tensor.__getattr__ = _attribute         # steps 2, 3, 5 for every other name, on first use
     for name in _UNTIL_LOADED:
-        if hasattr(getattr(Tensor, name), "stand_in"):
+        if hasattr(Tensor.__dict__.get(name), "stand_in"):
             raise RuntimeError(f"Tensor.{name} is still _tensor's stand-in: bind it here")

@@ -6,6 +6,7 @@ import gc
 import pytest
 
 import agrad.graphs.graph as graph_module
+import agrad.graphs.inspection as inspection
 from agrad import graphs
 from agrad.graphs.diagnostics import Collector
 from agrad.graphs.yaml_loader import _scalar_map, load_yaml, position_in_scalar
@@ -19,9 +20,10 @@ def _chain(nodes: int) -> str:
 
 def test_the_cyclic_gc_is_paused_while_a_file_is_checked_and_inspected(graph_file, monkeypatch):
     seen = []
-    for name in ("check_graph", "inspect_graph"):
-        real = getattr(graph_module, name)
-        monkeypatch.setattr(graph_module, name,
+    # inspect_graph is looked up in its own module when Graph.inspect runs (imported on first use)
+    for module, name in ((graph_module, "check_graph"), (inspection, "inspect_graph")):
+        real = getattr(module, name)
+        monkeypatch.setattr(module, name,
                             lambda *a, _real=real, **k: seen.append(gc.isenabled()) or _real(*a, **k))
     path = graph_file(_chain(5))
     assert gc.isenabled()

@@ -1,0 +1,174 @@
+"""The op library's table of contents: which family module declares each op, so that a
+program imports only the families of the ops it calls (`agrad.ops.<op>`, a graph's ops,
+a Tensor method), as ATen's generated registration files name each op's file.
+
+`FAMILIES` is written by `python -m agrad.ops` (`write()`), from the declarations themselves;
+tests/engine/test_op_contents.py fails while it is out of date. An op it does not list still
+works (the library then imports every family to find it), only slower to start.
+"""
+from __future__ import annotations
+
+# family module (below agrad.ops) -> (the ops it declares, the plain functions its __all__ exports)
+FAMILIES = {
+    "autograd": (
+        ("grad",),
+        ()),
+    "conversion": (
+        ("_to_copy", "_view_dtype", "clone", "contiguous", "copy", "detach", "to"),
+        ()),
+    "factories": (
+        ("empty_like", "fill", "full_like", "ones_like", "rand_like", "randn_like", "zeros_like"),
+        ()),
+    "linalg": (
+        ("_einsum", "addmm", "baddbmm", "bmm", "cross", "dot", "einsum", "kron", "linalg_cross", "linear",
+         "matmul", "mm", "mv", "outer", "trace"),
+        ()),
+    "nn.attention": (
+        ("scaled_dot_product_attention",),
+        ()),
+    "nn.convolution": (
+        ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+         "convolution_backward_input", "convolution_backward_weight"),
+        ()),
+    "nn.distance": (
+        ("cosine_similarity", "pairwise_distance"),
+        ()),
+    "nn.dropout": (
+        ("_dropout_mask", "dropout"),
+        ()),
+    "nn.loss": (
+        ("_huber_loss", "_smooth_l1_loss", "binary_cross_entropy", "binary_cross_entropy_backward",
+         "binary_cross_entropy_with_logits", "cosine_embedding_loss", "cross_entropy", "huber_loss",
+         "huber_loss_backward", "kl_div", "l1_loss", "margin_ranking_loss", "mse_loss", "mse_loss_backward",
+         "nll_loss", "nll_loss_backward", "smooth_l1_loss", "smooth_l1_loss_backward", "triplet_margin_loss"),
+        ()),
+    "nn.normalization": (
+        ("batch_norm", "group_norm", "instance_norm", "layer_norm", "normalize", "rms_norm"),
+        ()),
+    "nn.pooling": (
+        ("adaptive_avg_pool2d", "adaptive_avg_pool2d_backward", "adaptive_max_pool2d",
+         "adaptive_max_pool2d_backward", "avg_pool1d", "avg_pool2d", "avg_pool2d_backward", "max_pool1d",
+         "max_pool2d", "max_pool2d_double_backward", "max_pool2d_with_indices",
+         "max_pool2d_with_indices_backward", "max_unpool2d"),
+        ()),
+    "nn.softmax": (
+        ("_log_softmax_backward_data", "_softmax_backward_data", "log_softmax", "softmax", "softmin"),
+        ()),
+    "nn.upsample": (
+        ("interpolate", "interpolate_backward"),
+        ()),
+    "pointwise.activation": (
+        ("_prelu_kernel", "_prelu_kernel_backward", "celu", "elu", "elu_backward", "gelu", "gelu_backward",
+         "glu", "glu_backward", "hardsigmoid", "hardsigmoid_backward", "hardswish", "hardswish_backward",
+         "hardtanh", "hardtanh_backward", "leaky_relu", "leaky_relu_backward", "log_sigmoid_backward",
+         "logsigmoid", "mish", "mish_backward", "prelu", "relu", "relu6", "selu", "sigmoid",
+         "sigmoid_backward", "silu", "silu_backward", "softplus", "softplus_backward", "softsign", "tanh",
+         "tanh_backward", "tanhshrink", "threshold_backward"),
+        ()),
+    "pointwise.binary": (
+        ("add", "addcdiv", "addcmul", "atan2", "clamp", "clamp_max", "clamp_min", "clip", "copysign", "div",
+         "eq", "float_power", "floor_divide", "fmax", "fmin", "fmod", "ge", "gt", "heaviside", "hypot", "le",
+         "lerp", "logaddexp", "lt", "maximum", "minimum", "mul", "ne", "pow", "remainder", "sub",
+         "true_divide", "where"),
+        ()),
+    "pointwise.logical": (
+        ("bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift",
+         "bitwise_xor", "isclose", "isfinite", "isinf", "isnan", "logical_and", "logical_not", "logical_or",
+         "logical_xor"),
+        ()),
+    "pointwise.special": (
+        ("digamma", "erf", "erfc", "erfinv", "lgamma", "polygamma", "xlogy"),
+        ()),
+    "pointwise.unary": (
+        ("abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "ceil", "cos", "cosh", "deg2rad", "exp",
+         "exp2", "expm1", "floor", "frac", "log", "log10", "log1p", "log2", "logit", "nan_to_num", "neg",
+         "rad2deg", "reciprocal", "round", "rsqrt", "sign", "sin", "sinc", "sinh", "sqrt", "square", "tan",
+         "trunc"),
+        ()),
+    "reduce.arithmetic": (
+        ("logsumexp", "mean", "nanmean", "nansum", "norm", "prod", "sum", "sum_to_size"),
+        ()),
+    "reduce.cumulative": (
+        ("cumprod", "cumsum", "diff", "logcumsumexp"),
+        ()),
+    "reduce.moments": (
+        ("std", "std_mean", "var", "var_mean"),
+        ()),
+    "reduce.selection": (
+        ("_unique2", "all", "amax", "amin", "any", "argmax", "argmin", "argsort", "bincount",
+         "count_nonzero", "cummax", "cummin", "kthvalue", "max", "median", "min", "sort", "topk"),
+        ("allclose", "equal", "unique")),
+    "shape.advanced_indexing": (
+        ("_embedding_counts", "_index", "_index_backward", "_masked_select_backward", "embedding",
+         "embedding_dense_backward", "gather", "index_add", "index_put", "index_select", "masked_fill",
+         "masked_select", "nonzero", "one_hot", "scatter", "scatter_add", "scatter_reduce", "take",
+         "take_along_dim"),
+        ("getitem", "setitem")),
+    "shape.diagonal": (
+        ("diag", "diag_embed", "diagonal", "diagonal_backward", "diagonal_copy", "tril", "triu"),
+        ()),
+    "shape.indexing": (
+        ("alias", "narrow", "select", "select_backward", "slice", "slice_backward"),
+        ()),
+    "shape.join": (
+        ("cat", "chunk", "split", "split_with_sizes", "stack", "unbind"),
+        ()),
+    "shape.pad": (
+        ("pad", "pad_backward"),
+        ()),
+    "shape.rearrange": (
+        ("broadcast_to", "flip", "meshgrid", "movedim", "repeat", "repeat_interleave", "roll", "swapaxes",
+         "swapdims", "tile", "unflatten"),
+        ()),
+    "shape.view": (
+        ("_unsafe_view", "expand", "flatten", "permute", "reshape", "squeeze", "t", "transpose", "unfold",
+         "unfold_backward", "unsqueeze", "view"),
+        ()),
+}
+
+
+def collect() -> dict:
+    """FAMILIES as the declarations say: every family imported, each op under the module
+    whose `defop` call declared it (OperatorEntry.defined_at)."""
+    import importlib
+    import os
+
+    from ..dispatcher import all_ops
+    from . import family_modules
+
+    root = os.path.dirname(os.path.abspath(__file__))
+    modules = family_modules()
+    by_file = {}
+    table = {}
+    for name in modules:
+        module = importlib.import_module(f"{__package__}.{name}")
+        by_file[os.path.abspath(module.__file__)] = name
+        table[name] = ([], getattr(module, "__all__", ()))
+    for entry in all_ops():
+        path = os.path.abspath(entry.defined_at.rpartition(":")[0])
+        if path.startswith(root) and path in by_file:
+            table[by_file[path]][0].append(entry.name)
+    return {name: (tuple(sorted(ops)), tuple(sorted(set(helpers) - set(ops))))     # an op in __all__ is an op
+            for name, (ops, helpers) in sorted(table.items())}
+
+
+def write() -> None:
+    """Rewrite FAMILIES in this file from `collect()`."""
+    import textwrap
+
+    def names(values) -> str:
+        if not values:
+            return "()"
+        text = ", ".join(f'"{v}"' for v in values) + ("," if len(values) == 1 else "")
+        return "(" + "\n         ".join(textwrap.wrap(text, 100, break_long_words=False, break_on_hyphens=False)) + ")"
+
+    body = "".join(f'    "{name}": (\n        {names(ops)},\n        {names(helpers)}),\n'
+                   for name, (ops, helpers) in collect().items())
+    with open(__file__, encoding="utf-8") as f:
+        text = f.read()
+    start = text.index("FAMILIES = {")
+    end = text.index("\n}\n", start) + 3
+    with open(__file__ + ".tmp", "w", encoding="utf-8") as f:
+        f.write(text[:start] + "FAMILIES = {\n" + body + "}\n" + text[end:])
+    import os
+    os.replace(__file__ + ".tmp", __file__)
