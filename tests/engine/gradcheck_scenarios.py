@@ -222,3 +222,12 @@ def backward_not_multiplied_by_grad_output(T):
         def backward(ctx, grad):
             return grad + 1e-9              # within gradcheck's tolerances, but not 0 for a 0 grad_output
     return _observe(lambda: T.autograd.gradcheck(Offset.apply, (_x(T),)))
+
+
+@scenario
+def graph_with_a_logged_output(T):
+    """tests/cli/test_check_skipped_outputs.py's graph: `loss: sum(h)`, `shown: detach(h)`, both outputs."""
+    def graph(x):
+        h = T.tanh(x) * x
+        return h.sum(), h.detach()
+    return _observe(lambda: T.autograd.gradcheck(graph, (_x(T),)))
