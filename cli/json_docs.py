@@ -145,6 +145,7 @@ def check_document(result) -> dict:
                        "worst_index": leaf.worst_index, "analytic": leaf.analytic, "numeric": leaf.numeric,
                        "output_index": leaf.output_index, **location_fields(leaf.location)}
                 for name, leaf in result.leaves.items()},
+        skipped_outputs=result.skipped_outputs,     # outputs not compared: they do not require grad
     )
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import re
+import warnings
 import weakref
 
 import numpy as np
@@ -19,6 +20,13 @@ from .messages import c_type_name, scalar_type_name, sizes
 from .shapes import normalize_dim
 
 __all__ = ["Tensor", "AutogradMeta", "DifferentiableViewMeta", "VariableVersion", "update_tensor_hooks_on_new_gradfn"]
+
+NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be "
+    "populated during autograd.backward(). If you indeed want the .grad field to be populated for a non-leaf Tensor, "
+    "use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure you access "
+    "the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more information.")
+
 
 class AutogradMeta:
     __slots__ = ("requires_grad", "grad", "grad_fn", "output_nr", "retains_grad",
@@ -449,7 +457,12 @@ class Tensor:
     @property
     def grad(self):
         m = self._autograd_meta
-        return None if m is None else m.grad
+        if m is None:
+            return None
+        # NOTE: the stored grad_fn, as PyTorch's C++ is_leaf(): a view's is not rebuilt by reading .grad
+        if m.grad is None and not m.retains_grad and m.grad_fn is not None:
+            warnings.warn(NON_LEAF_GRAD_WARNING, stacklevel=2)      # TensorBody.h's TORCH_WARN, as PyTorch
+        return m.grad
 
     @grad.setter
     def grad(self, value):

@@ -14,6 +14,7 @@ from typing import Callable
 import numpy as np
 
 import agrad
+from agrad.autograd.gradcheck import compared_outputs
 
 from .binding import GRAD
 from .build import CheckedGraph
@@ -105,6 +106,7 @@ class CheckSetup:
     fn: Callable
     inputs: list
     warnings: list[str]
+    skipped: list[str]          # outputs not compared: they do not require grad (`detach(h)` kept for logging)
 
 
 def check_setup(graph: CheckedGraph, file: str, *, fast: bool = False,
@@ -133,20 +135,35 @@ def check_setup(graph: CheckedGraph, file: str, *, fast: bool = False,
         warnings.append(f"the graph is not float64 ({', '.join(float_leaves)}); check casts its float inputs to "
                         "float64, so it tests the formulas, not the graph's own precision")
 
-    def fn(*tensors):
-        # gradcheck evaluates its finite differences under no_grad; a `grad` node inside
-        # the graph needs grad mode and leaves that require grad to differentiate at all.
+    def values(*tensors) -> list:
+        # the graph runs as `run` runs it, in grad mode, from leaves that require grad: a `grad`
+        # node inside it differentiates whatever gradcheck's caller's mode is
         with agrad.enable_grad():
             env = dict(base)
             env.update((name, t if t.requires_grad else t.detach().requires_grad_(True))
                        for name, t in zip(wrt, tensors))
             env = runner.forward(env)           # a failing kernel: located, as in `run`
             runner.forward_profile.clear()
-        values = [env[name] for name in outputs]
-        return tuple(v for v in values if not isinstance(v, tuple) and v.dtype.is_floating_point)
+        return [env[name] for name in outputs]
+
+    def fn(*tensors):
+        return tuple(v for v in values(*tensors) if _is_float_tensor(v))
 
     inputs = [base[name].detach().requires_grad_(True) for name in wrt]
-    return CheckSetup(runner, wrt, outputs, fn, inputs, warnings)
+    # what gradcheck compares (agrad.autograd.gradcheck.compared_outputs): the outputs that require
+    # grad, as torch.autograd.gradcheck; the others are named, so a check never passes silently
+    compared = iter(compared_outputs(fn, inputs))
+    skipped = [name for name, v in zip(outputs, values(*inputs)) if not (_is_float_tensor(v) and next(compared))]
+    if skipped:
+        names = ", ".join(f"'{name}'" for name in skipped)
+        warnings.append(f"output {names} is not compared: it does not require grad" if len(skipped) == 1 else
+                        f"outputs {names} are not compared: they do not require grad")
+        warnings[-1] += " (as in torch.autograd.gradcheck, only outputs that require grad are checked)"
+    return CheckSetup(runner, wrt, outputs, fn, inputs, warnings, skipped)
+
+
+def _is_float_tensor(value) -> bool:
+    return not isinstance(value, tuple) and value.dtype.is_floating_point
 
 
 def located_backward_failure(setup: CheckSetup, exc: BaseException) -> GraphRuntimeError:
@@ -177,7 +194,8 @@ def check_result(graph: CheckedGraph, file: str, setup: CheckSetup, reports, *, 
                                  analytic=analytic, numeric=numeric, output_index=None if fast else row,
                                  location=SourceLocation(file, pos.line, pos.col))
     return CheckResult(graph=graph.spec.name, file=file, passed=all(c.passed for c in leaves.values()),
-                       leaves=leaves, warnings=setup.warnings, order=2 if second_order else 1)
+                       leaves=leaves, warnings=setup.warnings, order=2 if second_order else 1,
+                       skipped_outputs=setup.skipped)
 
 
 def check_gradients(graph: CheckedGraph, file: str, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,

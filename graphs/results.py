@@ -203,6 +203,7 @@ class CheckResult:
     leaves: dict[str, LeafCheck]
     warnings: list[str] = field(default_factory=list)
     order: int = 1                         # 2: `--second-order`, derivatives of the gradients
+    skipped_outputs: list[str] = field(default_factory=list)   # outputs not compared: they do not require grad
 
 
 @dataclass

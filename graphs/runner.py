@@ -8,6 +8,7 @@ import contextlib
 import functools
 import gc
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -176,9 +177,8 @@ class Runner:
                             agrad.tensor(g, dtype=root.dtype, device=root.device)
                             for g, root in zip(pass_.grad_tensors, roots)]
         inputs = [env[r.name] for r in pass_.inputs] if pass_.inputs is not None else None
-        anomaly = agrad.autograd.detect_anomaly() if self.anomaly else contextlib.nullcontext()
         try:
-            with anomaly:
+            with self.backward_mode():
                 agrad.autograd.backward(roots, grad_tensors=grad_tensors, retain_graph=pass_.retain_graph,
                                         create_graph=pass_.create_graph, inputs=inputs)
         except (Exception, SystemExit) as exc:      # noqa: BLE001 - the engine's error (a plugin's sys.exit too)
@@ -187,6 +187,24 @@ class Runner:
                 self.anomalies.append(found)
                 return
             raise found from exc
+
+    @contextlib.contextmanager
+    def backward_mode(self):
+        """Anomaly mode around a backward pass under `--anomaly`: set_detect_anomaly(True), which the
+        user asked for, so without PyTorch's "has been enabled" warning; its "Error detected in ..."
+        warning (the Python stack of the forward op) is not shown either: `backward_error` names the
+        node and its line in the graph file instead. Nor the engine's warning for create_graph=True
+        (a reference cycle through the parameters' .grad): a graph file declares its double
+        backward, and its tensors end with the run."""
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=r"Using backward\(\) with create_graph=True",
+                                    category=UserWarning)
+            if not self.anomaly:
+                yield
+                return
+            with agrad.autograd.set_detect_anomaly(True):
+                warnings.filterwarnings("ignore", message="Error detected in ", category=UserWarning)
+                yield
 
     def backward_error(self, exc: Exception, fallback: SourceLocation | None) -> AnomalyReport | Exception:
         """The engine's error in backward, located at the YAML node whose op made the failing

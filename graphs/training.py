@@ -7,7 +7,6 @@ re-check of each new batch shape (cached by shape).
 """
 from __future__ import annotations
 
-import contextlib
 import math
 import time
 from dataclasses import dataclass, field
@@ -200,7 +199,7 @@ class Trainer:
             origin = next((a for a in runner.anomalies if a.phase == "forward"), None)
             raise TrainingDiverged(k + 1, value, runner.location(self.loss_name), origin)
         try:
-            with agrad.autograd.detect_anomaly() if runner.anomaly else contextlib.nullcontext():
+            with runner.backward_mode():
                 agrad.autograd.backward([loss])
         except Exception as exc:     # noqa: BLE001 - located in the file as `agrad run` does
             found = runner.backward_error(exc, runner.location(self.loss_name))

@@ -1,7 +1,10 @@
-"""Anomaly detection: NaN/Inf checks on every backward output, naming the Node."""
+"""Anomaly detection: NaN/Inf checks on every backward output, naming the Node, and PyTorch's
+warnings (torch/autograd/anomaly_mode.py, torch/csrc/autograd/python_anomaly_mode.cpp): that the
+mode was enabled, and, when a Node's backward fails, where its forward op ran."""
 from __future__ import annotations
 
 import threading
+import warnings
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "AnomalyError"]
 
@@ -41,12 +44,26 @@ class set_detect_anomaly:
 
 class detect_anomaly(set_detect_anomaly):
     def __init__(self):
+        warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime and should only "
+                      "be enabled for debugging.", stacklevel=2)
         super().__init__(True)
 
 
+def print_stack(node) -> None:
+    """AnomalyMetadata::print_stack, called by the engine for the Node whose backward raised first:
+    the traceback recorded when the Node was made in anomaly mode, as a warning."""
+    trace = node._metadata.get("traceback_") if node._metadata else None
+    if trace is None:
+        warnings.warn(f"Error detected in {node.name()}. No forward pass information available. Enable detect "
+                      "anomaly during forward pass for more information.", stacklevel=2)
+    else:
+        warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n"
+                      f"{trace}", stacklevel=2)
+
+
 def check_outputs(node, grads) -> None:
-    """PyTorch's message: 'Function XBackward0 returned nan values in its 0th output.',
-    with the traceback of the forward call that created the Node when it was recorded."""
+    """PyTorch's message: 'Function XBackward0 returned nan values in its 0th output.' (where the
+    forward op ran is `print_stack`'s warning, as for any error in backward)."""
     for i, g in enumerate(grads):
         if g is None or g._device.type == "meta" or g._data.dtype.kind != "f":
             continue
@@ -54,8 +71,4 @@ def check_outputs(node, grads) -> None:
         data = g._data
         for bad, what in ((xp.isnan, "nan"), (xp.isinf, "inf")):
             if bool(bad(data).any()):
-                error = AnomalyError(f"Function '{node.name()}' returned {what} values in its {i}th output.", node)
-                trace = node._metadata.get("traceback_") if node._metadata else None
-                if trace:
-                    error.add_note(f"Traceback of forward call that caused the error:\n{trace}")
-                raise error
+                raise AnomalyError(f"Function '{node.name()}' returned {what} values in its {i}th output.", node)

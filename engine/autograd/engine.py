@@ -17,12 +17,13 @@ import heapq
 import itertools
 import sys
 import threading
+import warnings
 
 from ..dispatcher import ops as _ops
 from ..watchers import node_observers
 from ..grad_mode import tls as _dispatch_tls
 from .anomaly_mode import _state as _anomaly_state
-from .anomaly_mode import check_outputs, is_anomaly_enabled
+from .anomaly_mode import check_outputs, is_anomaly_enabled, print_stack
 from .input_buffer import InputBuffer
 from .node import AccumulateGrad as _ACC  # AccumulateGrad's hooks live on its leaf
 from .node import GraphRoot, check_hook_result, check_single_hook_result
@@ -122,6 +123,21 @@ class ExecInfo:
         return self.needed or self.captures is not None
 
 
+_reference_cycle_warned = False
+
+
+def _warn_reference_cycle() -> None:
+    """Engine::execute's TORCH_WARN_ONCE for backward(create_graph=True): once per process."""
+    global _reference_cycle_warned
+    if not _reference_cycle_warned:
+        _reference_cycle_warned = True
+        warnings.warn("Using backward() with create_graph=True will create a reference cycle between the parameter "
+                      "and its gradient which can cause a memory leak. We recommend using autograd.grad when "
+                      "creating the graph to avoid this. If you have to use this function, make sure to reset the "
+                      ".grad fields of your parameters to None after use to break the cycle and avoid the leak.",
+                      stacklevel=4)
+
+
 class GraphTask:
     __slots__ = ("keep_graph", "create_graph", "dependencies", "not_ready", "exec_info", "captured_vars",
                  "outstanding_tasks", "has_error", "error", "reentrant_depth", "cpu_ready_queue", "owner",
@@ -162,6 +178,11 @@ class GraphTask:
             self.has_error = True
             if self.error is None:
                 self.error = exc
+                if self.anomaly and fn is not None:
+                    try:
+                        print_stack(fn)       # PyTorch's set_exception_without_signal
+                    except Warning:           # warnings made errors: the backward's own error is the one raised
+                        pass
                 if getattr(exc, "agrad_node", None) is None:
                     try:
                         exc.agrad_node = fn
@@ -395,6 +416,8 @@ class Engine:
         depth = parent.reentrant_depth + 1 if parent is not None else 0
         graph_task = GraphTask(keep_graph, create_graph, depth, dry_run)
         validate_outputs(root_edges, grads, None)
+        if accumulate_grad and create_graph:
+            _warn_reference_cycle()
         worker_queue = _current.worker_queue
         if worker_queue is not None:
             # re-entrant on a device worker: its queue takes this task's CPU work too, so the

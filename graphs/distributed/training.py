@@ -123,8 +123,6 @@ class Replica:
 
     def gradients(self, step: int):
         """Forward and backward on this rank's rows of global batch `step`: (loss, grads, anomaly)."""
-        import contextlib
-
         import agrad
 
         from ..training import as_input_tensor
@@ -143,7 +141,7 @@ class Replica:
             origin = next((a for a in runner.anomalies if a.phase == "forward"), None)
             return value, None, origin
         try:
-            with agrad.autograd.detect_anomaly() if runner.anomaly else contextlib.nullcontext():
+            with runner.backward_mode():
                 agrad.autograd.backward([loss])
         except Exception as exc:     # noqa: BLE001 - located in the file as Trainer.step does
             found = runner.backward_error(exc, runner.location(t.loss_name))
