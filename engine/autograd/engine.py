@@ -18,11 +18,13 @@ import itertools
 import sys
 import threading
 
+from .._device import device as Device
 from ..dispatcher import ops as _ops
 from ..watchers import node_observers
 from ..grad_mode import tls as _dispatch_tls
 from .anomaly_mode import _state as _anomaly_state
 from .anomaly_mode import check_outputs, is_anomaly_enabled
+from .gradient_sum import sum_into
 from .input_buffer import InputBuffer
 from .node import AccumulateGrad as _ACC  # AccumulateGrad's hooks live on its leaf
 from .node import GraphRoot, check_hook_result, check_single_hook_result
@@ -125,7 +127,7 @@ class ExecInfo:
 class GraphTask:
     __slots__ = ("keep_graph", "create_graph", "dependencies", "not_ready", "exec_info", "captured_vars",
                  "outstanding_tasks", "has_error", "error", "reentrant_depth", "cpu_ready_queue", "owner",
-                 "_lock", "threaded", "anomaly", "observer", "order", "dry_run")
+                 "_lock", "threaded", "anomaly", "observer", "order", "dry_run", "plain", "on_devices")
 
     def __init__(self, keep_graph, create_graph, reentrant_depth, dry_run=False):
         self.keep_graph = keep_graph
@@ -146,6 +148,8 @@ class GraphTask:
         self.observer = node_observers[-1] if node_observers else None
         self.order: list | None = [] if dry_run else None
         self.dry_run = dry_run
+        self.plain = self.observer is None and not self.anomaly     # Nodes run without watchers
+        self.on_devices = False        # set once a gradient off the CPU was handed on
 
     def add_outstanding(self, delta: int) -> int:
         """Count tasks pushed and not yet finished. Until a device worker shares this task
@@ -180,8 +184,7 @@ class GraphTask:
             fn = stack.pop()
             if fn.topological_nr < min_topo_nr:
                 continue
-            for edge in fn.next_edges:
-                nxt = edge.function
+            for nxt in fn.next_fns:
                 if nxt is not None:
                     count = get(nxt)
                     if count is None:
@@ -218,9 +221,9 @@ class GraphTask:
             frame = stack[-1]
             fn = frame[0]
             child = None
-            edges = fn.next_edges
+            edges = fn.next_fns
             while frame[1] < len(edges):
-                candidate = edges[frame[1]].function
+                candidate = edges[frame[1]]
                 frame[1] += 1
                 if candidate is None:
                     continue
@@ -241,31 +244,36 @@ class GraphTask:
                     exec_info.setdefault(stack[-1][0], ExecInfo()).needed = True
 
 
-def validate_outputs(edges, grads, fn_name) -> None:
-    """Check (and reduce) each gradient against the metadata of the input it flows into.
+def validate_outputs(fns, nrs, grads, fn_name) -> None:
+    """Check (and reduce) each gradient against the metadata of the input it flows into: input
+    `nrs[i]` of `fns[i]` (a Node's next_fns and next_nrs).
 
     This is the one place where a gradient of a broadcast input is summed back to the
     input's shape, and cast to its dtype (PyTorch's validate_outputs). `fn_name` None:
     the root gradients, whose messages name no Function; a Node: its name, asked for
     only when a message needs it. A gradient whose shape, dtype and device already
-    match costs three comparisons."""
-    if len(grads) != len(edges):
-        raise RuntimeError(f"{_returned(fn_name)}invalid number of gradients - expected {len(edges)}, "
-                           f"but got {len(grads)}")
+    match costs three comparisons. (The engine's common case does the same checks as it hands
+    the gradients on: see Engine._evaluate_function.)"""
+    if len(grads) != len(fns):
+        _wrong_count(fns, grads, fn_name)
     i = -1
-    for edge in edges:
+    for fn, nr in zip(fns, nrs):
         i += 1
-        fn = edge.function
         if fn is None:
             continue
         grad = grads[i]
         if grad is None:
             continue
-        shape, dtype, dev = fn.input_metadata[edge.input_nr]
+        shape, dtype, dev = fn.input_metadata[nr]
         data = grad._data
         d = data.dtype
         if data.shape != shape or (d is not dtype and d != dtype) or grad._device is not dev:
             grads[i] = _conform(grad, shape, dtype, dev, i, fn_name)
+
+
+def _wrong_count(fns, grads, fn_name):
+    raise RuntimeError(f"{_returned(fn_name)}invalid number of gradients - expected {len(fns)}, "
+                       f"but got {len(grads)}")
 
 
 def _conform(grad, shape, dtype, dev, i, fn_name):
@@ -394,7 +402,7 @@ class Engine:
         parent = _current.graph_task
         depth = parent.reentrant_depth + 1 if parent is not None else 0
         graph_task = GraphTask(keep_graph, create_graph, depth, dry_run)
-        validate_outputs(root_edges, grads, None)
+        validate_outputs([e.function for e in root_edges], [e.input_nr for e in root_edges], grads, None)
         worker_queue = _current.worker_queue
         if worker_queue is not None:
             # re-entrant on a device worker: its queue takes this task's CPU work too, so the
@@ -553,14 +561,17 @@ class Engine:
             if not info.needed:
                 return
 
+        validate = False
         if graph_task.order is not None:
             graph_task.order.append(fn)
-            outputs = [_Planned(e.function.input_metadata[e.input_nr][2]) if e.function is not None else None
-                       for e in fn.next_edges]
+            outputs = [_Planned(f.input_metadata[nr][2]) if f is not None else None
+                       for f, nr in zip(fn.next_fns, fn.next_nrs)]
         else:
-            if fn.hooks is None and fn.__class__ is not _ACC and graph_task.observer is None:
-                outputs = fn.apply(input_buffer.buffer)         # the common case: _call_function without hooks
-                validate_outputs(fn.next_edges, outputs, fn)
+            if fn.hooks is None and graph_task.plain and fn.__class__ is not _ACC:
+                # the common case: _call_function without hooks or watchers; the outputs are
+                # validated below, as they are handed on (validate_outputs' checks, one loop)
+                outputs = fn.apply(input_buffer.buffer)
+                validate = True
             else:
                 outputs = self._call_function(graph_task, fn, input_buffer.buffer)
             if not graph_task.keep_graph:
@@ -568,13 +579,26 @@ class Engine:
             if graph_task.anomaly:
                 check_outputs(fn, outputs)
 
+        fns = fn.next_fns
+        if len(outputs) != len(fns):
+            _wrong_count(fns, outputs, fn)
         dependencies = graph_task.dependencies
         not_ready = graph_task.not_ready
         ready = None
-        for edge, grad in zip(fn.next_edges, outputs):
-            nxt = edge.function
+        i = -1
+        for nxt, nr, grad in zip(fns, fn.next_nrs, outputs):
+            i += 1
             if nxt is None:
                 continue
+            if grad is not None:
+                if validate:
+                    shape, dtype, dev = nxt.input_metadata[nr]
+                    data = grad._data
+                    d = data.dtype
+                    if data.shape != shape or (d is not dtype and d != dtype) or grad._device is not dev:
+                        grad = _conform(grad, shape, dtype, dev, i, fn)
+                if grad._device is not _CPU:
+                    graph_task.on_devices = True
             count = dependencies[nxt] - 1
             if count:
                 dependencies[nxt] = count
@@ -590,16 +614,19 @@ class Engine:
                 # a fresh buffer (InputBuffer(n).add without the calls)
                 buffer = _new(InputBuffer)
                 buffer.buffer = slots = [None] * len(nxt.input_metadata)
-                slots[edge.input_nr] = grad
+                slots[nr] = grad
                 if count:
                     not_ready[nxt] = buffer
                     continue
             else:
-                buffer.add(edge.input_nr, grad)
+                if grad is not None:
+                    slots = buffer.buffer
+                    # NOTE: never `old += grad` on a sum someone else may hold: sum_into decides
+                    slots[nr] = grad if slots[nr] is None else sum_into(slots, nr, grad)
                 if count:
                     continue
             # ready: _push's common case (every gradient on the CPU, no device worker) inline
-            if graph_task.threaded or buffer.device() is not None:
+            if graph_task.threaded or (graph_task.on_devices and buffer.device() is not None):
                 self._push(graph_task, nxt, buffer)
             else:
                 if ready is not None:
@@ -648,7 +675,7 @@ class Engine:
                 outputs = fn.apply(inputs)
             finally:
                 observer.node_end(fn)
-        validate_outputs(fn.next_edges, outputs, fn)
+        validate_outputs(fn.next_fns, fn.next_nrs, outputs, fn)
         if hooks is not None:
             for hook in tuple(hooks.post):
                 prev = tuple(outputs)
@@ -674,6 +701,7 @@ def _call_tensor_pre_hooks(fn, inputs: list) -> list:
 
 
 _new = object.__new__
+_CPU = Device("cpu")
 _default_engine = Engine()
 
 

@@ -154,7 +154,7 @@ def apply_inplace(self: Tensor, op, args=(), kwargs=None, backward_name=None) ->
     om = out._autograd_meta
     node = om.grad_fn if om is not None else None
     saved = getattr(node, "saved", None)
-    if saved and any(v.__class__ is SavedVariable and v._tensor is old for v in saved.values()):
+    if saved and any(v is old or (v.__class__ is SavedVariable and v._tensor is old) for v in saved.values()):
         old._data = old._data.copy()          # a formula reads the old self: keep it (PyTorch's original_self)
     _write(self, out)
     if node is None:
