@@ -161,7 +161,7 @@ def apply_inplace(self: Tensor, op, args=(), kwargs=None, backward_name=None) ->
         return self
     if backward_name is not None:
         node.__class__ = _renamed(node.__class__, backward_name)
-    node.input_metadata[0] = (self._data.shape, self._data.dtype, self._device)
+    node.input_metadata = ((self._data.shape, self._data.dtype, self._device),) + node.input_metadata[1:]
     _rebase_history(self, node)
     if saved and "result" in saved:
         result = SavedVariable(self, True)     # the result is self now, at its new version

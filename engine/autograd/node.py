@@ -26,7 +26,7 @@ from ..grad_mode import tls
 from .anomaly_mode import _state as _anomaly
 from .edge import INVALID_EDGE, Edge
 
-__all__ = ["Node", "ZEROS", "AccumulateGrad", "GraphRoot", "UINT64_MAX", "collect_next_edges", "gradient_edge", "record", "record_outputs", "set_history", "NodeHooks",
+__all__ = ["Node", "ZEROS", "AccumulateGrad", "GraphRoot", "UINT64_MAX", "collect_next_edges", "gradient_edge", "record", "record_outputs", "metadata_of", "set_history", "NodeHooks",
            "grad_accumulator", "check_hook_result", "check_single_hook_result"]
 
 UINT64_MAX = 2 ** 64 - 1          # AccumulateGrad's sequence_nr: always runs first when ready
@@ -57,7 +57,7 @@ class Node:
         self.next_fns: tuple = ()             # per output: the Node its gradient goes to, or None
         self.next_nrs: tuple = ()             # per output: which input of that Node
         self.topological_nr = 0
-        self.input_metadata: list[tuple] = []     # (shape, numpy dtype, device) per incoming gradient
+        self.input_metadata: tuple = ()     # (shape, numpy dtype, device) per incoming gradient (see metadata_of)
         self.hooks: NodeHooks | None = None
         self._metadata = None
         if _anomaly.enabled:
@@ -85,7 +85,7 @@ class Node:
         self.topological_nr = topo
 
     def add_input_metadata(self, t: Tensor) -> int:
-        self.input_metadata.append((t._data.shape, t._data.dtype, t._device))
+        self.input_metadata += ((t._data.shape, t._data.dtype, t._device),)
         return len(self.input_metadata) - 1
 
     @property
@@ -356,12 +356,27 @@ def record_outputs(node: Node, outputs) -> None:
                 node.add_input_metadata(o)
 
 
+_METADATA: dict = {}
+
+
+def metadata_of(data, device) -> tuple:
+    """`input_metadata` of a Node with one output, `((shape, dtype, device),)`, one shared tuple per
+    shape seen (for the last dtype and device it came with): a recorded op keeps no metadata object
+    of its own alive. Tuples, so a shared one is never changed in place."""
+    shape = data.shape
+    md = _METADATA.get(shape)
+    if md is None or md[0][1] is not data.dtype or md[0][2] is not device:
+        if len(_METADATA) >= 4096:         # bounded: shapes that change every call are not reused
+            _METADATA.clear()
+        md = _METADATA[shape] = ((shape, data.dtype, device),)
+    return md
+
+
 def set_history(t: Tensor, node: Node) -> None:
     """Make `t` the next output of `node` (its grad_fn), recording its metadata."""
-    metadata = node.input_metadata
-    output_nr = len(metadata)
+    output_nr = len(node.input_metadata)
     data = t._data
-    metadata.append((data.shape, data.dtype, t._device))
+    node.input_metadata += ((data.shape, data.dtype, t._device),)
     meta = t._autograd_meta
     if meta is None:
         t._autograd_meta = AutogradMeta(grad_fn=node, output_nr=output_nr)

@@ -27,7 +27,8 @@ from .._device import _BACKENDS
 from .._tensor import AutogradMeta, Tensor, filled, make_view
 from ..autograd.anomaly_mode import _state as _anomaly
 from ..autograd.edge import INVALID_EDGE
-from ..autograd.node import ZEROS, Node, _next_sequence_nr, grad_accumulator, gradient_edge, record_outputs
+from ..autograd.node import (_METADATA, ZEROS, Node, _next_sequence_nr, grad_accumulator, gradient_edge, metadata_of,
+                             record_outputs)
 from ..autograd.saved_variable import (SavedVariable, check_unversioned, release_saved, save_input_value,
                                        save_output)
 from ..backends import get_backend  # importing backends registers cpu, cuda and meta
@@ -719,7 +720,10 @@ def _make_autograd_kernel(entry, diff_inputs, node_classes, overload, save_plan,
     lines += ["    node.topological_nr = topo",
               "    if out.__class__ is _Tensor:",
               "        data = out._data",
-              "        node.input_metadata = [(data.shape, data.dtype, out._device)]",
+              "        md = _metadata.get(data.shape)",
+              "        if md is None or md[0][1] is not data.dtype or md[0][2] is not out._device:",
+              "            md = _metadata_of(data, out._device)",
+              "        node.input_metadata = md",
               "        m = out._autograd_meta",
               "        if m is None:",
               "            out._autograd_meta = _AutogradMeta(False, node, 0)",
@@ -727,7 +731,7 @@ def _make_autograd_kernel(entry, diff_inputs, node_classes, overload, save_plan,
               "            m.grad_fn, m.output_nr, m.requires_grad = node, 0, False",
               "        out._keys |= _AUTOGRAD",
               "    else:",
-              "        node.input_metadata = []",
+              "        node.input_metadata = ()",
               "        _record_outputs(node, out)",
               "    save = _savers.get(mask)",
               "    if save is None:",
@@ -738,7 +742,7 @@ def _make_autograd_kernel(entry, diff_inputs, node_classes, overload, save_plan,
                  "_AutogradMeta": AutogradMeta, "_gradient_edge": gradient_edge, "_grad_accumulator": grad_accumulator,
                  "_anomaly": _anomaly, "_Node": node_classes[0], "_classes": node_classes, "_overload": overload,
                  "_new": object.__new__, "_next_sequence_nr": _next_sequence_nr, "_AUTOGRAD": AUTOGRAD,
-                 "_ZEROS": ZEROS, "_record_outputs": record_outputs, "_savers": {}, "_make_saver": _make_saver,
+                 "_ZEROS": ZEROS, "_record_outputs": record_outputs, "_metadata": _METADATA, "_metadata_of": metadata_of, "_savers": {}, "_make_saver": _make_saver,
                  "_names_for_mask": save_plan.names, "_arg_index": arg_index}
     return codegen.define(lines, namespace, f"<agrad autograd kernel {entry.name}>", "kernel", owner=entry.name)
 
