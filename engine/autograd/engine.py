@@ -25,7 +25,7 @@ from ..grad_mode import tls as _dispatch_tls
 from .anomaly_mode import _state as _anomaly_state
 from .anomaly_mode import check_outputs, is_anomaly_enabled
 from .gradient_sum import sum_into
-from .input_buffer import InputBuffer
+from . import input_buffer
 from .node import AccumulateGrad as _ACC  # AccumulateGrad's hooks live on its leaf
 from .node import GraphRoot, check_hook_result, check_single_hook_result
 
@@ -57,7 +57,7 @@ class ReadyQueue:
 
     # A Node task's place (the smallest key pops first): after shutdown (0) and wake-up (1)
     # tasks, deeper re-entrant backward first, then the later-created Node. Written out in
-    # `priority` and, once more for the hot path, in `runs_next`.
+    # `priority` and, once more for the hot path, in Engine._evaluate_function.
     @staticmethod
     def priority(graph_task, fn) -> tuple:
         return (2, -graph_task.reentrant_depth, -fn.sequence_nr)
@@ -87,11 +87,6 @@ class ReadyQueue:
         """The next task, or None when the queue is empty."""
         heap = self._heap
         return heapq.heappop(heap)[2] if heap else None
-
-    def runs_next(self, graph_task, fn) -> bool:
-        """Whether `fn`'s task would be popped before everything queued."""
-        heap = self._heap
-        return not heap or (2, -graph_task.reentrant_depth, -fn.sequence_nr) < heap[0][0]
 
     def shutdown(self) -> None:
         """Queue the task that ends a device worker's loop, ahead of everything."""
@@ -412,18 +407,18 @@ class Engine:
 
         if len(root_edges) == 1:
             graph_root = root_edges[0].function
-            buffer = InputBuffer(len(graph_root.input_metadata))
-            buffer.add(root_edges[0].input_nr, grads[0])
+            buffer = [None] * len(graph_root.input_metadata)
+            input_buffer.add(buffer, root_edges[0].input_nr, grads[0])
         else:
             graph_root = GraphRoot(root_edges, grads)
-            buffer = InputBuffer(0)
+            buffer = []
 
         min_topo_nr = min((e.function.topological_nr for e in outputs), default=0) if outputs else 0
         graph_task.compute_dependencies(graph_root, min_topo_nr)
         if outputs is not None:
             graph_task.init_to_execute(graph_root, outputs, accumulate_grad, min_topo_nr)
 
-        self._ready_queue(graph_task, buffer.device()).push(NodeTask(graph_task, graph_root, buffer))
+        self._ready_queue(graph_task, input_buffer.device(buffer)).push(NodeTask(graph_task, graph_root, buffer))
         if parent is not None and (_current.depth >= MAX_DEPTH or _stack_is_deep()):
             self._run_on_pool(graph_task, worker_queue)
         else:
@@ -544,14 +539,13 @@ class Engine:
             queue.shutdown()
 
     # -- one node ----------------------------------------------------------------
-    def _evaluate_function(self, graph_task: GraphTask, fn, input_buffer: InputBuffer, direct: bool = False):
+    def _evaluate_function(self, graph_task: GraphTask, fn, inputs: list, direct: bool = False):
         """Run `fn` and hand its outputs to the Nodes they flow into. With `direct`, a single Node it
         made ready that would be the next one popped is returned, with its buffer, for the caller
         to run instead of being queued."""
         exec_info = graph_task.exec_info
         if exec_info:
             info = exec_info[fn]
-            inputs = input_buffer.buffer
             if not info.needed:
                 inputs = _call_tensor_pre_hooks(fn, list(inputs))
             if info.captures is not None:
@@ -570,10 +564,10 @@ class Engine:
             if fn.hooks is None and graph_task.plain and fn.__class__ is not _ACC:
                 # the common case: _call_function without hooks or watchers; the outputs are
                 # validated below, as they are handed on (validate_outputs' checks, one loop)
-                outputs = fn.apply(input_buffer.buffer)
+                outputs = fn.apply(inputs)
                 validate = True
             else:
-                outputs = self._call_function(graph_task, fn, input_buffer.buffer)
+                outputs = self._call_function(graph_task, fn, inputs)
             if not graph_task.keep_graph:
                 fn.release_variables()
             if graph_task.anomaly:
@@ -611,22 +605,20 @@ class Engine:
                     info = exec_info.get(nxt)
                     if info is None or not info.should_execute():
                         continue           # not on a path to anything asked for
-                # a fresh buffer (InputBuffer(n).add without the calls)
-                buffer = _new(InputBuffer)
-                buffer.buffer = slots = [None] * len(nxt.input_metadata)
-                slots[nr] = grad
+                # a fresh buffer (input_buffer.add without the call)
+                buffer = [None] * len(nxt.input_metadata)
+                buffer[nr] = grad
                 if count:
                     not_ready[nxt] = buffer
                     continue
             else:
                 if grad is not None:
-                    slots = buffer.buffer
                     # NOTE: never `old += grad` on a sum someone else may hold: sum_into decides
-                    slots[nr] = grad if slots[nr] is None else sum_into(slots, nr, grad)
+                    buffer[nr] = grad if buffer[nr] is None else sum_into(buffer, nr, grad)
                 if count:
                     continue
             # ready: _push's common case (every gradient on the CPU, no device worker) inline
-            if graph_task.threaded or (graph_task.on_devices and buffer.device() is not None):
+            if graph_task.threaded or (graph_task.on_devices and input_buffer.device(buffer) is not None):
                 self._push(graph_task, nxt, buffer)
             else:
                 if ready is not None:
@@ -638,14 +630,15 @@ class Engine:
                 self._push(graph_task, nxt, buffer)
                 return None
             queue = graph_task.cpu_ready_queue
-            if direct and queue.runs_next(graph_task, nxt):
+            # runs next without the queue when nothing queued would run before it (ReadyQueue.priority)
+            if direct and (not queue._heap or (2, -graph_task.reentrant_depth, -nxt.sequence_nr) < queue._heap[0][0]):
                 return ready
             queue.push_unlocked(graph_task, nxt, buffer)
         return None
 
-    def _push(self, graph_task: GraphTask, fn, buffer: InputBuffer) -> None:
+    def _push(self, graph_task: GraphTask, fn, buffer: list) -> None:
         """Queue a ready Node on the ready queue of its gradients' device."""
-        device = buffer.device()
+        device = input_buffer.device(buffer)
         if device is None and not graph_task.threaded:
             # only this thread uses the CPU queue (see _thread_main): ReadyQueue.push without the lock
             graph_task.cpu_ready_queue.push_unlocked(graph_task, fn, buffer)

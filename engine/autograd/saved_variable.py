@@ -101,15 +101,7 @@ def released() -> SavedVariable:
     return sv
 
 
-def release_saved(saved: dict) -> None:
-    """Drop the tensors in a declared op's `saved` (OpNode.release_variables)."""
-    for name, value in saved.items():
-        c = value.__class__
-        if c is Tensor or c is SavedVariable or (c is list and value and value[0].__class__ is SavedVariable):
-            saved[name] = RELEASED
-
-
-RELEASED = released()
+RELEASED = released()      # OpNode.release_variables puts it in place of each saved tensor
 
 
 def check_unversioned(tensor: Tensor) -> Tensor:

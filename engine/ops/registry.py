@@ -29,8 +29,8 @@ from ..autograd.anomaly_mode import _state as _anomaly
 from ..autograd.edge import INVALID_EDGE
 from ..autograd.node import (_METADATA, ZEROS, Node, _next_sequence_nr, grad_accumulator, gradient_edge, metadata_of,
                              record_outputs)
-from ..autograd.saved_variable import (SavedVariable, check_unversioned, release_saved, save_input_value,
-                                       save_output)
+from ..autograd.saved_variable import RELEASED as _RELEASED
+from ..autograd.saved_variable import SavedVariable, check_unversioned, save_input_value, save_output
 from ..backends import get_backend  # importing backends registers cpu, cuda and meta
 from ..backends.meta import MetaArray
 from .. import codegen
@@ -371,7 +371,11 @@ class OpNode(Node):
         return out
 
     def release_variables(self):
-        release_saved(self.saved)
+        saved = self.saved
+        for name, value in saved.items():
+            c = value.__class__
+            if c is Tensor or c is SavedVariable or (c is list and value and value[0].__class__ is SavedVariable):
+                saved[name] = _RELEASED
 
 
 def _array_formulas(entry, grads, array_grads, names):
@@ -484,7 +488,10 @@ def _array_path(params_per_input) -> list:
         lines += [f"            {v} = saved.get({name!r}, _MISSING)",
                   f"            c = {v}.__class__",
                   f"            if c is _Tensor:",
-                  f"                {v} = _check_unversioned({v})._data",
+                  f"                vc = {v}._version_counter",
+                  f"                if vc is not None and vc.version:",
+                  f"                    _check_unversioned({v})",
+                  f"                {v} = {v}._data",
                   f"                if {v}.dtype is not dt and {v}.dtype != dt:",
                   f"                    arrays = False",
                   f"            elif c is _SavedVariable:",
@@ -545,7 +552,9 @@ def _specialised_apply(entry, formulas, params_per_input, array_formulas=None):
             lines += [f"        v{k} = saved[{name!r}]",
                       f"        c = v{k}.__class__",
                       f"        if c is _Tensor:",
-                      f"            v{k} = _check_unversioned(v{k})",
+                      f"            vc = v{k}._version_counter",
+                      f"            if vc is not None and vc.version:",
+                      f"                _check_unversioned(v{k})",
                       f"        elif c is _SavedVariable:",
                       f"            v{k} = v{k}.unpack(self)",
                       f"        elif c is list:",
