@@ -11,7 +11,10 @@ the ratio is what the engine costs against PyTorch's, per op, forward and backwa
 fails here; the interpreter must be the same Python version as that site-packages'. PyTorch is
 never an agrad dependency: without it only agrad and the NumPy floor are timed.
 Each round times one pass of each framework (after one warm-up pass each); the table gives the
-median over rounds and the ratio of the medians, and the median of the per-round ratios.
+median over rounds and the ratio of the medians, and the median of the per-round ratios, for the
+wall-clock time and for this thread's CPU time (`time.thread_time`: what other processes on a
+loaded machine take from us is not in it; PyTorch runs a CPU-only backward on the calling thread,
+and its intra-op threads are set to one).
 """
 from __future__ import annotations
 
@@ -60,27 +63,33 @@ def main(argv=None) -> int:
         torch.set_num_threads(opts.threads)
     import agrad
     print(f"agrad from {Path(agrad.__file__).parent}" + (f", torch {torch.__version__}" if has_torch else ""))
-    print(f"{'workload':<9}{'framework':<10}{'µs/op':>9}{'/torch':>9}{'per-round /torch':>20}")
+    print(f"{'workload':<9}{'framework':<10}{'wall µs/op':>11}{'/torch':>8}{'per-round /torch':>20}"
+          f"{'cpu µs/op':>11}{'/torch':>8}{'per-round /torch':>20}")
     for workload in opts.workloads:
         make_data, n_ops, fns = _CASES[workload]
         frameworks = [f for f in ("numpy", "agrad", "torch") if f != "torch" or has_torch]
         data = make_data()
-        times = {f: [] for f in frameworks}
+        wall = {f: [] for f in frameworks}
+        cpu = {f: [] for f in frameworks}
         for f in frameworks:
             fns[f](*data)                     # warm-up: generated kernels, caches
         for _ in range(opts.rounds):
             for f in frameworks:
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.thread_time()
                 fns[f](*data)
-                times[f].append((time.perf_counter() - t0) / n_ops * 1e6)
-        med = {f: statistics.median(v) for f, v in times.items()}
+                cpu[f].append((time.thread_time() - c0) / n_ops * 1e6)
+                wall[f].append((time.perf_counter() - t0) / n_ops * 1e6)
         for f in frameworks:
-            ratio = per_round = ""
-            if has_torch and f != "torch":
-                ratio = f"{med[f] / med['torch']:.2f}x"
-                rs = sorted(a / b for a, b in zip(times[f], times["torch"]))
-                per_round = f"{statistics.median(rs):.2f}x [{rs[0]:.2f}-{rs[-1]:.2f}]"
-            print(f"{workload:<9}{f:<10}{med[f]:>9.2f}{ratio:>9}{per_round:>20}")
+            cells = []
+            for times in (wall, cpu):
+                med = statistics.median(times[f])
+                ratio = per_round = ""
+                if has_torch and f != "torch":
+                    ratio = f"{med / statistics.median(times['torch']):.2f}x"
+                    rs = sorted(a / b for a, b in zip(times[f], times["torch"]))
+                    per_round = f"{statistics.median(rs):.2f}x [{rs[0]:.2f}-{rs[-1]:.2f}]"
+                cells.append(f"{med:>11.2f}{ratio:>8}{per_round:>20}")
+            print(f"{workload:<9}{f:<10}" + "".join(cells))
     return 0
 
 

@@ -599,7 +599,9 @@ def _make_saver(names, arg_index, op_name):
     for k, (name, kind, index) in enumerate(_save_steps(names, arg_index)):
         if kind == _SAVE_ARGUMENT:
             lines.append(f"    v{k} = args[{index}]")
-            items.append(f"{name!r}: _save_input(v{k}) if v{k}.__class__ is _Tensor else _save_value(v{k})")
+            # save_input_value inline: the common case saves the Tensor itself
+            items.append(f"{name!r}: (v{k} if v{k}._version_counter is None else _save_input(v{k})) "
+                         f"if v{k}.__class__ is _Tensor else _save_value(v{k})")
         elif kind == _SAVE_RESULT:
             items.append(f"{name!r}: _save_output(out) if out.__class__ is _Tensor and "
                          f"out._autograd_meta.__class__ is _AutogradMeta else _save_results(out)")
