@@ -473,17 +473,8 @@ class Engine:
             fn = task.fn
             inputs = task.inputs
             task = None
-            # a Node that the last one made ready runs next without the queue when nothing queued
-            # would run before it (the order is the queue's; the push and pop are saved)
-            while fn is not None and not gt.has_error:
-                try:
-                    ready = self._evaluate_function(gt, fn, inputs, True)
-                except BaseException as exc:   # noqa: B902 — handed to the caller of execute()
-                    gt.set_error(exc, fn)
-                    break
-                if ready is None:
-                    break
-                fn, inputs = ready
+            if fn is not None and not gt.has_error:
+                self._evaluate_function(gt, fn, inputs, True)     # and the chain of Nodes it makes ready
             fn = inputs = None
             if gt.threaded:
                 if gt.add_outstanding(-1) == 0 and gt is graph_task:
@@ -506,10 +497,7 @@ class Engine:
                 _dispatch_tls.grad_enabled = gt.create_graph
                 _dispatch_tls.refresh()
                 _current.graph_task = gt
-                try:
-                    self._evaluate_function(gt, task.fn, task.inputs)
-                except BaseException as exc:   # noqa: B902
-                    gt.set_error(exc, task.fn)
+                self._evaluate_function(gt, task.fn, task.inputs)       # an error becomes gt's
             if gt.add_outstanding(-1) == 0:
                 if gt is graph_task:
                     return
@@ -539,102 +527,116 @@ class Engine:
             queue.shutdown()
 
     # -- one node ----------------------------------------------------------------
-    def _evaluate_function(self, graph_task: GraphTask, fn, inputs: list, direct: bool = False):
-        """Run `fn` and hand its outputs to the Nodes they flow into. With `direct`, a single Node it
-        made ready that would be the next one popped is returned, with its buffer, for the caller
-        to run instead of being queued."""
+    def _evaluate_function(self, graph_task: GraphTask, fn, inputs: list, direct: bool = False) -> None:
+        """Run `fn` and hand its outputs to the Nodes they flow into. With `direct` (the owning
+        thread), a single Node it made ready that would be the next one popped runs next, in this
+        same loop, without the queue (the order stays the queue's; the push, the pop and a call per
+        Node are saved): a chain of Nodes runs here from end to end. An error is the GraphTask's,
+        named after the Node that raised it."""
         exec_info = graph_task.exec_info
-        if exec_info:
-            info = exec_info[fn]
-            if not info.needed:
-                inputs = _call_tensor_pre_hooks(fn, list(inputs))
-            if info.captures is not None:
-                captured = graph_task.captured_vars
-                for input_nr, output_idx in info.captures:
-                    captured[output_idx] = inputs[input_nr]
-            if not info.needed:
-                return
-
-        validate = False
-        if graph_task.order is not None:
-            graph_task.order.append(fn)
-            outputs = [_Planned(f.input_metadata[nr][2]) if f is not None else None
-                       for f, nr in zip(fn.next_fns, fn.next_nrs)]
-        else:
-            if fn.hooks is None and graph_task.plain and fn.__class__ is not _ACC:
-                # the common case: _call_function without hooks or watchers; the outputs are
-                # validated below, as they are handed on (validate_outputs' checks, one loop)
-                outputs = fn.apply(inputs)
-                validate = True
-            else:
-                outputs = self._call_function(graph_task, fn, inputs)
-            if not graph_task.keep_graph:
-                fn.release_variables()
-            if graph_task.anomaly:
-                check_outputs(fn, outputs)
-
-        fns = fn.next_fns
-        if len(outputs) != len(fns):
-            _wrong_count(fns, outputs, fn)
+        order = graph_task.order
         dependencies = graph_task.dependencies
         not_ready = graph_task.not_ready
-        ready = None
-        i = -1
-        for nxt, nr, grad in zip(fns, fn.next_nrs, outputs):
-            i += 1
-            if nxt is None:
-                continue
-            if grad is not None:
-                if validate:
-                    shape, dtype, dev = nxt.input_metadata[nr]
-                    data = grad._data
-                    d = data.dtype
-                    if data.shape != shape or (d is not dtype and d != dtype) or grad._device is not dev:
-                        grad = _conform(grad, shape, dtype, dev, i, fn)
-                if grad._device is not _CPU:
-                    graph_task.on_devices = True
-            count = dependencies[nxt] - 1
-            if count:
-                dependencies[nxt] = count
-                buffer = not_ready.get(nxt)
-            else:
-                del dependencies[nxt]
-                buffer = not_ready.pop(nxt, None)
-            if buffer is None:
+        plain = graph_task.plain
+        release = not graph_task.keep_graph
+        heap = graph_task.cpu_ready_queue._heap
+        depth = -graph_task.reentrant_depth
+        while True:
+            try:
                 if exec_info:
-                    info = exec_info.get(nxt)
-                    if info is None or not info.should_execute():
-                        continue           # not on a path to anything asked for
-                # a fresh buffer (input_buffer.add without the call)
-                buffer = [None] * len(nxt.input_metadata)
-                buffer[nr] = grad
-                if count:
-                    not_ready[nxt] = buffer
-                    continue
-            else:
-                if grad is not None:
-                    # NOTE: never `old += grad` on a sum someone else may hold: sum_into decides
-                    buffer[nr] = grad if buffer[nr] is None else sum_into(buffer, nr, grad)
-                if count:
-                    continue
-            # ready: _push's common case (every gradient on the CPU, no device worker) inline
-            if graph_task.threaded or (graph_task.on_devices and input_buffer.device(buffer) is not None):
-                self._push(graph_task, nxt, buffer)
-            else:
-                if ready is not None:
-                    self._push(graph_task, ready[0], ready[1])
-                ready = (nxt, buffer)
-        if ready is not None:
-            nxt, buffer = ready
-            if graph_task.threaded:       # a device worker now shares the queue (a GPU gradient above)
-                self._push(graph_task, nxt, buffer)
-                return None
-            queue = graph_task.cpu_ready_queue
-            # runs next without the queue when nothing queued would run before it (ReadyQueue.priority)
-            if direct and (not queue._heap or (2, -graph_task.reentrant_depth, -nxt.sequence_nr) < queue._heap[0][0]):
-                return ready
-            queue.push_unlocked(graph_task, nxt, buffer)
-        return None
+                    info = exec_info[fn]
+                    if not info.needed:
+                        inputs = _call_tensor_pre_hooks(fn, list(inputs))
+                    if info.captures is not None:
+                        captured = graph_task.captured_vars
+                        for input_nr, output_idx in info.captures:
+                            captured[output_idx] = inputs[input_nr]
+                    if not info.needed:
+                        return
+
+                validate = False
+                if order is not None:
+                    order.append(fn)
+                    outputs = [_Planned(f.input_metadata[nr][2]) if f is not None else None
+                               for f, nr in zip(fn.next_fns, fn.next_nrs)]
+                else:
+                    if fn.hooks is None and plain and fn.__class__ is not _ACC:
+                        # the common case: _call_function without hooks or watchers; the outputs are
+                        # validated below, as they are handed on (validate_outputs' checks, one loop)
+                        outputs = fn.apply(inputs)
+                        validate = True
+                    else:
+                        outputs = self._call_function(graph_task, fn, inputs)
+                    if release:
+                        fn.release_variables()
+                    if graph_task.anomaly:
+                        check_outputs(fn, outputs)
+                inputs = None
+
+                fns = fn.next_fns
+                if len(outputs) != len(fns):
+                    _wrong_count(fns, outputs, fn)
+                ready = ready_buffer = None
+                i = -1
+                for nxt, nr, grad in zip(fns, fn.next_nrs, outputs):
+                    i += 1
+                    if nxt is None:
+                        continue
+                    if grad is not None:
+                        if validate:
+                            shape, dtype, dev = nxt.input_metadata[nr]
+                            data = grad._data
+                            d = data.dtype
+                            if data.shape != shape or (d is not dtype and d != dtype) or grad._device is not dev:
+                                grad = _conform(grad, shape, dtype, dev, i, fn)
+                        if grad._device is not _CPU:
+                            graph_task.on_devices = True
+                    count = dependencies[nxt] - 1
+                    if count:
+                        dependencies[nxt] = count
+                        buffer = not_ready.get(nxt)
+                    else:
+                        del dependencies[nxt]
+                        buffer = not_ready.pop(nxt, None)
+                    if buffer is None:
+                        if exec_info:
+                            info = exec_info.get(nxt)
+                            if info is None or not info.should_execute():
+                                continue           # not on a path to anything asked for
+                        # a fresh buffer (input_buffer.add without the call)
+                        buffer = [None] * len(nxt.input_metadata)
+                        buffer[nr] = grad
+                        if count:
+                            not_ready[nxt] = buffer
+                            continue
+                    else:
+                        if grad is not None:
+                            # NOTE: never `old += grad` on a sum someone else may hold: sum_into decides
+                            buffer[nr] = grad if buffer[nr] is None else sum_into(buffer, nr, grad)
+                        if count:
+                            continue
+                    # ready: _push's common case (every gradient on the CPU, no device worker) inline
+                    if graph_task.threaded or (graph_task.on_devices and input_buffer.device(buffer) is not None):
+                        self._push(graph_task, nxt, buffer)
+                    else:
+                        if ready is not None:
+                            self._push(graph_task, ready, ready_buffer)
+                        ready, ready_buffer = nxt, buffer
+                # NOTE: drop our references: AccumulateGrad keeps a gradient as .grad only if nobody else holds it
+                outputs = grad = data = buffer = None
+                if ready is None:
+                    return
+                if graph_task.threaded:       # a device worker now shares the queue (a GPU gradient above)
+                    self._push(graph_task, ready, ready_buffer)
+                    return
+                # runs next when nothing queued would run before it (ReadyQueue.priority's order)
+                if not direct or graph_task.has_error or (heap and (2, depth, -ready.sequence_nr) > heap[0][0]):
+                    graph_task.cpu_ready_queue.push_unlocked(graph_task, ready, ready_buffer)
+                    return
+            except BaseException as exc:   # noqa: B902 — handed to the caller of execute()
+                graph_task.set_error(exc, fn)
+                return
+            fn, inputs = ready, ready_buffer
 
     def _push(self, graph_task: GraphTask, fn, buffer: list) -> None:
         """Queue a ready Node on the ready queue of its gradients' device."""
