@@ -500,24 +500,24 @@ def _array_path(params_per_input) -> list:
                   f"                    arrays = False",
                   f"            elif c not in _PLAIN and {v} is not _MISSING:",
                   f"                arrays = False"]
-    lines += ["            if arrays:",
-              "                out = []"]
+    lines.append("            if arrays:")
     for j, params in enumerate(params_per_input):
         call = ", ".join("g" if p == "grad" else "grads" if p == "grads" else local[p] for p in params)
         lines += [f"                if edges[{j}] is None:",
-                  f"                    out.append(None)",
+                  f"                    o{j} = None",
                   f"                else:",
                   f"                    r = _a{j}({call})",
                   f"                    if r is g:",
-                  f"                        out.append(grad)",
+                  f"                        o{j} = grad",
                   f"                    else:",
                   f"                        if r.__class__ is not _ndarray:",
                   f"                            r = _asarray(r)",
-                  f"                        t = _new(_Tensor)",
-                  f"                        t._data, t._device, t._keys, t._autograd_meta, t._version_counter = "
-                  f"r, grad._device, grad._keys & _NOT_AUTOGRAD, None, None",
-                  f"                        out.append(t)"]
-    lines.append("                return out")
+                  f"                        o{j} = t = _new(_Tensor)",
+                  f"                        t._data = r",
+                  f"                        t._device = grad._device",
+                  f"                        t._keys = grad._keys & _NOT_AUTOGRAD",
+                  f"                        t._autograd_meta = t._version_counter = None"]
+    lines.append("                return [" + ", ".join(f"o{j}" for j in range(len(params_per_input))) + "]")
     return lines
 
 
