@@ -46,11 +46,14 @@ class AutogradMeta:
 class VariableVersion:
     """PyTorch's VariableVersion: one counter shared by a tensor, its views and its
     detach()ed aliases, bumped by every in-place op on any of them. A tensor gets one
-    on first need (its first in-place op, view or saved alias): until then it is at 0."""
-    __slots__ = ("version",)
+    on first need (its first in-place op, view or saved alias): until then it is at 0.
+    `detached`: the tensor was detached in place (detach_()) while it had a history, which a
+    formula that saved it as the Tensor itself (save_input_value) must refuse at unpack."""
+    __slots__ = ("version", "detached")
 
     def __init__(self, version: int = 0):
         self.version = version
+        self.detached = False
 
 
 def _address(array) -> int:
@@ -601,6 +604,8 @@ class Tensor:
                                "called on these gradients. To fix this error, please refer to the "
                                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
         if m is not None:
+            if m.grad_fn is not None:
+                version_counter(self).detached = True
             m.grad_fn, m.requires_grad = None, False
         self._keys &= ~AUTOGRAD
         return self

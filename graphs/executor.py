@@ -144,7 +144,7 @@ def label(bound: BoundNode, result: Any) -> None:
             name, line = bound.name, bound.spec.line
         metadata["yaml_node"] = name
         metadata["line"] = line
-        todo += [edge.function for edge in fn.next_edges]
+        todo += fn.next_fns
 
 
 def label_all(order: list[BoundNode], env: dict[str, Any]) -> None:

@@ -8,11 +8,11 @@ from .engine import Engine, GraphTask, NodeTask, ReadyQueue, get_default_engine
 from .function import Function, FunctionCtx, once_differentiable
 from .functional import backward, grad
 from .gradcheck import gradcheck, gradgradcheck
-from .input_buffer import InputBuffer
+from . import input_buffer
 from .node import AccumulateGrad, GraphRoot, Node
 from .saved_variable import SavedVariable
 
 __all__ = ["Node", "Edge", "AccumulateGrad", "GraphRoot", "Engine", "GraphTask", "NodeTask", "ReadyQueue",
-           "InputBuffer", "SavedVariable", "Function", "FunctionCtx", "once_differentiable", "backward", "grad", "gradcheck", "gradgradcheck",
+           "input_buffer", "SavedVariable", "Function", "FunctionCtx", "once_differentiable", "backward", "grad", "gradcheck", "gradgradcheck",
            "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "AnomalyError", "get_default_engine",
            "graph", "profiler", "grad_mode", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode"]

@@ -19,12 +19,14 @@ import sys
 import threading
 import warnings
 
+from .._device import device as Device
 from ..dispatcher import ops as _ops
 from ..watchers import node_observers
 from ..grad_mode import tls as _dispatch_tls
 from .anomaly_mode import _state as _anomaly_state
 from .anomaly_mode import check_outputs, is_anomaly_enabled, print_stack
-from .input_buffer import InputBuffer
+from .gradient_sum import sum_into
+from . import input_buffer
 from .node import AccumulateGrad as _ACC  # AccumulateGrad's hooks live on its leaf
 from .node import GraphRoot, check_hook_result, check_single_hook_result
 
@@ -56,7 +58,7 @@ class ReadyQueue:
 
     # A Node task's place (the smallest key pops first): after shutdown (0) and wake-up (1)
     # tasks, deeper re-entrant backward first, then the later-created Node. Written out in
-    # `priority` and, once more for the hot path, in `runs_next`.
+    # `priority` and, once more for the hot path, in Engine._evaluate_function.
     @staticmethod
     def priority(graph_task, fn) -> tuple:
         return (2, -graph_task.reentrant_depth, -fn.sequence_nr)
@@ -86,11 +88,6 @@ class ReadyQueue:
         """The next task, or None when the queue is empty."""
         heap = self._heap
         return heapq.heappop(heap)[2] if heap else None
-
-    def runs_next(self, graph_task, fn) -> bool:
-        """Whether `fn`'s task would be popped before everything queued."""
-        heap = self._heap
-        return not heap or (2, -graph_task.reentrant_depth, -fn.sequence_nr) < heap[0][0]
 
     def shutdown(self) -> None:
         """Queue the task that ends a device worker's loop, ahead of everything."""
@@ -141,7 +138,7 @@ def _warn_reference_cycle() -> None:
 class GraphTask:
     __slots__ = ("keep_graph", "create_graph", "dependencies", "not_ready", "exec_info", "captured_vars",
                  "outstanding_tasks", "has_error", "error", "reentrant_depth", "cpu_ready_queue", "owner",
-                 "_lock", "threaded", "anomaly", "observer", "order", "dry_run")
+                 "_lock", "threaded", "anomaly", "observer", "order", "dry_run", "plain", "on_devices")
 
     def __init__(self, keep_graph, create_graph, reentrant_depth, dry_run=False):
         self.keep_graph = keep_graph
@@ -162,6 +159,8 @@ class GraphTask:
         self.observer = node_observers[-1] if node_observers else None
         self.order: list | None = [] if dry_run else None
         self.dry_run = dry_run
+        self.plain = self.observer is None and not self.anomaly     # Nodes run without watchers
+        self.on_devices = False        # set once a gradient off the CPU was handed on
 
     def add_outstanding(self, delta: int) -> int:
         """Count tasks pushed and not yet finished. Until a device worker shares this task
@@ -201,8 +200,7 @@ class GraphTask:
             fn = stack.pop()
             if fn.topological_nr < min_topo_nr:
                 continue
-            for edge in fn.next_edges:
-                nxt = edge.function
+            for nxt in fn.next_fns:
                 if nxt is not None:
                     count = get(nxt)
                     if count is None:
@@ -239,9 +237,9 @@ class GraphTask:
             frame = stack[-1]
             fn = frame[0]
             child = None
-            edges = fn.next_edges
+            edges = fn.next_fns
             while frame[1] < len(edges):
-                candidate = edges[frame[1]].function
+                candidate = edges[frame[1]]
                 frame[1] += 1
                 if candidate is None:
                     continue
@@ -262,31 +260,36 @@ class GraphTask:
                     exec_info.setdefault(stack[-1][0], ExecInfo()).needed = True
 
 
-def validate_outputs(edges, grads, fn_name) -> None:
-    """Check (and reduce) each gradient against the metadata of the input it flows into.
+def validate_outputs(fns, nrs, grads, fn_name) -> None:
+    """Check (and reduce) each gradient against the metadata of the input it flows into: input
+    `nrs[i]` of `fns[i]` (a Node's next_fns and next_nrs).
 
     This is the one place where a gradient of a broadcast input is summed back to the
     input's shape, and cast to its dtype (PyTorch's validate_outputs). `fn_name` None:
     the root gradients, whose messages name no Function; a Node: its name, asked for
     only when a message needs it. A gradient whose shape, dtype and device already
-    match costs three comparisons."""
-    if len(grads) != len(edges):
-        raise RuntimeError(f"{_returned(fn_name)}invalid number of gradients - expected {len(edges)}, "
-                           f"but got {len(grads)}")
+    match costs three comparisons. (The engine's common case does the same checks as it hands
+    the gradients on: see Engine._evaluate_function.)"""
+    if len(grads) != len(fns):
+        _wrong_count(fns, grads, fn_name)
     i = -1
-    for edge in edges:
+    for fn, nr in zip(fns, nrs):
         i += 1
-        fn = edge.function
         if fn is None:
             continue
         grad = grads[i]
         if grad is None:
             continue
-        shape, dtype, dev = fn.input_metadata[edge.input_nr]
+        shape, dtype, dev = fn.input_metadata[nr]
         data = grad._data
         d = data.dtype
         if data.shape != shape or (d is not dtype and d != dtype) or grad._device is not dev:
             grads[i] = _conform(grad, shape, dtype, dev, i, fn_name)
+
+
+def _wrong_count(fns, grads, fn_name):
+    raise RuntimeError(f"{_returned(fn_name)}invalid number of gradients - expected {len(fns)}, "
+                       f"but got {len(grads)}")
 
 
 def _conform(grad, shape, dtype, dev, i, fn_name):
@@ -415,7 +418,7 @@ class Engine:
         parent = _current.graph_task
         depth = parent.reentrant_depth + 1 if parent is not None else 0
         graph_task = GraphTask(keep_graph, create_graph, depth, dry_run)
-        validate_outputs(root_edges, grads, None)
+        validate_outputs([e.function for e in root_edges], [e.input_nr for e in root_edges], grads, None)
         if accumulate_grad and create_graph:
             _warn_reference_cycle()
         worker_queue = _current.worker_queue
@@ -427,18 +430,18 @@ class Engine:
 
         if len(root_edges) == 1:
             graph_root = root_edges[0].function
-            buffer = InputBuffer(len(graph_root.input_metadata))
-            buffer.add(root_edges[0].input_nr, grads[0])
+            buffer = [None] * len(graph_root.input_metadata)
+            input_buffer.add(buffer, root_edges[0].input_nr, grads[0])
         else:
             graph_root = GraphRoot(root_edges, grads)
-            buffer = InputBuffer(0)
+            buffer = []
 
         min_topo_nr = min((e.function.topological_nr for e in outputs), default=0) if outputs else 0
         graph_task.compute_dependencies(graph_root, min_topo_nr)
         if outputs is not None:
             graph_task.init_to_execute(graph_root, outputs, accumulate_grad, min_topo_nr)
 
-        self._ready_queue(graph_task, buffer.device()).push(NodeTask(graph_task, graph_root, buffer))
+        self._ready_queue(graph_task, input_buffer.device(buffer)).push(NodeTask(graph_task, graph_root, buffer))
         if parent is not None and (_current.depth >= MAX_DEPTH or _stack_is_deep()):
             self._run_on_pool(graph_task, worker_queue)
         else:
@@ -493,17 +496,8 @@ class Engine:
             fn = task.fn
             inputs = task.inputs
             task = None
-            # a Node that the last one made ready runs next without the queue when nothing queued
-            # would run before it (the order is the queue's; the push and pop are saved)
-            while fn is not None and not gt.has_error:
-                try:
-                    ready = self._evaluate_function(gt, fn, inputs, True)
-                except BaseException as exc:   # noqa: B902 — handed to the caller of execute()
-                    gt.set_error(exc, fn)
-                    break
-                if ready is None:
-                    break
-                fn, inputs = ready
+            if fn is not None and not gt.has_error:
+                self._evaluate_function(gt, fn, inputs, True)     # and the chain of Nodes it makes ready
             fn = inputs = None
             if gt.threaded:
                 if gt.add_outstanding(-1) == 0 and gt is graph_task:
@@ -526,10 +520,7 @@ class Engine:
                 _dispatch_tls.grad_enabled = gt.create_graph
                 _dispatch_tls.refresh()
                 _current.graph_task = gt
-                try:
-                    self._evaluate_function(gt, task.fn, task.inputs)
-                except BaseException as exc:   # noqa: B902
-                    gt.set_error(exc, task.fn)
+                self._evaluate_function(gt, task.fn, task.inputs)       # an error becomes gt's
             if gt.add_outstanding(-1) == 0:
                 if gt is graph_task:
                     return
@@ -559,89 +550,120 @@ class Engine:
             queue.shutdown()
 
     # -- one node ----------------------------------------------------------------
-    def _evaluate_function(self, graph_task: GraphTask, fn, input_buffer: InputBuffer, direct: bool = False):
-        """Run `fn` and hand its outputs to the Nodes they flow into. With `direct`, a single Node it
-        made ready that would be the next one popped is returned, with its buffer, for the caller
-        to run instead of being queued."""
+    def _evaluate_function(self, graph_task: GraphTask, fn, inputs: list, direct: bool = False) -> None:
+        """Run `fn` and hand its outputs to the Nodes they flow into. With `direct` (the owning
+        thread), a single Node it made ready that would be the next one popped runs next, in this
+        same loop, without the queue (the order stays the queue's; the push, the pop and a call per
+        Node are saved): a chain of Nodes runs here from end to end. An error is the GraphTask's,
+        named after the Node that raised it."""
         exec_info = graph_task.exec_info
-        if exec_info:
-            info = exec_info[fn]
-            inputs = input_buffer.buffer
-            if not info.needed:
-                inputs = _call_tensor_pre_hooks(fn, list(inputs))
-            if info.captures is not None:
-                captured = graph_task.captured_vars
-                for input_nr, output_idx in info.captures:
-                    captured[output_idx] = inputs[input_nr]
-            if not info.needed:
-                return
-
-        if graph_task.order is not None:
-            graph_task.order.append(fn)
-            outputs = [_Planned(e.function.input_metadata[e.input_nr][2]) if e.function is not None else None
-                       for e in fn.next_edges]
-        else:
-            if fn.hooks is None and fn.__class__ is not _ACC and graph_task.observer is None:
-                outputs = fn.apply(input_buffer.buffer)         # the common case: _call_function without hooks
-                validate_outputs(fn.next_edges, outputs, fn)
-            else:
-                outputs = self._call_function(graph_task, fn, input_buffer.buffer)
-            if not graph_task.keep_graph:
-                fn.release_variables()
-            if graph_task.anomaly:
-                check_outputs(fn, outputs)
-
+        order = graph_task.order
         dependencies = graph_task.dependencies
         not_ready = graph_task.not_ready
-        ready = None
-        for edge, grad in zip(fn.next_edges, outputs):
-            nxt = edge.function
-            if nxt is None:
-                continue
-            count = dependencies[nxt] - 1
-            if count:
-                dependencies[nxt] = count
-                buffer = not_ready.get(nxt)
-            else:
-                del dependencies[nxt]
-                buffer = not_ready.pop(nxt, None)
-            if buffer is None:
+        plain = graph_task.plain
+        release = not graph_task.keep_graph
+        heap = graph_task.cpu_ready_queue._heap
+        depth = -graph_task.reentrant_depth
+        while True:
+            try:
                 if exec_info:
-                    info = exec_info.get(nxt)
-                    if info is None or not info.should_execute():
-                        continue           # not on a path to anything asked for
-                # a fresh buffer (InputBuffer(n).add without the calls)
-                buffer = _new(InputBuffer)
-                buffer.buffer = slots = [None] * len(nxt.input_metadata)
-                slots[edge.input_nr] = grad
-                if count:
-                    not_ready[nxt] = buffer
-                    continue
-            else:
-                buffer.add(edge.input_nr, grad)
-                if count:
-                    continue
-            # ready: _push's common case (every gradient on the CPU, no device worker) inline
-            if graph_task.threaded or buffer.device() is not None:
-                self._push(graph_task, nxt, buffer)
-            else:
-                if ready is not None:
-                    self._push(graph_task, ready[0], ready[1])
-                ready = (nxt, buffer)
-        if ready is not None:
-            nxt, buffer = ready
-            if graph_task.threaded:       # a device worker now shares the queue (a GPU gradient above)
-                self._push(graph_task, nxt, buffer)
-                return None
-            queue = graph_task.cpu_ready_queue
-            if direct and queue.runs_next(graph_task, nxt):
-                return ready
-            queue.push_unlocked(graph_task, nxt, buffer)
-        return None
+                    info = exec_info[fn]
+                    if not info.needed:
+                        inputs = _call_tensor_pre_hooks(fn, list(inputs))
+                    if info.captures is not None:
+                        captured = graph_task.captured_vars
+                        for input_nr, output_idx in info.captures:
+                            captured[output_idx] = inputs[input_nr]
+                    if not info.needed:
+                        return
 
-    def _push(self, graph_task: GraphTask, fn, buffer: InputBuffer) -> None:
+                validate = False
+                if order is not None:
+                    order.append(fn)
+                    outputs = [_Planned(f.input_metadata[nr][2]) if f is not None else None
+                               for f, nr in zip(fn.next_fns, fn.next_nrs)]
+                else:
+                    if fn.hooks is None and plain and fn.__class__ is not _ACC:
+                        # the common case: _call_function without hooks or watchers; the outputs are
+                        # validated below, as they are handed on (validate_outputs' checks, one loop)
+                        outputs = fn.apply(inputs)
+                        validate = True
+                    else:
+                        outputs = self._call_function(graph_task, fn, inputs)
+                    if release:
+                        fn.release_variables()
+                    if graph_task.anomaly:
+                        check_outputs(fn, outputs)
+                inputs = None
+
+                fns = fn.next_fns
+                if len(outputs) != len(fns):
+                    _wrong_count(fns, outputs, fn)
+                ready = ready_buffer = None
+                i = -1
+                for nxt, nr, grad in zip(fns, fn.next_nrs, outputs):
+                    i += 1
+                    if nxt is None:
+                        continue
+                    if grad is not None:
+                        if validate:
+                            shape, dtype, dev = nxt.input_metadata[nr]
+                            data = grad._data
+                            d = data.dtype
+                            if data.shape != shape or (d is not dtype and d != dtype) or grad._device is not dev:
+                                grad = _conform(grad, shape, dtype, dev, i, fn)
+                        if grad._device is not _CPU:
+                            graph_task.on_devices = True
+                    count = dependencies[nxt] - 1
+                    if count:
+                        dependencies[nxt] = count
+                        buffer = not_ready.get(nxt)
+                    else:
+                        del dependencies[nxt]
+                        buffer = not_ready.pop(nxt, None)
+                    if buffer is None:
+                        if exec_info:
+                            info = exec_info.get(nxt)
+                            if info is None or not info.should_execute():
+                                continue           # not on a path to anything asked for
+                        # a fresh buffer (input_buffer.add without the call)
+                        buffer = [None] * len(nxt.input_metadata)
+                        buffer[nr] = grad
+                        if count:
+                            not_ready[nxt] = buffer
+                            continue
+                    else:
+                        if grad is not None:
+                            # NOTE: never `old += grad` on a sum someone else may hold: sum_into decides
+                            buffer[nr] = grad if buffer[nr] is None else sum_into(buffer, nr, grad)
+                        if count:
+                            continue
+                    # ready: _push's common case (every gradient on the CPU, no device worker) inline
+                    if graph_task.threaded or (graph_task.on_devices and input_buffer.device(buffer) is not None):
+                        self._push(graph_task, nxt, buffer)
+                    else:
+                        if ready is not None:
+                            self._push(graph_task, ready, ready_buffer)
+                        ready, ready_buffer = nxt, buffer
+                # NOTE: drop our references: AccumulateGrad keeps a gradient as .grad only if nobody else holds it
+                outputs = grad = data = buffer = None
+                if ready is None:
+                    return
+                if graph_task.threaded:       # a device worker now shares the queue (a GPU gradient above)
+                    self._push(graph_task, ready, ready_buffer)
+                    return
+                # runs next when nothing queued would run before it (ReadyQueue.priority's order)
+                if not direct or graph_task.has_error or (heap and (2, depth, -ready.sequence_nr) > heap[0][0]):
+                    graph_task.cpu_ready_queue.push_unlocked(graph_task, ready, ready_buffer)
+                    return
+            except BaseException as exc:   # noqa: B902 — handed to the caller of execute()
+                graph_task.set_error(exc, fn)
+                return
+            fn, inputs = ready, ready_buffer
+
+    def _push(self, graph_task: GraphTask, fn, buffer: list) -> None:
         """Queue a ready Node on the ready queue of its gradients' device."""
-        device = buffer.device()
+        device = input_buffer.device(buffer)
         if device is None and not graph_task.threaded:
             # only this thread uses the CPU queue (see _thread_main): ReadyQueue.push without the lock
             graph_task.cpu_ready_queue.push_unlocked(graph_task, fn, buffer)
@@ -671,7 +693,7 @@ class Engine:
                 outputs = fn.apply(inputs)
             finally:
                 observer.node_end(fn)
-        validate_outputs(fn.next_edges, outputs, fn)
+        validate_outputs(fn.next_fns, fn.next_nrs, outputs, fn)
         if hooks is not None:
             for hook in tuple(hooks.post):
                 prev = tuple(outputs)
@@ -697,6 +719,7 @@ def _call_tensor_pre_hooks(fn, inputs: list) -> list:
 
 
 _new = object.__new__
+_CPU = Device("cpu")
 _default_engine = Engine()
 
 

@@ -211,7 +211,7 @@ def _wrap_outputs(node: BackwardCFunction, outputs: tuple, input_ids: set, is_ex
         if not isinstance(o, Tensor):
             kinds.append(_NOT_A_TENSOR)
             if is_executable:
-                node.input_metadata.append(((), None, None))
+                node.input_metadata += (((), None, None),)
             wrapped.append(o)
             continue
         is_input, is_modified = id(o) in input_ids, id(o) in dirty

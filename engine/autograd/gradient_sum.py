@@ -18,13 +18,18 @@ _ndarray = np.ndarray
 def sum_into(buffer: list, pos: int, grad):
     """The sum of `buffer[pos]` and `grad`, for the buffer to store at `pos`."""
     old = buffer[pos]
-    if not tls.grad_enabled and old.__class__ is Tensor and old._autograd_meta is None \
-            and old._device is grad._device:
+    if old.__class__ is Tensor and old._autograd_meta is None and old._device is grad._device \
+            and not tls.grad_enabled:
         data, other = old._data, grad._data
         if data.__class__ is _ndarray and other.__class__ is _ndarray and data.base is None \
-                and data.shape == other.shape and data.dtype == other.dtype and data.flags.writeable \
+                and data.shape == other.shape and data.dtype == other.dtype \
                 and _counts(buffer, pos) == (_UNSHARED or _unshared_counts()):
-            add_in_place(data, other)
+            try:
+                add_in_place(data, other)
+            except ValueError:
+                # NOTE: a read-only array (flags.writeable off), which NumPy refuses before writing:
+                # asked this way, not through `data.flags`, which makes an object per call
+                return old + grad
             return old
     return old + grad
 

@@ -37,8 +37,7 @@ def walk(roots) -> tuple[list, dict]:
     dependencies = {n: 0 for n in roots}
     i = 0
     while i < len(order):
-        for edge in order[i].next_edges:
-            nxt = edge.function
+        for nxt in order[i].next_fns:
             if nxt is None:
                 continue
             dependencies[nxt] = dependencies.get(nxt, 0) + 1

@@ -124,14 +124,14 @@ def apply_inplace(self: Tensor, op, args=(), kwargs=None, backward_name=None) ->
     om = out._autograd_meta
     node = om.grad_fn if om is not None else None
     saved = getattr(node, "saved", None)
-    if saved and any(v.__class__ is SavedVariable and v._tensor is old for v in saved.values()):
+    if saved and any(v is old or (v.__class__ is SavedVariable and v._tensor is old) for v in saved.values()):
         old._data = old._data.copy()          # a formula reads the old self: keep it (PyTorch's original_self)
     _write(self, out)
     if node is None:
         return self
     if backward_name is not None:
         node.__class__ = _renamed(node.__class__, backward_name)
-    node.input_metadata[0] = (self._data.shape, self._data.dtype, self._device)
+    node.input_metadata = ((self._data.shape, self._data.dtype, self._device),) + node.input_metadata[1:]
     rebase_history(self, node)
     if saved and "result" in saved:
         result = SavedVariable(self, True)     # the result is self now, at its new version

@@ -26,11 +26,12 @@ from ..grad_mode import tls
 from .anomaly_mode import _state as _anomaly
 from .edge import INVALID_EDGE, Edge
 
-__all__ = ["Node", "AccumulateGrad", "GraphRoot", "UINT64_MAX", "collect_next_edges", "gradient_edge", "record", "set_history", "NodeHooks",
+__all__ = ["Node", "ZEROS", "AccumulateGrad", "GraphRoot", "UINT64_MAX", "collect_next_edges", "gradient_edge", "record", "record_outputs", "metadata_of", "set_history", "NodeHooks",
            "grad_accumulator", "check_hook_result", "check_single_hook_result"]
 
 UINT64_MAX = 2 ** 64 - 1          # AccumulateGrad's sequence_nr: always runs first when ready
 _next_sequence_nr = itertools.count().__next__    # atomic under the GIL
+ZEROS = tuple((0,) * n for n in range(9))     # shared `next_nrs` of Nodes whose edges all go to input 0
 
 
 class NodeHooks:
@@ -45,14 +46,18 @@ class NodeHooks:
 
 
 class Node:
-    __slots__ = ("next_edges", "sequence_nr", "topological_nr", "input_metadata", "hooks", "_metadata",
+    # NOTE: the edges are two flat tuples, not Edge objects: a recorded op keeps one Node alive per op,
+    # and every extra object it keeps costs its allocation and the cyclic GC's visits (PyTorch keeps
+    # none). `next_edges` makes the Edges when asked; the engine reads the tuples.
+    __slots__ = ("next_fns", "next_nrs", "sequence_nr", "topological_nr", "input_metadata", "hooks", "_metadata",
                  "__weakref__")
 
     def __init__(self, sequence_nr: int | None = None):
         self.sequence_nr = _next_sequence_nr() if sequence_nr is None else sequence_nr
-        self.next_edges: tuple[Edge, ...] = ()
+        self.next_fns: tuple = ()             # per output: the Node its gradient goes to, or None
+        self.next_nrs: tuple = ()             # per output: which input of that Node
         self.topological_nr = 0
-        self.input_metadata: list[tuple] = []     # (shape, numpy dtype, device) per incoming gradient
+        self.input_metadata: tuple = ()     # (shape, numpy dtype, device) per incoming gradient (see metadata_of)
         self.hooks: NodeHooks | None = None
         self._metadata = None
         if _anomaly.enabled:
@@ -60,22 +65,32 @@ class Node:
             self.metadata["traceback_"] = "".join(traceback.format_stack()[:-2])
 
     # -- graph structure ---------------------------------------------------------
+    @property
+    def next_edges(self) -> tuple:
+        return tuple(map(Edge, self.next_fns, self.next_nrs))
+
+    @next_edges.setter
+    def next_edges(self, edges) -> None:
+        self.set_next_edges(edges)
+
     def set_next_edges(self, edges) -> None:
-        self.next_edges = tuple(edges)
+        edges = tuple(edges)
+        self.next_fns = fns = tuple([e.function for e in edges])
+        nrs = tuple([e.input_nr for e in edges])
+        self.next_nrs = ZEROS[len(nrs)] if len(nrs) < len(ZEROS) and not any(nrs) else nrs
         topo = 0
-        for e in self.next_edges:
-            fn = e.function
+        for fn in fns:
             if fn is not None and fn.topological_nr >= topo:
                 topo = fn.topological_nr + 1
         self.topological_nr = topo
 
     def add_input_metadata(self, t: Tensor) -> int:
-        self.input_metadata.append((t._data.shape, t._data.dtype, t._device))
+        self.input_metadata += ((t._data.shape, t._data.dtype, t._device),)
         return len(self.input_metadata) - 1
 
     @property
     def next_functions(self) -> tuple:
-        return tuple((e.function, e.input_nr) for e in self.next_edges)
+        return tuple(zip(self.next_fns, self.next_nrs))
 
     @property
     def num_inputs(self) -> int:
@@ -83,7 +98,7 @@ class Node:
 
     @property
     def num_outputs(self) -> int:
-        return len(self.next_edges)
+        return len(self.next_fns)
 
     @property
     def metadata(self) -> dict:
@@ -330,6 +345,11 @@ def record(node: Node, edges, outputs) -> None:
     rebases its target's history (autograd/inplace.py) and a custom Function's outputs may be
     dirty inputs or views (function.py's _wrap_outputs), as in PyTorch."""
     node.set_next_edges(edges)
+    record_outputs(node, outputs)
+
+
+def record_outputs(node: Node, outputs) -> None:
+    """record's second half, for a Node whose edges are set: each output's history in order."""
     for o in outputs:
         if o.__class__ is Tensor or isinstance(o, Tensor):
             if o._data.dtype.kind == "f":
@@ -338,12 +358,27 @@ def record(node: Node, edges, outputs) -> None:
                 node.add_input_metadata(o)
 
 
+_METADATA: dict = {}
+
+
+def metadata_of(data, device) -> tuple:
+    """`input_metadata` of a Node with one output, `((shape, dtype, device),)`, one shared tuple per
+    shape seen (for the last dtype and device it came with): a recorded op keeps no metadata object
+    of its own alive. Tuples, so a shared one is never changed in place."""
+    shape = data.shape
+    md = _METADATA.get(shape)
+    if md is None or md[0][1] is not data.dtype or md[0][2] is not device:
+        if len(_METADATA) >= 4096:         # bounded: shapes that change every call are not reused
+            _METADATA.clear()
+        md = _METADATA[shape] = ((shape, data.dtype, device),)
+    return md
+
+
 def set_history(t: Tensor, node: Node) -> None:
     """Make `t` the next output of `node` (its grad_fn), recording its metadata."""
-    metadata = node.input_metadata
-    output_nr = len(metadata)
+    output_nr = len(node.input_metadata)
     data = t._data
-    metadata.append((data.shape, data.dtype, t._device))
+    node.input_metadata += ((data.shape, data.dtype, t._device),)
     meta = t._autograd_meta
     if meta is None:
         t._autograd_meta = AutogradMeta(grad_fn=node, output_nr=output_nr)

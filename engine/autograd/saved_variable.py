@@ -111,6 +111,43 @@ class SavedVariable:
 _new = object.__new__
 
 
+def released() -> SavedVariable:
+    """A SavedVariable already released: what a released Node keeps in place of each saved tensor
+    (one shared object), so that reading it raises the backward-twice error while the values it
+    saved that are not tensors stay readable (a second pass through `x + 1` succeeds, as in PyTorch)."""
+    sv = _new(SavedVariable)
+    sv._released, sv._tensor, sv._data, sv._output_ref = True, None, None, None
+    return sv
+
+
+RELEASED = released()      # OpNode.release_variables puts it in place of each saved tensor
+
+
+def check_unversioned(tensor: Tensor) -> Tensor:
+    """An input a formula saved as the Tensor itself (save_input_value): saved at version 0, not
+    detached, so any in-place op since makes it stale, and a detach_() since (of a tensor that had
+    a history) is refused (SavedVariable.unpack's checks)."""
+    vc = tensor._version_counter
+    if vc is not None and vc.version:
+        _raise_modified(tensor, 0, tensor.grad_fn.name() if tensor.grad_fn is not None else None,
+                        tensor.output_nr)
+    if vc is not None and vc.detached:
+        raise RuntimeError(ERR_DETACHED_IN_PLACE)
+    return tensor
+
+
+def save_input_value(tensor: Tensor):
+    """What a declared op saves of a plain Tensor input: the Tensor itself while it is at version 0
+    (no version counter yet, or one no in-place op has moved: any later one is seen at unpack
+    by check_unversioned) and was not detached in place, else a SavedVariable recording its
+    version. The common case keeps no object per saved input alive (PyTorch's SavedVariable
+    lives inside its Node)."""
+    vc = tensor._version_counter
+    if vc is None or not (vc.version or vc.detached):
+        return tensor
+    return save_input(tensor)
+
+
 def save_input(tensor: Tensor) -> SavedVariable:
     """`SavedVariable(tensor, False)` without the constructor call: an op saves one or two per call."""
     sv = _new(SavedVariable)
@@ -165,6 +202,9 @@ def saved_variables(node) -> list:
     saved = getattr(node, "saved", None)
     if isinstance(saved, dict):
         for name, value in saved.items():
+            if value.__class__ is Tensor:         # saved at version 0 (save_input_value)
+                value = save_input(value)
+                value._version = 0
             if value.__class__ is SavedVariable:
                 out.append((name, value))
             elif value.__class__ is list:

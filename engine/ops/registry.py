@@ -26,9 +26,11 @@ from .. import dtypes
 from .._device import _BACKENDS
 from .._tensor import AutogradMeta, Tensor, filled, load_op_library, make_view
 from ..autograd.anomaly_mode import _state as _anomaly
-from ..autograd.edge import INVALID_EDGE, Edge
-from ..autograd.node import Node, _next_sequence_nr, gradient_edge, record
-from ..autograd.saved_variable import SavedVariable, save_input, save_output
+from ..autograd.edge import INVALID_EDGE
+from ..autograd.node import (_METADATA, ZEROS, Node, _next_sequence_nr, grad_accumulator, gradient_edge, metadata_of,
+                             record_outputs)
+from ..autograd.saved_variable import RELEASED as _RELEASED
+from ..autograd.saved_variable import SavedVariable, check_unversioned, save_input_value, save_output
 from ..backends import get_backend  # importing backends registers cpu, cuda and meta
 from ..backends.meta import MetaArray
 from .. import codegen
@@ -341,7 +343,7 @@ class OpNode(Node):
     formulas: tuple = ()        # (formula, env -> its arguments, is_list) per differentiable input
 
     def apply(self, grads):
-        edges = self.next_edges
+        edges = self.next_fns
         if len(grads) == 1:
             grad = grads[0]
             if grad is None:
@@ -357,6 +359,8 @@ class OpNode(Node):
             cls = value.__class__
             if cls is SavedVariable:
                 value = value.unpack(self)
+            elif cls is Tensor:
+                value = check_unversioned(value)
             elif cls is list:
                 value = [v.unpack(self) if v.__class__ is SavedVariable else v for v in value]
             env[name] = value
@@ -366,13 +370,13 @@ class OpNode(Node):
         for formula, arguments, is_list in self.formulas:
             if is_list:
                 n = next(sizes)
-                if any(edges[e + j].function is not None for j in range(n)):
+                if any(edges[e + j] is not None for j in range(n)):
                     out.extend(formula(*arguments(env)))
                 else:
                     out.extend([None] * n)
                 e += n
                 continue
-            if edges[e].function is None:
+            if edges[e] is None:
                 out.append(None)
             else:
                 out.append(formula(*arguments(env)))
@@ -380,13 +384,11 @@ class OpNode(Node):
         return out
 
     def release_variables(self):
-        for value in self.saved.values():
-            if value.__class__ is SavedVariable:
-                value.reset_data()
-            elif value.__class__ is list:
-                for v in value:
-                    if v.__class__ is SavedVariable:
-                        v.reset_data()
+        saved = self.saved
+        for name, value in saved.items():
+            c = value.__class__
+            if c is Tensor or c is SavedVariable or (c is list and value and value[0].__class__ is SavedVariable):
+                saved[name] = _RELEASED
 
 
 def _array_formulas(entry, grads, array_grads, names):
@@ -498,30 +500,37 @@ def _array_path(params_per_input) -> list:
         v = local[name]
         lines += [f"            {v} = saved.get({name!r}, _MISSING)",
                   f"            c = {v}.__class__",
-                  f"            if c is _SavedVariable:",
+                  f"            if c is _Tensor:",
+                  f"                vc = {v}._version_counter",
+                  f"                if vc is not None and (vc.version or vc.detached):",
+                  f"                    _check_unversioned({v})",
+                  f"                {v} = {v}._data",
+                  f"                if {v}.dtype is not dt and {v}.dtype != dt:",
+                  f"                    arrays = False",
+                  f"            elif c is _SavedVariable:",
                   f"                {v} = {v}.unpack_data()",
                   f"                if {v}.dtype is not dt and {v}.dtype != dt:",
                   f"                    arrays = False",
                   f"            elif c not in _PLAIN and {v} is not _MISSING:",
                   f"                arrays = False"]
-    lines += ["            if arrays:",
-              "                out = []"]
+    lines.append("            if arrays:")
     for j, params in enumerate(params_per_input):
         call = ", ".join("g" if p == "grad" else "grads" if p == "grads" else local[p] for p in params)
-        lines += [f"                if edges[{j}].function is None:",
-                  f"                    out.append(None)",
+        lines += [f"                if edges[{j}] is None:",
+                  f"                    o{j} = None",
                   f"                else:",
                   f"                    r = _a{j}({call})",
                   f"                    if r is g:",
-                  f"                        out.append(grad)",
+                  f"                        o{j} = grad",
                   f"                    else:",
                   f"                        if r.__class__ is not _ndarray:",
                   f"                            r = _asarray(r)",
-                  f"                        t = _new(_Tensor)",
-                  f"                        t._data, t._device, t._keys, t._autograd_meta, t._version_counter = "
-                  f"r, grad._device, grad._keys & _NOT_AUTOGRAD, None, None",
-                  f"                        out.append(t)"]
-    lines.append("                return out")
+                  f"                        o{j} = t = _new(_Tensor)",
+                  f"                        t._data = r",
+                  f"                        t._device = grad._device",
+                  f"                        t._keys = grad._keys & _NOT_AUTOGRAD",
+                  f"                        t._autograd_meta = t._version_counter = None"]
+    lines.append("                return [" + ", ".join(f"o{j}" for j in range(len(params_per_input))) + "]")
     return lines
 
 
@@ -537,7 +546,7 @@ def _specialised_apply(entry, formulas, params_per_input, array_formulas=None):
              "    if len(grads) != 1:",
              "        return _apply(self, grads)",
              "    grad = grads[0]",
-             "    edges = self.next_edges",
+             "    edges = self.next_fns",
              "    if grad is None:",
              "        return [None] * len(edges)",
              "    saved = self.saved"]
@@ -545,7 +554,7 @@ def _specialised_apply(entry, formulas, params_per_input, array_formulas=None):
         lines += _array_path(params_per_input)
     lines.append("    out = []")
     for j, params in enumerate(params_per_input):
-        lines += [f"    if edges[{j}].function is None:",
+        lines += [f"    if edges[{j}] is None:",
                   f"        out.append(None)",
                   f"    else:"]
         names = []
@@ -555,7 +564,11 @@ def _specialised_apply(entry, formulas, params_per_input, array_formulas=None):
                 continue
             lines += [f"        v{k} = saved[{name!r}]",
                       f"        c = v{k}.__class__",
-                      f"        if c is _SavedVariable:",
+                      f"        if c is _Tensor:",
+                      f"            vc = v{k}._version_counter",
+                      f"            if vc is not None and (vc.version or vc.detached):",
+                      f"                _check_unversioned(v{k})",
+                      f"        elif c is _SavedVariable:",
                       f"            v{k} = v{k}.unpack(self)",
                       f"        elif c is list:",
                       f"            v{k} = [v.unpack(self) if v.__class__ is _SavedVariable else v for v in v{k}]"]
@@ -563,6 +576,7 @@ def _specialised_apply(entry, formulas, params_per_input, array_formulas=None):
         lines.append(f"        out.append(_f{j}({', '.join(names)}))")
     lines.append("    return out")
     namespace = {"_apply": OpNode.apply, "_SavedVariable": SavedVariable, "_Tensor": Tensor, "_tls": tls,
+                 "_check_unversioned": check_unversioned,
                  "_watchers": _watchers, "_observers": _observers, "_use_arrays": _use_arrays,
                  "_ndarray": np.ndarray, "_MISSING": _MISSING, "_PLAIN": _PLAIN, "_asarray": np.asarray,
                  "_new": object.__new__, "_NOT_AUTOGRAD": ~AUTOGRAD}
@@ -591,24 +605,32 @@ class _SavePlan:
 
 def _make_saver(names, arg_index, op_name):
     """`save(node, out, args)` for one mask of inputs that need a gradient, generated once: sets
-    `node.saved` to what their formulas use (tensors as SavedVariables, shapes, scalars)."""
-    lines = ["def save(node, out, args):", "    saved = {}"]
-    for name, kind, index in _save_steps(names, arg_index):
+    `node.saved` to what their formulas use (tensors as save_input_value / SavedVariables, shapes,
+    scalars), one dict literal; nothing to save shares one empty mapping."""
+    lines = ["def save(node, out, args):"]
+    items = []
+    for k, (name, kind, index) in enumerate(_save_steps(names, arg_index)):
         if kind == _SAVE_ARGUMENT:
-            lines += [f"    v = args[{index}]",
-                      f"    saved[{name!r}] = _save_input(v) if v.__class__ is _Tensor else _save_value(v)"]
+            lines.append(f"    v{k} = args[{index}]")
+            # save_input_value inline: the common case saves the Tensor itself
+            items.append(f"{name!r}: (v{k} if (c{k} := v{k}._version_counter) is None or not (c{k}.version or "
+                         f"c{k}.detached) else _save_input(v{k})) "
+                         f"if v{k}.__class__ is _Tensor else _save_value(v{k})")
         elif kind == _SAVE_RESULT:
-            lines.append(f"    saved[{name!r}] = _save_output(out) if out.__class__ is _Tensor and "
+            items.append(f"{name!r}: _save_output(out) if out.__class__ is _Tensor and "
                          f"out._autograd_meta.__class__ is _AutogradMeta else _save_results(out)")
         elif kind == _SAVE_OPTIONS:
-            lines.append(f"    saved[{name!r}] = (args[{index}]._device, args[{index}].dtype)")
+            items.append(f"{name!r}: (args[{index}]._device, args[{index}].dtype)")
         else:
-            lines += [f"    v = args[{index}]",
-                      f"    saved[{name!r}] = [t.shape for t in v] if v.__class__ is list else getattr(v, 'shape', ())"]
-    lines.append("    node.saved = saved")
-    namespace = {"_save_input": save_input, "_save_output": save_output, "_Tensor": Tensor,
+            lines.append(f"    v{k} = args[{index}]")
+            items.append(f"{name!r}: [t.shape for t in v{k}] if v{k}.__class__ is list else getattr(v{k}, 'shape', ())")
+    lines.append("    node.saved = {" + ", ".join(items) + "}" if items else "    node.saved = _NOTHING")
+    namespace = {"_save_input": save_input_value, "_save_output": save_output, "_Tensor": Tensor, "_NOTHING": _NOTHING,
                  "_AutogradMeta": AutogradMeta, "_save_value": _save_value, "_save_results": _save_results}
     return codegen.define(lines, namespace, f"<agrad save {op_name}>", "save", owner=op_name)
+
+
+_NOTHING = types.MappingProxyType({})      # the `saved` of a Node whose formulas use only the gradient
 
 
 def _save_value(value):
@@ -644,9 +666,11 @@ _SAVE_RESULT, _SAVE_SHAPE, _SAVE_ARGUMENT, _SAVE_OPTIONS = 0, 1, 2, 3
 
 def _make_autograd_kernel(entry, diff_inputs, node_classes, overload, save_plan, arg_index):
     """The op's Autograd kernel, generated once per op as PyTorch generates VariableType: the
-    edges of its differentiable inputs unrolled (a loop for a Tensor[] input), the Node built
-    without a constructor call (its class chosen by `overload` where the op has several), the
-    history of a single output set inline (several: `record`), then what the formulas use saved."""
+    edges of its differentiable inputs unrolled into the Node's next_fns and next_nrs (a loop for
+    a Tensor[] input), the Node built without a constructor call (its class chosen by `overload`
+    where the op has several), the history of a single output set inline (several:
+    record_outputs), then what the formulas use saved. No Edge object is made: a leaf's edge is its
+    accumulator, input 0; a non-leaf's is its grad_fn and output_nr."""
     lists = entry.list_positions
     has_list = any(pos in lists for pos in diff_inputs)
     lines = ["def kernel(op, keyset, args):",
@@ -657,7 +681,7 @@ def _make_autograd_kernel(entry, diff_inputs, node_classes, overload, save_plan,
              "    out = k(op, below, args)",
              "    mask = 0"]
     if has_list:
-        lines += ["    edges = []", "    sizes = []"]
+        lines += ["    fns = []", "    nrs = []", "    sizes = []"]
     for j, pos in enumerate(diff_inputs):
         if pos in lists:
             lines += [f"    a = args[{pos}]",
@@ -666,22 +690,33 @@ def _make_autograd_kernel(entry, diff_inputs, node_classes, overload, save_plan,
                       f"        e = _gradient_edge(t)",
                       f"        if e.function is not None:",
                       f"            mask |= {1 << j}",
-                      f"        edges.append(e)"]
+                      f"        fns.append(e.function)",
+                      f"        nrs.append(e.input_nr)"]
             continue
         lines += [f"    a = args[{pos}]",
                   f"    m = a._autograd_meta if a.__class__ is _Tensor else 0",
+                  f"    n{j} = 0",
                   f"    if m is None:",
-                  f"        e{j} = _INVALID",
+                  f"        f{j} = None",
                   f"    elif m.__class__ is _AutogradMeta and m.grad_fn is not None:",
-                  f"        e{j} = _Edge(m.grad_fn, m.output_nr)",
+                  f"        f{j} = m.grad_fn",
+                  f"        n{j} = m.output_nr",
+                  f"        mask |= {1 << j}",
+                  f"    elif m.__class__ is _AutogradMeta and m.requires_grad:",
+                  f"        r = m.grad_accumulator",
+                  f"        f{j} = r() if r is not None else None",
+                  f"        if f{j} is None:",
+                  f"            f{j} = _grad_accumulator(a)",
                   f"        mask |= {1 << j}",
                   f"    else:",
-                  f"        e{j} = _gradient_edge(a) if a is not None else _INVALID",
-                  f"        if e{j}.function is not None:",
+                  f"        e = _gradient_edge(a) if a is not None else _INVALID",
+                  f"        f{j}, n{j} = e.function, e.input_nr",
+                  f"        if f{j} is not None:",
                   f"            mask |= {1 << j}"]
         if has_list:
-            lines.append(f"    edges.append(e{j})")
+            lines += [f"    fns.append(f{j})", f"    nrs.append(n{j})"]
     node_class = "_Node" if overload is None else "_classes[_overload(*args)]"
+    n = len(diff_inputs)
     lines += ["    if not mask:",
               "        return out",
               "    if _anomaly.enabled:",
@@ -691,22 +726,29 @@ def _make_autograd_kernel(entry, diff_inputs, node_classes, overload, save_plan,
               "        node.sequence_nr = _next_sequence_nr()",
               "        node.hooks = node._metadata = None",
               f"    node.list_sizes = {'sizes' if has_list else 'None'}",
-              f"    node.next_edges = {'tuple(edges)' if has_list else '(' + ''.join(f'e{j}, ' for j in range(len(diff_inputs))) + ')'}",
               "    topo = 0"]
     if has_list:
-        lines += ["    for e in node.next_edges:",
-                  "        f = e.function",
+        lines += ["    node.next_fns = tuple(fns)",
+                  "    node.next_nrs = tuple(nrs) if any(nrs) or len(nrs) >= len(_ZEROS) else _ZEROS[len(nrs)]",
+                  "    for f in fns:",
                   "        if f is not None and f.topological_nr >= topo:",
                   "            topo = f.topological_nr + 1"]
     else:
-        for j in range(len(diff_inputs)):
-            lines += [f"    f = e{j}.function",
-                      f"    if f is not None and f.topological_nr >= topo:",
-                      f"        topo = f.topological_nr + 1"]
+        fs = "".join(f"f{j}, " for j in range(n))
+        ns = "".join(f"n{j}, " for j in range(n))
+        any_nr = " or ".join(f"n{j}" for j in range(n))
+        lines += [f"    node.next_fns = ({fs})",
+                  f"    node.next_nrs = ({ns}) if {any_nr} else _ZEROS[{n}]"]
+        for j in range(n):
+            lines += [f"    if f{j} is not None and f{j}.topological_nr >= topo:",
+                      f"        topo = f{j}.topological_nr + 1"]
     lines += ["    node.topological_nr = topo",
               "    if out.__class__ is _Tensor:",
               "        data = out._data",
-              "        node.input_metadata = [(data.shape, data.dtype, out._device)]",
+              "        md = _metadata.get(data.shape)",
+              "        if md is None or md[0][1] is not data.dtype or md[0][2] is not out._device:",
+              "            md = _metadata_of(data, out._device)",
+              "        node.input_metadata = md",
               "        m = out._autograd_meta",
               "        if m is None:",
               "            out._autograd_meta = _AutogradMeta(False, node, 0)",
@@ -714,19 +756,19 @@ def _make_autograd_kernel(entry, diff_inputs, node_classes, overload, save_plan,
               "            m.grad_fn, m.output_nr, m.requires_grad = node, 0, False",
               "        out._keys |= _AUTOGRAD",
               "    else:",
-              "        node.input_metadata = []",
-              "        _record(node, node.next_edges, out)",
+              "        node.input_metadata = ()",
+              "        _record_outputs(node, out)",
               "    save = _savers.get(mask)",
               "    if save is None:",
               "        save = _savers[mask] = _make_saver(_names_for_mask(mask), _arg_index, op.name)",
               "    save(node, out, args)",
               "    return out"]
     namespace = {"_after_autograd": ~AUTOGRAD, "_cache": entry._cache, "_Tensor": Tensor, "_INVALID": INVALID_EDGE,
-                 "_AutogradMeta": AutogradMeta, "_Edge": Edge, "_gradient_edge": gradient_edge,
+                 "_AutogradMeta": AutogradMeta, "_gradient_edge": gradient_edge, "_grad_accumulator": grad_accumulator,
                  "_anomaly": _anomaly, "_Node": node_classes[0], "_classes": node_classes, "_overload": overload,
                  "_new": object.__new__, "_next_sequence_nr": _next_sequence_nr, "_AUTOGRAD": AUTOGRAD,
-                 "_record": record, "_savers": {}, "_make_saver": _make_saver, "_names_for_mask": save_plan.names,
-                 "_arg_index": arg_index}
+                 "_ZEROS": ZEROS, "_record_outputs": record_outputs, "_metadata": _METADATA, "_metadata_of": metadata_of, "_savers": {}, "_make_saver": _make_saver,
+                 "_names_for_mask": save_plan.names, "_arg_index": arg_index}
     return codegen.define(lines, namespace, f"<agrad autograd kernel {entry.name}>", "kernel", owner=entry.name)
 
 
