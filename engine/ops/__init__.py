@@ -6,7 +6,7 @@ once (see registry.defop) in the family file its content belongs to:
     shape/      view, diagonal, rearrange, join, pad, indexing, advanced_indexing
     nn/         convolution, pooling, normalization, loss, distance, softmax, dropout,
                 attention, upsample
-    linalg, factories, conversion, autograd
+    linalg, factories, conversion, distributions, autograd
 
 Importing the family modules registers their ops with the dispatcher, and this namespace
 exposes each op's function, as `agrad.<op>` does. Every family module is found by walking
