@@ -1,4 +1,4 @@
-"""Pooling: max_pool2d (also with indices, and on integers), avg_pool2d, their 1-D forms
+"""Pooling: max_pool2d (also with indices, and on integers), avg_pool2d, avg_pool3d, their 1-D forms
 (the 2-D pools of a row, as PyTorch), adaptive_avg_pool2d and adaptive_max_pool2d, with
 their backward ops; and max_unpool2d, max_pool2d's partial inverse.
 
@@ -341,6 +341,158 @@ avg_pool2d = defop(
     backward_name="AvgPool2DBackward0", samples=_avg_samples, torch="torch.nn.functional.avg_pool2d",
     doc="The mean of each window of (N, C, H, W) or (C, H, W) input; count_include_pad counts the zero padding "
         "in the divisor; divisor_override replaces it.")
+
+
+# ---- avg_pool3d: separable, one window-sum matrix per spatial dim ----------------------------------
+# A box window's sum is a sum along each dim in turn, and PyTorch's divisor is the product of the
+# per-dim counts (or divisor_override), so the pool is three matrix products and a division; its
+# backward, the adjoint, is the transposed products of grad / divisor.
+
+def _triple(value, message):
+    value = tuple(value)
+    if len(value) not in (1, 3):
+        raise RuntimeError(message)
+    return value * 3 if len(value) == 1 else value
+
+
+class _Pool3d:
+    """The checked geometry of one avg_pool3d call (PyTorch's avg_pool3d meta and pool3d_shape_check)."""
+    __slots__ = ("batched", "spatial", "kernel", "stride", "padding", "out")
+
+    def __init__(self, input, kernel_size, stride, padding, ceil_mode, divisor_override):
+        self.kernel = _triple(kernel_size, "avg_pool3d: kernel_size must be a single int, or a tuple of three ints")
+        self.stride = self.kernel if stride is None or len(stride) == 0 else \
+            _triple(stride, "avg_pool3d: stride must be omitted, a single int, or a tuple of three ints")
+        self.padding = _triple(padding, "avg_pool3d: padding must be a single int, or a tuple of three ints")
+        if input.ndim not in (4, 5):
+            raise ShapeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+        _check_divisor(divisor_override)
+        self.batched = input.ndim == 5
+        self.spatial = tuple(input.shape[-3:])
+        self.out = []
+        for size, k, st, p in zip(self.spatial, self.kernel, self.stride, self.padding):
+            if st == 0:
+                raise RuntimeError("stride should not be zero")
+            if p < 0:
+                raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
+            if p > k // 2:
+                raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, "
+                                   f"kernel_size={k} and dilation=1")
+            self.out.append(_output_size(size, k, p, st, 1, ceil_mode))
+        (kt, kh, kw), (st, sh, sw) = self.kernel, self.stride
+        t, h, w = self.spatial
+        if kt <= 0 or kh <= 0 or kw <= 0:
+            raise RuntimeError(f"kernel size should be greater than zero, but got kT: {kt} kH: {kh} kW: {kw}")
+        if st <= 0 or sh <= 0 or sw <= 0:
+            raise RuntimeError(f"stride should be greater than zero, but got dT: {st} dH: {sh} dW: {sw}")
+        channels = input.shape[-4]
+        if 0 in (channels, t, h, w):
+            raise ShapeError(f"Expected input's non-batch dimensions to have positive length, but input has a shape "
+                             f"of {sizes(input.shape)} and non-batch dimension {min(channels, t, h, w)} has length "
+                             f"zero!")
+        if t < kt or h < kh or w < kw:
+            raise RuntimeError(f"input image (T: {t} H: {h} W: {w}) smaller than kernel size "
+                               f"(kT: {kt} kH: {kh} kW: {kw})")
+        ot, oh, ow = self.out
+        if ot < 1 or oh < 1 or ow < 1:
+            raise ShapeError(f"Given input size: ({channels}x{t}x{h}x{w}). Calculated output size: "
+                             f"({channels}x{ot}x{oh}x{ow}). Output size is too small")
+        require_floating("avg_pool3d_out_frame", input.dtype)
+
+    def out_shape(self, shape):
+        return tuple(shape[:-3]) + tuple(self.out)
+
+    def sums(self, xp, dtype):
+        """Per spatial dim, the (out, in) matrix of 0/1 that sums each window's taps inside the input."""
+        mats = []
+        for size, out, k, st, p in zip(self.spatial, self.out, self.kernel, self.stride, self.padding):
+            start = np.arange(out) * st - p
+            end = np.minimum(start + k, size + p)
+            j = np.arange(size)
+            mats.append(xp.asarray((j >= np.maximum(start, 0)[:, None]) & (j < np.minimum(end, size)[:, None]))
+                        .astype(dtype))
+        return mats
+
+    def divisor(self, xp, count_include_pad, divisor_override, dtype):
+        if divisor_override is not None:
+            return xp.asarray(float(divisor_override), dtype=dtype)
+        counts = []
+        for size, out, k, st, p in zip(self.spatial, self.out, self.kernel, self.stride, self.padding):
+            start = np.arange(out) * st - p
+            end = np.minimum(start + k, size + p)
+            counts.append(end - start if count_include_pad else np.minimum(end, size) - np.maximum(start, 0))
+        return xp.asarray(np.einsum("i,j,k->ijk", *counts).astype(np.float64)).astype(dtype)
+
+
+def _along(xp, x, matrix, axis):
+    """`matrix` (out, in) applied along `axis` of x."""
+    return xp.swapaxes(xp.matmul(matrix, xp.swapaxes(x, axis, -2)), axis, -2)
+
+
+def _avg3d_meta(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    pool = _Pool3d(self, kernel_size, stride, padding, ceil_mode, divisor_override)
+    return MetaArray(pool.out_shape(self.shape), self.dtype)
+
+
+def _avg3d_kernel(xp, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    pool = _Pool3d(self, kernel_size, stride, padding, ceil_mode, divisor_override)
+    x = self
+    for axis, m in zip((-3, -2, -1), pool.sums(xp, self.dtype)):
+        x = _along(xp, x, m, axis)
+    return (x / pool.divisor(xp, count_include_pad, divisor_override, self.dtype)).astype(self.dtype, copy=False)
+
+
+def _avg3d_backward_meta(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                         divisor_override):
+    pool = _Pool3d(self, kernel_size, stride, padding, ceil_mode, divisor_override)
+    _check_grad_output(grad_output, pool.out_shape(self.shape))
+    return MetaArray(self.shape, grad_output.dtype)
+
+
+def _avg3d_backward_kernel(xp, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                           divisor_override):
+    pool = _Pool3d(self, kernel_size, stride, padding, ceil_mode, divisor_override)
+    _check_grad_output(grad_output, pool.out_shape(self.shape))
+    g = grad_output / pool.divisor(xp, count_include_pad, divisor_override, grad_output.dtype)
+    for axis, m in zip((-3, -2, -1), pool.sums(xp, grad_output.dtype)):
+        g = _along(xp, g, m.T, axis)
+    return g.astype(grad_output.dtype, copy=False)
+
+
+def _avg3d_samples(op):
+    def arg(shape, k, **kw):
+        return make_arg(shape, key=(op, k), **kw)
+    return [SampleInput("(2,2,4,4,4) k2", arg((2, 2, 4, 4, 4), 0), 2),
+            SampleInput("k3 s2 p1", arg((1, 2, 5, 5, 4), 1), 3, 2, 1),
+            SampleInput("k3 s2 p1 exclude pad ceil_mode", arg((1, 1, 6, 5, 4), 2), 3, 2, 1, True, False),
+            SampleInput("k(2,3,2) s1 divisor_override", arg((1, 2, 3, 4, 5), 3), [2, 3, 2], 1,
+                        divisor_override=5),
+            SampleInput("unbatched ceil_mode", arg((2, 3, 5, 5), 4), 2, ceil_mode=True)]
+
+
+avg_pool3d_backward = defop(
+    f"avg_pool3d_backward(Tensor grad_output, Tensor self, {_AVG_ARGS}) -> Tensor",
+    kernel=_avg3d_backward_kernel, meta=_avg3d_backward_meta,
+    grads={"grad_output": lambda grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override:
+               avg_pool3d(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override),
+           "self": lambda grad: grad * 0},
+    backward_name="AvgPool3DBackwardBackward0",
+    samples=lambda op: grad_output_samples(op, avg_pool3d, _avg3d_samples(op),
+                                           lambda s: ((s.args[0].detach(),) + s.args[1:], s.kwargs)),
+    torch="lambda g, x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, "
+          "divisor_override=None: torch.ops.aten.avg_pool3d_backward(g, x, kernel_size, stride or kernel_size, "
+          "padding, ceil_mode, count_include_pad, divisor_override)",
+    doc="The gradient of avg_pool3d: each window's grad_output, divided by its divisor, spread over its taps.")
+
+avg_pool3d = defop(
+    f"avg_pool3d(Tensor self, {_AVG_ARGS}) -> Tensor",
+    kernel=_avg3d_kernel, meta=_avg3d_meta,
+    grads={"self": lambda grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override:
+               avg_pool3d_backward(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                                   divisor_override)},
+    backward_name="AvgPool3DBackward0", samples=_avg3d_samples, torch="torch.nn.functional.avg_pool3d",
+    doc="The mean of each box window of (N, C, T, H, W) or (C, T, H, W) input; count_include_pad counts the zero "
+        "padding in the divisor; divisor_override replaces it.")
 
 
 # ---- max_pool1d, avg_pool1d: the 2-D pools over (N, C, 1, L), as PyTorch -------------------------
