@@ -1,5 +1,5 @@
 """Pooling: max_pool2d (also with indices, and on integers), avg_pool2d, avg_pool3d, their 1-D forms
-(the 2-D pools of a row, as PyTorch), adaptive_avg_pool2d and adaptive_max_pool2d, with
+(the 2-D pools of a row, as PyTorch), adaptive_avg_pool1d/2d/3d and adaptive_max_pool2d, with
 their backward ops; and max_unpool2d, max_pool2d's partial inverse.
 
 Every window is gathered with one fancy index into the flattened input (a table of
@@ -635,6 +635,106 @@ adaptive_avg_pool2d = defop(
     samples=_adaptive_samples, torch="torch.nn.functional.adaptive_avg_pool2d",
     doc="The mean of (N, C, H, W) or (C, H, W) input over output_size windows: window i along a dim of size n "
         "covers [floor(i * n / out), ceil((i + 1) * n / out)).")
+
+
+# ---- adaptive_avg_pool3d (separable, as adaptive_avg_pool2d) and adaptive_avg_pool1d (PyTorch's composite)
+
+def _adaptive3d_size(input, output_size):
+    size = tuple(output_size)
+    if len(size) == 1:
+        size = size * 3
+    if len(size) != 3:
+        raise RuntimeError("adaptive_avg_pool3d: output_size must be 3")
+    if input.ndim not in (4, 5):
+        raise ShapeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {sizes(input.shape)}")
+    if 0 in tuple(input.shape[-4:]):
+        raise ShapeError(f"adaptive_avg_pool3d(): Expected input to have non-zero size for non-batch dimensions, "
+                         f"but input has sizes {sizes(input.shape)} with dimension {list(input.shape).index(0)} "
+                         f"being empty")
+    return size
+
+
+def _adaptive3d_meta(self, output_size):
+    size = _adaptive3d_size(self, output_size)
+    require_floating("adaptive_avg_pool3d_cpu", self.dtype)
+    return MetaArray(tuple(self.shape[:-3]) + size, self.dtype)
+
+
+def _adaptive3d_kernel(xp, self, output_size):
+    size = _adaptive3d_size(self, output_size)
+    require_floating("adaptive_avg_pool3d_cpu", self.dtype)
+    x = self
+    for axis, n_out in zip((-3, -2, -1), size):
+        x = _along(xp, x, _averaging(xp, x.shape[axis], n_out, self.dtype), axis)
+    return x
+
+
+def _adaptive3d_backward_meta(grad_output, self):
+    _adaptive3d_meta(self, grad_output.shape[-3:])
+    if tuple(grad_output.shape[:-3]) != tuple(self.shape[:-3]):
+        raise ShapeError(f"Expected grad_output of size {sizes(self.shape[:-3])} in its leading dims, but got "
+                         f"{sizes(grad_output.shape)}")
+    return MetaArray(self.shape, grad_output.dtype)
+
+
+def _adaptive3d_backward_kernel(xp, grad_output, self):
+    _adaptive3d_backward_meta(grad_output, self)
+    g = grad_output
+    for axis in (-3, -2, -1):
+        g = _along(xp, g, _averaging(xp, self.shape[axis], grad_output.shape[axis], grad_output.dtype).T, axis)
+    return g
+
+
+def _adaptive3d_samples(op):
+    def arg(shape, k, **kw):
+        return make_arg(shape, key=(op, k), **kw)
+    return [SampleInput("(2,2,5,4,7)->(3,2,4)", arg((2, 2, 5, 4, 7), 0), [3, 2, 4]),
+            SampleInput("(2,4,4,6)->2", arg((2, 4, 4, 6), 1), 2),
+            SampleInput("(1,1,3,4,2)->(4,6,3) up", arg((1, 1, 3, 4, 2), 2), [4, 6, 3]),
+            SampleInput("global (1,2,3,3,2)->1", arg((1, 2, 3, 3, 2), 3), 1)]
+
+
+adaptive_avg_pool3d_backward = defop(
+    "adaptive_avg_pool3d_backward(Tensor grad_output, Tensor self) -> Tensor",
+    kernel=_adaptive3d_backward_kernel, meta=_adaptive3d_backward_meta,
+    grads={"grad_output": lambda grad, grad_output_shape: adaptive_avg_pool3d(grad, grad_output_shape[-3:]),
+           "self": None},
+    backward_name="AdaptiveAvgPool3DBackwardBackward0",
+    samples=lambda op: grad_output_samples(op, adaptive_avg_pool3d, _adaptive3d_samples(op),
+                                           lambda s: ((s.args[0].detach(),), {})),
+    torch="lambda g, x: torch.ops.aten._adaptive_avg_pool3d_backward(g, x)",
+    doc="The gradient of adaptive_avg_pool3d: each output's gradient spread evenly over its window.")
+
+adaptive_avg_pool3d = defop(
+    "adaptive_avg_pool3d(Tensor self, int[] output_size) -> Tensor",
+    kernel=_adaptive3d_kernel, meta=_adaptive3d_meta,
+    grads={"self": lambda grad, self: adaptive_avg_pool3d_backward(grad, self)},
+    # NOTE: PyTorch computes a 1x1x1 output with mean(-1, -2, -3) (MeanBackward1)
+    backward_name=("AdaptiveAvgPool3DBackward0", "MeanBackward1"),
+    overload=lambda self, output_size: int(tuple(output_size) in ((1,), (1, 1, 1))),
+    samples=_adaptive3d_samples, torch="torch.nn.functional.adaptive_avg_pool3d",
+    doc="The mean of (N, C, T, H, W) or (C, T, H, W) input over output_size windows, per dim as "
+        "adaptive_avg_pool2d's.")
+
+
+def _adaptive_avg_pool1d(self, output_size):
+    if self.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {self.ndim}-dimensional tensor for argument #1 "
+                           f"'self' (while checking arguments for adaptive_avg_pool1d)")
+    if len(output_size) != 1:
+        raise RuntimeError(f"adaptive_avg_pool1d() argument 'output_size' should contain one int (got "
+                           f"{len(output_size)})")
+    return squeeze(adaptive_avg_pool2d(unsqueeze(self, -2), [1, output_size[0]]), -2)
+
+
+adaptive_avg_pool1d = defop(
+    "adaptive_avg_pool1d(Tensor self, int[] output_size) -> Tensor",
+    composite=_adaptive_avg_pool1d,
+    samples=lambda op: [SampleInput("(2,3,7)->3", make_arg((2, 3, 7), key=(op, 0)), 3),
+                        SampleInput("(2,5)->[7] up", make_arg((2, 5), key=(op, 1)), [7]),
+                        SampleInput("(1,2,4)->1", make_arg((1, 2, 4), key=(op, 2)), 1)],
+    torch="torch.nn.functional.adaptive_avg_pool1d",
+    doc="The mean of (N, C, L) or (C, L) input over output_size windows: adaptive_avg_pool2d over (N, C, 1, L).")
 
 
 # ---- adaptive_max_pool2d: variable windows as a tap table, as max_pool2d ----------------------------
