@@ -61,15 +61,17 @@ def numerical_jacobian(fn, inputs, i, eps, columns: range | None = None) -> list
     differences; `columns`: only those columns (the elements of inputs[i] perturbed), as
     `agrad check --workers` shares them out. Each column depends on nothing but its index."""
     base = _as_float64_cpu(inputs[i])
-    flat = base.reshape(-1)
     columns_done = []
     with no_grad():
-        for j in (range(flat.size) if columns is None else columns):
-            plus, minus = flat.copy(), flat.copy()
-            plus[j] += eps
-            minus[j] -= eps
-            f_plus = _outputs(fn, _perturbed(inputs, i, plus.reshape(base.shape)))
-            f_minus = _outputs(fn, _perturbed(inputs, i, minus.reshape(base.shape)))
+        for j in (range(base.size) if columns is None else columns):
+            # NOTE: the input's memory layout is kept (PyTorch perturbs the input in place): what an op
+            # reads through strides (as_strided) sees the same element at the same place
+            at = np.unravel_index(j, base.shape)
+            plus, minus = base.copy(order="K"), base.copy(order="K")
+            plus[at] += eps
+            minus[at] -= eps
+            f_plus = _outputs(fn, _perturbed(inputs, i, plus))
+            f_minus = _outputs(fn, _perturbed(inputs, i, minus))
             columns_done.append([(np.asarray(a._host(), np.float64) - np.asarray(b._host(), np.float64)).reshape(-1)
                                  / (2 * eps) for a, b in zip(f_plus, f_minus)])
     n_out = len(columns_done[0]) if columns_done else len(_outputs(fn, inputs))

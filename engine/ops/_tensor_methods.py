@@ -24,6 +24,7 @@ from ..dispatcher import ops as _ops
 from ._inplace import (
     _BINARY,
     _UNARY,
+    _as_strided_,
     _copy_,
     _fill_,
     _index_put_,
@@ -214,7 +215,7 @@ def bind() -> None:
             setattr(Tensor, name + "_", _method(name + "_", getattr(_ops, name)))
     inplace = {"zero_": _zero_, "fill_": _fill_, "copy_": _copy_, "index_put_": _index_put_, "__setitem__": setitem,
                "t_": _t_, "transpose_": _transpose_, "swapdims_": _transpose_, "swapaxes_": _transpose_,
-               "squeeze_": _squeeze_, "unsqueeze_": _unsqueeze_,
+               "squeeze_": _squeeze_, "unsqueeze_": _unsqueeze_, "as_strided_": _as_strided_,
                "uniform_": _uniform_, "normal_": _normal_, "bernoulli_": _bernoulli_, "exponential_": _exponential_,
                "random_": _random_, "fill_diagonal_": _fill_diagonal_,
                "float_power_": _float_power_,          # needs a double self: replaces the generic variant
