@@ -11,6 +11,7 @@ from ._tensor import Tensor
 from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace, logspace,
                        manual_seed, ones, ones_like, rand, randint, randn, tensor, zeros, zeros_like)
 from . import autograd, dispatcher
+from .autograd.inference_tensors import is_inference
 from . import ops
 from .ops import *  # noqa: F401,F403 — every op is agrad.<op>
 from . import library, testing
@@ -24,5 +25,5 @@ __all__ = ["Tensor", "tensor", "as_tensor", "from_numpy", "empty", "zeros", "one
            "DeviceUnavailableError", "dtypes", "float16", "float32", "float64", "uint8", "int8", "int16", "int32",
            "int64", "bool_",
            "get_default_dtype", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
-           "is_inference_mode_enabled", "autograd",
+           "is_inference_mode_enabled", "is_inference", "autograd",
            "dispatcher", "ops", "library", "testing", "save", "load"] + list(ops.__all__)

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import dtypes
 from ._device import device as Device
-from .dispatch_keys import AUTOGRAD
+from .dispatch_keys import AUTOGRAD, INFERENCE
 from .grad_mode import enable_grad, tls
 from .messages import c_type_name, scalar_type_name, sizes
 from .shapes import normalize_dim
@@ -313,6 +313,8 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool):
+        if value and self._keys & INFERENCE and not tls.inference_mode:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         m = self._autograd_meta
         if m is not None and (m.grad_fn is not None or (m.__class__ is DifferentiableViewMeta
                                                         and m.current_grad_fn(self) is not None)):
@@ -338,8 +340,14 @@ class Tensor:
     # -- views and the version counter ---------------------------------------------
     @property
     def _version(self) -> int:
+        if self._keys & INFERENCE:
+            raise RuntimeError("Inference tensors do not track version counter.")
         vc = self._version_counter
         return 0 if vc is None else vc.version
+
+    def is_inference(self) -> bool:
+        """Whether this is an inference tensor: made in inference mode, or a view of one."""
+        return bool(self._keys & INFERENCE)
 
     @property
     def _base(self):

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import threading
 
-__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "AnomalyError"]
+__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
+           "AnomalyError"]
 
 
 class AnomalyError(RuntimeError):
@@ -17,6 +18,7 @@ class AnomalyError(RuntimeError):
 
 class _State(threading.local):
     enabled = False
+    check_nan = True        # anomaly mode without it keeps the forward tracebacks and skips the NaN checks
 
 
 _state = _State()
@@ -26,27 +28,41 @@ def is_anomaly_enabled() -> bool:
     return _state.enabled
 
 
+def is_anomaly_check_nan_enabled() -> bool:
+    return _state.check_nan
+
+
 class set_detect_anomaly:
-    def __init__(self, mode: bool):
-        self._prev = _state.enabled
+    """Anomaly mode on or off (and whether backward outputs are checked for NaN), from construction
+    until the end of the `with` block, as torch.autograd.set_detect_anomaly."""
+
+    def __init__(self, mode: bool, check_nan: bool = True):
+        self._prev = (_state.enabled, _state.check_nan)
         _state.enabled = bool(mode)
+        _state.check_nan = bool(check_nan)
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
-        _state.enabled = self._prev
+        _state.enabled, _state.check_nan = self._prev
         return False
 
 
 class detect_anomaly(set_detect_anomaly):
-    def __init__(self):
-        super().__init__(True)
+    """torch.autograd.detect_anomaly(check_nan=True): `check_nan=False` keeps the forward tracebacks
+    of the Nodes but does not check their outputs for NaN."""
+
+    def __init__(self, check_nan: bool = True):
+        super().__init__(True, check_nan)
 
 
 def check_outputs(node, grads) -> None:
     """PyTorch's message: 'Function XBackward0 returned nan values in its 0th output.',
-    with the traceback of the forward call that created the Node when it was recorded."""
+    with the traceback of the forward call that created the Node when it was recorded. Nothing is
+    checked when anomaly mode was entered with check_nan=False."""
+    if not _state.check_nan:
+        return
     for i, g in enumerate(grads):
         if g is None or g._device.type == "meta" or g._data.dtype.kind != "f":
             continue

@@ -33,11 +33,12 @@ from .._tensor import (
     replay_view,
 )
 from ..backends.meta import MetaArray
-from ..dispatch_keys import AUTOGRAD
+from ..dispatch_keys import AUTOGRAD, INFERENCE
 from ..dispatcher import ops as _ops
 from ..grad_mode import tls
 from ..messages import scalar_type_name
 from ..watchers import write
+from . import inference_tensors
 from .node import Node, gradient_edge
 from .saved_variable import SavedVariable
 
@@ -135,6 +136,8 @@ def apply_inplace(self: Tensor, op, args=(), kwargs=None, backward_name=None) ->
     if not isinstance(self, Tensor):
         raise TypeError(f"in-place op on {type(self).__name__}, not a Tensor")
     kwargs = kwargs or {}
+    if self._keys & INFERENCE and not tls.inference_mode:
+        raise RuntimeError(inference_tensors.ERR_INPLACE)
     if _overlaps(self._data):
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
                            "single memory location. Please clone() the tensor before performing the operation.")

@@ -15,7 +15,9 @@ step joins the ops that rebuild it from the base); the same checks as any in-pla
 from __future__ import annotations
 
 from .._tensor import DifferentiableViewMeta, Tensor
+from ..autograd.inference_tensors import ERR_INPLACE
 from ..autograd.inplace import _renamed, apply_inplace, bump_version, check_inplace
+from ..dispatch_keys import INFERENCE
 from ..grad_mode import tls
 from .conversion import copy
 from .factories import fill
@@ -83,6 +85,8 @@ _INPLACE_NAMES = {"TBackward0": "TBackward1", "TransposeBackward0": "TransposeBa
 def apply_inplace_view(self: Tensor, view_op, *args) -> Tensor:
     if not isinstance(self, Tensor):
         raise TypeError(f"in-place view op on {type(self).__name__}, not a Tensor")
+    if self._keys & INFERENCE and not tls.inference_mode:
+        raise RuntimeError(ERR_INPLACE)
     record = tls.grad_enabled and self.requires_grad
     if record:
         check_inplace(self)
