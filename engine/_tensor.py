@@ -334,6 +334,9 @@ class Tensor:
             self._keys = (self._keys | AUTOGRAD) if value else (self._keys & ~AUTOGRAD)
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        if requires_grad and self._data.dtype.kind != "f":
+            # NOTE: the method's own text in PyTorch (THPVariable_requires_grad_), not the attribute's
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
         return self
 
@@ -612,7 +615,8 @@ def _legacy_type_names() -> dict:
     """dtype -> PyTorch's legacy tensor type name (torch.FloatTensor), for Tensor.type()."""
     return {dtypes.float16: "HalfTensor", dtypes.float32: "FloatTensor", dtypes.float64: "DoubleTensor",
             dtypes.uint8: "ByteTensor", dtypes.int8: "CharTensor", dtypes.int16: "ShortTensor",
-            dtypes.int32: "IntTensor", dtypes.int64: "LongTensor", dtypes.bool_: "BoolTensor"}
+            dtypes.int32: "IntTensor", dtypes.int64: "LongTensor", dtypes.bool_: "BoolTensor",
+            dtypes.uint32: "UInt32Tensor", dtypes.uint64: "UInt64Tensor"}
 
 
 def _check_assigned_grad(t: Tensor, grad: Tensor) -> None:

@@ -9,9 +9,11 @@ from . import dtypes
 from .errors import DtypeNotImplementedError
 
 _SCALAR_TYPE = {"float16": "Half", "float32": "Float", "float64": "Double", "int32": "Int", "int64": "Long",
-                "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short"}
+                "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "uint32": "UInt32",
+                "uint64": "UInt64"}
 _C_TYPE = {"float16": "c10::Half", "float32": "float", "float64": "double", "int32": "int", "int64": "long int",
-           "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int"}
+           "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+           "uint32": "unsigned int", "uint64": "unsigned long"}
 
 
 def sizes(shape) -> str:

@@ -29,12 +29,14 @@ def _make_grads(outputs, grads, is_grads_batched=False) -> list:
     new_grads = []
     for i, (out, g) in enumerate(zip(outputs, grads)):
         if isinstance(g, Tensor) and is_grads_batched:
+            # NOTE: PyTorch's message shows the shape without its first two dims (it strips the batch dim
+            # from grad_output[0], which has none): so does agrad's
             if g.shape[1:] != out.shape:
                 raise RuntimeError(
                     f"If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the batch "
                     f"dimension. The sizes of the remaining dimensions are expected to match the shape of "
                     f"corresponding output, but a mismatch was detected: grad_output[{i}] has a shape of "
-                    f"{g.shape[1:]} and output[{i}] has a shape of {out.shape}. If you only want some tensors in "
+                    f"{g.shape[2:]} and output[{i}] has a shape of {out.shape}. If you only want some tensors in "
                     f"`grad_output` to be considered batched, consider using vmap.")
             new_grads.append(g)
         elif isinstance(g, Tensor):
