@@ -54,6 +54,10 @@ _BY_NP = {d.np: d for d in ALL}
 _NP_ALIASES = {np.dtype(np.uint16): int32}
 # PyTorch's barebones unsigned types: no promotion with other integral or bool dtypes
 _BAREBONES = frozenset({np.dtype(np.uint32), np.dtype(np.uint64)})
+# c10's ScalarType names (what PyTorch's messages call each dtype); messages.scalar_type_name reads them
+SCALAR_TYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int32": "Int", "int64": "Long",
+                     "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "uint32": "UInt32",
+                     "uint64": "UInt64"}
 
 
 _default_float = float32
@@ -98,9 +102,8 @@ def _promote_pair(a: np.dtype, b: np.dtype) -> np.dtype:
     # float32); PyTorch keeps float16, so a category difference is decided here first.
     ca, cb = _BY_NP[a].category, _BY_NP[b].category
     if (a in _BAREBONES or b in _BAREBONES) and ca != 2 and cb != 2:
-        from .messages import scalar_type_name      # messages is built on this module: imported when raising
         raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
-                           f"{scalar_type_name(a)} and {scalar_type_name(b)}")
+                           f"{SCALAR_TYPE_NAMES[_BY_NP[a].name]} and {SCALAR_TYPE_NAMES[_BY_NP[b].name]}")
     if ca != cb:
         return a if ca > cb else b
     return np.promote_types(a, b)
