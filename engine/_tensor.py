@@ -14,7 +14,7 @@ import numpy as np
 
 from . import dtypes
 from ._device import device as Device
-from .dispatch_keys import AUTOGRAD
+from .dispatch_keys import AUTOGRAD, INFERENCE
 from .grad_mode import enable_grad, tls
 from .messages import c_type_name, scalar_type_name, sizes
 from .shapes import normalize_dim
@@ -401,6 +401,8 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool):
+        if value and self._keys & INFERENCE and not tls.inference_mode:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         m = self._autograd_meta
         if m is not None and (m.grad_fn is not None or (m.__class__ is DifferentiableViewMeta
                                                         and m.current_grad_fn(self) is not None)):
@@ -420,14 +422,23 @@ class Tensor:
             self._keys = (self._keys | AUTOGRAD) if value else (self._keys & ~AUTOGRAD)
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        if requires_grad and self._data.dtype.kind != "f":
+            # NOTE: the method's own text in PyTorch (THPVariable_requires_grad_), not the attribute's
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
         return self
 
     # -- views and the version counter ---------------------------------------------
     @property
     def _version(self) -> int:
+        if self._keys & INFERENCE:
+            raise RuntimeError("Inference tensors do not track version counter.")
         vc = self._version_counter
         return 0 if vc is None else vc.version
+
+    def is_inference(self) -> bool:
+        """Whether this is an inference tensor: made in inference mode, or a view of one."""
+        return bool(self._keys & INFERENCE)
 
     @property
     def _base(self):
@@ -749,7 +760,8 @@ def _legacy_type_names() -> dict:
     """dtype -> PyTorch's legacy tensor type name (torch.FloatTensor), for Tensor.type()."""
     return {dtypes.float16: "HalfTensor", dtypes.float32: "FloatTensor", dtypes.float64: "DoubleTensor",
             dtypes.uint8: "ByteTensor", dtypes.int8: "CharTensor", dtypes.int16: "ShortTensor",
-            dtypes.int32: "IntTensor", dtypes.int64: "LongTensor", dtypes.bool_: "BoolTensor"}
+            dtypes.int32: "IntTensor", dtypes.int64: "LongTensor", dtypes.bool_: "BoolTensor",
+            dtypes.uint32: "UInt32Tensor", dtypes.uint64: "UInt64Tensor"}
 
 
 def _check_assigned_grad(t: Tensor, grad: Tensor) -> None:

@@ -9,7 +9,9 @@ from . import (
 )
 from ._device import device as Device
 from ._tensor import Tensor
+from .dispatch_keys import INFERENCE
 from .errors import DtypeNotImplementedError
+from .grad_mode import tls
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "empty", "zeros", "ones", "full", "arange", "linspace", "logspace",
            "eye", "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "randint", "rand_like",
@@ -37,10 +39,15 @@ def _cpu():
 
 
 def _finish(array, dev, backend, requires_grad):
-    t = Tensor._make(array, dev, backend.key)
+    t = Tensor._make(array, dev, backend.key | _inference_key())
     if requires_grad:
         t.requires_grad = True
     return t
+
+
+def _inference_key() -> int:
+    """Made in inference mode: an inference tensor (it carries the InferenceMode key)."""
+    return INFERENCE if tls.inference_mode else 0
 
 
 def _infer_np_dtype(data) -> np.dtype:
@@ -84,7 +91,7 @@ def from_numpy(array: np.ndarray) -> Tensor:
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
     dtypes.from_numpy(array.dtype)
-    return Tensor._make(array, _cpu(), _cpu().backend.key)
+    return Tensor._make(array, _cpu(), _cpu().backend.key | _inference_key())
 
 
 def _shape(size) -> tuple:

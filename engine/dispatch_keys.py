@@ -16,11 +16,18 @@ class DispatchKey(enum.IntFlag):
     Autograd = 8
     # Alias keys: registration targets that stand for several runtime keys.
     CompositeImplicitAutograd = 16
+    # Inference tensors carry it, and inference mode adds it to every call: its fallback
+    # (engine/autograd/inference_tensors.py) makes results inference tensors inside inference mode and
+    # refuses to save inference tensors for backward outside it. (PyTorch marks inference tensors in
+    # TensorImpl's constructor; a key keeps the cost off every call made without them.)
+    InferenceMode = 32
 
 
-RUNTIME_KEYS = (DispatchKey.Autograd, DispatchKey.CUDA, DispatchKey.CPU, DispatchKey.Meta)  # priority order
+RUNTIME_KEYS = (DispatchKey.InferenceMode, DispatchKey.Autograd, DispatchKey.CUDA, DispatchKey.CPU,
+                DispatchKey.Meta)  # priority order
 BACKEND_KEYS = DispatchKey.Meta | DispatchKey.CPU | DispatchKey.CUDA
 AUTOGRAD = int(DispatchKey.Autograd)
+INFERENCE = int(DispatchKey.InferenceMode)
 
 # What a CompositeImplicitAutograd kernel serves: autograd (its gradient comes from
 # the ops it calls) and every backend (it runs on whatever its ops run on).

@@ -3,7 +3,9 @@
 NumPy and PyTorch promote differently (NumPy 2 lets a 0-d float64 array win
 over a float32 vector; PyTorch does not), so agrad computes every result dtype
 itself, with PyTorch's three priority groups: dimensioned tensors, 0-d tensors,
-Python numbers ("wrapped numbers").
+Python numbers ("wrapped numbers"). uint32 and uint64 are PyTorch's "barebones" unsigned
+types: they promote only with themselves and with floating dtypes; any other pair is
+PyTorch's error ("Promotion for uint16, uint32, uint64 types is not supported").
 """
 from __future__ import annotations
 
@@ -11,7 +13,8 @@ import functools
 
 import numpy as np
 
-__all__ = ["dtype", "float16", "float32", "float64", "int8", "uint8", "int16", "int32", "int64", "bool_",
+__all__ = ["dtype", "float16", "float32", "float64", "int8", "uint8", "int16", "int32", "int64", "uint32", "uint64",
+           "bool_",
            "from_name", "from_numpy", "get_default_dtype", "result_type"]
 
 
@@ -38,15 +41,24 @@ int8 = dtype("int8", np.int8, 1)
 int16 = dtype("int16", np.int16, 1)
 int32 = dtype("int32", np.int32, 1)
 int64 = dtype("int64", np.int64, 1)
+uint32 = dtype("uint32", np.uint32, 1)
+uint64 = dtype("uint64", np.uint64, 1)
 float16 = dtype("float16", np.float16, 2)
 float32 = dtype("float32", np.float32, 2)
 float64 = dtype("float64", np.float64, 2)
 
-ALL = (float16, float32, float64, uint8, int8, int16, int32, int64, bool_)
+ALL = (float16, float32, float64, uint8, int8, int16, int32, int64, uint32, uint64, bool_)
 _BY_NAME = {d.name: d for d in ALL}
 _BY_NP = {d.np: d for d in ALL}
 # NumPy dtypes PyTorch would map onto one of ours when reading files.
-_NP_ALIASES = {np.dtype(np.uint16): int32, np.dtype(np.uint32): int64}
+_NP_ALIASES = {np.dtype(np.uint16): int32}
+# PyTorch's barebones unsigned types: no promotion with other integral or bool dtypes
+_BAREBONES = frozenset({np.dtype(np.uint32), np.dtype(np.uint64)})
+# c10's ScalarType names (what PyTorch's messages call each dtype); messages.scalar_type_name reads them
+SCALAR_TYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int32": "Int", "int64": "Long",
+                     "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "uint32": "UInt32",
+                     "uint64": "UInt64"}
+
 
 _default_float = float32
 
@@ -89,6 +101,9 @@ def _promote_pair(a: np.dtype, b: np.dtype) -> np.dtype:
     # int8 is int16 in both), except that NumPy promotes integers with float16 to float64 (or
     # float32); PyTorch keeps float16, so a category difference is decided here first.
     ca, cb = _BY_NP[a].category, _BY_NP[b].category
+    if (a in _BAREBONES or b in _BAREBONES) and ca != 2 and cb != 2:
+        raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
+                           f"{SCALAR_TYPE_NAMES[_BY_NP[a].name]} and {SCALAR_TYPE_NAMES[_BY_NP[b].name]}")
     if ca != cb:
         return a if ca > cb else b
     return np.promote_types(a, b)

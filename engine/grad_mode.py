@@ -15,7 +15,7 @@ import sys
 import threading
 import warnings
 
-from .dispatch_keys import AUTOGRAD
+from .dispatch_keys import AUTOGRAD, INFERENCE
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
            "is_inference_mode_enabled", "ExcludeDispatchKeyGuard", "IncludeDispatchKeyGuard"]
@@ -175,8 +175,11 @@ class inference_mode(_DecoratorContextManager):
     """`inference_mode(True)` turns grad mode off; `inference_mode(False)` turns it on (PyTorch's
     InferenceMode guard sets grad mode to `not mode`). Used bare, it decorates.
 
-    NOTE: agrad has no inference tensors: tensors made inside are ordinary tensors that do
-    not require grad, as under no_grad."""
+    Tensors made inside (by factories and ops; views of them too) are inference tensors, as in
+    PyTorch: `is_inference()` is True, they have no version counter, and outside inference mode
+    they cannot be modified in place, require grad or be saved for backward (a clone is a normal
+    tensor). Views of normal tensors made inside stay normal. The InferenceMode dispatch key,
+    included in every call while the mode is on, does it (engine/autograd/inference_tensors.py)."""
 
     def __new__(cls, mode=True):
         if isinstance(mode, bool):
@@ -187,12 +190,14 @@ class inference_mode(_DecoratorContextManager):
         self.mode = mode
 
     def __enter__(self):
-        self._prev = (tls.grad_enabled, tls.inference_mode)
+        self._prev = (tls.grad_enabled, tls.inference_mode, tls.included & INFERENCE)
         tls.inference_mode = self.mode
+        tls.included = (tls.included | INFERENCE) if self.mode else (tls.included & ~INFERENCE)
         _set_grad_enabled(not self.mode)
 
     def __exit__(self, exc_type, exc_value, traceback):
-        grad_enabled, tls.inference_mode = self._prev
+        grad_enabled, tls.inference_mode, included = self._prev
+        tls.included = (tls.included & ~INFERENCE) | included
         _set_grad_enabled(grad_enabled)
 
     def clone(self):

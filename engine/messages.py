@@ -8,10 +8,9 @@ import numpy as np
 from . import dtypes
 from .errors import DtypeNotImplementedError
 
-_SCALAR_TYPE = {"float16": "Half", "float32": "Float", "float64": "Double", "int32": "Int", "int64": "Long",
-                "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short"}
 _C_TYPE = {"float16": "c10::Half", "float32": "float", "float64": "double", "int32": "int", "int64": "long int",
-           "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int"}
+           "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+           "uint32": "unsigned int", "uint64": "unsigned long"}
 
 
 def sizes(shape) -> str:
@@ -21,7 +20,7 @@ def sizes(shape) -> str:
 
 def scalar_type_name(np_dtype) -> str:
     """c10's ScalarType name: Float, Double, Long …"""
-    return _SCALAR_TYPE[dtypes.from_numpy(np_dtype).name]
+    return dtypes.SCALAR_TYPE_NAMES[dtypes.from_numpy(np_dtype).name]
 
 
 def c_type_name(np_dtype) -> str:

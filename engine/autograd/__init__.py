@@ -1,8 +1,9 @@
 """agrad.autograd: the Node/Edge graph, the engine, and the functions users call."""
-from . import graph, profiler
+from . import graph, inference_tensors, profiler  # noqa: F401 — inference_tensors registers its fallback
 from .. import grad_mode  # noqa: F401 — agrad.autograd.grad_mode, as torch.autograd.grad_mode
 from ..grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
-from .anomaly_mode import AnomalyError, detect_anomaly, is_anomaly_enabled, set_detect_anomaly
+from .anomaly_mode import (AnomalyError, detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled,
+                           set_detect_anomaly)
 from .edge import Edge
 from .engine import Engine, GraphTask, NodeTask, ReadyQueue, get_default_engine
 from .function import Function, FunctionCtx, once_differentiable
@@ -14,5 +15,6 @@ from .saved_variable import SavedVariable
 
 __all__ = ["Node", "Edge", "AccumulateGrad", "GraphRoot", "Engine", "GraphTask", "NodeTask", "ReadyQueue",
            "input_buffer", "SavedVariable", "Function", "FunctionCtx", "once_differentiable", "backward", "grad", "gradcheck", "gradgradcheck",
-           "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "AnomalyError", "get_default_engine",
+           "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "AnomalyError",
+           "get_default_engine",
            "graph", "profiler", "grad_mode", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode"]

@@ -6,7 +6,8 @@ from __future__ import annotations
 import threading
 import warnings
 
-__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "AnomalyError"]
+__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
+           "AnomalyError"]
 
 
 class AnomalyError(RuntimeError):
@@ -20,6 +21,7 @@ class AnomalyError(RuntimeError):
 
 class _State(threading.local):
     enabled = False
+    check_nan = True        # anomaly mode without it keeps the forward tracebacks and skips the NaN checks
 
 
 _state = _State()
@@ -29,24 +31,35 @@ def is_anomaly_enabled() -> bool:
     return _state.enabled
 
 
+def is_anomaly_check_nan_enabled() -> bool:
+    return _state.check_nan
+
+
 class set_detect_anomaly:
-    def __init__(self, mode: bool):
-        self._prev = _state.enabled
+    """Anomaly mode on or off (and whether backward outputs are checked for NaN), from construction
+    until the end of the `with` block, as torch.autograd.set_detect_anomaly."""
+
+    def __init__(self, mode: bool, check_nan: bool = True):
+        self._prev = (_state.enabled, _state.check_nan)
         _state.enabled = bool(mode)
+        _state.check_nan = bool(check_nan)
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
-        _state.enabled = self._prev
+        _state.enabled, _state.check_nan = self._prev
         return False
 
 
 class detect_anomaly(set_detect_anomaly):
-    def __init__(self):
+    """torch.autograd.detect_anomaly(check_nan=True): `check_nan=False` keeps the forward tracebacks
+    of the Nodes but does not check their outputs for NaN."""
+
+    def __init__(self, check_nan: bool = True):
         warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime and should only "
                       "be enabled for debugging.", stacklevel=2)
-        super().__init__(True)
+        super().__init__(True, check_nan)
 
 
 def print_stack(node) -> None:
@@ -63,7 +76,10 @@ def print_stack(node) -> None:
 
 def check_outputs(node, grads) -> None:
     """PyTorch's message: 'Function XBackward0 returned nan values in its 0th output.' (where the
-    forward op ran is `print_stack`'s warning, as for any error in backward)."""
+    forward op ran is `print_stack`'s warning, as for any error in backward). Nothing is checked
+    when anomaly mode was entered with check_nan=False."""
+    if not _state.check_nan:
+        return
     for i, g in enumerate(grads):
         if g is None or g._device.type == "meta" or g._data.dtype.kind != "f":
             continue

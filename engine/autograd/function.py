@@ -81,6 +81,12 @@ class BackwardCFunction(FunctionCtx, Node):
             return tuple(self._to_save)
         return tuple(sv.unpack(self, detached_in_place_ok=True) if sv is not None else None for sv in self._saved)
 
+    @property
+    def saved_variables(self) -> tuple:
+        """The deprecated name of saved_tensors (PyTorch warns the same)."""
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
+        return self.saved_tensors
+
     def apply(self, grads):
         if self._materialize_grads:
             grads = [self._zeros(i) if g is None else g for i, g in enumerate(grads)]
@@ -131,6 +137,12 @@ class BackwardCFunction(FunctionCtx, Node):
 
 
 class Function:
+    def __init_subclass__(cls, **kwargs):
+        # PyTorch's FunctionMeta: each Function has its own Node class, `<Name>Backward`, whose
+        # `_forward_cls` is the Function; every call's grad_fn is an instance of it
+        super().__init_subclass__(**kwargs)
+        cls._backward_cls = type(f"{cls.__name__}Backward", (BackwardCFunction,), {"_forward_cls": cls})
+
     def __init__(self, *args, **kwargs):
         warnings.warn(f"{self.__class__} should not be instantiated. Methods on autograd functions are all static, "
                       f"so you should invoke them on the class itself. Instantiating an autograd function will raise "
@@ -167,7 +179,7 @@ class Function:
             bound.apply_defaults()
             args, kwargs = bound.args, {}
         unreplayable(f"{cls.__name__} is an autograd.Function")
-        node = BackwardCFunction(cls)
+        node = cls._backward_cls(cls)
         positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
         node._input_positions = positions
         node.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)

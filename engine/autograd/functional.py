@@ -2,7 +2,10 @@
 output edges, with PyTorch's checks and messages, and run the engine."""
 from __future__ import annotations
 
+import warnings
+
 from .._tensor import Tensor, filled
+from ..dispatcher import ops as _ops
 from .edge import Edge
 from .engine import get_default_engine
 from .node import Node, gradient_edge
@@ -20,11 +23,23 @@ def _as_tuple(x, what: str) -> tuple:
     raise TypeError(f"{what} must be a Tensor or a sequence of Tensors, got {type(x).__name__}")
 
 
-def _make_grads(outputs, grads) -> list:
-    """One root gradient per output (zip: extra grads are ignored, missing ones fail in _check_counts)."""
+def _make_grads(outputs, grads, is_grads_batched=False) -> list:
+    """One root gradient per output (zip: extra grads are ignored, missing ones fail in _check_counts);
+    batched, each gradient has a batch dim first."""
     new_grads = []
     for i, (out, g) in enumerate(zip(outputs, grads)):
-        if isinstance(g, Tensor):
+        if isinstance(g, Tensor) and is_grads_batched:
+            # NOTE: PyTorch's message shows the shape without its first two dims (it strips the batch dim
+            # from grad_output[0], which has none): so does agrad's
+            if g.shape[1:] != out.shape:
+                raise RuntimeError(
+                    f"If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the batch "
+                    f"dimension. The sizes of the remaining dimensions are expected to match the shape of "
+                    f"corresponding output, but a mismatch was detected: grad_output[{i}] has a shape of "
+                    f"{g.shape[2:]} and output[{i}] has a shape of {out.shape}. If you only want some tensors in "
+                    f"`grad_output` to be considered batched, consider using vmap.")
+            new_grads.append(g)
+        elif isinstance(g, Tensor):
             if g.shape != out.shape:
                 # NOTE: the shapes as str() prints them, as PyTorch's message does (torch.Size there)
                 raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
@@ -106,8 +121,15 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     get_default_engine().execute(roots, grads, retain_graph, create_graph, True, outputs)
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None,
-         materialize_grads=False) -> tuple:
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False) -> tuple:
+    """torch.autograd.grad. With `is_grads_batched`, the first dim of each grad_output is a batch: the
+    result is the gradient for each of them, stacked (PyTorch vmaps one backward over the batch; agrad
+    runs one backward per batch entry, keeping the graph until the last)."""
+    if not only_inputs:
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate "
+                      "gradient for other parts of the graph, please use agrad.autograd.backward.", FutureWarning,
+                      stacklevel=2)
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
                          "but got: allow_unused=False.")
@@ -123,11 +145,14 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         grad_outputs = list(_as_tuple(grad_outputs, "grad_outputs"))
     if retain_graph is None:
         retain_graph = create_graph
-    grads = _make_grads(outputs, grad_outputs)
+    grads = _make_grads(outputs, grad_outputs, is_grads_batched)
     _check_counts(outputs, grads)
     roots = _root_edges(outputs)
     out_edges = _output_edges(inputs, accumulate_grad=False)
-    result = get_default_engine().execute(roots, grads, retain_graph, create_graph, False, out_edges)
+    if is_grads_batched:
+        result = _batched(roots, grads, retain_graph, create_graph, out_edges)
+    else:
+        result = get_default_engine().execute(roots, grads, retain_graph, create_graph, False, out_edges)
     for i, g in enumerate(result):
         if g is None:
             if not allow_unused:
@@ -138,3 +163,21 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 t = inputs[i]
                 result[i] = filled(t.shape, 0, t._data.dtype, t._device).requires_grad_(create_graph)
     return tuple(result)
+
+
+def _batched(roots, grads, retain_graph, create_graph, out_edges) -> list:
+    """One backward per batch entry of the gradients; each input's results stacked (None stays None)."""
+    sizes = sorted({g.shape[0] for g in grads if g is not None})
+    if len(sizes) > 1:
+        raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped dimension, got sizes "
+                         f"{[g.shape[0] for g in grads if g is not None]} for the mapped dimension")
+    n = sizes[0] if sizes else 0
+    engine = get_default_engine()
+    per_entry = [engine.execute(roots, [g[b] if g is not None else None for g in grads],
+                                retain_graph if b == n - 1 else True, create_graph, False, out_edges)
+                 for b in range(n)]
+    result = []
+    for i in range(len(out_edges)):
+        column = [r[i] for r in per_entry]
+        result.append(None if not column or any(c is None for c in column) else _ops.stack(column, 0))
+    return result

@@ -142,17 +142,18 @@ def numerical_jacobian(fn, inputs, i, eps, columns: range | None = None, *, keep
     differences. `keep`: which float outputs (default: `compared_outputs`); `columns`: only those columns (the elements of inputs[i] perturbed), as `agrad check
     --workers` shares them out. Each column depends on nothing but its index."""
     x = inputs[i]
-    base = np.array(_host(x))
+    base = np.array(_host(x), order="K")
     keep = compared_outputs(fn, inputs) if keep is None else keep
-    flat = base.reshape(-1)
     done = []
-    for j in (range(flat.size) if columns is None else columns):
-        minus, plus = flat.copy(), flat.copy()
-        minus[j] -= eps
-        plus[j] += eps
-        idx = tuple(int(v) for v in np.unravel_index(j, base.shape))
-        done.append([c for c, k in zip(_central_difference(fn, inputs, i, minus.reshape(base.shape),
-                                                           plus.reshape(base.shape), eps, idx), keep) if k])
+    for j in (range(base.size) if columns is None else columns):
+        # NOTE: the input's memory layout is kept (PyTorch perturbs the input in place): what an op
+        # reads through strides (as_strided) sees the same element at the same place
+        at = np.unravel_index(j, base.shape)
+        minus, plus = base.copy(order="K"), base.copy(order="K")
+        minus[at] -= eps
+        plus[at] += eps
+        idx = tuple(int(v) for v in at)
+        done.append([c for c, k in zip(_central_difference(fn, inputs, i, minus, plus, eps, idx), keep) if k])
     if done:
         return [np.stack([c[o] for c in done], axis=1) for o in range(len(done[0]))]
     return [np.zeros((o.numel(), 0), o._data.dtype) for o, k in zip(_float_outputs(fn(*inputs)), keep) if k]

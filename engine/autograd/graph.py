@@ -1,8 +1,28 @@
-"""Looking at a backward graph without running it: what `agrad inspect` shows."""
+"""Looking at a backward graph without running it: what `agrad inspect` shows; and
+increment_version, torch.autograd.graph's way to tell autograd of a change it did not see."""
 from __future__ import annotations
 
+from .._tensor import Tensor
+from ..dispatch_keys import INFERENCE
 from .engine import get_default_engine
 from .functional import _as_tuple, _make_grads, _output_edges, _root_edges
+from .inplace import bump_version
+
+
+def increment_version(tensor) -> None:
+    """Mark `tensor` (or each tensor of an iterable) as modified in place, as if an in-place op had run:
+    a backward that saved it at an older version then refuses it. Inference tensors have no version
+    counter and are left alone (torch.autograd.graph.increment_version)."""
+    tensors = (tensor,) if isinstance(tensor, Tensor) else tensor
+    try:
+        tensors = list(tensors)
+    except TypeError:
+        raise RuntimeError("increment_version expect a Iterable[Tensor] as input") from None
+    if not all(isinstance(t, Tensor) for t in tensors):
+        raise RuntimeError("increment_version expect a Iterable[Tensor] as input")
+    for t in tensors:
+        if not t._keys & INFERENCE:
+            bump_version(t)
 
 
 class ExecutionPlan:

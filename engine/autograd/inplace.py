@@ -31,12 +31,13 @@ from .._tensor import (
     update_tensor_hooks_on_new_gradfn,
 )
 from ..backends.meta import MetaArray
-from ..dispatch_keys import AUTOGRAD
+from ..dispatch_keys import AUTOGRAD, INFERENCE
 from ..dispatcher import ops as _ops
 from ..errors import FreedGraphError
 from ..grad_mode import tls
 from ..messages import scalar_type_name
 from ..watchers import write
+from . import inference_tensors
 from .node import Node, gradient_edge
 from .saved_variable import ERR_BACKWARD_TWICE, SavedVariable
 
@@ -105,6 +106,8 @@ def apply_inplace(self: Tensor, op, args=(), kwargs=None, backward_name=None) ->
     if not isinstance(self, Tensor):
         raise TypeError(f"in-place op on {type(self).__name__}, not a Tensor")
     kwargs = kwargs or {}
+    if self._keys & INFERENCE and not tls.inference_mode:
+        raise RuntimeError(inference_tensors.ERR_INPLACE)
     if _overlaps(self._data):
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
                            "single memory location. Please clone() the tensor before performing the operation.")

@@ -191,7 +191,7 @@ def _raise_modified(t, expected: int, fn_name, output_nr, version=None):
         f"[{tensor_type_name(data.dtype)} {list(data.shape)}]{which} is at version {version}; expected version "
         f"{expected} "
         f"instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
-        f"with agrad.autograd.set_detect_anomaly(True).")
+        f"with agrad.autograd.set_detect_anomaly(True, check_nan=False).")
 
 
 def saved_variables(node) -> list:

@@ -1,9 +1,14 @@
 """agrad.nn.functional: torch.nn.functional's names for the ops agrad has (`F.relu`,
-`F.conv2d`, `F.cross_entropy` …). Each is the op itself (`agrad.nn.functional.relu is
-agrad.relu`), so a model written against `torch.nn.functional as F` runs unchanged."""
+`F.conv2d`, `F.cross_entropy` …). Each is the op itself (`agrad.nn.functional.conv2d is
+agrad.conv2d`), so a model written against `torch.nn.functional as F` runs unchanged; the
+functions with PyTorch's `inplace` flag (relu, elu, dropout, …) take it, and with
+`inplace=True` write the result into their input as the op's in-place variant does (its
+Node named as PyTorch names it: EluBackward1, LeakyReluBackward1 …); `relu_`, `elu_` … are
+those variants."""
 from __future__ import annotations
 
 from .. import _api as _agrad
+from ..autograd.inplace import apply_inplace
 
 # torch.nn.functional's public functions, as of PyTorch 2.13 (those agrad lacks are left out below)
 _TORCH_NAMES = (
@@ -31,4 +36,99 @@ _TORCH_NAMES = (
 _NOT_THE_SAME = {"unfold"}
 
 __all__ = [name for name in _TORCH_NAMES if name not in _NOT_THE_SAME and hasattr(_agrad, name)]
-globals().update({name: getattr(_agrad, name) for name in __all__})
+globals().update({name: getattr(_agrad, name) for name in __all__})     # the `inplace` ones: replaced below
+
+
+# ---- the `inplace` flags -------------------------------------------------------------------------
+
+def _variant(op, input, args, inplace, backward_name=None):
+    return apply_inplace(input, op, args, None, backward_name) if inplace else op(input, *args)
+
+
+def relu(input, inplace=False):
+    return _variant(_agrad.relu, input, (), inplace)
+
+
+def relu6(input, inplace=False):
+    # NOTE: PyTorch's relu6(inplace=True) is hardtanh_(input, 0, 6)
+    return _variant(_agrad.hardtanh, input, (0.0, 6.0), True) if inplace else _agrad.relu6(input)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    return _variant(_agrad.elu, input, (alpha,), inplace, "EluBackward1")
+
+
+def selu(input, inplace=False):
+    return _variant(_agrad.selu, input, (), inplace, "EluBackward1")
+
+
+def celu(input, alpha=1.0, inplace=False):
+    return _variant(_agrad.celu, input, (alpha,), inplace, "CeluBackward1")
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    return _variant(_agrad.leaky_relu, input, (negative_slope,), inplace, "LeakyReluBackward1")
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return _variant(_agrad.hardtanh, input, (min_val, max_val), inplace)
+
+
+def hardsigmoid(input, inplace=False):
+    return _variant(_agrad.hardsigmoid, input, (), inplace)
+
+
+def hardswish(input, inplace=False):
+    return _variant(_agrad.hardswish, input, (), inplace)
+
+
+def silu(input, inplace=False):
+    return _variant(_agrad.silu, input, (), inplace)
+
+
+def mish(input, inplace=False):
+    return _variant(_agrad.mish, input, (), inplace)
+
+
+def dropout(input, p=0.5, training=True, inplace=False, *, seed=None):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not inplace:
+        return _agrad.dropout(input, p, training, seed=seed)
+    if p == 0 or not training or input.numel() == 0:
+        return input            # PyTorch's dropout_ leaves its input as it is
+    return apply_inplace(input, _agrad.dropout, (p, training), {"seed": seed})
+
+
+def relu_(input):
+    return relu(input, inplace=True)
+
+
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, inplace=True)
+
+
+def selu_(input):
+    return selu(input, inplace=True)
+
+
+def celu_(input, alpha=1.0):
+    return celu(input, alpha, inplace=True)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+_INPLACE_FLAGS = ("relu", "relu6", "elu", "selu", "celu", "leaky_relu", "hardtanh", "hardsigmoid", "hardswish",
+                  "silu", "mish", "dropout")
+__all__ += [name + "_" for name in ("relu", "elu", "selu", "celu", "leaky_relu", "hardtanh")]
+for _name in _INPLACE_FLAGS:
+    globals()[_name].__doc__ = (f"torch.nn.functional.{_name}: agrad.{_name}, or with inplace=True its in-place "
+                                f"variant (the result written into input).")

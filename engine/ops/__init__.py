@@ -6,7 +6,7 @@ once (see registry.defop) in the family file its content belongs to:
     shape/      view, diagonal, rearrange, join, pad, indexing, advanced_indexing
     nn/         convolution, pooling, normalization, loss, distance, softmax, dropout,
                 attention, upsample
-    linalg, factories, conversion, autograd
+    linalg, factories, conversion, distributions, autograd
 
 A family is imported when one of its ops is first asked for — `agrad.ops.<op>`, the
 dispatcher's `get_op` (a graph's ops, `dispatcher.ops.<op>`), a Tensor method — and its

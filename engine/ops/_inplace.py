@@ -1,6 +1,6 @@
 """The in-place Tensor methods, bound by _tensor_methods.py: `zero_`, `fill_`, `copy_`,
 `index_put_`, the `<op>_` variants of out-of-place ops, and the in-place view ops `t_`,
-`transpose_`, `swapdims_`, `swapaxes_`, `squeeze_`, `unsqueeze_`. Not an op family: each
+`transpose_`, `swapdims_`, `swapaxes_`, `squeeze_`, `unsqueeze_`, `as_strided_`. Not an op family: each
 method runs an out-of-place op and writes its result back. Recording an in-place op
 (checks, the version counter, rebasing a view's base onto CopySlices) is autograd's:
 engine/autograd/inplace.py.
@@ -15,11 +15,14 @@ step joins the ops that rebuild it from the base); the same checks as any in-pla
 from __future__ import annotations
 
 from .._tensor import DifferentiableViewMeta, Tensor
+from ..autograd.inference_tensors import ERR_INPLACE
 from ..autograd.inplace import _renamed, apply_inplace, bump_version, check_inplace
+from ..dispatch_keys import INFERENCE
 from ..grad_mode import tls
 from .conversion import copy
 from .factories import fill
 from .shape.advanced_indexing import index_put
+from .shape.strided import as_strided
 from .shape.view import squeeze, t, transpose, unsqueeze
 
 # ---- the in-place methods -------------------------------------------------------------------------
@@ -65,12 +68,15 @@ def _index_put_(self, indices, values, accumulate=False, dims=None):
 # the out-of-place op's Node -> the in-place variant's (derivatives.yaml's names)
 _INPLACE_NAMES = {"TBackward0": "TBackward1", "TransposeBackward0": "TransposeBackward1",
                   "UnsqueezeBackward0": "UnsqueezeBackward1", "SqueezeBackward0": "SqueezeBackward3",
-                  "SqueezeBackward1": "SqueezeBackward4", "SqueezeBackward2": "SqueezeBackward5"}
+                  "SqueezeBackward1": "SqueezeBackward4", "SqueezeBackward2": "SqueezeBackward5",
+                  "AsStridedBackward0": "AsStridedBackward1"}
 
 
 def apply_inplace_view(self: Tensor, view_op, *args) -> Tensor:
     if not isinstance(self, Tensor):
         raise TypeError(f"in-place view op on {type(self).__name__}, not a Tensor")
+    if self._keys & INFERENCE and not tls.inference_mode:
+        raise RuntimeError(ERR_INPLACE)
     record = tls.grad_enabled and self.requires_grad
     if record:
         check_inplace(self)
@@ -111,3 +117,7 @@ def _squeeze_(self, dim=None):
 
 def _unsqueeze_(self, dim):
     return apply_inplace_view(self, unsqueeze, dim)
+
+
+def _as_strided_(self, size, stride, storage_offset=None):
+    return apply_inplace_view(self, as_strided, size, stride, storage_offset)

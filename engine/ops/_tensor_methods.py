@@ -127,7 +127,7 @@ _ELSEWHERE = {"__getitem__": ("shape.advanced_indexing", "getitem"), "__setitem_
               "index_put_": ("_inplace", "_index_put_"), "t_": ("_inplace", "_t_"),
               "transpose_": ("_inplace", "_transpose_"), "swapdims_": ("_inplace", "_transpose_"),
               "swapaxes_": ("_inplace", "_transpose_"), "squeeze_": ("_inplace", "_squeeze_"),
-              "unsqueeze_": ("_inplace", "_unsqueeze_"),
+              "unsqueeze_": ("_inplace", "_unsqueeze_"), "as_strided_": ("_inplace", "_as_strided_"),
               "uniform_": ("_random_inplace", "_uniform_"), "normal_": ("_random_inplace", "_normal_"),
               "bernoulli_": ("_random_inplace", "_bernoulli_"), "exponential_": ("_random_inplace", "_exponential_"),
               "random_": ("_random_inplace", "_random_"), "fill_diagonal_": ("_random_inplace", "_fill_diagonal_"),

@@ -16,6 +16,9 @@ FAMILIES = {
     "conversion": (
         ("_to_copy", "_view_dtype", "clone", "contiguous", "copy", "detach", "to"),
         ()),
+    "distributions": (
+        ("bernoulli",),
+        ()),
     "factories": (
         ("empty_like", "fill", "full_like", "ones_like", "rand_like", "randn_like", "zeros_like"),
         ()),
@@ -46,8 +49,9 @@ FAMILIES = {
         ("batch_norm", "group_norm", "instance_norm", "layer_norm", "normalize", "rms_norm"),
         ()),
     "nn.pooling": (
-        ("adaptive_avg_pool2d", "adaptive_avg_pool2d_backward", "adaptive_max_pool2d",
-         "adaptive_max_pool2d_backward", "avg_pool1d", "avg_pool2d", "avg_pool2d_backward", "max_pool1d",
+        ("adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool2d_backward", "adaptive_avg_pool3d",
+         "adaptive_avg_pool3d_backward", "adaptive_max_pool2d", "adaptive_max_pool2d_backward", "avg_pool1d",
+         "avg_pool2d", "avg_pool2d_backward", "avg_pool3d", "avg_pool3d_backward", "max_pool1d",
          "max_pool2d", "max_pool2d_double_backward", "max_pool2d_with_indices",
          "max_pool2d_with_indices_backward", "max_unpool2d"),
         ()),
@@ -73,8 +77,8 @@ FAMILIES = {
         ()),
     "pointwise.logical": (
         ("bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift",
-         "bitwise_xor", "isclose", "isfinite", "isinf", "isnan", "logical_and", "logical_not", "logical_or",
-         "logical_xor"),
+         "bitwise_xor", "isclose", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "logical_and",
+         "logical_not", "logical_or", "logical_xor"),
         ()),
     "pointwise.special": (
         ("digamma", "erf", "erfc", "erfinv", "lgamma", "polygamma", "xlogy"),
@@ -96,7 +100,7 @@ FAMILIES = {
         ()),
     "reduce.selection": (
         ("_unique2", "all", "amax", "amin", "any", "argmax", "argmin", "argsort", "bincount",
-         "count_nonzero", "cummax", "cummin", "kthvalue", "max", "median", "min", "sort", "topk"),
+         "count_nonzero", "cummax", "cummin", "kthvalue", "max", "median", "min", "nanmedian", "sort", "topk"),
         ("allclose", "equal", "unique")),
     "shape.advanced_indexing": (
         ("_embedding_counts", "_index", "_index_backward", "_masked_select_backward", "embedding",
@@ -111,7 +115,8 @@ FAMILIES = {
         ("alias", "narrow", "select", "select_backward", "slice", "slice_backward"),
         ()),
     "shape.join": (
-        ("cat", "chunk", "split", "split_with_sizes", "stack", "unbind"),
+        ("cat", "chunk", "split", "split_with_sizes", "stack", "unbind", "unsafe_chunk", "unsafe_split",
+         "unsafe_split_with_sizes"),
         ()),
     "shape.pad": (
         ("pad", "pad_backward"),
@@ -119,6 +124,9 @@ FAMILIES = {
     "shape.rearrange": (
         ("broadcast_to", "flip", "meshgrid", "movedim", "repeat", "repeat_interleave", "roll", "swapaxes",
          "swapdims", "tile", "unflatten"),
+        ()),
+    "shape.strided": (
+        ("as_strided",),
         ()),
     "shape.view": (
         ("_unsafe_view", "expand", "flatten", "permute", "reshape", "squeeze", "t", "transpose", "unfold",

@@ -621,6 +621,8 @@ def _make_saver(names, arg_index, op_name):
                          f"out._autograd_meta.__class__ is _AutogradMeta else _save_results(out)")
         elif kind == _SAVE_OPTIONS:
             items.append(f"{name!r}: (args[{index}]._device, args[{index}].dtype)")
+        elif kind == _SAVE_GEOMETRY:
+            items.append(f"{name!r}: (args[{index}].shape, args[{index}].stride(), args[{index}].storage_offset())")
         else:
             lines.append(f"    v{k} = args[{index}]")
             items.append(f"{name!r}: [t.shape for t in v{k}] if v{k}.__class__ is list else getattr(v{k}, 'shape', ())")
@@ -656,12 +658,14 @@ def _save_steps(names, arg_index) -> tuple:
             steps.append((name, _SAVE_ARGUMENT, arg_index[name]))
         elif name.endswith("_options"):     # `self_options`: (device, dtype), not the tensor
             steps.append((name, _SAVE_OPTIONS, arg_index[name[:-8]]))
+        elif name.endswith("_geometry"):    # `self_geometry`: (sizes, strides, storage offset), PyTorch's
+            steps.append((name, _SAVE_GEOMETRY, arg_index[name[:-9]]))
         else:                   # `self_shape`: the shape, not the tensor (PyTorch's self_sym_sizes)
             steps.append((name, _SAVE_SHAPE, arg_index[name[:-6]]))
     return tuple(steps)
 
 
-_SAVE_RESULT, _SAVE_SHAPE, _SAVE_ARGUMENT, _SAVE_OPTIONS = 0, 1, 2, 3
+_SAVE_RESULT, _SAVE_SHAPE, _SAVE_ARGUMENT, _SAVE_OPTIONS, _SAVE_GEOMETRY = 0, 1, 2, 3, 4
 
 
 def _make_autograd_kernel(entry, diff_inputs, node_classes, overload, save_plan, arg_index):
@@ -909,9 +913,10 @@ def _arguments_getter(params):
 
 
 def _derived(param: str, arg_index) -> str | None:
-    """`self_shape` names the shape of argument `self`, `self_options` its (device, dtype)
-    (PyTorch's self.sym_sizes() and self.options()): saved instead of the tensor."""
-    for suffix in ("_shape", "_options"):
+    """`self_shape` names the shape of argument `self`, `self_options` its (device, dtype),
+    `self_geometry` its (sizes, strides, storage offset) (PyTorch's self.sym_sizes(), self.options()
+    and TensorGeometry(self)): saved instead of the tensor."""
+    for suffix in ("_shape", "_options", "_geometry"):
         if param.endswith(suffix) and param[:-len(suffix)] in arg_index:
             return param[:-len(suffix)]
     return None

@@ -172,11 +172,26 @@ def test_interpolate_nearest_doubling_repeats_and_bilinear_align_corners_keeps_t
                                                                "interpolating modes"),
     ({"scale_factor": [2.0]}, ValueError, "Input and scale_factor must have the same number of spatial dimensions"),
     ({"scale_factor": 2.0, "mode": "linear"}, NotImplementedError, "Got 4D input, but linear mode needs 3D input"),
-    ({"scale_factor": 2.0, "mode": "bicubic"}, NotImplementedError, r"got bicubic"),
+    ({"scale_factor": 2.0, "mode": "cubic"}, NotImplementedError, r"\(got 4D\) .* \(got cubic\)"),
+    ({"scale_factor": 2.0, "mode": "area", "align_corners": False}, ValueError, "align_corners option can only be "
+                                                                              "set with the interpolating modes"),
 ])
 def test_interpolate_errors_are_pytorchs(kwargs, error, message):
     with pytest.raises(error, match=message):
         agrad.interpolate(meta((1, 1, 4, 4)), **kwargs)
+
+
+def test_bicubic_needs_4d_input_and_a_float_area_is_adaptive_pooling():
+    # PyTorch's texts (torch 2.13.0): bicubic of 3-D input falls through to the generic refusal
+    with pytest.raises(NotImplementedError, match=r"\(got 3D\) .* \(got bicubic\)"):
+        agrad.interpolate(meta((1, 1, 4)), scale_factor=2.0, mode="bicubic")
+    with pytest.raises(NotImplementedError, match="\"compute_indices_weights_cubic\" not implemented for 'Long'"):
+        agrad.interpolate(agrad.ones(1, 1, 2, 2, dtype=agrad.int64), scale_factor=2.0, mode="bicubic")
+    x = agrad.tensor(RNG.standard_normal((1, 2, 4, 6)), requires_grad=True)
+    out = agrad.interpolate(x, scale_factor=0.5, mode="area")
+    assert out.grad_fn.name() == "AdaptiveAvgPool2DBackward0"
+    np.testing.assert_allclose(out.detach().numpy(), x.detach().numpy().reshape(1, 2, 2, 2, 3, 2).mean((3, 5)),
+                               rtol=1e-12)
 
 
 # ---- pooling --------------------------------------------------------------------------------------------

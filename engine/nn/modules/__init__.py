@@ -12,11 +12,11 @@ from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDi
                    SmoothL1Loss)
 from .module import Module
 from .normalization import LayerNorm
-from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
+from .pooling import AdaptiveAvgPool2d, AvgPool2d, AvgPool3d, MaxPool2d
 from .sparse import Embedding
 
 __all__ = ["Module", "Identity", "Linear", "Conv1d", "Conv2d", "Embedding", "LayerNorm", "BatchNorm1d",
-           "BatchNorm2d", "Dropout", "Flatten", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "Sequential",
+           "BatchNorm2d", "Dropout", "Flatten", "MaxPool2d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool2d", "Sequential",
            "ModuleList", "ModuleDict", "ReLU", "LeakyReLU", "GELU", "SiLU", "ELU", "Tanh", "Sigmoid", "Softplus",
            "Mish", "Softmax", "LogSoftmax", "L1Loss", "MSELoss", "NLLLoss", "CrossEntropyLoss", "BCELoss",
            "BCEWithLogitsLoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss"]

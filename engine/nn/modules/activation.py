@@ -28,7 +28,7 @@ class _InplaceOption(Module):
         self.inplace = inplace
 
     def forward(self, input):
-        return getattr(input, self._op + "_")() if self.inplace else getattr(F, self._op)(input)
+        return getattr(F, self._op)(input, inplace=self.inplace)
 
     def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""
@@ -49,9 +49,7 @@ class LeakyReLU(Module):
         self.inplace = inplace
 
     def forward(self, input):
-        if self.inplace:
-            return input.leaky_relu_(self.negative_slope)
-        return F.leaky_relu(input, self.negative_slope)
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
 
     def extra_repr(self) -> str:
         return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
@@ -64,7 +62,7 @@ class ELU(Module):
         self.inplace = inplace
 
     def forward(self, input):
-        return input.elu_(self.alpha) if self.inplace else F.elu(input, self.alpha)
+        return F.elu(input, self.alpha, self.inplace)
 
     def extra_repr(self) -> str:
         return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
@@ -111,8 +109,7 @@ class Mish(Module):
         self.inplace = inplace
 
     def forward(self, input):
-        out = F.mish(input)
-        return input.copy_(out) if self.inplace else out
+        return F.mish(input, inplace=self.inplace)
 
     def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""

@@ -17,9 +17,7 @@ class Dropout(Module):
         self.inplace = inplace
 
     def forward(self, input):
-        out = F.dropout(input, self.p, self.training)
-        # NOTE: agrad's dropout has no inplace flag: the in-place form writes the result back
-        return input.copy_(out) if self.inplace else out
+        return F.dropout(input, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"

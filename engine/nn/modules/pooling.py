@@ -1,11 +1,11 @@
-"""torch.nn.MaxPool2d, AvgPool2d and AdaptiveAvgPool2d (torch/nn/modules/pooling.py):
+"""torch.nn.MaxPool2d, AvgPool2d, AvgPool3d and AdaptiveAvgPool2d (torch/nn/modules/pooling.py):
 options only; the stride defaults to the kernel size."""
 from __future__ import annotations
 
 from .. import functional as F
 from .module import Module
 
-__all__ = ["MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"]
+__all__ = ["MaxPool2d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool2d"]
 
 
 class MaxPool2d(Module):
@@ -28,7 +28,9 @@ class MaxPool2d(Module):
                 "ceil_mode={ceil_mode}".format(**self.__dict__))
 
 
-class AvgPool2d(Module):
+class _AvgPool(Module):
+    _function = ""
+
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False, count_include_pad: bool = True,
                  divisor_override: int | None = None) -> None:
         super().__init__()
@@ -40,11 +42,19 @@ class AvgPool2d(Module):
         self.divisor_override = divisor_override
 
     def forward(self, input):
-        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
+        return getattr(F, self._function)(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                                          self.count_include_pad, self.divisor_override)
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool2d(_AvgPool):
+    _function = "avg_pool2d"
+
+
+class AvgPool3d(_AvgPool):
+    _function = "avg_pool3d"
 
 
 class AdaptiveAvgPool2d(Module):

@@ -1,5 +1,5 @@
-"""Pooling: max_pool2d (also with indices, and on integers), avg_pool2d, their 1-D forms
-(the 2-D pools of a row, as PyTorch), adaptive_avg_pool2d and adaptive_max_pool2d, with
+"""Pooling: max_pool2d (also with indices, and on integers), avg_pool2d, avg_pool3d, their 1-D forms
+(the 2-D pools of a row, as PyTorch), adaptive_avg_pool1d/2d/3d and adaptive_max_pool2d, with
 their backward ops; and max_unpool2d, max_pool2d's partial inverse.
 
 Every window is gathered with one fancy index into the flattened input (a table of
@@ -343,6 +343,158 @@ avg_pool2d = defop(
         "in the divisor; divisor_override replaces it.")
 
 
+# ---- avg_pool3d: separable, one window-sum matrix per spatial dim ----------------------------------
+# A box window's sum is a sum along each dim in turn, and PyTorch's divisor is the product of the
+# per-dim counts (or divisor_override), so the pool is three matrix products and a division; its
+# backward, the adjoint, is the transposed products of grad / divisor.
+
+def _triple(value, message):
+    value = tuple(value)
+    if len(value) not in (1, 3):
+        raise RuntimeError(message)
+    return value * 3 if len(value) == 1 else value
+
+
+class _Pool3d:
+    """The checked geometry of one avg_pool3d call (PyTorch's avg_pool3d meta and pool3d_shape_check)."""
+    __slots__ = ("batched", "spatial", "kernel", "stride", "padding", "out")
+
+    def __init__(self, input, kernel_size, stride, padding, ceil_mode, divisor_override):
+        self.kernel = _triple(kernel_size, "avg_pool3d: kernel_size must be a single int, or a tuple of three ints")
+        self.stride = self.kernel if stride is None or len(stride) == 0 else \
+            _triple(stride, "avg_pool3d: stride must be omitted, a single int, or a tuple of three ints")
+        self.padding = _triple(padding, "avg_pool3d: padding must be a single int, or a tuple of three ints")
+        if input.ndim not in (4, 5):
+            raise ShapeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+        _check_divisor(divisor_override)
+        self.batched = input.ndim == 5
+        self.spatial = tuple(input.shape[-3:])
+        self.out = []
+        for size, k, st, p in zip(self.spatial, self.kernel, self.stride, self.padding):
+            if st == 0:
+                raise RuntimeError("stride should not be zero")
+            if p < 0:
+                raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
+            if p > k // 2:
+                raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, "
+                                   f"kernel_size={k} and dilation=1")
+            self.out.append(_output_size(size, k, p, st, 1, ceil_mode))
+        (kt, kh, kw), (st, sh, sw) = self.kernel, self.stride
+        t, h, w = self.spatial
+        if kt <= 0 or kh <= 0 or kw <= 0:
+            raise RuntimeError(f"kernel size should be greater than zero, but got kT: {kt} kH: {kh} kW: {kw}")
+        if st <= 0 or sh <= 0 or sw <= 0:
+            raise RuntimeError(f"stride should be greater than zero, but got dT: {st} dH: {sh} dW: {sw}")
+        channels = input.shape[-4]
+        if 0 in (channels, t, h, w):
+            raise ShapeError(f"Expected input's non-batch dimensions to have positive length, but input has a shape "
+                             f"of {sizes(input.shape)} and non-batch dimension {min(channels, t, h, w)} has length "
+                             f"zero!")
+        if t < kt or h < kh or w < kw:
+            raise RuntimeError(f"input image (T: {t} H: {h} W: {w}) smaller than kernel size "
+                               f"(kT: {kt} kH: {kh} kW: {kw})")
+        ot, oh, ow = self.out
+        if ot < 1 or oh < 1 or ow < 1:
+            raise ShapeError(f"Given input size: ({channels}x{t}x{h}x{w}). Calculated output size: "
+                             f"({channels}x{ot}x{oh}x{ow}). Output size is too small")
+        require_floating("avg_pool3d_out_frame", input.dtype)
+
+    def out_shape(self, shape):
+        return tuple(shape[:-3]) + tuple(self.out)
+
+    def sums(self, xp, dtype):
+        """Per spatial dim, the (out, in) matrix of 0/1 that sums each window's taps inside the input."""
+        mats = []
+        for size, out, k, st, p in zip(self.spatial, self.out, self.kernel, self.stride, self.padding):
+            start = np.arange(out) * st - p
+            end = np.minimum(start + k, size + p)
+            j = np.arange(size)
+            mats.append(xp.asarray((j >= np.maximum(start, 0)[:, None]) & (j < np.minimum(end, size)[:, None]))
+                        .astype(dtype))
+        return mats
+
+    def divisor(self, xp, count_include_pad, divisor_override, dtype):
+        if divisor_override is not None:
+            return xp.asarray(float(divisor_override), dtype=dtype)
+        counts = []
+        for size, out, k, st, p in zip(self.spatial, self.out, self.kernel, self.stride, self.padding):
+            start = np.arange(out) * st - p
+            end = np.minimum(start + k, size + p)
+            counts.append(end - start if count_include_pad else np.minimum(end, size) - np.maximum(start, 0))
+        return xp.asarray(np.einsum("i,j,k->ijk", *counts).astype(np.float64)).astype(dtype)
+
+
+def _along(xp, x, matrix, axis):
+    """`matrix` (out, in) applied along `axis` of x."""
+    return xp.swapaxes(xp.matmul(matrix, xp.swapaxes(x, axis, -2)), axis, -2)
+
+
+def _avg3d_meta(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    pool = _Pool3d(self, kernel_size, stride, padding, ceil_mode, divisor_override)
+    return MetaArray(pool.out_shape(self.shape), self.dtype)
+
+
+def _avg3d_kernel(xp, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    pool = _Pool3d(self, kernel_size, stride, padding, ceil_mode, divisor_override)
+    x = self
+    for axis, m in zip((-3, -2, -1), pool.sums(xp, self.dtype)):
+        x = _along(xp, x, m, axis)
+    return (x / pool.divisor(xp, count_include_pad, divisor_override, self.dtype)).astype(self.dtype, copy=False)
+
+
+def _avg3d_backward_meta(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                         divisor_override):
+    pool = _Pool3d(self, kernel_size, stride, padding, ceil_mode, divisor_override)
+    _check_grad_output(grad_output, pool.out_shape(self.shape))
+    return MetaArray(self.shape, grad_output.dtype)
+
+
+def _avg3d_backward_kernel(xp, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                           divisor_override):
+    pool = _Pool3d(self, kernel_size, stride, padding, ceil_mode, divisor_override)
+    _check_grad_output(grad_output, pool.out_shape(self.shape))
+    g = grad_output / pool.divisor(xp, count_include_pad, divisor_override, grad_output.dtype)
+    for axis, m in zip((-3, -2, -1), pool.sums(xp, grad_output.dtype)):
+        g = _along(xp, g, m.T, axis)
+    return g.astype(grad_output.dtype, copy=False)
+
+
+def _avg3d_samples(op):
+    def arg(shape, k, **kw):
+        return make_arg(shape, key=(op, k), **kw)
+    return [SampleInput("(2,2,4,4,4) k2", arg((2, 2, 4, 4, 4), 0), 2),
+            SampleInput("k3 s2 p1", arg((1, 2, 5, 5, 4), 1), 3, 2, 1),
+            SampleInput("k3 s2 p1 exclude pad ceil_mode", arg((1, 1, 6, 5, 4), 2), 3, 2, 1, True, False),
+            SampleInput("k(2,3,2) s1 divisor_override", arg((1, 2, 3, 4, 5), 3), [2, 3, 2], 1,
+                        divisor_override=5),
+            SampleInput("unbatched ceil_mode", arg((2, 3, 5, 5), 4), 2, ceil_mode=True)]
+
+
+avg_pool3d_backward = defop(
+    f"avg_pool3d_backward(Tensor grad_output, Tensor self, {_AVG_ARGS}) -> Tensor",
+    kernel=_avg3d_backward_kernel, meta=_avg3d_backward_meta,
+    grads={"grad_output": lambda grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override:
+               avg_pool3d(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override),
+           "self": lambda grad: grad * 0},
+    backward_name="AvgPool3DBackwardBackward0",
+    samples=lambda op: grad_output_samples(op, avg_pool3d, _avg3d_samples(op),
+                                           lambda s: ((s.args[0].detach(),) + s.args[1:], s.kwargs)),
+    torch="lambda g, x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, "
+          "divisor_override=None: torch.ops.aten.avg_pool3d_backward(g, x, kernel_size, stride or kernel_size, "
+          "padding, ceil_mode, count_include_pad, divisor_override)",
+    doc="The gradient of avg_pool3d: each window's grad_output, divided by its divisor, spread over its taps.")
+
+avg_pool3d = defop(
+    f"avg_pool3d(Tensor self, {_AVG_ARGS}) -> Tensor",
+    kernel=_avg3d_kernel, meta=_avg3d_meta,
+    grads={"self": lambda grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override:
+               avg_pool3d_backward(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                                   divisor_override)},
+    backward_name="AvgPool3DBackward0", samples=_avg3d_samples, torch="torch.nn.functional.avg_pool3d",
+    doc="The mean of each box window of (N, C, T, H, W) or (C, T, H, W) input; count_include_pad counts the zero "
+        "padding in the divisor; divisor_override replaces it.")
+
+
 # ---- max_pool1d, avg_pool1d: the 2-D pools over (N, C, 1, L), as PyTorch -------------------------
 
 def _one(value, name, op):
@@ -483,6 +635,106 @@ adaptive_avg_pool2d = defop(
     samples=_adaptive_samples, torch="torch.nn.functional.adaptive_avg_pool2d",
     doc="The mean of (N, C, H, W) or (C, H, W) input over output_size windows: window i along a dim of size n "
         "covers [floor(i * n / out), ceil((i + 1) * n / out)).")
+
+
+# ---- adaptive_avg_pool3d (separable, as adaptive_avg_pool2d) and adaptive_avg_pool1d (PyTorch's composite)
+
+def _adaptive3d_size(input, output_size):
+    size = tuple(output_size)
+    if len(size) == 1:
+        size = size * 3
+    if len(size) != 3:
+        raise RuntimeError("adaptive_avg_pool3d: output_size must be 3")
+    if input.ndim not in (4, 5):
+        raise ShapeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {sizes(input.shape)}")
+    if 0 in tuple(input.shape[-4:]):
+        raise ShapeError(f"adaptive_avg_pool3d(): Expected input to have non-zero size for non-batch dimensions, "
+                         f"but input has sizes {sizes(input.shape)} with dimension {list(input.shape).index(0)} "
+                         f"being empty")
+    return size
+
+
+def _adaptive3d_meta(self, output_size):
+    size = _adaptive3d_size(self, output_size)
+    require_floating("adaptive_avg_pool3d_cpu", self.dtype)
+    return MetaArray(tuple(self.shape[:-3]) + size, self.dtype)
+
+
+def _adaptive3d_kernel(xp, self, output_size):
+    size = _adaptive3d_size(self, output_size)
+    require_floating("adaptive_avg_pool3d_cpu", self.dtype)
+    x = self
+    for axis, n_out in zip((-3, -2, -1), size):
+        x = _along(xp, x, _averaging(xp, x.shape[axis], n_out, self.dtype), axis)
+    return x
+
+
+def _adaptive3d_backward_meta(grad_output, self):
+    _adaptive3d_meta(self, grad_output.shape[-3:])
+    if tuple(grad_output.shape[:-3]) != tuple(self.shape[:-3]):
+        raise ShapeError(f"Expected grad_output of size {sizes(self.shape[:-3])} in its leading dims, but got "
+                         f"{sizes(grad_output.shape)}")
+    return MetaArray(self.shape, grad_output.dtype)
+
+
+def _adaptive3d_backward_kernel(xp, grad_output, self):
+    _adaptive3d_backward_meta(grad_output, self)
+    g = grad_output
+    for axis in (-3, -2, -1):
+        g = _along(xp, g, _averaging(xp, self.shape[axis], grad_output.shape[axis], grad_output.dtype).T, axis)
+    return g
+
+
+def _adaptive3d_samples(op):
+    def arg(shape, k, **kw):
+        return make_arg(shape, key=(op, k), **kw)
+    return [SampleInput("(2,2,5,4,7)->(3,2,4)", arg((2, 2, 5, 4, 7), 0), [3, 2, 4]),
+            SampleInput("(2,4,4,6)->2", arg((2, 4, 4, 6), 1), 2),
+            SampleInput("(1,1,3,4,2)->(4,6,3) up", arg((1, 1, 3, 4, 2), 2), [4, 6, 3]),
+            SampleInput("global (1,2,3,3,2)->1", arg((1, 2, 3, 3, 2), 3), 1)]
+
+
+adaptive_avg_pool3d_backward = defop(
+    "adaptive_avg_pool3d_backward(Tensor grad_output, Tensor self) -> Tensor",
+    kernel=_adaptive3d_backward_kernel, meta=_adaptive3d_backward_meta,
+    grads={"grad_output": lambda grad, grad_output_shape: adaptive_avg_pool3d(grad, grad_output_shape[-3:]),
+           "self": None},
+    backward_name="AdaptiveAvgPool3DBackwardBackward0",
+    samples=lambda op: grad_output_samples(op, adaptive_avg_pool3d, _adaptive3d_samples(op),
+                                           lambda s: ((s.args[0].detach(),), {})),
+    torch="lambda g, x: torch.ops.aten._adaptive_avg_pool3d_backward(g, x)",
+    doc="The gradient of adaptive_avg_pool3d: each output's gradient spread evenly over its window.")
+
+adaptive_avg_pool3d = defop(
+    "adaptive_avg_pool3d(Tensor self, int[] output_size) -> Tensor",
+    kernel=_adaptive3d_kernel, meta=_adaptive3d_meta,
+    grads={"self": lambda grad, self: adaptive_avg_pool3d_backward(grad, self)},
+    # NOTE: PyTorch computes a 1x1x1 output with mean(-1, -2, -3) (MeanBackward1)
+    backward_name=("AdaptiveAvgPool3DBackward0", "MeanBackward1"),
+    overload=lambda self, output_size: int(tuple(output_size) in ((1,), (1, 1, 1))),
+    samples=_adaptive3d_samples, torch="torch.nn.functional.adaptive_avg_pool3d",
+    doc="The mean of (N, C, T, H, W) or (C, T, H, W) input over output_size windows, per dim as "
+        "adaptive_avg_pool2d's.")
+
+
+def _adaptive_avg_pool1d(self, output_size):
+    if self.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {self.ndim}-dimensional tensor for argument #1 "
+                           f"'self' (while checking arguments for adaptive_avg_pool1d)")
+    if len(output_size) != 1:
+        raise RuntimeError(f"adaptive_avg_pool1d() argument 'output_size' should contain one int (got "
+                           f"{len(output_size)})")
+    return squeeze(adaptive_avg_pool2d(unsqueeze(self, -2), [1, output_size[0]]), -2)
+
+
+adaptive_avg_pool1d = defop(
+    "adaptive_avg_pool1d(Tensor self, int[] output_size) -> Tensor",
+    composite=_adaptive_avg_pool1d,
+    samples=lambda op: [SampleInput("(2,3,7)->3", make_arg((2, 3, 7), key=(op, 0)), 3),
+                        SampleInput("(2,5)->[7] up", make_arg((2, 5), key=(op, 1)), [7]),
+                        SampleInput("(1,2,4)->1", make_arg((1, 2, 4), key=(op, 2)), 1)],
+    torch="torch.nn.functional.adaptive_avg_pool1d",
+    doc="The mean of (N, C, L) or (C, L) input over output_size windows: adaptive_avg_pool2d over (N, C, 1, L).")
 
 
 # ---- adaptive_max_pool2d: variable windows as a tap table, as max_pool2d ----------------------------

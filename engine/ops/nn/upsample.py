@@ -1,11 +1,14 @@
-"""interpolate (nearest, nearest-exact, linear, bilinear, trilinear) and its backward op.
+"""interpolate (nearest, nearest-exact, linear, bilinear, bicubic, trilinear, area) and its backward op.
 
 Every mode is separable: along each spatial dim, output position j reads input
 positions i0[j] and i1[j] with weights 1 - lam[j] and lam[j] (nearest: i0 with weight
-1), computed once per dim with PyTorch's index arithmetic (area_pixel_compute_source_index,
-nearest_idx — float32 for nearest, as PyTorch). The forward gathers along one dim at a
-time; the backward, its adjoint, adds each dim's weighted gradients back with one
-`bincount` per dim (pad's `_add_along`, shape/pad.py). Both are linear, so interpolate and
+1; bicubic: four positions, clamped to the input, with PyTorch's cubic convolution
+weights, A = -0.75), computed once per dim with PyTorch's index arithmetic
+(area_pixel_compute_source_index, nearest_idx — float32 for nearest, as PyTorch).
+'area' is adaptive average pooling to the output size, as F.interpolate computes it (the
+`interpolate` function calls adaptive_avg_pool1d/2d/3d, whose grad_fn the result gets).
+The forward gathers along one dim at a time; the backward, its adjoint, adds each dim's
+weighted gradients back with one `bincount` per dim (pad's `_add_along`, shape/pad.py). Both are linear, so interpolate and
 interpolate_backward differentiate into each other.
 """
 from __future__ import annotations
@@ -20,24 +23,30 @@ from ...messages import require_floating
 from ..registry import defop
 from ..samples import SampleInput, grad_output_samples, make_arg
 from ..shape.pad import _add_along
+from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
 _MODES = {"nearest": "UpsampleNearest{}DBackward0", "nearest-exact": "UpsampleNearestExact{}DBackward0",
           "linear": "UpsampleLinear1DBackward0", "bilinear": "UpsampleBilinear2DBackward0",
-          "trilinear": "UpsampleTrilinear3DBackward0"}
+          "trilinear": "UpsampleTrilinear3DBackward0", "bicubic": "UpsampleBicubic2DBackward0"}
 _LINEAR_DIMS = {"linear": 1, "bilinear": 2, "trilinear": 3}
+_CUBIC_A = -0.75            # PyTorch's cubic convolution constant (get_cubic_upsample_coefficients)
+# the modes F.interpolate computes as adaptive average pooling (`_area`), not with interpolate's kernel
+_AREA = "area"
+# the kernel whose dtype check refuses a mode's integer input, where it is not upsample_<mode>
+_DTYPE_KERNEL = {"bicubic": "compute_indices_weights_cubic"}
 _BACKWARD_NAMES = sorted({name.format(k) for name in _MODES.values() for k in (1, 2, 3)})
 
 
 def _plan(shape, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias):
     """F.interpolate's checks, in its order; the output shape and the scale per dim (None: from the sizes)."""
     dims = len(shape) - 2
-    if mode not in _MODES:
+    if mode not in _MODES and mode != _AREA:
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {len(shape)}D) "
                                   f"for the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | "
                                   f"area | nearest-exact (got {mode})")
     if antialias:
         raise NotImplementedError("interpolate: antialias=True is not supported by agrad")
-    if mode in ("nearest", "nearest-exact") and align_corners is not None:
+    if mode in ("nearest", "nearest-exact", _AREA) and align_corners is not None:
         raise ValueError("align_corners option can only be set with the interpolating modes: linear | bilinear | "
                          "bicubic | trilinear")
     if dims < 1 or dims > 3:
@@ -68,6 +77,10 @@ def _plan(shape, size, scale_factor, mode, align_corners, recompute_scale_factor
         raise ValueError("either size or scale_factor should be defined")
     if mode in _LINEAR_DIMS and _LINEAR_DIMS[mode] != dims:
         raise NotImplementedError(f"Got {len(shape)}D input, but {mode} mode needs {_LINEAR_DIMS[mode] + 2}D input")
+    if mode == "bicubic" and dims != 2:
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {len(shape)}D) "
+                                  f"for the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | "
+                                  f"area | nearest-exact (got {mode})")
     if min(out) <= 0 or min(spatial) <= 0:
         raise RuntimeError("Input and output sizes should be greater than 0, but got input (" +
                            ", ".join(map(str, spatial)) + ") output (" + ", ".join(map(str, out)) + ")")
@@ -98,6 +111,37 @@ def _taps(n_in, n_out, scale, mode, align_corners):
     return i0, i0 + (i0 < n_in - 1), lam
 
 
+def _cubic_taps(n_in, n_out, scale, align_corners):
+    """Per output position: the 4 input positions it reads (clamped to the input) and their weights,
+    PyTorch's bicubic: the source index without the clamp at 0 (area_pixel_compute_source_index with
+    cubic=True), guard_index_and_lambda, and get_cubic_upsample_coefficients with A = -0.75."""
+    dst = np.arange(n_out)
+    if align_corners:
+        real = ((n_in - 1) / (n_out - 1) if n_out > 1 else 0.0) * dst
+    else:
+        s = 1.0 / scale if scale is not None and scale > 0 else n_in / n_out
+        real = s * (dst + 0.5) - 0.5
+    i = np.minimum(np.floor(real).astype(np.int64), n_in - 1)
+    t = np.clip(real - i, 0.0, 1.0)
+    a = _CUBIC_A
+
+    def near(x):        # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):         # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    weights = np.stack([far(t + 1), near(t), near(1 - t), far(2 - t)], axis=1)
+    taps = np.clip(i[:, None] + np.arange(-1, 3), 0, n_in - 1)
+    return taps, weights
+
+
+def _cubic_dims(xp, shape, out_shape, scales, align_corners):
+    for k, scale in enumerate(scales):
+        axis = 2 + k
+        taps, weights = _cubic_taps(shape[axis], out_shape[axis], scale, align_corners)
+        yield axis, [(xp.asarray(taps[:, j]), weights[:, j]) for j in range(4)]
+
+
 def _each_dim(xp, shape, out_shape, scales, mode, align_corners):
     for k, scale in enumerate(scales):
         axis = 2 + k
@@ -112,7 +156,13 @@ def _weights(xp, lam, axis, ndim, dtype):
 def _check_dtype(mode, dtype):
     # NOTE: PyTorch's nearest modes also take uint8 (a pure gather), and bilinear does (_bilinear_uint8)
     if not (mode in ("nearest", "nearest-exact", "bilinear") and dtype == np.uint8):
-        require_floating(f"upsample_{mode}", dtype)
+        require_floating(_DTYPE_KERNEL.get(mode, f"upsample_{mode}"), dtype)
+
+
+def _not_area(mode):
+    if mode == _AREA:
+        raise RuntimeError("interpolate: mode 'area' is adaptive average pooling; agrad.interpolate calls "
+                           "adaptive_avg_pool1d/2d/3d for it, the op does not take it")
 
 
 def _bilinear_uint8(xp, input, out_shape, scales, align_corners):
@@ -131,6 +181,7 @@ def _bilinear_uint8(xp, input, out_shape, scales, align_corners):
 
 
 def _interpolate_meta(input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias):
+    _not_area(mode)
     out, _ = _plan(input.shape, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias)
     _check_dtype(mode, input.dtype)
     return MetaArray(out, input.dtype)
@@ -140,9 +191,14 @@ def _interpolate_kernel(xp, input, size, scale_factor, mode, align_corners, reco
     out_shape, scales = _plan(input.shape, size, scale_factor, mode, align_corners, recompute_scale_factor,
                               antialias)
     _check_dtype(mode, input.dtype)
+    _not_area(mode)
     if mode == "bilinear" and input.dtype == np.uint8:
         return _bilinear_uint8(xp, input, out_shape, scales, align_corners)
     x = input
+    if mode == "bicubic":
+        for axis, taps in _cubic_dims(xp, input.shape, out_shape, scales, align_corners):
+            x = sum(xp.take(x, i, axis=axis) * _weights(xp, w, axis, x.ndim, x.dtype) for i, w in taps)
+        return x.astype(input.dtype, copy=False)
     for axis, i0, i1, lam in _each_dim(xp, input.shape, out_shape, scales, mode, align_corners):
         if mode in _LINEAR_DIMS:
             w = _weights(xp, lam, axis, x.ndim, x.dtype)
@@ -153,6 +209,7 @@ def _interpolate_kernel(xp, input, size, scale_factor, mode, align_corners, reco
 
 
 def _backward_meta(grad_output, input_size, size, scale_factor, mode, align_corners, recompute_scale_factor):
+    _not_area(mode)
     out, _ = _plan(tuple(input_size), size, scale_factor, mode, align_corners, recompute_scale_factor, False)
     if tuple(grad_output.shape) != tuple(out):
         raise ShapeError(f"Expected grad_output to have the same shape as output; output.size({len(out)}) = "
@@ -164,7 +221,13 @@ def _backward_kernel(xp, grad_output, input_size, size, scale_factor, mode, alig
     _backward_meta(grad_output, input_size, size, scale_factor, mode, align_corners, recompute_scale_factor)
     out_shape, scales = _plan(tuple(input_size), size, scale_factor, mode, align_corners, recompute_scale_factor,
                               False)
+    _not_area(mode)
     g = grad_output
+    if mode == "bicubic":
+        for axis, taps in _cubic_dims(xp, tuple(input_size), out_shape, scales, align_corners):
+            n = input_size[axis]
+            g = sum(_add_along(xp, g * _weights(xp, w, axis, g.ndim, g.dtype), axis, i, n) for i, w in taps)
+        return g
     for axis, i0, i1, lam in _each_dim(xp, tuple(input_size), out_shape, scales, mode, align_corners):
         n = input_size[axis]
         if mode in _LINEAR_DIMS:
@@ -175,7 +238,7 @@ def _backward_kernel(xp, grad_output, input_size, size, scale_factor, mode, alig
     return g
 
 
-def _samples(op):
+def _kernel_samples(op):
     def arg(shape, k):
         return make_arg(shape, key=(op, k))
     return [SampleInput("nearest x2 (1,2,3,3)", arg((1, 2, 3, 3), 0), scale_factor=2.0),
@@ -190,7 +253,24 @@ def _samples(op):
             SampleInput("bilinear recompute_scale_factor", arg((1, 1, 3, 5), 8), scale_factor=1.7, mode="bilinear",
                         recompute_scale_factor=True),
             SampleInput("linear align_corners", arg((2, 2, 4), 9), 7, mode="linear", align_corners=True),
-            SampleInput("trilinear", arg((1, 1, 2, 3, 2), 10), scale_factor=1.5, mode="trilinear")]
+            SampleInput("trilinear", arg((1, 1, 2, 3, 2), 10), scale_factor=1.5, mode="trilinear"),
+            SampleInput("bicubic x2", arg((1, 2, 3, 4), 11), scale_factor=2.0, mode="bicubic"),
+            SampleInput("bicubic align_corners size", arg((2, 1, 4, 3), 12), [6, 7], mode="bicubic",
+                        align_corners=True),
+            SampleInput("bicubic down, scale 0.6", arg((1, 1, 5, 6), 13), scale_factor=[0.6, 0.75], mode="bicubic"),
+            SampleInput("bicubic to 1x1, align_corners", arg((1, 1, 3, 4), 14), [1, 1], mode="bicubic",
+                        align_corners=True)]
+
+
+def _samples(op):
+    """interpolate's: the interpolating modes (the op's kernel) and 'area' (adaptive average pooling)."""
+    def arg(shape, k):
+        return make_arg(shape, key=(op, "area", k))
+    return _kernel_samples(op) + [
+        SampleInput("area 1-D size", arg((2, 2, 7), 0), 3, mode="area"),
+        SampleInput("area 2-D scale 0.5", arg((1, 2, 6, 5), 1), scale_factor=0.5, mode="area"),
+        SampleInput("area 2-D up", arg((1, 1, 3, 4), 2), [5, 6], mode="area"),
+        SampleInput("area 3-D", arg((1, 1, 4, 3, 5), 3), [2, 3, 2], mode="area")]
 
 
 def _name(input, size, scale_factor, mode, *rest):
@@ -206,7 +286,7 @@ interpolate_backward = defop(
     backward_name=[n.replace("Backward0", "BackwardBackward0") for n in _BACKWARD_NAMES],
     overload=lambda grad_output, input_size, size, scale_factor, mode, *rest:
         _BACKWARD_NAMES.index(_MODES[mode].format(len(input_size) - 2)),
-    samples=lambda op: grad_output_samples(op, interpolate, _samples(op),
+    samples=lambda op: grad_output_samples(op, interpolate, _kernel_samples(op),
                                            lambda s: ((list(s.args[0].shape),) + s.args[1:], s.kwargs)),
     torch="lambda g, input_size, *args, **kwargs: (lambda x: torch.autograd.grad(torch.nn.functional.interpolate("
           "x, *args, **kwargs), x, g, create_graph=True)[0])(torch.zeros(input_size, dtype=g.dtype, "
@@ -222,5 +302,44 @@ interpolate = defop(
                                     recompute_scale_factor)},
     backward_name=_BACKWARD_NAMES, overload=_name, samples=_samples, torch="torch.nn.functional.interpolate",
     doc="Resizes the spatial dims of (N, C, *) input to `size` or by `scale_factor`: 'nearest', 'nearest-exact', "
-        "'linear' (3-D), 'bilinear' (4-D) or 'trilinear' (5-D), with PyTorch's align_corners and "
-        "recompute_scale_factor; antialias, 'bicubic' and 'area' are not supported.")
+        "'linear' (3-D), 'bilinear' or 'bicubic' (4-D), 'trilinear' (5-D), with PyTorch's align_corners and "
+        "recompute_scale_factor, or 'area' (adaptive average pooling to the output size); antialias is not "
+        "supported.")
+
+
+# ---- mode="area": adaptive average pooling, as F.interpolate computes it ----------------------------
+
+_interpolate_op = interpolate
+
+
+def _area(input, size, scale_factor, recompute_scale_factor, antialias):
+    # NOTE: F.interpolate computes the output size from scale_factor for 'area' (recompute_scale_factor)
+    if antialias:
+        raise NotImplementedError("interpolate: antialias=True is not supported by agrad")
+    size = (size,) if isinstance(size, int) else size
+    out, _ = _plan(tuple(input.shape), size, scale_factor, _AREA, None, recompute_scale_factor, False)
+    spatial = list(out[2:])
+    dims = input.ndim - 2
+    pool = adaptive_avg_pool1d if dims == 1 else adaptive_avg_pool2d if dims == 2 else adaptive_avg_pool3d
+    return pool(input, spatial)
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None,
+                antialias=False):
+    """interpolate(Tensor input, int[]? size=None, float[]? scale_factor=None, str mode="nearest",
+    bool? align_corners=None, bool? recompute_scale_factor=None, bool antialias=False) -> Tensor
+
+    As torch.nn.functional.interpolate: 'area' is adaptive average pooling to the output size
+    (adaptive_avg_pool1d/2d/3d, their grad_fn), every other mode the interpolate op."""
+    if mode == _AREA:
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: linear | bilinear | "
+                             "bicubic | trilinear")
+        return _area(input, size, scale_factor, recompute_scale_factor, antialias)
+    return _interpolate_op(input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias)
+
+
+# NOTE: PyTorch decides 'area' in Python (F.interpolate calls adaptive_avg_pool*d); so does agrad's function
+interpolate.op = _interpolate_op.op
+interpolate.__module__ = "agrad"
+_interpolate_op.op.function = interpolate

@@ -1,7 +1,7 @@
 """Logical and bitwise ops and the value tests: logical_not/and/or/xor (bool results,
 any dtype, zero is False), bitwise_not/and/or/xor on bool and integer tensors (the
 `~ & | ^` operators), the shifts bitwise_left_shift/bitwise_right_shift (`<< >>`), and
-isclose, isnan, isinf, isfinite.
+isclose, isnan, isinf, isfinite, isposinf, isneginf.
 
 None of them has a gradient: PyTorch's outputs are bool or integer, so the results never
 require grad. Bitwise ops on floating tensors raise as PyTorch's kernels do
@@ -174,3 +174,5 @@ def _classifier(name, fn, integral):
 isnan = _classifier("isnan", "isnan", False)
 isinf = _classifier("isinf", "isinf", False)
 isfinite = _classifier("isfinite", "isfinite", True)
+isposinf = _classifier("isposinf", "isposinf", False)
+isneginf = _classifier("isneginf", "isneginf", False)

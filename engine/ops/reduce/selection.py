@@ -1,5 +1,5 @@
 """Selection (ATen's Sorting, TensorCompare, Unique): reductions that pick elements by
-value — amax/amin, max/min with dim, argmax/argmin, sort, argsort, topk, kthvalue, median,
+value — amax/amin, max/min with dim, argmax/argmin, sort, argsort, topk, kthvalue, median, nanmedian,
 cummax/cummin, unique (via `_unique2`) — the counts bincount and count_nonzero, and the
 value tests all, any and the non-differentiable allclose and equal (Python bools).
 
@@ -430,6 +430,75 @@ median = _named_results(defop(
         SampleInput("int64 dim=1", make_arg((2, 5), key=(op, 6), low=-9, high=9, integer=True, dtype=dtypes.int64), 1)],
     torch="torch.median",
     doc="The lower median: of all elements (a tensor), or along dim (values, indices); NaN propagates."), "median")
+
+
+def _nanmedian_dim(xp, self, d, keepdim):
+    """The lower median of the non-NaN elements along d and its index (ties: the first, as a stable
+    sort puts it); an all-NaN slice gives NaN and index 0 (NaNs sort last)."""
+    values, idx = _sorted(xp, self, d, False)
+    if self.ndim == 0:
+        return values, idx
+    if self.dtype.kind == "f":
+        count = xp.sum(~xp.isnan(self), axis=d, keepdims=True)
+        pos = xp.maximum((count - 1) // 2, 0)
+    else:
+        pos = xp.full((1,) * self.ndim, (self.shape[d] - 1) // 2, dtype=_INT64)
+        pos = xp.broadcast_to(pos, self.shape[:d] + (1,) + self.shape[d + 1:])
+    return (_keep(xp.take_along_axis(values, pos, axis=d), keepdim, d),
+            _keep(xp.take_along_axis(idx, pos, axis=d), keepdim, d))
+
+
+def _nanmedian_kernel(xp, self, dim, keepdim):
+    if dim is None:
+        flat = self.reshape(-1)
+        if flat.size == 0:
+            return xp.asarray(np.nan, dtype=self.dtype)
+        return _nanmedian_dim(xp, flat, 0, False)[0]
+    if self.ndim:
+        _nonempty_dims("nanmedian", self, [dim])
+    return _nanmedian_dim(xp, self, normalize_dim(dim, self.ndim), keepdim)
+
+
+def _nanmedian_meta(self, dim, keepdim):
+    if dim is None:
+        return MetaArray((), self.dtype)
+    if self.ndim == 0:
+        normalize_dim(dim, 0)
+        return _indices_meta(self, ())
+    return _indices_meta(self, _dim_shape("nanmedian", self, dim, keepdim))
+
+
+def _with_nans(op, shape, k, nan_row):
+    """A float64 sample with NaN at every third element (and with `nan_row`, a first row of NaNs only:
+    a reduction along dim would give NaN there, whose finite differences gradcheck cannot take)."""
+    from ...creation import tensor
+    v = make_arg(shape, key=(op, k), requires_grad=False).numpy().copy()
+    v.reshape(-1)[::3] = np.nan
+    if nan_row:
+        v[0] = np.nan
+    return tensor(v, dtype=dtypes.float64, requires_grad=True)
+
+
+nanmedian = _named_results(defop(
+    "nanmedian(Tensor self, int? dim=None, bool keepdim=False) -> Tensor",
+    kernel=_nanmedian_kernel, meta=_nanmedian_meta,
+    grads={"self": lambda grad, self, self_shape, dim, keepdim, result:
+           _evenly_distribute(grad, self, result) if dim is None else
+           _select_backward(grad, self_shape, dim, result[1], keepdim)},
+    backward_name=("NanmedianBackward0", "NanmedianBackward1"), overload=lambda self, dim=None, keepdim=False:
+        0 if dim is None else 1,
+    samples=lambda op: [
+        SampleInput("full odd", make_arg((3, 5), key=(op, 0))), SampleInput("full even", make_arg((2, 4), key=(op, 1))),
+        SampleInput("full NaNs", _with_nans(op, (3, 4), 7, True)),
+        SampleInput("dim=1 NaNs", _with_nans(op, (4, 5), 8, False), 1),
+        SampleInput("dim=1 even", make_arg((3, 4), key=(op, 2)), 1),
+        SampleInput("dim=0 keepdim T", make_arg((5, 3), key=(op, 3), transposed=True), 0, True),
+        SampleInput("(2,3,3) dim=-1 kw", make_arg((2, 3, 3), key=(op, 4)), dim=-1),
+        SampleInput("0-d dim", make_arg((), key=(op, 5)), 0),
+        SampleInput("int64 dim=1", make_arg((2, 5), key=(op, 6), low=-9, high=9, integer=True, dtype=dtypes.int64), 1)],
+    torch="torch.nanmedian",
+    doc="median ignoring NaNs: the lower median of the non-NaN elements (NaN when there are none); of all "
+        "elements (a tensor), or along dim (values, indices)."), "nanmedian")
 
 
 # ---- cummax / cummin ------------------------------------------------------------------------

@@ -282,6 +282,57 @@ chunk = defop(
     torch="torch.chunk")
 
 
+# ---- unsafe_split, unsafe_split_with_sizes, unsafe_chunk ------------------------------------------
+# PyTorch's "unsafe" forms: the same pieces, sharing the input's memory, but not marked as views
+# (no shared version counter, no view replay), so an in-place op on a piece is recorded as on any
+# non-leaf and is not checked against the input (the caller promises it is safe).
+
+unsafe_split = defop(
+    "unsafe_split(Tensor self, SymInt split_size, int dim=0) -> Tensor[]",
+    kernel=lambda xp, self, split_size, dim: _pieces(self, *_split_sizes(self.shape, split_size, dim)),
+    meta=lambda self, split_size, dim: _meta_pieces(self, *_split_sizes(self.shape, split_size, dim)),
+    grads={"self": lambda grads, dim: cat(grads, dim)},
+    samples=lambda op: [s for s in _split_samples(op) if not isinstance(s.args[1], list)],
+    torch="torch.unsafe_split",
+    doc="split by an int size, the pieces not marked as views of self (PyTorch's unsafe_split).")
+
+unsafe_split_with_sizes = defop(
+    "unsafe_split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]",
+    kernel=lambda xp, self, split_sizes, dim: _pieces(self, *_check_sizes(self.shape, split_sizes, dim)),
+    meta=lambda self, split_sizes, dim: _meta_pieces(self, *_check_sizes(self.shape, split_sizes, dim)),
+    grads={"self": lambda grads, dim: cat(grads, dim)},
+    samples=lambda op: [
+        SampleInput("(5,4) [2,0,3]", make_arg((5, 4), key=(op, 0)), [2, 0, 3]),
+        SampleInput("T (4,3) [1,2] dim 1", make_arg((4, 3), key=(op, 2), transposed=True), [1, 2], dim=1)],
+    torch="torch.unsafe_split_with_sizes",
+    doc="split_with_sizes, the pieces not marked as views of self (PyTorch's unsafe_split_with_sizes).")
+
+
+def _unsafe_chunk(self, chunks, dim):
+    if self.ndim == 0:
+        raise ShapeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = normalize_dim(dim, self.ndim)
+    size = self.shape[d]
+    split_size = (size + chunks - 1) // chunks
+    if split_size == 0 and size == 0:
+        _check_piece_count("chunk", chunks)
+        return unsafe_split_with_sizes(self, [0] * chunks, d)
+    return unsafe_split(self, split_size, d)
+
+
+unsafe_chunk = defop(
+    "unsafe_chunk(Tensor self, int chunks, int dim=0) -> Tensor[]",
+    composite=_unsafe_chunk,
+    samples=lambda op: [
+        SampleInput("(6,2) 3", make_arg((6, 2), key=(op, 0)), 3),
+        SampleInput("(5,2) 3 uneven", make_arg((5, 2), key=(op, 1)), 3),
+        SampleInput("(2,7) 2 dim -1", make_arg((2, 7), key=(op, 3)), 2, dim=-1)],
+    torch="torch.unsafe_chunk",
+    doc="chunk through unsafe_split: the pieces are not marked as views of self.")
+
+
 def _unbind_dim(shape, dim):
     if not shape:
         raise DimensionError("Dimension specified as 0 but tensor has no dimensions")

@@ -1,0 +1,376 @@
+"""PyTorch's API around autograd, as scenarios that run on PyTorch and on agrad alike:
+inference tensors, as_strided's geometry and gradient, bernoulli, unsafe_split, nanmedian,
+autograd.graph.increment_version, autograd.grad(is_grads_batched=True), anomaly mode without
+NaN checks, ctx.saved_variables, Function._backward_cls, nn.functional's inplace flags,
+uint32/uint64 promotion, interpolate's bicubic and area modes, avg_pool3d's checks.
+
+Each scenario takes the library module `T` (torch, or agrad) and returns plain JSON values.
+`tests/reference/make_api_reference.py` runs them on torch 2.13.0 and writes
+`tests/reference/engine/api.json`; `test_api_contract.py` runs them on agrad and compares
+(never importing torch). Messages read LIB for the library's name (engine_contract_scenarios'
+`_error`).
+"""
+from __future__ import annotations
+
+import importlib
+import warnings
+
+from engine_contract_scenarios import _error as _raised, _vals
+
+SCENARIOS = {}
+
+
+def scenario(fn):
+    SCENARIOS[fn.__name__] = fn
+    return fn
+
+
+def _error(call, shapes=()):
+    """_raised's [type, message], the type being the built-in exception the error is (agrad raises its
+    own subclasses: ShapeError is a RuntimeError, DtypeNotImplementedError a NotImplementedError)."""
+    try:
+        call()
+    except Exception as exc:  # noqa: BLE001 — the scenario records whatever was raised
+        kind = next(c for c in type(exc).__mro__ if c.__module__ == "builtins")
+        return [kind.__name__, _raised(call, shapes)[1]]
+    return None
+
+
+def _F(T):
+    return importlib.import_module(f"{T.__name__}.nn.functional")
+
+
+def _name(t):
+    fn = t.grad_fn
+    return None if fn is None else type(fn).__name__
+
+
+def _round(values, digits=10):
+    if isinstance(values, list):
+        return [_round(v, digits) for v in values]
+    return round(values, digits) if isinstance(values, float) else values
+
+
+# -- inference tensors ----------------------------------------------------------------------------
+@scenario
+def inference_tensors_are_made_in_inference_mode(T):
+    normal = T.ones(2, 3)
+    with T.inference_mode():
+        x = T.ones(2, 3)
+        made = {"factory": x.is_inference(), "op": (x * 2).is_inference(), "view": x[0].is_inference(),
+                "requires_grad_inside": T.ones(2).requires_grad_().requires_grad,
+                "view_of_normal": normal[0].is_inference(), "op_on_normal": (normal * 1).is_inference(),
+                "grad_mode": T.is_grad_enabled()}
+        normal.add_(1)                  # a normal tensor modified inside stays normal, its version moves on
+        view = normal[0]
+        view.mul_(2)
+        made["normal_after_inplace"] = [normal.is_inference(), normal._version, normal.tolist()]
+        made["version_inside"] = _error(lambda: x._version)
+        with T.inference_mode(False):
+            made["nested_off"] = [T.ones(1).is_inference(), T.is_grad_enabled()]
+    made["outside"] = {"op": (x * 1).is_inference(), "clone": x.clone().is_inference(),
+                       "view": x.view(3, 2).is_inference(), "detach": x.detach().is_inference(),
+                       "is_inference": [T.is_inference(x), T.is_inference(normal)],
+                       "not_a_tensor": _error(lambda: T.is_inference(3))}
+    return made
+
+
+@scenario
+def inference_tensors_outside_inference_mode(T):
+    def fresh():
+        with T.inference_mode():
+            return T.ones(2, 3)
+    w = T.ones(2, 3, requires_grad=True)
+    out = {"version": _error(lambda: fresh()._version),
+           "add_": _error(lambda: fresh().add_(1)),
+           "view_mul_": _error(lambda: fresh()[0].mul_(2)),
+           "setitem": _error(lambda: fresh().__setitem__(0, 1.0)),
+           "t_": _error(lambda: fresh().t_()),
+           "requires_grad_": _error(lambda: fresh().requires_grad_()),
+           "saved_for_backward": _error(lambda: fresh() * w),
+           "saved_by_exp_mul": _error(lambda: T.exp(w) * fresh()),
+           "not_saved": (fresh() + w).sum().item(),
+           "inplace_in_nested_off": None}
+    with T.inference_mode():
+        with T.inference_mode(False):
+            out["inplace_in_nested_off"] = _error(lambda: fresh().add_(1))
+    x = fresh()
+    with T.inference_mode():
+        x.add_(1)                           # inside inference mode it may be modified
+    out["modified_inside"] = x.tolist()
+    c = x.clone().requires_grad_()
+    (c * c).sum().backward()
+    out["clone_is_normal"] = [c.is_inference(), c.grad.tolist()]
+    T.autograd.graph.increment_version(x)     # no version counter: nothing to bump, no error
+    return out
+
+
+# -- as_strided -------------------------------------------------------------------------------------
+@scenario
+def as_strided_geometry_and_gradient(T):
+    x = T.arange(6.0, requires_grad=True)
+    out = {}
+    y = x * 1
+    v = y.as_strided((3, 2), (1, 1))
+    out["view"] = [_name(v), v._base is y, v.tolist(), v.stride(), v.storage_offset()]
+    v.backward(T.arange(6.0).reshape(3, 2))
+    out["overlapping_output_grad"] = x.grad.tolist()
+    x.grad = None
+    e = x.expand(3, 6).as_strided((3, 3), (1, 1))
+    e.backward(T.ones(3, 3))
+    out["overlapping_input_grad"] = x.grad.tolist()
+    x.grad = None
+    w = x[2:].as_strided((2, 2), (1, 2))
+    out["offset_default"] = [w.storage_offset(), w.tolist()]
+    w.backward(T.ones(2, 2))
+    out["offset_grad"] = x.grad.tolist()
+    x.grad = None
+    z = x * 1
+    r = z.as_strided_((2, 2), (1, 2))
+    out["as_strided_"] = [r is z, _name(z), z.tolist()]
+    z.backward(T.ones(2, 2))
+    out["as_strided__grad"] = x.grad.tolist()
+    b = T.zeros(6)[1:]
+    b.as_strided_((2,), (2,))
+    out["as_strided__offset"] = [b.storage_offset(), b._base is not None, b.shape[0]]
+    a = T.zeros(4)
+    out["errors"] = {"bounds": _error(lambda: a.as_strided((3, 2), (2, 1), 1)),
+                     "negative": _error(lambda: a.as_strided((3, 2), (-1, 1))),
+                     "lengths": _error(lambda: a.as_strided((3, 2), (1,))),
+                     "offset": _error(lambda: a.as_strided((3, 2), (1, 1), -1)),
+                     "expanded_write": _error(lambda: a.as_strided((3, 2), (0, 1)).add_(1))}
+    g = T.arange(4.0, dtype=T.float64, requires_grad=True)
+    (gg,) = T.autograd.grad((g.as_strided((2, 2), (1, 1)) ** 2).sum(), g, create_graph=True)
+    (ggg,) = T.autograd.grad(gg.sum(), g)
+    out["double_backward"] = [gg.tolist(), ggg.tolist()]
+    return out
+
+
+# -- bernoulli, unsafe_split, nanmedian --------------------------------------------------------------
+@scenario
+def bernoulli_out_of_place(T):
+    p = T.tensor([0.0, 1.0, 1.0, 0.0], requires_grad=True)
+    y = T.bernoulli(p)
+    y.backward(T.ones(4))
+    q = T.rand(3, requires_grad=True)
+    z = T.bernoulli(q, 0.5)
+    return {"values": y.tolist(), "grad_fn": _name(y), "grad": p.grad.tolist(), "dtype": str(y.dtype)[-7:],
+            "p_grad_fn": _name(z), "p_backward": _error(lambda: z.sum().backward()),
+            "p_all": [T.bernoulli(T.zeros(3), 1.0).tolist(), T.bernoulli(T.ones(3), 0.0).tolist()],
+            "method": T.ones(2).bernoulli().tolist()}
+
+
+@scenario
+def unsafe_split_and_chunk(T):
+    x = T.arange(10.0, requires_grad=True)
+    y = x * 1
+    a, b = T.unsafe_split(y, 5)
+    c = T.unsafe_chunk(y, 3)
+    s = T.unsafe_split_with_sizes(y, [4, 6])
+    out = {"names": [_name(a), _name(c[0]), _name(s[1])], "views": [a._base is None, c[2]._base is None],
+           "sizes": [list(t.shape) for t in c]}
+    a.mul_(2)                               # not a view: recorded as on any non-leaf, no CopySlices
+    out["after_inplace"] = [_name(a), y._version]
+    (a.sum() + (b * 3).sum() + s[1].sum()).backward()
+    out["grad"] = x.grad.tolist()
+    return out
+
+
+@scenario
+def nanmedian_with_nans(T):
+    n = float("nan")
+    x = T.tensor([[n, n, n], [1.0, n, 3.0], [2.0, 5.0, n], [n, 4.0, 4.0]], dtype=T.float64, requires_grad=True)
+    values, indices = T.nanmedian(x, 1)
+    values.backward(T.tensor([1.0, 2.0, 3.0, 4.0], dtype=T.float64))
+    y = T.tensor([1.0, 2.0, 1.0, n], requires_grad=True)
+    m = T.nanmedian(y)
+    m.backward()
+    return {"values": [str(v) for v in values.tolist()], "indices": indices.tolist(), "grad": x.grad.tolist(),
+            "full": [m.item(), _name(m), y.grad.tolist()], "all_nan": str(T.nanmedian(T.tensor([n, n])).item()),
+            "int": [T.nanmedian(T.tensor([1, 3, 2])).item(), T.nanmedian(T.tensor([[4, 1, 3, 2]]), 1)[1].tolist()]}
+
+
+# -- autograd API -----------------------------------------------------------------------------------
+@scenario
+def increment_version(T):
+    x = T.ones(2)
+    T.autograd.graph.increment_version(x)
+    T.autograd.graph.increment_version([x, x])
+    a = T.ones(2, requires_grad=True)
+    b = a * 1
+    c = b * b
+    T.autograd.graph.increment_version(b)
+    return {"version": x._version, "backward": _error(lambda: c.sum().backward()),
+            "not_tensors": _error(lambda: T.autograd.graph.increment_version(3))}
+
+
+@scenario
+def grads_batched(T):
+    x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    z = T.ones(2, requires_grad=True)
+    eye = T.eye(3)
+    y = x ** 2
+    (jac,) = T.autograd.grad(y, x, eye, is_grads_batched=True, retain_graph=True)
+    (jac2,) = T.autograd.grad(y, x, eye, is_grads_batched=True, create_graph=True)
+    (hess_diag,) = T.autograd.grad(jac2.sum(), x)
+    g1 = T.ones(3)
+    g2 = T.ones(2, 4)
+    return {"jacobian": jac.tolist(), "create_graph": [jac2.requires_grad, hess_diag.tolist()],
+            "shape_0d": _error(lambda: T.autograd.grad(x ** 2, x, g1, is_grads_batched=True), [g1.shape[2:], y.shape]),
+            "shape": _error(lambda: T.autograd.grad(x ** 2, x, g2, is_grads_batched=True), [g2.shape[2:], y.shape]),
+            "unused": _vals(T.autograd.grad((x ** 2).sum(), [x, z], T.ones(4), is_grads_batched=True,
+                                            allow_unused=True)),
+            "materialize": _vals(T.autograd.grad((x ** 2).sum(), [x, z], T.ones(2), is_grads_batched=True,
+                                                 materialize_grads=True)),
+            "graph_freed_after": _error(lambda: T.autograd.grad(y, x, eye, is_grads_batched=True))}
+
+
+@scenario
+def anomaly_mode_without_nan_checks(T):
+    def nan_backward():
+        x = T.tensor([-1.0, 1.0], requires_grad=True)
+        x.sqrt().sum().backward()
+        return [str(v) for v in x.grad.tolist()]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with T.autograd.detect_anomaly(check_nan=False):
+            inside = [T.is_anomaly_enabled(), T.is_anomaly_check_nan_enabled(), nan_backward()]
+        with T.autograd.detect_anomaly():
+            checked = [T.is_anomaly_check_nan_enabled(), _error(nan_backward)]
+        with T.autograd.set_detect_anomaly(True, check_nan=False):
+            set_mode = [T.is_anomaly_enabled(), T.is_anomaly_check_nan_enabled(), nan_backward()]
+    return {"inside": inside, "checked": checked, "set_detect_anomaly": set_mode,
+            "after": [T.is_anomaly_enabled(), T.is_anomaly_check_nan_enabled()]}
+
+
+@scenario
+def function_saved_variables_and_backward_cls(T):
+    seen = []
+
+    class Square(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                (x,) = ctx.saved_variables
+            seen.extend([w.category.__name__, str(w.message)] for w in caught)
+            return 2 * x * g
+    x = T.tensor([1.0, 3.0], requires_grad=True)
+    y = Square.apply(x)
+    y.sum().backward()
+    cls = Square._backward_cls
+    return {"grad": x.grad.tolist(), "warnings": seen, "backward_cls": cls.__name__,
+            "grad_fn_is_instance": type(y.grad_fn) is cls, "forward_cls": cls._forward_cls is Square,
+            "base": cls.__mro__[1].__name__, "grad_fn_name": y.grad_fn.name()}
+
+
+# -- nn.functional's inplace flags -------------------------------------------------------------------
+_INPLACE_CASES = [("relu", {}), ("relu6", {}), ("elu", {"alpha": 0.5}), ("selu", {}), ("celu", {"alpha": 0.7}),
+                  ("leaky_relu", {"negative_slope": 0.2}), ("hardtanh", {"min_val": -0.5, "max_val": 0.5}),
+                  ("hardsigmoid", {}), ("hardswish", {}), ("silu", {}), ("mish", {}), ("dropout", {"p": 0.0}),
+                  ("dropout", {"p": 1.0}), ("dropout", {"p": 0.5, "training": False})]
+
+
+@scenario
+def functional_inplace_flags(T):
+    F = _F(T)
+    out = {}
+    for name, kw in _INPLACE_CASES:
+        x = T.tensor([-1.5, -0.2, 0.3, 2.0], dtype=T.float64, requires_grad=True)
+        y = x * 1
+        r = getattr(F, name)(y, inplace=True, **kw)
+        r.backward(T.tensor([1.0, 2.0, 3.0, 4.0], dtype=T.float64))
+        key = name + "".join(f" {k}={v}" for k, v in kw.items())
+        out[key] = [r is y, _name(r), _round(r.tolist()), _round(x.grad.tolist()), y._version]
+    x = T.tensor([-1.0, 2.0], requires_grad=True)
+    out["leaf"] = _error(lambda: F.relu(x, inplace=True))
+    out["positional"] = [F.relu(T.tensor([-1.0, 2.0]), True).tolist(), F.elu_(T.tensor([0.0, 2.0])).tolist(),
+                         F.leaky_relu_(T.tensor([-1.0]), 0.5).tolist(), F.hardtanh_(T.tensor([3.0])).tolist()]
+    nn = T.nn
+    names = []
+    for module in (nn.ReLU(True), nn.LeakyReLU(0.1, True), nn.ELU(inplace=True), nn.SiLU(True), nn.Mish(True),
+                   nn.Dropout(0.5, True)):
+        y = T.tensor([-1.0, 2.0], requires_grad=True) * 1
+        r = module(y)
+        names.append([type(module).__name__, r is y, _name(r)])
+    out["modules"] = names
+    return out
+
+
+# -- uint32 / uint64 ---------------------------------------------------------------------------------
+def _typed(f):
+    try:
+        r = f()
+    except Exception:  # noqa: BLE001 — recorded by _error
+        return _error(f)
+    return [str(r.dtype).split(".")[-1], r.tolist()]
+
+
+@scenario
+def unsigned_dtypes_promotion(T):
+    x = T.tensor([1, 2, 3], dtype=T.uint32)
+    y = T.tensor([1, 2, 3], dtype=T.uint64)
+    return {
+        "with_float": [_typed(lambda: x * 2.5), _typed(lambda: x / 2), _typed(lambda: x.float()),
+                       _typed(lambda: x * T.tensor([1.0, 2.0, 3.0], dtype=T.float16)),
+                       _typed(lambda: y.to(T.float64))],
+        "same": [_typed(lambda: y * y)],
+        "refused": [_typed(lambda: x + T.tensor([1, 1, 1])), _typed(lambda: y + T.tensor([1], dtype=T.uint8)),
+                    _typed(lambda: x * y), _typed(lambda: x * T.tensor([True, False, True])),
+                    _typed(lambda: T.tensor(1, dtype=T.uint32) * T.tensor(1))],
+        "priority": [_typed(lambda: T.tensor([1, 2]) * T.tensor(3, dtype=T.uint32))],
+        "range": [_typed(lambda: T.tensor([4294967295], dtype=T.uint32)),
+                  _typed(lambda: T.tensor([2 ** 64 - 1], dtype=T.uint64))],
+        "factories": [_typed(lambda: T.ones(2, dtype=T.uint64)),
+                      _typed(lambda: T.tensor([1.5, 2.0], requires_grad=True).to(T.uint32))],
+        "requires_grad": [_error(lambda: T.zeros(2, dtype=T.uint32).requires_grad_()),
+                          _error(lambda: setattr(T.zeros(2, dtype=T.uint64), "requires_grad", True))],
+        "reductions": [_typed(lambda: x.sum()), _typed(lambda: y.prod())],
+        "facts": [x.dtype.itemsize, y.dtype.itemsize, x.dtype.is_floating_point, x.type().split(".")[-1],
+                  y.type().split(".")[-1]]}
+
+
+# -- interpolate's bicubic and area, avg_pool3d's checks -----------------------------------------------
+@scenario
+def interpolate_bicubic_and_area(T):
+    F = _F(T)
+    out = {}
+    for shape, size in (((1, 2, 7), 3), ((1, 2, 5, 6), [2, 3]), ((1, 2, 4, 5, 6), [2, 3, 4]),
+                        ((1, 2, 4, 5, 6), 1), ((1, 2, 5), 1)):
+        x = T.ones(*shape, requires_grad=True)
+        out[f"area {list(shape)}->{size}"] = _name(F.interpolate(x, size=size, mode="area"))
+    x = T.arange(12.0, dtype=T.float64).reshape(1, 1, 3, 4).requires_grad_()
+    y = F.interpolate(x, scale_factor=2, mode="bicubic")
+    y.backward(T.ones_like(y))
+    out["bicubic"] = [_name(y), list(y.shape), _round(y[0, 0, 2].tolist()), _round(x.grad.flatten().tolist())]
+    z = F.interpolate(x, size=[5, 7], mode="bicubic", align_corners=True)
+    out["bicubic_align_corners"] = _round(z[0, 0, :, 3].tolist())
+    out["errors"] = {
+        "bicubic_3d": _error(lambda: F.interpolate(T.ones(1, 1, 4), scale_factor=2.0, mode="bicubic")),
+        "bicubic_int": _error(lambda: F.interpolate(T.ones(1, 1, 2, 2, dtype=T.int64), scale_factor=2.0,
+                                                    mode="bicubic")),
+        "area_align_corners": _error(lambda: F.interpolate(T.ones(1, 1, 4, 4), scale_factor=2.0, mode="area",
+                                                           align_corners=False)),
+        "area_int": _error(lambda: F.interpolate(T.ones(1, 1, 4, 4, dtype=T.int64), size=[2, 2], mode="area")),
+        "unknown_mode": _error(lambda: F.interpolate(T.ones(1, 1, 4, 4), scale_factor=2.0, mode="cubic"))}
+    return out
+
+
+@scenario
+def avg_pool3d_checks(T):
+    F = _F(T)
+    x = T.ones(1, 2, 3, 3, 3, requires_grad=True)
+    y = F.avg_pool3d(x, 2, 1, 1, count_include_pad=False)
+    (g,) = T.autograd.grad(y.sum(), x, create_graph=True)
+    return {"grad_fn": [_name(y), _name(g)], "shape": list(y.shape),
+            "module": list(T.nn.AvgPool3d(2, ceil_mode=True)(T.ones(1, 1, 3, 3, 3)).shape),
+            "errors": [_error(lambda: F.avg_pool3d(x, [2, 2])), _error(lambda: F.avg_pool3d(x, 2, [1, 1])),
+                       _error(lambda: F.avg_pool3d(x, 2, 1, [1, 1])), _error(lambda: F.avg_pool3d(x, 2, 1, 2)),
+                       _error(lambda: F.avg_pool3d(x, 4)), _error(lambda: F.avg_pool3d(x[0, 0], 2)),
+                       _error(lambda: F.avg_pool3d(x, 2, 0)), _error(lambda: F.avg_pool3d(x, 2, divisor_override=0)),
+                       _error(lambda: F.avg_pool3d(x.int(), 2))]}
