@@ -37,7 +37,7 @@ class device:
                 raise ValueError(f"invalid device string {type_or_str!r}: the index must be a number")
             index = int(idx)
         if text not in _BACKENDS and text not in _KNOWN_TYPES:
-            raise ValueError(f"unknown device type {text!r}; expected one of cpu, cuda, meta")
+            raise ValueError(f"unknown device type {text!r}; expected one of cpu, cuda, dask, meta")
         if text == "cuda" and index is None:
             index = 0
         with cls._lock:
@@ -101,7 +101,7 @@ class Backend:
         raise NotImplementedError
 
 
-_KNOWN_TYPES = {"cpu", "cuda", "meta"}
+_KNOWN_TYPES = {"cpu", "cuda", "dask", "meta"}
 _BACKENDS: dict[str, Backend] = {}
 
 

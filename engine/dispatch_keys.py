@@ -13,13 +13,15 @@ class DispatchKey(enum.IntFlag):
     Meta = 1
     CPU = 2
     CUDA = 4
-    Autograd = 8
+    Dask = 8
+    Autograd = 16
     # Alias keys: registration targets that stand for several runtime keys.
-    CompositeImplicitAutograd = 16
+    CompositeImplicitAutograd = 32
 
 
-RUNTIME_KEYS = (DispatchKey.Autograd, DispatchKey.CUDA, DispatchKey.CPU, DispatchKey.Meta)  # priority order
-BACKEND_KEYS = DispatchKey.Meta | DispatchKey.CPU | DispatchKey.CUDA
+RUNTIME_KEYS = (DispatchKey.Autograd, DispatchKey.Dask, DispatchKey.CUDA, DispatchKey.CPU,
+                DispatchKey.Meta)  # priority order
+BACKEND_KEYS = DispatchKey.Meta | DispatchKey.CPU | DispatchKey.CUDA | DispatchKey.Dask
 AUTOGRAD = int(DispatchKey.Autograd)
 
 # What a CompositeImplicitAutograd kernel serves: autograd (its gradient comes from

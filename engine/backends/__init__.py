@@ -5,11 +5,13 @@ A new device is one file with a `Backend` subclass and a `register_backend` call
 from .._device import Backend, DeviceUnavailableError, get_backend, register_backend
 from .cpu import CPUBackend
 from .cuda import CUDABackend
+from .dask import DaskBackend
 from .meta import MetaArray, MetaBackend
 
 register_backend(CPUBackend())
 register_backend(MetaBackend())
 register_backend(CUDABackend())
+register_backend(DaskBackend())
 
-__all__ = ["Backend", "DeviceUnavailableError", "register_backend", "get_backend", "CPUBackend", "CUDABackend",
+__all__ = ["Backend", "DeviceUnavailableError", "register_backend", "get_backend", "CPUBackend", "CUDABackend", "DaskBackend",
            "MetaBackend", "MetaArray"]

@@ -750,7 +750,7 @@ def defop(schema: str, *, kernel=None, meta=None, promote=None, grads=None, comp
         if kernel is None or meta is None:
             raise TypeError(f"{entry.name}: an op needs a kernel and a Meta rule (or a composite)")
         rule = _PROMOTIONS[promote] if not callable(promote) else promote
-        for backend_type, key in (("cpu", DispatchKey.CPU), ("cuda", DispatchKey.CUDA)):
+        for backend_type, key in (("cpu", DispatchKey.CPU), ("cuda", DispatchKey.CUDA), ("dask", DispatchKey.Dask)):
             k = _boxed(kernel) if moves_device else _make_backend_kernel(entry, kernel, rule, backend_type, False,
                                                                         special, meta)
             impl(entry.name, key, _view_kernel(k, view) if view else k, _depth=3)

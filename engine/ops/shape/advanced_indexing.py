@@ -123,7 +123,9 @@ def _out_of_bounds(xp, index, size, dim, error=RuntimeError, negative_ok=False):
 
 def _at(xp, name, target, positions, values):
     """`target[positions] = ufunc(target[positions], values)`, repeated positions applied one
-    after another in order (NumPy's `ufunc.at`: sequential, so deterministic)."""
+    after another in order (NumPy's `ufunc.at`: sequential, so deterministic). Returns the
+    result: `target` itself, written in place, where the library writes in place (NumPy, CuPy);
+    a new array where it cannot (dask: an array is a value), so callers use what it returns."""
     if name == "add" and target.dtype.kind == "f" and positions.size:
         # NOTE: a float sum is one bincount (fast on NumPy and CuPy, summed in order in float64)
         row = target[0].size if target.ndim > 1 else 1
@@ -132,11 +134,11 @@ def _at(xp, name, target, positions, values):
             flat = (flat.reshape(-1, 1) * row + xp.arange(row)).reshape(-1)
         weights = xp.broadcast_to(values, positions.shape + target.shape[1:]).reshape(-1)
         target += xp.bincount(flat, weights=weights, minlength=target.size).reshape(target.shape).astype(target.dtype)
-        return
+        return target
     ufunc = getattr(xp, name)
     if xp is np:
         ufunc.at(target, positions, values)
-        return
+        return target
     # NOTE: CuPy has `at` for a few ufuncs only; this form needs none: one vectorised round per
     # repeat (an element's rank among equal positions), in order, so the result equals NumPy's
     order = xp.argsort(positions, kind="stable")
@@ -147,6 +149,7 @@ def _at(xp, name, target, positions, values):
         chosen = rank == r
         where_ = positions[chosen]
         target[where_] = ufunc(target[where_], values[chosen])
+    return target
 
 
 def _flat_positions(xp, index, dim, shape):
@@ -281,21 +284,22 @@ def _scatter_into(xp, self, d, index, src, reduce, include_self=True):
     elif reduce in ("sum", "mean"):
         if not include_self:
             flat[positions] = 0
-        _at(xp, "add", flat, positions, values)
+        flat = _at(xp, "add", flat, positions, values)
         if reduce == "mean":
             count = xp.bincount(positions, minlength=flat.size) + (1 if include_self else 0)
             count = xp.where(count == 0, 1, count).astype(out.dtype)
-            flat[...] = flat // count if out.dtype.kind in _INT_KINDS else flat / count
+            flat = flat // count if out.dtype.kind in _INT_KINDS else flat / count
     elif reduce == "prod":
         if not include_self:
             flat[positions] = 1
-        _at(xp, "multiply", flat, positions, values)
+        flat = _at(xp, "multiply", flat, positions, values)
     else:
         name, sign = ("maximum", -1) if reduce == "amax" else ("minimum", 1)
         if not include_self:
             flat[positions] = _lowest(out.dtype, sign)
-        _at(xp, name, flat, positions, values)
-    return out.reshape(self.shape)
+        flat = _at(xp, name, flat, positions, values)
+    # `flat`, not `out`: where writes make new arrays (dask), `out` never saw them
+    return flat.reshape(self.shape)
 
 
 _LEGACY_REDUCE = {"add": "sum", "multiply": "prod"}
@@ -507,8 +511,8 @@ def _index_add_kernel(xp, self, dim, index, source, alpha):
     i = index.reshape(-1)
     _out_of_bounds(xp, i, out.shape[d], d)
     values = _as1d(source) if alpha == 1 else _as1d(source) * alpha
-    _at(xp, "add", xp.moveaxis(out, d, 0), i, xp.moveaxis(values.astype(out.dtype, copy=False), d, 0))
-    return out.reshape(self.shape)
+    moved = _at(xp, "add", xp.moveaxis(out, d, 0), i, xp.moveaxis(values.astype(out.dtype, copy=False), d, 0))
+    return xp.moveaxis(moved, 0, d).reshape(self.shape)
 
 
 index_add = defop(
@@ -603,7 +607,7 @@ def _embedding_backward_kernel(xp, grad_output, indices, num_weights, padding_id
     if scale_grad_by_freq:
         scale = scale / _counts(xp, flat, num_weights)
     out = xp.zeros((num_weights, rows.shape[1]), dtype=grad_output.dtype)
-    _at(xp, "add", out, flat, rows * scale[:, None])
+    out = _at(xp, "add", out, flat, rows * scale[:, None])
     return out.reshape((num_weights,) + grad_output.shape[indices.ndim:])
 
 
@@ -827,8 +831,7 @@ def _index_backward_kernel(xp, grad, self_shape, indices, dims):
     out = xp.zeros(tuple(self_shape), dtype=grad.dtype)
     # the flat position of every indexed element, in the order `_index` produced them
     positions = xp.arange(out.size).reshape(out.shape)[_index_key(xp, out, indices, dims)]
-    _at(xp, "add", out.reshape(-1), positions.reshape(-1), grad.reshape(-1))
-    return out
+    return _at(xp, "add", out.reshape(-1), positions.reshape(-1), grad.reshape(-1)).reshape(out.shape)
 
 
 _index_backward = defop(

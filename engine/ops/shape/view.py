@@ -80,7 +80,8 @@ reshape = defop(
 
 def _view_kernel(xp, self, size):
     shape = infer_reshape(size, self.size)
-    if not self.flags.c_contiguous and _view_strides(self.shape, self.strides, shape) is None:
+    flags = getattr(self, "flags", None)       # None: an array without a memory layout (dask) views any way
+    if flags is not None and not flags.c_contiguous and _view_strides(self.shape, self.strides, shape) is None:
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
                            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
     return xp.reshape(self, shape)
@@ -215,6 +216,8 @@ def _expand_kernel(xp, self, size):
     """broadcast_to, but writable as PyTorch's expand is: a part without repeated elements
     (`x.expand(2, 3)[0]`) may be written in place; the repeats are refused by in-place ops."""
     shape = _expand_shape(self.shape, size)
+    if not hasattr(self, "strides"):     # an array without a memory layout (dask): nothing can be written into it
+        return xp.broadcast_to(self, shape)
     lead = len(shape) - self.ndim
     strides = (0,) * lead + tuple(0 if n == 1 and m != 1 else st
                                   for n, m, st in zip(self.shape, shape[lead:], self.strides))
