@@ -100,6 +100,11 @@ class Backend:
     def to_numpy(self, array):
         raise NotImplementedError
 
+    def refusal(self, op_name: str) -> str | None:
+        """Why this backend cannot run op `op_name` (its kernel then refuses, and a graph that calls
+        it is refused before it runs), or None: it runs it as the CPU does."""
+        return None
+
 
 _KNOWN_TYPES = {"cpu", "cuda", "dask", "meta"}
 _BACKENDS: dict[str, Backend] = {}

@@ -6,10 +6,11 @@ along their first (batch) dimension. What a run prints or saves is computed by o
 `compute` call (`compute` below), on the threads of this process or, with a distributed
 Client in `scheduler`, on a cluster.
 
-An op that cannot be lazy here (its output's shape depends on its input's values, or it
-writes through a view) is named in `REFUSED` with the reason: a graph that uses one is
-refused before it runs, and a call on dask tensors raises instead of computing something
-else. tests/engine/test_ops_on_dask.py runs every op's samples here against the CPU.
+An op that cannot be lazy here (its output's shape depends on its input's values, or its
+kernel needs what only an array in memory has) is named in `REFUSED` with the reason: a
+graph that calls one is refused before it runs, and a call on dask tensors raises instead
+of computing something else. tests/engine/test_ops_on_dask.py runs every op's samples here
+against the CPU.
 """
 from __future__ import annotations
 
@@ -23,30 +24,26 @@ from ..dispatch_keys import DispatchKey
 INSTALL_HINT = "pip install 'agrad[dask]'"
 
 _DATA_DEPENDENT = "its output's shape depends on its input's values, which a lazy array does not know"
-_THROUGH_VIEW = "it writes into its input in place through a view, which a dask array cannot be"
+_WINDOWS = "its kernel reads overlapping windows through the strides of an array in memory, which a dask array has not"
+_GATHER = "its kernel indexes by several computed index arrays at once, which dask.array's indexing cannot"
+_RUNNING = "its kernel needs a running maximum or minimum (ufunc.accumulate), which dask.array has not"
+_RESHAPE = "its kernel reshapes a dimension into others unevenly, which dask.array's reshape cannot"
 
-# op -> why it cannot run on dask arrays (read before a graph runs: graphs/dask_check.py)
+# op -> why it cannot run on dask arrays: its dask kernel raises this, and a graph that calls it
+# is refused before it runs (graphs/build.py asks Backend.refusal)
 REFUSED: dict[str, str] = {
-    "nonzero": _DATA_DEPENDENT,
-    "argwhere": _DATA_DEPENDENT,
-    "masked_select": _DATA_DEPENDENT,
-    "unique": _DATA_DEPENDENT,
-    "unique_consecutive": _DATA_DEPENDENT,
+    **dict.fromkeys(("nonzero", "masked_select", "_masked_select_backward", "_unique2"), _DATA_DEPENDENT),
+    **dict.fromkeys(("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+                     "convolution_backward_input", "convolution_backward_weight", "unfold", "unfold_backward"),
+                    _WINDOWS),
+    **dict.fromkeys(("avg_pool1d", "avg_pool2d", "avg_pool2d_backward", "max_pool1d", "max_pool2d",
+                     "max_pool2d_with_indices", "max_pool2d_with_indices_backward", "max_pool2d_double_backward",
+                     "adaptive_max_pool2d", "adaptive_max_pool2d_backward", "max_unpool2d", "_index", "_index_backward",
+                     "index_put",
+                     "pad", "pad_backward", "interpolate", "interpolate_backward", "scatter_reduce"), _GATHER),
+    **dict.fromkeys(("cummax", "cummin"), _RUNNING),
+    "group_norm": _RESHAPE,
 }
-
-
-class DaskUnsupportedError(NotImplementedError):
-    """An op named in REFUSED was called on dask tensors."""
-
-
-def refusal(op_name: str) -> str | None:
-    """Why `op_name` cannot run on dask, or None when it can (its base name decides overloads)."""
-    base = op_name.split("::")[-1].split(".")[0]
-    return REFUSED.get(op_name) or REFUSED.get(base)
-
-
-def refused_message(op_name: str) -> str:
-    return f"{op_name} is not supported on device dask: {refusal(op_name)}"
 
 
 class DaskBackend(Backend):
@@ -112,6 +109,9 @@ class DaskBackend(Backend):
             return array
         return compute([array])[0]
 
+    def refusal(self, op_name: str) -> str | None:
+        return REFUSED.get(op_name)
+
 
 def _axis(axis: int, ndim: int) -> int:
     return axis + ndim if axis < 0 else axis
@@ -175,6 +175,27 @@ class DaskArrayAPI:
         chunks[axis] = -1
         indices = indices.rechunk(chunks)
         return da.map_blocks(np.take_along_axis, arr, indices, axis=axis, dtype=arr.dtype, chunks=indices.chunks)
+
+    def reshape(self, a, shape):
+        try:
+            return self._da.reshape(a, shape)
+        except NotImplementedError:     # dask reshapes only what merges or splits its chunks evenly
+            return self._da.reshape(a.rechunk(-1), shape)
+
+    def einsum(self, subscripts, *operands, **options):
+        # every dimension of one subscript chunked alike (a repeated one within an operand too):
+        # dask contracts block by block
+        da = self._da
+        operands = [da.asarray(o) for o in operands]
+        terms = subscripts.split("->")[0].split(",")
+        chunks: dict = {}
+        for term, o in zip(terms, operands):
+            for c, n, ch in zip(term, o.shape, o.chunks):
+                if n != 1:
+                    chunks.setdefault(c, ch)
+        operands = [o.rechunk(tuple(chunks.get(c, ch) if n != 1 else ch for c, n, ch in zip(term, o.shape, o.chunks)))
+                    for term, o in zip(terms, operands)]
+        return da.einsum(subscripts, *operands, **options)
 
     def split(self, a, sections, axis=0):
         axis = _axis(axis, a.ndim)

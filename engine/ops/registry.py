@@ -312,6 +312,19 @@ def _as_meta(a):
     return a
 
 
+def _refusal(name: str, backend_type: str):
+    """The kernel of an op its backend declares it cannot run (Backend.refusal): it raises, naming
+    the op and why, rather than computing something else; None when the backend runs the op."""
+    why = get_backend(backend_type).refusal(name)
+    if why is None:
+        return None
+
+    def refusing_kernel(op, keyset, args):
+        from ..errors import UnsupportedOnDeviceError
+        raise UnsupportedOnDeviceError(f"{name} is not supported on device {backend_type}: {why}")
+    return refusing_kernel
+
+
 def _boxed(fn):
     """A kernel written with tensors (composites, user kernels) as a boxed kernel."""
     def kernel(op, keyset, args):
@@ -745,14 +758,18 @@ def defop(schema: str, *, kernel=None, meta=None, promote=None, grads=None, comp
         if kernel is not None or grads is not None:
             raise TypeError(f"{entry.name}: a composite op gets its kernels and gradients from the ops it calls")
         impl(entry.name, DispatchKey.CompositeImplicitAutograd, _boxed(composite), _depth=3)
+        for backend_type, key in (("dask", DispatchKey.Dask),):
+            if _refusal(entry.name, backend_type) is not None:
+                impl(entry.name, key, _refusal(entry.name, backend_type), _depth=3)
         differentiable = True if differentiable is None else differentiable
     else:
         if kernel is None or meta is None:
             raise TypeError(f"{entry.name}: an op needs a kernel and a Meta rule (or a composite)")
         rule = _PROMOTIONS[promote] if not callable(promote) else promote
         for backend_type, key in (("cpu", DispatchKey.CPU), ("cuda", DispatchKey.CUDA), ("dask", DispatchKey.Dask)):
-            k = _boxed(kernel) if moves_device else _make_backend_kernel(entry, kernel, rule, backend_type, False,
-                                                                        special, meta)
+            k = _refusal(entry.name, backend_type) or (
+                _boxed(kernel) if moves_device else _make_backend_kernel(entry, kernel, rule, backend_type, False,
+                                                                        special, meta))
             impl(entry.name, key, _view_kernel(k, view) if view else k, _depth=3)
         k = _make_backend_kernel(entry, meta, rule, "meta", True)
         impl(entry.name, DispatchKey.Meta, _view_kernel(k, view) if view else k, _depth=3)

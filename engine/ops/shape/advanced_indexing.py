@@ -56,7 +56,8 @@ def _take_kernel(xp, self, index):
         if bool(bad.any()):
             first = int(index[bad].reshape(-1)[0])
             raise IndexError(f"out of range: tried to access index {first} on a tensor of {n} elements.")
-    return xp.ascontiguousarray(self).reshape(-1)[index]
+    # one flat index: what every library's fancy indexing takes (dask's takes no n-d index array)
+    return xp.ascontiguousarray(self).reshape(-1)[index.reshape(-1)].reshape(index.shape)
 
 
 def _take_grad(grad, self_shape, index):
