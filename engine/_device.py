@@ -76,6 +76,7 @@ class Backend:
     type: str = ""
     key: int = 0
     uses_worker_thread = False
+    lazy = False        # arrays are task graphs, computed when read: read what you need at once (`to_numpy_all`)
 
     @property
     def xp(self):
@@ -99,6 +100,10 @@ class Backend:
 
     def to_numpy(self, array):
         raise NotImplementedError
+
+    def to_numpy_all(self, arrays: list) -> list:
+        """Each array of `arrays` on the host; a lazy backend computes them together, once."""
+        return [self.to_numpy(a) for a in arrays]
 
     def refusal(self, op_name: str) -> str | None:
         """Why this backend cannot run op `op_name` (its kernel then refuses, and a graph that calls

@@ -49,6 +49,7 @@ REFUSED: dict[str, str] = {
 class DaskBackend(Backend):
     type = "dask"
     key = int(DispatchKey.Dask)
+    lazy = True
     # how many chunks the batch dimension is cut into (the workers of a cluster, set by the CLI)
     partitions = 2
     # what `compute` runs on: None is dask's default (threads); a distributed Client, a cluster
@@ -108,6 +109,9 @@ class DaskBackend(Backend):
         if isinstance(array, np.ndarray):
             return array
         return compute([array])[0]
+
+    def to_numpy_all(self, arrays: list) -> list:
+        return compute(arrays)
 
     def refusal(self, op_name: str) -> str | None:
         return REFUSED.get(op_name)
