@@ -33,14 +33,8 @@ _RESHAPE = "its kernel reshapes a dimension into others unevenly, which dask.arr
 # is refused before it runs (graphs/build.py asks Backend.refusal)
 REFUSED: dict[str, str] = {
     **dict.fromkeys(("nonzero", "masked_select", "_masked_select_backward", "_unique2"), _DATA_DEPENDENT),
-    **dict.fromkeys(("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
-                     "convolution_backward_input", "convolution_backward_weight", "unfold", "unfold_backward"),
-                    _WINDOWS),
-    **dict.fromkeys(("avg_pool1d", "avg_pool2d", "avg_pool2d_backward", "max_pool1d", "max_pool2d",
-                     "max_pool2d_with_indices", "max_pool2d_with_indices_backward", "max_pool2d_double_backward",
-                     "adaptive_max_pool2d", "adaptive_max_pool2d_backward", "max_unpool2d", "_index", "_index_backward",
-                     "index_put",
-                     "pad", "pad_backward", "interpolate", "interpolate_backward", "scatter_reduce"), _GATHER),
+    **dict.fromkeys(("unfold", "unfold_backward"), _WINDOWS),
+    **dict.fromkeys(("max_unpool2d", "_index", "_index_backward", "index_put", "scatter_reduce"), _GATHER),
     **dict.fromkeys(("cummax", "cummin"), _RUNNING),
     "group_norm": _RESHAPE,
 }
