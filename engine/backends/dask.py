@@ -7,7 +7,7 @@ along their first (batch) dimension. What a run prints or saves is computed by o
 Client in `scheduler`, on a cluster.
 
 An op that cannot be lazy here (its output's shape depends on its input's values, or its
-kernel needs what only an array in memory has) is named in `REFUSED` with the reason: a
+kernel loops as many times as an index's values say) is named in `REFUSED` with the reason: a
 graph that calls one is refused before it runs, and a call on dask tensors raises instead
 of computing something else. tests/engine/test_ops_on_dask.py runs every op's samples here
 against the CPU.
@@ -24,19 +24,17 @@ from ..dispatch_keys import DispatchKey
 INSTALL_HINT = "pip install 'agrad[dask]'"
 
 _DATA_DEPENDENT = "its output's shape depends on its input's values, which a lazy array does not know"
-_WINDOWS = "its kernel reads overlapping windows through the strides of an array in memory, which a dask array has not"
-_GATHER = "its kernel indexes by several computed index arrays at once, which dask.array's indexing cannot"
-_RUNNING = "its kernel needs a running maximum or minimum (ufunc.accumulate), which dask.array has not"
-_RESHAPE = "its kernel reshapes a dimension into others unevenly, which dask.array's reshape cannot"
+_ROUNDS = ("its kernel applies repeated positions in rounds, as many as the index's most repeated value, "
+           "which a lazy index does not know")
+_REPEATS = ("its kernel writes at computed positions where a repeated position keeps one of its values, and "
+            "which one is each library's choice: dask's could differ from the CPU's")
 
 # op -> why it cannot run on dask arrays: its dask kernel raises this, and a graph that calls it
 # is refused before it runs (graphs/build.py asks Backend.refusal)
 REFUSED: dict[str, str] = {
     **dict.fromkeys(("nonzero", "masked_select", "_masked_select_backward", "_unique2"), _DATA_DEPENDENT),
-    **dict.fromkeys(("unfold", "unfold_backward"), _WINDOWS),
-    **dict.fromkeys(("max_unpool2d", "_index", "_index_backward", "index_put", "scatter_reduce"), _GATHER),
-    **dict.fromkeys(("cummax", "cummin"), _RUNNING),
-    "group_norm": _RESHAPE,
+    "scatter_reduce": _ROUNDS,
+    "max_unpool2d": _REPEATS,
 }
 
 
@@ -121,8 +119,13 @@ class DaskArrayAPI:
     Along an axis that a function needs whole (a sort, a gather), that axis is made one chunk
     and NumPy's own function runs on each block: the same results as NumPy's, bit for bit."""
 
+    multi_array_indexing = False     # dask indexes by one 1-d index array at a time
+
     def __init__(self, da):
         self._da = da
+        # running maxima and minima (cummax, cummin): NumPy's ufunc.accumulate, which dask's ufuncs lack
+        self.maximum = _Accumulating(self, da.maximum, np.maximum)
+        self.minimum = _Accumulating(self, da.minimum, np.minimum)
 
     def __getattr__(self, name):
         value = getattr(self._da, name)
@@ -223,6 +226,20 @@ class DaskArrayAPI:
 
     def nan_to_num(self, x, copy=True, nan=0.0, posinf=None, neginf=None):
         return self._da.map_blocks(np.nan_to_num, x, nan=nan, posinf=posinf, neginf=neginf, dtype=x.dtype)
+
+
+class _Accumulating:
+    """A dask ufunc with NumPy's `accumulate`, run block by block along an axis made whole."""
+
+    def __init__(self, api: DaskArrayAPI, lazy, ufunc):
+        self._api, self._lazy, self._ufunc = api, lazy, ufunc
+
+    def __call__(self, *args, **kwargs):
+        return self._lazy(*args, **kwargs)
+
+    def accumulate(self, a, axis=0):
+        axis = _axis(axis, a.ndim)
+        return self._api._whole_along(a, axis).map_blocks(self._ufunc.accumulate, axis=axis, dtype=a.dtype)
 
 
 def compute(arrays: list) -> list:

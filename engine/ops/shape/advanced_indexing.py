@@ -797,10 +797,32 @@ def _index_key(xp, self, indices, dims):
     return tuple(key)
 
 
+def _indexed(xp, self, indices, dims):
+    """`self[key]` of the index tensors `indices` at `dims` (NumPy's advanced indexing). A library
+    whose indexing takes one 1-d index array at a time (dask's xp says `multi_array_indexing = False`)
+    gets the same elements by one flat index over the indexed dims, moved to the front."""
+    key = _index_key(xp, self, indices, dims)
+    if getattr(xp, "multi_array_indexing", True):
+        return self[key]
+    shape = np.broadcast_shapes(*(t.shape for t in indices))
+    sizes_ = [self.shape[d] for d in dims]
+    flat = 0
+    for t, d, n in zip(indices, dims, sizes_):
+        flat = flat * n + xp.broadcast_to(t % n if n else t, shape)         # negative indices count from the end
+    front = xp.moveaxis(self, list(dims), list(range(len(dims))))
+    rest = front.shape[len(dims):]
+    picked = xp.take(front.reshape((math.prod(sizes_),) + rest), flat.reshape(-1), axis=0).reshape(shape + rest)
+    if list(dims) == list(range(dims[0], dims[0] + len(dims))):
+        # adjacent index tensors keep their place (NumPy's rule): after the dims before them
+        first = sum(1 for k in range(dims[0]) if k not in dims)
+        picked = xp.moveaxis(picked, list(range(len(shape))), list(range(first, first + len(shape))))
+    return picked
+
+
 def _index_kernel(xp, self, indices, dims):
     out_shape = _index_meta(MetaArray(self.shape, self.dtype), [MetaArray(t.shape, t.dtype) for t in indices],
                             dims).shape
-    return self[_index_key(xp, self, indices, dims)].reshape(out_shape)
+    return _indexed(xp, self, indices, dims).reshape(out_shape)
 
 
 _TORCH_INDEX_KEY = "tuple(indices[list(dims).index(d)] if d in dims else slice(None) for d in range(max(dims) + 1))"
@@ -831,7 +853,7 @@ def _index_backward_meta(grad, self_shape, indices, dims):
 def _index_backward_kernel(xp, grad, self_shape, indices, dims):
     out = xp.zeros(tuple(self_shape), dtype=grad.dtype)
     # the flat position of every indexed element, in the order `_index` produced them
-    positions = xp.arange(out.size).reshape(out.shape)[_index_key(xp, out, indices, dims)]
+    positions = _indexed(xp, xp.arange(out.size).reshape(out.shape), indices, dims)
     return _at(xp, "add", out.reshape(-1), positions.reshape(-1), grad.reshape(-1)).reshape(out.shape)
 
 
@@ -1029,6 +1051,14 @@ def _index_put_kernel(xp, self, indices, values, accumulate, dims):
     _index_put_meta(self, indices, values, accumulate, dims)
     dims = _index_put_dims(self.ndim, indices, dims)
     out = self.copy()
+    if not getattr(xp, "multi_array_indexing", True):     # one flat index (see _indexed)
+        positions = _indexed(xp, xp.arange(out.size).reshape(out.shape), indices, dims)
+        values = xp.broadcast_to(values.astype(self.dtype, copy=False), positions.shape).reshape(-1)
+        flat = out.reshape(-1)
+        if accumulate:
+            return _at(xp, "add", flat, positions.reshape(-1), values).reshape(out.shape)
+        flat[positions.reshape(-1)] = values
+        return flat.reshape(out.shape)
     key = _index_key(xp, self, indices, dims)
     shaped = out[key].shape
     values = xp.broadcast_to(values.astype(self.dtype, copy=False), shaped)
