@@ -5,6 +5,7 @@ tests/distributed/test_distributed.py, on its cluster."""
 from __future__ import annotations
 
 import builtins
+import json
 from pathlib import Path
 
 import numpy as np
@@ -91,3 +92,34 @@ def test_without_dask_exit_3_names_the_extra(monkeypatch):
 def test_workers_without_device_dask_is_bad_usage():
     result = _cli("run", str(EXAMPLES / "seed.yaml"), "--workers", "2")
     assert result.exit_code == 2 and "--device dask" in result.output
+
+
+TRAIN = """\
+dtype: float64
+{device}seed: 1
+inputs:
+  x: {{shape: [6, 3], init: normal}}
+  W: {{shape: [3, 2], init: normal, requires_grad: true}}
+  b: {{shape: [2], init: zeros, requires_grad: true}}
+nodes:
+  loss: mean(tanh(x @ W + b) ** 2)
+backward: loss
+train:
+  loss: loss
+  optimizer: {{type: adam, lr: 0.1}}
+  steps: 4
+"""
+
+
+def test_train_on_dask_equals_cpu(tmp_path):
+    """Each step's parameters and optimizer buffers are computed once (graphs/training.py), so
+    step k does not recompute the k before it; the losses are the CPU's."""
+    losses = []
+    for device in ("", "device: dask\n"):
+        path = tmp_path / f"train{len(losses)}.yaml"
+        path.write_text(TRAIN.format(device=device))
+        result = _cli("train", str(path), "--format", "json")
+        assert result.exit_code == 0, result.output
+        losses.append(json.loads(result.stdout)["losses"])
+    assert len(losses[1]) == 4
+    np.testing.assert_allclose(losses[1], losses[0], rtol=1e-12, atol=0)
