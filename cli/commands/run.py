@@ -40,7 +40,8 @@ def _inputs(replacements) -> dict[str, str]:
 
 @click.command()
 @click.argument("graph_file", metavar="GRAPH", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
-@click.option("--device", type=DeviceType(), help="Device for the graph's inputs: cpu, cuda, cuda:N or dask (lazy dask.array, needs agrad[dask]).")
+@click.option("--device", type=DeviceType(),
+              help="Device for the graph's inputs: cpu, cuda, cuda:N or dask (lazy dask.array, needs agrad[dask]).")
 @click.option("--dtype", type=click.Choice(DTYPES), help="Default dtype of the graph's inputs.")
 @click.option("--seed", type=int, help="Seed for random inits and dropout.")
 @click.option("--input", "replacements", type=InputReplacement(), multiple=True, metavar="NAME=FILE",

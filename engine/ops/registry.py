@@ -34,6 +34,7 @@ from ..backends.meta import MetaArray
 from .. import codegen
 from ..dispatch_keys import AUTOGRAD, DispatchKey
 from ..dispatcher import FALLTHROUGH, define, impl
+from ..errors import UnsupportedOnDeviceError
 from ..grad_mode import tls
 from .. import watchers as _watchers
 from ..watchers import op_observers as _observers
@@ -320,7 +321,6 @@ def _refusal(name: str, backend_type: str):
         return None
 
     def refusing_kernel(op, keyset, args):
-        from ..errors import UnsupportedOnDeviceError
         raise UnsupportedOnDeviceError(f"{name} is not supported on device {backend_type}: {why}")
     return refusing_kernel
 
@@ -758,9 +758,9 @@ def defop(schema: str, *, kernel=None, meta=None, promote=None, grads=None, comp
         if kernel is not None or grads is not None:
             raise TypeError(f"{entry.name}: a composite op gets its kernels and gradients from the ops it calls")
         impl(entry.name, DispatchKey.CompositeImplicitAutograd, _boxed(composite), _depth=3)
-        for backend_type, key in (("dask", DispatchKey.Dask),):
-            if _refusal(entry.name, backend_type) is not None:
-                impl(entry.name, key, _refusal(entry.name, backend_type), _depth=3)
+        refusing = _refusal(entry.name, "dask")     # called without grad, a refused composite says so itself
+        if refusing is not None:
+            impl(entry.name, DispatchKey.Dask, refusing, _depth=3)
         differentiable = True if differentiable is None else differentiable
     else:
         if kernel is None or meta is None:
