@@ -203,6 +203,19 @@ def graph_source(path: str, *, plugins=(), **options):
     return GraphSource.read(path, plugins=plugins, **options)
 
 
+def dask_arrays_computed_on(options):
+    """`run --device dask` with `--workers`/`--cluster`: its compute on that cluster (a context
+    manager: the cluster is closed however the command ends); nothing without either."""
+    if options is None:
+        import contextlib
+
+        return contextlib.nullcontext()
+    _graphs_running_kernels()
+    from agrad.graphs.distributed.cluster import dask_arrays_computed_on as on_
+
+    return on_(options)
+
+
 def open_cluster(options):
     """The dask cluster of `--workers`/`--cluster` (a context manager: closed however the command ends)."""
     _graphs_running_kernels()

@@ -65,9 +65,9 @@ class FiniteFloatRange(click.FloatRange):
 
 
 class DeviceType(click.ParamType):
-    """`cpu`, `cuda` or `cuda:N`: a typo is bad usage (exit 2), not a runtime failure."""
+    """`cpu`, `cuda`, `cuda:N` or `dask`: a typo is bad usage (exit 2), not a runtime failure."""
     name = "device"
-    _pattern = re.compile(r"^(cpu|cuda(:\d+)?)$")
+    _pattern = re.compile(r"^(cpu|cuda(:\d+)?|dask)$")
 
     def convert(self, value, param, ctx):
         if self._pattern.match(value):
@@ -76,7 +76,7 @@ class DeviceType(click.ParamType):
 
         hint = device_hint(value)
         self.fail(f"{value!r} is not a device; " + (f"did you mean '{hint}'? " if hint else "")
-                  + "expected cpu, cuda or cuda:N", param, ctx)
+                  + "expected cpu, cuda, cuda:N or dask", param, ctx)
 
 
 class InputReplacement(click.ParamType):

@@ -37,7 +37,7 @@ class device:
                 raise ValueError(f"invalid device string {type_or_str!r}: the index must be a number")
             index = int(idx)
         if text not in _BACKENDS and text not in _KNOWN_TYPES:
-            raise ValueError(f"unknown device type {text!r}; expected one of cpu, cuda, meta")
+            raise ValueError(f"unknown device type {text!r}; expected one of cpu, cuda, dask, meta")
         if text == "cuda" and index is None:
             index = 0
         with cls._lock:
@@ -76,6 +76,7 @@ class Backend:
     type: str = ""
     key: int = 0
     uses_worker_thread = False
+    lazy = False        # arrays are task graphs, computed when read: read what you need at once (`to_numpy_all`)
 
     @property
     def xp(self):
@@ -100,8 +101,17 @@ class Backend:
     def to_numpy(self, array):
         raise NotImplementedError
 
+    def to_numpy_all(self, arrays: list) -> list:
+        """Each array of `arrays` on the host; a lazy backend computes them together, once."""
+        return [self.to_numpy(a) for a in arrays]
 
-_KNOWN_TYPES = {"cpu", "cuda", "meta"}
+    def refusal(self, op_name: str) -> str | None:
+        """Why this backend cannot run op `op_name` (its kernel then refuses, and a graph that calls
+        it is refused before it runs), or None: it runs it as the CPU does."""
+        return None
+
+
+_KNOWN_TYPES = {"cpu", "cuda", "dask", "meta"}
 _BACKENDS: dict[str, Backend] = {}
 
 

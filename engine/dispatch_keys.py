@@ -13,19 +13,20 @@ class DispatchKey(enum.IntFlag):
     Meta = 1
     CPU = 2
     CUDA = 4
-    Autograd = 8
+    Dask = 8
+    Autograd = 16
     # Alias keys: registration targets that stand for several runtime keys.
-    CompositeImplicitAutograd = 16
+    CompositeImplicitAutograd = 32
     # Inference tensors carry it, and inference mode adds it to every call: its fallback
     # (engine/autograd/inference_tensors.py) makes results inference tensors inside inference mode and
     # refuses to save inference tensors for backward outside it. (PyTorch marks inference tensors in
     # TensorImpl's constructor; a key keeps the cost off every call made without them.)
-    InferenceMode = 32
+    InferenceMode = 64
 
 
-RUNTIME_KEYS = (DispatchKey.InferenceMode, DispatchKey.Autograd, DispatchKey.CUDA, DispatchKey.CPU,
+RUNTIME_KEYS = (DispatchKey.InferenceMode, DispatchKey.Autograd, DispatchKey.Dask, DispatchKey.CUDA, DispatchKey.CPU,
                 DispatchKey.Meta)  # priority order
-BACKEND_KEYS = DispatchKey.Meta | DispatchKey.CPU | DispatchKey.CUDA
+BACKEND_KEYS = DispatchKey.Meta | DispatchKey.CPU | DispatchKey.CUDA | DispatchKey.Dask
 AUTOGRAD = int(DispatchKey.Autograd)
 INFERENCE = int(DispatchKey.InferenceMode)
 

@@ -7,7 +7,8 @@ test the type.
 """
 from __future__ import annotations
 
-__all__ = ["ShapeError", "DimensionError", "DtypeError", "DtypeNotImplementedError", "FreedGraphError"]
+__all__ = ["ShapeError", "DimensionError", "DtypeError", "DtypeNotImplementedError", "FreedGraphError",
+           "UnsupportedOnDeviceError"]
 
 
 class ShapeError(RuntimeError):
@@ -29,3 +30,8 @@ class DtypeNotImplementedError(DtypeError, NotImplementedError):
 
 class FreedGraphError(RuntimeError):
     """Backward through a graph whose saved tensors an earlier pass freed (no retain_graph)."""
+
+
+class UnsupportedOnDeviceError(NotImplementedError):
+    """An op its device's backend declares it cannot run (Backend.refusal): `dask` cannot make
+    an output whose shape depends on the input's values, for one."""

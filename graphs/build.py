@@ -4,11 +4,14 @@ the backward passes, retained tensors and expectations against that build.
 """
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import agrad
+from agrad import watchers
+from agrad.backends import Backend
 from agrad.errors import DimensionError, DtypeError, ShapeError
 
 from .binding import BoundNode, bind
@@ -94,6 +97,48 @@ def _message(exc: BaseException) -> str:
     return text or type(exc).__name__
 
 
+# AG071: the graph calls an op its device's backend declares it cannot run (Backend.refusal)
+UNSUPPORTED_ON_DEVICE = "AG071"
+
+
+class DeviceRefusals:
+    """Watches the Meta build (an op observer) for the ops the graph's device cannot run,
+    including those a composite op or an index calls: each node that calls one, once."""
+
+    def __init__(self, device: str, backend):
+        self.device, self.backend = device, backend
+        self.found: list[tuple[Any, str, str]] = []
+        self._seen: list[tuple[str, str]] = []       # refused ops called since the last node was made
+
+    @classmethod
+    def of(cls, leaves: dict[str, LeafPlan]) -> "DeviceRefusals | None":
+        for plan in leaves.values():
+            dev = agrad.device(plan.device)
+            if type(dev.backend).refusal is not Backend.refusal:
+                return cls(dev.type, dev.backend)
+        return None
+
+    def __enter__(self):
+        watchers.op_observers.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        watchers.op_observers.remove(self)
+
+    def op_start(self, op, args) -> None:
+        why = self.backend.refusal(op.name)
+        if why is not None:
+            self._seen.append((op.name, why))
+
+    def op_end(self, op, result) -> None:
+        pass
+
+    def node_done(self, bound, value, seconds) -> None:
+        if self._seen:
+            self.found.append((bound, *self._seen[0]))
+            self._seen.clear()
+
+
 class GraphChecker:
     def __init__(self, spec: GraphSpec, collector: Collector, base_dir: Path, options: Options):
         self.spec = spec
@@ -111,7 +156,15 @@ class GraphChecker:
         missing |= {name for name in self.spec.inputs if name not in leaves}
         self.make_meta_leaves(leaves, missing)
         shared = SharedResults(self.meta) if SharedResults.applies_to(order) else None
-        run_nodes(order, self.meta, on_error=self.report_failure, failed=missing, shared=shared)
+        refusals = DeviceRefusals.of(leaves)
+        with refusals or contextlib.nullcontext():
+            run_nodes(order, self.meta, on_error=self.report_failure, failed=missing, shared=shared,
+                      on_node=refusals.node_done if refusals else None)
+        if refusals:
+            for bound, op_name, why in refusals.found:
+                what = op_name if op_name == bound.spec.op else f"{op_name} (called by {bound.spec.op})"
+                self.c.error(UNSUPPORTED_ON_DEVICE, f"'{bound.name}': {what} is not supported on device "
+                             f"{refusals.device}: {why}", bound.spec.pos)
         largest = self.largest_result(order)
         names = set(self.spec.inputs) | {n.name for n in self.spec.nodes}
         for pass_ in self.spec.backward:

@@ -70,6 +70,7 @@ CODES: dict[str, str] = {
     # more than one process (`--workers`, `--cluster`)
     "AG070": "graph cannot be trained data-parallel (batch_norm in training mode, a loss that is not a mean or sum "
              "over the batch)",
+    "AG071": "op not supported on the graph's device (`--device dask`: an op dask.array cannot run lazily)",
 }
 
 

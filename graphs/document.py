@@ -30,7 +30,7 @@ INIT_PARAMS = {"full": ("fill",), "normal": ("mean", "std"), "uniform": ("low", 
 PARAM_DEFAULTS = {"mean": 0.0, "std": 1.0, "low": 0.0, "high": 1.0}
 BACKWARD_KEYS = ("of", "grad_tensors", "inputs", "retain_graph", "create_graph")
 EXPECT_KEYS = ("outputs", "grads", "atol", "rtol", "train")     # `train`: graphs/train_section.py
-DEVICE_RE = re.compile(r"^(cpu|cuda(:\d+)?|meta)$")
+DEVICE_RE = re.compile(r"^(cpu|cuda(:\d+)?|dask|meta)$")
 _META_DEVICE = ("device 'meta' holds shapes but no data, so a graph cannot run on it "
                 "(agrad validate already checks on Meta); use cpu or cuda")
 
@@ -118,7 +118,7 @@ class DocumentReader:
         if not isinstance(value, str) or not DEVICE_RE.match(value):
             hint = (f"'{device_hint(value)}'" if device_hint(value) else did_you_mean(value, ("cpu", "cuda"))) \
                 if isinstance(value, str) else None
-            self.error("AG009", f"bad device {value!r}; expected cpu, cuda or cuda:N", path, hint)
+            self.error("AG009", f"bad device {value!r}; expected cpu, cuda, cuda:N or dask", path, hint)
             return None
         if value == "meta":
             self.error("AG009", _META_DEVICE, path)

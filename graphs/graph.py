@@ -144,7 +144,7 @@ def _check_options(options: Options) -> list[Diagnostic]:
         problems.append(Diagnostic("AG008", f"--dtype {options.dtype}: expected one of {', '.join(DTYPE_NAMES)}",
                                    None, did_you_mean(options.dtype, DTYPE_NAMES)))
     if options.device is not None and not DEVICE_RE.match(options.device):
-        problems.append(Diagnostic("AG009", f"--device {options.device}: expected cpu, cuda or cuda:N", None))
+        problems.append(Diagnostic("AG009", f"--device {options.device}: expected cpu, cuda, cuda:N or dask", None))
     return problems
 
 

@@ -254,6 +254,25 @@ def output_names(graph: CheckedGraph) -> list[str]:
     return owners[-1:]
 
 
+def _computed_together(run: GraphRun) -> None:
+    """A lazy device's (dask's) results, computed all together: the outputs, the gradients and what
+    `expect:` reads are computed by one compute (work they share is done once) and stay tensors
+    of that device holding the computed arrays, so that nothing read later computes again."""
+    spec = run.graph.spec
+    wanted = dict(run.outputs)
+    wanted.update({e.name: run.values[e.name] for e in (spec.expect.outputs if spec.expect else ())})
+    names = [n for n, t in wanted.items() if isinstance(t, agrad.Tensor)]
+    grads = [n for n, g in run.grads.items() if g is not None]
+    tensors = [wanted[n].detach() for n in names] + [run.grads[n] for n in grads]
+    dev = agrad.device(run.device)
+    arrays = dev.backend.to_numpy_all([t._data for t in tensors])
+    host = [agrad.Tensor._make(a, dev, dev.backend.key) for a in arrays]
+    on_host = dict(zip(names, host))
+    run.outputs = {n: on_host.get(n, t) for n, t in run.outputs.items()}
+    run.values = {**run.values, **on_host}
+    run.grads.update(zip(grads, host[len(names):]))
+
+
 @contextlib.contextmanager
 def _cyclic_gc_paused():
     """agrad's graphs hold no reference cycles (a saved output does not hold its Node, a
@@ -346,6 +365,8 @@ def _run_graph(graph: CheckedGraph, file: str, *, timings: dict[str, float], pro
                    not_retained=not_retained,
                    timings_ms={**timings, "forward": min(forward_ms), "backward": min(backward_ms)},
                    anomalies=runner.anomalies)
+    if agrad.device(run.device).backend.lazy:
+        _computed_together(run)
     if repeat > 1:
         import statistics     # only a repeated run has medians (its import is not free)
 

@@ -11,7 +11,7 @@ from .document import BACKWARD_KEYS, EXPECT_KEYS, INPUT_KEYS, TOP_KEYS
 from .train_section import json_schemas as train_json_schemas
 from .spec import DTYPE_NAMES, INITS
 
-_DEVICE_PATTERN = r"^(cpu|cuda(:[0-9]+)?|meta)$"
+_DEVICE_PATTERN = r"^(cpu|cuda(:[0-9]+)?|dask|meta)$"
 _NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
 # a plugin's op (`--plugin FILE.py`), which the schema cannot list: `namespace::name`
 _PLUGIN_OP_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*::[A-Za-z_][A-Za-z0-9_]*$"
@@ -108,7 +108,7 @@ def json_schema() -> dict[str, Any]:
         "definitions": {
             "literal": _literal(),
             "dtype": {"enum": list(DTYPE_NAMES), "description": "element type"},
-            "device": {"type": "string", "pattern": _DEVICE_PATTERN, "description": "cpu, cuda or cuda:N"},
+            "device": {"type": "string", "pattern": _DEVICE_PATTERN, "description": "cpu, cuda, cuda:N or dask"},
         },
         "properties": {
             "agrad": {"const": 1, "default": 1, "description": "format version"},

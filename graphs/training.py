@@ -212,9 +212,21 @@ class Trainer:
         self.optimizer.step()
         if self.scheduler is not None:
             self.scheduler.step()
+        if self.params and self.params[0].device.backend.lazy:
+            self._computed_state()
         self.run.losses.append(value)
         self.run.steps = k + 1
         return value
+
+    def _computed_state(self) -> None:
+        """On a lazy device (dask): the parameters and the optimizer's buffers computed after each
+        step, in one compute, and held as computed arrays; else each step's arrays would be task
+        graphs of every step before it, and step k would recompute all k."""
+        tensors = list(self.params) + [v for state in self.optimizer.state.values() for v in state.values()
+                                       if isinstance(v, agrad.Tensor) and v.device == self.params[0].device]
+        dev = self.params[0].device
+        for t, host in zip(tensors, dev.backend.to_numpy_all([t._data for t in tensors])):
+            t.data = agrad.tensor(host, dtype=t.dtype, device=dev)
 
     def evaluate(self) -> dict[str, float]:
         """The metrics on the eval data (or the file's own inputs), without gradients."""

@@ -8,7 +8,7 @@ import click
 
 from agrad.cli import diagnostics, files, github, library, status
 from agrad.cli.app import App, finish
-from agrad.cli.options import DTYPES, DeviceType, InputReplacement, format_option, graph_reading
+from agrad.cli.options import DTYPES, DeviceType, InputReplacement, cluster_options, format_option, graph_reading
 from agrad.cli.tensor_text import VALUE_MODES
 
 # enough passes for stable timings of any graph (a 10 us pass repeated 100,000 times is a
@@ -40,7 +40,8 @@ def _inputs(replacements) -> dict[str, str]:
 
 @click.command()
 @click.argument("graph_file", metavar="GRAPH", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
-@click.option("--device", type=DeviceType(), help="Device for the graph's inputs: cpu, cuda or cuda:N.")
+@click.option("--device", type=DeviceType(),
+              help="Device for the graph's inputs: cpu, cuda, cuda:N or dask (lazy dask.array, needs agrad[dask]).")
 @click.option("--dtype", type=click.Choice(DTYPES), help="Default dtype of the graph's inputs.")
 @click.option("--seed", type=int, help="Seed for random inits and dropout.")
 @click.option("--input", "replacements", type=InputReplacement(), multiple=True, metavar="NAME=FILE",
@@ -60,15 +61,19 @@ def _inputs(replacements) -> dict[str, str]:
 @click.option("--no-replay", "no_replay", is_flag=True,
               help="Run every pass through the engine (by default passes after the second replay its kernels).")
 @graph_reading
+@cluster_options
 @click.pass_obj
 def run(app: App, graph_file, device, dtype, seed, replacements, output_format, values, save_path, profile,
-        trace_path, anomaly, repeat, no_replay, plugins):
+        trace_path, anomaly, repeat, no_replay, plugins, cluster):
     """Run GRAPH (a file, or - for standard input): forward, then every backward pass; print outputs,
     gradients and timings."""
+    if cluster is not None and device != "dask":
+        raise click.UsageError("run computes on --workers/--cluster only with --device dask (dask.array on the "
+                               "cluster's workers)")
     files.check_output_paths(save=save_path, trace=trace_path)      # before the run, not after it
     library.load_plugins(plugins)
     graph = library.load_graph(graph_file, device=device, dtype=dtype, seed=seed, inputs=_inputs(replacements))
-    with _progress(app, repeat) as on_repeat:
+    with library.dask_arrays_computed_on(cluster), _progress(app, repeat) as on_repeat:
         graph_run, result = library.run_graph(graph, profile=profile or trace_path is not None, anomaly=anomaly,
                                               repeat=repeat, on_repeat=on_repeat, replay=not no_replay)
     if save_path:

@@ -273,3 +273,19 @@ def open_cluster(options: ClusterOptions) -> Iterator[Session]:
     finally:
         close()
         quiet.__exit__(None, None, None)
+
+
+@contextlib.contextmanager
+def dask_arrays_computed_on(options: ClusterOptions) -> Iterator[Session]:
+    """`run --device dask --workers N | --cluster ADDRESS`: the cluster open, and the dask
+    backend's compute sent to it, its batch dimension cut into one chunk per worker."""
+    import agrad
+
+    backend = agrad.backends.get_backend("dask")
+    with open_cluster(options) as session:
+        scheduler, partitions = backend.scheduler, backend.partitions
+        backend.scheduler, backend.partitions = session.client, max(1, len(session.workers()))
+        try:
+            yield session
+        finally:
+            backend.scheduler, backend.partitions = scheduler, partitions

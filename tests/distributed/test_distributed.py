@@ -370,3 +370,16 @@ def test_ctrl_c_stops_the_local_cluster_and_its_workers(tmp_path):
             os.kill(pid, signal.SIGKILL)
         if command.poll() is None:
             command.kill()
+
+
+# ---- run --device dask --cluster: dask.array's compute on the cluster's workers ----
+
+def test_run_device_dask_on_cluster_equals_cpu(tmp_path, address):
+    graph = str(EXAMPLES / "mlp.yaml")
+    on_cpu = _cli("run", graph, "--save", str(tmp_path / "cpu.npz"))
+    on_cluster = _cli("run", graph, "--device", "dask", "--cluster", address, "--save", str(tmp_path / "dask.npz"))
+    assert on_cpu.exit_code == 0 and on_cluster.exit_code == 0, on_cluster.output
+    with np.load(tmp_path / "cpu.npz") as cpu, np.load(tmp_path / "dask.npz") as lazy:
+        assert sorted(cpu.files) == sorted(lazy.files)
+        for key in cpu.files:
+            np.testing.assert_allclose(lazy[key], cpu[key], rtol=1e-6, atol=1e-7, err_msg=key)

@@ -16,6 +16,7 @@ op here takes the padding string and resolves it from the weight's shape.
 """
 from __future__ import annotations
 
+import itertools
 import math
 
 from ...backends.meta import MetaArray
@@ -147,11 +148,18 @@ def _columns(xp, x, kernel, stride, dilation, groups, out):
     """im2col of a padded input: (N, groups, prod(out), C/groups * prod(kernel)), one as_strided view."""
     n, c = x.shape[:2]
     dims = len(kernel)
-    st = x.strides
-    windows = xp.lib.stride_tricks.as_strided(
-        x, (n, c) + tuple(out) + tuple(kernel),
-        st[:2] + tuple(st[2 + i] * stride[i] for i in range(dims))
-        + tuple(st[2 + i] * dilation[i] for i in range(dims)))
+    if hasattr(x, "strides"):
+        st = x.strides
+        windows = xp.lib.stride_tricks.as_strided(
+            x, (n, c) + tuple(out) + tuple(kernel),
+            st[:2] + tuple(st[2 + i] * stride[i] for i in range(dims))
+            + tuple(st[2 + i] * dilation[i] for i in range(dims)))
+    else:       # an array without a memory layout (dask): one strided slice per kernel tap, stacked
+        taps = [x[(slice(None), slice(None)) + tuple(slice(k[i] * dilation[i], k[i] * dilation[i]
+                                                           + (out[i] - 1) * stride[i] + 1, stride[i])
+                                                     for i in range(dims))]
+                for k in itertools.product(*(range(size) for size in kernel))]
+        windows = xp.stack(taps, axis=-1).reshape((n, c) + tuple(out) + tuple(kernel))
     cg = c // groups
     windows = windows.reshape((n, groups, cg) + tuple(out) + tuple(kernel))
     order = (0, 1) + tuple(range(3, 3 + dims)) + (2,) + tuple(range(3 + dims, 3 + 2 * dims))

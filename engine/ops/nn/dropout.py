@@ -3,6 +3,8 @@ scaled by 1 / (1 - p), so a seed gives the same mask on every device.
 """
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from ... import creation, dtypes
@@ -44,7 +46,9 @@ def _dropout_mask_kernel(xp, input, p, seed):
     mask = (keep * scale).astype(_mask_dtype(input))
     if xp is np:
         return mask
-    with input.device:          # a CuPy array's device: the mask goes where the input lives
+    # a CuPy array's device is a context: the mask goes where the input lives (a dask array has none)
+    device = getattr(input, "device", None)
+    with device if hasattr(device, "__enter__") else contextlib.nullcontext():
         return xp.asarray(mask)
 
 

@@ -124,7 +124,8 @@ def _picked_weights(xp, input, target, weight, ignore_index):
     if bool(bad.any()):
         raise IndexError(f"Target {int(target[bad].ravel()[0])} is out of bounds.")
     safe = xp.where(valid, target, 0)
-    w = weight[safe] if weight is not None else xp.ones(target.shape, dtype=input.dtype)
+    # one flat index: what every library's fancy indexing takes (dask's takes no n-d index array)
+    w = weight[safe.reshape(-1)].reshape(safe.shape) if weight is not None else xp.ones(target.shape, dtype=input.dtype)
     return cdim, safe, xp.where(valid, w, 0).astype(input.dtype, copy=False)
 
 

@@ -165,8 +165,10 @@ def _gn_meta(input, num_groups, weight, bias, eps):
 def _gn_kernel(xp, input, num_groups, weight, bias, eps):
     _gn_meta(input, num_groups, weight, bias, eps)
     shape = (1, -1) + (1,) * (input.ndim - 2)
-    grouped = input.reshape(input.shape[0], num_groups, -1)
-    out = _xp_normalize(xp, grouped, (2,), eps)[0].reshape(input.shape)
+    # NOTE: xp.reshape, not the method: (N, C, ...) -> (N, G, -1) splits C and merges it with the
+    # rest, which a chunked dask array reshapes only through its xp (backends/dask.py)
+    grouped = xp.reshape(input, (input.shape[0], num_groups, -1))
+    out = xp.reshape(_xp_normalize(xp, grouped, (2,), eps)[0], input.shape)
     if weight is not None:
         out = out * weight.reshape(shape)
     if bias is not None:

@@ -99,7 +99,10 @@ class _Pool:
         """(N, C, OH, OW, KH*KW) values of every window, padding read as `fill`."""
         flat = input.reshape(self.n, self.c, self.h * self.w)
         pad = xp.full((self.n, self.c, 1), fill, dtype=input.dtype)
-        return xp.concatenate([flat, pad], axis=2)[:, :, xp.asarray(self.taps())]
+        taps = self.taps()
+        # one flat index array: what every library's indexing takes (dask's takes no n-d one)
+        picked = xp.take(xp.concatenate([flat, pad], axis=2), xp.asarray(taps.reshape(-1)), axis=2)
+        return picked.reshape((self.n, self.c) + taps.shape)
 
     def scatter(self, xp, positions, values, dtype):
         """Sum `values` into an input-shaped array at flat `positions` (h*w: dropped)."""

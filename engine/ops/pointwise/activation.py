@@ -77,7 +77,8 @@ sigmoid = defop(
 def _threshold_backward_kernel(xp, grad_output, self, threshold):
     keep = ~(self <= threshold)            # NaN in self keeps its gradient, as where(self <= t, 0, g) does
     dt = grad_output.dtype
-    if dt.kind == "f" and dt.itemsize in (2, 4, 8) and keep.shape == grad_output.shape:
+    if dt.kind == "f" and dt.itemsize in (2, 4, 8) and keep.shape == grad_output.shape \
+            and hasattr(grad_output, "strides"):         # bits reinterpreted in memory (not dask's arrays)
         # where() branches per element (10x a multiply on a random mask); the same bits, +0.0 where
         # dropped and NaN and -0.0 kept, come from the gradient's bits AND a mask word
         bits = grad_output.view(f"u{dt.itemsize}")

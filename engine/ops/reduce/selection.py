@@ -138,8 +138,8 @@ def _stable_argsort(xp, a, axis, descending):
     """Indices that sort `a` along `axis`, equal elements in their original order (NaN largest,
     as PyTorch); descending sorts the reversed array ascending and maps the indices back."""
     def argsort(x):
-        # NOTE: CuPy's sort is always stable and accepts no `kind`
-        return xp.argsort(x, axis=axis, kind="stable") if xp is np else xp.argsort(x, axis=axis)
+        # NOTE: every library is asked by name: NumPy's default kind is not stable (CuPy's only one is)
+        return xp.argsort(x, axis=axis, kind="stable")
     if not descending:
         return argsort(a)
     n = a.shape[axis]

@@ -56,7 +56,8 @@ def _take_kernel(xp, self, index):
         if bool(bad.any()):
             first = int(index[bad].reshape(-1)[0])
             raise IndexError(f"out of range: tried to access index {first} on a tensor of {n} elements.")
-    return xp.ascontiguousarray(self).reshape(-1)[index]
+    # one flat index: what every library's fancy indexing takes (dask's takes no n-d index array)
+    return xp.ascontiguousarray(self).reshape(-1)[index.reshape(-1)].reshape(index.shape)
 
 
 def _take_grad(grad, self_shape, index):
@@ -123,7 +124,9 @@ def _out_of_bounds(xp, index, size, dim, error=RuntimeError, negative_ok=False):
 
 def _at(xp, name, target, positions, values):
     """`target[positions] = ufunc(target[positions], values)`, repeated positions applied one
-    after another in order (NumPy's `ufunc.at`: sequential, so deterministic)."""
+    after another in order (NumPy's `ufunc.at`: sequential, so deterministic). Returns the
+    result: `target` itself, written in place, where the library writes in place (NumPy, CuPy);
+    a new array where it cannot (dask: an array is a value), so callers use what it returns."""
     if name == "add" and target.dtype.kind == "f" and positions.size:
         # NOTE: a float sum is one bincount (fast on NumPy and CuPy, summed in order in float64)
         row = target[0].size if target.ndim > 1 else 1
@@ -132,11 +135,11 @@ def _at(xp, name, target, positions, values):
             flat = (flat.reshape(-1, 1) * row + xp.arange(row)).reshape(-1)
         weights = xp.broadcast_to(values, positions.shape + target.shape[1:]).reshape(-1)
         target += xp.bincount(flat, weights=weights, minlength=target.size).reshape(target.shape).astype(target.dtype)
-        return
+        return target
     ufunc = getattr(xp, name)
     if xp is np:
         ufunc.at(target, positions, values)
-        return
+        return target
     # NOTE: CuPy has `at` for a few ufuncs only; this form needs none: one vectorised round per
     # repeat (an element's rank among equal positions), in order, so the result equals NumPy's
     order = xp.argsort(positions, kind="stable")
@@ -147,6 +150,7 @@ def _at(xp, name, target, positions, values):
         chosen = rank == r
         where_ = positions[chosen]
         target[where_] = ufunc(target[where_], values[chosen])
+    return target
 
 
 def _flat_positions(xp, index, dim, shape):
@@ -281,21 +285,22 @@ def _scatter_into(xp, self, d, index, src, reduce, include_self=True):
     elif reduce in ("sum", "mean"):
         if not include_self:
             flat[positions] = 0
-        _at(xp, "add", flat, positions, values)
+        flat = _at(xp, "add", flat, positions, values)
         if reduce == "mean":
             count = xp.bincount(positions, minlength=flat.size) + (1 if include_self else 0)
             count = xp.where(count == 0, 1, count).astype(out.dtype)
-            flat[...] = flat // count if out.dtype.kind in _INT_KINDS else flat / count
+            flat = flat // count if out.dtype.kind in _INT_KINDS else flat / count
     elif reduce == "prod":
         if not include_self:
             flat[positions] = 1
-        _at(xp, "multiply", flat, positions, values)
+        flat = _at(xp, "multiply", flat, positions, values)
     else:
         name, sign = ("maximum", -1) if reduce == "amax" else ("minimum", 1)
         if not include_self:
             flat[positions] = _lowest(out.dtype, sign)
-        _at(xp, name, flat, positions, values)
-    return out.reshape(self.shape)
+        flat = _at(xp, name, flat, positions, values)
+    # `flat`, not `out`: where writes make new arrays (dask), `out` never saw them
+    return flat.reshape(self.shape)
 
 
 _LEGACY_REDUCE = {"add": "sum", "multiply": "prod"}
@@ -507,8 +512,8 @@ def _index_add_kernel(xp, self, dim, index, source, alpha):
     i = index.reshape(-1)
     _out_of_bounds(xp, i, out.shape[d], d)
     values = _as1d(source) if alpha == 1 else _as1d(source) * alpha
-    _at(xp, "add", xp.moveaxis(out, d, 0), i, xp.moveaxis(values.astype(out.dtype, copy=False), d, 0))
-    return out.reshape(self.shape)
+    moved = _at(xp, "add", xp.moveaxis(out, d, 0), i, xp.moveaxis(values.astype(out.dtype, copy=False), d, 0))
+    return xp.moveaxis(moved, 0, d).reshape(self.shape)
 
 
 index_add = defop(
@@ -603,7 +608,7 @@ def _embedding_backward_kernel(xp, grad_output, indices, num_weights, padding_id
     if scale_grad_by_freq:
         scale = scale / _counts(xp, flat, num_weights)
     out = xp.zeros((num_weights, rows.shape[1]), dtype=grad_output.dtype)
-    _at(xp, "add", out, flat, rows * scale[:, None])
+    out = _at(xp, "add", out, flat, rows * scale[:, None])
     return out.reshape((num_weights,) + grad_output.shape[indices.ndim:])
 
 
@@ -792,10 +797,32 @@ def _index_key(xp, self, indices, dims):
     return tuple(key)
 
 
+def _indexed(xp, self, indices, dims):
+    """`self[key]` of the index tensors `indices` at `dims` (NumPy's advanced indexing). A library
+    whose indexing takes one 1-d index array at a time (dask's xp says `multi_array_indexing = False`)
+    gets the same elements by one flat index over the indexed dims, moved to the front."""
+    key = _index_key(xp, self, indices, dims)
+    if getattr(xp, "multi_array_indexing", True):
+        return self[key]
+    shape = np.broadcast_shapes(*(t.shape for t in indices))
+    sizes_ = [self.shape[d] for d in dims]
+    flat = 0
+    for t, d, n in zip(indices, dims, sizes_):
+        flat = flat * n + xp.broadcast_to(t % n if n else t, shape)         # negative indices count from the end
+    front = xp.moveaxis(self, list(dims), list(range(len(dims))))
+    rest = front.shape[len(dims):]
+    picked = xp.take(front.reshape((math.prod(sizes_),) + rest), flat.reshape(-1), axis=0).reshape(shape + rest)
+    if list(dims) == list(range(dims[0], dims[0] + len(dims))):
+        # adjacent index tensors keep their place (NumPy's rule): after the dims before them
+        first = sum(1 for k in range(dims[0]) if k not in dims)
+        picked = xp.moveaxis(picked, list(range(len(shape))), list(range(first, first + len(shape))))
+    return picked
+
+
 def _index_kernel(xp, self, indices, dims):
     out_shape = _index_meta(MetaArray(self.shape, self.dtype), [MetaArray(t.shape, t.dtype) for t in indices],
                             dims).shape
-    return self[_index_key(xp, self, indices, dims)].reshape(out_shape)
+    return _indexed(xp, self, indices, dims).reshape(out_shape)
 
 
 _TORCH_INDEX_KEY = "tuple(indices[list(dims).index(d)] if d in dims else slice(None) for d in range(max(dims) + 1))"
@@ -826,9 +853,8 @@ def _index_backward_meta(grad, self_shape, indices, dims):
 def _index_backward_kernel(xp, grad, self_shape, indices, dims):
     out = xp.zeros(tuple(self_shape), dtype=grad.dtype)
     # the flat position of every indexed element, in the order `_index` produced them
-    positions = xp.arange(out.size).reshape(out.shape)[_index_key(xp, out, indices, dims)]
-    _at(xp, "add", out.reshape(-1), positions.reshape(-1), grad.reshape(-1))
-    return out
+    positions = _indexed(xp, xp.arange(out.size).reshape(out.shape), indices, dims)
+    return _at(xp, "add", out.reshape(-1), positions.reshape(-1), grad.reshape(-1)).reshape(out.shape)
 
 
 _index_backward = defop(
@@ -1025,6 +1051,14 @@ def _index_put_kernel(xp, self, indices, values, accumulate, dims):
     _index_put_meta(self, indices, values, accumulate, dims)
     dims = _index_put_dims(self.ndim, indices, dims)
     out = self.copy()
+    if not getattr(xp, "multi_array_indexing", True):     # one flat index (see _indexed)
+        positions = _indexed(xp, xp.arange(out.size).reshape(out.shape), indices, dims)
+        values = xp.broadcast_to(values.astype(self.dtype, copy=False), positions.shape).reshape(-1)
+        flat = out.reshape(-1)
+        if accumulate:
+            return _at(xp, "add", flat, positions.reshape(-1), values).reshape(out.shape)
+        flat[positions.reshape(-1)] = values
+        return flat.reshape(out.shape)
     key = _index_key(xp, self, indices, dims)
     shaped = out[key].shape
     values = xp.broadcast_to(values.astype(self.dtype, copy=False), shaped)

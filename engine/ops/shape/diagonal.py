@@ -71,6 +71,8 @@ def _diagonal_view(xp, self, offset, dim1, dim2):
     if n:
         start[d2 if offset >= 0 else d1] = slice(abs(offset), None)
     corner = self[tuple(start)]
+    if not hasattr(corner, "strides"):     # an array without a memory layout (dask) is never written through
+        return xp.diagonal(self, offset, d1, d2)
     strides = corner.strides
     return xp.lib.stride_tricks.as_strided(corner, tuple(self.shape[i] for i in rest) + (n,),
                                            tuple(strides[i] for i in rest) + (strides[d1] + strides[d2],))
@@ -99,8 +101,28 @@ diagonal = defop(
 
 def _diagonal_backward_kernel(xp, grad_output, input_sizes, offset, dim1, dim2):
     out = xp.zeros(tuple(input_sizes), dtype=grad_output.dtype)
+    if not hasattr(out, "strides"):        # an array that cannot be written through a view (dask)
+        d1, d2, n, rest = _diagonal_plan(out.shape, offset, dim1, dim2)
+        if not n:
+            return out
+        filled = _diagonal_filled(xp, grad_output, out.shape[d1], out.shape[d2], offset)
+        return xp.moveaxis(filled, (-2, -1), (d1, d2))
     _diagonal_view(xp, out, offset, dim1, dim2)[...] = grad_output
     return out
+
+
+def _diagonal_filled(xp, values, rows, cols, offset):
+    """(..., rows, cols) zeros with `values` (..., n) on the `offset` diagonal, made by selecting,
+    not by writing into an array: what a library whose arrays are values (dask) can build."""
+    r = xp.arange(rows).reshape(rows, 1)
+    c = xp.arange(cols).reshape(1, cols)
+    on = (c - r) == offset
+    n = values.shape[-1]
+    if offset >= 0:         # the diagonal's k-th element sits on row k, else on column k
+        picked = xp.take(values, xp.clip(xp.arange(rows), 0, n - 1), axis=-1)[..., :, None]
+    else:
+        picked = xp.take(values, xp.clip(xp.arange(cols), 0, n - 1), axis=-1)[..., None, :]
+    return xp.where(on, picked, xp.zeros((), dtype=values.dtype))
 
 
 diagonal_backward = defop(
@@ -132,6 +154,8 @@ def _diag_embed_kernel(xp, self, offset, dim1, dim2):
     n = src.shape[-1]
     m = n + abs(offset)
     out = xp.zeros(src.shape[:-1] + (m, m), dtype=self.dtype)
+    if not hasattr(out, "strides") and n:        # arrays that are values (dask): selected, not written
+        return xp.moveaxis(_diagonal_filled(xp, src, m, m, offset), (-2, -1), (d1, d2))
     i = xp.arange(n)
     rows, cols = (i, i + offset) if offset >= 0 else (i - offset, i)
     out[..., rows, cols] = src

@@ -101,7 +101,8 @@ slice = defop(  # noqa: A001 — PyTorch's name (aten::slice)
 
 def _zeros_with(xp, grad, sizes, index):
     out = xp.zeros(tuple(sizes), dtype=grad.dtype)
-    out[index] = grad
+    if grad.size:               # nothing to write (and dask's setitem refuses an empty value)
+        out[index] = grad
     return out
 
 

@@ -126,6 +126,11 @@ def _pad_kernel(xp, input, pad, mode, value):
         out[tuple(dst)] = input[tuple(src)]
         return out
     index = [slice(None)] * (input.ndim - len(dims))
+    if not hasattr(xp, "ix_"):      # no orthogonal indexing by several arrays (dask): one axis at a time
+        out = input
+        for axis, before, after in dims:
+            out = xp.take(out, _source(xp, input.shape[axis], before, after, shape[axis], mode), axis=axis)
+        return out
     maps = [_source(xp, input.shape[axis], before, after, shape[axis], mode) for axis, before, after in reversed(dims)]
     return input[tuple(index) + xp.ix_(*maps)]
 
@@ -151,9 +156,13 @@ def _pad_backward_kernel(xp, grad_output, input_size, pad, mode):
 def _add_along(xp, values, axis, index, n):
     """Along `axis`: out[i] = the sum of values[j] over j with index[j] == i, out of `n`; indices out of
     range are dropped. One bincount over all the other dims at once."""
+    if n == 0:
+        return xp.zeros(values.shape[:axis] + (0,) + values.shape[axis + 1:], dtype=values.dtype)
+    # NOTE: positions out of range add zeros rather than being masked out: a boolean mask gives
+    # an array whose length depends on the values, which a lazy array (dask) does not know
     keep = (index >= 0) & (index < n)
-    v = xp.moveaxis(values, axis, -1)[..., keep]
-    index = index[keep]
+    v = xp.where(keep, xp.moveaxis(values, axis, -1), xp.zeros((), dtype=values.dtype))
+    index = xp.clip(index, 0, n - 1)
     lead = v.shape[:-1]
     rows = int(np.prod(lead))
     flat = (xp.arange(rows)[:, None] * n + index[None, :]).ravel()

@@ -13,6 +13,7 @@ from ...shapes import infer_reshape, normalize_dim
 from ..reduce.arithmetic import sum_to_size
 from ..registry import defop
 from ..samples import SampleInput, make_arg
+from .pad import _add_along
 
 
 def _reshape_meta(self, shape):
@@ -80,7 +81,8 @@ reshape = defop(
 
 def _view_kernel(xp, self, size):
     shape = infer_reshape(size, self.size)
-    if not self.flags.c_contiguous and _view_strides(self.shape, self.strides, shape) is None:
+    flags = getattr(self, "flags", None)       # None: an array without a memory layout (dask) views any way
+    if flags is not None and not flags.c_contiguous and _view_strides(self.shape, self.strides, shape) is None:
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
                            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
     return xp.reshape(self, shape)
@@ -215,6 +217,8 @@ def _expand_kernel(xp, self, size):
     """broadcast_to, but writable as PyTorch's expand is: a part without repeated elements
     (`x.expand(2, 3)[0]`) may be written in place; the repeats are refused by in-place ops."""
     shape = _expand_shape(self.shape, size)
+    if not hasattr(self, "strides"):     # an array without a memory layout (dask): nothing can be written into it
+        return xp.broadcast_to(self, shape)
     lead = len(shape) - self.ndim
     strides = (0,) * lead + tuple(0 if n == 1 and m != 1 else st
                                   for n, m, st in zip(self.shape, shape[lead:], self.strides))
@@ -335,6 +339,10 @@ def _unfold_kernel(xp, self, dimension, size, step):
     d, n = _unfold_plan(self.shape, dimension, size, step)
     if self.ndim == 0:
         return xp.reshape(self, (size,))
+    if not hasattr(self, "strides"):      # an array without a memory layout (dask): the windows' elements taken
+        positions = (xp.arange(n)[:, None] * step + xp.arange(size)[None, :]).reshape(-1)
+        taken = xp.take(self, positions, axis=d)
+        return xp.moveaxis(xp.reshape(taken, self.shape[:d] + (n, size) + self.shape[d + 1:]), d + 1, -1)
     shape = self.shape[:d] + (n,) + self.shape[d + 1:] + (size,)
     strides = self.strides[:d] + (self.strides[d] * step,) + self.strides[d + 1:] + (self.strides[d],)
     return xp.lib.stride_tricks.as_strided(self, shape, strides)
@@ -371,6 +379,8 @@ def _unfold_backward_kernel(xp, grad_in, input_sizes, dim, size, step):
     positions = (xp.arange(n)[:, None] * step + xp.arange(size)[None, :]).reshape(-1)
     windows = xp.moveaxis(grad_in, -1, d + 1)                       # [..., n, size, ...]
     merged = windows.reshape(windows.shape[:d] + (n * size,) + windows.shape[d + 2:])
+    if not hasattr(xp.add, "at"):       # a library without ufunc.at (dask): one bincount
+        return _add_along(xp, merged, d, positions, input_sizes[d])
     xp.add.at(out, (slice(None),) * d + (positions,), merged)      # overlapping windows add up
     return out
 

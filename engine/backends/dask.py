@@ -1,0 +1,263 @@
+"""The dask backend: lazy dask.array arrays, imported only when a dask tensor is first made.
+
+dask.array mirrors NumPy's array API, so every op's one kernel serves it as it serves
+NumPy and CuPy; a kernel builds a task graph and computes nothing. Arrays are chunked
+along their first (batch) dimension. What a run prints or saves is computed by one
+`compute` call (`compute` below), on the threads of this process or, with a distributed
+Client in `scheduler`, on a cluster.
+
+An op that cannot be lazy here (its output's shape depends on its input's values, or its
+kernel loops as many times as an index's values say) is named in `REFUSED` with the reason: a
+graph that calls one is refused before it runs, and a call on dask tensors raises instead
+of computing something else. tests/engine/test_ops_on_dask.py runs every op's samples here
+against the CPU.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._device import Backend, DeviceUnavailableError
+from ..dispatch_keys import DispatchKey
+
+INSTALL_HINT = "pip install 'agrad[dask]'"
+
+_DATA_DEPENDENT = "its output's shape depends on its input's values, which a lazy array does not know"
+_ROUNDS = ("its kernel applies repeated positions in rounds, as many as the index's most repeated value, "
+           "which a lazy index does not know")
+_REPEATS = ("its kernel writes at computed positions where a repeated position keeps one of its values, and "
+            "which one is each library's choice: dask's could differ from the CPU's")
+
+# op -> why it cannot run on dask arrays: its dask kernel raises this, and a graph that calls it
+# is refused before it runs (graphs/build.py asks Backend.refusal)
+REFUSED: dict[str, str] = {
+    **dict.fromkeys(("nonzero", "masked_select", "_masked_select_backward", "_unique2"), _DATA_DEPENDENT),
+    "scatter_reduce": _ROUNDS,
+    "max_unpool2d": _REPEATS,
+    # a view by geometry over the tensor's memory (sizes, strides, storage offset): a dask array has
+    # no memory layout to read through
+    "as_strided": "it reads the tensor's memory by strides and an offset, and a dask array has no memory layout",
+}
+
+
+class DaskBackend(Backend):
+    type = "dask"
+    key = int(DispatchKey.Dask)
+    lazy = True
+    # how many chunks the batch dimension is cut into (the workers of a cluster, set by the CLI)
+    partitions = 2
+    # what `compute` runs on: None is dask's default (threads); a distributed Client, a cluster
+    scheduler = None
+
+    def __init__(self):
+        self._da = None
+        self._special = None
+
+    @property
+    def xp(self):
+        if self._da is None:
+            self._da = DaskArrayAPI(self._import_dask_array())
+        return self._da
+
+    @property
+    def special(self):
+        # scipy.special's functions are NumPy ufuncs, which dask arrays apply lazily, chunk by chunk
+        if self._special is None:
+            import scipy.special
+            self._special = scipy.special
+        return self._special
+
+    @staticmethod
+    def _import_dask_array():
+        try:
+            import dask.array
+        except ImportError as exc:
+            raise DeviceUnavailableError(f"device dask is not available: dask.array is not installed ({exc}); "
+                                         f"install it with: {INSTALL_HINT}") from None
+        return dask.array
+
+    def check_device(self, dev):
+        if dev.index not in (None, 0):
+            raise DeviceUnavailableError(f"invalid device {dev}: dask has no index {dev.index}")
+        self.xp        # noqa: B018 — raises DeviceUnavailableError without dask
+
+    def chunks(self, shape) -> tuple:
+        """Chunks of an array of `shape`: its first dimension cut into `partitions` pieces."""
+        if not shape:
+            return ()
+        rows = max(1, math.ceil(shape[0] / self.partitions))
+        return (rows,) + tuple(shape[1:])
+
+    def asarray(self, data, np_dtype, dev):
+        da = self.xp
+        if isinstance(data, da.Array):
+            return data if np_dtype is None or data.dtype == np_dtype else data.astype(np_dtype)
+        host = np.asarray(data, dtype=np_dtype)
+        return da.from_array(host, chunks=self.chunks(host.shape))
+
+    def full(self, shape, fill_value, np_dtype, dev):
+        shape = tuple(shape)
+        return self.xp.full(shape, fill_value, dtype=np_dtype, chunks=self.chunks(shape))
+
+    def to_numpy(self, array):
+        if isinstance(array, np.ndarray):
+            return array
+        return compute([array])[0]
+
+    def to_numpy_all(self, arrays: list) -> list:
+        return compute(arrays)
+
+    def refusal(self, op_name: str) -> str | None:
+        return REFUSED.get(op_name)
+
+
+def _axis(axis: int, ndim: int) -> int:
+    return axis + ndim if axis < 0 else axis
+
+
+class DaskArrayAPI:
+    """dask.array as the kernels' `xp`, with the NumPy functions they call that dask.array lacks
+    or spells differently: written here once, so that no kernel asks which library it runs on.
+    Along an axis that a function needs whole (a sort, a gather), that axis is made one chunk
+    and NumPy's own function runs on each block: the same results as NumPy's, bit for bit."""
+
+    multi_array_indexing = False     # dask indexes by one 1-d index array at a time
+
+    def __init__(self, da):
+        self._da = da
+        # running maxima and minima (cummax, cummin): NumPy's ufunc.accumulate, which dask's ufuncs lack
+        self.maximum = _Accumulating(self, da.maximum, np.maximum)
+        self.minimum = _Accumulating(self, da.minimum, np.minimum)
+
+    def __getattr__(self, name):
+        value = getattr(self._da, name)
+        setattr(self, name, value)        # found once: later lookups are plain attributes
+        return value
+
+    def _whole_along(self, a, axis: int):
+        """`a` with `axis` in one chunk (the others as they are)."""
+        return a.rechunk({axis: -1}) if len(a.chunks[axis]) > 1 else a
+
+    def amax(self, a, axis=None, keepdims=False):
+        return self._da.max(a, axis=axis, keepdims=keepdims)
+
+    def amin(self, a, axis=None, keepdims=False):
+        return self._da.min(a, axis=axis, keepdims=keepdims)
+
+    def array(self, a, dtype=None, copy=True, order="K"):
+        # a new Array object: a later `out[...] = v` (dask's __setitem__ rebinds the object it is
+        # called on) then changes this copy only
+        a = self._da.asarray(a, dtype=dtype)
+        return a.copy() if copy else a
+
+    def bincount(self, x, weights=None, minlength=0):
+        if weights is not None and weights.chunks != x.chunks:   # dask counts block by block
+            weights = self._da.asarray(weights).rechunk(x.chunks)
+        return self._da.bincount(x, weights=weights, minlength=minlength)
+
+    def ascontiguousarray(self, a, dtype=None):
+        return self._da.asarray(a, dtype=dtype)      # a dask array has no memory layout to fix
+
+    def argsort(self, a, axis=-1, kind=None):
+        a = self._da.asarray(a)
+        axis = _axis(axis, a.ndim)
+        a = self._whole_along(a, axis)
+        return a.map_blocks(np.argsort, axis=axis, kind=kind, dtype=np.intp)
+
+    def take_along_axis(self, arr, indices, axis):
+        da = self._da
+        arr, indices = da.asarray(arr), da.asarray(indices)
+        axis = _axis(axis, arr.ndim)
+        # NumPy broadcasts every other axis of the two; dask's blocks must then line up
+        shape = np.broadcast_shapes(arr.shape[:axis] + (1,) + arr.shape[axis + 1:],
+                                    indices.shape[:axis] + (1,) + indices.shape[axis + 1:])
+        arr = da.broadcast_to(arr, shape[:axis] + (arr.shape[axis],) + shape[axis + 1:])
+        indices = da.broadcast_to(indices, shape[:axis] + (indices.shape[axis],) + shape[axis + 1:])
+        arr = self._whole_along(arr, axis)
+        chunks = {i: c for i, c in enumerate(arr.chunks) if i != axis}
+        chunks[axis] = -1
+        indices = indices.rechunk(chunks)
+        return da.map_blocks(np.take_along_axis, arr, indices, axis=axis, dtype=arr.dtype, chunks=indices.chunks)
+
+    def reshape(self, a, shape):
+        try:
+            return self._da.reshape(a, shape)
+        except NotImplementedError:     # dask reshapes only what merges or splits its chunks evenly
+            return self._da.reshape(a.rechunk(-1), shape)
+
+    def einsum(self, subscripts, *operands, **options):
+        # every dimension of one subscript chunked alike (a repeated one within an operand too):
+        # dask contracts block by block
+        da = self._da
+        operands = [da.asarray(o) for o in operands]
+        terms = subscripts.split("->")[0].split(",")
+        chunks: dict = {}
+        for term, o in zip(terms, operands):
+            for c, n, ch in zip(term, o.shape, o.chunks):
+                if n != 1:
+                    chunks.setdefault(c, ch)
+        operands = [o.rechunk(tuple(chunks.get(c, ch) if n != 1 else ch for c, n, ch in zip(term, o.shape, o.chunks)))
+                    for term, o in zip(terms, operands)]
+        return da.einsum(subscripts, *operands, **options)
+
+    def split(self, a, sections, axis=0):
+        axis = _axis(axis, a.ndim)
+        if isinstance(sections, int):
+            if a.shape[axis] % sections:
+                raise ValueError("array split does not result in an equal division")
+            step = a.shape[axis] // sections
+            sections = [step * k for k in range(1, sections)]
+        bounds = [0, *sections, a.shape[axis]]
+        lead = (slice(None),) * axis
+        return [a[lead + (slice(start, stop),)] for start, stop in zip(bounds[:-1], bounds[1:])]
+
+    def cross(self, a, b, axis=-1):
+        da = self._da
+        a, b = da.asarray(a), da.asarray(b)
+        ndim = max(a.ndim, b.ndim)
+        axis = _axis(axis, ndim)
+        a = a.reshape((1,) * (ndim - a.ndim) + a.shape)
+        b = b.reshape((1,) * (ndim - b.ndim) + b.shape)
+        lead = (slice(None),) * axis
+
+        def part(x, i):
+            return x[lead + (slice(i, i + 1),)]
+        a0, a1, a2 = (part(a, i) for i in range(3))
+        b0, b1, b2 = (part(b, i) for i in range(3))
+        return da.concatenate([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=axis)
+
+    def nan_to_num(self, x, copy=True, nan=0.0, posinf=None, neginf=None):
+        return self._da.map_blocks(np.nan_to_num, x, nan=nan, posinf=posinf, neginf=neginf, dtype=x.dtype)
+
+
+class _Accumulating:
+    """A dask ufunc with NumPy's `accumulate`, run block by block along an axis made whole."""
+
+    def __init__(self, api: DaskArrayAPI, lazy, ufunc):
+        self._api, self._lazy, self._ufunc = api, lazy, ufunc
+
+    def __call__(self, *args, **kwargs):
+        return self._lazy(*args, **kwargs)
+
+    def accumulate(self, a, axis=0):
+        axis = _axis(axis, a.ndim)
+        return self._api._whole_along(a, axis).map_blocks(self._ufunc.accumulate, axis=axis, dtype=a.dtype)
+
+
+def compute(arrays: list) -> list:
+    """Every array of `arrays` as a NumPy array, in one `dask.compute` (one graph, shared work
+    computed once); NumPy arrays pass through."""
+    import dask
+
+    from . import get_backend
+
+    lazy = [i for i, a in enumerate(arrays) if not isinstance(a, np.ndarray)]
+    out = list(arrays)
+    if lazy:
+        scheduler = get_backend("dask").scheduler
+        options = {} if scheduler is None else {"scheduler": scheduler}
+        values = dask.compute(*[arrays[i] for i in lazy], **options)
+        for i, value in zip(lazy, values):
+            out[i] = np.asarray(value)
+    return out
