@@ -59,7 +59,10 @@ class Graph:
         """Train with agrad.optim, as `agrad train` does: the file's `train:` section, with
         `options` overriding it (or, without a section, `loss=` and `steps=` given); see
         `agrad.graphs.training.train` for `params`, `optimizer`, `schedule`, `data`,
-        `batch_size`, `shuffle`, `clip_grad_norm`, `eval_data`, `eval_every`, `metrics`."""
+        `batch_size`, `shuffle`, `clip_grad_norm`, `eval_data`, `eval_every`, `metrics`.
+        The second step of each batch shape is recorded and later steps replay it
+        (graphs/train_replay.py), with the engine's results; `replay=False` runs every
+        step through the engine."""
         from .training import train
         return train(self, **options)
 
