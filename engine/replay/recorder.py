@@ -14,8 +14,11 @@ stay the engine's, bit for bit):
   is written inline, its NumPy functions bound once (`_inline`);
 - a copy whose source is dead after it (AccumulateGrad's clone of a transposed `mm`
   result that the engine still held) becomes the source itself;
-- a single ufunc writes into an operand that dies there (`out=`), and takes a Python
-  number as a NumPy scalar of the result's dtype (the cast NumPy would make).
+- a single ufunc writes into an operand that dies there, or into the array an in-place
+  op would copy its result into (`out=`), and takes a Python number as a NumPy scalar of
+  the result's dtype (the cast NumPy would make);
+- a kernel whose checks look at shapes and dtypes only runs without them (`fn.replay_kernel`):
+  the replay's shapes and dtypes are the recorded ones, which passed them.
 
 What the steps cannot express makes the pass unreplayable (`unreplayable(reason)`):
 writes into an array outside a kernel (in-place ops), a kernel call from another
@@ -51,13 +54,15 @@ _ndarray = np.ndarray
 class _Step:
     """One line of the schedule: `source`, or for a kernel with one array result, the call
     `fn(*args)` (argument names `vN`/`cN`) that `Schedule` writes out or inlines."""
-    __slots__ = ("outs", "reads", "source", "fn", "args", "wrap", "copy_of", "writes")
+    __slots__ = ("outs", "reads", "source", "fn", "args", "wrap", "copy_of", "writes", "stored")
 
-    def __init__(self, outs, reads, source=None, fn=None, args=None, wrap=False, copy_of=None, writes=False):
+    def __init__(self, outs, reads, source=None, fn=None, args=None, wrap=False, copy_of=None, writes=False,
+                 stored=None):
         self.outs, self.reads, self.source = outs, reads, source
         self.fn, self.args, self.wrap = fn, args, wrap      # wrap: the result goes through asarray
         self.copy_of = copy_of          # the slot this step copies, layout and all (a clone), or None
         self.writes = writes            # the step writes into the memory of reads[0]
+        self.stored = stored            # for `reads[0][...] = reads[1]`: the slot stored
 
 
 class Recorder:
@@ -175,6 +180,8 @@ class Recorder:
         if threading.get_ident() != self._thread:
             self.unreplayable("a kernel ran on another thread")
             return
+        # a kernel whose checks look at shapes and dtypes only names what a replay calls in its place
+        fn = getattr(fn, "replay_kernel", fn)
         reads = []
         args = [self._name("constant", self._constant(h)) for h in head]
         if self._in_host:
@@ -226,7 +233,9 @@ class Recorder:
             return
         reads = [n]
         source = template.format(f"v{n}", self._arg(value, reads))
-        self.lines.append(_Step((), tuple(reads), source, writes=True))
+        # a whole array stored (an in-place op's result): the step that made it may write it here itself
+        stored = reads[1] if template.startswith("{}[...]") and len(reads) == 2 else None
+        self.lines.append(_Step((), tuple(reads), source, writes=True, stored=stored))
 
     def unreplayable(self, reason: str) -> None:
         if self.reason is None:
@@ -407,18 +416,30 @@ class Schedule:
         body = []
         mark_names = []
         self.inlined = self.stolen = self.reused = 0
+        written = set()          # the steps whose store the step before them made (`out=`)
         for i, step in enumerate(lines):
             for name in at_mark.get(i, ()):
                 body.append(f"t{len(mark_names)} = clock()")
                 mark_names.append(name)
-            if step.source is not None:
+            if i in written:
+                pass
+            elif step.source is not None:
                 body.append(step.source)
             elif step.copy_of is not None and memory.dies_with(step.copy_of, i):
                 body.append(f"v{step.outs[0]} = v{step.copy_of}")      # the copy is its dead source
                 memory.join(step.outs[0], step.copy_of, i)
                 self.stolen += 1
             else:
-                body.append(f"v{step.outs[0]} = {self._call(step, i, inliner, memory, meta)}")
+                store = lines[i + 1] if i + 1 < len(lines) else None
+                into = None
+                if store is not None and store.stored == step.outs[0] and step.outs[0] not in keep and \
+                        last.get(step.outs[0]) == i + 1 and meta[store.reads[0]] == meta[step.outs[0]] and \
+                        not at_mark.get(i + 1):
+                    into = store.reads[0]     # `v[...] = result` after it: the result is written there
+                call = self._call(step, i, inliner, memory, meta, into)
+                if into is not None and call.endswith(f"out=v{into})"):
+                    written.add(i + 1)
+                body.append(f"v{step.outs[0]} = {call}")
             gone = dying.get(i)
             if gone:
                 body.append(f"del {', '.join(f'v{s}' for s in sorted(set(gone)))}")
@@ -443,17 +464,18 @@ class Schedule:
             return outs, dict(zip(names, times))
         self.run = run
 
-    def _call(self, step, i: int, inliner: _Inliner, memory: _Memory, meta: list) -> str:
+    def _call(self, step, i: int, inliner: _Inliner, memory: _Memory, meta: list, store=None) -> str:
         """The source of a kernel step's call: inline where the kernel is one expression; a single
         ufunc then gets a Python number as a NumPy scalar of the result's float dtype (the cast
-        NumPy makes itself) and writes into an operand that dies here, of the result's layout."""
+        NumPy makes itself) and writes into `store` (the array the next step would copy its
+        result into, of the result's layout) or else an operand that dies here, of its layout."""
         known = {j: inliner.values[a] for j, a in enumerate(step.args) if a in inliner.values}
         tree = _expression(step.fn, known)
         if tree is None or len(step.args) != step.fn.__code__.co_argcount:
             call = f"{inliner.name(step.fn)}({', '.join(step.args)})"
             return f"asarray({call})" if step.wrap else call
         self.inlined += 1
-        ufunc = None if step.wrap else _ufunc_call(tree, step.args, inliner.values)
+        ufunc = None if step.wrap and store is None else _ufunc_call(tree, step.args, inliner.values)
         if ufunc is None:
             call = inliner.source(tree, step.args)
             return f"asarray({call})" if step.wrap else call
@@ -466,7 +488,7 @@ class Schedule:
         # every other operand an array of the result's dtype: the number is cast to it (NEP 50)
         typed = dtype.kind == "f" and all(meta[s][1] == dtype if s is not None else v.__class__ in (int, float)
                                           for s, v in zip(slots, values))
-        written, into = [], None
+        written, into = [], store
         for name, slot, value in zip(names, slots, values):
             if typed and slot is None and abs(value) <= float(np.finfo(dtype).max):
                 name = inliner.name(dtype.type(value))      # (a bool is no int here: its class is bool)
@@ -474,7 +496,8 @@ class Schedule:
                 into = slot
             written.append(name)
         if into is not None:
-            memory.join(out, into, i)
+            if into != store:
+                memory.join(out, into, i)
             self.reused += 1
             written.append(f"out=v{into}")
         return f"{inliner.name(ufunc)}({', '.join(written)})"

@@ -503,6 +503,9 @@ def _lerp_check(self, end, weight):
 def _lerp_kernel(xp, self, end, weight):
     _lerp_check(self, end, weight)
     # PyTorch's lerp: from the nearer end, so that weight 0 gives self and weight 1 gives end exactly
+    if _is_number(weight):          # one end for every element: only its formula is computed
+        out = self + weight * (end - self) if abs(weight) < 0.5 else end - (end - self) * (1 - weight)
+        return xp.asarray(out).astype(self.dtype, copy=False)
     small = xp.abs(weight) < 0.5
     out = xp.where(small, self + weight * (end - self), end - (end - self) * (1 - weight))
     return out.astype(self.dtype, copy=False)
