@@ -34,7 +34,7 @@ W3_SIZE = 256
 W2_SHAPES = (512, 1024, 1024, 1024, 10)    # W2: MLP, batch 512
 W4_DEPTH, W4_WIDTH, W4_BATCH = 16, 2048, 16  # W4: deep MLP, memory-bound
 W5_NODES = (10_000, 100_000)
-TRAIN_STEPS = 200          # TRAIN: graphs/examples/train_digits.yaml trained this many steps (bench_train.py's loop)
+TRAIN_STEPS = 660          # TRAIN: graphs/examples/train_digits.yaml, its 30 epochs (bench_train.py's loop)
 CHECK_EXAMPLE = "resnet_block.yaml"     # CHECK: `check` of a conv net (2 convs, batch norm), every element
 EXAMPLES = Path(__file__).resolve().parents[1] / "graphs" / "examples"
 # the workloads that not every framework has (the rest: W1-W4 for all, W5 for agrad-cli)

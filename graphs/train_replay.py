@@ -27,6 +27,7 @@ The engine stays the source of truth; a step runs through it when:
 from __future__ import annotations
 
 import math
+from operator import itemgetter
 
 from agrad import Tensor
 from agrad.replay import Recorder
@@ -83,7 +84,10 @@ def _state_tensors(optimizer) -> list:
 
 
 def _hyper(group) -> tuple:
-    return tuple((k, v) for k, v in group.items() if k != "params" and k != "lr")
+    """(the group's size, what reads its hyper-parameters but lr, their values)."""
+    keys = [k for k in group if k != "params" and k != "lr"]
+    read = itemgetter(*keys) if keys else (lambda group: ())
+    return len(group), read, read(group)
 
 
 class StepReplay:
@@ -103,8 +107,8 @@ class StepReplay:
         groups = optimizer.param_groups
         if len(groups) != len(self.groups):
             return False
-        for group, (recorded, params, hyper) in zip(groups, self.groups):
-            if group is not recorded or group["params"] is not params or _hyper(group) != hyper:
+        for group, (recorded, params, (size, read, values)) in zip(groups, self.groups):
+            if group is not recorded or group["params"] is not params or len(group) != size or read(group) != values:
                 return False
         for state, key, t in self.buffers:
             if state.get(key) is not t:
