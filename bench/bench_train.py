@@ -1,18 +1,27 @@
 """Steps per second of `graphs/examples/train_digits.yaml` in agrad, beside the same loop
 written in PyTorch (CPU, the same thread count), measured in one run.
 
-    python bench/bench_train.py                    # agrad only (this venv has no torch)
-    /tmp/torchvenv/bin/python bench/bench_train.py # both, side by side
-    python bench/bench_train.py --steps 300 --threads 1
+    python bench/bench_train.py --torch-python /work/torchvenv/bin/python --threads 1 --rounds 3
+    python bench/bench_train.py --steps 300            # agrad only, where no interpreter has torch
 
-Both loops do the same work per step: gather a shuffled batch of 64 digits, forward the
+Each cell runs in a fresh process (`--one FRAMEWORK` runs one and prints its steps/s), and
+rounds alternate the frameworks so each sees the same machine: `agrad` (`Graph.train`, the
+steps replayed after the second), `agrad-engine` (`Graph.train(replay=False)`: every step
+through the engine) and `torch`. The table gives each one's median steps/s over rounds and
+its ratio to PyTorch.
+
+Every loop does the same work per step: gather a shuffled batch of 64 digits, forward the
 MLP (64-64-10, relu, cross-entropy), backward, Adam (weight_decay 1e-4) and a cosine
 learning rate. agrad's loop is `Graph.train` on the file itself.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import statistics
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -21,14 +30,14 @@ import numpy as np
 EXAMPLE = Path(__file__).resolve().parents[1] / "graphs" / "examples" / "train_digits.yaml"
 
 
-def bench_agrad(steps: int) -> tuple[float, float]:
+def bench_agrad(steps: int, replay: bool = True) -> tuple[float, float]:
     from agrad import graphs
     from agrad.graphs.train_section import train_spec
 
     graph = graphs.load(EXAMPLE)
     spec = train_spec(graph)
     options = dict(spec.options(), eval_every=None)
-    run = graph.train(steps=steps, **options)
+    run = graph.train(steps=steps, replay=replay, **options)
     return run.session_steps / run.seconds, run.evals[-1].get("accuracy", float("nan"))
 
 
@@ -77,21 +86,46 @@ def bench_torch(steps: int, threads: int) -> tuple[float, float]:
     return steps / seconds, (logits.argmax(-1) == ty).float().mean().item()
 
 
+FRAMEWORKS = ("agrad", "agrad-engine", "torch")
+
+
+def one(framework: str, steps: int, threads: int) -> tuple[float, float]:
+    if framework == "torch":
+        return bench_torch(steps, threads)
+    return bench_agrad(steps, replay=framework == "agrad")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--steps", type=int, default=660, help="steps (default: the example's 30 epochs)")
     parser.add_argument("--threads", type=int, default=int(os.environ.get("OMP_NUM_THREADS", os.cpu_count() or 1)))
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--torch-python", default=sys.executable, help="an interpreter where `import torch` works")
+    parser.add_argument("--one", choices=FRAMEWORKS, help=argparse.SUPPRESS)    # a cell, in its own process
     args = parser.parse_args()
-    rate, accuracy = bench_agrad(args.steps)
-    print(f"agrad    {rate:8.1f} steps/s   test accuracy {accuracy:.4f}   ({args.steps} steps)")
-    try:
-        import torch  # noqa: F401
-    except ImportError:
-        print("pytorch  (not installed in this Python; run with /tmp/torchvenv/bin/python to compare)")
+    if args.one:
+        rate, accuracy = one(args.one, args.steps, args.threads)
+        print(json.dumps({"rate": rate, "accuracy": accuracy}))
         return
-    rate_t, accuracy_t = bench_torch(args.steps, args.threads)
-    print(f"pytorch  {rate_t:8.1f} steps/s   test accuracy {accuracy_t:.4f}   ({args.threads} threads)")
-    print(f"agrad / pytorch: {rate / rate_t:.2f}x")
+    env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), OPENBLAS_NUM_THREADS=str(args.threads),
+               MKL_NUM_THREADS=str(args.threads))
+    has_torch = subprocess.run([args.torch_python, "-c", "import torch"], capture_output=True).returncode == 0
+    frameworks = FRAMEWORKS if has_torch else FRAMEWORKS[:2]
+    if not has_torch:
+        print(f"note: torch is not importable in {args.torch_python}; pass --torch-python", file=sys.stderr)
+    results: dict = {f: [] for f in frameworks}
+    for _ in range(args.rounds):
+        for framework in frameworks:
+            python = args.torch_python if framework == "torch" else sys.executable
+            out = subprocess.run([python, __file__, "--one", framework, "--steps", str(args.steps),
+                                  "--threads", str(args.threads)], capture_output=True, text=True, env=env, check=True)
+            results[framework].append(json.loads(out.stdout.strip().splitlines()[-1]))
+    torch_rate = statistics.median(r["rate"] for r in results["torch"]) if has_torch else None
+    print(f"{args.steps} steps, {args.threads} thread(s), median of {args.rounds} rounds")
+    for framework, runs in results.items():
+        rate = statistics.median(r["rate"] for r in runs)
+        ratio = f"{rate / torch_rate:6.2f}x torch" if torch_rate else ""
+        print(f"{framework:<13}{rate:9.1f} steps/s  test accuracy {runs[-1]['accuracy']:.4f}  {ratio}")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ above the process's baseline.
     python bench/run.py                          # start-up and W1-W4, 5 rounds
     python bench/run.py --workloads startup --rounds 9
     python bench/run.py --w5                     # also validate/inspect/run of 10k and 100k-node files
+    python bench/run.py --workloads TRAIN CHECK  # train steps and `check`, replayed vs the engine (and torch)
     python bench/run.py --torch-python /tmp/torchvenv/bin/python --hips-python /tmp/torchvenv/bin/python
 
 The start-up row is the CPU time (user + system) of a cold `agrad run graphs/examples/seed.yaml`
@@ -36,9 +37,13 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 WORKER = HERE / "workloads.py"
+sys.path.insert(0, str(HERE))
+from workloads import FRAMEWORKS  # noqa: E402 - bench/ is no package
+
+LIBRARY_FRAMEWORKS = ("numpy", "agrad", "agrad-file", "torch", "hips")     # W1-W4's
 # workload -> (unit, scale, whether a pass's time is divided by the ops it counts); W5 cells: seconds a command
 UNITS = {"W1": ("µs/op", 1e6, True), "W3": ("µs/op", 1e6, True), "W2": ("ms", 1e3, True), "W4": ("ms", 1e3, True),
-         "startup": ("s CPU", 1.0, False)}
+         "startup": ("s CPU", 1.0, False), "TRAIN": ("ms/st", 1e3, True), "CHECK": ("ms", 1e3, True)}
 _W5_UNIT = ("s", 1.0, False)
 
 
@@ -107,7 +112,8 @@ def warm_startup_caches() -> None:
 def cells(workloads, frameworks, w5_nodes):
     for w in workloads:
         for f in (("numpy", "agrad") if w == "startup" else frameworks):
-            yield w, f
+            if w == "startup" or f in FRAMEWORKS.get(w, LIBRARY_FRAMEWORKS):
+                yield w, f
     for nodes in w5_nodes:
         for phase in ("validate", "inspect", "run"):
             yield f"W5-{phase}-{nodes}", "agrad-cli"
@@ -115,8 +121,8 @@ def cells(workloads, frameworks, w5_nodes):
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--workloads", nargs="+", default=["startup", "W1", "W3", "W2", "W4"])
-    p.add_argument("--frameworks", nargs="+", default=["numpy", "agrad", "agrad-file", "torch", "hips"])
+    p.add_argument("--workloads", nargs="+", default=["startup", "W1", "W3", "W2", "W4", "TRAIN", "CHECK"])
+    p.add_argument("--frameworks", nargs="+", default=["numpy", "agrad", "agrad-file", "agrad-engine", "torch", "hips"])
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--reps", type=int, default=5, help="timed passes per process (after one warm-up)")
     p.add_argument("--startup-reps", type=int, default=3,
@@ -154,13 +160,13 @@ def main(argv=None) -> int:
         return 0
     print(f"{platform.processor() or platform.machine()}, Python {platform.python_version()}, "
           f"{opts.rounds} rounds x {opts.reps} passes, median of per-process medians")
-    header = f"{'workload':<22}{'framework':<12}{'median':>14}{'peak MB':>10}{'/floor':>9}{'/torch':>9}"
+    header = f"{'workload':<22}{'framework':<13}{'median':>14}{'peak MB':>10}{'/floor':>9}{'/torch':>9}{'/engine':>9}"
     print(header)
     print("-" * len(header))
     for (workload, framework), runs in results.items():
         errors = [c["error"] for c in runs if "error" in c]
         if errors:
-            print(f"{workload:<22}{framework:<12}  failed: {errors[0]}")
+            print(f"{workload:<22}{framework:<13}  failed: {errors[0]}")
             continue
         unit, scale, per_op = UNITS.get(workload, _W5_UNIT)
 
@@ -175,7 +181,8 @@ def main(argv=None) -> int:
                 return ""
             ref_med = statistics.median(per(c) for c in ref) * scale
             return f"{med / ref_med:.2f}x"
-        print(f"{workload:<22}{framework:<12}{med:>9.2f} {unit:<5}{peak:>9.0f}{ratio('numpy'):>9}{ratio('torch'):>9}")
+        print(f"{workload:<22}{framework:<13}{med:>9.2f} {unit:<5}{peak:>9.0f}{ratio('numpy'):>9}{ratio('torch'):>9}"
+              f"{ratio('agrad-engine'):>9}")
     return 0
 
 

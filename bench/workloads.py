@@ -10,6 +10,9 @@ Frameworks: `numpy` (hand-written forward and backward: the floor), `agrad`
 (the library, `import agrad`), `agrad-file` (the same workload as a graph file,
 through `agrad.graphs`), `torch` (PyTorch eager, CPU; only where importable),
 `hips` (HIPS autograd, the `autograd` package; only where importable).
+TRAIN (ms per training step of train_digits.yaml) and CHECK (ms per `check` of a conv
+net) run `agrad-file` (steps and passes replayed, as `agrad train`/`check` do),
+`agrad-engine` (`replay=False`: all through the engine) and, for TRAIN, `torch`.
 """
 from __future__ import annotations
 
@@ -31,6 +34,11 @@ W3_SIZE = 256
 W2_SHAPES = (512, 1024, 1024, 1024, 10)    # W2: MLP, batch 512
 W4_DEPTH, W4_WIDTH, W4_BATCH = 16, 2048, 16  # W4: deep MLP, memory-bound
 W5_NODES = (10_000, 100_000)
+TRAIN_STEPS = 660          # TRAIN: graphs/examples/train_digits.yaml, its 30 epochs (bench_train.py's loop)
+CHECK_EXAMPLE = "resnet_block.yaml"     # CHECK: `check` of a conv net (2 convs, batch norm), every element
+EXAMPLES = Path(__file__).resolve().parents[1] / "graphs" / "examples"
+# the workloads that not every framework has (the rest: W1-W4 for all, W5 for agrad-cli)
+FRAMEWORKS = {"TRAIN": ("agrad-file", "agrad-engine", "torch"), "CHECK": ("agrad-file", "agrad-engine")}
 
 
 def _rng():
@@ -307,6 +315,12 @@ def setup(workload: str, framework: str, folder: Path):
         ("W4", "numpy"): (numpy_mlp, w4_data, 1), ("W4", "agrad"): (agrad_mlp, w4_data, 1),
         ("W4", "torch"): (torch_mlp, w4_data, 1), ("W4", "hips"): (hips_mlp, w4_data, 1),
     }
+    if workload == "TRAIN":
+        return _train_pass(framework), TRAIN_STEPS
+    if workload == "CHECK":
+        from agrad import graphs
+        graph = graphs.load(EXAMPLES / CHECK_EXAMPLE)
+        return (lambda: graph.check(replay=framework == "agrad-file")), 1
     if (workload, framework) in lib:
         fn, data, n_ops = lib[workload, framework]
         return _library(fn, data(), n_ops)
@@ -317,6 +331,19 @@ def setup(workload: str, framework: str, folder: Path):
         make, n_ops = files[workload]
         return _graph_pass(make(folder)), n_ops
     raise SystemExit(f"no workload {workload} for {framework}")
+
+
+def _train_pass(framework: str):
+    """One training run of TRAIN_STEPS steps (the parameters, optimizer and schedule made afresh;
+    agrad's graph loaded once, as torch's model is written once)."""
+    import bench_train
+    if framework == "torch":
+        return lambda: bench_train.bench_torch(TRAIN_STEPS, 1)
+    from agrad import graphs
+    from agrad.graphs.train_section import train_spec
+    graph = graphs.load(bench_train.EXAMPLE)
+    options = dict(train_spec(graph).options(), eval_every=None, replay=framework == "agrad-file")
+    return lambda: graph.train(steps=TRAIN_STEPS, **options)
 
 
 def w5(phase: str, nodes: int, folder: Path):

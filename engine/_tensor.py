@@ -12,7 +12,7 @@ import weakref
 
 import numpy as np
 
-from . import dtypes
+from . import dtypes, watchers
 from ._device import device as Device
 from .dispatch_keys import AUTOGRAD, INFERENCE
 from .grad_mode import enable_grad, tls
@@ -346,14 +346,20 @@ class Tensor:
         if self._device.type != "cpu":
             raise TypeError(f"can't convert {self._device} device type tensor to numpy. "
                             "Use Tensor.cpu() to copy the tensor to host memory first.")
+        if watchers.recorder is not None:
+            watchers.read_value("numpy()")
         return self._data
 
     def item(self):
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        if watchers.recorder is not None:       # (bool(), float(), int() and index() come here too)
+            watchers.read_value("item()")
         return self._host().item()
 
     def tolist(self):
+        if watchers.recorder is not None:
+            watchers.read_value("tolist()")
         return self._host().tolist()
 
     def _host(self) -> np.ndarray:

@@ -18,6 +18,7 @@ from agrad.autograd.gradcheck import compared_outputs
 
 from .binding import GRAD
 from .build import CheckedGraph
+from .check_replay import ForwardReplay
 from .inputs import host_array
 from .results import CheckResult, Diagnostic, GraphFileError, GraphRuntimeError, LeafCheck, SourceLocation
 from .runner import Runner, output_names
@@ -107,12 +108,15 @@ class CheckSetup:
     inputs: list
     warnings: list[str]
     skipped: list[str]          # outputs not compared: they do not require grad (`detach(h)` kept for logging)
+    compared: list[bool]        # per float output, whether it is compared (gradcheck's compared_outputs): asked
+    #                             once in grad mode, as values-only passes (replayed) make no output require grad
 
 
 def check_setup(graph: CheckedGraph, file: str, *, fast: bool = False,
-                max_passes: int = MAX_FULL_CHECK_PASSES) -> CheckSetup | None:
+                max_passes: int = MAX_FULL_CHECK_PASSES, replay: bool = True) -> CheckSetup | None:
     """None when no input requires grad; raises GraphFileError (AG035) for a graph that
-    cannot be checked, or a full check of more than `max_passes` passes."""
+    cannot be checked, or a full check of more than `max_passes` passes. `replay=False`:
+    every finite-difference pass runs through the engine."""
     runner = Runner(graph, file)
     warnings = []
     wrt = [name for name, plan in graph.leaves.items() if plan.requires_grad]
@@ -135,31 +139,54 @@ def check_setup(graph: CheckedGraph, file: str, *, fast: bool = False,
         warnings.append(f"the graph is not float64 ({', '.join(float_leaves)}); check casts its float inputs to "
                         "float64, so it tests the formulas, not the graph's own precision")
 
+    def leaves(tensors) -> dict:
+        env = dict(base)
+        env.update((name, t if t.requires_grad else t.detach().requires_grad_(True)) for name, t in zip(wrt, tensors))
+        return env
+
+    def forward(env):
+        env = runner.forward(env)           # a failing kernel: located, as in `run`
+        runner.forward_profile.clear()
+        return env
+
+    def floats(env):
+        return tuple(v for v in (env[name] for name in outputs) if _is_float_tensor(v))
+
     def values(*tensors) -> list:
         # the graph runs as `run` runs it, in grad mode, from leaves that require grad: a `grad`
         # node inside it differentiates whatever gradcheck's caller's mode is
         with agrad.enable_grad():
-            env = dict(base)
-            env.update((name, t if t.requires_grad else t.detach().requires_grad_(True))
-                       for name, t in zip(wrt, tensors))
-            env = runner.forward(env)           # a failing kernel: located, as in `run`
-            runner.forward_profile.clear()
+            env = forward(leaves(tensors))
         return [env[name] for name in outputs]
 
+    recording = ForwardReplay()
+
     def fn(*tensors):
-        return tuple(v for v in values(*tensors) if _is_float_tensor(v))
+        # the finite differences' passes (run under no_grad by gradcheck_report and check --workers),
+        # the same graph with one value changed, replay the first of them (graphs/check_replay.py)
+        values_only = replay and not agrad.is_grad_enabled()
+        with agrad.enable_grad():
+            env = leaves(tensors)
+            if values_only and recording.fits(env):
+                replayed = recording.outputs(env)
+                if replayed is not None:
+                    return replayed
+            if values_only and not recording.recorded:
+                return recording.record(env, forward, floats)
+            return floats(forward(env))
 
     inputs = [base[name].detach().requires_grad_(True) for name in wrt]
     # what gradcheck compares (agrad.autograd.gradcheck.compared_outputs): the outputs that require
     # grad, as torch.autograd.gradcheck; the others are named, so a check never passes silently
-    compared = iter(compared_outputs(fn, inputs))
+    keep = compared_outputs(fn, inputs)
+    compared = iter(keep)
     skipped = [name for name, v in zip(outputs, values(*inputs)) if not (_is_float_tensor(v) and next(compared))]
     if skipped:
         names = ", ".join(f"'{name}'" for name in skipped)
         warnings.append(f"output {names} is not compared: it does not require grad" if len(skipped) == 1 else
                         f"outputs {names} are not compared: they do not require grad")
         warnings[-1] += " (as in torch.autograd.gradcheck, only outputs that require grad are checked)"
-    return CheckSetup(runner, wrt, outputs, fn, inputs, warnings, skipped)
+    return CheckSetup(runner, wrt, outputs, fn, inputs, warnings, skipped, keep)
 
 
 def _is_float_tensor(value) -> bool:
@@ -199,9 +226,10 @@ def check_result(graph: CheckedGraph, file: str, setup: CheckSetup, reports, *, 
 
 
 def check_gradients(graph: CheckedGraph, file: str, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
-                    fast: bool = False, second_order: bool = False) -> CheckResult:
-    """`second_order`: the gradients' own derivatives (PyTorch's gradgradcheck), see `_second_order`."""
-    setup = check_setup(graph, file, fast=fast)
+                    fast: bool = False, second_order: bool = False, replay: bool = True) -> CheckResult:
+    """`second_order`: the gradients' own derivatives (PyTorch's gradgradcheck), see `_second_order`;
+    `replay=False`: every pass through the engine (see `check_setup`)."""
+    setup = check_setup(graph, file, fast=fast, replay=replay)
     if setup is None:
         return nothing_to_check(graph, file)
     checked = _second_order(setup.fn, len(setup.wrt)) if second_order else setup.fn

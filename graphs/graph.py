@@ -56,7 +56,10 @@ class Graph:
         """Train with agrad.optim, as `agrad train` does: the file's `train:` section, with
         `options` overriding it (or, without a section, `loss=` and `steps=` given); see
         `agrad.graphs.training.train` for `params`, `optimizer`, `schedule`, `data`,
-        `batch_size`, `shuffle`, `clip_grad_norm`, `eval_data`, `eval_every`, `metrics`."""
+        `batch_size`, `shuffle`, `clip_grad_norm`, `eval_data`, `eval_every`, `metrics`.
+        The second step of each batch shape is recorded and later steps replay it
+        (graphs/train_replay.py), with the engine's results; `replay=False` runs every
+        step through the engine."""
         from .training import train
         return train(self, **options)
 
@@ -67,13 +70,15 @@ class Graph:
             return inspect_graph(self._checked, self.file)
 
     def check(self, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3, fast: bool = False,
-              second_order: bool = False) -> CheckResult:
+              second_order: bool = False, replay: bool = True) -> CheckResult:
         """Analytic gradients against float64 central differences; `second_order`: the gradients'
-        own derivatives too (PyTorch's gradgradcheck)."""
+        own derivatives too (PyTorch's gradgradcheck). The finite differences' passes after
+        the first replay it (graphs/check_replay.py), with the engine's values; `replay=False`
+        runs every pass through the engine."""
         from .gradcheck import check_gradients
 
         return check_gradients(self._checked, self.file, eps=eps, atol=atol, rtol=rtol, fast=fast,
-                               second_order=second_order)
+                               second_order=second_order, replay=replay)
 
 
 def _check(path, options: Options, plugins, source: str | None = None

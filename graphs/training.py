@@ -7,6 +7,7 @@ re-check of each new batch shape (cached by shape).
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from .results import AnomalyReport, GraphFileError, SourceLocation
 from .runner import Runner, _cyclic_gc_paused, run_graph
 from .saving import write_atomically
 from .shape_check import ShapeCheck, unknown_inputs
+from .train_replay import Recording, StepReplays, build, eligible
 from .train_section import has_train_section, train_spec
 
 
@@ -122,12 +124,14 @@ class TrainRun:
 
 
 class Trainer:
-    """One training run of a checked graph; `step()` does one optimizer step."""
+    """One training run of a checked graph; `step()` does one optimizer step. With `replay`
+    (the default), the second step of each batch shape is recorded and later ones replay it
+    (graphs/train_replay.py), with the engine's losses and parameters bit for bit."""
 
     def __init__(self, graph, *, loss: str, params=None, optimizer=None, schedule=None, steps: int = 100,
                  data: dict | None = None, batch_size: int | None = None, shuffle: bool = False,
                  clip_grad_norm: float | None = None, eval_data: dict | None = None,
-                 metrics=("loss",), seed: int | None = None, anomaly: bool = False):
+                 metrics=("loss",), seed: int | None = None, anomaly: bool = False, replay: bool = True):
         checked, file = graph._checked, graph.file
         self.checked, self.file = checked, file
         self.loss_name = loss
@@ -166,6 +170,11 @@ class Trainer:
             self._require_shapes({n: t.shape for n, t in self.eval_data.items()})
         self.run = TrainRun(params={n: self.leaves[n] for n in self.param_names})
         self.graph_sha256 = checkpoints.graph_hash(checked)
+        self.replay_reason = None if replay else "replay=False"      # why the last recording is not replayed
+        self.replayed_steps = 0
+        self.replays = StepReplays() if replay else None
+        if replay and (reason := eligible(self)) is not None:
+            self.replays, self.replay_reason = None, reason
 
     def _require_shapes(self, shapes) -> None:
         problems = self.shapes.problems(shapes)
@@ -188,28 +197,55 @@ class Trainer:
             values = {n: as_input_tensor(self.checked, n, a) for n, a in batch.items()}
         else:
             values = {}
+        entry = self.replays.entry(values) if self.replays is not None else None
+        if entry is None:
+            return self._engine_step(k, values)
+        if entry.replay is not None:
+            if entry.replay.fits(self.optimizer):
+                value = entry.replay.step(self, k, values)
+                if not math.isfinite(value):
+                    raise TrainingDiverged(k + 1, value, self.runner.location(self.loss_name))
+                return value
+            entry.replay = None             # the optimizer changed under it: record again
+            entry.engine_steps = 0
+        if entry.reason is not None or not entry.engine_steps:
+            entry.engine_steps += 1         # the first step of a shape makes the optimizer's buffers
+            return self._engine_step(k, values)
+        recording = Recording(self, values)
+        value = self._engine_step(k, values, recording.recorder)
+        entry.replay, entry.reason = build(self, recording)
+        self.replay_reason = entry.reason
+        return value
+
+    def _engine_step(self, k: int, values: dict, recorder=None) -> float:
+        """One step through the engine; `recorder` records it (the loss read between its parts)."""
+        recording = recorder if recorder is not None else contextlib.nullcontext()
         for t in self.grad_leaves:
             t.grad = None                                    # zero_grad(set_to_none=True)
         runner = self.runner
         runner.anomalies.clear()                             # the Runner reports the first per step
-        env = self._forward(values)
-        loss = env[self.loss_name]
+        with recording:
+            env = self._forward(values)
+            loss = env[self.loss_name]
+            if recorder is not None:
+                recorder.pause([loss._data])
         value = float(loss.item())
         if not math.isfinite(value):
             origin = next((a for a in runner.anomalies if a.phase == "forward"), None)
             raise TrainingDiverged(k + 1, value, runner.location(self.loss_name), origin)
-        try:
-            with runner.backward_mode():
-                agrad.autograd.backward([loss])
-        except Exception as exc:     # noqa: BLE001 - located in the file as `agrad run` does
-            found = runner.backward_error(exc, runner.location(self.loss_name))
-            if isinstance(found, AnomalyReport):
-                raise TrainingDiverged(k + 1, value, found.location, found) from exc
-            raise found from exc
-        if self.clip is not None:
-            agrad.nn.utils.clip_grad_norm_(self.params, self.clip)
-        self.run.lrs.append(float(self.optimizer.param_groups[0]["lr"]))
-        self.optimizer.step()
+        with recording:
+            try:
+                with runner.backward_mode():
+                    agrad.autograd.backward([loss])
+            except Exception as exc:     # noqa: BLE001 - located in the file as `agrad run` does
+                found = runner.backward_error(exc, runner.location(self.loss_name))
+                if isinstance(found, AnomalyReport):
+                    raise TrainingDiverged(k + 1, value, found.location, found) from exc
+                raise found from exc
+            if self.clip is not None:
+                agrad.nn.utils.clip_grad_norm_(self.params, self.clip)
+            self.run.lrs.append(float(self.optimizer.param_groups[0]["lr"]))
+            self.optimizer.step()
         if self.scheduler is not None:
             self.scheduler.step()
         if self.params and self.params[0].device.backend.lazy:
@@ -257,6 +293,8 @@ class Trainer:
         state = checkpoints.check_checkpoint(arrays, self, self.graph_sha256, horizon=self.total_steps,
                                              force=force)
         checkpoints.restore(self, state)
+        if self.replays is not None:
+            self.replays = StepReplays()        # new buffers: recorded again
 
 
 def run_trainer(trainer: Trainer, *, steps: int, eval_every: int | None = None, on_step=None,

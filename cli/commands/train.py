@@ -78,11 +78,14 @@ def _check_plot_path(plot: str | None) -> None:
               help="Check every forward value and gradient for NaN/Inf each step (slower): a NaN/Inf loss "
                    "names the node that made the first one and its line, and a NaN/Inf gradient stops "
                    "training too.")
+@click.option("--no-replay", "no_replay", is_flag=True,
+              help="Run every step through the engine (by default the second step of each batch shape is "
+                   "recorded and later ones replay its kernels, with the same results).")
 @graph_reading
 @cluster_options
 @click.pass_obj
 def train(app: App, graph_file, steps, seed, output_format, save_path, resume_path, force_resume, plot_path,
-          anomaly, plugins, cluster):
+          anomaly, no_replay, plugins, cluster):
     """Train GRAPH's `train:` section (GRAPH: a file, or - for standard input): optimizer steps on its
     loss, with a summary and loss curve."""
     files.check_output_paths(save=save_path, plot=plot_path)
@@ -98,7 +101,7 @@ def train(app: App, graph_file, steps, seed, output_format, save_path, resume_pa
     spec = train_spec(graph)
     total = steps or spec.steps
     horizon = max(spec.steps, total)
-    options = dict(steps=horizon, anomaly=anomaly, **{k: v for k, v in spec.options().items() if k != "eval_every"})
+    options = dict(steps=horizon, anomaly=anomaly, replay=not no_replay, **{k: v for k, v in spec.options().items() if k != "eval_every"})
     trainer = training.Trainer(graph, **options)
     if resume_path:
         _resume(app, trainer, resume_path, force_resume)

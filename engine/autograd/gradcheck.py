@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._tensor import Tensor
-from ..grad_mode import enable_grad
+from ..grad_mode import enable_grad, no_grad
 from .functional import grad as autograd_grad
 
 __all__ = ["gradcheck", "gradgradcheck", "gradcheck_report", "JacobianReport", "GradcheckError"]
@@ -341,8 +341,11 @@ def gradcheck_report(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, fast_mode=False
     if fast_mode:
         return _fast_report(fn, inputs, diff_positions, keep, eps, atol, rtol, seed, nondet_tol)
     analytical = analytical_jacobian(fn, inputs, diff_positions, nondet_tol=nondet_tol, keep=keep)
-    return [jacobian_report(i, tuple(inputs[i].shape), numerical_jacobian(fn, inputs, i, eps, keep=keep),
-                            [a[k] for a in analytical], atol, rtol)
+    # NOTE: the finite differences are values only: under no_grad, which tells a function that can
+    # (agrad check's graph, graphs/check_replay.py) that nothing will differentiate them
+    with no_grad():
+        numerical = [numerical_jacobian(fn, inputs, i, eps, keep=keep) for i in diff_positions]
+    return [jacobian_report(i, tuple(inputs[i].shape), numerical[k], [a[k] for a in analytical], atol, rtol)
             for k, i in enumerate(diff_positions)]
 
 
@@ -369,7 +372,8 @@ def _fast_report(fn, inputs, diff_positions, keep, eps, atol, rtol, seed, nondet
     vjs = [_vjps(o, diff_inputs, [v.reshape(o.shape)], nondet_tol) for o, v in zip(compared, vs) if o.requires_grad]
     reports = []
     for k, (i, u) in enumerate(zip(diff_positions, us)):
-        jvps = [j for j, kept in zip(_numerical_jvps(fn, inputs, i, u, eps), keep) if kept]
+        with no_grad():         # values only, as in gradcheck_report
+            jvps = [j for j, kept in zip(_numerical_jvps(fn, inputs, i, u, eps), keep) if kept]
         numerical = float(sum(np.sum(v * jvp) for v, jvp in zip(vs, jvps)))
         analytical = float(sum(np.sum(vj[k][0] * u) for vj in vjs))
         tolerance = atol * float(np.sum(u)) * sum(float(np.sum(v)) for v in vs)

@@ -2,9 +2,18 @@
 from __future__ import annotations
 
 from ..creation import full_like
+from ..watchers import host_numbers
 from .optimizer import Optimizer, _float_state, _use_no_grad
 
 __all__ = ["Adagrad"]
+
+
+def _adagrad_numbers(group, step_t) -> tuple:
+    """The step's numbers from the group's lr and the step count (host numbers: a replayed
+    step asks again, after its own `step_t.add_(1)`)."""
+    step = step_t.item()
+    clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
+    return (-clr,)
 
 
 class Adagrad(Optimizer):
@@ -33,18 +42,18 @@ class Adagrad(Optimizer):
     def step(self, closure=None):
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            lr, lr_decay, eps, weight_decay = group["lr"], group["lr_decay"], group["eps"], group["weight_decay"]
+            eps, weight_decay = group["eps"], group["weight_decay"]
             for param in group["params"]:
                 if param.grad is None:
                     continue
                 state = self.state[param]
                 step_t, state_sum = state["step"], state["sum"]
-                step = step_t.add_(1).item()
+                step_t.add_(1)
+                (minus_clr,) = host_numbers(_adagrad_numbers, group, step_t)
                 grad = param.grad if not group["maximize"] else -param.grad
                 if weight_decay != 0:
                     grad = grad.add(param, alpha=weight_decay)
-                clr = lr / (1 + (step - 1) * lr_decay)
                 state_sum.addcmul_(grad, grad, value=1)
                 std = state_sum.sqrt().add_(eps)
-                param.addcdiv_(grad, std, value=-clr)
+                param.addcdiv_(grad, std, value=minus_clr)
         return loss

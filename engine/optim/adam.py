@@ -4,9 +4,22 @@ from __future__ import annotations
 
 from ..creation import zeros_like
 from ..ops import maximum
+from ..watchers import host_numbers
 from .optimizer import Optimizer, _float_state, _use_no_grad
 
 __all__ = ["Adam", "AdamW"]
+
+
+def _adam_numbers(group, step_t) -> tuple:
+    """The step's numbers from the group's lr and the step count: -step_size, the square
+    root of the second bias correction, the decoupled decay's factor (host numbers: a
+    replayed step asks again, after its own `step_t.add_(1)`)."""
+    lr, (beta1, beta2) = group["lr"], group["betas"]
+    step = step_t.item()
+    bias_correction1 = 1 - beta1 ** step
+    bias_correction2 = 1 - beta2 ** step
+    step_size = lr / bias_correction1
+    return -step_size, bias_correction2 ** 0.5, float(1 - lr * group["weight_decay"])
 
 
 class Adam(Optimizer):
@@ -30,7 +43,7 @@ class Adam(Optimizer):
     def step(self, closure=None):
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+            (beta1, beta2), eps = group["betas"], group["eps"]
             weight_decay, amsgrad, maximize = group["weight_decay"], group["amsgrad"], group["maximize"]
             for param in group["params"]:
                 if param.grad is None:
@@ -45,25 +58,21 @@ class Adam(Optimizer):
                 grad = param.grad if not maximize else -param.grad
                 exp_avg, exp_avg_sq, step_t = state["exp_avg"], state["exp_avg_sq"], state["step"]
                 step_t.add_(1)
+                minus_step_size, bias_correction2_sqrt, decay = host_numbers(_adam_numbers, group, step_t)
                 if weight_decay != 0:
                     if group["decoupled_weight_decay"]:
-                        param.mul_(1 - lr * weight_decay)
+                        param.mul_(decay)
                     else:
                         grad = grad.add(param, alpha=weight_decay)
                 exp_avg.lerp_(grad, 1 - beta1)
                 exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-                step = step_t.item()
-                bias_correction1 = 1 - beta1 ** step
-                bias_correction2 = 1 - beta2 ** step
-                step_size = lr / bias_correction1
-                bias_correction2_sqrt = bias_correction2 ** 0.5
                 if amsgrad:
                     max_exp_avg_sq = state["max_exp_avg_sq"]
                     max_exp_avg_sq.copy_(maximum(max_exp_avg_sq, exp_avg_sq))
                     denom = (max_exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
                 else:
                     denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
-                param.addcdiv_(exp_avg, denom, value=-step_size)
+                param.addcdiv_(exp_avg, denom, value=minus_step_size)
         return loss
 
 

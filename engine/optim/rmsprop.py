@@ -2,9 +2,15 @@
 from __future__ import annotations
 
 from ..creation import zeros_like
+from ..watchers import host_numbers
 from .optimizer import Optimizer, _float_state, _use_no_grad
 
 __all__ = ["RMSprop"]
+
+
+def _rmsprop_numbers(group) -> tuple:
+    """The step's numbers from the group's lr (host numbers: a replayed step asks again)."""
+    return (-group["lr"],)
 
 
 class RMSprop(Optimizer):
@@ -27,7 +33,7 @@ class RMSprop(Optimizer):
     def step(self, closure=None):
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            lr, alpha, eps, momentum = group["lr"], group["alpha"], group["eps"], group["momentum"]
+            alpha, eps, momentum = group["alpha"], group["eps"], group["momentum"]
             weight_decay, centered = group["weight_decay"], group["centered"]
             for param in group["params"]:
                 if param.grad is None:
@@ -53,10 +59,11 @@ class RMSprop(Optimizer):
                 else:
                     avg = square_avg.sqrt()
                 avg = avg.add_(eps)
+                (minus_lr,) = host_numbers(_rmsprop_numbers, group)
                 if momentum > 0:
                     buf = state["momentum_buffer"]
                     buf.mul_(momentum).addcdiv_(grad, avg)
-                    param.add_(buf, alpha=-lr)
+                    param.add_(buf, alpha=minus_lr)
                 else:
-                    param.addcdiv_(grad, avg, value=-lr)
+                    param.addcdiv_(grad, avg, value=minus_lr)
         return loss

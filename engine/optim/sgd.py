@@ -1,9 +1,15 @@
 """torch.optim.SGD (torch/optim/sgd.py, `_single_tensor_sgd`)."""
 from __future__ import annotations
 
+from ..watchers import host_numbers
 from .optimizer import Optimizer, _use_no_grad
 
 __all__ = ["SGD"]
+
+
+def _sgd_numbers(group) -> tuple:
+    """The step's numbers from the group's lr (host numbers: a replayed step asks again)."""
+    return (-group["lr"],)
 
 
 class SGD(Optimizer):
@@ -24,7 +30,7 @@ class SGD(Optimizer):
     def step(self, closure=None):
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
+            momentum, dampening = group["momentum"], group["dampening"]
             weight_decay, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
             for param in group["params"]:
                 if param.grad is None:
@@ -41,5 +47,6 @@ class SGD(Optimizer):
                     else:
                         buf.mul_(momentum).add_(d_p, alpha=1 - dampening)
                     d_p = d_p.add(buf, alpha=momentum) if nesterov else buf
-                param.add_(d_p, alpha=-lr)
+                (minus_lr,) = host_numbers(_sgd_numbers, group)
+                param.add_(d_p, alpha=minus_lr)
         return loss

@@ -18,6 +18,9 @@ _OPERATORS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": oper
 _SKIP = {"RESUME", "NOP", "CACHE", "PUSH_NULL", "PRECALL", "NOT_TAKEN", "TO_BOOL", "EXTENDED_ARG"}
 _JUMP_IF = {"POP_JUMP_IF_FALSE": False, "POP_JUMP_FORWARD_IF_FALSE": False, "POP_JUMP_IF_TRUE": True,
             "POP_JUMP_FORWARD_IF_TRUE": True}
+# `if x is None` / `if x is not None` (3.11 names them FORWARD): jump when the value is None / is not
+_JUMP_IF_NONE = {"POP_JUMP_IF_NONE": True, "POP_JUMP_FORWARD_IF_NONE": True, "POP_JUMP_IF_NOT_NONE": False,
+                 "POP_JUMP_FORWARD_IF_NOT_NONE": False}
 _NO_EXPRESSION, _CONDITIONAL = object(), object()
 # code object -> its tree, _NO_EXPRESSION, or _CONDITIONAL: then (code, the constants' keys) -> tree
 _expressions: dict = {}
@@ -111,6 +114,9 @@ def _decompile(code, known: dict):
             stack.append(("neg", stack.pop()))
         elif op in _JUMP_IF:
             if bool(_fold(stack.pop(), known)) == _JUMP_IF[op]:
+                i = at[ins.argval]
+        elif op in _JUMP_IF_NONE:
+            if (_fold(stack.pop(), known) is None) == _JUMP_IF_NONE[op]:
                 i = at[ins.argval]
         elif op in ("JUMP_FORWARD", "JUMP"):
             if ins.argval <= ins.offset:

@@ -14,12 +14,21 @@ stay the engine's, bit for bit):
   is written inline, its NumPy functions bound once (`_inline`);
 - a copy whose source is dead after it (AccumulateGrad's clone of a transposed `mm`
   result that the engine still held) becomes the source itself;
-- a single ufunc writes into an operand that dies there (`out=`), and takes a Python
-  number as a NumPy scalar of the result's dtype (the cast NumPy would make).
+- a single ufunc writes into an operand that dies there, or into the array an in-place
+  op would copy its result into (`out=`), and takes a Python number as a NumPy scalar of
+  the result's dtype (the cast NumPy would make);
+- a kernel whose checks look at shapes and dtypes only runs without them (`fn.replay_kernel`):
+  the replay's shapes and dtypes are the recorded ones, which passed them.
 
 What the steps cannot express makes the pass unreplayable (`unreplayable(reason)`):
 writes into an array outside a kernel (in-place ops), a kernel call from another
-thread, accumulation into a constant. Callers also refuse what they know of (hooks,
+thread, accumulation into a constant, a tensor's values read on the host (`read`:
+`item()`, `bool()`, `tolist()`, ... — whatever was decided from them would be frozen).
+Numbers the engine computes on the host from live state (`watchers.host_numbers`: an
+optimizer's step size from its lr and step count) are steps of their own: the replay
+calls their function again at the same point, and the kernels take its new numbers.
+A caller may stop the replay where it must look at a value (`pause`: the replay yields
+those arrays there, a training step's loss before its backward pass). Callers also refuse what they know of (hooks,
 anomaly mode, random draws from the global generator). `ACTIVE` is None in the normal
 path, so recording costs one check per kernel call.
 """
@@ -45,12 +54,15 @@ _ndarray = np.ndarray
 class _Step:
     """One line of the schedule: `source`, or for a kernel with one array result, the call
     `fn(*args)` (argument names `vN`/`cN`) that `Schedule` writes out or inlines."""
-    __slots__ = ("outs", "reads", "source", "fn", "args", "wrap", "copy_of")
+    __slots__ = ("outs", "reads", "source", "fn", "args", "wrap", "copy_of", "writes", "stored")
 
-    def __init__(self, outs, reads, source=None, fn=None, args=None, wrap=False, copy_of=None):
+    def __init__(self, outs, reads, source=None, fn=None, args=None, wrap=False, copy_of=None, writes=False,
+                 stored=None):
         self.outs, self.reads, self.source = outs, reads, source
         self.fn, self.args, self.wrap = fn, args, wrap      # wrap: the result goes through asarray
         self.copy_of = copy_of          # the slot this step copies, layout and all (a clone), or None
+        self.writes = writes            # the step writes into the memory of reads[0]
+        self.stored = stored            # for `reads[0][...] = reads[1]`: the slot stored
 
 
 class Recorder:
@@ -68,6 +80,10 @@ class Recorder:
         self._snapshots: list = []      # (constant array, its value when first read)
         self.reason: str | None = None
         self.marks: dict = {}          # name -> number of steps recorded when it was marked
+        self.scalar_of: dict = {}      # id(float) -> n: a number of a host step, `sN` in the schedule
+        self._numbers: list = []       # those floats, kept alive so that their ids stay theirs
+        self.paused: list = []         # the slots each pause yields, in order
+        self._in_host = False          # a host step's function is running
         self._thread = threading.get_ident()
         self._previous = None
 
@@ -90,12 +106,64 @@ class Recorder:
         self.marks[name] = len(self.lines)
 
     def ref(self, value):
-        """('slot', n) for an array a step made or an input; ('constant', i) otherwise."""
+        """('slot', n) for an array a step made or an input; ('scalar', n) for a number a host
+        step made; ('constant', i) otherwise."""
         if value.__class__ is _ndarray or isinstance(value, _ndarray):
             slot = self.slot_of.get(id(value))
             if slot is not None:
                 return "slot", slot
+        elif value.__class__ is float:
+            n = self.scalar_of.get(id(value))
+            if n is not None:
+                return "scalar", n
+        elif value.__class__ in (list, tuple) and any(id(v) in self.scalar_of for v in value if v.__class__ is float):
+            self.unreplayable("a host number was given to a kernel inside a list")
         return "constant", self._constant(value)
+
+    def read(self, what: str) -> None:
+        """A tensor's values were read on the host: outside a host step, whatever the engine
+        decides from them would be frozen in the replay."""
+        if not self._in_host:
+            self.unreplayable(f"{what} read a tensor's values while the pass was recorded (the replay "
+                              "would freeze what was decided from them)")
+
+    def host(self, fn, args: tuple) -> tuple:
+        """`fn(*args)`, a tuple of numbers computed on the host from live state (the arguments
+        are kept and are live objects: an optimizer's param group, its step-count tensor); the
+        replay calls `fn(*args)` again here, and the kernels that take one of these floats
+        take the new one. A number that is not a float cannot be told apart from a constant."""
+        if threading.get_ident() != self._thread:
+            self.unreplayable("a host number was computed on another thread")
+            return fn(*args)
+        self._in_host = True
+        try:
+            values = fn(*args)
+        finally:
+            self._in_host = False
+        if values.__class__ is not tuple or any(v.__class__ is not float for v in values):
+            self.unreplayable("a host computation gave something other than a tuple of floats")
+            return values
+        names = []
+        for v in values:
+            n = self.scalar_of[id(v)] = len(self._numbers)
+            self._numbers.append(v)
+            names.append(f"s{n}")
+        call = f"{self._name('constant', self._constant(fn))}(*{self._name('constant', self._constant(args))})"
+        self.lines.append(_Step((), (), f"{', '.join(names)}{',' if len(names) == 1 else ''} = {call}"))
+        return values
+
+    def pause(self, arrays: list) -> None:
+        """The replay stops here and yields `arrays` (each made by a step); it goes on when the
+        caller asks for the next item, and a caller that does not ask leaves the rest undone."""
+        reads = []
+        for a in arrays:
+            kind, n = self.ref(a)
+            if kind != "slot":
+                self.unreplayable("a value the replay pauses at is not made by it")
+                return
+            reads.append(n)
+        self.paused.append(tuple(reads))
+        self.lines.append(_Step((), tuple(reads), f"yield ({''.join(f'v{n}, ' for n in reads)})"))
 
     def arguments(self, arrays: list) -> list:
         """A kernel's arguments before promotion and the call: a copy of the list, and of each array
@@ -112,9 +180,16 @@ class Recorder:
         if threading.get_ident() != self._thread:
             self.unreplayable("a kernel ran on another thread")
             return
+        # a kernel whose checks look at shapes and dtypes only names what a replay calls in its place
+        fn = getattr(fn, "replay_kernel", fn)
         reads = []
         args = [self._name("constant", self._constant(h)) for h in head]
+        if self._in_host:
+            self.unreplayable("a kernel ran inside a host computation")
+            return
         for b, a in zip(before, after):
+            if a is not b and b.__class__ is float and id(b) in self.scalar_of:
+                self.unreplayable("type promotion converted a host number")
             if a is not b and b.__class__ is _ndarray and getattr(a, "dtype", None) is not None:
                 slot = self._cast(b, a)                    # promotion cast its argument: a step of its own
                 reads.append(slot)
@@ -158,7 +233,9 @@ class Recorder:
             return
         reads = [n]
         source = template.format(f"v{n}", self._arg(value, reads))
-        self.lines.append(_Step((), tuple(reads), source))
+        # a whole array stored (an in-place op's result): the step that made it may write it here itself
+        stored = reads[1] if template.startswith("{}[...]") and len(reads) == 2 else None
+        self.lines.append(_Step((), tuple(reads), source, writes=True, stored=stored))
 
     def unreplayable(self, reason: str) -> None:
         if self.reason is None:
@@ -206,7 +283,7 @@ class Recorder:
 
     @staticmethod
     def _name(kind, n) -> str:
-        return f"v{n}" if kind == "slot" else f"c{n}"
+        return f"v{n}" if kind == "slot" else f"s{n}" if kind == "scalar" else f"c{n}"
 
     def _arg(self, value, reads: list) -> str:
         if value.__class__ is list and any(v.__class__ is _ndarray for v in value):
@@ -239,7 +316,8 @@ class Recorder:
             if kind != "slot":
                 raise ValueError("an output is not made by the schedule")
             out_slots.append(n)
-        return Schedule(self.lines, self.inputs, out_slots, self.constants, self.marks, self.owner, self.meta)
+        return Schedule(self.lines, self.inputs, out_slots, self.constants, self.marks, self.owner, self.meta,
+                        [s for reads in self.paused for s in reads])
 
 
 def _same(a, b) -> bool:
@@ -304,20 +382,24 @@ def _ufunc_call(tree, args: list, values: dict):
 
 
 class Schedule:
-    """A recorded pass compiled to one function: `run(*input_arrays) -> (outputs, mark_times)`.
+    """A recorded pass compiled to one function: `run(*input_arrays) -> (outputs, mark_times)`;
+    with pauses (`Recorder.pause`), `run(*input_arrays)` is a generator that yields each
+    pause's arrays and then (outputs, mark_times).
     `private_inputs`: the positions of the inputs whose memory a step writes into or an output
     shares — the only ones a run must be given arrays of their own for (a kernel that writes
     into an argument it was given is not seen here: the caller compares such inputs itself)."""
-    __slots__ = ("run", "steps", "inlined", "stolen", "reused", "private_inputs")
+    __slots__ = ("run", "steps", "inlined", "stolen", "reused", "private_inputs", "pauses")
 
-    def __init__(self, lines, inputs, outputs, constants, marks, owner, meta):
+    def __init__(self, lines, inputs, outputs, constants, marks, owner, meta, paused=()):
         self.steps = len(lines)
-        shared = {owner[step.reads[0]] for step in lines if not step.outs and step.reads}    # written
+        self.pauses = sum(1 for step in lines if step.source is not None and step.source.startswith("yield "))
+        shared = {owner[step.reads[0]] for step in lines if step.writes}    # written
         shared.update(owner[s] for s in outputs)
         self.private_inputs = frozenset(i for i, s in enumerate(inputs) if owner[s] in shared)
-        memory = _Memory(lines, inputs, outputs, owner)
+        # what a pause yields stays as it was: the caller may hold it while the replay goes on
+        memory = _Memory(lines, inputs, list(outputs) + list(paused), owner)
         inliner = _Inliner(constants)
-        keep = set(outputs)
+        keep = set(outputs) | set(paused)
         last = {}
         for i, step in enumerate(lines):
             for s in step.reads:
@@ -334,18 +416,30 @@ class Schedule:
         body = []
         mark_names = []
         self.inlined = self.stolen = self.reused = 0
+        written = set()          # the steps whose store the step before them made (`out=`)
         for i, step in enumerate(lines):
             for name in at_mark.get(i, ()):
                 body.append(f"t{len(mark_names)} = clock()")
                 mark_names.append(name)
-            if step.source is not None:
+            if i in written:
+                pass
+            elif step.source is not None:
                 body.append(step.source)
             elif step.copy_of is not None and memory.dies_with(step.copy_of, i):
                 body.append(f"v{step.outs[0]} = v{step.copy_of}")      # the copy is its dead source
                 memory.join(step.outs[0], step.copy_of, i)
                 self.stolen += 1
             else:
-                body.append(f"v{step.outs[0]} = {self._call(step, i, inliner, memory, meta)}")
+                store = lines[i + 1] if i + 1 < len(lines) else None
+                into = None
+                if store is not None and store.stored == step.outs[0] and step.outs[0] not in keep and \
+                        last.get(step.outs[0]) == i + 1 and meta[store.reads[0]] == meta[step.outs[0]] and \
+                        not at_mark.get(i + 1):
+                    into = store.reads[0]     # `v[...] = result` after it: the result is written there
+                call = self._call(step, i, inliner, memory, meta, into)
+                if into is not None and call.endswith(f"out=v{into})"):
+                    written.add(i + 1)
+                body.append(f"v{step.outs[0]} = {call}")
             gone = dying.get(i)
             if gone:
                 body.append(f"del {', '.join(f'v{s}' for s in sorted(set(gone)))}")
@@ -353,30 +447,35 @@ class Schedule:
             body.append(f"t{len(mark_names)} = clock()")
             mark_names.append(name)
         times = ", ".join(f"t{i}" for i in range(len(mark_names)))
-        body.append(f"return ({''.join(f'v{s}, ' for s in outputs)}), ({times}{',' if mark_names else ''})")
+        end = "yield" if self.pauses else "return"
+        body.append(f"{end} ({''.join(f'v{s}, ' for s in outputs)}), ({times}{',' if mark_names else ''})")
         params = ", ".join(f"v{s}" for s in inputs)
         source = f"def replay({params}):\n    " + "\n    ".join(body) + "\n"
         namespace = dict(inliner.values)
         namespace.update(asarray=np.asarray, clock=time.perf_counter)
         fn = codegen.define(source, namespace, "<agrad replay>", "replay")
         names = tuple(mark_names)
+        if self.pauses:
+            self.run = fn
+            return
 
         def run(*arrays):
             outs, times = fn(*arrays)
             return outs, dict(zip(names, times))
         self.run = run
 
-    def _call(self, step, i: int, inliner: _Inliner, memory: _Memory, meta: list) -> str:
+    def _call(self, step, i: int, inliner: _Inliner, memory: _Memory, meta: list, store=None) -> str:
         """The source of a kernel step's call: inline where the kernel is one expression; a single
         ufunc then gets a Python number as a NumPy scalar of the result's float dtype (the cast
-        NumPy makes itself) and writes into an operand that dies here, of the result's layout."""
+        NumPy makes itself) and writes into `store` (the array the next step would copy its
+        result into, of the result's layout) or else an operand that dies here, of its layout."""
         known = {j: inliner.values[a] for j, a in enumerate(step.args) if a in inliner.values}
         tree = _expression(step.fn, known)
         if tree is None or len(step.args) != step.fn.__code__.co_argcount:
             call = f"{inliner.name(step.fn)}({', '.join(step.args)})"
             return f"asarray({call})" if step.wrap else call
         self.inlined += 1
-        ufunc = None if step.wrap else _ufunc_call(tree, step.args, inliner.values)
+        ufunc = None if step.wrap and store is None else _ufunc_call(tree, step.args, inliner.values)
         if ufunc is None:
             call = inliner.source(tree, step.args)
             return f"asarray({call})" if step.wrap else call
@@ -389,7 +488,7 @@ class Schedule:
         # every other operand an array of the result's dtype: the number is cast to it (NEP 50)
         typed = dtype.kind == "f" and all(meta[s][1] == dtype if s is not None else v.__class__ in (int, float)
                                           for s, v in zip(slots, values))
-        written, into = [], None
+        written, into = [], store
         for name, slot, value in zip(names, slots, values):
             if typed and slot is None and abs(value) <= float(np.finfo(dtype).max):
                 name = inliner.name(dtype.type(value))      # (a bool is no int here: its class is bool)
@@ -397,7 +496,8 @@ class Schedule:
                 into = slot
             written.append(name)
         if into is not None:
-            memory.join(out, into, i)
+            if into != store:
+                memory.join(out, into, i)
             self.reused += 1
             written.append(f"out=v{into}")
         return f"{inliner.name(ufunc)}({', '.join(written)})"

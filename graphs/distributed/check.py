@@ -23,6 +23,7 @@ from typing import Callable
 import numpy as np
 
 from agrad.autograd.gradcheck import analytical_jacobian, jacobian_report, numerical_jacobian
+from agrad.grad_mode import no_grad
 
 from ..gradcheck import (MAX_FULL_CHECK_PASSES, CheckSetup, check_result, check_setup, located_backward_failure,
                          nothing_to_check)
@@ -70,8 +71,10 @@ def numerical_columns(job: CheckJob, share: list[tuple[int, int, int]]) -> list[
     setup = _setup_of(job)
     # NOTE: a worker process holds dask's many long-lived objects, which every full collection
     # would traverse again during thousands of passes that make no reference cycles
-    with _cyclic_gc_paused():
-        return [numerical_jacobian(setup.fn, setup.inputs, k, job.eps, range(lo, hi)) for k, lo, hi in share]
+    # no_grad: values only, as gradcheck_report computes them (and so they replay: graphs/check_replay.py)
+    with _cyclic_gc_paused(), no_grad():
+        return [numerical_jacobian(setup.fn, setup.inputs, k, job.eps, range(lo, hi), keep=setup.compared)
+                for k, lo, hi in share]
 
 
 # ---- on the client ----------------------------------------------------------------
@@ -124,7 +127,8 @@ def check_on_cluster(session: Session, source: GraphSource, graph=None, *, eps: 
     futures = [session.submit(numerical_columns, job, share) for share in shares]
     try:
         try:
-            analytical = analytical_jacobian(setup.fn, setup.inputs, range(len(setup.inputs)))   # meanwhile
+            analytical = analytical_jacobian(setup.fn, setup.inputs, range(len(setup.inputs)),   # meanwhile
+                                             keep=setup.compared)
         except GraphRuntimeError:
             raise
         except (Exception, SystemExit) as exc:       # noqa: BLE001 - a backward formula failed: located at its node

@@ -509,10 +509,20 @@ def _lerp_check(self, end, weight):
 
 def _lerp_kernel(xp, self, end, weight):
     _lerp_check(self, end, weight)
+    return _lerp_formula(xp, self, end, weight)
+
+
+def _lerp_formula(xp, self, end, weight):
     # PyTorch's lerp: from the nearer end, so that weight 0 gives self and weight 1 gives end exactly
+    if _is_number(weight):          # one end for every element: only its formula is computed
+        out = self + weight * (end - self) if abs(weight) < 0.5 else end - (end - self) * (1 - weight)
+        return xp.asarray(out).astype(self.dtype, copy=False)
     small = xp.abs(weight) < 0.5
     out = xp.where(small, self + weight * (end - self), end - (end - self) * (1 - weight))
     return out.astype(self.dtype, copy=False)
+
+
+_lerp_kernel.replay_kernel = _lerp_formula    # its checks are of dtypes, which a replay has as recorded
 
 
 def _lerp_meta(self, end, weight):
@@ -569,6 +579,11 @@ def _addcdiv_check(self, tensor1, tensor2, value):
 def _addcdiv_kernel(xp, self, tensor1, tensor2, value):
     _addcdiv_check(self, tensor1, tensor2, value)
     return (self + value * tensor1 / tensor2).astype(self.dtype, copy=False)
+
+
+# its check is of dtypes, which a replay has as recorded
+_addcdiv_kernel.replay_kernel = lambda xp, self, tensor1, tensor2, value: \
+    (self + value * tensor1 / tensor2).astype(self.dtype, copy=False)
 
 
 addcdiv = defop(

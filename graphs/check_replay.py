@@ -1,0 +1,75 @@
+"""A check's perturbed forward passes replayed.
+
+`check` compares each analytic gradient with central differences: two forward passes per
+element of every input that requires grad, each the same graph with one element changed.
+The first of them runs through the engine with a `Recorder` (engine/replay/); the rest run
+its recorded kernel calls as one compiled function of the leaves' arrays, with the
+engine's results bit for bit (values change between passes, never shapes). Every leaf is
+an input of the replay, read from the pass's tensors, so a kernel that updates a leaf in
+place (batch_norm's running statistics) does so in every pass, as in the engine.
+
+A pass runs through the engine instead when the recording could not express it (the
+Recorder's reasons, among them a tensor's value read while recording: a decision the
+replay would freeze), when grad mode is on (the analytic Jacobian's passes build graphs to
+differentiate), when a leaf's array is not of the recorded shape, dtype and layout, or when
+the replay raises (the engine then raises the error located at its node).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from agrad import Tensor
+from agrad.replay import Recorder
+
+
+class ForwardReplay:
+    """The recorded forward of a check's `fn`; `outputs(leaves)` replays it, or None."""
+    __slots__ = ("names", "schedule", "meta", "kinds", "reason", "recorded")
+
+    def __init__(self):
+        self.schedule = None
+        self.reason: str | None = None
+        self.recorded = False
+
+    def fits(self, env: dict) -> bool:
+        """Whether the pass over `env` (name -> tensor) can be replayed."""
+        return self.schedule is not None and all(_meta(env[n]) == m for n, m in zip(self.names, self.meta))
+
+    def outputs(self, env: dict):
+        """The replayed values of the recorded outputs, as tensors (no autograd history), or
+        None when the replay raised."""
+        try:
+            outs, _ = self.schedule.run(*[env[n]._data for n in self.names])
+        except Exception:       # noqa: BLE001 - the engine runs the pass again and locates the error
+            return None
+        return tuple(Tensor._make(a, device, keys) for a, (device, keys) in zip(outs, self.kinds))
+
+    def record(self, env: dict, forward, outputs):
+        """Run `forward(env)` (the engine's pass) recorded; `outputs(values)` picks the values
+        the replay returns. Returns what `outputs` returned."""
+        self.recorded = True
+        names = [n for n, t in env.items() if isinstance(t, Tensor)]
+        if any(env[n]._device.type != "cpu" or env[n]._data.__class__ is not np.ndarray for n in names):
+            self.reason = "replay runs on the CPU only"
+            return outputs(forward(env))
+        recorder = Recorder()
+        for name in names:
+            recorder.bind(env[name]._data)
+        with recorder:
+            values = outputs(forward(env))
+        if recorder.reason is not None:
+            self.reason = recorder.reason
+            return values
+        try:
+            self.schedule = recorder.schedule([v._data for v in values])
+        except ValueError as exc:
+            self.reason = str(exc)
+            return values
+        self.names, self.meta = names, [_meta(env[n]) for n in names]
+        self.kinds = [(v._device, v._keys) for v in values]
+        return values
+
+
+def _meta(t) -> tuple:
+    data = t._data
+    return data.shape, data.dtype, data.strides
