@@ -273,9 +273,118 @@ def decode_source(data: bytes) -> str:
                                       "character (graph files are UTF-8)") from None
 
 
+# ---- the `nodes:` block read in bulk ----------------------------------------------
+# A generated file is mostly `  name: expression` lines: PyYAML composes each into
+# events and nodes in Python, about 10 µs a line. When every line of the block is a
+# plain one-line scalar that YAML reads as the text written (no quote, comment, tab,
+# flow or block indicator, anchor, tag, continuation, duplicate), the block is cut out
+# with one regular expression and the rest of the document goes through PyYAML with the
+# block replaced by `{}` and as many empty lines, so every other position is unchanged.
+# Anything else reads the whole document through PyYAML, as before, so every
+# diagnostic (duplicate keys, tags, depth, syntax errors) is PyYAML's.
+
+_NODES_LINE = re.compile(r"^nodes:\n", re.M)
+# A plain scalar's first character may not be an indicator; the rest may not hold `: `,
+# ` #`, quotes, tabs or a line break. Keys: identifiers (PyYAML refuses implicit keys
+# of over 1024 characters). No trailing blank: YAML drops it, so the text would differ.
+_BLOCK = {}
+_EXPR = r"[A-Za-z0-9_(](?:[A-Za-z0-9_.()+\-*/,\[\] =<>%~^&|!]*[A-Za-z0-9_.()+\-*/,\[\]=<>%~^&|!])?"
+
+
+def _block_pattern(indent: int):
+    if indent not in _BLOCK:
+        line = " " * indent + r"[A-Za-z_][A-Za-z0-9_]{0,1000}: " + _EXPR + r"\n"
+        _BLOCK[indent] = (re.compile(f"(?:{line})*"),
+                          re.compile(" " * indent + r"([A-Za-z_][A-Za-z0-9_]*): (.*)\n"))
+    return _BLOCK[indent]
+
+
+def _bulk_nodes(source: str):
+    """(the source with the `nodes:` block cut out, its line index, the block's indent,
+    its (name, text) pairs), or None when the block is not one that can be read in bulk."""
+    found = _NODES_LINE.findall(source)
+    if len(found) != 1:
+        return None
+    head = _NODES_LINE.search(source)
+    start = head.end()
+    indent = len(source) - len(source[start:].lstrip(" ")) - start
+    if indent == 0:
+        return None
+    text = source if source.endswith("\n") else source + "\n"
+    lines_re, pair_re = _block_pattern(indent)
+    end = lines_re.match(text, start).end()
+    if end == start:
+        return None
+    after = end
+    while after < len(text) and text[after] == "\n":
+        after += 1
+    if after < len(text) and not (text[after].isascii() and (text[after].isalpha() or text[after] == "_")):
+        return None                 # a comment, a continuation, a document marker: PyYAML reads it all
+    pairs = pair_re.findall(text, start, end)
+    names = [name for name, _ in pairs]
+    if len(set(names)) != len(names):
+        return None                 # duplicate keys: PyYAML's composition reports them
+    resolve = _Loader.resolve
+    for _, expr in pairs:
+        # Only text without a blank or a bracket can read as a number, bool, null or date.
+        if " " not in expr and "(" not in expr and \
+                resolve(_Loader, yaml.ScalarNode, expr, (True, False)) != _STR_TAG:
+            return None
+    line = source.count("\n", 0, head.start())
+    rest = source[:head.start()] + "nodes: {}\n" + "\n" * len(pairs) + source[end:]
+    return rest, line, indent, pairs
+
+
+def _bulk_root(root, line: int) -> bool:
+    """The rest of the document is a mapping whose one `nodes` key is the line cut at."""
+    if root.__class__ is not yaml.MappingNode or root.tag != _MAP_TAG:
+        return False
+    found = [(k, v) for k, v in root.value if k.__class__ is yaml.ScalarNode and k.value == "nodes"]
+    if len(found) != 1:
+        return False
+    key, value = found[0]
+    return (not key.style and key.start_mark.line == line and key.start_mark.column == 0
+            and value.__class__ is yaml.MappingNode and not value.value and value.start_mark.line == line
+            and value.start_mark.column == 7)
+
+
+def _fill_nodes(doc: Document, line: int, indent: int, pairs: list) -> None:
+    """The block's values and positions, as PyYAML's marks would give them."""
+    values, keys, scalars = doc.values, doc.keys, doc.scalars
+    nodes = {}
+    key_col = indent + 1
+    values[("nodes",)] = Pos(line + 2, key_col)
+    row = line + 1
+    for name, expr in pairs:
+        row += 1
+        path = ("nodes", name)
+        nodes[name] = expr
+        keys[path] = Pos(row, key_col)
+        col = key_col + len(name) + 2
+        values[path] = start = Pos(row, col)
+        scalars[path] = ScalarSource(start, Pos(row, col + len(expr)), "")
+    doc.data["nodes"] = nodes
+
+
 def load_yaml(source: str, collector: Collector) -> Document | None:
     """Parse `source`; problems go to `collector`. None when the YAML cannot be parsed at all."""
     doc = Document(data=None, source=source)
+    bulk = _bulk_nodes(source)
+    if bulk is not None:
+        rest, line, indent, pairs = bulk
+        try:
+            root = _compose(rest)
+        except (yaml.YAMLError, _Refused):
+            root = None             # reported as PyYAML reports the whole document, below
+        if root is not None and _bulk_root(root, line):
+            doc.data = _Converter(collector, doc).convert(root, ())
+            _fill_nodes(doc, line, indent, pairs)
+            return doc
+        doc = Document(data=None, source=source)
+    return _load_whole(source, collector, doc)
+
+
+def _load_whole(source: str, collector: Collector, doc: Document) -> Document | None:
     try:
         root = _compose(source)
     except _Refused as exc:

@@ -77,3 +77,63 @@ def test_column_inside_multiline_and_block_scalars():
     assert (pos.line, pos.col) == (2, 7)
     pos = position_in_scalar(doc, ("e",), doc.data["e"].index("x"))
     assert (pos.line, pos.col) == (5, 5)
+
+
+# ---- the `nodes:` block read in bulk: the same Document and diagnostics as PyYAML's ----
+
+_BULK_CASES = {
+    # read in bulk
+    "plain": ("inputs:\n  x: 1.0\nnodes:\n  a: x * 2\n  b: tanh(a)\noutputs: [b]\n", True),
+    "deeper indent, blank lines after, no final newline":
+        ("inputs:\n  x: 1.0\nnodes:\n    a: x * 2\n    b: tanh(a)\n\n\noutputs: [b]", True),
+    "subscripts and flow after": ("nodes:\n  a: x[0]\n  b: a[1] + 2\nq: &a [1]\nr: *a\n", True),
+    "a tag elsewhere is reported": ("inputs: !!python/object x\nnodes:\n  a: x\n", True),
+    "a syntax error elsewhere is PyYAML's": ("inputs: {x: 1.0\nnodes:\n  a: x\n", True),
+    "`nodes:` inside a quoted scalar": ('description: "abc\nnodes:\n  a: x\nz: 1"\n', True),
+    "block scalar before": ("a: |\n  t\nnodes:\n  a: x\n", True),
+    # anything unusual: PyYAML reads the whole document
+    "duplicate key": ("nodes:\n  a: x * 2\n  a: tanh(a)\noutputs: [b]\n", False),
+    "values that are not text": ("nodes:\n  a: true\n  b: 1e3\n  c: ~\n  d: 0x1F\n  e: 2001-12-14\n", False),
+    "a tag in the block": ("nodes:\n  a: x\n  b: !!str y\n", False),
+    "a comment": ("nodes:\n  a: x\n  # c\nbackward: a\n", False),
+    "a continuation line": ("nodes:\n  a: x\n    + 1\nbackward: a\n", False),
+    "two `nodes:`": ("nodes:\n  a: x\nnodes:\n  b: x\n", False),
+    "document markers": ("---\nnodes:\n  a: x\n...\n", False),
+    "a sequence after": ("x: 1\nnodes:\n  a: x\n  b: y\n- 1\n", False),
+    "trailing blank": ("nodes:\n  a: x\n  b: y \n", False),
+    "CRLF": ("nodes:\r\n  a: x\r\n", False),
+    "quotes": ("nodes:\n  a: \"x\"\n  b: c + 'd'\n", False),
+    "a flow list inside a flow list": ("inputs: [\nnodes:\n  a: x\n]\n", False),
+}
+
+
+def _as_compared(doc):
+    if doc is None:
+        return None
+    return (doc.data, doc.values, doc.keys, {p: (s.start, s.end, s.style) for p, s in doc.scalars.items()})
+
+
+def test_nodes_block_read_in_bulk_equals_pyyaml_reading():
+    from agrad.graphs.yaml_loader import Document, _bulk_nodes, _load_whole
+    for name, (text, bulk) in _BULK_CASES.items():
+        assert (_bulk_nodes(text) is not None) is bulk, name
+        fast, slow = Collector("f.yaml"), Collector("f.yaml")
+        got = load_yaml(text, fast)
+        want = _load_whole(text, slow, Document(data=None, source=text))
+        assert _as_compared(got) == _as_compared(want), name
+        assert [(d.code, d.message, d.location) for d in fast.diagnostics] == \
+               [(d.code, d.message, d.location) for d in slow.diagnostics], name
+
+
+def test_generated_chain_is_read_in_bulk():
+    lines = ["inputs:", "  x: {value: [0.5, -0.25, 1.0], requires_grad: true}", "nodes:", "  n0: x * 1.0"]
+    lines += [f"  n{i}: tanh(n{i - 1}) * 0.999 + x" for i in range(1, 300)]
+    text = "\n".join(lines + ["  loss: sum(n299)", "backward: loss", "outputs: [loss]"]) + "\n"
+    from agrad.graphs.yaml_loader import _bulk_nodes
+    assert _bulk_nodes(text) is not None
+    doc, problems = load(text)
+    assert problems == []
+    assert doc.data["nodes"]["n7"] == "tanh(n6) * 0.999 + x"
+    assert (doc.key_pos(("nodes", "n7")).line, doc.key_pos(("nodes", "n7")).col) == (11, 3)
+    assert (doc.pos(("nodes", "n7")).line, doc.pos(("nodes", "n7")).col) == (11, 7)
+    assert list(doc.data) == ["inputs", "nodes", "backward", "outputs"]
