@@ -6,31 +6,23 @@ This file never imports torch. Numbers agree to a relative 1e-6 (float32 values 
 way PyTorch computes them agree to the bit; the cancellation this guards against was 1e-4),
 strings (messages, signed zeros as repr) exactly.
 """
-import json
-import pathlib
 
 import pytest
 
-import agrad
+import scenario_fixtures
 from edge_case_scenarios import SCENARIOS
 
-FIXTURE = pathlib.Path(__file__).resolve().parents[1] / "reference" / "engine" / "edge_cases.json"
-EXPECTED = json.loads(FIXTURE.read_text())
+EXPECTED = scenario_fixtures.expected("edge_cases.json")
 
 
 def test_fixture_is_from_the_pytorch_version_we_follow():
-    assert EXPECTED["torch"].startswith("2.13.0")
-    assert sorted(EXPECTED["scenarios"]) == sorted(SCENARIOS)
+    scenario_fixtures.check_fixture(EXPECTED, SCENARIOS)
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_scenario_matches_pytorch(name):
-    agrad.set_grad_enabled(True)
-    try:
-        got = SCENARIOS[name](agrad)
-    finally:
-        agrad.set_grad_enabled(True)
-    assert_matches(json.loads(json.dumps(got)), EXPECTED["scenarios"][name])
+    got = scenario_fixtures.run(SCENARIOS[name])
+    assert_matches(got, EXPECTED["scenarios"][name])
 
 
 def assert_matches(got, expected, where="result"):

@@ -8,45 +8,11 @@ import numpy as np
 import pytest
 
 import agrad
+import op_sample_runs
 from agrad.backends import dask as dask_backend
 from agrad.errors import UnsupportedOnDeviceError
-from agrad.ops import registered
 
 dask = pytest.importorskip("dask")
-
-
-def _cases():
-    for info in registered():
-        if info.samples is None:
-            continue
-        for sample in info.samples(info.name):
-            yield pytest.param(info, sample, id=f"{info.name}-{sample.name}")
-
-
-def _moved(x, device):
-    if isinstance(x, agrad.Tensor):
-        return x.detach().to(device).requires_grad_(x.requires_grad)
-    if isinstance(x, (list, tuple)) and x and isinstance(x[0], agrad.Tensor):
-        return type(x)(_moved(t, device) for t in x)
-    if isinstance(x, str) and x == "cpu":      # a sample that names the device it moves to
-        return device
-    return x
-
-
-def _run(info, sample, device):
-    args = [_moved(a, device) for a in sample.args]
-    kwargs = {k: _moved(v, device) for k, v in sample.kwargs.items()}
-    out = info.entry.function(*args, **kwargs)
-    outs = list(out) if isinstance(out, tuple) else [out]
-    leaves = [t for a in args + list(kwargs.values())
-              for t in (a if isinstance(a, (list, tuple)) else [a])
-              if isinstance(t, agrad.Tensor) and t.requires_grad]
-    roots = [o for o in outs if o.requires_grad]
-    grads = []
-    if roots and leaves:
-        seeds = [agrad.ones_like(o) for o in roots]
-        grads = list(agrad.autograd.grad(roots, leaves, seeds, allow_unused=True))
-    return outs, grads
 
 
 def _tolerance(dtype):
@@ -63,17 +29,17 @@ def _compare(cpu, lazy, what):
         np.testing.assert_array_equal(lazy, cpu, err_msg=what)
 
 
-@pytest.mark.parametrize("info,sample", list(_cases()))
+@pytest.mark.parametrize("info,sample", list(op_sample_runs.cases()))
 def test_dask_matches_cpu_or_refuses(info, sample):
     with dask.config.set(scheduler="synchronous"):
         why = agrad.backends.get_backend("dask").refusal(info.name)
         if why is not None:
             # a composite op that autograd runs op by op meets the refusal of the op it calls
             with pytest.raises(UnsupportedOnDeviceError, match="is not supported on device dask: "):
-                _run(info, sample, "dask")
+                op_sample_runs.run(info, sample, "dask")
             return
-        cpu_outs, cpu_grads = _run(info, sample, "cpu")
-        lazy_outs, lazy_grads = _run(info, sample, "dask")
+        cpu_outs, cpu_grads = op_sample_runs.run(info, sample, "cpu")
+        lazy_outs, lazy_grads = op_sample_runs.run(info, sample, "dask")
         assert all(o.device.type == "dask" for o in lazy_outs)
         assert [g is None for g in lazy_grads] == [g is None for g in cpu_grads]
         tensors = [t for t in lazy_outs + lazy_grads if t is not None]
