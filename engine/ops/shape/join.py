@@ -255,7 +255,8 @@ split.__module__ = "agrad"
 _split.op.function = split
 
 
-def _chunk(self, chunks, dim):
+def _chunked(self, chunks, dim, by_size, by_sizes):
+    """chunk's pieces, split by `by_size` (an int size), or by `by_sizes` when they are all empty."""
     if self.ndim == 0:
         raise ShapeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
@@ -266,8 +267,12 @@ def _chunk(self, chunks, dim):
     if split_size == 0 and size == 0:
         # NOTE: split(0) would make one piece; PyTorch keeps `chunks` empty pieces
         _check_piece_count("chunk", chunks)
-        return split_with_sizes(self, [0] * chunks, d)
-    return _split(self, split_size, d)
+        return by_sizes(self, [0] * chunks, d)
+    return by_size(self, split_size, d)
+
+
+def _chunk(self, chunks, dim):
+    return _chunked(self, chunks, dim, _split, split_with_sizes)
 
 
 chunk = defop(
@@ -309,17 +314,7 @@ unsafe_split_with_sizes = defop(
 
 
 def _unsafe_chunk(self, chunks, dim):
-    if self.ndim == 0:
-        raise ShapeError("chunk expects at least a 1-dimensional tensor")
-    if chunks <= 0:
-        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    d = normalize_dim(dim, self.ndim)
-    size = self.shape[d]
-    split_size = (size + chunks - 1) // chunks
-    if split_size == 0 and size == 0:
-        _check_piece_count("chunk", chunks)
-        return unsafe_split_with_sizes(self, [0] * chunks, d)
-    return unsafe_split(self, split_size, d)
+    return _chunked(self, chunks, dim, unsafe_split, unsafe_split_with_sizes)
 
 
 unsafe_chunk = defop(
