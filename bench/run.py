@@ -10,6 +10,7 @@ above the process's baseline.
     python bench/run.py                          # start-up and W1-W4, 5 rounds
     python bench/run.py --workloads startup --rounds 9
     python bench/run.py --w5                     # also validate/inspect/run of 10k and 100k-node files
+    python bench/run.py --workloads --w5-nodes 100000 1000000   # W5 alone, against PyYAML reading each file
     python bench/run.py --workloads TRAIN CHECK  # train steps and `check`, replayed vs the engine (and torch)
     python bench/run.py --torch-python /tmp/torchvenv/bin/python --hips-python /tmp/torchvenv/bin/python
 
@@ -40,11 +41,11 @@ WORKER = HERE / "workloads.py"
 sys.path.insert(0, str(HERE))
 from workloads import FRAMEWORKS  # noqa: E402 - bench/ is no package
 
-LIBRARY_FRAMEWORKS = ("numpy", "agrad", "agrad-file", "torch", "hips")     # W1-W4's
+LIBRARY_FRAMEWORKS = ("numpy", "agrad", "agrad-file", "agrad-engine", "torch", "hips")     # W1-W4's
 # workload -> (unit, scale, whether a pass's time is divided by the ops it counts); W5 cells: seconds a command
 UNITS = {"W1": ("µs/op", 1e6, True), "W3": ("µs/op", 1e6, True), "W2": ("ms", 1e3, True), "W4": ("ms", 1e3, True),
          "startup": ("s CPU", 1.0, False), "TRAIN": ("ms/st", 1e3, True), "CHECK": ("ms", 1e3, True)}
-_W5_UNIT = ("s", 1.0, False)
+_W5_UNIT = ("s CPU", 1.0, False)         # W5: CPU seconds of the whole command
 
 
 OPTIONAL = {"torch": ("torch", "PyTorch"), "hips": ("autograd", "HIPS autograd")}   # framework: (module, name)
@@ -115,19 +116,22 @@ def cells(workloads, frameworks, w5_nodes):
             if w == "startup" or f in FRAMEWORKS.get(w, LIBRARY_FRAMEWORKS):
                 yield w, f
     for nodes in w5_nodes:
+        yield f"W5-load-{nodes}", "pyyaml"          # the anchor of the three rows below
         for phase in ("validate", "inspect", "run"):
             yield f"W5-{phase}-{nodes}", "agrad-cli"
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--workloads", nargs="+", default=["startup", "W1", "W3", "W2", "W4", "TRAIN", "CHECK"])
+    p.add_argument("--workloads", nargs="*", default=["startup", "W1", "W3", "W2", "W4", "TRAIN", "CHECK"])
     p.add_argument("--frameworks", nargs="+", default=["numpy", "agrad", "agrad-file", "agrad-engine", "torch", "hips"])
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--reps", type=int, default=5, help="timed passes per process (after one warm-up)")
     p.add_argument("--startup-reps", type=int, default=3,
                    help="start-up: processes per framework and round (alternated), the median kept")
     p.add_argument("--w5", action="store_true", help="also W5: the CLI on generated 10k/100k-node files")
+    p.add_argument("--w5-nodes", type=int, nargs="+", metavar="N",
+                   help="W5 on chains of these many nodes instead (e.g. 100000 1000000)")
     p.add_argument("--torch-python", default=sys.executable)
     p.add_argument("--hips-python", default=sys.executable,
                    help="interpreter where `import autograd` (HIPS autograd) works")
@@ -140,7 +144,7 @@ def main(argv=None) -> int:
         if framework in frameworks and not importable(pythons[framework], module):
             print(f"note: {name} is not importable in {pythons[framework]}; leaving it out", file=sys.stderr)
             frameworks.remove(framework)
-    w5_nodes = (10_000, 100_000) if opts.w5 else ()
+    w5_nodes = tuple(opts.w5_nodes or ((10_000, 100_000) if opts.w5 else ()))
     results: dict = {}
     if "startup" in opts.workloads:
         warm_startup_caches()
@@ -176,8 +180,13 @@ def main(argv=None) -> int:
         peak = statistics.median(c["peak_above_baseline_mb"] for c in runs)
 
         def ratio(other):
-            ref = results.get((workload, other))
-            if not ref or other == framework or any("error" in c for c in ref):
+            key = (workload, other)
+            if workload.startswith("W5-") and other == "numpy":     # W5's floor: PyYAML reading the file
+                key = (f"W5-load-{workload.rsplit('-', 1)[1]}", "pyyaml")
+            ref = results.get(key)
+            if key == (workload, framework):
+                return ""
+            if not ref or any("error" in c for c in ref):
                 return ""
             ref_med = statistics.median(per(c) for c in ref) * scale
             return f"{med / ref_med:.2f}x"

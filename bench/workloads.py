@@ -37,7 +37,8 @@ W5_NODES = (10_000, 100_000)
 TRAIN_STEPS = 660          # TRAIN: graphs/examples/train_digits.yaml, its 30 epochs (bench_train.py's loop)
 CHECK_EXAMPLE = "resnet_block.yaml"     # CHECK: `check` of a conv net (2 convs, batch norm), every element
 EXAMPLES = Path(__file__).resolve().parents[1] / "graphs" / "examples"
-# the workloads that not every framework has (the rest: W1-W4 for all, W5 for agrad-cli)
+# the workloads that not every framework has (the rest: W1-W4 for all, W5 for agrad-cli and its pyyaml anchor);
+# agrad-file is a graph file replayed after its first passes, agrad-engine the same file through the engine
 FRAMEWORKS = {"TRAIN": ("agrad-file", "agrad-engine", "torch"), "CHECK": ("agrad-file", "agrad-engine")}
 
 
@@ -289,11 +290,12 @@ def chain_file(folder: Path, nodes: int) -> Path:
     return _write(folder / f"chain{nodes}.yaml", lines)
 
 
-def _graph_pass(path: Path):
-    """A pass of a graph file: the graph is loaded once, each pass runs it (as --repeat does)."""
+def _graph_pass(path: Path, replay: bool = True):
+    """A pass of a graph file: the graph is loaded once, each pass runs it (as --repeat does);
+    `replay=False`: every pass through the engine (forward recorded, backward walked)."""
     from agrad import graphs
     graph = graphs.load(path)
-    return lambda: graph.run()
+    return lambda: graph.run(replay=replay)
 
 
 # ---- the table of workloads -------------------------------------------------------------
@@ -324,12 +326,12 @@ def setup(workload: str, framework: str, folder: Path):
     if (workload, framework) in lib:
         fn, data, n_ops = lib[workload, framework]
         return _library(fn, data(), n_ops)
-    if framework == "agrad-file":
+    if framework in ("agrad-file", "agrad-engine"):
         files = {"W1": (w1_file, w1_ops), "W3": (w3_file, w3_ops),
                  "W2": (lambda f: mlp_file(f, w2_data(), "w2"), 1),
                  "W4": (lambda f: mlp_file(f, w4_data(), "w4"), 1)}
         make, n_ops = files[workload]
-        return _graph_pass(make(folder)), n_ops
+        return _graph_pass(make(folder), replay=framework == "agrad-file"), n_ops
     raise SystemExit(f"no workload {workload} for {framework}")
 
 
@@ -346,12 +348,27 @@ def _train_pass(framework: str):
     return lambda: graph.train(steps=TRAIN_STEPS, **options)
 
 
-def w5(phase: str, nodes: int, folder: Path):
-    """W5: one phase of the CLI on a generated chain file, as a user runs it (a subprocess)."""
-    import subprocess
+def w5(phase: str, nodes: int, folder: Path, framework: str = "agrad-cli"):
+    """W5: one phase of the CLI on a generated chain file, as a user runs it (a subprocess);
+    framework "pyyaml" is its anchor, PyYAML's C loader reading the same file (issue #21's)."""
     path = chain_file(folder, nodes)
-    cmd = [sys.executable, "-m", "agrad.cli", phase, str(path)] + (["--format", "json"] if phase == "run" else [])
-    return (lambda: subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)), nodes
+    if framework == "pyyaml":
+        cmd = [sys.executable, "-c", "import sys, yaml; yaml.load(open(sys.argv[1]), Loader=yaml.CSafeLoader)",
+               str(path)]
+    else:
+        cmd = [sys.executable, "-m", "agrad.cli", phase, str(path)] + (["--format", "json"] if phase != "validate"
+                                                                       else [])
+    return cmd, nodes
+
+
+def child_cpu_seconds(cmd) -> float:
+    """User + system CPU seconds of one run of `cmd` in a child process (the W5 rows compare CPU time:
+    this machine is shared, and a wall clock would charge agrad for its neighbours)."""
+    import subprocess
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 _OPTIONAL = {"torch": "torch", "hips": "autograd.numpy"}     # framework: the module it needs
@@ -382,26 +399,28 @@ def _rss_mb() -> float:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser()
     p.add_argument("workload")          # W1..W4, or W5-validate-10000 / W5-inspect-100000 / W5-run-10000
+    # W5 frameworks: agrad-cli (the command), pyyaml (its anchor: the same file through CSafeLoader)
     p.add_argument("framework")
     p.add_argument("--reps", type=int, default=5)
     opts = p.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         cli = opts.workload.startswith("W5-")
+        times = []
         if cli:       # a whole command in a subprocess: its own start-up is part of what is measured
             _, phase, nodes = opts.workload.split("-")
-            run_pass, n_ops = w5(phase, int(nodes), folder)
+            cmd, n_ops = w5(phase, int(nodes), folder, opts.framework)
+            base = 0.0
+            times = [child_cpu_seconds(cmd) for _ in range(opts.reps)]
         else:
             run_pass, n_ops = setup(opts.workload, opts.framework, folder)
-        _preload(opts.framework)
-        base = 0.0 if cli else _rss_mb()
-        if not cli:
+            _preload(opts.framework)
+            base = _rss_mb()
             run_pass()            # warm-up, not counted
-        times = []
-        for _ in range(opts.reps):
-            t0 = time.perf_counter()
-            run_pass()
-            times.append(time.perf_counter() - t0)
+            for _ in range(opts.reps):
+                t0 = time.perf_counter()
+                run_pass()
+                times.append(time.perf_counter() - t0)
         peak = resource.getrusage(resource.RUSAGE_CHILDREN if cli else resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"times": times, "ops": n_ops, "peak_above_baseline_mb": max(0.0, peak - base)}))
     return 0
