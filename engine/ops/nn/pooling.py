@@ -321,29 +321,43 @@ def _avg_samples(op):
             SampleInput("unbatched T ceil_mode", arg((2, 5, 5), 4, transposed=True), 2, ceil_mode=True)]
 
 
-avg_pool2d_backward = defop(
-    f"avg_pool2d_backward(Tensor grad_output, Tensor self, {_AVG_ARGS}) -> Tensor",
-    kernel=_avg_backward_kernel, meta=_avg_backward_meta,
-    grads={"grad_output": lambda grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override:
-               avg_pool2d(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override),
-           "self": lambda grad: grad * 0},
-    backward_name="AvgPool2DBackwardBackward0",
-    samples=lambda op: grad_output_samples(op, avg_pool2d, _avg_samples(op),
-                                           lambda s: ((s.args[0].detach(),) + s.args[1:], s.kwargs)),
-    torch="lambda g, x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, "
-          "divisor_override=None: torch.ops.aten.avg_pool2d_backward(g, x, kernel_size, stride or kernel_size, "
-          "padding, ceil_mode, count_include_pad, divisor_override)",
-    doc="The gradient of avg_pool2d: each window's grad_output, divided by its divisor, spread over its taps.")
+def _avg_pool_ops(dims, kernel, meta, backward_kernel, backward_meta, samples, window):
+    """avg_poolNd and its backward op, declared once for 2-D and 3-D: only kernels, samples and the
+    window's name differ."""
+    name, ops = f"avg_pool{dims}d", {}
 
-avg_pool2d = defop(
-    f"avg_pool2d(Tensor self, {_AVG_ARGS}) -> Tensor",
-    kernel=_avg_kernel, meta=_avg_meta,
-    grads={"self": lambda grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override:
-               avg_pool2d_backward(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                                   divisor_override)},
-    backward_name="AvgPool2DBackward0", samples=_avg_samples, torch="torch.nn.functional.avg_pool2d",
-    doc="The mean of each window of (N, C, H, W) or (C, H, W) input; count_include_pad counts the zero padding "
-        "in the divisor; divisor_override replaces it.")
+    def avg_pool(*args):        # the forward op, declared below the backward that calls it
+        return ops["forward"](*args)
+
+    avg_pool_backward = defop(
+        f"{name}_backward(Tensor grad_output, Tensor self, {_AVG_ARGS}) -> Tensor",
+        kernel=backward_kernel, meta=backward_meta,
+        grads={"grad_output": lambda grad, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                                     divisor_override:
+                   avg_pool(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override),
+               "self": lambda grad: grad * 0},
+        backward_name=f"AvgPool{dims}DBackwardBackward0",
+        samples=lambda op: grad_output_samples(op, ops["forward"], samples(op),
+                                               lambda s: ((s.args[0].detach(),) + s.args[1:], s.kwargs)),
+        torch=f"lambda g, x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, "
+              f"divisor_override=None: torch.ops.aten.{name}_backward(g, x, kernel_size, stride or kernel_size, "
+              f"padding, ceil_mode, count_include_pad, divisor_override)",
+        doc=f"The gradient of {name}: each window's grad_output, divided by its divisor, spread over its taps.")
+    ops["forward"] = defop(
+        f"{name}(Tensor self, {_AVG_ARGS}) -> Tensor",
+        kernel=kernel, meta=meta,
+        grads={"self": lambda grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                              divisor_override:
+                   avg_pool_backward(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                                     divisor_override)},
+        backward_name=f"AvgPool{dims}DBackward0", samples=samples, torch=f"torch.nn.functional.{name}",
+        doc=f"The mean of each {window} input; count_include_pad counts the zero padding in the divisor; "
+            f"divisor_override replaces it.")
+    return ops["forward"], avg_pool_backward
+
+
+avg_pool2d, avg_pool2d_backward = _avg_pool_ops(2, _avg_kernel, _avg_meta, _avg_backward_kernel, _avg_backward_meta,
+                                                _avg_samples, "window of (N, C, H, W) or (C, H, W)")
 
 
 # ---- avg_pool3d: separable, one window-sum matrix per spatial dim ----------------------------------
@@ -473,29 +487,9 @@ def _avg3d_samples(op):
             SampleInput("unbatched ceil_mode", arg((2, 3, 5, 5), 4), 2, ceil_mode=True)]
 
 
-avg_pool3d_backward = defop(
-    f"avg_pool3d_backward(Tensor grad_output, Tensor self, {_AVG_ARGS}) -> Tensor",
-    kernel=_avg3d_backward_kernel, meta=_avg3d_backward_meta,
-    grads={"grad_output": lambda grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override:
-               avg_pool3d(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override),
-           "self": lambda grad: grad * 0},
-    backward_name="AvgPool3DBackwardBackward0",
-    samples=lambda op: grad_output_samples(op, avg_pool3d, _avg3d_samples(op),
-                                           lambda s: ((s.args[0].detach(),) + s.args[1:], s.kwargs)),
-    torch="lambda g, x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, "
-          "divisor_override=None: torch.ops.aten.avg_pool3d_backward(g, x, kernel_size, stride or kernel_size, "
-          "padding, ceil_mode, count_include_pad, divisor_override)",
-    doc="The gradient of avg_pool3d: each window's grad_output, divided by its divisor, spread over its taps.")
-
-avg_pool3d = defop(
-    f"avg_pool3d(Tensor self, {_AVG_ARGS}) -> Tensor",
-    kernel=_avg3d_kernel, meta=_avg3d_meta,
-    grads={"self": lambda grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override:
-               avg_pool3d_backward(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                                   divisor_override)},
-    backward_name="AvgPool3DBackward0", samples=_avg3d_samples, torch="torch.nn.functional.avg_pool3d",
-    doc="The mean of each box window of (N, C, T, H, W) or (C, T, H, W) input; count_include_pad counts the zero "
-        "padding in the divisor; divisor_override replaces it.")
+avg_pool3d, avg_pool3d_backward = _avg_pool_ops(3, _avg3d_kernel, _avg3d_meta, _avg3d_backward_kernel,
+                                                _avg3d_backward_meta, _avg3d_samples,
+                                                "box window of (N, C, T, H, W) or (C, T, H, W)")
 
 
 # ---- max_pool1d, avg_pool1d: the 2-D pools over (N, C, 1, L), as PyTorch -------------------------
