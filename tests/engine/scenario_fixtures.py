@@ -2,12 +2,17 @@
 `*_scenarios.py` runs with either library, a script in tests/reference/ (make_*_reference.py)
 recorded its results on torch into tests/reference/engine/*.json, and the tests compare with
 that file. Nothing here imports torch."""
+import importlib.util
 import json
 import pathlib
+import sys
+
+import numpy as np
 
 import agrad
 
-FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "reference" / "engine"
+REFERENCE = pathlib.Path(__file__).resolve().parents[1] / "reference"
+FIXTURES = REFERENCE / "engine"
 
 
 def expected(filename: str) -> dict:
@@ -31,3 +36,31 @@ def run(scenario, *, seed: int | None = None):
         return json.loads(json.dumps(scenario(agrad)))
     finally:
         agrad.set_grad_enabled(True)
+
+
+def scenarios_module(filename: str):
+    """A scenarios file that lives beside its recording script in tests/reference/ (no package)."""
+    spec = importlib.util.spec_from_file_location(f"agrad_reference_{pathlib.Path(filename).stem}",
+                                                  REFERENCE / filename)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def compare(got, want, path: list, rtol: float) -> None:
+    """`got` equals PyTorch's `want` (JSON values): floats to `rtol` (atol 1e-12), the rest exactly;
+    `path` names the place in messages."""
+    if isinstance(want, float) or isinstance(got, float):
+        assert got is not None and want is not None, f"{path}: {got!r} vs PyTorch {want!r}"
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-12, err_msg=str(path))
+    elif isinstance(want, list):
+        assert isinstance(got, list) and len(got) == len(want), f"{path}: {got!r} vs PyTorch {want!r}"
+        for i, (g, w) in enumerate(zip(got, want)):
+            compare(g, w, path + [i], rtol)
+    elif isinstance(want, dict):
+        assert isinstance(got, dict) and set(got) == set(want), f"{path}: {got!r} vs PyTorch {want!r}"
+        for k in want:
+            compare(got[k], want[k], path + [k], rtol)
+    else:
+        assert got == want, f"{path}: {got!r} vs PyTorch {want!r}"

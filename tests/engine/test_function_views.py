@@ -9,48 +9,22 @@ gradients finite differences give.
 """
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import agrad
+import scenario_fixtures
 from agrad.testing import gradcheck
 
 REFERENCE = Path(__file__).resolve().parents[1] / "reference"
 REGENERATE = "regenerate: /work/torchvenv/bin/python tests/reference/make_function_views_reference.py"
 
 
-def _scenarios():
-    spec = importlib.util.spec_from_file_location("agrad_reference_function_views_scenarios",
-                                                  REFERENCE / "function_views_scenarios.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-SCENARIOS = _scenarios().SCENARIOS
+SCENARIOS = scenario_fixtures.scenarios_module("function_views_scenarios.py").SCENARIOS
 RECORDED = json.loads((REFERENCE / "function_views_scenarios.json").read_text())
-
-
-def _compare(got, want, path):
-    if isinstance(want, float) or isinstance(got, float):
-        assert got is not None and want is not None, f"{path}: {got!r} vs PyTorch {want!r}"
-        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-12, err_msg=str(path))
-    elif isinstance(want, list):
-        assert isinstance(got, list) and len(got) == len(want), f"{path}: {got!r} vs PyTorch {want!r}"
-        for i, (g, w) in enumerate(zip(got, want)):
-            _compare(g, w, path + [i])
-    elif isinstance(want, dict):
-        assert isinstance(got, dict) and set(got) == set(want), f"{path}: {got!r} vs PyTorch {want!r}"
-        for k in want:
-            _compare(got[k], want[k], path + [k])
-    else:
-        assert got == want, f"{path}: {got!r} vs PyTorch {want!r}"
 
 
 def test_the_recording_covers_every_scenario():
@@ -61,7 +35,7 @@ def test_the_recording_covers_every_scenario():
 @pytest.mark.parametrize("label", sorted(SCENARIOS))
 def test_scenario_matches_pytorch(label):
     got = json.loads(json.dumps(SCENARIOS[label](agrad)))      # tuples -> lists, as recorded
-    _compare(got, RECORDED["scenarios"][label], [label])
+    scenario_fixtures.compare(got, RECORDED["scenarios"][label], [label], rtol=1e-6)
 
 
 class _ScaleInPlace(agrad.autograd.Function):

@@ -11,28 +11,16 @@ tests/engine/test_api_contract.py runs the same scenarios on agrad and compares.
 """
 from __future__ import annotations
 
-import json
-import pathlib
 import sys
 
 import torch
 
-HERE = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "engine"))
-from api_scenarios import SCENARIOS  # noqa: E402
+from scenario_recording import record
+from api_scenarios import SCENARIOS  # noqa: E402 - on the path scenario_recording puts
 
 
 def main() -> int:
-    results = {}
-    for name, run in SCENARIOS.items():
-        torch.set_grad_enabled(True)
-        torch.manual_seed(0)
-        results[name] = run(torch)
-    out = HERE / "engine" / "api.json"
-    text = json.dumps({"torch": torch.__version__, "scenarios": results}, indent=1, sort_keys=True)
-    out.write_text(text + "\n")
-    print(f"wrote {out.relative_to(HERE.parent.parent)}: {len(results)} scenarios, torch {torch.__version__}")
-    return 0
+    return record(torch, SCENARIOS, "api.json", seed=0)
 
 
 if __name__ == "__main__":

@@ -10,16 +10,13 @@ tests/engine/test_edge_cases.py and tests/graphs/test_schedule_reference.py comp
 """
 from __future__ import annotations
 
-import json
-import pathlib
 import sys
 import warnings
 
 import torch
 
-HERE = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "engine"))
-from edge_case_scenarios import SCENARIOS  # noqa: E402
+from scenario_recording import record
+from edge_case_scenarios import SCENARIOS  # noqa: E402 - on the path scenario_recording puts
 
 # (the spec of agrad's `schedule:`, its total steps, the steps to record)
 SCHEDULES = [
@@ -57,20 +54,9 @@ def _torch_lrs(spec: dict, steps: int) -> list[float]:
 
 
 def main() -> int:
-    results = {}
-    for name, run in SCENARIOS.items():
-        torch.set_grad_enabled(True)
-        results[name] = run(torch)
     schedules = [{"spec": spec, "total_steps": total, "lrs": _torch_lrs(spec, steps)}
                  for spec, total, steps in SCHEDULES]
-    out = HERE / "engine" / "edge_cases.json"
-    out.parent.mkdir(exist_ok=True)
-    text = json.dumps({"torch": torch.__version__, "scenarios": results, "schedules": schedules},
-                      indent=1, sort_keys=True)
-    out.write_text(text + "\n")
-    print(f"wrote {out.relative_to(HERE.parent.parent)}: {len(results)} scenarios, {len(schedules)} schedules, "
-          f"torch {torch.__version__}")
-    return 0
+    return record(torch, SCENARIOS, "edge_cases.json", schedules=schedules)
 
 
 if __name__ == "__main__":
