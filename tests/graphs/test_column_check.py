@@ -11,6 +11,7 @@ from agrad.graphs.diagnostics import Collector
 from agrad.graphs.document import read_document
 from agrad.graphs.spec import NodeColumns
 from agrad.graphs.yaml_loader import load_yaml
+from graph_helpers import EXAMPLES, suite_graphs
 
 _HEAD = ["inputs:", "  x: {value: [0.5, -0.25, 1.0], requires_grad: true}", "  m: {shape: [2, 3], init: ones}",
          "  k: {value: 1, dtype: int64}", "nodes:", "  n0: x * 1.0"]
@@ -139,3 +140,17 @@ def test_a_clean_check_makes_no_nodespec_and_no_position(graph_file, columns_che
     assert columns_checked == [True] and made == [] and positions == []
     assert graphs.load(graph_file(_chain(30))).run().outputs["loss"].shape == ()     # a run makes them
     assert made == [1]
+
+
+def test_every_graph_of_the_suite_and_every_example_validates_alike_column_wise(tmp_path, columns_checked,
+                                                                                monkeypatch):
+    texts = suite_graphs() + [p.read_text() for p in sorted(EXAMPLES.glob("*.yaml"))]
+    paths = []
+    for i, text in enumerate(texts):
+        paths.append(tmp_path / f"g{i}.yaml")
+        paths[-1].write_text(text)
+    column_wise = [graphs.validate(p) for p in paths]
+    assert columns_checked.count(True) > 20         # many were checked shape by shape
+    monkeypatch.setattr(executor.SharedResults, "MIN_NODES", 10 ** 9)
+    for path, text, found in zip(paths, texts, column_wise):
+        assert found == graphs.validate(path), text
