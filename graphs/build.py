@@ -391,4 +391,3 @@ def check_graph(spec: GraphSpec, collector: Collector, base_dir: Path, options: 
 def validate_graph(spec: GraphSpec, collector: Collector, base_dir: Path, options: Options) -> None:
     """`check_graph`'s diagnostics, for `validate`: nothing built is kept."""
     GraphChecker(spec, collector, base_dir, options).validate()
-

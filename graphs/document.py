@@ -34,7 +34,6 @@ DEVICE_RE = re.compile(r"^(cpu|cuda(:\d+)?|dask|meta)$")
 _META_DEVICE = ("device 'meta' holds shapes but no data, so a graph cannot run on it "
                 "(agrad validate already checks on Meta); use cpu or cuda")
 
-_KEYWORDS = frozenset(keyword.kwlist)
 _PLAIN = frozenset((int, float, bool, str, type(None)))     # argument values that hold no Ref
 
 _TYPE_NAMES = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list",
@@ -223,7 +222,7 @@ class DocumentReader:
         shape_of = expressions.shape_of
         for name, text in block.nodes.items():
             # bulk text is one line written as read, no leading blank, name an identifier
-            found = None if name in inputs or name in _KEYWORDS else shape_of(text, False)
+            found = None if name in inputs or keyword.iskeyword(name) else shape_of(text, False)
             if found is not None:
                 shape, names, _ = found
                 if shape.builder is None:
@@ -600,7 +599,8 @@ def _from_shape(block: NodesBlock, i: int, name: str, text: str) -> list[NodeSpe
 
 def read_document(doc: Document, file: str, default_name: str, collector: Collector) -> GraphSpec:
     spec = DocumentReader(doc, file, collector).read(default_name)
-    # Columns inside scalars are found while reading (every NodeSpec has its positions now);
+    # Columns inside scalars are found while reading (every NodeSpec read call by call has its
+    # positions now; those kept column-wise work theirs out from the block, NodesBlock);
     # the scalars' extents are a quarter of the document's size and nothing asks for them later.
     doc.scalars = {}
     doc._scalar_maps = {}
