@@ -7,6 +7,7 @@ language's own rather than an op: `x[...]`, output selection or basic slicing.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from agrad import codegen, dispatcher
@@ -143,13 +144,17 @@ class Binder:
     def __init__(self, spec: GraphSpec, collector: Collector):
         self.spec = spec
         self.c = collector
-        self.names = set(spec.inputs) | {n.name for n in spec.nodes}
         self.bound: dict[str, BoundNode] = {}
         self.schema_parts: dict[int, tuple] = {}     # id(schema) -> (positional args, args by name, schema)
         self.entries: dict[str, Any] = {}            # op name -> OperatorEntry
         self.fitting: dict[tuple, bool] = {}         # (schema type, kind of value) -> whether it fits
         self.layouts: dict[tuple, Any] = {}          # kinds of value written -> _layout's function
         self.tensor_lists: dict[int, bool] = {}      # id(schema) -> whether it takes a Tensor[]
+
+    @cached_property
+    def names(self) -> set[str]:
+        """Every name an argument may use (asked only by `bind`: a column-wise check makes no NodeSpecs)."""
+        return set(self.spec.inputs) | {n.name for n in self.spec.nodes}
 
     def op_names(self) -> list[str]:
         """Every op's name, for "did you mean": the whole library loads only for an unknown op."""
@@ -179,6 +184,14 @@ class Binder:
                 self.undefined(ref)
         if node.op == GETITEM:
             return None if undefined else BoundNode(node, None, args=list(node.args))
+        entry = self.entry(node)
+        if entry is None:
+            return None
+        bound = self.bind_arguments(node, entry.schema, entry)
+        return None if undefined else bound
+
+    def entry(self, node: NodeSpec):
+        """The OperatorEntry of the node's op, or None after reporting an unknown op."""
         entry = self.entries.get(node.op)
         if entry is None:
             try:
@@ -189,9 +202,7 @@ class Binder:
                                  "come from a plugin; pass --plugin FILE.py, the file that registers it", node.pos)
                 else:
                     self.c.error("AG016", f"unknown op '{node.op}'", node.pos, did_you_mean(node.op, self.op_names()))
-                return None
-        bound = self.bind_arguments(node, entry.schema, entry)
-        return None if undefined else bound
+        return entry
 
     def bind_arguments(self, node: NodeSpec, schema, entry) -> BoundNode | None:
         # A layout found once serves every node that writes the same kinds of value the same way:

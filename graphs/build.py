@@ -5,6 +5,7 @@ the backward passes, retained tensors and expectations against that build.
 from __future__ import annotations
 
 import contextlib
+from collections import ChainMap
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from agrad.backends import Backend
 from agrad.errors import DimensionError, DtypeError, ShapeError
 
 from .binding import BoundNode, bind
+from .column_check import check_columns
 from .diagnostics import Collector, Pos, did_you_mean
 from .document import literal_shape
 from .executor import NodeFailure, SharedResults, run_nodes
@@ -148,7 +150,23 @@ class GraphChecker:
         self.meta: dict[str, Any] = {}
 
     def check(self) -> CheckedGraph:
+        return self.build(self.plan_leaves())
+
+    def validate(self) -> None:
+        """Report every problem; what `check` finds, without keeping what it builds. A large file
+        of nodes kept column-wise is checked shape by shape where that check applies."""
         leaves = self.plan_leaves()
+        spec, columns = self.spec, self.spec.columns
+        if (columns is not None and len(leaves) == len(spec.inputs) and DeviceRefusals.of(leaves) is None
+                and all(n in spec.inputs or n in columns.block.nodes for n in self.named_after_nodes())
+                and check_columns(self, leaves)):
+            # what names a node (not an op inside one) is all the passes and outputs use
+            self.check_backward_and_outputs(ChainMap(spec.inputs, columns.block.nodes))
+            return
+        self.meta = {}
+        self.build(leaves)
+
+    def build(self, leaves: dict[str, LeafPlan]) -> CheckedGraph:
         bound = bind(self.spec, self.c)
         ordered = run_order(self.spec, self.c)
         order = [bound[n.name] for n in ordered if n.name in bound]
@@ -166,14 +184,28 @@ class GraphChecker:
                 self.c.error(UNSUPPORTED_ON_DEVICE, f"'{bound.name}': {what} is not supported on device "
                              f"{refusals.device}: {why}", bound.spec.pos)
         largest = self.largest_result(order)
-        names = set(self.spec.inputs) | {n.name for n in self.spec.nodes}
+        self.check_backward_and_outputs(set(self.spec.inputs) | {n.name for n in self.spec.nodes})
+        # shared results stand for each node's value, but are no node-by-node Meta build
+        return CheckedGraph(self.spec, leaves, order, self.meta if shared is None else None, self.base_dir,
+                            self.options, largest)
+
+    def check_backward_and_outputs(self, names) -> None:
+        """The backward passes, retained tensors, outputs and expectations against the Meta build;
+        `names`: every name a node or an input defines."""
         for pass_ in self.spec.backward:
             self.check_pass(pass_, names)
         self.check_retain_grad(names)
         self.check_outputs_and_expect(names)
-        # shared results stand for each node's value, but are no node-by-node Meta build
-        return CheckedGraph(self.spec, leaves, order, self.meta if shared is None else None, self.base_dir,
-                            self.options, largest)
+
+    def named_after_nodes(self) -> list[str]:
+        """Every name the backward passes, retained tensors, outputs and expectations use."""
+        spec = self.spec
+        refs = [r for p in spec.backward for r in (*p.roots, *(p.inputs or ()))]
+        refs += [g for p in spec.backward for g in p.grad_tensors or () if isinstance(g, TensorRef)]
+        names = [r.name for r in refs + spec.retain_grad + (spec.outputs or [])]
+        if spec.expect is not None:
+            names += [e.name for e in spec.expect.outputs + spec.expect.grads]
+        return names
 
     # ---- leaves ------------------------------------------------------------------
 
@@ -317,8 +349,8 @@ class GraphChecker:
     def check_outputs_and_expect(self, names: set[str]) -> None:
         for ref in self.spec.outputs or ():
             self.tensor(ref, names, "outputs")
-        if not self.spec.outputs and not self.spec.backward and self.spec.nodes:
-            last = self.spec.nodes[-1]          # the graph's output when nothing else is named
+        last = self.spec.last_node() if not self.spec.outputs and not self.spec.backward else None
+        if last is not None:                    # the graph's output when nothing else is named
             if isinstance(self.meta.get(last.owner), tuple):
                 self.c.error("AG022", f"'{last.owner}' has several outputs and, as the last node, would be the "
                              f"graph's output; list one under `outputs:` (a node such as {last.owner}[0])", last.pos)
@@ -355,3 +387,7 @@ class GraphChecker:
 def check_graph(spec: GraphSpec, collector: Collector, base_dir: Path, options: Options) -> CheckedGraph:
     return GraphChecker(spec, collector, base_dir, options).check()
 
+
+def validate_graph(spec: GraphSpec, collector: Collector, base_dir: Path, options: Options) -> None:
+    """`check_graph`'s diagnostics, for `validate`: nothing built is kept."""
+    GraphChecker(spec, collector, base_dir, options).validate()

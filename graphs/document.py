@@ -19,8 +19,8 @@ from .expressions import ExpressionError
 from .pytorch_habits import device_hint
 from .values import INT64_MAX, MAX_DIMS, misfit_message
 from .spec import (DTYPE_NAMES, INITS, NO_KEYWORDS, BackwardSpec, Expectation, ExpectSpec, GraphSpec, InputSpec,
-                   NodeSpec, TensorRef)
-from .yaml_loader import Document, one_line_scalar, scalar_locator
+                   NodeColumns, NodeSpec, TensorRef)
+from .yaml_loader import Document, NodesBlock, one_line_scalar, scalar_locator
 
 TOP_KEYS = ("agrad", "name", "description", "dtype", "device", "seed", "inputs", "nodes", "backward",
             "retain_grad", "outputs", "expect", "train")      # `train:`: graphs/train_section.py
@@ -180,19 +180,13 @@ class DocumentReader:
             nodes = {}
         elif not self.expect_type(nodes, (dict,), "`nodes`", ("nodes",), "a mapping"):
             nodes = {}
-        known = set(spec.inputs) | set(nodes)
-        for name, entry in nodes.items():
-            path = ("nodes", name)
-            if not self.check_name(name, path):
-                continue
-            if name in spec.inputs:
-                first = spec.inputs[name].pos
-                self.error("AG011", f"'{name}' is assigned twice (it is an input, line {first.line})", path, key=True)
-                continue
-            made = self.node(name, entry, path, known)
-            spec.nodes.extend(made)
-            if not made:
-                spec.broken.add(name)
+        block = self.doc.block
+        if block is not None and nodes is block.nodes:
+            spec.columns = self.columns(spec, block)
+        else:
+            known = set(spec.inputs) | set(nodes)
+            for name, entry in nodes.items():
+                spec.nodes.extend(self.yaml_node(spec, name, entry, known))
 
         if "backward" in data:
             spec.backward = self.backward(data["backward"], ("backward",))
@@ -203,6 +197,48 @@ class DocumentReader:
         if "expect" in data:
             spec.expect = self.expect(data["expect"], ("expect",))
         return spec
+
+    def yaml_node(self, spec: GraphSpec, name: str, entry: Any, known: set[str]) -> list[NodeSpec]:
+        """The NodeSpecs of one entry of `nodes:`, read call by call."""
+        path = ("nodes", name)
+        if not self.check_name(name, path):
+            return []
+        if name in spec.inputs:
+            first = spec.inputs[name].pos
+            self.error("AG011", f"'{name}' is assigned twice (it is an input, line {first.line})", path, key=True)
+            return []
+        made = self.node(name, entry, path, known)
+        if not made:
+            spec.broken.add(name)
+        return made
+
+    def columns(self, spec: GraphSpec, block: NodesBlock) -> NodeColumns:
+        """The block read in bulk, column-wise: an expression of a shape with a builder and
+        nothing to report is kept as its shape (its NodeSpecs made when asked for, by the
+        builder); any other node is read call by call here, its problems reported in file
+        order as they would be."""
+        columns = NodeColumns(block, lambda i, name, text: _from_shape(block, i, name, text))
+        entries, ops, inputs = columns.entries, columns.ops, spec.inputs
+        shape_of = expressions.shape_of
+        for name, text in block.nodes.items():
+            # bulk text is one line written as read, no leading blank, name an identifier
+            found = None if name in inputs or keyword.iskeyword(name) else shape_of(text, False)
+            if found is not None:
+                shape, names, _ = found
+                if shape.builder is None:
+                    shape.builder = _builder(shape)
+                if shape.builder is not _NO_BUILDER:
+                    for i in shape.ops:
+                        ops.add(names[i])
+                    if "getitem" not in text or not any(names[i] == "getitem" for i in shape.ops):
+                        entries.append(shape)
+                        continue
+            made = self.yaml_node(spec, name, text, set())     # `known` is for mappings only
+            entries.append(made)
+            ops.update(n.op for n in made)
+        for shape in {id(e): e for e in entries if e.__class__ is not list}.values():
+            ops.update(c.op for c in shape.calls if not c.op.startswith("Z"))
+        return columns
 
     def check_name(self, name: str, path: tuple) -> bool:
         if not name.isidentifier() or keyword.iskeyword(name):
@@ -553,9 +589,18 @@ def _builder(shape: expressions.Shape):
     return codegen.define(lines, scope, "<agrad expression shape>", "build")
 
 
+def _from_shape(block: NodesBlock, i: int, name: str, text: str) -> list[NodeSpec]:
+    """The NodeSpecs of a node of the block kept as its expression's shape (`DocumentReader.columns`)."""
+    shape, names, shifts = expressions.shape_of(text)
+    if shape.builder is None:       # the shapes were forgotten (expressions._MAX_TEMPLATES) and read again
+        shape.builder = _builder(shape)
+    return shape.builder(name, names, shifts, block.row(i), block.value_col(name), ("nodes", name), text)
+
+
 def read_document(doc: Document, file: str, default_name: str, collector: Collector) -> GraphSpec:
     spec = DocumentReader(doc, file, collector).read(default_name)
-    # Columns inside scalars are found while reading (every NodeSpec has its positions now);
+    # Columns inside scalars are found while reading (every NodeSpec read call by call has its
+    # positions now; those kept column-wise work theirs out from the block, NodesBlock);
     # the scalars' extents are a quarter of the document's size and nothing asks for them later.
     doc.scalars = {}
     doc._scalar_maps = {}

@@ -230,11 +230,13 @@ class SharedResults:
     def applies_to(cls, order: list[BoundNode]) -> bool:
         if len(order) < cls.MIN_NODES:
             return False
-        for bound in order:
-            entry = bound.entry
-            if entry is not None and ("::" in entry.name or entry.info is None or "autograd" in entry.info.tags):
-                return False
-        return True
+        return all(bound.entry is None or cls.shares(bound.entry) for bound in order)
+
+    @staticmethod
+    def shares(entry) -> bool:
+        """Whether the op's Meta result depends only on its signature: one of the library's own ops,
+        not `grad` and its kin (tagged autograd), which look at the backward graph."""
+        return "::" not in entry.name and entry.info is not None and "autograd" not in entry.info.tags
 
     def apply(self, bound: BoundNode, env: dict[str, Any]) -> Any:
         if bound.selects_output:

@@ -356,7 +356,7 @@ class Shape:
     `o` plus the length change of the first `before[o]` names in the text. `builder` is
     free for a reader of the file format to keep what it makes of the shape
     (document.py: a function that makes its NodeSpecs)."""
-    __slots__ = ("calls", "before", "builder")
+    __slots__ = ("calls", "before", "builder", "ops", "refs", "words")
 
     def __init__(self, calls: list[Call], bounds: list[int]):
         self.calls = calls
@@ -364,21 +364,33 @@ class Shape:
         offsets = {c.offset for c in calls} | {o for c in calls for o in c.arg_offsets}
         offsets |= {o for c in calls for o in c.kwarg_offsets.values()}
         stack = [v for c in calls for v in (*c.args, *c.kwargs.values())]
+        refs = set()
         while stack:
             v = stack.pop()
             if isinstance(v, Ref):
                 offsets.add(v.offset)
+                refs.add(v.name)
             elif isinstance(v, list):
                 stack.extend(v)
         self.before = {o: bisect.bisect_right(bounds, o) for o in offsets if o is not None}
+        # which of the names (placeholder numbers) are ops, tensors read, words (ops and keywords), so
+        # that a checker tells two expressions of this shape apart by their names without the Calls
+        self.ops = _placeholders(c.op for c in calls)
+        self.refs = _placeholders(refs)
+        self.words = _placeholders([c.op for c in calls] + [k for c in calls for k in c.kwargs])   # ops, keywords
+
+
+def _placeholders(names) -> tuple[int, ...]:
+    return tuple(sorted({int(n[1:]) for n in names if n[:1] == "Z" and n[1:].isdigit()}))
 
 
 TARGET = _TARGET
 
 
-def shape_of(text: str) -> tuple[Shape, list[str], list[int]] | None:
+def shape_of(text: str, shifts: bool = True) -> tuple[Shape, list[str], list[int] | None] | None:
     """`text`'s shape, its names in placeholder order and the length change after each name
-    written (`shifts[i]`: after the first i); None where the text must be parsed itself.
+    written (`shifts[i]`: after the first i; maybe None unless `shifts`); None where the text
+    must be parsed itself.
     `text` has no leading blanks (parse_expression strips them)."""
     if len(text) > 200 or not _TEMPLATABLE.fullmatch(text):
         return None
@@ -390,12 +402,14 @@ def shape_of(text: str) -> tuple[Shape, list[str], list[int]] | None:
         if shape is not False:
             if shape is None:
                 return None
+            if not shifts:
+                return shape, written, None
             return shape, written, list(accumulate(map(operator.sub, map(len, written), _PLACEHOLDER_LENGTHS),
                                                    initial=0))
     names: list[str] = []                   # placeholder number -> name
     placeholder_of: dict[str, str] = {}
     parts = _NAME_SPLIT.split(text)         # text, name, text, name, ..., text
-    bounds, shifts, shift = [], [0], 0      # per name written: its end in the template; length change so far
+    bounds, changes, shift = [], [0], 0      # per name written: its end in the template; length change so far
     at = len(parts[0])                      # where parts[i] starts in the template
     for i in range(1, len(parts), 2):
         name = parts[i]
@@ -407,7 +421,7 @@ def shape_of(text: str) -> tuple[Shape, list[str], list[int]] | None:
             parts[i] = placeholder
             bounds.append(at + len(placeholder))
             shift += len(name) - len(placeholder)
-            shifts.append(shift)
+            changes.append(shift)
         at += len(parts[i]) + len(parts[i + 1])
     template = "".join(parts)
     shape = _templates.get(template, False)
@@ -424,7 +438,16 @@ def shape_of(text: str) -> tuple[Shape, list[str], list[int]] | None:
         _skeletons[skeleton] = template
     if shape is None:
         return None
-    return shape, names, shifts
+    return shape, names, changes
+
+
+def names_in(text: str) -> list[str]:
+    """The names of a templated `text` (one whose `shape_of` is not None), in placeholder
+    order: what `shape_of` gives, without finding the shape again."""
+    written = _NAME_SPLIT.findall(text)
+    if len(set(written)) == len(written) and _KEYWORDS.isdisjoint(written):
+        return written
+    return list(dict.fromkeys(w for w in written if w not in _KEYWORDS))
 
 
 def _from_template(target: str, text: str) -> list[Call] | None:

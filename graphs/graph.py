@@ -4,7 +4,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from .build import CheckedGraph, Options, check_graph
+from .build import CheckedGraph, Options, check_graph, validate_graph
 from .diagnostics import Collector, TooManyProblems, did_you_mean
 from .document import DEVICE_RE, read_document
 from .plugins import load_plugin
@@ -81,8 +81,10 @@ class Graph:
                                second_order=second_order, replay=replay)
 
 
-def _check(path, options: Options, plugins, source: str | None = None
+def _check(path, options: Options, plugins, source: str | None = None, validating: bool = False
            ) -> tuple[CheckedGraph | None, list[Diagnostic], dict[str, float]]:
+    """(the checked graph, every problem, timings); `validating`: only the problems are wanted
+    (no checked graph comes back)."""
     file = str(path)
     bad_options = _check_options(options)
     if bad_options:
@@ -113,10 +115,14 @@ def _check(path, options: Options, plugins, source: str | None = None
             if doc is not None:
                 spec = read_document(doc, file, Path(path).stem, collector)
                 timings["parse"] = (time.perf_counter() - t0) * 1e3
-                load_ops([node.op for node in spec.nodes])      # outside the clocks (preload.py)
+                load_ops(spec.op_names())      # outside the clocks (preload.py)
                 t1 = time.perf_counter()
-                checked = check_graph(spec, collector, Path(path).parent, options)
-                if collector.ok and _mentions_training(doc):
+                training = _mentions_training(doc)
+                if validating and not training:
+                    validate_graph(spec, collector, Path(path).parent, options)
+                else:
+                    checked = check_graph(spec, collector, Path(path).parent, options)
+                if collector.ok and training:
                     from .train_section import check_train_section   # the optimizers, data sources
 
                     check_train_section(checked, collector)
@@ -158,7 +164,8 @@ def validate(path, *, device: str | None = None, dtype: str | None = None, seed:
              sandbox: bool = False) -> list[Diagnostic]:
     """Every problem in the file (up to 20), found without running any kernel; `source` as for `load`;
     `sandbox`: data files outside the graph's folder are refused."""
-    _, diagnostics, _ = _check(path, Options(device, dtype, seed, dict(inputs or {}), sandbox), plugins, source)
+    _, diagnostics, _ = _check(path, Options(device, dtype, seed, dict(inputs or {}), sandbox), plugins, source,
+                               validating=True)
     return diagnostics
 
 

@@ -26,13 +26,32 @@ def _owner_dependencies(spec: GraphSpec) -> dict[str, set[str]]:
     return deps
 
 
+def _in_file_order(nodes: list[NodeSpec]) -> bool:
+    """Whether every node uses only nodes written before it: one pass, no dependency sets
+    (a file is almost always written in order)."""
+    owner_of = {n.name: n.owner for n in nodes}
+    finished: set[str] = set()          # owners whose every op came before this one
+    current = None
+    for node in nodes:
+        owner = node.owner
+        if owner != current:
+            if current is not None:
+                finished.add(current)
+            current = owner
+        for ref in refs_in(node.args) + refs_in(node.kwargs.values()) if node.kwargs else refs_in(node.args):
+            used = owner_of.get(ref.name)
+            if used is not None and used not in finished and (used != owner or ref.name == owner):
+                return False            # a later node, or `x: neg(x)` using itself
+    return True
+
+
 def run_order(spec: GraphSpec, collector: Collector) -> list[NodeSpec]:
     """The nodes in run order; nodes on a cycle (reported) and those after them are left out."""
+    if _in_file_order(spec.nodes):
+        return list(spec.nodes)      # what Kahn's algorithm below would give
     owners = list(dict.fromkeys(n.owner for n in spec.nodes))
     index = {name: i for i, name in enumerate(owners)}
     deps = _owner_dependencies(spec)
-    if all(index[dep] < i for i, name in enumerate(owners) for dep in deps[name]):
-        return list(spec.nodes)      # written in order: what Kahn's algorithm below would give
     waiting = {name: len(deps[name]) for name in owners}
     users: dict[str, list[str]] = {name: [] for name in owners}
     for name in owners:

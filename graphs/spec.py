@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Callable
 
 from .diagnostics import Pos, Record
 from .yaml_loader import Document
@@ -116,6 +116,37 @@ class ExpectSpec:
     train: bool = False                # `expect.train`: checked only by a command that trains
 
 
+class NodeColumns:
+    """The `nodes:` block read in bulk, kept column-wise: per YAML node, in file order, the
+    Shape of its expression (`expressions.Shape`, whose builder makes its NodeSpecs) or,
+    for a node read call by call, the NodeSpecs read. The names and the texts are the
+    block's (`NodesBlock.nodes`); NodeSpecs and their positions are made only when asked
+    for (`make(i, name, text)`: node number `i`), so checking a file that needs none makes none."""
+    __slots__ = ("block", "entries", "ops", "make")
+
+    def __init__(self, block, make: Callable[[int, str, str], list[NodeSpec]]):
+        self.block = block
+        self.entries: list = []
+        self.ops: set[str] = set()      # every op named, for preloading without the NodeSpecs
+        self.make = make
+
+    def node_specs(self) -> list[NodeSpec]:
+        made: list[NodeSpec] = []
+        make = self.make
+        for i, ((name, text), entry) in enumerate(zip(self.block.nodes.items(), self.entries)):
+            made += entry if entry.__class__ is list else make(i, name, text)
+        return made
+
+    def last(self) -> NodeSpec | None:
+        """The last NodeSpec, made alone."""
+        last = len(self.entries) - 1
+        for back, ((name, text), entry) in enumerate(zip(reversed(self.block.nodes.items()), reversed(self.entries))):
+            made = entry if entry.__class__ is list else self.make(last - back, name, text)
+            if made:
+                return made[-1]
+        return None
+
+
 @dataclass
 class GraphSpec:
     name: str
@@ -125,7 +156,6 @@ class GraphSpec:
     device: str = "cpu"
     seed: int = 0
     inputs: dict[str, InputSpec] = field(default_factory=dict)
-    nodes: list[NodeSpec] = field(default_factory=list)            # file order
     backward: list[BackwardSpec] = field(default_factory=list)
     retain_grad: list[TensorRef] = field(default_factory=list)
     outputs: list[TensorRef] | None = None
@@ -133,6 +163,24 @@ class GraphSpec:
     description: str | None = None
     # nodes whose definition was already reported as wrong: using them is not a new error
     broken: set[str] = field(default_factory=set)
+    # the nodes read in bulk, column-wise; `nodes` makes their NodeSpecs on first use
+    columns: NodeColumns | None = None
+    _nodes: list[NodeSpec] | None = field(default=None, repr=False)
+
+    @property
+    def nodes(self) -> list[NodeSpec]:
+        """Every op application, in file order."""
+        if self._nodes is None:
+            self._nodes = self.columns.node_specs() if self.columns is not None else []
+        return self._nodes
+
+    def last_node(self) -> NodeSpec | None:
+        if self._nodes is None and self.columns is not None:
+            return self.columns.last()
+        return self.nodes[-1] if self.nodes else None
+
+    def op_names(self) -> set[str]:
+        return self.columns.ops if self._nodes is None and self.columns is not None else {n.op for n in self.nodes}
 
     def node(self, name: str) -> NodeSpec | None:
         return next((n for n in self.nodes if n.name == name), None)

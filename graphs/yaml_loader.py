@@ -60,6 +60,45 @@ class ScalarSource(Record):
         self.style = style          # "" plain, "'" single, '"' double, "|" literal, ">" folded
 
 
+class NodesBlock:
+    """The `nodes:` block read in bulk (`_bulk_nodes`): every position in it is worked out
+    from its line and indent when asked for, as PyYAML's marks would give it, rather than
+    kept per node (a 1,000,000-node file would hold 3,000,000 positions nobody reads)."""
+    __slots__ = ("line", "indent", "nodes", "_index")
+
+    def __init__(self, line: int, indent: int, nodes: dict[str, str]):
+        self.line = line            # 0-based line of `nodes:`
+        self.indent = indent
+        self.nodes = nodes          # name -> expression, in file order (the document's data)
+        self._index: dict[str, int] | None = None
+
+    def row(self, i: int) -> int:
+        """The 1-based line of the block's node number `i`."""
+        return self.line + 2 + i
+
+    def value_col(self, name: str) -> int:
+        """The 1-based column where the expression of node `name` starts."""
+        return self.indent + len(name) + 3
+
+    def index(self, name: str) -> int | None:
+        if self._index is None:     # only a diagnostic asks, once per document
+            self._index = {n: i for i, n in enumerate(self.nodes)}
+        return self._index.get(name)
+
+    def pos(self, path: Path, key: bool = False) -> Pos:
+        i = self.index(path[1]) if len(path) > 1 else None
+        if i is None:
+            return Pos(self.line + 2, self.indent + 1)
+        return Pos(self.row(i), self.indent + 1 if key and len(path) == 2 else self.value_col(path[1]))
+
+    def scalar(self, path: Path) -> ScalarSource | None:
+        i = self.index(path[1]) if len(path) == 2 else None
+        if i is None:
+            return None
+        row, col = self.row(i), self.value_col(path[1])
+        return ScalarSource(Pos(row, col), Pos(row, col + len(self.nodes[path[1]])), "")
+
+
 @dataclass
 class Document:
     """A loaded YAML document: plain values plus the position of each one."""
@@ -68,6 +107,7 @@ class Document:
     values: dict[Path, Pos] = field(default_factory=dict)     # where each value starts
     keys: dict[Path, Pos] = field(default_factory=dict)       # where the key naming it starts
     scalars: dict[Path, ScalarSource] = field(default_factory=dict)
+    block: NodesBlock | None = None     # the `nodes:` block read in bulk: its positions are not in the maps
     # per document, not per position asked for: a 5,000-node file asks for 15,000
     _lines: list[str] | None = field(default=None, repr=False)
     _scalar_maps: dict[Path, tuple[str, list[Pos]] | None] = field(default_factory=dict, repr=False)
@@ -80,12 +120,22 @@ class Document:
 
     def pos(self, path: Path) -> Pos:
         """The value's position, or its nearest enclosing value's (always something)."""
+        if self.block is not None and path[:1] == ("nodes",):
+            return self.block.pos(path)
         while path not in self.values and path:
             path = path[:-1]
         return self.values.get(path, Pos(1, 1))
 
     def key_pos(self, path: Path) -> Pos:
+        if self.block is not None and len(path) == 2 and path[0] == "nodes":
+            return self.block.pos(path, key=True)
         return self.keys.get(path) or self.pos(path)
+
+    def scalar(self, path: Path) -> ScalarSource | None:
+        """Where the scalar at `path` is written, if it is one."""
+        if self.block is not None and path[:1] == ("nodes",):
+            return self.block.scalar(path)
+        return self.scalars.get(path)
 
 
 def _pos(mark) -> Pos:
@@ -348,24 +398,6 @@ def _bulk_root(root, line: int) -> bool:
             and value.start_mark.column == 7)
 
 
-def _fill_nodes(doc: Document, line: int, indent: int, pairs: list) -> None:
-    """The block's values and positions, as PyYAML's marks would give them."""
-    values, keys, scalars = doc.values, doc.keys, doc.scalars
-    nodes = {}
-    key_col = indent + 1
-    values[("nodes",)] = Pos(line + 2, key_col)
-    row = line + 1
-    for name, expr in pairs:
-        row += 1
-        path = ("nodes", name)
-        nodes[name] = expr
-        keys[path] = Pos(row, key_col)
-        col = key_col + len(name) + 2
-        values[path] = start = Pos(row, col)
-        scalars[path] = ScalarSource(start, Pos(row, col + len(expr)), "")
-    doc.data["nodes"] = nodes
-
-
 def load_yaml(source: str, collector: Collector) -> Document | None:
     """Parse `source`; problems go to `collector`. None when the YAML cannot be parsed at all."""
     doc = Document(data=None, source=source)
@@ -378,7 +410,8 @@ def load_yaml(source: str, collector: Collector) -> Document | None:
             root = None             # reported as PyYAML reports the whole document, below
         if root is not None and _bulk_root(root, line):
             doc.data = _Converter(collector, doc).convert(root, ())
-            _fill_nodes(doc, line, indent, pairs)
+            doc.data["nodes"] = nodes = dict(pairs)
+            doc.block = NodesBlock(line, indent, nodes)
             return doc
         doc = Document(data=None, source=source)
     return _load_whole(source, collector, doc)
@@ -496,7 +529,7 @@ def position_in_scalar(doc: Document, path: Path, offset: int) -> Pos:
 
 def scalar_locator(doc: Document, path: Path):
     """`position_in_scalar(doc, path, offset)` as a function of `offset`, the scalar looked at once."""
-    src = doc.scalars.get(path)
+    src = doc.scalar(path)
     value = _value_at(doc.data, path)
     if src is None or not isinstance(value, str):
         pos = doc.pos(path)
@@ -520,7 +553,7 @@ def one_line_scalar(doc: Document, path: Path, value: str) -> tuple[int, int] | 
     """(line, column) of the first character of the string scalar `value` at `path` when it
     is one line written as read (no escapes, no doubled quotes), so that character `i` is at
     column + i; else None."""
-    src = doc.scalars.get(path)
+    src = doc.scalar(path)
     return None if src is None else _as_written(doc, src, value)
 
 

@@ -1,6 +1,7 @@
 """Helpers shared by the graphs tests (a uniquely named module: tests/ has several conftest.py)."""
 from __future__ import annotations
 
+import ast
 import textwrap
 from pathlib import Path
 
@@ -9,6 +10,17 @@ from agrad.graphs.document import read_document
 from agrad.graphs.yaml_loader import load_yaml
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "graphs" / "examples"
+TESTS = Path(__file__).resolve().parents[1]
+
+
+def suite_graphs() -> list[str]:
+    """Every graph file written in the test suite: the YAML string constants of tests/**/test_*.py."""
+    texts = []
+    for module in sorted(TESTS.rglob("test_*.py")):
+        for node in ast.walk(ast.parse(module.read_text())):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and "nodes:" in node.value:
+                texts.append(textwrap.dedent(node.value))
+    return list(dict.fromkeys(texts))
 
 
 def read_text(text: str):

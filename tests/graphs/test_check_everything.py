@@ -6,25 +6,10 @@ YAML string constants of tests/**/test_*.py).
 """
 from __future__ import annotations
 
-import ast
-import textwrap
-from pathlib import Path
-
 import pytest
 
 from agrad import graphs
-from graph_helpers import EXAMPLES
-
-TESTS = Path(__file__).resolve().parents[1]
-
-
-def _suite_graphs() -> list[str]:
-    texts = []
-    for module in sorted(TESTS.rglob("test_*.py")):
-        for node in ast.walk(ast.parse(module.read_text())):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and "nodes:" in node.value:
-                texts.append(textwrap.dedent(node.value))
-    return list(dict.fromkeys(texts))
+from graph_helpers import EXAMPLES, suite_graphs
 
 
 def _check_or_refuse(path) -> str:
@@ -55,7 +40,7 @@ def test_every_example_checks(example):
 
 
 def test_every_graph_in_the_test_suite_checks_or_is_refused_with_a_location(tmp_path):
-    texts = _suite_graphs()
+    texts = suite_graphs()
     assert len(texts) > 50
     outcomes = []
     for text in texts:

@@ -21,7 +21,8 @@ def _chain(nodes: int) -> str:
 def test_the_cyclic_gc_is_paused_while_a_file_is_checked_and_inspected(graph_file, monkeypatch):
     seen = []
     # inspect_graph is looked up in its own module when Graph.inspect runs (imported on first use)
-    for module, name in ((graph_module, "check_graph"), (inspection, "inspect_graph")):
+    for module, name in ((graph_module, "validate_graph"), (graph_module, "check_graph"),
+                         (inspection, "inspect_graph")):
         real = getattr(module, name)
         monkeypatch.setattr(module, name,
                             lambda *a, _real=real, **k: seen.append(gc.isenabled()) or _real(*a, **k))

@@ -1,0 +1,93 @@
+"""Checks the nodes of a file kept column-wise (`spec.NodeColumns`) shape by shape.
+
+A generated file repeats a few expression shapes over many nodes (`nK: tanh(nK-1) * 0.999 + x`).
+On Meta a node's value depends only on its expression's shape, the ops and keywords it names
+and what its input tensors are (executor.SharedResults), so a node whose shape, words and input
+tensors were all seen before takes the value found then: no NodeSpec, binding or key per op.
+The first node of each signature is made, bound and run as the node-by-node check does it.
+
+Whatever that check would report, and whatever this one does not model (a name used before
+its node, a cycle, a multi-output op, an op that must run on its own), answers False: the
+caller then checks node by node, so every diagnostic is that check's own.
+"""
+from __future__ import annotations
+
+from agrad import codegen
+
+from .binding import GETITEM, Binder
+from .diagnostics import Collector
+from .executor import SharedResults
+from .expressions import Shape, names_in
+
+
+def check_columns(checker, leaves) -> bool:
+    """Build `checker.meta` for the graph's column-wise nodes, shape by shape; False (nothing
+    reported) where the graph must be checked node by node."""
+    spec = checker.spec
+    columns = spec.columns
+    if len(columns.entries) < SharedResults.MIN_NODES or any(e.__class__ is list for e in columns.entries):
+        return False
+    scratch = Collector(spec.file)          # any problem found here is found again, and reported, node by node
+    reporting, checker.c = checker.c, scratch
+    try:
+        missing: set[str] = set()
+        checker.make_meta_leaves(leaves, missing)
+        return not missing and _build(checker, Binder(spec, scratch), scratch)
+    finally:
+        checker.c = reporting
+
+
+def _build(checker, binder: Binder, scratch: Collector) -> bool:
+    meta = checker.meta
+    columns = checker.spec.columns
+    shared = SharedResults(meta)
+    seen: dict[tuple, object] = {}          # signature -> the node's value
+    signatures: dict[Shape, object] = {}    # shape -> its signature's function
+    make = columns.make
+    for i, ((name, text), shape) in enumerate(zip(columns.block.nodes.items(), columns.entries)):
+        signature = signatures.get(shape)
+        if signature is None:
+            signature = signatures[shape] = _signature(shape)
+        try:
+            key = signature(names_in(text), meta)
+        except KeyError:
+            return False                    # undefined, or defined later (an order to work out, maybe a cycle)
+        value = seen.get(key)
+        if value is None:
+            value = seen[key] = _first_of_signature(make(i, name, text), meta, binder, shared, scratch)
+            if value is None:
+                return False
+        meta[name] = value
+    return True
+
+
+def _signature(shape: Shape):
+    """The function `(names, meta) -> signature` of a node of `shape`: the shape, the identity of
+    each tensor it reads (Meta values are canonical: alike inputs are one object, SharedResults)
+    and each op and keyword it names."""
+    parts = [f"id(meta[names[{k}]])" for k in shape.refs] + [f"names[{k}]" for k in shape.words]
+    return codegen.define([
+        "def signature(names, meta):",
+        f"    return (shape, {''.join(p + ', ' for p in parts)})"], {"shape": shape}, "<agrad shape signature>",
+        "signature")
+
+
+def _first_of_signature(made, meta: dict, binder: Binder, shared: SharedResults, scratch: Collector):
+    """Bind and run one node's NodeSpecs on Meta; its value, or None where it needs the
+    node-by-node check (a problem, or an op outside what a signature decides)."""
+    if not made:
+        return None
+    for node in made:
+        entry = None if node.op == GETITEM else binder.entry(node)
+        if entry is None or not SharedResults.shares(entry):
+            return None
+        bound = binder.bind_arguments(node, entry.schema, entry)
+        if bound is None or bound.multi_output or binder.takes_tensor_list(entry.schema) or scratch.diagnostics:
+            return None
+        if any(ref.name not in meta for ref in bound.refs()):
+            return None
+        try:
+            meta[node.name] = shared.apply(bound, meta)
+        except (Exception, SystemExit):     # noqa: BLE001 - as run_nodes: the node-by-node check reports it
+            return None
+    return meta[made[-1].name]
