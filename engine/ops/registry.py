@@ -701,7 +701,8 @@ def _saver_lines(names, arg_index, indent: str) -> list:
             lines.append(f"    v{k} = args[{index}]")
             # save_input_value inline: the common case saves the Tensor itself
             lines.append(f"    {slot} = (v{k} if (c{k} := v{k}._version_counter) is None or not (c{k}.version or "
-                         f"c{k}.detached) else _save_input(v{k})) if v{k}.__class__ is _Tensor else _save_value(v{k})")
+                         f"c{k}.detached) else _save_input(v{k})) if v{k}.__class__ is _Tensor else v{k} if v{k}.__class__ is int "
+                         f"or v{k}.__class__ is float else _save_value(v{k})")
         elif kind == _SAVE_RESULT:
             lines += ["    if out.__class__ is _Tensor and out._autograd_meta.__class__ is _AutogradMeta:",
                       "        if out._version_counter is None:",
