@@ -1,5 +1,7 @@
 """Where W1's per-op time goes, through the library: forward and backward separately, the
-cyclic GC's share, and a cProfile of each half (the functions with the most time of their own).
+cyclic GC's share, the objects a recorded op keeps alive (what the GC visits; PyTorch keeps 0.33
+per op: the one Python tensor a step leaves), and a cProfile of each half (the functions with the
+most time of their own).
 
     python bench/profile_w1.py            # the split, then the top 12 of each profile
     python bench/profile_w1.py --top 25
@@ -10,6 +12,7 @@ so compare them with each other, not across runs.
 from __future__ import annotations
 
 import argparse
+import collections
 import cProfile
 import gc
 import io
@@ -47,6 +50,24 @@ def _no_grad_forward(data):
         return time.perf_counter() - t0
 
 
+def _kept_alive(data) -> tuple[float, list]:
+    """Objects the cyclic GC tracks that a recorded W1 op keeps alive (the graph, before backward),
+    and the commonest kinds."""
+    x = agrad.tensor(data[0], requires_grad=True)
+    w = agrad.tensor(data[1], requires_grad=True)
+    y = agrad.tensor(data[2])
+    gc.collect()
+    gc.disable()
+    try:
+        before = collections.Counter(type(o).__name__ for o in gc.get_objects())
+        for _ in range(W.W1_STEPS):
+            y = agrad.tanh(y * w + x)
+        kept = collections.Counter(type(o).__name__ for o in gc.get_objects()) - before
+    finally:
+        gc.enable()
+    return sum(kept.values()) / (3 * W.W1_STEPS), kept.most_common(6)
+
+
 def _best(fn, passes):
     runs = [fn() for _ in range(passes)]
     return tuple(min(r[i] for r in runs) for i in range(len(runs[0]))) if isinstance(runs[0], tuple) else min(runs)
@@ -82,6 +103,9 @@ def main(argv=None) -> int:
     print(f"  forward  {fwd * us:6.2f}   (GC off {fwd_nogc * us:5.2f}; the same ops under no_grad {plain * us:5.2f})")
     print(f"  backward {bwd * us:6.2f}   (GC off {bwd_nogc * us:5.2f})")
     print(f"  total    {(fwd + bwd) * us:6.2f}")
+    per_op, kinds = _kept_alive(data)
+    print(f"objects kept alive per op: {per_op:.2f} (" + ", ".join(f"{k} {n / (3 * W.W1_STEPS):.2f}"
+                                                            for k, n in kinds) + ")")
     x = agrad.tensor(data[0], requires_grad=True)
     w = agrad.tensor(data[1], requires_grad=True)
     env = {"agrad": agrad, "x": x, "w": w, "y": agrad.tensor(data[2]), "steps": W.W1_STEPS}

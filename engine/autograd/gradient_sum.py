@@ -4,7 +4,7 @@ InputBuffer::accumulate): in place when nothing but the buffer holds the sum and
 produced it, and with create_graph the sum must be differentiable."""
 from __future__ import annotations
 
-import sys
+from sys import getrefcount
 
 import numpy as np
 
@@ -21,9 +21,11 @@ def sum_into(buffer: list, pos: int, grad):
     if old.__class__ is Tensor and old._autograd_meta is None and old._device is grad._device \
             and not tls.grad_enabled:
         data, other = old._data, grad._data
+        # NOTE: the reference counts are read here, not in a helper: the first arrival's sum is summed into
+        # in place many times over where a leaf is used by every op (W1's x and w)
         if data.__class__ is _ndarray and other.__class__ is _ndarray and data.base is None \
                 and data.shape == other.shape and data.dtype == other.dtype \
-                and _counts(buffer, pos) == (_UNSHARED or _unshared_counts()):
+                and (getrefcount(old), getrefcount(data)) == (_UNSHARED or _unshared_counts()):
             try:
                 add_in_place(data, other)
             except ValueError:
@@ -34,13 +36,6 @@ def sum_into(buffer: list, pos: int, grad):
     return old + grad
 
 
-def _counts(buffer: list, pos: int) -> tuple:
-    """The reference counts of the tensor at `buffer[pos]` and of its array, as seen from here."""
-    old = buffer[pos]
-    data = old._data
-    return sys.getrefcount(old), sys.getrefcount(data)
-
-
 _UNSHARED = None
 
 
@@ -49,10 +44,10 @@ class _Probe:
 
 
 def _unshared_counts() -> tuple:
-    """What _counts reports, called from sum_into, for a tensor held by nothing but the buffer (and
-    sum_into's `old`) whose array is held by nothing but the tensor (and sum_into's `data`): measured
-    the same way on first use, not assumed, since how CPython counts a local's references varies by
-    version."""
+    """What sum_into's reference counts are for a tensor held by nothing but the buffer (and
+    sum_into's `old`) whose array is held by nothing but the tensor (and sum_into's `data`):
+    measured the same way on first use, not assumed, since how CPython counts a local's references
+    varies by version."""
     global _UNSHARED
     probe = _Probe()
     probe._data = np.empty(1)
@@ -60,7 +55,7 @@ def _unshared_counts() -> tuple:
     del probe
     old = buffer[0]
     data = old._data
-    counts = _counts(buffer, 0)
+    counts = (getrefcount(old), getrefcount(data))
     del old, data
     _UNSHARED = counts
     return counts

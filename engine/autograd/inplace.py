@@ -139,7 +139,7 @@ def apply_inplace(self: Tensor, op, args=(), kwargs=None, backward_name=None) ->
     if saved and "result" in saved:
         result = SavedVariable(self, True)     # the result is self now, at its new version
         result._output_nr, result._saved_for_name = 0, node.__class__
-        saved["result"] = result
+        node.set_saved("result", result)
     return self
 
 

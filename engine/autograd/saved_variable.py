@@ -180,6 +180,35 @@ def save_output(tensor: Tensor) -> SavedVariable:
     return sv
 
 
+def unpack_output(node, data, vc) -> Tensor:
+    """A Node's single output saved as its array and version counter (the op library's saver),
+    as SavedVariable(output, True).unpack(node) gives it: unchanged since (else PyTorch's error,
+    naming the Node), and with create_graph differentiable again through `node` itself."""
+    dev = node.input_metadata[0][2]
+    if vc.version:
+        _raise_modified(Tensor._make(data, dev, dev.backend.key), 0, node.__class__.__name__, 0, vc.version)
+    t = Tensor._make(data, dev, dev.backend.key)
+    if tls.grad_enabled:
+        t._autograd_meta = AutogradMeta(grad_fn=node, output_nr=0)
+        t._keys |= AUTOGRAD
+    return t
+
+
+def _no_live_tensor():
+    return None
+
+
+def saved_output_variable(node, data, vc) -> SavedVariable:
+    """The SavedVariable that `unpack_output`'s saved array stands for (what `inspect` and the
+    checks reading `node.saved` see)."""
+    dev = node.input_metadata[0][2]
+    sv = _new(SavedVariable)
+    sv._version, sv._released, sv._tensor = 0, False, None
+    sv._data, sv._device, sv._keys = data, dev, dev.backend.key
+    sv._output_nr, sv._saved_for_name, sv._output_ref, sv._counter = 0, node.__class__, _no_live_tensor, vc
+    return sv
+
+
 def _raise_modified(t, expected: int, fn_name, output_nr, version=None):
     from ..messages import tensor_type_name
     data = t._data

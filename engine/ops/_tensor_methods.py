@@ -6,9 +6,9 @@ above it; it cannot import the op library, which is built on top of it. What run
 bound here when the library loads, each method resolved on its first use, so that a method
 costs the import of its op's family only when a program calls it (contents.py). Python looks
 operators up on the type, so those get a stand-in that binds the real one on its first call;
-every other name is bound by `Tensor.__getattr__`, which Python asks only for a name the
-class does not have yet. In an order where a later step never replaces an earlier one unless
-it says so:
+every other name a method may have gets a `_LazyMethod` descriptor that binds it on first use
+(Tensor has no __getattr__ once the library is loaded). In an order where a later step never
+replaces an earlier one unless it says so:
 1. the methods written out below (`to`, `T`, the reflected and other operators,
    `backward` …), bound at once;
 2. `x[i]`, `x[i] = v` and the in-place methods and helpers of other modules (`_ELSEWHERE`:
@@ -214,16 +214,40 @@ def _method_named(name):
     return None
 
 
-def _attribute(self, name):
-    """Tensor.__getattr__: Python asks it only for a name the class lacks; a method of the op
-    library is bound onto the class here on its first use, so later lookups never come here."""
-    if name.startswith("__"):
-        raise AttributeError(name)
-    method = _method_named(name)
-    if method is None:
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-    setattr(Tensor, name, method)
-    return getattr(self, name)
+class _LazyMethod:
+    """Tensor's attribute `name` until its first use, which binds the method in its place (or,
+    where the name is no method, removes it and raises AttributeError, as a missing name does).
+
+    NOTE: a descriptor per name, not `Tensor.__getattr__`: a class with __getattr__ makes every
+    attribute read of its instances (`t._data`, `t._keys`, dozens per recorded op) go through
+    the slow generic lookup, which CPython's specialising interpreter cannot specialise."""
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __get__(self, obj, cls=None):
+        name = self.name
+        method = _method_named(name)
+        if Tensor.__dict__.get(name) is self:
+            if method is None:
+                delattr(Tensor, name)
+            else:
+                setattr(Tensor, name, method)
+        if method is None:
+            raise AttributeError(f"'{(cls if obj is None else type(obj)).__name__}' object has no attribute '{name}'")
+        return method if obj is None else getattr(obj, name)
+
+
+def _lazy_names() -> set:
+    """The names steps 2, 3 and 5 may bind: every op of the table of contents or already registered
+    (step 3 keeps those whose first argument is `self`), the helpers of other modules, the in-place
+    variants."""
+    from . import _FAMILY_OF, _HELPERS
+    from ..dispatcher.dispatcher import _operators
+
+    ops = (set(_FAMILY_OF) - _HELPERS) | set(_operators)
+    return {n for n in ops if "::" not in n} | set(_ELSEWHERE) | {f"{n}_" for n in _INPLACE}
 
 
 def _bound_on_first_call(name, resolve):
@@ -273,7 +297,11 @@ def bind() -> None:
     for name in ("add_", "sub_", "mul_", "div_"):                                      # step 5
         method = _iop(name)
         setattr(Tensor, method.__name__, method)
-    Tensor.__getattr__ = _attribute         # steps 2, 3, 5 for every other name, on first use
+    for name in _lazy_names():                                                         # steps 2, 3, 5
+        if name not in Tensor.__dict__:
+            setattr(Tensor, name, _LazyMethod(name))       # bound on first use
+    if "__getattr__" in Tensor.__dict__:
+        del Tensor.__getattr__              # _tensor's, which loaded the library: reads of slots are fast again
     for name in _UNTIL_LOADED:
         if hasattr(Tensor.__dict__.get(name), "stand_in"):
             raise RuntimeError(f"Tensor.{name} is still _tensor's stand-in: bind it here")

@@ -18,19 +18,19 @@ import dis
 import functools
 import inspect
 import types
-from operator import itemgetter
 
 import numpy as np
 
 from .. import dtypes
 from .._device import _BACKENDS
-from .._tensor import AutogradMeta, Tensor, filled, load_op_library, make_view
+from .._tensor import AutogradMeta, Tensor, VariableVersion, filled, load_op_library, make_view
 from ..autograd.anomaly_mode import _state as _anomaly
 from ..autograd.edge import INVALID_EDGE
 from ..autograd.node import (_METADATA, ZEROS, Node, _next_sequence_nr, grad_accumulator, gradient_edge, metadata_of,
                              record_outputs)
 from ..autograd.saved_variable import RELEASED as _RELEASED
-from ..autograd.saved_variable import SavedVariable, check_unversioned, save_input_value, save_output
+from ..autograd.saved_variable import (SavedVariable, check_unversioned, save_input_value, save_output,
+                                       saved_output_variable, unpack_output)
 from ..backends import get_backend  # importing backends registers cpu, cuda and meta
 from ..backends.meta import MetaArray
 from .. import codegen
@@ -350,58 +350,45 @@ def _boxed(fn):
 # ---- the backward Node of a declared op -------------------------------------------------
 
 class OpNode(Node):
-    """Backward of one call of a declared op; subclasses are named MulBackward0 etc."""
-    __slots__ = ("saved", "list_sizes")
-    info: OpInfo = None
-    formulas: tuple = ()        # (formula, env -> its arguments, is_list) per differentiable input
+    """Backward of one call of a declared op; subclasses are named MulBackward0 etc.
 
-    def apply(self, grads):
-        edges = self.next_fns
-        if len(grads) == 1:
-            grad = grads[0]
-            if grad is None:
-                return [None] * len(edges)
-            env = {"grad": grad, "grads": grads}
-        else:
-            if all(g is None for g in grads):
-                return [None] * len(edges)
-            grads = [g if g is not None else filled(shape, 0, dtype, dev)
-                     for g, (shape, dtype, dev) in zip(grads, self.input_metadata)]
-            env = {"grads": grads, "grad": grads[0]}
-        for name, value in self.saved.items():
-            cls = value.__class__
-            if cls is SavedVariable:
-                value = value.unpack(self)
-            elif cls is Tensor:
-                value = check_unversioned(value)
-            elif cls is list:
-                value = [v.unpack(self) if v.__class__ is SavedVariable else v for v in value]
-            env[name] = value
-        out = []
-        e = 0
-        sizes = iter(self.list_sizes) if self.list_sizes else None
-        for formula, arguments, is_list in self.formulas:
-            if is_list:
-                n = next(sizes)
-                if any(edges[e + j] is not None for j in range(n)):
-                    out.extend(formula(*arguments(env)))
-                else:
-                    out.extend([None] * n)
-                e += n
+    NOTE: what the formulas use is saved in slots of the Node, `saved_<name>` (one class per op
+    declares them), not in a dict: a recorded op keeps its Node alone alive, as PyTorch's
+    SavedVariables live inside their Node. A Node's own output (`result`) is saved as its array
+    and its version counter (`saved_result`, `saved_result_vc`), not as a SavedVariable holding a
+    weak reference. `apply` and `release_variables` are generated per op (`_make_apply`)."""
+    __slots__ = ()
+    info: OpInfo = None
+    saved_names: tuple = ()     # every name a formula of the op saves (each a `saved_<name>` slot)
+    list_sizes = None           # the length of each Tensor[] input (a slot of the ops that have one)
+
+    @property
+    def saved(self) -> dict:
+        """What this call saved, by name, as `inspect` and the in-place and inference checks read
+        it: tensors as the Tensor itself (an input at version 0) or as SavedVariables."""
+        out = {}
+        for name in self.saved_names:
+            value = getattr(self, "saved_" + name, _MISSING)
+            if value is _MISSING:
                 continue
-            if edges[e] is None:
-                out.append(None)
-            else:
-                out.append(formula(*arguments(env)))
-            e += 1
+            if name == "result" and self.saved_result_vc is not None:
+                value = saved_output_variable(self, value, self.saved_result_vc)
+            out[name] = value
         return out
 
-    def release_variables(self):
-        saved = self.saved
-        for name, value in saved.items():
-            c = value.__class__
-            if c is Tensor or c is SavedVariable or (c is list and value and value[0].__class__ is SavedVariable):
-                saved[name] = _RELEASED
+    def set_saved(self, name: str, value) -> None:
+        """Replace what was saved as `name` (an in-place op saves its result again, at its new version)."""
+        setattr(self, "saved_" + name, value)
+        if name == "result":
+            self.saved_result_vc = None
+
+
+def _zero_filled(node, grads):
+    """The incoming gradients of a multi-output op with each missing one as zeros (None: all missing)."""
+    if all(g is None for g in grads):
+        return None
+    return [g if g is not None else filled(shape, 0, dtype, dev)
+            for g, (shape, dtype, dev) in zip(grads, node.input_metadata)]
 
 
 def _array_formulas(entry, grads, array_grads, names):
@@ -501,7 +488,7 @@ def _array_path(params_per_input) -> list:
     """The body of `apply`'s path through `array_grads`: the saved values unpacked to arrays
     (each checked to have the gradient's dtype, else the Tensor formulas run: their promotion is
     PyTorch's, not NumPy's), then each formula whose input needs a gradient."""
-    lines = ["    if grad.__class__ is _Tensor and not _tls.grad_enabled and _watchers.recorder is None "
+    lines = ["    if single and grad.__class__ is _Tensor and not _tls.grad_enabled and _watchers.recorder is None "
              "and not _observers and _use_arrays[0]:",
              "        g = grad._data",
              "        if g.__class__ is _ndarray:",
@@ -511,21 +498,33 @@ def _array_path(params_per_input) -> list:
     local = {name: f"a_{k}" for k, name in enumerate(names)}
     for name in names:
         v = local[name]
-        lines += [f"            {v} = saved.get({name!r}, _MISSING)",
-                  f"            c = {v}.__class__",
-                  f"            if c is _Tensor:",
-                  f"                vc = {v}._version_counter",
-                  f"                if vc is not None and (vc.version or vc.detached):",
-                  f"                    _check_unversioned({v})",
-                  f"                {v} = {v}._data",
-                  f"                if {v}.dtype is not dt and {v}.dtype != dt:",
-                  f"                    arrays = False",
-                  f"            elif c is _SavedVariable:",
-                  f"                {v} = {v}.unpack_data()",
-                  f"                if {v}.dtype is not dt and {v}.dtype != dt:",
-                  f"                    arrays = False",
-                  f"            elif c not in _PLAIN and {v} is not _MISSING:",
-                  f"                arrays = False"]
+        lines.append(f"            {v} = getattr(self, 'saved_{name}', _MISSING)")
+        if name == "result":
+            # the Node's own output, saved as its array: its version counter must not have moved
+            lines += [f"            vc = getattr(self, 'saved_result_vc', None)",
+                      f"            if vc is not None:",
+                      f"                if vc.version:",
+                      f"                    _unpack_output(self, {v}, vc)     # raises the in-place error",
+                      f"                if {v}.dtype is not dt and {v}.dtype != dt:",
+                      f"                    arrays = False",
+                      f"            else:"]
+            ind = "    "
+        else:
+            ind = ""
+        lines += [f"{ind}            c = {v}.__class__",
+                  f"{ind}            if c is _Tensor:",
+                  f"{ind}                vc = {v}._version_counter",
+                  f"{ind}                if vc is not None and (vc.version or vc.detached):",
+                  f"{ind}                    _check_unversioned({v})",
+                  f"{ind}                {v} = {v}._data",
+                  f"{ind}                if {v}.dtype is not dt and {v}.dtype != dt:",
+                  f"{ind}                    arrays = False",
+                  f"{ind}            elif c is _SavedVariable:",
+                  f"{ind}                {v} = {v}.unpack_data()",
+                  f"{ind}                if {v}.dtype is not dt and {v}.dtype != dt:",
+                  f"{ind}                    arrays = False",
+                  f"{ind}            elif c not in _PLAIN and {v} is not _MISSING:",
+                  f"{ind}                arrays = False"]
     lines.append("            if arrays:")
     for j, params in enumerate(params_per_input):
         call = ", ".join("g" if p == "grad" else "grads" if p == "grads" else local[p] for p in params)
@@ -551,51 +550,118 @@ _use_arrays = [True]      # tests switch the array formulas off to compare them 
 _MISSING = object()
 
 
-def _specialised_apply(entry, formulas, params_per_input, array_formulas=None):
-    """OpNode.apply for one op's Node class, generated once: each formula called with its saved
-    arguments unpacked by name, without the environment dictionary. Several incoming gradients
-    (a multi-output op) take OpNode.apply."""
+def _unpack_lines(name: str, v: str, indent: str) -> list:
+    """Lines that read saved `name` into local `v` as the formula takes it (checked for in-place changes)."""
+    lines = [f"{v} = self.saved_{name}"]
+    if name == "result":
+        # the Node's own output: as its array and version counter, or a SavedVariable (see _make_saver)
+        lines += ["vc = self.saved_result_vc",
+                  "if vc is not None:",
+                  f"    {v} = _unpack_output(self, {v}, vc)",
+                  f"elif {v}.__class__ is _SavedVariable:",
+                  f"    {v} = {v}.unpack(self)",
+                  f"elif {v}.__class__ is list:",
+                  f"    {v} = [v.unpack(self) if v.__class__ is _SavedVariable else v for v in {v}]"]
+    else:
+        lines += [f"c = {v}.__class__",
+                  "if c is _Tensor:",
+                  f"    vc = {v}._version_counter",
+                  "    if vc is not None and (vc.version or vc.detached):",
+                  f"        _check_unversioned({v})",
+                  "elif c is _SavedVariable:",
+                  f"    {v} = {v}.unpack(self)",
+                  "elif c is list:",
+                  f"    {v} = [v.unpack(self) if v.__class__ is _SavedVariable else v for v in {v}]"]
+    return [indent + line for line in lines]
+
+
+def _make_apply(entry, formulas, params_per_input, is_list, array_formulas=None):
+    """`apply` of one op's Node classes, generated once (the one way a declared op's backward
+    runs): the incoming gradient (several: a multi-output op, missing ones as zeros), the array
+    formulas where they apply, else each formula whose input needs a gradient, called with its
+    saved arguments read from the Node's slots; a Tensor[] input's formula gives one gradient per
+    element (`list_sizes`)."""
+    has_list = any(is_list)
     lines = ["def apply(self, grads):",
-             "    if len(grads) != 1:",
-             "        return _apply(self, grads)",
-             "    grad = grads[0]",
              "    edges = self.next_fns",
-             "    if grad is None:",
-             "        return [None] * len(edges)",
-             "    saved = self.saved"]
+             "    if len(grads) == 1:",
+             "        grad = grads[0]",
+             "        if grad is None:",
+             "            return [None] * len(edges)",
+             "        single = True",
+             "    else:",
+             "        grads = _zero_filled(self, grads)",
+             "        if grads is None:",
+             "            return [None] * len(edges)",
+             "        grad = grads[0]",
+             "        single = False"]
     if array_formulas is not None:
         lines += _array_path(params_per_input)
     lines.append("    out = []")
+    if has_list:
+        lines += ["    sizes = self.list_sizes", "    e = 0"]
+    k_list = 0
     for j, params in enumerate(params_per_input):
-        lines += [f"    if edges[{j}] is None:",
-                  f"        out.append(None)",
-                  f"    else:"]
-        names = []
+        call = []
+        unpack = []
         for k, name in enumerate(params):
             if name in ("grad", "grads"):
-                names.append(name)
+                call.append(name)
                 continue
-            lines += [f"        v{k} = saved[{name!r}]",
-                      f"        c = v{k}.__class__",
-                      f"        if c is _Tensor:",
-                      f"            vc = v{k}._version_counter",
-                      f"            if vc is not None and (vc.version or vc.detached):",
-                      f"                _check_unversioned(v{k})",
-                      f"        elif c is _SavedVariable:",
-                      f"            v{k} = v{k}.unpack(self)",
-                      f"        elif c is list:",
-                      f"            v{k} = [v.unpack(self) if v.__class__ is _SavedVariable else v for v in v{k}]"]
-            names.append(f"v{k}")
-        lines.append(f"        out.append(_f{j}({', '.join(names)}))")
+            unpack += _unpack_lines(name, f"v{k}", "        ")
+            call.append(f"v{k}")
+        formula_call = f"_f{j}({', '.join(call)})"
+        if is_list[j]:
+            lines += [f"    n = sizes[{k_list}]",
+                      "    if _any_edge(edges, e, n):"] + unpack + [
+                      f"        out.extend({formula_call})",
+                      "    else:",
+                      "        out.extend([None] * n)",
+                      "    e += n"]
+            k_list += 1
+            continue
+        at = "e" if has_list else str(j)
+        lines += [f"    if edges[{at}] is None:",
+                  "        out.append(None)",
+                  "    else:"] + unpack + [f"        out.append({formula_call})"]
+        if has_list:
+            lines.append("    e += 1")
     lines.append("    return out")
-    namespace = {"_apply": OpNode.apply, "_SavedVariable": SavedVariable, "_Tensor": Tensor, "_tls": tls,
-                 "_check_unversioned": check_unversioned,
+    namespace = {"_SavedVariable": SavedVariable, "_Tensor": Tensor, "_tls": tls, "_zero_filled": _zero_filled,
+                 "_check_unversioned": check_unversioned, "_unpack_output": unpack_output, "_any_edge": _any_edge,
                  "_watchers": _watchers, "_observers": _observers, "_use_arrays": _use_arrays,
                  "_ndarray": np.ndarray, "_MISSING": _MISSING, "_PLAIN": _PLAIN, "_asarray": np.asarray,
                  "_new": object.__new__, "_NOT_AUTOGRAD": ~AUTOGRAD}
     namespace.update({f"_f{j}": f for j, f in enumerate(formulas)})
     namespace.update({f"_a{j}": f for j, f in enumerate(array_formulas or ())})
     return codegen.define(lines, namespace, f"<agrad backward {entry.name}>", "apply", owner=entry.name)
+
+
+def _any_edge(edges, start: int, n: int) -> bool:
+    for i in range(start, start + n):
+        if edges[i] is not None:
+            return True
+    return False
+
+
+def _make_release(entry, names):
+    """`release_variables` of one op's Node classes: each saved tensor replaced by RELEASED (a
+    second backward through it raises), the numbers and shapes kept (a second pass through `x + 1`
+    succeeds, as in PyTorch)."""
+    lines = ["def release_variables(self):"]
+    for name in names:
+        if name == "result":
+            lines += ["    if getattr(self, 'saved_result_vc', None) is not None:",
+                      "        self.saved_result = _RELEASED",
+                      "        self.saved_result_vc = None"]
+        lines += [f"    v = getattr(self, 'saved_{name}', None)",
+                  "    c = v.__class__",
+                  "    if c is _Tensor or c is _SavedVariable or (c is list and v and v[0].__class__ is _SavedVariable):",
+                  f"        self.saved_{name} = _RELEASED"]
+    if len(lines) == 1:
+        lines.append("    return None")
+    namespace = {"_Tensor": Tensor, "_SavedVariable": SavedVariable, "_RELEASED": _RELEASED}
+    return codegen.define(lines, namespace, f"<agrad release {entry.name}>", "release_variables", owner=entry.name)
 
 
 class _SavePlan:
@@ -618,34 +684,46 @@ class _SavePlan:
 
 def _make_saver(names, arg_index, op_name):
     """`save(node, out, args)` for one mask of inputs that need a gradient, generated once: sets
-    `node.saved` to what their formulas use (tensors as save_input_value / SavedVariables, shapes,
-    scalars), one dict literal; nothing to save shares one empty mapping."""
-    lines = ["def save(node, out, args):"]
-    items = []
+    the Node's `saved_<name>` slots to what their formulas use (tensors as save_input_value /
+    SavedVariables, shapes, scalars); a single fresh output saved by its own Node as its array and
+    a new version counter (PyTorch saves an output without its grad_fn: no cycle, no weak reference)."""
+    lines = ["def save(node, out, args):"] + _saver_lines(names, arg_index, "    ")
+    return codegen.define(lines, _SAVER_NAMESPACE, f"<agrad save {op_name}>", "save", owner=op_name)
+
+
+def _saver_lines(names, arg_index, indent: str) -> list:
+    """The body of a saver (`_make_saver`), at `indent`; the autograd kernel inlines it where an op's
+    masks are few (see _make_autograd_kernel)."""
+    lines = []
     for k, (name, kind, index) in enumerate(_save_steps(names, arg_index)):
+        slot = f"node.saved_{name}"
         if kind == _SAVE_ARGUMENT:
             lines.append(f"    v{k} = args[{index}]")
             # save_input_value inline: the common case saves the Tensor itself
-            items.append(f"{name!r}: (v{k} if (c{k} := v{k}._version_counter) is None or not (c{k}.version or "
-                         f"c{k}.detached) else _save_input(v{k})) "
-                         f"if v{k}.__class__ is _Tensor else _save_value(v{k})")
+            lines.append(f"    {slot} = (v{k} if (c{k} := v{k}._version_counter) is None or not (c{k}.version or "
+                         f"c{k}.detached) else _save_input(v{k})) if v{k}.__class__ is _Tensor else v{k} if v{k}.__class__ is int "
+                         f"or v{k}.__class__ is float else _save_value(v{k})")
         elif kind == _SAVE_RESULT:
-            items.append(f"{name!r}: _save_output(out) if out.__class__ is _Tensor and "
-                         f"out._autograd_meta.__class__ is _AutogradMeta else _save_results(out)")
+            lines += ["    if out.__class__ is _Tensor and out._autograd_meta.__class__ is _AutogradMeta:",
+                      "        if out._version_counter is None:",
+                      f"            {slot} = out._data",
+                      "            node.saved_result_vc = out._version_counter = _VariableVersion()",
+                      "        else:",
+                      f"            {slot} = _save_output(out)",
+                      "            node.saved_result_vc = None",
+                      "    else:",
+                      f"        {slot} = _save_results(out)",
+                      "        node.saved_result_vc = None"]
         elif kind == _SAVE_OPTIONS:
-            items.append(f"{name!r}: (args[{index}]._device, args[{index}].dtype)")
+            lines.append(f"    {slot} = (args[{index}]._device, args[{index}].dtype)")
         elif kind == _SAVE_GEOMETRY:
-            items.append(f"{name!r}: (args[{index}].shape, args[{index}].stride(), args[{index}].storage_offset())")
+            lines.append(f"    {slot} = (args[{index}].shape, args[{index}].stride(), args[{index}].storage_offset())")
         else:
             lines.append(f"    v{k} = args[{index}]")
-            items.append(f"{name!r}: [t.shape for t in v{k}] if v{k}.__class__ is list else getattr(v{k}, 'shape', ())")
-    lines.append("    node.saved = {" + ", ".join(items) + "}" if items else "    node.saved = _NOTHING")
-    namespace = {"_save_input": save_input_value, "_save_output": save_output, "_Tensor": Tensor, "_NOTHING": _NOTHING,
-                 "_AutogradMeta": AutogradMeta, "_save_value": _save_value, "_save_results": _save_results}
-    return codegen.define(lines, namespace, f"<agrad save {op_name}>", "save", owner=op_name)
-
-
-_NOTHING = types.MappingProxyType({})      # the `saved` of a Node whose formulas use only the gradient
+            lines.append(f"    {slot} = [t.shape for t in v{k}] if v{k}.__class__ is list else getattr(v{k}, 'shape', ())")
+    if not lines:
+        lines.append("    pass                # the formulas use the gradient alone")
+    return [indent + line[4:] for line in lines]
 
 
 def _save_value(value):
@@ -658,6 +736,11 @@ def _save_value(value):
 
 def _save_results(out):
     return [SavedVariable(o, True) for o in out] if out.__class__ is tuple else SavedVariable(out, True)
+
+
+_SAVER_NAMESPACE = {"_save_input": save_input_value, "_save_output": save_output, "_Tensor": Tensor,
+                    "_AutogradMeta": AutogradMeta, "_save_value": _save_value, "_save_results": _save_results,
+                    "_VariableVersion": VariableVersion}
 
 
 def _save_steps(names, arg_index) -> tuple:
@@ -742,7 +825,7 @@ def _make_autograd_kernel(entry, diff_inputs, node_classes, overload, save_plan,
               f"        node = _new({node_class})",
               "        node.sequence_nr = _next_sequence_nr()",
               "        node.hooks = node._metadata = None",
-              f"    node.list_sizes = {'sizes' if has_list else 'None'}",
+              *(["    node.list_sizes = sizes"] if has_list else []),
               "    topo = 0"]
     if has_list:
         lines += ["    node.next_fns = tuple(fns)",
@@ -768,25 +851,46 @@ def _make_autograd_kernel(entry, diff_inputs, node_classes, overload, save_plan,
               "        node.input_metadata = md",
               "        m = out._autograd_meta",
               "        if m is None:",
-              "            out._autograd_meta = _AutogradMeta(False, node, 0)",
+              "            # AutogradMeta(False, node, 0) without its __init__ call",
+              "            out._autograd_meta = m = _new(_AutogradMeta)",
+              "            m.requires_grad = m.retains_grad = False",
+              "            m.grad = m.grad_accumulator = m.hooks = m.post_acc_grad_hooks = None",
+              "            m.grad_fn, m.output_nr = node, 0",
               "        else:",
               "            m.grad_fn, m.output_nr, m.requires_grad = node, 0, False",
               "        out._keys |= _AUTOGRAD",
               "    else:",
               "        node.input_metadata = ()",
               "        _record_outputs(node, out)",
-              "    save = _savers.get(mask)",
-              "    if save is None:",
-              "        save = _savers[mask] = _make_saver(_names_for_mask(mask), _arg_index, op.name)",
-              "    save(node, out, args)",
+              *_save_call(n, has_list, save_plan, arg_index),
               "    return out"]
     namespace = {"_after_autograd": ~AUTOGRAD, "_cache": entry._cache, "_Tensor": Tensor, "_INVALID": INVALID_EDGE,
                  "_AutogradMeta": AutogradMeta, "_gradient_edge": gradient_edge, "_grad_accumulator": grad_accumulator,
                  "_anomaly": _anomaly, "_Node": node_classes[0], "_classes": node_classes, "_overload": overload,
                  "_new": object.__new__, "_next_sequence_nr": _next_sequence_nr, "_AUTOGRAD": AUTOGRAD,
                  "_ZEROS": ZEROS, "_record_outputs": record_outputs, "_metadata": _METADATA, "_metadata_of": metadata_of, "_savers": {}, "_make_saver": _make_saver,
-                 "_names_for_mask": save_plan.names, "_arg_index": arg_index}
+                 "_names_for_mask": save_plan.names, "_arg_index": arg_index, **_SAVER_NAMESPACE}
     return codegen.define(lines, namespace, f"<agrad autograd kernel {entry.name}>", "kernel", owner=entry.name)
+
+
+def _save_call(n: int, has_list: bool, save_plan, arg_index) -> list:
+    """The autograd kernel's lines that save what the formulas of the inputs needing a gradient
+    use: with one or two differentiable inputs (1 to 3 masks), each mask's saver inline, so
+    recording an op makes no call to save; with more, the saver of the call's mask, made on first use."""
+    if has_list or n > 2:
+        return ["    save = _savers.get(mask)",
+                "    if save is None:",
+                "        save = _savers[mask] = _make_saver(_names_for_mask(mask), _arg_index, op.name)",
+                "    save(node, out, args)"]
+    masks = [(1 << n) - 1] + list(range(1, (1 << n) - 1))      # every input needing a gradient first
+    lines = []
+    for i, mask in enumerate(masks):
+        head = "if" if i == 0 else "elif"
+        lines += ([f"    {head} mask == {mask}:"] if i < len(masks) - 1 else ["    else:"]) + \
+            _saver_lines(save_plan.names(mask), arg_index, "        ")
+    if len(masks) == 1:
+        lines = _saver_lines(save_plan.names(masks[0]), arg_index, "    ")
+    return lines
 
 
 # ---- defop -------------------------------------------------------------------------------
@@ -898,14 +1002,18 @@ def _register_autograd(entry, info, grads, backward_name, overload, arg_index, a
     info._array_grads = None
 
     def make():
-        formulas = [(grads[arguments[i].name], _arguments_getter(params), arguments[i].is_list)
-                    for i, params in zip(diff_inputs, params_per_input)]
-        body = {"__slots__": (), "info": info, "formulas": tuple(formulas)}
+        formulas = [grads[arguments[i].name] for i in diff_inputs]
+        is_list = [arguments[i].is_list for i in diff_inputs]
+        saved_names = tuple(sorted({p for params in params_per_input for p in params} - {"grad", "grads"}))
         arrays = None
         if not has_list:
             arrays = _array_formulas(entry, grads, array_grads, [arguments[i].name for i in diff_inputs])
-            body["apply"] = _specialised_apply(entry, [f for f, _, _ in formulas], params_per_input, arrays)
         info._array_grads = None if arrays is None else dict(zip([arguments[i].name for i in diff_inputs], arrays))
+        slots = tuple(f"saved_{n}" for n in saved_names) + (("saved_result_vc",) if "result" in saved_names else ()) \
+            + (("list_sizes",) if has_list else ())
+        body = {"__slots__": slots, "info": info, "saved_names": saved_names,
+                "apply": _make_apply(entry, formulas, params_per_input, is_list, arrays),
+                "release_variables": _make_release(entry, saved_names)}
         node_classes = [type(n, (OpNode,), body) for n in names]
         return _make_autograd_kernel(entry, tuple(diff_inputs), node_classes, overload,
                                      _SavePlan(params_per_input), arg_index)
@@ -920,16 +1028,6 @@ def _parameters(fn) -> tuple:
     if code is not None and fn.__class__ is types.FunctionType and not code.co_flags & 0x0C:   # no *args/**kw
         return code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
     return tuple(inspect.signature(fn).parameters)
-
-
-def _arguments_getter(params):
-    """`env -> tuple of the formula's arguments`, built once per formula."""
-    if not params:
-        return lambda env: ()
-    if len(params) == 1:
-        name = params[0]
-        return lambda env: (env[name],)
-    return itemgetter(*params)
 
 
 def _derived(param: str, arg_index) -> str | None:
