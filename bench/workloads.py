@@ -2,7 +2,8 @@
 
 One call of `python bench/workloads.py WORKLOAD FRAMEWORK --reps N` runs in a fresh
 process (so no framework warms another's caches), does one untimed warm-up pass,
-then N timed passes, and prints one JSON line: the pass times in seconds, the
+then N timed passes, and prints one JSON line: the pass times in seconds (wall clock and
+this process's CPU time), the
 number of ops a pass counts, and the peak resident memory above the process's
 baseline just before the first pass. `bench/run.py` drives it.
 
@@ -406,7 +407,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         cli = opts.workload.startswith("W5-")
-        times = []
+        times, cpu_times = [], []          # wall and CPU seconds per pass (W5: CPU seconds only)
         if cli:       # a whole command in a subprocess: its own start-up is part of what is measured
             _, phase, nodes = opts.workload.split("-")
             cmd, n_ops = w5(phase, int(nodes), folder, opts.framework)
@@ -418,11 +419,13 @@ def main(argv=None) -> int:
             base = _rss_mb()
             run_pass()            # warm-up, not counted
             for _ in range(opts.reps):
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 run_pass()
                 times.append(time.perf_counter() - t0)
+                cpu_times.append(time.process_time() - c0)
         peak = resource.getrusage(resource.RUSAGE_CHILDREN if cli else resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"times": times, "ops": n_ops, "peak_above_baseline_mb": max(0.0, peak - base)}))
+    print(json.dumps({"times": times, "cpu_times": cpu_times or times, "ops": n_ops,
+                      "peak_above_baseline_mb": max(0.0, peak - base)}))
     return 0
 
 
