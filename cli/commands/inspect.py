@@ -25,7 +25,7 @@ def inspect(app: App, graph_file, output_format, which, plugins):
     if output_format == "json":
         from agrad.cli.json_docs import inspect_document
 
-        app.emit_json(inspect_document(result))
+        app.emit_json(inspect_document(result, streamed=True))
     elif output_format == "dot":
         from agrad.cli.dot import inspect_dot
 
