@@ -6,7 +6,9 @@ then N timed passes, and prints one JSON line: the pass times in seconds, the
 number of ops a pass counts, and the peak resident memory above the process's
 baseline just before the first pass. `bench/run.py` drives it.
 
-Frameworks: `numpy` (hand-written forward and backward: the floor), `agrad`
+Frameworks: `numpy` (hand-written forward and backward: the floor), `numpy-file` (W2/W4: the
+floor reading its parameters from the same .npy files as `agrad-file`, memory-mapped in each
+pass, so that the file pages a pass reads count for both), `agrad`
 (the library, `import agrad`), `agrad-file` (the same workload as a graph file,
 through `agrad.graphs`), `torch` (PyTorch eager, CPU; only where importable),
 `hips` (HIPS autograd, the `autograd` package; only where importable).
@@ -324,6 +326,12 @@ def setup(workload: str, framework: str, folder: Path):
     if (workload, framework) in lib:
         fn, data, n_ops = lib[workload, framework]
         return _library(fn, data(), n_ops)
+    if framework == "numpy-file" and workload in ("W2", "W4"):
+        data = w2_data() if workload == "W2" else w4_data()
+        mlp_file(folder, data, workload.lower())
+        del data
+        return (lambda: numpy_mlp(*_mapped_mlp_data(folder, len(W2_SHAPES if workload == "W2" else
+                                                                   (0,) * (W4_DEPTH + 1)) - 1))), 1
     if framework == "agrad-file":
         files = {"W1": (w1_file, w1_ops), "W3": (w3_file, w3_ops),
                  "W2": (lambda f: mlp_file(f, w2_data(), "w2"), 1),
@@ -331,6 +339,13 @@ def setup(workload: str, framework: str, folder: Path):
         make, n_ops = files[workload]
         return _graph_pass(make(folder)), n_ops
     raise SystemExit(f"no workload {workload} for {framework}")
+
+
+def _mapped_mlp_data(folder: Path, layers: int):
+    """`mlp_data` read back from the files `mlp_file` wrote, as a graph file's leaves are: mapped."""
+    def load(name):
+        return np.load(folder / f"{name}.npy", mmap_mode="r")
+    return load("x"), [load(f"W{i}") for i in range(layers)], [load(f"b{i}") for i in range(layers)]
 
 
 def _train_pass(framework: str):
