@@ -66,11 +66,12 @@ class Graph:
         from .training import train
         return train(self, **options)
 
-    def inspect(self) -> InspectResult:
+    def inspect(self, *, edges: bool = True) -> InspectResult:
+        """`edges=False`: the result without its forward edges (`edges`: only DOT draws them)."""
         from .inspection import inspect_graph
 
         with _cyclic_gc_paused():       # the Meta graph holds no cycles (runner._cyclic_gc_paused)
-            return inspect_graph(self._checked, self.file)
+            return inspect_graph(self._checked, self.file, edges=edges)
 
     def check(self, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3, fast: bool = False,
               second_order: bool = False, replay: bool = True) -> CheckResult:
