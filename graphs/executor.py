@@ -59,27 +59,24 @@ def _convert(arg_type: str, value: Any) -> Any:
     return value
 
 
-# how an argument's value is found at each call: as written, a tensor by name, a tensor by
-# name converted (`grad(y, x)`'s one tensor made a list), a list rebuilt (it may hold tensors)
-_CONSTANT, _TENSOR, _CONVERTED, _RESOLVED = 0, 1, 2, 3
+# how `_value` finds an argument at each call (a call's "v" operands): a tensor by name converted
+# (`grad(y, x)`'s one tensor made a list), or a list rebuilt (it may hold tensors)
+_CONVERTED, _RESOLVED = 2, 3
 
 
-_DEFAULTS: dict[int, tuple] = {}      # id(schema Argument) -> (the Argument, its default's recipe)
+_ARGUMENTS: dict[int, tuple] = {}     # id(schema) -> (the schema, its arguments as call_plan reads them)
 
 
-def _recipe(arg, value, given: bool) -> tuple:
-    """(how, value, schema type) of one argument: a constant is converted once, here."""
-    if not given:                                  # a schema default, passed as it is: one recipe per argument
-        known = _DEFAULTS.get(id(arg))
-        if known is None or known[0] is not arg:
-            known = _DEFAULTS[id(arg)] = (arg, (_CONSTANT, value, None))
-        return known[1]
-    if isinstance(value, TensorRef):
-        plain = arg.type.rstrip("?") not in ("Tensor[]", "ScalarType")    # what _convert leaves as it is
-        return (_TENSOR if plain else _CONVERTED), value.name, arg.type
-    if isinstance(value, list):
-        return _RESOLVED, value, arg.type
-    return _CONSTANT, _convert(arg.type, value), None
+def _arguments(schema) -> tuple:
+    """(Argument, kwarg_only, has_default, how a tensor named for it is read) per argument of
+    `schema`, worked out once per schema: "t" as it is, "v" converted (`_convert`)."""
+    known = _ARGUMENTS.get(id(schema))
+    if known is None or known[0] is not schema:
+        table = tuple((arg, arg.kwarg_only, arg.has_default,
+                       "t" if arg.type.rstrip("?") not in ("Tensor[]", "ScalarType") else "v")
+                      for arg in schema.arguments)
+        known = _ARGUMENTS[id(schema)] = (schema, table)
+    return known[1]
 
 
 _CALLS: dict[tuple, Callable] = {}       # a pattern of argument kinds -> its generated call
@@ -112,7 +109,32 @@ def _getitem_call(env: dict[str, Any], _call, _name: str, bound: BoundNode) -> A
     return source[_python_index(index, [_resolve(a, env) for a in bound.args])]
 
 
-_KIND = {_CONSTANT: "c", _TENSOR: "t", _CONVERTED: "v", _RESOLVED: "v"}
+def _operands(table: tuple, given: list) -> tuple | None:
+    """(operands, kinds, keywords, keyword operands) of a node's written arguments `given`, in
+    schema order (`table`: `_arguments`); None when `given` is not in that order."""
+    operands, kinds, keywords, kw_operands = [], [], [], []
+    j = 0
+    for arg, kwarg_only, has_default, tensor_kind in table:
+        if j < len(given) and given[j][0] is arg:
+            value = given[j][1]
+            j += 1
+            if value.__class__ is TensorRef:
+                kind, operand = tensor_kind, (value.name if tensor_kind == "t" else (_CONVERTED, value.name, arg.type))
+            elif isinstance(value, list):
+                kind, operand = "v", (_RESOLVED, value, arg.type)
+            else:
+                kind, operand = "c", _convert(arg.type, value)
+        elif has_default and not kwarg_only:
+            kind, operand = "c", arg.default           # a schema default, passed as it is
+        else:
+            continue
+        if kwarg_only:
+            keywords.append((arg.name, kind))
+            kw_operands.append(operand)
+        else:
+            kinds.append(kind)
+            operands.append(operand)
+    return (operands, kinds, keywords, kw_operands) if j == len(given) else None
 
 
 def call_plan(bound: BoundNode) -> tuple:
@@ -123,20 +145,12 @@ def call_plan(bound: BoundNode) -> tuple:
         if bound.op == GETITEM:
             bound.plan = (_getitem_call, bound.name, bound)
             return bound.plan
-        values = {arg.name: value for arg, value, _ in bound.given}
-        operands, kinds, keywords, kw_operands = [], [], [], []
-        for arg in bound.schema.arguments:
-            given = arg.name in values
-            if not given and not arg.has_default:
-                continue
-            how, value, arg_type = _recipe(arg, values[arg.name] if given else arg.default, given)
-            operand = value if how in (_CONSTANT, _TENSOR) else (how, value, arg_type)
-            if not arg.kwarg_only:
-                kinds.append(_KIND[how])
-                operands.append(operand)
-            elif given:
-                keywords.append((arg.name, _KIND[how]))
-                kw_operands.append(operand)
+        table = _arguments(bound.schema)
+        found = _operands(table, bound.given)
+        if found is None:       # `given` not in schema order (no binding makes that today): put it so
+            position = {id(row[0]): i for i, row in enumerate(table)}
+            found = _operands(table, sorted(bound.given, key=lambda g: position[id(g[0])]))
+        operands, kinds, keywords, kw_operands = found
         call = _call_for(tuple(kinds), tuple(keywords))
         function = bound.entry.function or bound.entry
         bound.plan = (call, bound.name, function, *operands, *kw_operands)
@@ -145,10 +159,6 @@ def call_plan(bound: BoundNode) -> tuple:
 
 def _value(recipe: tuple, env: dict[str, Any]) -> Any:
     how, value, arg_type = recipe
-    if how == _CONSTANT:
-        return value
-    if how == _TENSOR:
-        return env[value]
     return _convert(arg_type, env[value] if how == _CONVERTED else _resolve(value, env))
 
 

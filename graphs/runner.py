@@ -23,7 +23,7 @@ from .inputs import memory_bytes, pass_array
 from .profiling import WARMUP_PASSES, ProfileCollector
 from .replay import ReplayCache, eligible, record_pass
 from .results import AnomalyReport, GraphRuntimeError, RunResult, SourceLocation
-from .spec import BackwardSpec, TensorRef
+from .spec import BackwardSpec, TensorRef, refs_in
 from .summaries import summarize
 
 
@@ -260,17 +260,27 @@ def release_plan(graph: CheckedGraph) -> list[tuple[str, ...]]:
         kept.update(r.name for r in pass_.roots)
         kept.update(g.name for g in pass_.grad_tensors or () if isinstance(g, TensorRef))
         kept.update(r.name for r in pass_.inputs or ())
+    order = graph.order
+    names = [bound.name for bound in order]
     last: dict[str, int] = {}
-    for i, bound in enumerate(graph.order):
-        for ref in bound.refs():        # (not ref_names(): a set cached on every node)
-            last[ref.name] = i
-        last[bound.name] = i            # made here: read by nodes after it, if any
-    produced = {bound.name for bound in graph.order}
-    release: list[list[str]] = [[] for _ in graph.order]
+    for i, bound in enumerate(order):
+        # (not ref_names(): a set cached on every node; a plain argument read here without a call)
+        for value in bound.args:
+            if value.__class__ is TensorRef:
+                last[value.name] = i
+            elif isinstance(value, (list, tuple)):
+                for ref in refs_in(value):
+                    last[ref.name] = i
+        if bound.kwargs:
+            for ref in refs_in(bound.kwargs.values()):
+                last[ref.name] = i
+        last[names[i]] = i              # made here: read by nodes after it, if any
+    produced = set(names)
+    release: list[tuple[str, ...]] = [()] * len(order)
     for name, i in last.items():
         if name in produced and name not in kept:
-            release[i].append(name)
-    return [tuple(names) for names in release]
+            release[i] += (name,)
+    return release
 
 
 def output_names(graph: CheckedGraph) -> list[str]:
