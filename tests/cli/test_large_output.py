@@ -82,6 +82,11 @@ def test_a_streamed_inspect_document_is_the_same_bytes_as_the_whole_one(write):
         text = "".join(json_chunks(streamed))
         assert text == "".join(json_chunks(whole))
         assert json.loads(text) == whole
+        bare = graphs.load(write(f"chain{nodes}.yaml", _chain(nodes))).inspect(edges=False)   # as the CLI's JSON
+        again = inspect_document(bare)      # (its Nodes numbered on from the first build's: sequence_nr differs)
+        assert bare.edges == [] and result.edges
+        assert (again["nodes"], again["order"], len(again["backward"])) == \
+            (whole["nodes"], whole["order"], len(whole["backward"]))
 
 
 def test_rows_of_any_length_read_back_as_their_list():
