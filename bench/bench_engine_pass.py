@@ -3,7 +3,7 @@
 Issue #21's row "graph file, forward of an engine pass": W1 (a chain of small ops) and W3
 (a fan-in) written as graph files, run through the engine (`run(replay=False)`, no replay),
 their forward time per op beside the library's forward of the same ops (grad mode: the
-backward graph is recorded in both). Alternated in one process, medians of the rounds.
+backward graph is recorded in both); and as `agrad run` runs it (`keep_values=False`). Alternated in one process, medians of the rounds.
 
     python bench/bench_engine_pass.py                 # 7 rounds
     python bench/bench_engine_pass.py --rounds 11
@@ -53,16 +53,19 @@ def main() -> None:
         for name in ops:                       # warm-up: first calls of every op
             library_forward(name)
             loaded[name].run(replay=False)
-        times = {(name, kind): [] for name in ops for kind in ("library", "engine pass")}
+        kinds = ("library", "engine pass", "as agrad run")
+        times = {(name, kind): [] for name in ops for kind in kinds}
         for _ in range(rounds):
             for name in ops:
                 times[name, "library"].append(library_forward(name))
                 times[name, "engine pass"].append(loaded[name].run(replay=False).timings_ms["forward"] / 1e3)
+                # as `agrad run` runs it: each value let go once its last reader has run
+                times[name, "as agrad run"].append(
+                    loaded[name].run(replay=False, keep_values=False).timings_ms["forward"] / 1e3)
     for name, n in ops.items():
-        lib = statistics.median(times[name, "library"]) / n * 1e6
-        eng = statistics.median(times[name, "engine pass"]) / n * 1e6
+        lib, eng, cli = (statistics.median(times[name, kind]) / n * 1e6 for kind in kinds)
         print(f"{name} forward, µs/op (median of {rounds}): library {lib:.2f}, graph file engine pass {eng:.2f} "
-              f"({eng / lib:.2f}x the library)")
+              f"({eng / lib:.2f}x the library), values let go as agrad run does {cli:.2f} ({cli / lib:.2f}x)")
 
 
 if __name__ == "__main__":
