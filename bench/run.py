@@ -127,7 +127,8 @@ def cells(workloads, frameworks, w5_nodes):
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--workloads", nargs="*", default=["startup", "W1", "W3", "W2", "W4", "TRAIN", "CHECK"])
-    p.add_argument("--frameworks", nargs="+", default=["numpy", "agrad", "agrad-file", "agrad-engine", "torch", "hips"])
+    p.add_argument("--frameworks", nargs="+",
+                   default=["numpy", "numpy-file", "agrad", "agrad-file", "agrad-engine", "torch", "hips"])
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--reps", type=int, default=5, help="timed passes per process (after one warm-up)")
     p.add_argument("--startup-reps", type=int, default=3,

@@ -7,7 +7,9 @@ this process's CPU time), the
 number of ops a pass counts, and the peak resident memory above the process's
 baseline just before the first pass. `bench/run.py` drives it.
 
-Frameworks: `numpy` (hand-written forward and backward: the floor), `agrad`
+Frameworks: `numpy` (hand-written forward and backward: the floor), `numpy-file` (W2/W4: the
+floor reading its parameters from the same .npy files as `agrad-file`, memory-mapped in each
+pass, so that the file pages a pass reads count for both), `agrad`
 (the library, `import agrad`), `agrad-file` (the same workload as a graph file,
 through `agrad.graphs`), `torch` (PyTorch eager, CPU; only where importable),
 `hips` (HIPS autograd, the `autograd` package; only where importable).
@@ -40,7 +42,9 @@ CHECK_EXAMPLE = "resnet_block.yaml"     # CHECK: `check` of a conv net (2 convs,
 EXAMPLES = Path(__file__).resolve().parents[1] / "graphs" / "examples"
 # the workloads that not every framework has (the rest: W1-W4 for all, W5 for agrad-cli and its pyyaml anchor);
 # agrad-file is a graph file replayed after its first passes, agrad-engine the same file through the engine
-FRAMEWORKS = {"TRAIN": ("agrad-file", "agrad-engine", "torch"), "CHECK": ("agrad-file", "agrad-engine")}
+_MLP_FRAMEWORKS = ("numpy", "numpy-file", "agrad", "agrad-file", "agrad-engine", "torch", "hips")
+FRAMEWORKS = {"TRAIN": ("agrad-file", "agrad-engine", "torch"), "CHECK": ("agrad-file", "agrad-engine"),
+              "W2": _MLP_FRAMEWORKS, "W4": _MLP_FRAMEWORKS}
 
 
 def _rng():
@@ -327,6 +331,12 @@ def setup(workload: str, framework: str, folder: Path):
     if (workload, framework) in lib:
         fn, data, n_ops = lib[workload, framework]
         return _library(fn, data(), n_ops)
+    if framework == "numpy-file" and workload in ("W2", "W4"):
+        data = w2_data() if workload == "W2" else w4_data()
+        mlp_file(folder, data, workload.lower())
+        del data
+        return (lambda: numpy_mlp(*_mapped_mlp_data(folder, len(W2_SHAPES if workload == "W2" else
+                                                                   (0,) * (W4_DEPTH + 1)) - 1))), 1
     if framework in ("agrad-file", "agrad-engine"):
         files = {"W1": (w1_file, w1_ops), "W3": (w3_file, w3_ops),
                  "W2": (lambda f: mlp_file(f, w2_data(), "w2"), 1),
@@ -334,6 +344,13 @@ def setup(workload: str, framework: str, folder: Path):
         make, n_ops = files[workload]
         return _graph_pass(make(folder), replay=framework == "agrad-file"), n_ops
     raise SystemExit(f"no workload {workload} for {framework}")
+
+
+def _mapped_mlp_data(folder: Path, layers: int):
+    """`mlp_data` read back from the files `mlp_file` wrote, as a graph file's leaves are: mapped."""
+    def load(name):
+        return np.load(folder / f"{name}.npy", mmap_mode="r")
+    return load("x"), [load(f"W{i}") for i in range(layers)], [load(f"b{i}") for i in range(layers)]
 
 
 def _train_pass(framework: str):

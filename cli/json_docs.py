@@ -5,6 +5,7 @@ rename them. JSON has no NaN or Infinity, so non-finite floats become null.
 """
 from __future__ import annotations
 
+import itertools
 import json
 import math
 
@@ -32,12 +33,35 @@ LONG_LIST = 100        # a top-level list longer than this is written one compac
 _CHUNK = 1000          # items per write
 
 
+class Rows:
+    """A top-level list of a document whose items are made as they are written: the
+    inspect document of a 1,000,000-node graph would otherwise be millions of dicts held at
+    once (a document with Rows is for `json_chunks` only; `list(rows)` makes it a list)."""
+    __slots__ = ("count", "items")
+
+    def __init__(self, count: int, items):
+        self.count = count
+        self.items = items
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self):
+        return iter(self.items)
+
+
+def _long(value) -> bool:
+    return isinstance(value, (list, Rows)) and len(value) > LONG_LIST
+
+
 def json_chunks(document: dict):
     """`json.dumps(document, indent=2)` in pieces, except that a long top-level list has one
     item a line, each written by json's C encoder: the indenting encoder is pure Python, and
-    the inspect document of a 100,000-node graph holds millions of values."""
-    if not any(isinstance(v, list) and len(v) > LONG_LIST for v in document.values()):
-        yield json.dumps(document, indent=2, allow_nan=False)
+    the inspect document of a 100,000-node graph holds millions of values. A `Rows` value is
+    written as the list it stands for, its items made and written a chunk at a time."""
+    if not any(_long(v) for v in document.values()):
+        yield json.dumps({k: list(v) if isinstance(v, Rows) else v for k, v in document.items()},
+                         indent=2, allow_nan=False)
         return
     compact = json.JSONEncoder(allow_nan=False, separators=(", ", ": ")).encode
     yield "{"
@@ -45,13 +69,18 @@ def json_chunks(document: dict):
         yield ("," if i else "") + "\n  " + json.dumps(key) + ": "
         if isinstance(value, list) and len(value) > LONG_LIST and not isinstance(value[0], (dict, list)):
             yield compact(value)                    # numbers (an execution order) on one line
-        elif isinstance(value, list) and len(value) > LONG_LIST:
+        elif _long(value):
             yield "["
-            for start in range(0, len(value), _CHUNK):
-                yield ",".join("\n    " + compact(item) for item in value[start:start + _CHUNK]) + \
-                    ("," if start + _CHUNK < len(value) else "")
+            items = iter(value)
+            chunk = [compact(item) for item in itertools.islice(items, _CHUNK)]
+            while chunk:
+                following = [compact(item) for item in itertools.islice(items, _CHUNK)]
+                yield "".join(["\n    " + text + "," for text in chunk[:-1]]) + "\n    " + chunk[-1] + \
+                    ("," if following else "")
+                chunk = following
             yield "\n  ]"
         else:
+            value = list(value) if isinstance(value, Rows) else value
             yield json.dumps(value, indent=2, allow_nan=False).replace("\n", "\n  ")
     yield "\n}"
 
@@ -121,19 +150,32 @@ def run_document(result) -> dict:
     return document(**fields)
 
 
-def inspect_document(result) -> dict:
+def _inspect_node_entry(n) -> dict:
+    return {"name": n.name, "op": n.op, "args": list(n.args), "shape": list(n.shape), "dtype": n.dtype,
+            "device": n.device, "kernel": n.kernel, "line": n.line, "view_of": n.view_of}
+
+
+def _inspect_backward_entry(b) -> dict:
+    return {"id": b.id, "name": b.name, "node": b.node,
+            "next_edges": [list(edge) if edge is not None else None for edge in b.next_edges],
+            "sequence_nr": b.sequence_nr, "topological_nr": b.topological_nr,
+            "dependencies": b.dependencies, "saved": [dict(s) for s in b.saved]}
+
+
+def inspect_document(result, *, streamed: bool = False) -> dict:
+    """`streamed`: the nodes and backward entries as `Rows`, each made as `json_chunks` writes it
+    (what `agrad inspect --format json` prints); else plain lists."""
     # Names, shapes and counts only: no float to make finite, so no copy of a large document.
+    def rows(items, entry):
+        return Rows(len(items), map(entry, items)) if streamed else [entry(item) for item in items]
+
     return dict(
         schema_version=SCHEMA_VERSION,
         graph=result.graph,
         file=result.file,
-        nodes=[{"name": n.name, "op": n.op, "args": list(n.args), "shape": list(n.shape), "dtype": n.dtype,
-                "device": n.device, "kernel": n.kernel, "line": n.line, "view_of": n.view_of} for n in result.nodes],
-        backward=[{"id": b.id, "name": b.name, "node": b.node,
-                   "next_edges": [list(edge) if edge is not None else None for edge in b.next_edges],
-                   "sequence_nr": b.sequence_nr, "topological_nr": b.topological_nr,
-                   "dependencies": b.dependencies, "saved": [dict(s) for s in b.saved]} for b in result.backward],
-        order=list(result.order),
+        nodes=rows(result.nodes, _inspect_node_entry),
+        backward=rows(result.backward, _inspect_backward_entry),
+        order=result.order if streamed else list(result.order),
     )
 
 

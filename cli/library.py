@@ -119,7 +119,9 @@ def run_graph(graph, *, profile: bool, anomaly: bool, repeat: int,
 
     `on_repeat(done)` is called after each of the `repeat` passes (the progress bar).
     """
-    run = graph.run(profile=profile, anomaly=anomaly, repeat=repeat, on_repeat=on_repeat, replay=replay)
+    # keep_values=False: the command shows outputs, gradients and expectations, not every value
+    run = graph.run(profile=profile, anomaly=anomaly, repeat=repeat, on_repeat=on_repeat, replay=replay,
+                    keep_values=False)
     return run, run.result()
 
 

@@ -12,6 +12,7 @@ import time
 from typing import Any, Callable
 
 import agrad
+from agrad import codegen
 
 from .binding import GETITEM, BoundNode
 from .expressions import Index, Slice, TensorIndex
@@ -58,70 +59,113 @@ def _convert(arg_type: str, value: Any) -> Any:
     return value
 
 
-# how an argument's value is found at each call: as written, a tensor by name, a tensor by
-# name converted (`grad(y, x)`'s one tensor made a list), a list rebuilt (it may hold tensors)
-_CONSTANT, _TENSOR, _CONVERTED, _RESOLVED = 0, 1, 2, 3
+# how `_value` finds an argument at each call (a call's "v" operands): a tensor by name converted
+# (`grad(y, x)`'s one tensor made a list), or a list rebuilt (it may hold tensors)
+_CONVERTED, _RESOLVED = 2, 3
 
 
-_DEFAULTS: dict[int, tuple] = {}      # id(schema Argument) -> (the Argument, its default's recipe)
+_ARGUMENTS: dict[int, tuple] = {}     # id(schema) -> (the schema, its arguments as call_plan reads them)
 
 
-def _recipe(arg, value, given: bool) -> tuple:
-    """(how, value, schema type) of one argument: a constant is converted once, here."""
-    if not given:                                  # a schema default, passed as it is: one recipe per argument
-        known = _DEFAULTS.get(id(arg))
-        if known is None or known[0] is not arg:
-            known = _DEFAULTS[id(arg)] = (arg, (_CONSTANT, value, None))
-        return known[1]
-    if isinstance(value, TensorRef):
-        plain = arg.type.rstrip("?") not in ("Tensor[]", "ScalarType")    # what _convert leaves as it is
-        return (_TENSOR if plain else _CONVERTED), value.name, arg.type
-    if isinstance(value, list):
-        return _RESOLVED, value, arg.type
-    return _CONSTANT, _convert(arg.type, value), None
+def _arguments(schema) -> tuple:
+    """(Argument, kwarg_only, has_default, how a tensor named for it is read) per argument of
+    `schema`, worked out once per schema: "t" as it is, "v" converted (`_convert`)."""
+    known = _ARGUMENTS.get(id(schema))
+    if known is None or known[0] is not schema:
+        table = tuple((arg, arg.kwarg_only, arg.has_default,
+                       "t" if arg.type.rstrip("?") not in ("Tensor[]", "ScalarType") else "v")
+                      for arg in schema.arguments)
+        known = _ARGUMENTS[id(schema)] = (schema, table)
+    return known[1]
 
 
-def call_plan(bound: BoundNode) -> tuple[list[tuple], dict[str, tuple]]:
-    """The positional and keyword argument recipes of a bound op, worked out once per node."""
+_CALLS: dict[tuple, Callable] = {}       # a pattern of argument kinds -> its generated call
+
+
+def _call_for(kinds: tuple, keywords: tuple) -> Callable:
+    """`call(env, call, name, f, *operands)`: `f` applied to the arguments a node's operands
+    stand for, a list result made a tuple; generated once per pattern (`kinds`: "c" a constant,
+    "t" a tensor by name, "v" a recipe for `_value`; `keywords`: the keyword arguments' (name, kind))."""
+    key = (kinds, keywords)
+    call = _CALLS.get(key)
+    if call is None:
+        names = [f"a{i}" for i in range(len(kinds))] + [f"k_{name}" for name, _ in keywords]
+        read = {"c": "{}", "t": "env[{}]", "v": "_value({}, env)"}
+        passed = [read[kind].format(n) for kind, n in zip(kinds, names)] + \
+            [f"{name}={read[kind].format('k_' + name)}" for name, kind in keywords]
+        lines = [f"def call(env, _call, _name, f{''.join(', ' + n for n in names)}):",
+                 f"    result = f({', '.join(passed)})",
+                 "    return tuple(result) if result.__class__ is list else result"]
+        filename = f"<agrad graph call {''.join(kinds)}{''.join(',' + n + '=' + k for n, k in keywords)}>"
+        call = _CALLS[key] = codegen.define(lines, {"_value": _value}, filename, "call")
+    return call
+
+
+def _getitem_call(env: dict[str, Any], _call, _name: str, bound: BoundNode) -> Any:
+    source = _resolve(bound.args[0], env)
+    index = bound.args[1]
+    if bound.selects_output:
+        return source[index.items[0]]
+    return source[_python_index(index, [_resolve(a, env) for a in bound.args])]
+
+
+def _operands(table: tuple, given: list) -> tuple | None:
+    """(operands, kinds, keywords, keyword operands) of a node's written arguments `given`, in
+    schema order (`table`: `_arguments`); None when `given` is not in that order."""
+    operands, kinds, keywords, kw_operands = [], [], [], []
+    j = 0
+    for arg, kwarg_only, has_default, tensor_kind in table:
+        if j < len(given) and given[j][0] is arg:
+            value = given[j][1]
+            j += 1
+            if value.__class__ is TensorRef:
+                kind, operand = tensor_kind, (value.name if tensor_kind == "t" else (_CONVERTED, value.name, arg.type))
+            elif isinstance(value, list):
+                kind, operand = "v", (_RESOLVED, value, arg.type)
+            else:
+                kind, operand = "c", _convert(arg.type, value)
+        elif has_default and not kwarg_only:
+            kind, operand = "c", arg.default           # a schema default, passed as it is
+        else:
+            continue
+        if kwarg_only:
+            keywords.append((arg.name, kind))
+            kw_operands.append(operand)
+        else:
+            kinds.append(kind)
+            operands.append(operand)
+    return (operands, kinds, keywords, kw_operands) if j == len(given) else None
+
+
+def call_plan(bound: BoundNode) -> tuple:
+    """How a bound node is computed, worked out once per node: a flat tuple `plan` whose
+    `plan[0](env, *plan)` is the node's value and `plan[1]` its name. One tuple a node (a
+    1,000,000-node file has millions): the call is shared by every node of its pattern."""
     if bound.plan is None:
-        values = {arg.name: value for arg, value, _ in bound.given}
-        args, kwargs = [], {}
-        for arg in bound.schema.arguments:
-            given = arg.name in values
-            if not given and not arg.has_default:
-                continue
-            recipe = _recipe(arg, values[arg.name] if given else arg.default, given)
-            if not arg.kwarg_only:
-                args.append(recipe)
-            elif given:
-                kwargs[arg.name] = recipe
-        bound.plan = (args, kwargs or NO_KEYWORDS)
+        if bound.op == GETITEM:
+            bound.plan = (_getitem_call, bound.name, bound)
+            return bound.plan
+        table = _arguments(bound.schema)
+        found = _operands(table, bound.given)
+        if found is None:       # `given` not in schema order (no binding makes that today): put it so
+            position = {id(row[0]): i for i, row in enumerate(table)}
+            found = _operands(table, sorted(bound.given, key=lambda g: position[id(g[0])]))
+        operands, kinds, keywords, kw_operands = found
+        call = _call_for(tuple(kinds), tuple(keywords))
+        function = bound.entry.function or bound.entry
+        bound.plan = (call, bound.name, function, *operands, *kw_operands)
     return bound.plan
 
 
 def _value(recipe: tuple, env: dict[str, Any]) -> Any:
     how, value, arg_type = recipe
-    if how == _CONSTANT:
-        return value
-    if how == _TENSOR:
-        return env[value]
     return _convert(arg_type, env[value] if how == _CONVERTED else _resolve(value, env))
 
 
 def apply(bound: BoundNode, env: dict[str, Any]) -> Any:
     """The value of one node: a tensor, or a tuple for a multi-output node."""
-    if bound.op == GETITEM:
-        source = _resolve(bound.args[0], env)
-        index = bound.args[1]
-        if bound.selects_output:
-            return source[index.items[0]]
-        return source[_python_index(index, [_resolve(a, env) for a in bound.args])]
-    plan_args, plan_kwargs = bound.plan or call_plan(bound)
-    args = [value if how == _CONSTANT else env[value] if how == _TENSOR else _value((how, value, arg_type), env)
-            for how, value, arg_type in plan_args]
-    result = (bound.entry(*args, **{k: _value(r, env) for k, r in plan_kwargs.items()}) if plan_kwargs
-              else bound.entry(*args))
-    return tuple(result) if isinstance(result, list) else result
+    plan = bound.plan or call_plan(bound)
+    return plan[0](env, *plan)
 
 
 def label(bound: BoundNode, result: Any) -> None:
@@ -131,7 +175,10 @@ def label(bound: BoundNode, result: Any) -> None:
     the result is new: one op's result Node, or all the Nodes a composite (such as
     `grad` with create_graph) built. The walk stops at labelled Nodes and leaves.
     """
-    todo = [getattr(t, "grad_fn", None) for t in (result if isinstance(result, tuple) else (result,))]
+    _label_from(bound, [getattr(t, "grad_fn", None) for t in (result if isinstance(result, tuple) else (result,))])
+
+
+def _label_from(bound: BoundNode, todo: list) -> None:
     name = line = None
     while todo:
         fn = todo.pop()
@@ -147,21 +194,27 @@ def label(bound: BoundNode, result: Any) -> None:
         todo += fn.next_fns
 
 
-def label_all(order: list[BoundNode], env: dict[str, Any]) -> None:
+def label_all(order: list[BoundNode], env: dict[str, Any], released: dict[str, Any] | None = None) -> None:
     """Label the Nodes of a pass that `run_nodes(labelled=False)` made, as it would have: in
     run order, each walk stopping at Nodes already labelled. (A Node is only ever reachable
-    from the results of its own op and later ones, so labelling after the pass is the same.)"""
+    from the results of its own op and later ones, so labelling after the pass is the same.)
+    `released`: the grad_fn of each value the pass let go of (`run_nodes(release=...)`)."""
     for bound in order:
+        if bound.op == GETITEM and bound.selects_output:
+            continue
         value = env.get(bound.name)
-        if value is not None and (bound.op != GETITEM or not bound.selects_output):
+        if value is not None:
             label(bound, value)
+        elif released is not None and released.get(bound.name) is not None:
+            _label_from(bound, [released[bound.name]])
 
 
 def run_nodes(order: list[BoundNode], env: dict[str, Any],
               on_node: Callable[[BoundNode, Any, float], None] | None = None,
               on_error: Callable[[NodeFailure], None] | None = None,
               failed: set[str] | None = None, shared: SharedResults | None = None,
-              labelled: bool = True) -> dict[str, Any]:
+              labelled: bool = True, release: list[tuple[str, ...]] | None = None,
+              released: dict[str, Any] | None = None) -> dict[str, Any]:
     """Compute every node in `order` into `env`.
 
     `on_node(bound, value, seconds)` sees each value as it is made (anomaly checks,
@@ -171,11 +224,16 @@ def run_nodes(order: list[BoundNode], env: dict[str, Any],
     (Meta inference of a check), nodes of one signature share one result, unlabelled.
     With `labelled=False` the Nodes are left unlabelled for `label_all` to label if anyone
     asks (a run: only an error, a profile or an anomaly report reads the labels).
+    With `release` (one tuple of names per node of `order`: the values nothing after it
+    reads), those values leave `env` once the node has run, their grad_fn kept in `released`
+    for `label_all` (the backward graph still holds what backward needs).
     """
+    if on_node is None and on_error is None and not failed and shared is None and not labelled:
+        return _run_plain(order, env, release, released)
     failed = set(failed or ())          # names with no value: failed leaves, unbound nodes
     clock = time.perf_counter if on_node is not None else _no_clock
     compute = apply if shared is None else shared.apply
-    for bound in order:
+    for i, bound in enumerate(order):
         if failed and (bound.name in failed or not failed.isdisjoint(bound.ref_names())):
             failed.add(bound.name)
             continue
@@ -194,7 +252,42 @@ def run_nodes(order: list[BoundNode], env: dict[str, Any],
         env[bound.name] = result
         if on_node is not None:
             on_node(bound, result, clock() - start)
+        if release is not None and release[i]:
+            _release(env, release[i], released)
     return env
+
+
+def _run_plain(order: list[BoundNode], env: dict[str, Any], release, released) -> dict[str, Any]:
+    """run_nodes' loop with nothing to watch (a run's forward): each node's plan called as it is."""
+    if release is None:
+        for bound in order:
+            plan = bound.plan or call_plan(bound)
+            try:
+                env[plan[1]] = plan[0](env, *plan)
+            except (Exception, SystemExit) as exc:      # noqa: BLE001 - as run_nodes
+                raise NodeFailure(bound, exc) from exc
+        return env
+    for bound, names in zip(order, release):
+        plan = bound.plan or call_plan(bound)
+        try:
+            env[plan[1]] = plan[0](env, *plan)
+        except (Exception, SystemExit) as exc:      # noqa: BLE001 - as run_nodes
+            raise NodeFailure(bound, exc) from exc
+        if names:
+            _release(env, names, released)
+    return env
+
+
+def _release(env: dict[str, Any], names: tuple[str, ...], released: dict[str, Any]) -> None:
+    for name in names:
+        value = env.get(name)
+        if value is None or value.__class__ is tuple:
+            continue            # a multi-output node's values stay (few, and read by their selections)
+        fn = getattr(value, "grad_fn", None)
+        if fn is None and getattr(value, "requires_grad", False):
+            continue            # a leaf that requires grad (an op handed back its input): its .grad is read
+        del env[name]
+        released[name] = fn     # None: it did not require grad
 
 
 def _no_clock() -> float:

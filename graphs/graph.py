@@ -34,12 +34,14 @@ class Graph:
         return self._checked.spec
 
     def run(self, *, inputs: dict | None = None, profile: bool = False, anomaly: bool = False, repeat: int = 1,
-            on_repeat=None, replay: bool = True) -> GraphRun:
+            on_repeat=None, replay: bool = True, keep_values: bool = True) -> GraphRun:
         """Forward and every backward pass; raises GraphRuntimeError (exit 3) when a kernel fails.
 
         The second pass of this graph (the second of `repeat`, or of a second `run`) is
         recorded and later passes replay its kernel calls (graphs/replay.py), with the
-        engine's results; `replay=False` runs every pass through the engine.
+        engine's results; `replay=False` runs every pass through the engine. `keep_values=False`
+        lets each value go once nothing reads it (the run's `values` keep the leaves, outputs,
+        expectations, retained tensors and what backward passes read), as `agrad run` does.
 
         `inputs={name: array or Tensor}` replaces those leaves' values for this run (in
         the input's dtype and device); a new shape re-checks the graph (GraphFileError).
@@ -50,7 +52,8 @@ class Graph:
             return run_with_inputs(self, inputs, profile=profile, anomaly=anomaly, repeat=repeat,
                                    on_repeat=on_repeat)
         return run_graph(self._checked, self.file, timings=self.timings_ms, profile=profile, anomaly=anomaly,
-                         repeat=repeat, on_repeat=on_repeat, replay=self._replay if replay else None)
+                         repeat=repeat, on_repeat=on_repeat, replay=self._replay if replay else None,
+                         keep_values=keep_values)
 
     def train(self, **options):
         """Train with agrad.optim, as `agrad train` does: the file's `train:` section, with
@@ -63,11 +66,12 @@ class Graph:
         from .training import train
         return train(self, **options)
 
-    def inspect(self) -> InspectResult:
+    def inspect(self, *, edges: bool = True) -> InspectResult:
+        """`edges=False`: the result without its forward edges (`edges`: only DOT draws them)."""
         from .inspection import inspect_graph
 
         with _cyclic_gc_paused():       # the Meta graph holds no cycles (runner._cyclic_gc_paused)
-            return inspect_graph(self._checked, self.file)
+            return inspect_graph(self._checked, self.file, edges=edges)
 
     def check(self, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3, fast: bool = False,
               second_order: bool = False, replay: bool = True) -> CheckResult:

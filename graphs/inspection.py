@@ -103,12 +103,14 @@ def _view_of(value, names: dict[int, str]) -> str | None:
     return names.get(id(base), "(an intermediate tensor)")
 
 
-def inspect_graph(graph: CheckedGraph, file: str) -> InspectResult:
+def inspect_graph(graph: CheckedGraph, file: str, *, edges: bool = True) -> InspectResult:
+    """`edges=False`: without the forward edges (only DOT draws them; a 1,000,000-node graph
+    has millions)."""
     from agrad.autograd.saved_variable import describe, saved_variables
     spec = graph.spec
     meta = graph.meta
     devices = _devices(graph)
-    nodes, edges = [], []
+    nodes, forward_edges = [], []
     selected: dict[str, int] = {}
     paths: dict[tuple, str] = {}
     tensor_names = {id(v): name for name, v in meta.items() if isinstance(v, agrad.Tensor)}
@@ -125,12 +127,12 @@ def inspect_graph(graph: CheckedGraph, file: str) -> InspectResult:
             line=bound.spec.line, view_of=_view_of(first, tensor_names)))
         if bound.selects_output:
             selected[bound.name] = bound.args[1].items[0]
-        for ref in refs:
+        for ref in refs if edges else ():
             src = meta.get(ref.name)
             if isinstance(src, tuple):       # `g[0]`: what flows is the selected output
                 src = src[selected[bound.name]] if bound.name in selected else None
             shape = list(src.shape) if src is not None else []
-            edges.append((ref.name, bound.name, shape))
+            forward_edges.append((ref.name, bound.name, shape))
 
     leaf_names = {id(graph.meta[name]): name for name in spec.inputs if name in graph.meta}
     line_of = {n.name: n.line for n in spec.nodes} | {k: v.pos.line for k, v in spec.inputs.items()}
@@ -164,5 +166,5 @@ def inspect_graph(graph: CheckedGraph, file: str) -> InspectResult:
     backward.sort(key=lambda b: b.id)
     leaves = [InspectLeaf(name, list(graph.meta[name].shape), graph.meta[name].dtype.name,
                           bool(graph.meta[name].requires_grad)) for name in spec.inputs if name in graph.meta]
-    return InspectResult(graph=spec.name, file=file, nodes=nodes, backward=backward, order=order, edges=edges,
+    return InspectResult(graph=spec.name, file=file, nodes=nodes, backward=backward, order=order, edges=forward_edges,
                          leaves=leaves, outputs=output_names(graph), selected=selected)

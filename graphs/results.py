@@ -133,7 +133,7 @@ class RunResult:
     warnings: list[str] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(slots=True)       # one per node: a 1,000,000-node graph holds millions
 class InspectNode:
     name: str
     op: str
@@ -146,7 +146,7 @@ class InspectNode:
     view_of: str | None = None        # a view (shares memory with) this node or leaf, as PyTorch's `_base`
 
 
-@dataclass
+@dataclass(slots=True)
 class InspectBackwardNode:
     id: int
     name: str                         # "MulBackward0", "AccumulateGrad", "GraphRoot"

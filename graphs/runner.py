@@ -23,7 +23,7 @@ from .inputs import memory_bytes, pass_array
 from .profiling import WARMUP_PASSES, ProfileCollector
 from .replay import ReplayCache, eligible, record_pass
 from .results import AnomalyReport, GraphRuntimeError, RunResult, SourceLocation
-from .spec import BackwardSpec, TensorRef
+from .spec import BackwardSpec, TensorRef, refs_in
 from .summaries import summarize
 
 
@@ -78,6 +78,11 @@ class Runner:
         # where every error is read from the latest pass (run_graph), not in gradcheck's many passes.
         self.lazy_labels = False
         self.env: dict[str, Any] | None = None   # the latest forward pass's values
+        # with `release` (release_plan): the values no later node, output, expectation, retain or
+        # backward pass reads leave `env` as soon as their last reader has run; `released` keeps
+        # each one's grad_fn, for labels
+        self.release: list[tuple[str, ...]] | None = None
+        self.released: dict[str, Any] = {}
         self.labelled: dict[str, Any] | None = None   # the env whose Nodes label_all labelled
 
     @functools.cached_property
@@ -122,6 +127,7 @@ class Runner:
 
     def forward(self, leaves: dict[str, Any]) -> dict[str, Any]:
         env = self.env = dict(leaves)
+        self.released = {}
 
         def seen(bound, value, seconds):
             start = time.perf_counter() - seconds
@@ -134,7 +140,7 @@ class Runner:
             # NOTE: labels are made when first read (yaml_node_of): walking every op's new Nodes
             # to label them was a fifth of a pass's forward time.
             run_nodes(self.graph.order, env, on_node=seen if self.timed or self.anomaly else None,
-                      labelled=not self.lazy_labels)
+                      labelled=not self.lazy_labels, release=self.release, released=self.released)
         except NodeFailure as failure:
             raise self.failures.forward(failure.bound.name, failure.error) from failure.error
         return env
@@ -222,7 +228,7 @@ class Runner:
         if node is None:
             return None
         if self.lazy_labels and self.env is not None and self.labelled is not self.env:
-            label_all(self.graph.order, self.env)
+            label_all(self.graph.order, self.env, self.released)
             self.labelled = self.env
         name = node.metadata.get("yaml_node")
         if name is None and hasattr(node, "variable"):
@@ -241,6 +247,40 @@ class Runner:
         self.retain(env)
         self.backward(env)
         return env, (t1 - t0) * 1e3, (time.perf_counter() - t1) * 1e3
+
+
+def release_plan(graph: CheckedGraph) -> list[tuple[str, ...]]:
+    """For each node of the order, the values to let go of once it has run: those it was the
+    last to read (or nobody reads), unless an output, an expectation, a retained tensor or a
+    backward pass reads them after the forward. Only node values: leaves stay."""
+    spec = graph.spec
+    kept = set(output_names(graph)) | set(graph.retained())
+    kept.update(e.name for e in (spec.expect.outputs if spec.expect else ()))
+    for pass_ in spec.backward:
+        kept.update(r.name for r in pass_.roots)
+        kept.update(g.name for g in pass_.grad_tensors or () if isinstance(g, TensorRef))
+        kept.update(r.name for r in pass_.inputs or ())
+    order = graph.order
+    names = [bound.name for bound in order]
+    last: dict[str, int] = {}
+    for i, bound in enumerate(order):
+        # (not ref_names(): a set cached on every node; a plain argument read here without a call)
+        for value in bound.args:
+            if value.__class__ is TensorRef:
+                last[value.name] = i
+            elif isinstance(value, (list, tuple)):
+                for ref in refs_in(value):
+                    last[ref.name] = i
+        if bound.kwargs:
+            for ref in refs_in(bound.kwargs.values()):
+                last[ref.name] = i
+        last[names[i]] = i              # made here: read by nodes after it, if any
+    produced = set(names)
+    release: list[tuple[str, ...]] = [()] * len(order)
+    for name, i in last.items():
+        if name in produced and name not in kept:
+            release[i] += (name,)
+    return release
 
 
 def output_names(graph: CheckedGraph) -> list[str]:
@@ -295,18 +335,23 @@ def _cyclic_gc_paused():
 
 def run_graph(graph: CheckedGraph, file: str, *, timings: dict[str, float], profile: bool = False,
               anomaly: bool = False, repeat: int = 1, on_repeat=None, leaf_values=None,
-              replay: ReplayCache | None = None) -> GraphRun:
+              replay: ReplayCache | None = None, keep_values: bool = True) -> GraphRun:
     """One run of `repeat` passes. With `replay` (the graph's cache; None: the engine only),
-    a pass after the first is recorded and later passes replay it (graphs/replay.py)."""
+    a pass after the first is recorded and later passes replay it (graphs/replay.py).
+    `keep_values=False`: the run's `values` hold only the leaves and what the outputs,
+    expectations, retained tensors and backward passes read (`agrad run`): each other value
+    is let go of as soon as the last node reading it has run (release_plan)."""
     with _cyclic_gc_paused():
         return _run_graph(graph, file, timings=timings, profile=profile, anomaly=anomaly, repeat=repeat,
-                          on_repeat=on_repeat, leaf_values=leaf_values, replay=replay)
+                          on_repeat=on_repeat, leaf_values=leaf_values, replay=replay, keep_values=keep_values)
 
 
 def _run_graph(graph: CheckedGraph, file: str, *, timings: dict[str, float], profile: bool, anomaly: bool,
-               repeat: int, on_repeat, leaf_values=None, replay: ReplayCache | None = None) -> GraphRun:
+               repeat: int, on_repeat, leaf_values=None, replay: ReplayCache | None = None,
+               keep_values: bool = True) -> GraphRun:
     runner = Runner(graph, file, anomaly=anomaly)
     runner.lazy_labels = True
+    release = None if keep_values else release_plan(graph)
     if replay is not None and replay.replay is not None and not (leaf_values or profile or anomaly):
         leaves = replay.replay.leaves(runner)   # every pass replayed: leaf tensors made only when looked at
     else:
@@ -333,9 +378,11 @@ def _run_graph(graph: CheckedGraph, file: str, *, timings: dict[str, float], pro
         if replay is not None and replay.replay is not None:
             env, replayed, f_ms, b_ms = replay.replay.run(leaves)
         elif replay is not None and replay.reason is None and (replay.runs or i):
-            # the second pass of this graph: recorded, so later ones replay it
+            # the second pass of this graph: recorded, so later ones replay it (from every value)
+            runner.release = None
             env, f_ms, b_ms, replay.replay, replay.reason = record_pass(runner, leaves)
         else:
+            runner.release = release
             with profiler.backward_events() if profiler and counted else contextlib.nullcontext():
                 env, f_ms, b_ms = runner.run_once(leaves)
             if replay is not None:
@@ -357,9 +404,11 @@ def _run_graph(graph: CheckedGraph, file: str, *, timings: dict[str, float], pro
     else:
         for name in graph.retained():
             grads[name] = env[name].grad
+        released = runner.released
         not_retained = [owner for owner in dict.fromkeys(n.owner for n in spec.nodes)
-                        if owner not in grads and not isinstance(env.get(owner), tuple)
-                        and getattr(env.get(owner), "requires_grad", False)]
+                        if owner not in grads and (released[owner] is not None if owner in released else
+                                                   not isinstance(env.get(owner), tuple)
+                                                   and getattr(env.get(owner), "requires_grad", False))]
     run = GraphRun(graph=graph, file=file, device=str(agrad.device(graph.options.device or spec.device)), values=env,
                    outputs={name: env[name] for name in output_names(graph)}, grads=grads,
                    not_retained=not_retained,

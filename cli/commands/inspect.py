@@ -21,11 +21,11 @@ def inspect(app: App, graph_file, output_format, which, plugins):
     if which is not None and output_format != "dot":
         raise click.UsageError("--graph chooses what --format dot draws; add --format dot")
     library.load_plugins(plugins)
-    result = library.load_graph(graph_file).inspect()
+    result = library.load_graph(graph_file).inspect(edges=output_format == "dot")   # only DOT draws them
     if output_format == "json":
         from agrad.cli.json_docs import inspect_document
 
-        app.emit_json(inspect_document(result))
+        app.emit_json(inspect_document(result, streamed=True))
     elif output_format == "dot":
         from agrad.cli.dot import inspect_dot
 

@@ -66,3 +66,33 @@ def test_json_documents_with_long_lists_read_back_the_same():
     long = {"schema_version": 1, "nodes": [{"name": f"n{i}", "shape": [i, 2]} for i in range(LONG_LIST + 1)],
             "order": list(range(3 * LONG_LIST)), "empty": [], "info": {"a": [1, 2]}}
     assert json.loads("".join(json_chunks(long))) == long
+
+
+def test_a_streamed_inspect_document_is_the_same_bytes_as_the_whole_one(write):
+    """`agrad inspect --format json` makes each node's entry as it writes it (Rows); the text is the
+    document's, whole or long (each long list one item a line), and reads back as the plain one."""
+    from agrad import graphs
+    from agrad.cli.json_docs import LONG_LIST, Rows, inspect_document, json_chunks
+
+    for nodes in (3, LONG_LIST + 7):
+        result = graphs.load(write(f"chain{nodes}.yaml", _chain(nodes))).inspect()
+        streamed = inspect_document(result, streamed=True)
+        assert isinstance(streamed["nodes"], Rows) and isinstance(streamed["backward"], Rows)
+        whole = inspect_document(result)
+        text = "".join(json_chunks(streamed))
+        assert text == "".join(json_chunks(whole))
+        assert json.loads(text) == whole
+        bare = graphs.load(write(f"chain{nodes}.yaml", _chain(nodes))).inspect(edges=False)   # as the CLI's JSON
+        again = inspect_document(bare)      # (its Nodes numbered on from the first build's: sequence_nr differs)
+        assert bare.edges == [] and result.edges
+        assert (again["nodes"], again["order"], len(again["backward"])) == \
+            (whole["nodes"], whole["order"], len(whole["backward"]))
+
+
+def test_rows_of_any_length_read_back_as_their_list():
+    from agrad.cli.json_docs import LONG_LIST, Rows, json_chunks
+
+    for count in (0, 1, LONG_LIST, LONG_LIST + 1, 2500, 3001):
+        items = [{"id": i, "edges": [[i, 0], None]} for i in range(count)]
+        document = {"schema_version": 1, "backward": Rows(count, iter(items)), "order": list(range(count))}
+        assert json.loads("".join(json_chunks(document))) == {**document, "backward": items}
