@@ -135,6 +135,13 @@ def _layout(node: NodeSpec, bound: BoundNode):
     return codegen.define(source, scope, "<agrad binding layout>", "make")
 
 
+def layout_key(node: NodeSpec, schema) -> tuple:
+    """What decides a node's binding layout (`Binder.layouts`): its schema and the kinds of
+    value written, positional and keyword."""
+    return (id(schema), tuple(map(type, node.args)),
+            tuple((k, type(v)) for k, v in node.kwargs.items()) if node.kwargs else ())
+
+
 def _padding_string(op: str, name: str, value: Any) -> bool:
     """PyTorch's conv1d/2d/3d have a second overload (conv2d.padding) taking padding="same" or "valid"."""
     return name == "padding" and op in ("conv1d", "conv2d", "conv3d") and isinstance(value, str)
@@ -207,8 +214,7 @@ class Binder:
     def bind_arguments(self, node: NodeSpec, schema, entry) -> BoundNode | None:
         # A layout found once serves every node that writes the same kinds of value the same way:
         # the kinds alone decide whether they fit (_BY_KIND), so no problem can be missed.
-        kinds = (id(schema), tuple(map(type, node.args)),
-                 tuple((k, type(v)) for k, v in node.kwargs.items()) if node.kwargs else ())
+        kinds = layout_key(node, schema)
         make = self.layouts.get(kinds)
         if make is not None:
             return make(node, schema, entry)
