@@ -29,9 +29,18 @@ class BoundNode:
     args: list[Any] = field(default_factory=list)          # positional values, schema order
     kwargs: dict[str, Any] = field(default_factory=dict)   # keyword-only values given
     selects_output: bool = False             # `parts[0]` on a multi-output node
-    given: list[tuple[Any, Any, Pos]] = field(default_factory=list)   # (Argument, value, pos) as written
+    _given: list[tuple[Any, Any, Pos]] | None = field(default_factory=list)   # `given`, or None: `written`'s
     plan: Any = None                         # executor.call_plan: how to find each argument, made once
     _ref_names: frozenset | None = None
+    written: Any = None                      # _layout's function `node -> given`, where `_given` is None
+
+    @property
+    def given(self) -> list[tuple[Any, Any, Pos]]:
+        """(Argument, value, pos) of each argument as written. A node bound by a layout makes it
+        when asked for (a plan, `inspect`, a diagnostic), once per asker: 3,000,000 ops of a large
+        file would otherwise hold 6,000,000 tuples that a run reads once."""
+        given = self._given
+        return given if given is not None else self.written(self.spec)
 
     @property
     def name(self) -> str:
@@ -125,13 +134,18 @@ def _layout(node: NodeSpec, bound: BoundNode):
             return f"node.kwarg_pos.get({arg.name!r}, node.pos)"
         return f"p[{at[arg.name]}]"
 
-    args = ", ".join(value(a) for a in params if not a.kwarg_only)
+    args = [value(a) for a in params if not a.kwarg_only]
+    # every positional value as written, in order: the NodeSpec's list serves (neither changes it)
+    args = "a" if args == [f"a[{i}]" for i in range(len(node.args))] else f"[{', '.join(args)}]"
     kwargs = "{" + ", ".join(f"{name!r}: k[{name!r}]" for name in bound.kwargs) + "}" if bound.kwargs else "E"
     given = "".join(f"({constant(arg)}, {value(arg)}, {pos(arg)}), " for arg, _, _ in bound.given)
-    source = ("def make(node, schema, entry):\n"
-              "    a, k, p = node.args, node.kwargs, node.arg_pos\n"
-              f"    return BoundNode(node, schema, entry, [{args}], {kwargs}, False, [{given}])")
     scope = {"BoundNode": BoundNode, "E": NO_KEYWORDS, "K": constants}
+    scope["written"] = codegen.define(("def written(node):\n"
+                                       "    a, k, p = node.args, node.kwargs, node.arg_pos\n"
+                                       f"    return [{given}]"), scope, "<agrad binding layout>", "written")
+    source = ("def make(node, schema, entry):\n"
+              "    a, k = node.args, node.kwargs\n"
+              f"    return BoundNode(node, schema, entry, {args}, {kwargs}, False, None, None, None, written)")
     return codegen.define(source, scope, "<agrad binding layout>", "make")
 
 
