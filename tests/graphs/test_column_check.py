@@ -213,3 +213,26 @@ def test_every_graph_of_the_suite_and_every_example_loads_alike_column_wise(tmp_
     monkeypatch.setattr(executor.SharedResults, "MIN_NODES", 10 ** 9)
     for path, text, found in zip(paths, texts, column_wise):
         assert found == _loaded(path, run=False), text
+
+
+def test_a_load_checked_column_wise_binds_and_runs_each_signature_once(graph_file, columns_checked, monkeypatch):
+    from agrad.graphs import binding
+
+    calls = {"bound": 0, "run": 0, "ordered": 0}
+
+    def counted(what, real):
+        def call(*a, **k):
+            calls[what] += 1
+            return real(*a, **k)
+        return call
+
+    monkeypatch.setattr(binding.Binder, "bind_written", counted("bound", binding.Binder.bind_written))
+    monkeypatch.setattr(executor.SharedResults, "apply", counted("run", executor.SharedResults.apply))
+    monkeypatch.setattr(build, "run_order", counted("ordered", build.run_order))
+    graph = graphs.load(graph_file(_chain(300)))
+    # 600 nodes of two shapes: n0, the first of each shape and its second (whose input is no longer x * 1.0
+    # but a node of the shape itself), loss; each of their ops matched and run once
+    assert columns_checked == [True] and calls["ordered"] == 0, calls
+    assert calls["bound"] <= 12 and calls["run"] <= 12, calls
+    assert len(graph._checked.order) == 1 + 3 * 299 + 2 * 300 + 1
+    assert all(b.given for b in graph._checked.order)
