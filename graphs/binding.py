@@ -42,6 +42,14 @@ class BoundNode:
         given = self._given
         return given if given is not None else self.written(self.spec)
 
+    def __eq__(self, other) -> bool:
+        """Field by field, as a dataclass's, with `given` compared whichever way it is kept."""
+        if other.__class__ is not BoundNode:
+            return NotImplemented
+        return ((self.spec, self.schema, self.entry, self.args, self.kwargs, self.selects_output, self.given,
+                 self.plan, self._ref_names) == (other.spec, other.schema, other.entry, other.args, other.kwargs,
+                                                 other.selects_output, other.given, other.plan, other._ref_names))
+
     @property
     def name(self) -> str:
         return self.spec.name
