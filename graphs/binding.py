@@ -29,9 +29,26 @@ class BoundNode:
     args: list[Any] = field(default_factory=list)          # positional values, schema order
     kwargs: dict[str, Any] = field(default_factory=dict)   # keyword-only values given
     selects_output: bool = False             # `parts[0]` on a multi-output node
-    given: list[tuple[Any, Any, Pos]] = field(default_factory=list)   # (Argument, value, pos) as written
+    _given: list[tuple[Any, Any, Pos]] | None = field(default_factory=list)   # `given`, or None: `written`'s
     plan: Any = None                         # executor.call_plan: how to find each argument, made once
     _ref_names: frozenset | None = None
+    written: Any = None                      # _layout's function `node -> given`, where `_given` is None
+
+    @property
+    def given(self) -> list[tuple[Any, Any, Pos]]:
+        """(Argument, value, pos) of each argument as written. A node bound by a layout makes it
+        when asked for (a plan, `inspect`, a diagnostic), once per asker: 3,000,000 ops of a large
+        file would otherwise hold 6,000,000 tuples that a run reads once."""
+        given = self._given
+        return given if given is not None else self.written(self.spec)
+
+    def __eq__(self, other) -> bool:
+        """Field by field, as a dataclass's, with `given` compared whichever way it is kept."""
+        if other.__class__ is not BoundNode:
+            return NotImplemented
+        return ((self.spec, self.schema, self.entry, self.args, self.kwargs, self.selects_output, self.given,
+                 self.plan, self._ref_names) == (other.spec, other.schema, other.entry, other.args, other.kwargs,
+                                                 other.selects_output, other.given, other.plan, other._ref_names))
 
     @property
     def name(self) -> str:
@@ -125,14 +142,26 @@ def _layout(node: NodeSpec, bound: BoundNode):
             return f"node.kwarg_pos.get({arg.name!r}, node.pos)"
         return f"p[{at[arg.name]}]"
 
-    args = ", ".join(value(a) for a in params if not a.kwarg_only)
+    args = [value(a) for a in params if not a.kwarg_only]
+    # every positional value as written, in order: the NodeSpec's list serves (neither changes it)
+    args = "a" if args == [f"a[{i}]" for i in range(len(node.args))] else f"[{', '.join(args)}]"
     kwargs = "{" + ", ".join(f"{name!r}: k[{name!r}]" for name in bound.kwargs) + "}" if bound.kwargs else "E"
     given = "".join(f"({constant(arg)}, {value(arg)}, {pos(arg)}), " for arg, _, _ in bound.given)
-    source = ("def make(node, schema, entry):\n"
-              "    a, k, p = node.args, node.kwargs, node.arg_pos\n"
-              f"    return BoundNode(node, schema, entry, [{args}], {kwargs}, False, [{given}])")
     scope = {"BoundNode": BoundNode, "E": NO_KEYWORDS, "K": constants}
+    scope["written"] = codegen.define(("def written(node):\n"
+                                       "    a, k, p = node.args, node.kwargs, node.arg_pos\n"
+                                       f"    return [{given}]"), scope, "<agrad binding layout>", "written")
+    source = ("def make(node, schema, entry):\n"
+              "    a, k = node.args, node.kwargs\n"
+              f"    return BoundNode(node, schema, entry, {args}, {kwargs}, False, None, None, None, written)")
     return codegen.define(source, scope, "<agrad binding layout>", "make")
+
+
+def layout_key(node: NodeSpec, schema) -> tuple:
+    """What decides a node's binding layout (`Binder.layouts`): its schema and the kinds of
+    value written, positional and keyword."""
+    return (id(schema), tuple(map(type, node.args)),
+            tuple((k, type(v)) for k, v in node.kwargs.items()) if node.kwargs else ())
 
 
 def _padding_string(op: str, name: str, value: Any) -> bool:
@@ -207,8 +236,7 @@ class Binder:
     def bind_arguments(self, node: NodeSpec, schema, entry) -> BoundNode | None:
         # A layout found once serves every node that writes the same kinds of value the same way:
         # the kinds alone decide whether they fit (_BY_KIND), so no problem can be missed.
-        kinds = (id(schema), tuple(map(type, node.args)),
-                 tuple((k, type(v)) for k, v in node.kwargs.items()) if node.kwargs else ())
+        kinds = layout_key(node, schema)
         make = self.layouts.get(kinds)
         if make is not None:
             return make(node, schema, entry)

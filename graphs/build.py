@@ -150,21 +150,39 @@ class GraphChecker:
         self.meta: dict[str, Any] = {}
 
     def check(self) -> CheckedGraph:
-        return self.build(self.plan_leaves())
+        """Every problem reported, and what a run needs. A large file of nodes kept column-wise is
+        checked shape by shape where that check applies, each node bound as the first of its
+        signature was (column_check): no Meta build is kept, as none is for a large file."""
+        leaves = self.plan_leaves()
+        order: list[BoundNode] = []
+        firsts: list[BoundNode] = []        # the first node of each signature: every Meta value is theirs
+        if self.columns_apply(leaves) and check_columns(self, leaves, order, firsts):
+            self.check_backward_and_outputs(self.node_names())
+            return CheckedGraph(self.spec, leaves, order, None, self.base_dir, self.options,
+                                self.largest_result(firsts))
+        self.meta = {}
+        return self.build(leaves)
 
     def validate(self) -> None:
-        """Report every problem; what `check` finds, without keeping what it builds. A large file
-        of nodes kept column-wise is checked shape by shape where that check applies."""
+        """Report every problem; what `check` finds, without keeping what it builds."""
         leaves = self.plan_leaves()
-        spec, columns = self.spec, self.spec.columns
-        if (columns is not None and len(leaves) == len(spec.inputs) and DeviceRefusals.of(leaves) is None
-                and all(n in spec.inputs or n in columns.block.nodes for n in self.named_after_nodes())
-                and check_columns(self, leaves)):
-            # what names a node (not an op inside one) is all the passes and outputs use
-            self.check_backward_and_outputs(ChainMap(spec.inputs, columns.block.nodes))
+        if self.columns_apply(leaves) and check_columns(self, leaves):
+            self.check_backward_and_outputs(self.node_names())
             return
         self.meta = {}
         self.build(leaves)
+
+    def columns_apply(self, leaves: dict[str, LeafPlan]) -> bool:
+        """Whether the nodes may be checked shape by shape (column_check): kept column-wise, every
+        leaf made, no device refusing ops, and nothing after the nodes naming an op inside one."""
+        spec, columns = self.spec, self.spec.columns
+        return (columns is not None and len(leaves) == len(spec.inputs) and DeviceRefusals.of(leaves) is None
+                and all(n in spec.inputs or n in columns.block.nodes for n in self.named_after_nodes()))
+
+    def node_names(self) -> ChainMap:
+        """Every name an input or a node of the columns defines (what names a node, not an op
+        inside one, is all the passes and outputs use: `columns_apply`)."""
+        return ChainMap(self.spec.inputs, self.spec.columns.block.nodes)
 
     def build(self, leaves: dict[str, LeafPlan]) -> CheckedGraph:
         bound = bind(self.spec, self.c)

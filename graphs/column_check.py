@@ -5,6 +5,8 @@ On Meta a node's value depends only on its expression's shape, the ops and keywo
 and what its input tensors are (executor.SharedResults), so a node whose shape, words and input
 tensors were all seen before takes the value found then: no NodeSpec, binding or key per op.
 The first node of each signature is made, bound and run as the node-by-node check does it.
+For `load` every other node's NodeSpecs are made too, and bound by the first's layout
+(binding._layout): the BoundNodes a run needs, with no schema matched and no op run again.
 
 Whatever that check would report, and whatever this one does not model (a name used before
 its node, a cycle, a multi-output op, an op that must run on its own), answers False: the
@@ -14,15 +16,19 @@ from __future__ import annotations
 
 from agrad import codegen
 
-from .binding import GETITEM, Binder
+from .binding import GETITEM, Binder, layout_key
 from .diagnostics import Collector
 from .executor import SharedResults
-from .expressions import Shape, names_in
+from .expressions import Shape, names_and_shifts, names_in
 
 
-def check_columns(checker, leaves) -> bool:
+def check_columns(checker, leaves, order: list | None = None, firsts: list | None = None) -> bool:
     """Build `checker.meta` for the graph's column-wise nodes, shape by shape; False (nothing
-    reported) where the graph must be checked node by node."""
+    reported) where the graph must be checked node by node. With `order` (a list), every
+    node's BoundNodes are appended to it in run order (the file's, which this check
+    requires), those of the first node of each signature to `firsts` too (every Meta value
+    of the graph is one of theirs), and `checker.spec.nodes` is set to their NodeSpecs:
+    what `load` keeps."""
     spec = checker.spec
     columns = spec.columns
     if len(columns.entries) < SharedResults.MIN_NODES or any(e.__class__ is list for e in columns.entries):
@@ -32,32 +38,57 @@ def check_columns(checker, leaves) -> bool:
     try:
         missing: set[str] = set()
         checker.make_meta_leaves(leaves, missing)
-        return not missing and _build(checker, Binder(spec, scratch), scratch)
+        return not missing and _build(checker, Binder(spec, scratch), scratch, order, firsts)
     finally:
         checker.c = reporting
 
 
-def _build(checker, binder: Binder, scratch: Collector) -> bool:
+def _build(checker, binder: Binder, scratch: Collector, order: list | None, firsts: list | None) -> bool:
     meta = checker.meta
     columns = checker.spec.columns
     shared = SharedResults(meta)
     seen: dict[tuple, object] = {}          # signature -> the node's value
     signatures: dict[Shape, object] = {}    # shape -> its signature's function
+    layouts: dict[tuple, list] = {}         # signature -> how each of its NodeSpecs is bound (binding._layout)
+    specs: list = []                        # every NodeSpec, when `order` is kept
     make = columns.make
     for i, ((name, text), shape) in enumerate(zip(columns.block.nodes.items(), columns.entries)):
         signature = signatures.get(shape)
         if signature is None:
             signature = signatures[shape] = _signature(shape)
+        if order is None:
+            names = names_in(text)
+        else:
+            names, shifts = names_and_shifts(text)
         try:
-            key = signature(names_in(text), meta)
+            key = signature(names, meta)
         except KeyError:
             return False                    # undefined, or defined later (an order to work out, maybe a cycle)
         value = seen.get(key)
         if value is None:
-            value = seen[key] = _first_of_signature(make(i, name, text), meta, binder, shared, scratch)
-            if value is None:
+            made = make(i, name, text) if order is None else make(i, name, text, shape, names, shifts)
+            bound = _first_of_signature(made, meta, binder, shared, scratch)
+            if bound is None:
                 return False
+            value = seen[key] = meta[made[-1].name]
+            if order is not None:
+                layouts[key] = [(binder.layouts.get(layout_key(b.spec, b.schema)), b.schema, b.entry) for b in bound]
+                order += bound
+                firsts += bound
+                specs += made
+        elif order is not None:
+            # the same shape, ops and keywords as the signature's first node: bound as it was,
+            # each argument taken from this node (no schema matched again)
+            made = make(i, name, text, shape, names, shifts)
+            for node, (layout, schema, entry) in zip(made, layouts[key]):
+                bound = layout(node, schema, entry) if layout is not None else binder.bind_arguments(node, schema, entry)
+                if bound is None:
+                    return False
+                order.append(bound)
+            specs += made
         meta[name] = value
+    if order is not None:
+        checker.spec.nodes = specs      # the NodeSpecs the BoundNodes hold, made once
     return True
 
 
@@ -73,10 +104,11 @@ def _signature(shape: Shape):
 
 
 def _first_of_signature(made, meta: dict, binder: Binder, shared: SharedResults, scratch: Collector):
-    """Bind and run one node's NodeSpecs on Meta; its value, or None where it needs the
+    """Bind and run one node's NodeSpecs on Meta; their BoundNodes, or None where it needs the
     node-by-node check (a problem, or an op outside what a signature decides)."""
     if not made:
         return None
+    bound_nodes = []
     for node in made:
         entry = None if node.op == GETITEM else binder.entry(node)
         if entry is None or not SharedResults.shares(entry):
@@ -90,4 +122,5 @@ def _first_of_signature(made, meta: dict, binder: Binder, shared: SharedResults,
             meta[node.name] = shared.apply(bound, meta)
         except (Exception, SystemExit):     # noqa: BLE001 - as run_nodes: the node-by-node check reports it
             return None
-    return meta[made[-1].name]
+        bound_nodes.append(bound)
+    return bound_nodes

@@ -217,7 +217,8 @@ class DocumentReader:
         nothing to report is kept as its shape (its NodeSpecs made when asked for, by the
         builder); any other node is read call by call here, its problems reported in file
         order as they would be."""
-        columns = NodeColumns(block, lambda i, name, text: _from_shape(block, i, name, text))
+        columns = NodeColumns(block, lambda i, name, text, shape=None, names=None, shifts=None:
+                              _from_shape(block, i, name, text, shape, names, shifts))
         entries, ops, inputs = columns.entries, columns.ops, spec.inputs
         shape_of = expressions.shape_of
         for name, text in block.nodes.items():
@@ -589,9 +590,12 @@ def _builder(shape: expressions.Shape):
     return codegen.define(lines, scope, "<agrad expression shape>", "build")
 
 
-def _from_shape(block: NodesBlock, i: int, name: str, text: str) -> list[NodeSpec]:
-    """The NodeSpecs of a node of the block kept as its expression's shape (`DocumentReader.columns`)."""
-    shape, names, shifts = expressions.shape_of(text)
+def _from_shape(block: NodesBlock, i: int, name: str, text: str, shape=None, names=None, shifts=None
+                ) -> list[NodeSpec]:
+    """The NodeSpecs of a node of the block kept as its expression's shape (`DocumentReader.columns`);
+    `shape`, `names`, `shifts`: its `shape_of`, where the caller has it (column_check)."""
+    if shape is None:
+        shape, names, shifts = expressions.shape_of(text)
     if shape.builder is None:       # the shapes were forgotten (expressions._MAX_TEMPLATES) and read again
         shape.builder = _builder(shape)
     return shape.builder(name, names, shifts, block.row(i), block.value_col(name), ("nodes", name), text)

@@ -188,5 +188,5 @@ def load(path, *, device: str | None = None, dtype: str | None = None, seed: int
     if errors or checked is None:
         raise GraphFileError(errors or diagnostics)
     # outside every clock: the first forward pass is the graph's time, not SciPy's import or codegen
-    preload_kernels([bound.op for bound in checked.order], [plan.device for plan in checked.leaves.values()])
+    preload_kernels(checked.spec.op_names(), [plan.device for plan in checked.leaves.values()])
     return Graph(checked, str(path), timings)

@@ -121,10 +121,11 @@ class NodeColumns:
     Shape of its expression (`expressions.Shape`, whose builder makes its NodeSpecs) or,
     for a node read call by call, the NodeSpecs read. The names and the texts are the
     block's (`NodesBlock.nodes`); NodeSpecs and their positions are made only when asked
-    for (`make(i, name, text)`: node number `i`), so checking a file that needs none makes none."""
+    for (`make(i, name, text)`: node number `i`; `make(i, name, text, shape, names, shifts)`
+    where its `expressions.shape_of` is known), so checking a file that needs none makes none."""
     __slots__ = ("block", "entries", "ops", "make")
 
-    def __init__(self, block, make: Callable[[int, str, str], list[NodeSpec]]):
+    def __init__(self, block, make: Callable[..., list[NodeSpec]]):
         self.block = block
         self.entries: list = []
         self.ops: set[str] = set()      # every op named, for preloading without the NodeSpecs
@@ -174,13 +175,19 @@ class GraphSpec:
             self._nodes = self.columns.node_specs() if self.columns is not None else []
         return self._nodes
 
+    @nodes.setter
+    def nodes(self, made: list[NodeSpec]) -> None:
+        """The NodeSpecs of the columns, made by whoever needed them first (column_check)."""
+        self._nodes = made
+
     def last_node(self) -> NodeSpec | None:
         if self._nodes is None and self.columns is not None:
             return self.columns.last()
         return self.nodes[-1] if self.nodes else None
 
     def op_names(self) -> set[str]:
-        return self.columns.ops if self._nodes is None and self.columns is not None else {n.op for n in self.nodes}
+        """Every op the nodes name (the columns' record of them: no pass over a million NodeSpecs)."""
+        return self.columns.ops if self.columns is not None else {n.op for n in self.nodes}
 
     def node(self, name: str) -> NodeSpec | None:
         return next((n for n in self.nodes if n.name == name), None)

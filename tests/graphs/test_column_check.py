@@ -66,18 +66,22 @@ def columns_checked(monkeypatch):
     return answers
 
 
+@pytest.mark.parametrize("how", ["validate", "load"])
 @pytest.mark.parametrize("case", list(_CASES))
-def test_a_column_wise_check_reports_what_the_node_by_node_check_reports(case, graph_file, columns_checked,
+def test_a_column_wise_check_reports_what_the_node_by_node_check_reports(case, how, graph_file, columns_checked,
                                                                          monkeypatch):
+    """validate: the diagnostics; load: those, or the BoundNodes, largest result, leaves, NodeSpecs,
+    the Meta build `inspect` asks for, and the run's outputs and gradients."""
     middle, tail, after = _CASES[case]
     text = _chain(20, middle, tail, after)
     if case == "a bad input":
         text = text.replace("init: ones", "init: onez")
     path = graph_file(text)
-    fast = graphs.validate(path)
+    look = graphs.validate if how == "validate" else _loaded
+    fast = look(path)
     answered = list(columns_checked)
     monkeypatch.setattr(executor.SharedResults, "MIN_NODES", 10 ** 9)     # node by node, nothing shared
-    assert fast == graphs.validate(path)
+    assert fast == look(path)
     if case in ("clean", "ops and keywords vary", "outputs and expectations"):
         assert answered == [True]               # checked shape by shape, whatever it then reported
     elif case in ("a name used before its node", "a cycle", "an undefined name", "a shape error",
@@ -94,6 +98,31 @@ def _read(text: str):
 
 def _fields(n):
     return (n.name, n.owner, n.op, n.args, n.kwargs, n.pos, n.arg_pos, n.kwarg_pos, n.path, n.text)
+
+
+def _bound(b):
+    return (_fields(b.spec), b.schema, b.entry, b.args, b.kwargs, b.selects_output, b.given)   # (plan: a cache)
+
+
+def _loaded(path, run: bool = True):
+    """What `load` gives (the checked graph and, with `run`, its run's values) or what it reports."""
+    try:
+        graph = graphs.load(path)
+    except graphs.GraphFileError as exc:
+        return exc.diagnostics
+    checked = graph._checked
+    kept = ([_bound(b) for b in checked.order], checked.largest, list(checked.leaves),
+            [_fields(n) for n in checked.spec.nodes],
+            {k: (tuple(v.shape), v.dtype, v.requires_grad) for k, v in checked.meta.items() if not isinstance(v, tuple)})
+    if not run:
+        return kept, None
+    try:
+        done = graph.run()
+    except graphs.GraphRuntimeError as exc:
+        return kept, str(exc)
+    values = [{k: None if v is None else v.detach().numpy().tolist() for k, v in found.items()}
+              for found in (done.outputs, done.grads)]
+    return kept, values
 
 
 @pytest.mark.parametrize("case", list(_CASES))
@@ -138,19 +167,47 @@ def test_a_clean_check_makes_no_nodespec_and_no_position(graph_file, columns_che
     monkeypatch.setattr(yaml_loader.NodesBlock, "pos", lambda *a, **k: positions.append(1) or real_pos(*a, **k))
     assert graphs.validate(graph_file(_chain(300))) == []
     assert columns_checked == [True] and made == [] and positions == []
-    assert graphs.load(graph_file(_chain(30))).run().outputs["loss"].shape == ()     # a run makes them
-    assert made == [1]
+    graph = graphs.load(graph_file(_chain(30)))     # a load makes them, once, for the BoundNodes
+    assert columns_checked == [True, True] and made == []
+    assert all(b.spec is n for b, n in zip(graph._checked.order, graph.spec.nodes))
+    assert graph.run().outputs["loss"].shape == () and made == []
 
 
-def test_every_graph_of_the_suite_and_every_example_validates_alike_column_wise(tmp_path, columns_checked,
-                                                                                monkeypatch):
+@pytest.mark.parametrize("how", ["validate", "load"])
+def test_every_graph_of_the_suite_and_every_example_checks_alike_column_wise(how, tmp_path, columns_checked,
+                                                                             monkeypatch):
     texts = suite_graphs() + [p.read_text() for p in sorted(EXAMPLES.glob("*.yaml"))]
     paths = []
     for i, text in enumerate(texts):
         paths.append(tmp_path / f"g{i}.yaml")
         paths[-1].write_text(text)
-    column_wise = [graphs.validate(p) for p in paths]
+    # (a load's run: the test above; the suite's graphs include some too large to run)
+    look = graphs.validate if how == "validate" else lambda path: _loaded(path, run=False)
+    column_wise = [look(p) for p in paths]
     assert columns_checked.count(True) > 20         # many were checked shape by shape
     monkeypatch.setattr(executor.SharedResults, "MIN_NODES", 10 ** 9)
     for path, text, found in zip(paths, texts, column_wise):
-        assert found == graphs.validate(path), text
+        assert found == look(path), text
+
+
+def test_a_load_checked_column_wise_binds_and_runs_each_signature_once(graph_file, columns_checked, monkeypatch):
+    from agrad.graphs import binding
+
+    calls = {"bound": 0, "run": 0, "ordered": 0}
+
+    def counted(what, real):
+        def call(*a, **k):
+            calls[what] += 1
+            return real(*a, **k)
+        return call
+
+    monkeypatch.setattr(binding.Binder, "bind_written", counted("bound", binding.Binder.bind_written))
+    monkeypatch.setattr(executor.SharedResults, "apply", counted("run", executor.SharedResults.apply))
+    monkeypatch.setattr(build, "run_order", counted("ordered", build.run_order))
+    graph = graphs.load(graph_file(_chain(300)))
+    # 600 nodes of two shapes: n0, the first of each shape and its second (whose input is no longer x * 1.0
+    # but a node of the shape itself), loss; each of their ops matched and run once
+    assert columns_checked == [True] and calls["ordered"] == 0, calls
+    assert calls["bound"] <= 12 and calls["run"] <= 12, calls
+    assert len(graph._checked.order) == 1 + 3 * 299 + 2 * 300 + 1
+    assert all(b.given for b in graph._checked.order)
