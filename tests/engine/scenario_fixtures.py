@@ -20,10 +20,12 @@ def expected(filename: str) -> dict:
     return json.loads((FIXTURES / filename).read_text())
 
 
-def check_fixture(recorded: dict, scenarios: dict) -> None:
-    """The fixture is from the PyTorch version agrad follows, and records exactly these scenarios."""
-    assert recorded["torch"].startswith("2.13.0")
-    assert sorted(recorded["scenarios"]) == sorted(scenarios)
+def check_fixture(recorded: dict, scenarios: dict, script: str = "") -> None:
+    """The fixture is from the PyTorch version agrad follows, and records exactly these scenarios
+    (the recordings beside their scenario files name the version `torch_version`); `script`
+    names what regenerates it."""
+    assert recorded.get("torch", recorded.get("torch_version", "")).startswith("2.13.0")
+    assert sorted(recorded["scenarios"]) == sorted(scenarios), f"regenerate: tests/reference/{script}"
 
 
 def run(scenario, *, seed: int | None = None):
@@ -38,14 +40,14 @@ def run(scenario, *, seed: int | None = None):
         agrad.set_grad_enabled(True)
 
 
-def scenarios_module(filename: str):
-    """A scenarios file that lives beside its recording script in tests/reference/ (no package)."""
-    spec = importlib.util.spec_from_file_location(f"agrad_reference_{pathlib.Path(filename).stem}",
-                                                  REFERENCE / filename)
+def scenarios_beside(stem: str) -> tuple[dict, dict]:
+    """(SCENARIOS, the recording) of a scenarios file that lives beside its recording script in
+    tests/reference/ (STEM.py, no package; STEM.json)."""
+    spec = importlib.util.spec_from_file_location(f"agrad_reference_{stem}", REFERENCE / f"{stem}.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
-    return module
+    return module.SCENARIOS, json.loads((REFERENCE / f"{stem}.json").read_text())
 
 
 def compare(got, want, path: list, rtol: float) -> None:
