@@ -109,9 +109,9 @@ def _getitem_call(env: dict[str, Any], _call, _name: str, bound: BoundNode) -> A
     return source[_python_index(index, [_resolve(a, env) for a in bound.args])]
 
 
-def _operands(table: tuple, given: list) -> tuple | None:
-    """(operands, kinds, keywords, keyword operands) of a node's written arguments `given`, in
-    schema order (`table`: `_arguments`); None when `given` is not in that order."""
+def _operands(table: tuple, given: list) -> tuple:
+    """(operands, kinds, keywords, keyword operands) of a node's written arguments `given`, which
+    binding puts in schema order (`table`: `_arguments`)."""
     operands, kinds, keywords, kw_operands = [], [], [], []
     j = 0
     for arg, kwarg_only, has_default, tensor_kind in table:
@@ -134,7 +134,8 @@ def _operands(table: tuple, given: list) -> tuple | None:
         else:
             kinds.append(kind)
             operands.append(operand)
-    return (operands, kinds, keywords, kw_operands) if j == len(given) else None
+    assert j == len(given), "a node's arguments are bound in schema order (binding.py)"
+    return operands, kinds, keywords, kw_operands
 
 
 def call_plan(bound: BoundNode) -> tuple:
@@ -146,11 +147,7 @@ def call_plan(bound: BoundNode) -> tuple:
             bound.plan = (_getitem_call, bound.name, bound)
             return bound.plan
         table = _arguments(bound.schema)
-        found = _operands(table, bound.given)
-        if found is None:       # `given` not in schema order (no binding makes that today): put it so
-            position = {id(row[0]): i for i, row in enumerate(table)}
-            found = _operands(table, sorted(bound.given, key=lambda g: position[id(g[0])]))
-        operands, kinds, keywords, kw_operands = found
+        operands, kinds, keywords, kw_operands = _operands(table, bound.given)
         call = _call_for(tuple(kinds), tuple(keywords))
         function = bound.entry.function or bound.entry
         bound.plan = (call, bound.name, function, *operands, *kw_operands)
