@@ -11,6 +11,7 @@ above the process's baseline.
     python bench/run.py --workloads startup --rounds 9
     python bench/run.py --w5                     # also validate/inspect/run of 10k and 100k-node files
     python bench/run.py --workloads --w5-nodes 100000 1000000   # W5 alone, against PyYAML reading each file
+                                                                # (and `run` against PyTorch computing the chain)
     python bench/run.py --workloads TRAIN CHECK  # train steps and `check`, replayed vs the engine (and torch)
     python bench/run.py --torch-python /tmp/torchvenv/bin/python --hips-python /tmp/torchvenv/bin/python
 
@@ -123,6 +124,8 @@ def cells(workloads, frameworks, w5_nodes):
         yield f"W5-load-{nodes}", "pyyaml"          # the anchor of the three rows below
         for phase in ("validate", "inspect", "run"):
             yield f"W5-{phase}-{nodes}", "agrad-cli"
+        if "torch" in frameworks:
+            yield f"W5-run-{nodes}", "torch"        # the run row's other anchor: the same chain in PyTorch
 
 
 def main(argv=None) -> int:

@@ -366,6 +366,19 @@ def _train_pass(framework: str):
     return lambda: graph.train(steps=TRAIN_STEPS, **options)
 
 
+def torch_chain(nodes: int) -> None:
+    """W5-run's other anchor: the chain `chain_file` writes, computed by PyTorch's eager engine (forward
+    and backward, one thread, float32 as the file's default): what the ops alone cost in a C++ engine,
+    with no file to read. Timed in its own process after `import torch` (main)."""
+    import torch
+    torch.set_num_threads(1)
+    x = torch.tensor([0.5, -0.25, 1.0], requires_grad=True)
+    h = x * 1.0
+    for _ in range(1, nodes):
+        h = torch.tanh(h) * 0.999 + x
+    h.sum().backward()
+
+
 def w5(phase: str, nodes: int, folder: Path, framework: str = "agrad-cli"):
     """W5: one phase of the CLI on a generated chain file, as a user runs it (a subprocess);
     framework "pyyaml" is its anchor, PyYAML's C loader reading the same file (issue #21's)."""
@@ -417,7 +430,8 @@ def _rss_mb() -> float:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser()
     p.add_argument("workload")          # W1..W4, or W5-validate-10000 / W5-inspect-100000 / W5-run-10000
-    # W5 frameworks: agrad-cli (the command), pyyaml (its anchor: the same file through CSafeLoader)
+    # W5 frameworks: agrad-cli (the command), pyyaml (its anchor: the same file through CSafeLoader),
+    # torch (W5-run only: the same chain computed by PyTorch in this process, torch_chain)
     p.add_argument("framework")
     p.add_argument("--reps", type=int, default=5)
     opts = p.parse_args(argv)
@@ -425,7 +439,15 @@ def main(argv=None) -> int:
         folder = Path(tmp)
         cli = opts.workload.startswith("W5-")
         times, cpu_times = [], []          # wall and CPU seconds per pass (W5: CPU seconds only)
-        if cli:       # a whole command in a subprocess: its own start-up is part of what is measured
+        if cli and opts.framework == "torch":      # after torch's import, which is no part of the chain's cost
+            nodes = int(opts.workload.rsplit("-", 1)[1])
+            _preload("torch")
+            base, n_ops, cli = _rss_mb(), nodes, False
+            for _ in range(opts.reps):
+                c0 = time.process_time()
+                torch_chain(nodes)
+                times.append(time.process_time() - c0)
+        elif cli:       # a whole command in a subprocess: its own start-up is part of what is measured
             _, phase, nodes = opts.workload.split("-")
             cmd, n_ops = w5(phase, int(nodes), folder, opts.framework)
             base = 0.0

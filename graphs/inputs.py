@@ -296,11 +296,12 @@ def _file_bytes(array: np.ndarray) -> tuple | None:
     return root.filename, offset, array.dtype, array.shape, "C" if array.flags.c_contiguous else "F"
 
 
-def equals_its_file(source: np.ndarray, data: np.ndarray, chunk: int = 1 << 24) -> bool | None:
+def equals_its_file(source: np.ndarray, data: np.ndarray, chunk: int = 1 << 20) -> bool | None:
     """Whether `data`, a private map of the file region `source` maps, still holds the file's
     bytes (a kernel may have written into it); None where `data` is no such map. The file is
     read in chunks rather than through `source`'s map: comparing two maps would bring the
-    parameters' pages in twice."""
+    parameters' pages in twice. Small chunks: this runs when a pass has made every gradient,
+    and each chunk is held twice (read, and `data`'s bytes) on top of them."""
     where = _file_bytes(source)
     if where is None or where != _file_bytes(data):
         return None

@@ -594,6 +594,11 @@ class Engine:
                         fn.release_variables()
                     if graph_task.anomaly:
                         check_outputs(fn, outputs)
+                # NOTE: empty the buffer, not only our name for it: the loop that popped this Node still
+                # holds the list, and AccumulateGrad keeps a gradient as .grad only if nobody else holds it
+                # (a transpose's gradient is a view that keeps its input alive)
+                if inputs.__class__ is list:
+                    inputs.clear()
                 inputs = None
 
                 fns = fn.next_fns

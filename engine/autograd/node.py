@@ -211,7 +211,7 @@ class AccumulateGrad(Node):
         if not self.variable.requires_grad:
             return []           # the leaf was detached in place since (AccumulateGrad::apply)
         with self._lock:
-            accumulate_grad(meta, grad, grads)
+            accumulate_grad(self.variable, grad, grads)
         hooks = meta.post_acc_grad_hooks
         if hooks:
             variable = self.variable
@@ -229,24 +229,75 @@ class AccumulateGrad(Node):
         return [(0, h) for h in hooks] + own if hooks else own
 
 
-def _owns_memory(data) -> bool:
-    """Whether `data` alone holds its memory: not a view, or the only view of a fresh array
-    (a backward formula's `mm(...).t()`), without repeated elements. Stealing it then is safe;
-    copying a [2048, 2048] gradient per leaf per pass is not free."""
+def _owns_memory(data, grad) -> bool:
+    """Whether `data` (the array of `grad`) alone holds its memory: not a view, or the only view of a
+    fresh array (a backward formula's `mm(...).t()`), without repeated elements. Stealing it then is
+    safe; copying a [2048, 2048] gradient per leaf per pass is not free. A view made in backward
+    (a transpose's backward) also keeps its base tensor: that one counts as the view itself when
+    nothing else holds it (PyTorch looks at the gradient's own use count alone)."""
     base = getattr(data, "base", 0)
     if base is None:
         return True
-    # 3 references to base: `data.base`, our `base`, getrefcount's argument
-    return base.__class__ is data.__class__ and base.base is None and sys.getrefcount(base) <= 3 \
+    # references to base: `data.base`, our `base`, getrefcount's argument, and the base tensor's own
+    # array where only the view holds that tensor (that array is base, or a view of it held by nothing else)
+    expected = 3
+    meta = grad._autograd_meta
+    if meta.__class__ is DifferentiableViewMeta and sys.getrefcount(meta.base) <= 2:   # meta's, the argument
+        owned = meta.base._data
+        if owned is base or (getattr(owned, "base", None) is base and sys.getrefcount(owned) <= 3):
+            expected += 1           # the base tensor's array (its slot, `owned`, the argument: nothing else)
+        owned = None
+    return base.__class__ is data.__class__ and base.base is None and sys.getrefcount(base) <= expected \
         and 0 not in data.strides and data.size == base.size
 
 
-def accumulate_grad(meta, grad, grads) -> None:
+def _obeys_layout_contract(data, variable_data) -> bool:
+    """PyTorch's gradient layout contract (utils::obeys_layout_contract): `.grad` has the strides of
+    its leaf where the leaf is non-overlapping and dense, else it is contiguous."""
+    if not hasattr(variable_data, "strides") or not hasattr(data, "strides"):
+        return True             # an array without strides (Meta, dask): no layout to keep
+    if _dense_order(variable_data) is None:
+        return bool(data.flags.c_contiguous)
+    for size, stride, wanted in zip(data.shape, data.strides, variable_data.strides):
+        if stride != wanted if size != 1 else stride == 0:
+            return False
+    return True
+
+
+def _dense_order(array) -> list[int] | None:
+    """The dimensions of `array` from outermost to innermost when its elements fill their memory
+    with no gap and no overlap (is_non_overlapping_and_dense); None otherwise."""
+    shape, strides = array.shape, array.strides
+    order = sorted(range(len(shape)), key=lambda d: -strides[d])       # stable: size-1 dimensions stay put
+    expected = array.itemsize
+    for d in reversed(order):
+        if shape[d] != 1:
+            if strides[d] != expected:
+                return None
+            expected *= shape[d]
+    return order
+
+
+def clone_obey_contract(grad, variable):
+    """A copy of `grad` laid out as the layout contract asks (utils::clone_obey_contract): with the
+    strides of `variable` where it is non-overlapping and dense, else contiguous."""
+    data = variable._data
+    order = _dense_order(data) if hasattr(data, "strides") else None
+    if order is None or order == sorted(order):
+        return _ops.clone(grad, memory_format="contiguous_format")
+    inverse = sorted(range(len(order)), key=order.__getitem__)
+    copy = _ops.permute(_ops.clone(_ops.permute(grad, order), memory_format="contiguous_format"), inverse)
+    return Tensor._make(copy._data, copy._device, copy._device.backend.key)     # a tensor, not a view
+
+
+def accumulate_grad(variable, grad, grads) -> None:
     """PyTorch's AccumulateGrad::accumulateGrad. Without create_graph: the first gradient becomes
     `.grad` itself when nothing else holds it or its memory (PyTorch's use_count check; here the
-    reference counts: `grads` and this frame's names), else a copy; later ones are added into
-    `.grad` in place, so `g = x.grad` sees them. With create_graph: `.grad` is a differentiable
-    copy (CopyBackwards), then `.grad + grad` out of place."""
+    reference counts: `grads` and this frame's names) and it has its leaf's layout, else a copy
+    with that layout; later ones are added into `.grad` in place, so `g = x.grad` sees them.
+    With create_graph: `.grad` is a differentiable copy (CopyBackwards), then `.grad + grad` out
+    of place."""
+    meta = variable._autograd_meta
     old = meta.grad
     if not tls.grad_enabled:
         if grad.requires_grad:
@@ -256,8 +307,9 @@ def accumulate_grad(meta, grad, grads) -> None:
             # 4 references to grad: the `grads` list, the caller's `grad`, ours, getrefcount's argument;
             # 3 to its array: the tensor, `data`, getrefcount's argument
             if sys.getrefcount(grad) > 4 or sys.getrefcount(data) > 3 \
-                    or not getattr(getattr(data, "flags", None), "writeable", True) or not _owns_memory(data):
-                grad = _ops.clone(grad)
+                    or not getattr(getattr(data, "flags", None), "writeable", True) or not _owns_memory(data, grad) \
+                    or not _obeys_layout_contract(data, variable._data):
+                grad = clone_obey_contract(grad, variable)
             meta.grad = grad
             return
         data = old._data

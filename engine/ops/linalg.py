@@ -168,19 +168,58 @@ def _addmm_kernel(xp, self, mat1, mat2, beta, alpha):
     return (prod + (self if beta == 1 else self * beta)).astype(mat1.dtype, copy=False)
 
 
+# PyTorch's mm_mat1_backward and mm_mat2_backward (FunctionsManual.cpp): a column-major matrix
+# (a weight used as `weight.t()`, as linear does) gets a column-major gradient, so that after the
+# transpose's backward it is laid out as the weight is and AccumulateGrad keeps it as `.grad`
+# with no copy (the gradient layout contract). `geometry`: the matrix's (sizes, strides, offset).
+def _column_major(geometry) -> bool:
+    sizes, strides, _ = geometry
+    return strides[0] == 1 and strides[1] == sizes[0]
+
+
+def _mm_mat1_backward(grad, mat2, mat1_geometry, alpha=1):
+    if _column_major(mat1_geometry):
+        r = transpose(mm(mat2, transpose(grad, 0, 1)), 0, 1)
+    else:
+        r = mm(grad, transpose(mat2, 0, 1))
+    return r * alpha if alpha != 1 else r
+
+
+def _mm_mat2_backward(grad, mat1, mat2_geometry, alpha=1):
+    if _column_major(mat2_geometry):
+        r = transpose(mm(transpose(grad, 0, 1), mat1), 0, 1)
+    else:
+        r = mm(transpose(mat1, 0, 1), grad)
+    return r * alpha if alpha != 1 else r
+
+
+def _mm_mat1_backward_array(grad, mat2, mat1_geometry, alpha=1):
+    if _column_major(mat1_geometry):
+        r = np.swapaxes(np.matmul(mat2, np.swapaxes(grad, 0, 1)), 0, 1)
+    else:
+        r = np.matmul(grad, np.swapaxes(mat2, 0, 1))
+    return r * alpha if alpha != 1 else r
+
+
+def _mm_mat2_backward_array(grad, mat1, mat2_geometry, alpha=1):
+    if _column_major(mat2_geometry):
+        r = np.swapaxes(np.matmul(np.swapaxes(grad, 0, 1), mat1), 0, 1)
+    else:
+        r = np.matmul(np.swapaxes(mat1, 0, 1), grad)
+    return r * alpha if alpha != 1 else r
+
+
 addmm = defop(
     "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
     kernel=checked(_addmm_meta, _addmm_kernel), meta=_addmm_meta,
     grads={"self": lambda grad, beta: grad if beta == 1 else grad * beta,
-           "mat1": lambda grad, mat2, alpha: mm(grad, transpose(mat2, 0, 1)) * alpha if alpha != 1 else
-           mm(grad, transpose(mat2, 0, 1)),
-           "mat2": lambda grad, mat1, alpha: mm(transpose(mat1, 0, 1), grad) * alpha if alpha != 1 else
-           mm(transpose(mat1, 0, 1), grad)},
+           "mat1": lambda grad, mat2, mat1_geometry, alpha: _mm_mat1_backward(grad, mat2, mat1_geometry, alpha),
+           "mat2": lambda grad, mat1, mat2_geometry, alpha: _mm_mat2_backward(grad, mat1, mat2_geometry, alpha)},
     array_grads={"self": lambda grad, beta: grad if beta == 1 else grad * beta,
-                 "mat1": lambda grad, mat2, alpha: np.matmul(grad, np.swapaxes(mat2, 0, 1)) * alpha if alpha != 1
-                 else np.matmul(grad, np.swapaxes(mat2, 0, 1)),
-                 "mat2": lambda grad, mat1, alpha: np.matmul(np.swapaxes(mat1, 0, 1), grad) * alpha if alpha != 1
-                 else np.matmul(np.swapaxes(mat1, 0, 1), grad)},
+                 "mat1": lambda grad, mat2, mat1_geometry, alpha: _mm_mat1_backward_array(grad, mat2, mat1_geometry,
+                                                                                          alpha),
+                 "mat2": lambda grad, mat1, mat2_geometry, alpha: _mm_mat2_backward_array(grad, mat1, mat2_geometry,
+                                                                                          alpha)},
     samples=lambda op: [
         SampleInput("(4,)+(2,3)@(3,4)", make_arg((4,), key=(op, 0)), make_arg((2, 3), key=(op, 1)),
                     make_arg((3, 4), key=(op, 2), transposed=True)),
@@ -248,10 +287,10 @@ def _pair(op, shapes, transposed=()):
 mm = defop(
     "mm(Tensor self, Tensor mat2) -> Tensor",
     kernel=_checked(_mm_meta, lambda xp, self, mat2: xp.matmul(self, mat2)), meta=_mm_meta,
-    grads={"self": lambda grad, mat2: mm(grad, transpose(mat2, 0, 1)),
-           "mat2": lambda grad, self: mm(transpose(self, 0, 1), grad)},
-    array_grads={"self": lambda grad, mat2: np.matmul(grad, np.swapaxes(mat2, 0, 1)),
-                 "mat2": lambda grad, self: np.matmul(np.swapaxes(self, 0, 1), grad)},
+    grads={"self": lambda grad, mat2, self_geometry: _mm_mat1_backward(grad, mat2, self_geometry),
+           "mat2": lambda grad, self, mat2_geometry: _mm_mat2_backward(grad, self, mat2_geometry)},
+    array_grads={"self": lambda grad, mat2, self_geometry: _mm_mat1_backward_array(grad, mat2, self_geometry),
+                 "mat2": lambda grad, self, mat2_geometry: _mm_mat2_backward_array(grad, self, mat2_geometry)},
     samples=lambda op: _pair(op, [((2, 3), (3, 4)), ((3, 2), (2, 2)), ((1, 1), (1, 3))], transposed=(1,)),
     torch="torch.mm")
 

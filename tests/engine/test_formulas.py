@@ -19,8 +19,9 @@ def test_known_ops_read_as_declared():
     assert formulas("tanh").inputs == {"self": "tanh_backward(grad, result)"}
     assert formulas("mul").inputs == {"self": "grad * other", "other": "grad * self"}
     assert formulas("add").inputs == {"self": "grad", "other": "grad if alpha == 1 else grad * alpha"}
-    assert formulas("mm").inputs == {"self": "mm(grad, transpose(mat2, 0, 1))",
-                                     "mat2": "mm(transpose(self, 0, 1), grad)"}
+    # PyTorch's mm_mat1_backward / mm_mat2_backward: they look at the input's layout (a column-major weight)
+    assert formulas("mm").inputs == {"self": "_mm_mat1_backward(grad, mat2, self_geometry)",
+                                     "mat2": "_mm_mat2_backward(grad, self, mat2_geometry)"}
     assert formulas("sin").lines() == [("self", "grad * cos(self)")]
 
 

@@ -46,3 +46,54 @@ def test_data_ptr_is_shared_by_views():
     x = agrad.zeros(4, 4)
     assert x.data_ptr() == x.view(16).data_ptr() == x[0].data_ptr()
     assert x[1].data_ptr() == x.data_ptr() + 4 * x.element_size()
+
+
+# ---- the gradient layout contract (AccumulateGrad: `.grad` has its leaf's strides) ---------------
+# Each expected stride below is what PyTorch 2.13 printed for the same calls.
+
+def _leaf(t):
+    return t.detach().requires_grad_()
+
+
+@pytest.mark.parametrize("make, strides", [
+    (lambda: agrad.rand(3, 4, dtype=agrad.float64).t(), (1, 4)),                   # column-major
+    (lambda: agrad.rand(2, 3, 4, dtype=agrad.float64).permute(2, 0, 1), (1, 12, 4)),  # a permuted dense leaf
+    (lambda: agrad.rand(4, 6, dtype=agrad.float64)[:, ::2], (3, 1)),              # not dense: contiguous
+], ids=["column-major", "permuted", "not-dense"])
+def test_grad_has_the_strides_of_its_dense_leaf(make, strides):
+    leaf = _leaf(make())
+    (leaf * 2).sum().backward()
+    assert leaf.grad.stride() == strides
+    assert leaf.grad._base is None                      # a tensor of its own, not a view
+    assert agrad.equal(leaf.grad, agrad.full_like(leaf.grad, 2.0))
+
+
+def test_mm_gradients_of_column_major_matrices_are_column_major():
+    # PyTorch's mm_mat1_backward / mm_mat2_backward: a weight used as weight.t() gets a gradient
+    # laid out as the weight is, so AccumulateGrad keeps it with no copy
+    x = agrad.rand(5, 3, dtype=agrad.float64)
+    w = agrad.rand(4, 3, dtype=agrad.float64, requires_grad=True)
+    b = agrad.rand(4, dtype=agrad.float64, requires_grad=True)
+    agrad.nn.functional.linear(x, w, b).pow(2).sum().backward()
+    assert w.grad.stride() == (3, 1)
+    y = x.numpy() @ w.detach().numpy().T + b.detach().numpy()
+    assert abs(w.grad.numpy() - (2 * y).T @ x.numpy()).max() < 1e-12
+    m1 = _leaf(agrad.rand(3, 5, dtype=agrad.float64).t())
+    m2 = agrad.rand(3, 4, dtype=agrad.float64, requires_grad=True)
+    agrad.mm(m1, m2).pow(2).sum().backward()
+    assert (m1.grad.stride(), m2.grad.stride()) == ((1, 5), (4, 1))
+    prod = m1.detach().numpy() @ m2.detach().numpy()
+    assert abs(m1.grad.numpy() - 2 * prod @ m2.detach().numpy().T).max() < 1e-12
+
+
+def test_a_gradient_nobody_else_holds_becomes_grad_without_a_copy():
+    # the weight's gradient is the transpose of a fresh matmul result (a view whose base only it
+    # holds): kept as .grad itself, as PyTorch keeps a tensor whose use count is one
+    x = agrad.rand(5, 3, dtype=agrad.float64)
+    w = agrad.rand(4, 3, dtype=agrad.float64, requires_grad=True)
+    agrad.nn.functional.linear(x, w, agrad.zeros(4, dtype=agrad.float64, requires_grad=True)).sum().backward()
+    assert w.grad._data.base is not None                # the matmul's own memory, not a clone of it
+    g = agrad.rand(6, 4, dtype=agrad.float64)
+    y = agrad.rand(6, 4, dtype=agrad.float64, requires_grad=True)
+    y.backward(g)
+    assert y.grad.data_ptr() != g.data_ptr()            # a gradient the caller holds is copied
