@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 from collections import ChainMap
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,7 +50,7 @@ class LargestResult:
 class CheckedGraph:
     spec: GraphSpec
     leaves: dict[str, LeafPlan]
-    order: list[BoundNode]
+    order: Sequence[BoundNode]          # a list, or a ColumnOrder: made as it is read (column_order.py)
     _meta: dict[str, Any] | None        # the Meta build; None once released (`meta` builds it again)
     base_dir: Path
     options: Options
@@ -154,9 +155,8 @@ class GraphChecker:
         checked shape by shape where that check applies, each node bound as the first of its
         signature was (column_check): no Meta build is kept, as none is for a large file."""
         leaves = self.plan_leaves()
-        order: list[BoundNode] = []
-        firsts: list[BoundNode] = []        # the first node of each signature: every Meta value is theirs
-        if self.columns_apply(leaves) and check_columns(self, leaves, order, firsts):
+        if self.columns_apply(leaves) and (checked := check_columns(self, leaves, keep=True)) is not None:
+            order, firsts = checked         # firsts: the first node of each signature, whose are all Meta values
             self.check_backward_and_outputs(self.node_names())
             return CheckedGraph(self.spec, leaves, order, None, self.base_dir, self.options,
                                 self.largest_result(firsts))
@@ -166,7 +166,7 @@ class GraphChecker:
     def validate(self) -> None:
         """Report every problem; what `check` finds, without keeping what it builds."""
         leaves = self.plan_leaves()
-        if self.columns_apply(leaves) and check_columns(self, leaves):
+        if self.columns_apply(leaves) and check_columns(self, leaves) is not None:
             self.check_backward_and_outputs(self.node_names())
             return
         self.meta = {}

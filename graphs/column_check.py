@@ -5,8 +5,9 @@ On Meta a node's value depends only on its expression's shape, the ops and keywo
 and what its input tensors are (executor.SharedResults), so a node whose shape, words and input
 tensors were all seen before takes the value found then: no NodeSpec, binding or key per op.
 The first node of each signature is made, bound and run as the node-by-node check does it.
-For `load` every other node's NodeSpecs are made too, and bound by the first's layout
-(binding._layout): the BoundNodes a run needs, with no schema matched and no op run again.
+For `load` every other node keeps only how it binds, its signature's (the first's layouts,
+binding._layout): a ColumnOrder makes the BoundNodes a run needs when it reads them, with no
+schema matched and no op run again.
 
 Whatever that check would report, and whatever this one does not model (a name used before
 its node, a cycle, a multi-output op, an op that must run on its own), answers False: the
@@ -17,79 +18,66 @@ from __future__ import annotations
 from agrad import codegen
 
 from .binding import GETITEM, Binder, layout_key
+from .column_order import ColumnOrder
 from .diagnostics import Collector
 from .executor import SharedResults
 from .expressions import Shape, names_and_shifts, names_in
 
 
-def check_columns(checker, leaves, order: list | None = None, firsts: list | None = None) -> bool:
-    """Build `checker.meta` for the graph's column-wise nodes, shape by shape; False (nothing
-    reported) where the graph must be checked node by node. With `order` (a list), every
-    node's BoundNodes are appended to it in run order (the file's, which this check
-    requires), those of the first node of each signature to `firsts` too (every Meta value
-    of the graph is one of theirs), and `checker.spec.nodes` is set to their NodeSpecs:
-    what `load` keeps."""
+def check_columns(checker, leaves, keep: bool = False) -> tuple[ColumnOrder | None, list] | None:
+    """Build `checker.meta` for the graph's column-wise nodes, shape by shape; None (nothing
+    reported) where the graph must be checked node by node. Else (the run order, the BoundNodes
+    of the first node of each signature: every Meta value of the graph is one of theirs); the
+    order (a ColumnOrder, in the file's order, which this check requires) only with `keep`,
+    for `load`."""
     spec = checker.spec
     columns = spec.columns
     if len(columns.entries) < SharedResults.MIN_NODES or any(e.__class__ is list for e in columns.entries):
-        return False
+        return None
     scratch = Collector(spec.file)          # any problem found here is found again, and reported, node by node
     reporting, checker.c = checker.c, scratch
     try:
         missing: set[str] = set()
         checker.make_meta_leaves(leaves, missing)
-        return not missing and _build(checker, Binder(spec, scratch), scratch, order, firsts)
+        return None if missing else _build(checker, Binder(spec, scratch), scratch, keep)
     finally:
         checker.c = reporting
 
 
-def _build(checker, binder: Binder, scratch: Collector, order: list | None, firsts: list | None) -> bool:
+def _build(checker, binder: Binder, scratch: Collector, keep: bool) -> tuple[ColumnOrder | None, list] | None:
     meta = checker.meta
     columns = checker.spec.columns
     shared = SharedResults(meta)
     seen: dict[tuple, object] = {}          # signature -> the node's value
     signatures: dict[Shape, object] = {}    # shape -> its signature's function
     layouts: dict[tuple, list] = {}         # signature -> how each of its NodeSpecs is bound (binding._layout)
-    specs: list = []                        # every NodeSpec, when `order` is kept
+    bindings: list = []                     # per node, its signature's layouts (with `keep`)
+    firsts: list = []                       # the BoundNodes of each signature's first node
     make = columns.make
     for i, ((name, text), shape) in enumerate(zip(columns.block.nodes.items(), columns.entries)):
         signature = signatures.get(shape)
         if signature is None:
             signature = signatures[shape] = _signature(shape)
-        if order is None:
-            names = names_in(text)
-        else:
-            names, shifts = names_and_shifts(text)
+        names = names_in(text)
         try:
             key = signature(names, meta)
         except KeyError:
-            return False                    # undefined, or defined later (an order to work out, maybe a cycle)
+            return None                     # undefined, or defined later (an order to work out, maybe a cycle)
         value = seen.get(key)
         if value is None:
-            made = make(i, name, text) if order is None else make(i, name, text, shape, names, shifts)
+            made = make(i, name, text, shape, *names_and_shifts(text))
             bound = _first_of_signature(made, meta, binder, shared, scratch)
             if bound is None:
-                return False
+                return None
             value = seen[key] = meta[made[-1].name]
-            if order is not None:
-                layouts[key] = [(binder.layouts.get(layout_key(b.spec, b.schema)), b.schema, b.entry) for b in bound]
-                order += bound
-                firsts += bound
-                specs += made
-        elif order is not None:
-            # the same shape, ops and keywords as the signature's first node: bound as it was,
-            # each argument taken from this node (no schema matched again)
-            made = make(i, name, text, shape, names, shifts)
-            for node, (layout, schema, entry) in zip(made, layouts[key]):
-                bound = layout(node, schema, entry) if layout is not None else binder.bind_arguments(node, schema, entry)
-                if bound is None:
-                    return False
-                order.append(bound)
-            specs += made
+            layouts[key] = [(binder.layouts.get(layout_key(b.spec, b.schema)), b.schema, b.entry) for b in bound]
+            firsts += bound
+        if keep:
+            # the same shape, ops and keywords as the signature's first node: bound as it was, each
+            # argument taken from this node, when the order is read (no schema matched again)
+            bindings.append(layouts[key])
         meta[name] = value
-    if order is not None:
-        checker.spec.nodes = specs      # the NodeSpecs the BoundNodes hold, made once
-    return True
+    return (ColumnOrder(columns, bindings, binder.bind_arguments) if keep else None), firsts
 
 
 def _signature(shape: Shape):

@@ -242,7 +242,7 @@ def _build(recorder: Recorder, runner, names, leaves, env) -> Replay:
     spec = runner.spec
     grads = {name: ref(leaves[name].grad) for name in spec.inputs if name in leaves and leaves[name].requires_grad}
     retained = {name: ref(env[name].grad) for name in runner.graph.retained()}
-    not_retained = [owner for owner in dict.fromkeys(n.owner for n in spec.nodes)
+    not_retained = [owner for owner in spec.owners()
                     if owner not in grads and owner not in retained and not isinstance(env.get(owner), tuple)
                     and getattr(env.get(owner), "requires_grad", False)]
     schedule = recorder.schedule(outputs)

@@ -290,8 +290,8 @@ def output_names(graph: CheckedGraph) -> list[str]:
     roots = [r.name for p in spec.backward for r in p.roots]
     if roots:
         return list(dict.fromkeys(roots))
-    owners = [n.owner for n in spec.nodes]
-    return owners[-1:]
+    last = spec.last_node()
+    return [last.owner] if last is not None else []
 
 
 def _computed_together(run: GraphRun) -> None:
@@ -405,7 +405,7 @@ def _run_graph(graph: CheckedGraph, file: str, *, timings: dict[str, float], pro
         for name in graph.retained():
             grads[name] = env[name].grad
         released = runner.released
-        not_retained = [owner for owner in dict.fromkeys(n.owner for n in spec.nodes)
+        not_retained = [owner for owner in spec.owners()
                         if owner not in grads and (released[owner] is not None if owner in released else
                                                    not isinstance(env.get(owner), tuple)
                                                    and getattr(env.get(owner), "requires_grad", False))]

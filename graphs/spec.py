@@ -185,6 +185,12 @@ class GraphSpec:
             return self.columns.last()
         return self.nodes[-1] if self.nodes else None
 
+    def owners(self) -> list[str]:
+        """The YAML nodes that made NodeSpecs, in file order (the columns' names: no NodeSpec made)."""
+        if self._nodes is None and self.columns is not None and all(self.columns.entries):
+            return list(self.columns.block.nodes)
+        return list(dict.fromkeys(n.owner for n in self.nodes))
+
     def op_names(self) -> set[str]:
         """Every op the nodes name (the columns' record of them: no pass over a million NodeSpecs)."""
         return self.columns.ops if self.columns is not None else {n.op for n in self.nodes}

@@ -7,6 +7,7 @@ import pytest
 
 from agrad import graphs
 from agrad.graphs import build, column_check, executor, yaml_loader
+from agrad.graphs.column_order import ColumnOrder
 from agrad.graphs.diagnostics import Collector
 from agrad.graphs.document import read_document
 from agrad.graphs.spec import NodeColumns
@@ -62,7 +63,12 @@ def columns_checked(monkeypatch):
     monkeypatch.setattr(executor.SharedResults, "MIN_NODES", 0)
     answers = []
     real = column_check.check_columns
-    monkeypatch.setattr(build, "check_columns", lambda *a: answers.append(real(*a)) or answers[-1])
+
+    def checked(*a, **k):
+        result = real(*a, **k)
+        answers.append(result is not None)
+        return result
+    monkeypatch.setattr(build, "check_columns", checked)
     return answers
 
 
@@ -167,10 +173,26 @@ def test_a_clean_check_makes_no_nodespec_and_no_position(graph_file, columns_che
     monkeypatch.setattr(yaml_loader.NodesBlock, "pos", lambda *a, **k: positions.append(1) or real_pos(*a, **k))
     assert graphs.validate(graph_file(_chain(300))) == []
     assert columns_checked == [True] and made == [] and positions == []
-    graph = graphs.load(graph_file(_chain(30)))     # a load makes them, once, for the BoundNodes
+    graph = graphs.load(graph_file(_chain(30)))     # a load keeps none: its order makes them as a run reads it
     assert columns_checked == [True, True] and made == []
-    assert all(b.spec is n for b, n in zip(graph._checked.order, graph.spec.nodes))
+    assert type(graph._checked.order) is ColumnOrder
     assert graph.run().outputs["loss"].shape == () and made == []
+    assert [_fields(b.spec) for b in graph._checked.order] == [_fields(n) for n in graph.spec.nodes]
+    assert made == [1]
+
+
+def test_a_column_order_is_the_sequence_of_its_bound_nodes(graph_file, columns_checked):
+    order = graphs.load(graph_file(_chain(30)))._checked.order
+    assert type(order) is ColumnOrder
+    nodes = list(order)
+    assert len(order) == len(nodes) == 1 + 3 * 29 + 2 * 30 + 1
+    assert (nodes[0].name, nodes[3].name, nodes[-1].name) == ("n0", "n1", "loss")
+    for i in (0, 1, 4, len(nodes) - 1, -1, -len(nodes)):
+        assert _bound(order[i]) == _bound(nodes[i])
+    assert [_bound(b) for b in order[3:9]] == [_bound(b) for b in nodes[3:9]]
+    assert [b.name for b in reversed(order)] == [b.name for b in reversed(nodes)]
+    with pytest.raises(IndexError):
+        order[len(nodes)]
 
 
 @pytest.mark.parametrize("how", ["validate", "load"])
