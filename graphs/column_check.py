@@ -18,9 +18,9 @@ from __future__ import annotations
 from agrad import codegen
 
 from .binding import GETITEM, Binder, layout_key
-from .column_order import ColumnOrder
+from .column_order import Binding, ColumnOrder, templates
 from .diagnostics import Collector
-from .executor import SharedResults
+from .executor import SharedResults, plan_parts
 from .expressions import Shape, names_and_shifts, names_in
 
 
@@ -50,8 +50,8 @@ def _build(checker, binder: Binder, scratch: Collector, keep: bool) -> tuple[Col
     shared = SharedResults(meta)
     seen: dict[tuple, object] = {}          # signature -> the node's value
     signatures: dict[Shape, object] = {}    # shape -> its signature's function
-    layouts: dict[tuple, list] = {}         # signature -> how each of its NodeSpecs is bound (binding._layout)
-    bindings: list = []                     # per node, its signature's layouts (with `keep`)
+    binding_of: dict[tuple, Binding] = {}   # signature -> how its nodes bind (with `keep`)
+    bindings: list = []                     # per node, its signature's Binding (with `keep`)
     firsts: list = []                       # the BoundNodes of each signature's first node
     make = columns.make
     for i, ((name, text), shape) in enumerate(zip(columns.block.nodes.items(), columns.entries)):
@@ -70,12 +70,14 @@ def _build(checker, binder: Binder, scratch: Collector, keep: bool) -> tuple[Col
             if bound is None:
                 return None
             value = seen[key] = meta[made[-1].name]
-            layouts[key] = [(binder.layouts.get(layout_key(b.spec, b.schema)), b.schema, b.entry) for b in bound]
             firsts += bound
+            if keep:
+                binding_of[key] = Binding([(binder.layouts.get(layout_key(b.spec, b.schema)), b.schema, b.entry)
+                                        for b in bound], *templates(bound, [plan_parts(b) for b in bound], name, names))
         if keep:
             # the same shape, ops and keywords as the signature's first node: bound as it was, each
             # argument taken from this node, when the order is read (no schema matched again)
-            bindings.append(layouts[key])
+            bindings.append(binding_of[key])
         meta[name] = value
     return (ColumnOrder(columns, bindings, binder.bind_arguments) if keep else None), firsts
 

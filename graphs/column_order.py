@@ -4,10 +4,13 @@ A checked graph's order is a list of BoundNodes, each holding its NodeSpec, argu
 positions: about 2.5 KB a node of `tanh(nK) * 0.999 + x`, gigabytes at 1,000,000 nodes, for
 objects a run reads once. Where the column-wise check applied (column_check), every node
 of a signature binds as the signature's first node did, so the order keeps, per YAML node,
-only how its signature binds (one shared list a signature): iterating makes each node's
-NodeSpecs from its text and binds them with those layouts, and they are gone once the
-reader lets go. Each pass that reads the order makes its nodes again; a repeated run
-replays (graphs/replay.py) after its second pass, so they are made a few times at most.
+only its signature's `Binding`: iterating makes each node's NodeSpecs from its text and binds
+them with the first node's layouts, and they are gone once the reader lets go.
+
+What a run reads of a node is less: its plan (executor.call_plan) and the names it reads
+(release_plan). Both are the first node's with its names put in place, so a Binding also
+keeps them as templates, functions of a node's name and the names its text writes
+(`names_in`): `plans()` and `reads()` make them with no NodeSpec, position or BoundNode.
 """
 from __future__ import annotations
 
@@ -15,36 +18,112 @@ import bisect
 from collections.abc import Sequence
 from itertools import accumulate, islice
 
-from .expressions import names_and_shifts
+from agrad import codegen
+
+from .expressions import names_and_shifts, names_in
+
+
+class Binding:
+    """How every node of one signature binds: per NodeSpec its text makes, `(layout, schema, entry)`
+    (binding._layout's function, or None where `bind` binds it: a written kind no layout
+    covers); and the templates of its plans and reads, or None where a value of the first
+    node's could not be told apart from its names (then they are read off its BoundNodes)."""
+    __slots__ = ("layouts", "plans", "reads")
+
+    def __init__(self, layouts: list[tuple], plans, reads):
+        self.layouts = layouts
+        self.plans = plans          # (name, names) -> [plan, ...]
+        self.reads = reads          # (name, names) -> [(node name, names it reads), ...]
+
+
+def templates(bound_nodes: list, parts: list[tuple], target: str, names: list[str]):
+    """The plan and reads templates of a signature from its first node (`target`, whose text
+    writes `names`): `parts[k]` is `executor.plan_parts` of `bound_nodes[k]`. (None, None) where
+    a value cannot be placed: a list holding tensors, or a name neither written nor made here."""
+    constants: list = []
+    where = {n: f"N[{i}]" for i, n in enumerate(names)}
+
+    def named(name) -> str | None:
+        if name == target:
+            return "T"
+        if name.startswith(target + "."):
+            return f"T + {name[len(target):]!r}"
+        return where.get(name)
+
+    def constant(value) -> str:
+        constants.append(value)
+        return f"K[{len(constants) - 1}]"
+
+    plans, reads = [], []
+    for bound, (call, function, operands, kinds) in zip(bound_nodes, parts):
+        items = [constant(call), named(bound.name), constant(function)]
+        for operand, kind in zip(operands, kinds):
+            if kind == "t":
+                items.append(named(operand))
+            elif kind == "c":
+                items.append(constant(operand))
+            elif isinstance(operand[1], str):   # a tensor by name, converted (executor._CONVERTED)
+                items.append(f"({constant(operand[0])}, {named(operand[1])}, {constant(operand[2])})")
+            else:
+                return None, None
+        refs = [named(r.name) for r in bound.refs()]
+        if None in items or None in refs:
+            return None, None
+        plans.append(f"({', '.join(items)})")
+        reads.append(f"({items[1]}, ({''.join(r + ', ' for r in refs)}))")
+    scope = {"K": tuple(constants)}
+    return (codegen.define(f"def plans(T, N):\n    return [{', '.join(plans)}]\n", scope,
+                           "<agrad node plans>", "plans"),
+            codegen.define(f"def reads(T, N):\n    return [{', '.join(reads)}]\n", scope,
+                           "<agrad node reads>", "reads"))
 
 
 class ColumnOrder(Sequence):
-    """A Sequence of BoundNodes in run order (the file's), made when read.
-
-    `bindings[i]`: for YAML node number `i` of the columns, one `(layout, schema, entry)` per
-    NodeSpec its text makes (binding._layout's function, or None where `bind` binds it: a
-    written kind no layout covers)."""
+    """A Sequence of BoundNodes in run order (the file's), made when read; `bindings[i]`: the
+    Binding of YAML node number `i` of the columns (one shared by its signature)."""
 
     __slots__ = ("columns", "bindings", "bind", "_starts")
 
-    def __init__(self, columns, bindings: list[list[tuple]], bind):
+    def __init__(self, columns, bindings: list[Binding], bind):
         self.columns = columns
         self.bindings = bindings
-        self.bind = bind                # Binder.bind_arguments, for a binding without a layout
+        self.bind = bind                # Binder.bind_arguments, for a NodeSpec without a layout
         self._starts: list[int] | None = None
 
     def __iter__(self):
         return self._made(0, len(self.bindings))
 
+    def _rows(self, start: int, stop: int):
+        """(number, name, text, shape, binding) of the YAML nodes start..stop."""
+        columns = self.columns
+        return zip(range(start, stop), islice(columns.block.nodes.items(), start, stop),
+                   islice(columns.entries, start, stop), islice(self.bindings, start, stop))
+
     def _made(self, start: int, stop: int):
-        columns, bind = self.columns, self.bind
-        make = columns.make
-        nodes = islice(columns.block.nodes.items(), start, stop)
-        for i, (name, text), shape, binding in zip(range(start, stop), nodes, islice(columns.entries, start, stop),
-                                                   islice(self.bindings, start, stop)):
+        make, bind = self.columns.make, self.bind
+        for i, (name, text), shape, binding in self._rows(start, stop):
             names, shifts = names_and_shifts(text)
-            for node, (layout, schema, entry) in zip(make(i, name, text, shape, names, shifts), binding):
+            for node, (layout, schema, entry) in zip(make(i, name, text, shape, names, shifts), binding.layouts):
                 yield layout(node, schema, entry) if layout is not None else bind(node, schema, entry)
+
+    def plans(self):
+        """Each node's plan (executor.call_plan), in order."""
+        from .executor import call_plan         # (the executor reads orders: no import at load)
+        for i, (name, text), _, binding in self._rows(0, len(self.bindings)):
+            if binding.plans is not None:
+                yield from binding.plans(name, names_in(text))
+            else:
+                for bound in self._made(i, i + 1):
+                    yield call_plan(bound)
+
+    def reads(self):
+        """(name, the names it reads) of each node, in order (release_plan)."""
+        for i, (name, text), _, binding in self._rows(0, len(self.bindings)):
+            if binding.reads is not None:
+                yield from binding.reads(name, names_in(text))
+            else:
+                for bound in self._made(i, i + 1):
+                    yield bound.name, tuple(r.name for r in bound.refs())
 
     def __len__(self) -> int:
         return self.starts()[-1]
@@ -52,7 +131,7 @@ class ColumnOrder(Sequence):
     def starts(self) -> list[int]:
         """Where each YAML node's BoundNodes start in the order (and, last, its length)."""
         if self._starts is None:
-            self._starts = list(accumulate((len(b) for b in self.bindings), initial=0))
+            self._starts = list(accumulate((len(b.layouts) for b in self.bindings), initial=0))
         return self._starts
 
     def __getitem__(self, index):
@@ -75,4 +154,3 @@ class ColumnOrder(Sequence):
         return NotImplemented
 
     __hash__ = None
-

@@ -16,7 +16,7 @@ from agrad import codegen
 
 from .binding import GETITEM, BoundNode
 from .expressions import Index, Slice, TensorIndex
-from .spec import NO_KEYWORDS, TensorRef
+from .spec import NO_KEYWORDS, TensorRef, refs_in
 
 
 class NodeFailure(Exception):
@@ -146,12 +146,44 @@ def call_plan(bound: BoundNode) -> tuple:
         if bound.op == GETITEM:
             bound.plan = (_getitem_call, bound.name, bound)
             return bound.plan
-        table = _arguments(bound.schema)
-        operands, kinds, keywords, kw_operands = _operands(table, bound.given)
-        call = _call_for(tuple(kinds), tuple(keywords))
-        function = bound.entry.function or bound.entry
-        bound.plan = (call, bound.name, function, *operands, *kw_operands)
+        call, function, operands, kinds = plan_parts(bound)
+        bound.plan = (call, bound.name, function, *operands)
     return bound.plan
+
+
+def plan_parts(bound: BoundNode) -> tuple:
+    """(call, function, operands, kinds) of a node's plan (not a getitem's), each operand's kind
+    as `_call_for` reads it: "t" a tensor by name, "c" a constant, "v" a recipe for `_value`."""
+    operands, kinds, keywords, kw_operands = _operands(_arguments(bound.schema), bound.given)
+    call = _call_for(tuple(kinds), tuple(keywords))
+    return call, bound.entry.function or bound.entry, operands + kw_operands, kinds + [kind for _, kind in keywords]
+
+
+def node_plans(order) -> Any:
+    """Each node's plan (call_plan) in run order: a ColumnOrder makes them from its nodes' texts
+    (column_order.py), a list's BoundNodes keep theirs."""
+    plans = getattr(order, "plans", None)
+    return plans() if plans is not None else (bound.plan or call_plan(bound) for bound in order)
+
+
+def node_reads(order) -> Any:
+    """(name, the names it reads) of each node in run order: a ColumnOrder's from its nodes'
+    texts (column_order.py), a list's off its BoundNodes."""
+    reads = getattr(order, "reads", None)
+    return reads() if reads is not None else ((bound.name, _reads_of(bound)) for bound in order)
+
+
+def _reads_of(bound: BoundNode) -> list[str]:
+    # (not ref_names(): a set cached on every node; a plain argument read here without a call)
+    reads = []
+    for value in bound.args:
+        if value.__class__ is TensorRef:
+            reads.append(value.name)
+        elif isinstance(value, (list, tuple)):
+            reads += [ref.name for ref in refs_in(value)]
+    if bound.kwargs:
+        reads += [ref.name for ref in refs_in(bound.kwargs.values())]
+    return reads
 
 
 def _value(recipe: tuple, env: dict[str, Any]) -> Any:
@@ -254,24 +286,22 @@ def run_nodes(order: list[BoundNode], env: dict[str, Any],
     return env
 
 
-def _run_plain(order: list[BoundNode], env: dict[str, Any], release, released) -> dict[str, Any]:
+def _run_plain(order, env: dict[str, Any], release, released) -> dict[str, Any]:
     """run_nodes' loop with nothing to watch (a run's forward): each node's plan called as it is."""
-    if release is None:
-        for bound in order:
-            plan = bound.plan or call_plan(bound)
-            try:
+    i = 0
+    try:
+        if release is None:
+            for plan in node_plans(order):
                 env[plan[1]] = plan[0](env, *plan)
-            except (Exception, SystemExit) as exc:      # noqa: BLE001 - as run_nodes
-                raise NodeFailure(bound, exc) from exc
-        return env
-    for bound, names in zip(order, release):
-        plan = bound.plan or call_plan(bound)
-        try:
+                i += 1
+            return env
+        for plan, names in zip(node_plans(order), release):
             env[plan[1]] = plan[0](env, *plan)
-        except (Exception, SystemExit) as exc:      # noqa: BLE001 - as run_nodes
-            raise NodeFailure(bound, exc) from exc
-        if names:
-            _release(env, names, released)
+            if names:
+                _release(env, names, released)
+            i += 1
+    except (Exception, SystemExit) as exc:      # noqa: BLE001 - as run_nodes
+        raise NodeFailure(order[i], exc) from exc
     return env
 
 

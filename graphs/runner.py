@@ -16,14 +16,14 @@ import agrad
 import numpy as np
 
 from .build import CheckedGraph
-from .executor import NodeFailure, label_all, run_nodes
+from .executor import NodeFailure, label_all, node_reads, run_nodes
 from .expectations import check_expectations
 from .failures import OUT_OF_MEMORY, Failures
 from .inputs import memory_bytes, pass_array
 from .profiling import WARMUP_PASSES, ProfileCollector
 from .replay import ReplayCache, eligible, record_pass
 from .results import AnomalyReport, GraphRuntimeError, RunResult, SourceLocation
-from .spec import BackwardSpec, TensorRef, refs_in
+from .spec import BackwardSpec, TensorRef
 from .summaries import summarize
 
 
@@ -260,23 +260,15 @@ def release_plan(graph: CheckedGraph) -> list[tuple[str, ...]]:
         kept.update(r.name for r in pass_.roots)
         kept.update(g.name for g in pass_.grad_tensors or () if isinstance(g, TensorRef))
         kept.update(r.name for r in pass_.inputs or ())
-    order = graph.order
-    names = [bound.name for bound in order]
+    names: list[str] = []
     last: dict[str, int] = {}
-    for i, bound in enumerate(order):
-        # (not ref_names(): a set cached on every node; a plain argument read here without a call)
-        for value in bound.args:
-            if value.__class__ is TensorRef:
-                last[value.name] = i
-            elif isinstance(value, (list, tuple)):
-                for ref in refs_in(value):
-                    last[ref.name] = i
-        if bound.kwargs:
-            for ref in refs_in(bound.kwargs.values()):
-                last[ref.name] = i
-        last[names[i]] = i              # made here: read by nodes after it, if any
+    for i, (name, reads) in enumerate(node_reads(graph.order)):
+        for read in reads:
+            last[read] = i
+        last[name] = i                  # made here: read by nodes after it, if any
+        names.append(name)
     produced = set(names)
-    release: list[tuple[str, ...]] = [()] * len(order)
+    release: list[tuple[str, ...]] = [()] * len(names)
     for name, i in last.items():
         if name in produced and name not in kept:
             release[i] += (name,)
