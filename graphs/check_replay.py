@@ -1,4 +1,4 @@
-"""A check's perturbed forward passes replayed.
+"""A check's passes replayed: the perturbed forward passes, and the analytic Jacobian's backward passes.
 
 `check` compares each analytic gradient with central differences: two forward passes per
 element of every input that requires grad, each the same graph with one element changed.
@@ -13,12 +13,19 @@ Recorder's reasons, among them a tensor's value read while recording: a decision
 replay would freeze), when grad mode is on (the analytic Jacobian's passes build graphs to
 differentiate), when a leaf's array is not of the recorded shape, dtype and layout, or when
 the replay raises (the engine then raises the error located at its node).
+
+The analytic side is one backward pass per output element, each the same backward graph
+with another vector fed in: `BackwardReplay` records the first one per output, with that
+vector as the replay's input, and replays it for the others (the forward is not run again:
+the saved values are the recording's constants). It refuses as the forward replay does,
+and where an input's gradient is not made by a kernel of the pass (the vector itself).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from agrad import Tensor
+from agrad.autograd.gradcheck import vjp
 from agrad.replay import Recorder
 
 
@@ -73,3 +80,46 @@ class ForwardReplay:
 def _meta(t) -> tuple:
     data = t._data
     return data.shape, data.dtype, data.strides
+
+
+class BackwardReplay:
+    """`vjp` (agrad.autograd.gradcheck's contract) with each output's first call recorded and
+    the later ones replayed: pass it to gradcheck_report as its `vjp`. `reasons`: why an
+    output's calls went through the engine."""
+    __slots__ = ("recorded", "reasons")
+
+    def __init__(self):
+        self.recorded: dict[int, tuple] = {}    # id(output) -> (output, schedule or None, shape, kinds)
+        self.reasons: list[str] = []
+
+    def __call__(self, output: Tensor, inputs: list, grad_output: Tensor) -> tuple:
+        found = self.recorded.get(id(output))
+        if found is None or found[0] is not output:
+            return self._record(output, inputs, grad_output)
+        _, schedule, meta, kinds = found
+        if schedule is None or _meta(grad_output) != meta:
+            return vjp(output, inputs, grad_output)
+        outs, _ = schedule.run(grad_output._data)
+        made = iter(outs)
+        return tuple(None if kind is None else Tensor._make(next(made), *kind) for kind in kinds)
+
+    def _record(self, output: Tensor, inputs: list, grad_output: Tensor) -> tuple:
+        schedule = None
+        if output._device.type != "cpu" or grad_output._data.__class__ is not np.ndarray:
+            self.reasons.append("replay runs on the CPU only")
+            grads = vjp(output, inputs, grad_output)
+        else:
+            recorder = Recorder()
+            recorder.bind(grad_output._data)
+            with recorder:
+                grads = vjp(output, inputs, grad_output)
+            if recorder.reason is not None:
+                self.reasons.append(recorder.reason)
+            else:
+                try:
+                    schedule = recorder.schedule([g._data for g in grads if g is not None])
+                except ValueError as exc:       # a gradient no kernel of the pass made
+                    self.reasons.append(str(exc))
+        kinds = [None if g is None else (g._device, g._keys) for g in grads]
+        self.recorded[id(output)] = (output, schedule, _meta(grad_output), kinds)
+        return grads

@@ -14,11 +14,11 @@ from typing import Callable
 import numpy as np
 
 import agrad
-from agrad.autograd.gradcheck import compared_outputs
+from agrad.autograd.gradcheck import compared_outputs, vjp
 
 from .binding import GRAD
 from .build import CheckedGraph
-from .check_replay import ForwardReplay
+from .check_replay import BackwardReplay, ForwardReplay
 from .inputs import host_array
 from .results import CheckResult, Diagnostic, GraphFileError, GraphRuntimeError, LeafCheck, SourceLocation
 from .runner import Runner, output_names
@@ -233,9 +233,12 @@ def check_gradients(graph: CheckedGraph, file: str, *, eps: float = 1e-6, atol: 
     if setup is None:
         return nothing_to_check(graph, file)
     checked = _second_order(setup.fn, len(setup.wrt)) if second_order else setup.fn
+    # the analytic Jacobian's backward passes, one per output element, replayed after each output's
+    # first (graphs/check_replay.py); fast mode has one per output, nothing to replay
+    rows = BackwardReplay() if replay and not (fast or second_order) else vjp
     try:
         reports = agrad.testing.gradcheck_report(checked, setup.inputs, eps=eps, atol=atol, rtol=rtol,
-                                                 fast_mode=fast, seed=0)
+                                                 fast_mode=fast, seed=0, vjp=rows)
     except GraphRuntimeError:
         raise
     except (Exception, SystemExit) as exc:      # noqa: BLE001 - a backward formula failed: located at its node

@@ -159,7 +159,14 @@ def numerical_jacobian(fn, inputs, i, eps, columns: range | None = None, *, keep
     return [np.zeros((o.numel(), 0), o._data.dtype) for o, k in zip(_float_outputs(fn(*inputs)), keep) if k]
 
 
-def _vjps(output: Tensor, diff_inputs: list, grad_outputs, nondet_tol) -> list[np.ndarray]:
+def vjp(output: Tensor, diff_inputs: list, grad_output: Tensor) -> tuple:
+    """One row of the analytic Jacobian: the gradients of `output` for `grad_output` (None where
+    an input is unused), the graph kept for the next row. A caller of gradcheck_report may pass
+    another function that gives the same (graphs/check_replay.py replays the first one's kernels)."""
+    return autograd_grad(output, diff_inputs, grad_output, retain_graph=True, allow_unused=True)
+
+
+def _vjps(output: Tensor, diff_inputs: list, grad_outputs, nondet_tol, vjp=vjp) -> list[np.ndarray]:
     """v^T J for each row v of `grad_outputs` (arrays of output's shape), per input: matrices
     (rows, input elements) in the input's dtype. Computed twice, as PyTorch checks that
     backward is reentrant; a gradient of the wrong size is reported as PyTorch does."""
@@ -167,7 +174,7 @@ def _vjps(output: Tensor, diff_inputs: list, grad_outputs, nondet_tol) -> list[n
         per_input = [np.zeros((len(grad_outputs), t.numel()), t._data.dtype) for t in diff_inputs]
         sizes_ok = True
         for r, seed in enumerate(grad_outputs):
-            grads = autograd_grad(output, diff_inputs, _like(output, seed), retain_graph=True, allow_unused=True)
+            grads = vjp(output, diff_inputs, _like(output, seed))
             for k, g in enumerate(grads):
                 if g is None:
                     continue
@@ -189,10 +196,11 @@ def _vjps(output: Tensor, diff_inputs: list, grad_outputs, nondet_tol) -> list[n
     return first
 
 
-def _jacobian(output: Tensor, diff_inputs: list, nondet_tol) -> list[np.ndarray]:
+def _jacobian(output: Tensor, diff_inputs: list, nondet_tol, vjp=vjp) -> list[np.ndarray]:
     """d output / d each input, one backward per output element (twice: see `_vjps`)."""
     n = output.numel()
-    return _vjps(output, diff_inputs, np.eye(n, dtype=output._data.dtype).reshape((n, *output.shape)), nondet_tol)
+    return _vjps(output, diff_inputs, np.eye(n, dtype=output._data.dtype).reshape((n, *output.shape)), nondet_tol,
+                 vjp)
 
 
 def compared_outputs(fn, inputs) -> list[bool]:
@@ -203,13 +211,13 @@ def compared_outputs(fn, inputs) -> list[bool]:
 
 
 def analytical_jacobian(fn, inputs, diff_positions, *, nondet_tol: float = 0.0,
-                        keep: list[bool] | None = None) -> list[list[np.ndarray]]:
+                        keep: list[bool] | None = None, vjp=vjp) -> list[list[np.ndarray]]:
     """[output][input] matrices for the outputs `keep` selects (default: `compared_outputs`); an
-    output that does not require grad has zeros."""
+    output that does not require grad has zeros. `vjp`: how a row is computed (`vjp`'s contract)."""
     floats = _float_outputs(fn(*inputs))
     keep = compared_outputs(fn, inputs) if keep is None else keep
     diff_inputs = [inputs[i] for i in diff_positions]
-    return [_jacobian(o, diff_inputs, nondet_tol) if o.requires_grad else
+    return [_jacobian(o, diff_inputs, nondet_tol, vjp) if o.requires_grad else
             [np.zeros((o.numel(), x.numel()), x._data.dtype) for x in diff_inputs]
             for o, k in zip(floats, keep) if k]
 
@@ -331,16 +339,17 @@ def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=Tru
 
 # -- the per-input report `agrad check` shows ----------------------------------------
 def gradcheck_report(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, fast_mode=False, seed=0,
-                     nondet_tol=0.0) -> list[JacobianReport]:
+                     nondet_tol=0.0, vjp=vjp) -> list[JacobianReport]:
     """gradcheck's comparison as a verdict per input that requires grad (its worst element and
     errors) instead of the first mismatch. The same checks: the outputs compared are those that
-    require grad (with none, every float output, against 0); backward must be reentrant."""
+    require grad (with none, every float output, against 0); backward must be reentrant.
+    `vjp`: how a row of the analytic Jacobian is computed (`vjp`'s contract)."""
     inputs = list(_as_tuple(inputs))
     diff_positions = _check_inputs(inputs)
     keep = compared_outputs(fn, inputs)
     if fast_mode:
         return _fast_report(fn, inputs, diff_positions, keep, eps, atol, rtol, seed, nondet_tol)
-    analytical = analytical_jacobian(fn, inputs, diff_positions, nondet_tol=nondet_tol, keep=keep)
+    analytical = analytical_jacobian(fn, inputs, diff_positions, nondet_tol=nondet_tol, keep=keep, vjp=vjp)
     # NOTE: the finite differences are values only: under no_grad, which tells a function that can
     # (agrad check's graph, graphs/check_replay.py) that nothing will differentiate them
     with no_grad():

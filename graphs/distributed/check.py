@@ -25,6 +25,7 @@ import numpy as np
 from agrad.autograd.gradcheck import analytical_jacobian, jacobian_report, numerical_jacobian
 from agrad.grad_mode import no_grad
 
+from ..check_replay import BackwardReplay
 from ..gradcheck import (MAX_FULL_CHECK_PASSES, CheckSetup, check_result, check_setup, located_backward_failure,
                          nothing_to_check)
 from ..results import CheckResult, GraphRuntimeError
@@ -128,7 +129,7 @@ def check_on_cluster(session: Session, source: GraphSource, graph=None, *, eps: 
     try:
         try:
             analytical = analytical_jacobian(setup.fn, setup.inputs, range(len(setup.inputs)),   # meanwhile
-                                             keep=setup.compared)
+                                             keep=setup.compared, vjp=BackwardReplay())
         except GraphRuntimeError:
             raise
         except (Exception, SystemExit) as exc:       # noqa: BLE001 - a backward formula failed: located at its node

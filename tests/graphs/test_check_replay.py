@@ -11,8 +11,8 @@ import pytest
 
 import agrad
 import agrad.graphs as G
-from agrad.autograd.gradcheck import gradcheck_report, numerical_jacobian
-from agrad.graphs.check_replay import ForwardReplay
+from agrad.autograd.gradcheck import analytical_jacobian, gradcheck_report, numerical_jacobian
+from agrad.graphs.check_replay import BackwardReplay, ForwardReplay
 from agrad.graphs.gradcheck import check_setup
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "graphs" / "examples"
@@ -53,6 +53,7 @@ def test_whole_check_reports_are_the_engines(example):
             reports.append(gradcheck_report(setup.fn, setup.inputs, fast_mode=fast, seed=0))
         for a, b in zip(*reports):
             assert a.numerical.tobytes() == b.numerical.tobytes()
+            assert a.analytical.tobytes() == b.analytical.tobytes()
             assert (a.max_abs_err, a.max_rel_err, a.worst_index, a.passed) == \
                 (b.max_abs_err, b.max_rel_err, b.worst_index, b.passed)
         assert graph.check(fast=fast) == graph.check(fast=fast, replay=False)
@@ -80,3 +81,33 @@ def test_another_shape_is_not_replayed():
     assert y.tolist() == [2.0] * 4
     assert not replay.fits({"x": agrad.tensor(np.ones(5))})
     assert not replay.fits({"x": agrad.tensor(np.ones(4, np.float32))})
+
+
+@pytest.mark.parametrize("example", ["resnet_block.yaml", "gpt_block.yaml", "lstm.yaml"])
+def test_analytic_jacobians_replayed_are_the_engines_bit_for_bit(example):
+    setup = check_setup(G.load(EXAMPLES / example)._checked, str(EXAMPLES / example))
+    rows = BackwardReplay()
+    replayed = analytical_jacobian(setup.fn, setup.inputs, range(len(setup.inputs)), keep=setup.compared, vjp=rows)
+    engine = analytical_jacobian(setup.fn, setup.inputs, range(len(setup.inputs)), keep=setup.compared)
+    assert [[m.tobytes() for m in out] for out in replayed] == [[m.tobytes() for m in out] for out in engine]
+    assert rows.recorded and not rows.reasons
+    assert all(schedule is not None for _, schedule, _, _ in rows.recorded.values())
+
+
+class _ReadsItsGradient(agrad.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2.0
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * (2.0 if float(grad.sum()) >= 0 else -2.0)   # a decision on a value: never replayed
+
+
+def test_a_backward_that_reads_a_value_is_not_replayed():
+    x = agrad.tensor(np.arange(3.0), requires_grad=True)
+    y = _ReadsItsGradient.apply(x)
+    rows = BackwardReplay()
+    seeds = [agrad.tensor(v) for v in ([1.0, 0.0, 0.0], [-1.0, 0.0, 0.0])]
+    assert [rows(y, [x], s)[0].tolist() for s in seeds] == [[2.0, 0.0, 0.0], [2.0, -0.0, -0.0]]
+    assert len(rows.reasons) == 1 and "item()" in rows.reasons[0]
