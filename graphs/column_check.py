@@ -10,7 +10,7 @@ binding._layout): a ColumnOrder makes the BoundNodes a run needs when it reads t
 schema matched and no op run again.
 
 Whatever that check would report, and whatever this one does not model (a name used before
-its node, a cycle, a multi-output op, an op that must run on its own), answers False: the
+its node, a cycle, a multi-output op, an op that must run on its own), answers None: the
 caller then checks node by node, so every diagnostic is that check's own.
 """
 from __future__ import annotations
@@ -72,8 +72,8 @@ def _build(checker, binder: Binder, scratch: Collector, keep: bool) -> tuple[Col
             value = seen[key] = meta[made[-1].name]
             firsts += bound
             if keep:
-                binding_of[key] = Binding([(binder.layouts.get(layout_key(b.spec, b.schema)), b.schema, b.entry)
-                                        for b in bound], *templates(bound, [plan_parts(b) for b in bound], name, names))
+                layouts = [(binder.layouts.get(layout_key(b.spec, b.schema)), b.schema, b.entry) for b in bound]
+                binding_of[key] = Binding(layouts, *templates(bound, [plan_parts(b) for b in bound], name, names))
         if keep:
             # the same shape, ops and keywords as the signature's first node: bound as it was, each
             # argument taken from this node, when the order is read (no schema matched again)

@@ -175,11 +175,6 @@ class GraphSpec:
             self._nodes = self.columns.node_specs() if self.columns is not None else []
         return self._nodes
 
-    @nodes.setter
-    def nodes(self, made: list[NodeSpec]) -> None:
-        """The NodeSpecs of the columns, made by whoever needed them first (column_check)."""
-        self._nodes = made
-
     def last_node(self) -> NodeSpec | None:
         if self._nodes is None and self.columns is not None:
             return self.columns.last()

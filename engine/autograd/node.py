@@ -278,7 +278,7 @@ def _dense_order(array) -> list[int] | None:
     return order
 
 
-def clone_obey_contract(grad, variable):
+def _clone_obey_contract(grad, variable):
     """A copy of `grad` laid out as the layout contract asks (utils::clone_obey_contract): with the
     strides of `variable` where it is non-overlapping and dense, else contiguous."""
     data = variable._data
@@ -309,7 +309,9 @@ def accumulate_grad(variable, grad, grads) -> None:
             if sys.getrefcount(grad) > 4 or sys.getrefcount(data) > 3 \
                     or not getattr(getattr(data, "flags", None), "writeable", True) or not _owns_memory(data, grad) \
                     or not _obeys_layout_contract(data, variable._data):
-                grad = clone_obey_contract(grad, variable)
+                grad = _clone_obey_contract(grad, variable)
+            elif grad._autograd_meta.__class__ is DifferentiableViewMeta:
+                grad = grad.detach()        # PyTorch's update_grad(new_grad.detach()): `.grad` is no view
             meta.grad = grad
             return
         data = old._data

@@ -92,7 +92,7 @@ def test_a_gradient_nobody_else_holds_becomes_grad_without_a_copy():
     x = agrad.rand(5, 3, dtype=agrad.float64)
     w = agrad.rand(4, 3, dtype=agrad.float64, requires_grad=True)
     agrad.nn.functional.linear(x, w, agrad.zeros(4, dtype=agrad.float64, requires_grad=True)).sum().backward()
-    assert w.grad._data.base is not None                # the matmul's own memory, not a clone of it
+    assert w.grad._data.base is not None and w.grad._base is None     # the matmul's own memory, no view
     g = agrad.rand(6, 4, dtype=agrad.float64)
     y = agrad.rand(6, 4, dtype=agrad.float64, requires_grad=True)
     y.backward(g)
