@@ -20,7 +20,9 @@ from itertools import accumulate, islice
 
 from agrad import codegen
 
+from .executor import call_plan
 from .expressions import names_and_shifts, names_in
+from .spec import refs_in
 
 
 class Binding:
@@ -64,6 +66,8 @@ def templates(bound_nodes: list, parts: list[tuple], target: str, names: list[st
                 items.append(constant(operand))
             elif isinstance(operand[1], str):   # a tensor by name, converted (executor._CONVERTED)
                 items.append(f"({constant(operand[0])}, {named(operand[1])}, {constant(operand[2])})")
+            elif not refs_in(operand[1]):       # a list of constants (`dim=[0, 1]`): every node's own
+                items.append(constant(operand))
             else:
                 return None, None
         refs = [named(r.name) for r in bound.refs()]
@@ -108,22 +112,22 @@ class ColumnOrder(Sequence):
 
     def plans(self):
         """Each node's plan (executor.call_plan), in order."""
-        from .executor import call_plan         # (the executor reads orders: no import at load)
-        for i, (name, text), _, binding in self._rows(0, len(self.bindings)):
-            if binding.plans is not None:
-                yield from binding.plans(name, names_in(text))
-            else:
-                for bound in self._made(i, i + 1):
-                    yield call_plan(bound)
+        return self._templated("plans", call_plan)
 
     def reads(self):
         """(name, the names it reads) of each node, in order (release_plan)."""
+        return self._templated("reads", lambda bound: (bound.name, tuple(r.name for r in bound.refs())))
+
+    def _templated(self, which: str, of_bound):
+        """Per node, what a Binding's template `which` makes from its name and text, or, for a
+        signature without templates, `of_bound` of its BoundNode."""
         for i, (name, text), _, binding in self._rows(0, len(self.bindings)):
-            if binding.reads is not None:
-                yield from binding.reads(name, names_in(text))
+            template = getattr(binding, which)
+            if template is not None:
+                yield from template(name, names_in(text))
             else:
                 for bound in self._made(i, i + 1):
-                    yield bound.name, tuple(r.name for r in bound.refs())
+                    yield of_bound(bound)
 
     def __len__(self) -> int:
         return self.starts()[-1]

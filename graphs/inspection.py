@@ -114,7 +114,10 @@ def inspect_graph(graph: CheckedGraph, file: str, *, edges: bool = True) -> Insp
     selected: dict[str, int] = {}
     paths: dict[tuple, str] = {}
     tensor_names = {id(v): name for name, v in meta.items() if isinstance(v, agrad.Tensor)}
+    # each node's line, read off its BoundNode (`spec.nodes` would make and keep every NodeSpec of a large file)
+    line_of = {k: v.pos.line for k, v in spec.inputs.items()}
     for bound in graph.order:
+        line_of[bound.name] = bound.spec.line
         value = meta.get(bound.name)
         first = value[0] if isinstance(value, tuple) and value else value
         refs = bound.refs()
@@ -124,7 +127,7 @@ def inspect_graph(graph: CheckedGraph, file: str, *, edges: bool = True) -> Insp
             shape=list(first.shape) if first is not None else [],
             dtype=first.dtype.name if first is not None else "",
             device=devices.get(bound.name, ""), kernel=kernel,
-            line=bound.spec.line, view_of=_view_of(first, tensor_names)))
+            line=line_of[bound.name], view_of=_view_of(first, tensor_names)))
         if bound.selects_output:
             selected[bound.name] = bound.args[1].items[0]
         for ref in refs if edges else ():
@@ -135,7 +138,6 @@ def inspect_graph(graph: CheckedGraph, file: str, *, edges: bool = True) -> Insp
             forward_edges.append((ref.name, bound.name, shape))
 
     leaf_names = {id(graph.meta[name]): name for name in spec.inputs if name in graph.meta}
-    line_of = {n.name: n.line for n in spec.nodes} | {k: v.pos.line for k, v in spec.inputs.items()}
     ids: dict[object, int] = {}
     backward: list[InspectBackwardNode] = []
     order: list[int] = []

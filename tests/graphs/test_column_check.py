@@ -233,3 +233,20 @@ def test_a_load_checked_column_wise_binds_and_runs_each_signature_once(graph_fil
     assert calls["bound"] <= 12 and calls["run"] <= 12, calls
     assert len(graph._checked.order) == 1 + 3 * 299 + 2 * 300 + 1
     assert all(b.given for b in graph._checked.order)
+
+
+@pytest.mark.parametrize("templated", [True, False])
+def test_a_column_order_plans_its_nodes_as_their_bound_nodes_do(templated, graph_file, columns_checked, monkeypatch):
+    """The plans and reads a signature's templates make are those of each node's BoundNodes; without
+    templates (a value they could not place) the order reads them off its BoundNodes."""
+    if not templated:
+        monkeypatch.setattr(column_check, "templates", lambda *a: (None, None))
+    text = _chain(40, middle=["  s1: sum(n5, dim=[0])", "  s2: sum(n6, dim=[0])", "  c1: clamp(n7, min=-1.0, max=None)"])
+    graph = graphs.load(graph_file(text))
+    order = graph._checked.order
+    assert type(order) is ColumnOrder
+    assert all((b.plans is not None) is templated for b in order.bindings)
+    fresh = list(order)
+    assert list(order.plans()) == [executor.call_plan(b) for b in fresh]
+    assert list(order.reads()) == [(b.name, tuple(r.name for r in b.refs())) for b in fresh]
+    assert graph.run().outputs["loss"].item() == graph.run(replay=False).outputs["loss"].item()
