@@ -18,7 +18,8 @@ The analytic side is one backward pass per output element, each the same backwar
 with another vector fed in: `BackwardReplay` records the first one per output, with that
 vector as the replay's input, and replays it for the others (the forward is not run again:
 the saved values are the recording's constants). It refuses as the forward replay does,
-and where an input's gradient is not made by a kernel of the pass (the vector itself).
+and where an input's gradient is not made by a kernel of the pass (the vector itself); a
+replay that raises runs through the engine, which locates the error.
 """
 from __future__ import annotations
 
@@ -99,7 +100,10 @@ class BackwardReplay:
         _, schedule, meta, kinds = found
         if schedule is None or _meta(grad_output) != meta:
             return vjp(output, inputs, grad_output)
-        outs, _ = schedule.run(grad_output._data)
+        try:
+            outs, _ = schedule.run(grad_output._data)
+        except Exception:       # noqa: BLE001 - the engine runs the pass again and locates the error
+            return vjp(output, inputs, grad_output)
         made = iter(outs)
         return tuple(None if kind is None else Tensor._make(next(made), *kind) for kind in kinds)
 
