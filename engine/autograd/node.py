@@ -280,7 +280,8 @@ def _dense_order(array) -> list[int] | None:
 
 def _clone_obey_contract(grad, variable):
     """A copy of `grad` laid out as the layout contract asks (utils::clone_obey_contract): with the
-    strides of `variable` where it is non-overlapping and dense, else contiguous."""
+    strides of `variable` where it is non-overlapping and dense, else contiguous (no grad mode:
+    with create_graph, accumulate_grad makes the differentiable copy itself)."""
     data = variable._data
     order = _dense_order(data) if hasattr(data, "strides") else None
     if order is None or order == sorted(order):
@@ -329,9 +330,17 @@ def accumulate_grad(variable, grad, grads) -> None:
         meta.grad = old + grad
         return
     if old is None:
-        new = Tensor._make(grad._device.backend.full(grad.shape, 0, grad._data.dtype, grad._device),
-                           grad._device, grad._device.backend.key)
-        meta.grad = new.copy_(grad)          # CopyBackwards when grad has a history, as PyTorch's
+        # clone_obey_contract's new_empty_strided(...).copy_(grad): laid out as the leaf, and
+        # CopyBackwards when grad has a history, as PyTorch's
+        device = grad._device
+        order = _dense_order(variable._data) if hasattr(variable._data, "strides") else None
+        if order is None or order == sorted(order):
+            empty = device.backend.full(grad.shape, 0, grad._data.dtype, device)
+        else:
+            inverse = sorted(range(len(order)), key=order.__getitem__)
+            empty = device.backend.full(tuple(grad.shape[d] for d in order), 0, grad._data.dtype, device)
+            empty = empty.transpose(inverse)
+        meta.grad = Tensor._make(empty, device, device.backend.key).copy_(grad)
         return
     meta.grad = old + grad
 
