@@ -151,10 +151,3 @@ class ColumnOrder(Sequence):
 
     def __reversed__(self):
         return reversed(list(self))
-
-    def __eq__(self, other) -> bool:
-        if isinstance(other, (ColumnOrder, list)):
-            return list(self) == list(other)
-        return NotImplemented
-
-    __hash__ = None

@@ -163,7 +163,7 @@ def node_plans(order) -> Any:
     """Each node's plan (call_plan) in run order: a ColumnOrder makes them from its nodes' texts
     (column_order.py), a list's BoundNodes keep theirs."""
     plans = getattr(order, "plans", None)
-    return plans() if plans is not None else (bound.plan or call_plan(bound) for bound in order)
+    return plans() if plans is not None else [bound.plan or call_plan(bound) for bound in order]
 
 
 def node_reads(order) -> Any:
