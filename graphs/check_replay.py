@@ -57,25 +57,30 @@ class ForwardReplay:
         the replay returns. Returns what `outputs` returned."""
         self.recorded = True
         names = [n for n, t in env.items() if isinstance(t, Tensor)]
-        if any(env[n]._device.type != "cpu" or env[n]._data.__class__ is not np.ndarray for n in names):
-            self.reason = "replay runs on the CPU only"
-            return outputs(forward(env))
-        recorder = Recorder()
-        for name in names:
-            recorder.bind(env[name]._data)
-        with recorder:
-            values = outputs(forward(env))
-        if recorder.reason is not None:
-            self.reason = recorder.reason
-            return values
-        try:
-            self.schedule = recorder.schedule([v._data for v in values])
-        except ValueError as exc:
-            self.reason = str(exc)
-            return values
-        self.names, self.meta = names, [_meta(env[n]) for n in names]
-        self.kinds = [(v._device, v._keys) for v in values]
+        values, self.schedule, self.reason = _recorded([env[n] for n in names], lambda: outputs(forward(env)),
+                                                       lambda values: values)
+        if self.schedule is not None:
+            self.names, self.meta = names, [_meta(env[n]) for n in names]
+            self.kinds = [(v._device, v._keys) for v in values]
         return values
+
+
+def _recorded(inputs: list, run, made):
+    """`run()` (an engine pass) with a Recorder binding the arrays of `inputs` as the replay's:
+    (what it returned, the schedule of the tensors `made(that)` lists or None, and why none)."""
+    if any(t._device.type != "cpu" or t._data.__class__ is not np.ndarray for t in inputs):
+        return run(), None, "replay runs on the CPU only"
+    recorder = Recorder()
+    for t in inputs:
+        recorder.bind(t._data)
+    with recorder:
+        result = run()
+    if recorder.reason is not None:
+        return result, None, recorder.reason
+    try:
+        return result, recorder.schedule([t._data for t in made(result)]), None
+    except ValueError as exc:            # an output no kernel of the pass made
+        return result, None, str(exc)
 
 
 def _meta(t) -> tuple:
@@ -108,22 +113,10 @@ class BackwardReplay:
         return tuple(None if kind is None else Tensor._make(next(made), *kind) for kind in kinds)
 
     def _record(self, output: Tensor, inputs: list, grad_output: Tensor) -> tuple:
-        schedule = None
-        if output._device.type != "cpu" or grad_output._data.__class__ is not np.ndarray:
-            self.reasons.append("replay runs on the CPU only")
-            grads = vjp(output, inputs, grad_output)
-        else:
-            recorder = Recorder()
-            recorder.bind(grad_output._data)
-            with recorder:
-                grads = vjp(output, inputs, grad_output)
-            if recorder.reason is not None:
-                self.reasons.append(recorder.reason)
-            else:
-                try:
-                    schedule = recorder.schedule([g._data for g in grads if g is not None])
-                except ValueError as exc:       # a gradient no kernel of the pass made
-                    self.reasons.append(str(exc))
+        grads, schedule, reason = _recorded([grad_output], lambda: vjp(output, inputs, grad_output),
+                                            lambda grads: [g for g in grads if g is not None])
+        if reason is not None:
+            self.reasons.append(reason)
         kinds = [None if g is None else (g._device, g._keys) for g in grads]
         self.recorded[id(output)] = (output, schedule, _meta(grad_output), kinds)
         return grads
