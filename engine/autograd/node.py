@@ -256,6 +256,8 @@ def _obeys_layout_contract(data, variable_data) -> bool:
     its leaf where the leaf is non-overlapping and dense, else it is contiguous."""
     if not hasattr(variable_data, "strides") or not hasattr(data, "strides"):
         return True             # an array without strides (Meta, dask): no layout to keep
+    if data.strides == variable_data.strides and data.flags.c_contiguous:
+        return True             # both contiguous, the common case: no need to work out the leaf's layout
     if _dense_order(variable_data) is None:
         return bool(data.flags.c_contiguous)
     for size, stride, wanted in zip(data.shape, data.strides, variable_data.strides):
@@ -278,15 +280,24 @@ def _dense_order(array) -> list[int] | None:
     return order
 
 
+def _permuted_layout(variable_data) -> tuple[list[int], list[int]] | None:
+    """(order, inverse) of a leaf that is dense but not contiguous: a copy laid out as it is the
+    contiguous copy of the gradient permuted by `order`, permuted back by `inverse`. None where a
+    contiguous copy is the layout contract's (contiguous, not dense, or no strides: Meta, dask)."""
+    order = _dense_order(variable_data) if hasattr(variable_data, "strides") else None
+    if order is None or order == sorted(order):
+        return None
+    return order, sorted(range(len(order)), key=order.__getitem__)
+
+
 def _clone_obey_contract(grad, variable):
     """A copy of `grad` laid out as the layout contract asks (utils::clone_obey_contract): with the
     strides of `variable` where it is non-overlapping and dense, else contiguous (no grad mode:
     with create_graph, accumulate_grad makes the differentiable copy itself)."""
-    data = variable._data
-    order = _dense_order(data) if hasattr(data, "strides") else None
-    if order is None or order == sorted(order):
+    layout = _permuted_layout(variable._data)
+    if layout is None:
         return _ops.clone(grad, memory_format="contiguous_format")
-    inverse = sorted(range(len(order)), key=order.__getitem__)
+    order, inverse = layout
     copy = _ops.permute(_ops.clone(_ops.permute(grad, order), memory_format="contiguous_format"), inverse)
     return Tensor._make(copy._data, copy._device, copy._device.backend.key)     # a tensor, not a view
 
@@ -333,13 +344,11 @@ def accumulate_grad(variable, grad, grads) -> None:
         # clone_obey_contract's new_empty_strided(...).copy_(grad): laid out as the leaf, and
         # CopyBackwards when grad has a history, as PyTorch's
         device = grad._device
-        order = _dense_order(variable._data) if hasattr(variable._data, "strides") else None
-        if order is None or order == sorted(order):
-            empty = device.backend.full(grad.shape, 0, grad._data.dtype, device)
-        else:
-            inverse = sorted(range(len(order)), key=order.__getitem__)
-            empty = device.backend.full(tuple(grad.shape[d] for d in order), 0, grad._data.dtype, device)
-            empty = empty.transpose(inverse)
+        layout = _permuted_layout(variable._data)
+        shape = grad.shape if layout is None else tuple(grad.shape[d] for d in layout[0])
+        empty = device.backend.full(shape, 0, grad._data.dtype, device)
+        if layout is not None:
+            empty = empty.transpose(layout[1])
         meta.grad = Tensor._make(empty, device, device.backend.key).copy_(grad)
         return
     meta.grad = old + grad
