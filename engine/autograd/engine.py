@@ -15,6 +15,7 @@ from __future__ import annotations
 import collections
 import heapq
 import itertools
+import os
 import sys
 import threading
 import warnings
@@ -194,6 +195,9 @@ class GraphTask:
         """Count incoming edges of every Node reachable from `root`; iterative, so a
         graph a million Nodes deep needs no recursion."""
         dependencies = self.dependencies       # a Node is in it once seen: it is its own `seen` set
+        if _native is not None:
+            _native.compute_dependencies(dependencies, root, min_topo_nr)
+            return
         get = dependencies.get
         stack = [root]
         while stack:
@@ -497,7 +501,11 @@ class Engine:
             inputs = task.inputs
             task = None
             if fn is not None and not gt.has_error:
-                self._evaluate_function(gt, fn, inputs, True)     # and the chain of Nodes it makes ready
+                # and the chain of Nodes it makes ready; in C where that was built (_native_engine.c)
+                if _native is not None and not gt.exec_info and gt.order is None:
+                    _native.evaluate_function(self, gt, fn, inputs)
+                else:
+                    self._evaluate_function(gt, fn, inputs, True)
             fn = inputs = None
             if gt.threaded:
                 if gt.add_outstanding(-1) == 0 and gt is graph_task:
@@ -730,3 +738,19 @@ _default_engine = Engine()
 
 def get_default_engine() -> Engine:
     return _default_engine
+
+
+def _load_native():
+    """The C build of the engine's loops over Nodes (_native_engine.c), or None: where `pip install`
+    found no compiler (the extension is optional), or with AGRAD_PURE_PYTHON=1 (the tests run both)."""
+    if os.environ.get("AGRAD_PURE_PYTHON", "") not in ("", "0"):
+        return None
+    try:
+        from . import _native_engine as native
+    except ImportError:
+        return None
+    native.configure(_ACC, _CPU, sum_into, _conform, _wrong_count, check_outputs, input_buffer.device)
+    return native
+
+
+_native = _load_native()

@@ -7,6 +7,7 @@ import pytest
 import scenario_fixtures
 from api_scenarios import SCENARIOS
 from test_engine_contract import _normalise
+from engine_loops import engine_loop  # noqa: F401 — every test here runs on the C and the Python loops
 
 EXPECTED = scenario_fixtures.expected("api.json")
 

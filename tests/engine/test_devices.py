@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import agrad
+from engine_loops import engine_loop  # noqa: F401 — every test here runs on the C and the Python loops
 
 
 

@@ -5,6 +5,7 @@ import pytest
 import agrad
 from agrad.autograd import AccumulateGrad, Function
 from agrad.autograd.graph import walk
+from engine_loops import engine_loop  # noqa: F401 — every test here runs on the C and the Python loops
 
 
 def seed_graph():

@@ -10,6 +10,7 @@ import pytest
 
 import scenario_fixtures
 from engine_contract_scenarios import SCENARIOS
+from engine_loops import engine_loop  # noqa: F401 — every test here runs on the C and the Python loops
 
 EXPECTED = scenario_fixtures.expected("contract.json")
 

@@ -7,6 +7,7 @@ import agrad
 from agrad.autograd.graph import execution_plan, walk
 
 from oracle import Value
+from engine_loops import engine_loop  # noqa: F401 — every test here runs on the C and the Python loops
 
 
 def _record_order(root):

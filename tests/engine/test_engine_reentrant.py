@@ -8,6 +8,7 @@ import pytest
 import agrad
 from agrad.autograd import engine as engine_module
 from engine_contract_scenarios import _deep_reentrant
+from engine_loops import engine_loop  # noqa: F401 — every test here runs on the C and the Python loops
 
 
 def _nested(on_backward, fail_at_bottom=False):

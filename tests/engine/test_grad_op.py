@@ -2,6 +2,7 @@
 import numpy as np
 
 import agrad
+from engine_loops import engine_loop  # noqa: F401 — every test here runs on the C and the Python loops
 
 
 def test_grad_op_returns_one_gradient_per_input_and_zeros_for_unused():

@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 
 import agrad
+from engine_loops import engine_loop  # noqa: F401 — every test here runs on the C and the Python loops
 
 def _load(module: str):
     """A module of tests/reference/ (shared with the generator, which runs under torch's venv)."""

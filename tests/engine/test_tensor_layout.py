@@ -3,6 +3,7 @@ same calls): strides in elements, the storage offset of a view, contiguity, size
 import pytest
 
 import agrad
+from engine_loops import engine_loop  # noqa: F401 — every test here runs on the C and the Python loops
 
 
 def test_a_transposed_view():

@@ -15,6 +15,7 @@ import pytest
 import agrad
 import scenario_fixtures
 from agrad.testing import gradcheck, gradgradcheck
+from engine_loops import engine_loop  # noqa: F401 — every test here runs on the C and the Python loops
 
 SCENARIOS, RECORDED = scenario_fixtures.scenarios_beside("inplace_scenarios")
 
