@@ -39,6 +39,18 @@ truth_of(PyObject *obj, PyObject *name)
     return t;
 }
 
+/* A Node's `next_fns` or `next_nrs`, as a list or tuple (PySequence_Fast) */
+static PyObject *
+sequence_attr(PyObject *fn, PyObject *name)
+{
+    PyObject *value = PyObject_GetAttr(fn, name);
+    if (value == NULL)
+        return NULL;
+    PyObject *seq = PySequence_Fast(value, "a Node's next_fns and next_nrs are sequences");
+    Py_DECREF(value);
+    return seq;
+}
+
 /* Does `grad` (flowing into input `nr_o` of `nxt`) differ from that input's metadata, in shape,
  * dtype or device? (validate_outputs' three comparisons) 1: it does, 0: it does not, -1: error.
  * The metadata are returned (new references) for _conform. */
@@ -167,7 +179,7 @@ evaluate_function(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     PyObject *dependencies = NULL, *not_ready = NULL, *queue = NULL, *heap = NULL, *neg_depth = NULL;
     PyObject *outputs = NULL, *fns = NULL, *nrs = NULL, *grad = NULL, *buffer = NULL, *count = NULL;
     PyObject *ready = NULL, *ready_buffer = NULL, *one = NULL;
-    int plain, release;
+    int plain, release, failed = 0;
 
     if ((dependencies = PyObject_GetAttr(gt, s_dependencies)) == NULL ||
         (not_ready = PyObject_GetAttr(gt, s_not_ready)) == NULL ||
@@ -229,12 +241,7 @@ evaluate_function(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             goto error;
         Py_CLEAR(inputs);
 
-        PyObject *fns_obj = PyObject_GetAttr(fn, s_next_fns);
-        if (fns_obj == NULL)
-            goto error;
-        fns = PySequence_Fast(fns_obj, "next_fns is a sequence");
-        Py_DECREF(fns_obj);
-        if (fns == NULL)
+        if ((fns = sequence_attr(fn, s_next_fns)) == NULL)
             goto error;
         PyObject *out_seq = PySequence_Fast(outputs, "a Node's apply returns a sequence of gradients");
         if (out_seq == NULL)
@@ -250,12 +257,7 @@ evaluate_function(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             if (PySequence_Fast_GET_SIZE(outputs) < n)
                 n = PySequence_Fast_GET_SIZE(outputs);
         }
-        PyObject *nrs_obj = PyObject_GetAttr(fn, s_next_nrs);
-        if (nrs_obj == NULL)
-            goto error;
-        nrs = PySequence_Fast(nrs_obj, "next_nrs is a sequence");
-        Py_DECREF(nrs_obj);
-        if (nrs == NULL)
+        if ((nrs = sequence_attr(fn, s_next_nrs)) == NULL)
             goto error;
         if (PySequence_Fast_GET_SIZE(nrs) < n)
             n = PySequence_Fast_GET_SIZE(nrs);
@@ -459,9 +461,8 @@ error: {
         Py_CLEAR(inputs);
         PyObject *r = value == NULL ? NULL : PyObject_CallMethodObjArgs(gt, s_set_error, value, fn, NULL);
         Py_XDECREF(value);
-        if (r == NULL)
-            goto fail;
-        Py_DECREF(r);
+        failed = r == NULL;      /* set_error itself raised: that is the caller's */
+        Py_XDECREF(r);
     }
 done:
     Py_XDECREF(fn);
@@ -480,22 +481,9 @@ done:
     Py_XDECREF(ready);
     Py_XDECREF(ready_buffer);
     Py_XDECREF(one);
+    if (failed)
+        return NULL;
     Py_RETURN_NONE;
-fail:
-    Py_XDECREF(fn);
-    Py_XDECREF(inputs);
-    Py_XDECREF(dependencies);
-    Py_XDECREF(not_ready);
-    Py_XDECREF(queue);
-    Py_XDECREF(heap);
-    Py_XDECREF(neg_depth);
-    Py_XDECREF(fns);
-    Py_XDECREF(nrs);
-    Py_XDECREF(count);
-    Py_XDECREF(ready);
-    Py_XDECREF(ready_buffer);
-    Py_XDECREF(one);
-    return NULL;
 }
 
 /* compute_dependencies(dependencies, root, min_topo_nr): GraphTask.compute_dependencies. Iterative, as
@@ -530,12 +518,8 @@ compute_dependencies(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                 goto fail;
             continue;
         }
-        PyObject *fns_obj = PyObject_GetAttr(fn, s_next_fns);
+        PyObject *fns = sequence_attr(fn, s_next_fns);
         Py_DECREF(fn);
-        if (fns_obj == NULL)
-            goto fail;
-        PyObject *fns = PySequence_Fast(fns_obj, "next_fns is a sequence");
-        Py_DECREF(fns_obj);
         if (fns == NULL)
             goto fail;
         for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fns); i++) {
