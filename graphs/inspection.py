@@ -117,7 +117,7 @@ def inspect_graph(graph: CheckedGraph, file: str, *, edges: bool = True) -> Insp
     # each node's line, read off its BoundNode (`spec.nodes` would make and keep every NodeSpec of a large file)
     line_of = {k: v.pos.line for k, v in spec.inputs.items()}
     for bound in graph.order:
-        line_of[bound.name] = bound.spec.line
+        line = line_of[bound.name] = bound.spec.line
         value = meta.get(bound.name)
         first = value[0] if isinstance(value, tuple) and value else value
         refs = bound.refs()
@@ -127,7 +127,7 @@ def inspect_graph(graph: CheckedGraph, file: str, *, edges: bool = True) -> Insp
             shape=list(first.shape) if first is not None else [],
             dtype=first.dtype.name if first is not None else "",
             device=devices.get(bound.name, ""), kernel=kernel,
-            line=line_of[bound.name], view_of=_view_of(first, tensor_names)))
+            line=line, view_of=_view_of(first, tensor_names)))
         if bound.selects_output:
             selected[bound.name] = bound.args[1].items[0]
         for ref in refs if edges else ():
