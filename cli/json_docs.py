@@ -9,6 +9,8 @@ import itertools
 import json
 import math
 
+from agrad.graphs.results import Rows
+
 SCHEMA_VERSION = 1
 
 
@@ -33,25 +35,12 @@ LONG_LIST = 100        # a top-level list longer than this is written one compac
 _CHUNK = 1000          # items per write
 
 
-class Rows:
-    """A top-level list of a document whose items are made as they are written: the
-    inspect document of a 1,000,000-node graph would otherwise be millions of dicts held at
-    once (a document with Rows is for `json_chunks` only; `list(rows)` makes it a list)."""
-    __slots__ = ("count", "items")
-
-    def __init__(self, count: int, items):
-        self.count = count
-        self.items = items
-
-    def __len__(self) -> int:
-        return self.count
-
-    def __iter__(self):
-        return iter(self.items)
-
-
 def _long(value) -> bool:
-    return isinstance(value, (list, Rows)) and len(value) > LONG_LIST
+    """Whether `value` is written one item a line; a Rows of unknown length may be (it is read
+    when its turn comes, never to decide this)."""
+    if isinstance(value, Rows):
+        return value.count is None or value.count > LONG_LIST
+    return isinstance(value, list) and len(value) > LONG_LIST
 
 
 def json_chunks(document: dict):
@@ -67,21 +56,29 @@ def json_chunks(document: dict):
     yield "{"
     for i, (key, value) in enumerate(document.items()):
         yield ("," if i else "") + "\n  " + json.dumps(key) + ": "
-        if isinstance(value, list) and len(value) > LONG_LIST and not isinstance(value[0], (dict, list)):
-            yield compact(value)                    # numbers (an execution order) on one line
-        elif _long(value):
-            yield "["
-            items = iter(value)
-            chunk = [compact(item) for item in itertools.islice(items, _CHUNK)]
-            while chunk:
-                following = [compact(item) for item in itertools.islice(items, _CHUNK)]
-                yield "".join(["\n    " + text + "," for text in chunk[:-1]]) + "\n    " + chunk[-1] + \
-                    ("," if following else "")
-                chunk = following
-            yield "\n  ]"
-        else:
-            value = list(value) if isinstance(value, Rows) else value
+        items = iter(value) if isinstance(value, (list, Rows)) else None
+        # the first items tell how a list is written: one item a line (long), or as json.dumps would
+        head = list(itertools.islice(items, LONG_LIST + 1)) if items is not None else []
+        if len(head) <= LONG_LIST:
+            value = head if items is not None else value
             yield json.dumps(value, indent=2, allow_nan=False).replace("\n", "\n  ")
+            continue
+        items = itertools.chain(head, items)
+        if not isinstance(head[0], (dict, list)):      # numbers (an execution order) on one line
+            chunk, sep = list(itertools.islice(items, _CHUNK)), "["
+            while chunk:
+                yield sep + ", ".join(map(compact, chunk))
+                chunk, sep = list(itertools.islice(items, _CHUNK)), ", "
+            yield "]"
+            continue
+        yield "["
+        chunk = [compact(item) for item in itertools.islice(items, _CHUNK)]
+        while chunk:
+            following = [compact(item) for item in itertools.islice(items, _CHUNK)]
+            yield "".join(["\n    " + text + "," for text in chunk[:-1]]) + "\n    " + chunk[-1] + \
+                ("," if following else "")
+            chunk = following
+        yield "\n  ]"
     yield "\n}"
 
 
@@ -167,7 +164,8 @@ def inspect_document(result, *, streamed: bool = False) -> dict:
     (what `agrad inspect --format json` prints); else plain lists."""
     # Names, shapes and counts only: no float to make finite, so no copy of a large document.
     def rows(items, entry):
-        return Rows(len(items), map(entry, items)) if streamed else [entry(item) for item in items]
+        count = items.count if isinstance(items, Rows) else len(items)
+        return Rows(count, map(entry, items)) if streamed else [entry(item) for item in items]
 
     return dict(
         schema_version=SCHEMA_VERSION,

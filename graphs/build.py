@@ -20,7 +20,7 @@ from .binding import BoundNode, bind
 from .column_check import check_columns
 from .diagnostics import Collector, Pos, did_you_mean
 from .document import literal_shape
-from .executor import NodeFailure, SharedResults, run_nodes
+from .executor import NodeFailure, SharedResults, nodes_made, run_nodes
 from .inputs import InputError, LeafPlan, plan_leaf
 from .ordering import run_order
 from .spec import BackwardSpec, GraphSpec, TensorRef
@@ -61,12 +61,21 @@ class CheckedGraph:
     def meta(self) -> dict[str, Any]:
         """name -> Meta tensor (or tuple for multi-output nodes), with the backward graph on Meta."""
         if self._meta is None:
-            checker = GraphChecker(self.spec, Collector(self.spec.file), self.base_dir, self.options)
-            missing: set[str] = set()
-            checker.make_meta_leaves(self.leaves, missing)
-            run_nodes(self.order, checker.meta, on_error=checker.report_failure, failed=missing)
-            self._meta = checker.meta
+            meta, made = self.meta_build()
+            for _ in made:
+                pass
+            self._meta = meta
         return self._meta
+
+    def meta_build(self, release: list[tuple[str, ...]] | None = None):
+        """The Meta build a node at a time, kept nowhere: (env, executor.nodes_made's iterator over
+        it). `release` (runner.release_plan): each value leaves `env` once nothing later reads it
+        (`inspect` streams a large graph's rows so, holding only its backward graph)."""
+        checker = GraphChecker(self.spec, Collector(self.spec.file), self.base_dir, self.options)
+        missing: set[str] = set()
+        checker.make_meta_leaves(self.leaves, missing)
+        return checker.meta, nodes_made(self.order, checker.meta, on_error=checker.report_failure,
+                                        failed=missing, release=release)
 
     def release_meta(self) -> None:
         """Let the Meta build go: a run does not need it, and at 1,000,000 nodes it holds gigabytes."""

@@ -104,11 +104,18 @@ class ColumnOrder(Sequence):
                    islice(columns.entries, start, stop), islice(self.bindings, start, stop))
 
     def _made(self, start: int, stop: int):
+        """The BoundNodes of YAML nodes start..stop, each with its plan where its signature has a
+        template (a Meta build or an observed run then makes none of its own)."""
         make, bind = self.columns.make, self.bind
         for i, (name, text), shape, binding in self._rows(start, stop):
             names, shifts = names_and_shifts(text)
-            for node, (layout, schema, entry) in zip(make(i, name, text, shape, names, shifts), binding.layouts):
-                yield layout(node, schema, entry) if layout is not None else bind(node, schema, entry)
+            plans = binding.plans(name, names) if binding.plans is not None else ()
+            for k, (node, (layout, schema, entry)) in enumerate(zip(make(i, name, text, shape, names, shifts),
+                                                                   binding.layouts)):
+                bound = layout(node, schema, entry) if layout is not None else bind(node, schema, entry)
+                if plans:
+                    bound.plan = plans[k]
+                yield bound
 
     def plans(self):
         """Each node's plan (executor.call_plan), in order."""

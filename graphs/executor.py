@@ -211,15 +211,19 @@ def _label_from(bound: BoundNode, todo: list) -> None:
     name = line = None
     while todo:
         fn = todo.pop()
-        if fn is None or hasattr(fn, "variable"):
+        if fn is None:
             continue
-        metadata = fn.metadata
-        if "yaml_node" in metadata:
-            continue
+        # (`_metadata`, not `metadata`: most Nodes met here are new, with none yet, or labelled)
+        metadata = fn._metadata
+        if metadata is not None and "yaml_node" in metadata or hasattr(fn, "variable"):
+            continue                    # labelled already, or a leaf's AccumulateGrad
         if name is None:
             name, line = bound.name, bound.spec.line
-        metadata["yaml_node"] = name
-        metadata["line"] = line
+        if metadata is None:
+            fn._metadata = {"yaml_node": name, "line": line}
+        else:
+            metadata["yaml_node"] = name
+            metadata["line"] = line
         todo += fn.next_fns
 
 
@@ -254,13 +258,32 @@ def run_nodes(order: list[BoundNode], env: dict[str, Any],
     With `labelled=False` the Nodes are left unlabelled for `label_all` to label if anyone
     asks (a run: only an error, a profile or an anomaly report reads the labels).
     With `release` (one tuple of names per node of `order`: the values nothing after it
-    reads), those values leave `env` once the node has run, their grad_fn kept in `released`
-    for `label_all` (the backward graph still holds what backward needs).
+    reads), those values leave `env` once the node has run, their grad_fn kept in `released` (if
+    given) for `label_all` (the backward graph still holds what backward needs).
     """
     if on_node is None and on_error is None and not failed and shared is None and not labelled:
         return _run_plain(order, env, release, released)
+    made = nodes_made(order, env, on_error=on_error, failed=failed, shared=shared, labelled=labelled,
+                      release=release, released=released, timed=on_node is not None)
+    if on_node is None:
+        for _ in made:
+            pass
+    else:
+        for _, bound, result, seconds in made:
+            on_node(bound, result, seconds)
+    return env
+
+
+def nodes_made(order, env: dict[str, Any], *, on_error: Callable[[NodeFailure], None] | None = None,
+               failed: set[str] | None = None, shared: SharedResults | None = None, labelled: bool = True,
+               release: list[tuple[str, ...]] | None = None, released: dict[str, Any] | None = None,
+               timed: bool = False):
+    """run_nodes one node at a time: yields (i, bound, value, seconds) as the value of node `i` of
+    `order` is put in `env`, before the values it was the last to read (`release[i]`) leave it
+    (`seconds`: 0.0 unless `timed`). A failed or skipped node yields nothing. `inspect` reads the
+    build so, a row a node as it writes them."""
     failed = set(failed or ())          # names with no value: failed leaves, unbound nodes
-    clock = time.perf_counter if on_node is not None else _no_clock
+    clock = time.perf_counter if timed else _no_clock
     compute = apply if shared is None else shared.apply
     for i, bound in enumerate(order):
         if failed and (bound.name in failed or not failed.isdisjoint(bound.ref_names())):
@@ -279,11 +302,9 @@ def run_nodes(order: list[BoundNode], env: dict[str, Any],
         if labelled and shared is None and (bound.op != GETITEM or not bound.selects_output):
             label(bound, result)
         env[bound.name] = result
-        if on_node is not None:
-            on_node(bound, result, clock() - start)
+        yield i, bound, result, clock() - start
         if release is not None and release[i]:
             _release(env, release[i], released)
-    return env
 
 
 def _run_plain(order, env: dict[str, Any], release, released) -> dict[str, Any]:
@@ -305,7 +326,7 @@ def _run_plain(order, env: dict[str, Any], release, released) -> dict[str, Any]:
     return env
 
 
-def _release(env: dict[str, Any], names: tuple[str, ...], released: dict[str, Any]) -> None:
+def _release(env: dict[str, Any], names: tuple[str, ...], released: dict[str, Any] | None) -> None:
     for name in names:
         value = env.get(name)
         if value is None or value.__class__ is tuple:
@@ -314,7 +335,8 @@ def _release(env: dict[str, Any], names: tuple[str, ...], released: dict[str, An
         if fn is None and getattr(value, "requires_grad", False):
             continue            # a leaf that requires grad (an op handed back its input): its .grad is read
         del env[name]
-        released[name] = fn     # None: it did not require grad
+        if released is not None:
+            released[name] = fn     # None: it did not require grad
 
 
 def _no_clock() -> float:

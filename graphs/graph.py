@@ -66,12 +66,14 @@ class Graph:
         from .training import train
         return train(self, **options)
 
-    def inspect(self, *, edges: bool = True) -> InspectResult:
-        """`edges=False`: the result without its forward edges (`edges`: only DOT draws them)."""
+    def inspect(self, *, edges: bool = True, streamed: bool = False) -> InspectResult:
+        """`edges=False`: the result without its forward edges (`edges`: only DOT draws them).
+        `streamed`: its nodes, backward Nodes and order are Rows, made as they are read, in that
+        order (the whole graph is never held as rows: `agrad inspect --format json`)."""
         from .inspection import inspect_graph
 
         with _cyclic_gc_paused():       # the Meta graph holds no cycles (runner._cyclic_gc_paused)
-            return inspect_graph(self._checked, self.file, edges=edges)
+            return inspect_graph(self._checked, self.file, edges=edges, streamed=streamed)
 
     def check(self, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3, fast: bool = False,
               second_order: bool = False, replay: bool = True) -> CheckResult:

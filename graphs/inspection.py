@@ -2,30 +2,23 @@
 
 Nothing here runs a kernel or allocates tensor data: shapes come from Meta
 inference and the order from the engine's own dry run (`execution_plan`).
+
+A large graph is inspected as it is written out (`Inspection`): each node's row is made as
+the Meta build reaches it, and a value leaves the build once nothing later reads it, so what
+is held is the backward graph being shown, not every node's Meta tensor and row.
 """
 from __future__ import annotations
+
+from array import array
+from collections.abc import Iterator
 
 import agrad
 
 from .binding import GETITEM, BoundNode
 from .build import CheckedGraph
-from .results import InspectBackwardNode, InspectLeaf, InspectNode, InspectResult
-from .runner import output_names
+from .results import InspectBackwardNode, InspectLeaf, InspectNode, InspectResult, Rows
+from .runner import _cyclic_gc_paused, output_names, release_plan
 from .spec import TensorRef
-
-
-def _devices(graph: CheckedGraph) -> dict[str, str]:
-    """The device each node's value will be on in a real run (Meta tensors forget it)."""
-    devices = {name: str(agrad.device(leaf.device)) for name, leaf in graph.leaves.items()}
-    for bound in graph.order:
-        given = {arg.name: value for arg, value, _ in bound.given}
-        target = given.get("device") if bound.op == "to" else None
-        if isinstance(target, str):
-            devices[bound.name] = str(agrad.device(target))
-            continue
-        sources = [devices[r.name] for r in bound.refs() if r.name in devices]
-        devices[bound.name] = sources[0] if sources else str(agrad.device(graph.options.device or graph.spec.device))
-    return devices
 
 
 def _as_tuple(value) -> tuple:
@@ -73,25 +66,25 @@ def _meta_grad_tensor(value, root, env):
     return agrad.empty(root.shape, dtype=root.dtype, device="meta")
 
 
-def _passes(graph: CheckedGraph):
-    """(roots, grad_tensors, inputs) of each backward pass, on Meta tensors.
+def _passes(graph: CheckedGraph, env: dict):
+    """(roots, grad_tensors, inputs) of each backward pass, on Meta tensors (`env`: the build).
 
     Without `backward:`, the outputs that require grad stand as one pass, so the
     graph autograd recorded can still be looked at.
     """
     spec = graph.spec
     if not spec.backward:
-        roots = [graph.meta[name] for name in output_names(graph)
-                 if not isinstance(graph.meta.get(name), tuple) and graph.meta[name].requires_grad]
+        roots = [env[name] for name in output_names(graph)
+                 if not isinstance(env.get(name), tuple) and env[name].requires_grad]
         if roots:
             yield roots, [agrad.empty(r.shape, dtype=r.dtype, device="meta") for r in roots], None
         return
     for pass_ in spec.backward:
-        roots = [graph.meta[r.name] for r in pass_.roots]
+        roots = [env[r.name] for r in pass_.roots]
         grads = None
         if pass_.grad_tensors is not None:
-            grads = [_meta_grad_tensor(g, root, graph.meta) for g, root in zip(pass_.grad_tensors, roots)]
-        inputs = [graph.meta[r.name] for r in pass_.inputs] if pass_.inputs is not None else None
+            grads = [_meta_grad_tensor(g, root, env) for g, root in zip(pass_.grad_tensors, roots)]
+        inputs = [env[r.name] for r in pass_.inputs] if pass_.inputs is not None else None
         yield roots, grads, inputs
 
 
@@ -103,70 +96,169 @@ def _view_of(value, names: dict[int, str]) -> str | None:
     return names.get(id(base), "(an intermediate tensor)")
 
 
-def inspect_graph(graph: CheckedGraph, file: str, *, edges: bool = True) -> InspectResult:
-    """`edges=False`: without the forward edges (only DOT draws them; a 1,000,000-node graph
-    has millions)."""
-    from agrad.autograd.saved_variable import describe, saved_variables
-    spec = graph.spec
-    meta = graph.meta
-    devices = _devices(graph)
-    nodes, forward_edges = [], []
-    selected: dict[str, int] = {}
-    paths: dict[tuple, str] = {}
-    tensor_names = {id(v): name for name, v in meta.items() if isinstance(v, agrad.Tensor)}
-    # each node's line, read off its BoundNode (`spec.nodes` would make and keep every NodeSpec of a large file)
-    line_of = {k: v.pos.line for k, v in spec.inputs.items()}
-    for bound in graph.order:
-        line = line_of[bound.name] = bound.spec.line
-        value = meta.get(bound.name)
-        first = value[0] if isinstance(value, tuple) and value else value
-        refs = bound.refs()
-        kernel = _kernel(bound, refs, meta, devices.get(bound.name, "cpu"), paths)
-        nodes.append(InspectNode(
-            name=bound.name, op=bound.op, args=_describe_args(bound),
-            shape=list(first.shape) if first is not None else [],
-            dtype=first.dtype.name if first is not None else "",
-            device=devices.get(bound.name, ""), kernel=kernel,
-            line=line, view_of=_view_of(first, tensor_names)))
-        if bound.selects_output:
-            selected[bound.name] = bound.args[1].items[0]
-        for ref in refs if edges else ():
-            src = meta.get(ref.name)
-            if isinstance(src, tuple):       # `g[0]`: what flows is the selected output
-                src = src[selected[bound.name]] if bound.name in selected else None
-            shape = list(src.shape) if src is not None else []
-            forward_edges.append((ref.name, bound.name, shape))
+class Inspection:
+    """One inspect of a checked graph, made as it is read: `nodes()` (the Meta build runs as its
+    rows are read), then `backward()` and `order()`, which first finish the build. Each is read
+    once. A graph whose check kept its Meta build (a small one) is read off that build; any
+    other is built here, each value let go of once nothing later reads it (runner.release_plan).
+    `edges`: also collect the forward edges (only DOT draws them; a 1,000,000-node graph has
+    millions)."""
 
-    leaf_names = {id(graph.meta[name]): name for name in spec.inputs if name in graph.meta}
-    ids: dict[object, int] = {}
-    backward: list[InspectBackwardNode] = []
-    order: list[int] = []
+    def __init__(self, graph: CheckedGraph, *, edges: bool = True):
+        self.graph = graph
+        self.edges: list[tuple[str, str, list[int]]] | None = [] if edges else None
+        self.selected: dict[str, int] = {}      # node -> the output it selects of a multi-output node
+        made, release = self._built()           # sets `env`: the build's values still held (all, when kept)
+        self._rows = self._node_rows(made, release)
+        self._ids: dict | None = None           # backward Node -> id: the order Nodes were first named in
+        self._dependencies: dict | None = None
+        self._order: array | None = None
 
-    def node_id(fn) -> int:
-        if fn not in ids:
-            ids[fn] = len(ids)
-        return ids[fn]
+    def nodes(self) -> Iterator[InspectNode]:
+        return self._rows
 
-    listed: set = set()
-    for roots, grads, inputs in _passes(graph):
-        plan = agrad.autograd.graph.execution_plan(roots, grad_tensors=grads, inputs=inputs)
-        for fn in plan.nodes:
-            if fn in listed:
-                continue
-            listed.add(fn)
-            fid = node_id(fn)
+    def backward(self) -> Iterator[InspectBackwardNode]:
+        from agrad.autograd.saved_variable import describe, saved_variables
+        ids, dependencies = self._backward_graph()
+        spec = self.graph.spec
+        leaf_names = {id(self.env[name]): name for name in spec.inputs if name in self.env}
+        for fn, fid in ids.items():
             owner = fn.metadata.get("yaml_node")
             if owner is None and hasattr(fn, "variable"):
                 owner = leaf_names.get(id(fn.variable))
-            backward.append(InspectBackwardNode(
+            line = fn.metadata.get("line")
+            if line is None and owner in spec.inputs:
+                line = spec.inputs[owner].pos.line
+            yield InspectBackwardNode(
                 id=fid, name=fn.name(), node=owner,
-                next_edges=[None if e.function is None else (node_id(e.function), e.input_nr) for e in fn.next_edges],
+                next_edges=[None if e.function is None else (ids[e.function], e.input_nr) for e in fn.next_edges],
                 sequence_nr=fn.sequence_nr, topological_nr=fn.topological_nr,
-                dependencies=plan.dependencies.get(fn, 0), line=line_of.get(owner),
-                saved=[{"name": name, **describe(sv)} for name, sv in saved_variables(fn)]))
-        order.extend(node_id(fn) for fn in plan.order)
-    backward.sort(key=lambda b: b.id)
-    leaves = [InspectLeaf(name, list(graph.meta[name].shape), graph.meta[name].dtype.name,
-                          bool(graph.meta[name].requires_grad)) for name in spec.inputs if name in graph.meta]
-    return InspectResult(graph=spec.name, file=file, nodes=nodes, backward=backward, order=order, edges=forward_edges,
-                         leaves=leaves, outputs=output_names(graph), selected=selected)
+                dependencies=dependencies.get(fn, 0), line=line,
+                saved=[{"name": name, **describe(sv)} for name, sv in saved_variables(fn)])
+
+    def order(self) -> array:
+        """The backward ids in the engine's ready-queue order, every pass's after the one before."""
+        self._backward_graph()
+        return self._order
+
+    def leaves(self) -> list[InspectLeaf]:
+        env = self.env
+        return [InspectLeaf(name, list(env[name].shape), env[name].dtype.name, bool(env[name].requires_grad))
+                for name in self.graph.spec.inputs if name in env]
+
+    def _built(self):
+        """(i, bound, value) of each node in order, and `release`: the names to drop after node i."""
+        graph = self.graph
+        if graph._meta is not None:
+            self.env = graph._meta
+            return ((i, bound, graph._meta.get(bound.name)) for i, bound in enumerate(graph.order)), None
+        release = release_plan(graph)
+        self.env, made = graph.meta_build(release)
+        return ((i, bound, value) for i, bound, value, _ in made), release
+
+    def _node_rows(self, made, release) -> Iterator[InspectNode]:
+        graph = self.graph
+        env = self.env
+        default_device = str(agrad.device(graph.options.device or graph.spec.device))
+        # the device each value will be on in a real run (Meta tensors forget it), while it is held
+        devices = {name: str(agrad.device(leaf.device)) for name, leaf in graph.leaves.items()}
+        # id(tensor) -> name, for view_of: a value's entry goes with it, unless views of it are alive
+        names = {id(v): name for name, v in env.items() if isinstance(v, agrad.Tensor)}
+        bases: dict[int, object] = {}           # the values views were made of, held while named
+        paths: dict[tuple, str] = {}
+        for i, bound, value in made:
+            name = bound.name
+            first = value[0] if isinstance(value, tuple) and value else value
+            refs = bound.refs()
+            device = devices[name] = _device(bound, refs, devices, default_device)
+            if isinstance(first, agrad.Tensor):
+                names[id(first)] = name
+                base = first._base
+                if base is not None:
+                    bases.setdefault(id(base), base)
+            if bound.selects_output:
+                self.selected[name] = bound.args[1].items[0]
+            if self.edges is not None:
+                self.edges.extend(self._edges_into(bound, refs))
+            yield InspectNode(
+                name=name, op=bound.op, args=_describe_args(bound),
+                shape=list(first.shape) if first is not None else [],
+                dtype=first.dtype.name if first is not None else "",
+                device=device, kernel=_kernel(bound, refs, env, device, paths),
+                line=bound.spec.line, view_of=_view_of(first, names))
+            for gone in release[i] if release is not None else ():
+                devices.pop(gone, None)
+                held = env.get(gone)
+                if held is not None and id(held) not in bases and names.get(id(held)) == gone:
+                    del names[id(held)]
+
+    def _edges_into(self, bound: BoundNode, refs: list[TensorRef]):
+        env = self.env
+        for ref in refs:
+            src = env.get(ref.name)
+            if isinstance(src, tuple):       # `g[0]`: what flows is the selected output
+                src = src[self.selected[bound.name]] if bound.name in self.selected else None
+            yield ref.name, bound.name, list(src.shape) if src is not None else []
+
+    def _backward_graph(self) -> tuple[dict, dict]:
+        """(ids, dependencies) of every backward Node a pass visits, once the build is whole: a
+        Node's id is the order it was first named in, listing each pass's Nodes breadth first
+        with their next edges; its dependencies are those of the first pass that listed it."""
+        if self._ids is None:
+            for _ in self._rows:            # the build must be whole before its graph is walked
+                pass
+            ids: dict = {}
+            dependencies: dict | None = None
+            order = array("q")
+            for roots, grads, inputs in _passes(self.graph, self.env):
+                plan = agrad.autograd.graph.execution_plan(roots, grad_tensors=grads, inputs=inputs)
+                if dependencies is None:
+                    dependencies, listed = plan.dependencies, plan.nodes
+                else:
+                    listed = [fn for fn in plan.nodes if fn not in dependencies]
+                    dependencies.update((fn, plan.dependencies.get(fn, 0)) for fn in listed)
+                for fn in listed:
+                    ids.setdefault(fn, len(ids))
+                    for e in fn.next_edges:
+                        if e.function is not None:
+                            ids.setdefault(e.function, len(ids))
+                order.extend(ids[fn] for fn in plan.order)
+            self._ids, self._dependencies, self._order = ids, dependencies or {}, order
+        return self._ids, self._dependencies
+
+
+def _device(bound: BoundNode, refs: list[TensorRef], devices: dict[str, str], default: str) -> str:
+    """The device a node's value will be on in a real run: a `to`'s target, else its first input's."""
+    if bound.op == "to":
+        target = next((value for arg, value, _ in bound.given if arg.name == "device"), None)
+        if isinstance(target, str):
+            return str(agrad.device(target))
+    for ref in refs:
+        if ref.name in devices:
+            return devices[ref.name]
+    return default
+
+
+def inspect_graph(graph: CheckedGraph, file: str, *, edges: bool = True, streamed: bool = False) -> InspectResult:
+    """`edges=False`: without the forward edges (only DOT draws them). `streamed`: `nodes`,
+    `backward` and `order` are Rows made as they are read, in that order (`agrad inspect --format
+    json` writes a large graph so); else lists."""
+    inspection = Inspection(graph, edges=edges)
+    if streamed:
+        nodes = Rows(len(graph.order), _gc_paused(inspection.nodes))
+        backward = Rows(None, _gc_paused(inspection.backward))
+        order = Rows(None, _gc_paused(inspection.order))
+    else:
+        nodes = list(inspection.nodes())
+        backward = list(inspection.backward())
+        order = list(inspection.order())
+    return InspectResult(graph=graph.spec.name, file=file, nodes=nodes, backward=backward, order=order,
+                         edges=inspection.edges or [], leaves=inspection.leaves(), outputs=output_names(graph),
+                         selected=inspection.selected)
+
+
+def _gc_paused(rows):
+    """`rows()` read with the cyclic collector paused, as Graph.inspect's lists are made: the
+    Meta graph holds no cycles, and a streamed result is made after Graph.inspect returns."""
+    with _cyclic_gc_paused():
+        yield from rows()

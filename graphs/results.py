@@ -133,6 +133,20 @@ class RunResult:
     warnings: list[str] = field(default_factory=list)
 
 
+class Rows:
+    """A list made as it is read, once: the rows of a result too large to hold at once (the
+    inspect of a 1,000,000-node graph would otherwise be millions of objects). `count`: its length,
+    or None where it is not known before it is read."""
+    __slots__ = ("count", "items")
+
+    def __init__(self, count: int | None, items):
+        self.count = count
+        self.items = items
+
+    def __iter__(self):
+        return iter(self.items)
+
+
 @dataclass(slots=True)       # one per node: a 1,000,000-node graph holds millions
 class InspectNode:
     name: str
@@ -171,11 +185,13 @@ class InspectLeaf:
 
 @dataclass
 class InspectResult:
+    """Lists; with `Graph.inspect(streamed=True)`, `nodes`, `backward` and `order` are Rows, to be
+    read in that order (the Meta build runs as `nodes` is read)."""
     graph: str
     file: str
-    nodes: list[InspectNode]
-    backward: list[InspectBackwardNode]
-    order: list[int]                  # backward ids, in the engine's ready-queue order
+    nodes: list[InspectNode] | Rows
+    backward: list[InspectBackwardNode] | Rows
+    order: list[int] | Rows           # backward ids, in the engine's ready-queue order
     edges: list[tuple[str, str, list[int]]] = field(default_factory=list)  # forward (src, dst, shape) for DOT
     leaves: list[InspectLeaf] = field(default_factory=list)               # the inputs, in order
     outputs: list[str] = field(default_factory=list)                      # what `run` prints as outputs

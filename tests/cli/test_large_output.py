@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from agrad.cli.main import cli
 from agrad.cli.tables import MAX_ROWS
 
@@ -87,6 +89,44 @@ def test_a_streamed_inspect_document_is_the_same_bytes_as_the_whole_one(write):
         assert bare.edges == [] and result.edges
         assert (again["nodes"], again["order"], len(again["backward"])) == \
             (whole["nodes"], whole["order"], len(whole["backward"]))
+
+
+def _renumbered(document: dict) -> dict:
+    """The document with its Nodes' sequence_nr counted from 0: two builds in one process number
+    their Nodes on from wherever the process's count stood."""
+    first = min((b["sequence_nr"] for b in document["backward"] if b["name"] != "AccumulateGrad"), default=0)
+    for b in document["backward"]:
+        if b["name"] != "AccumulateGrad":
+            b["sequence_nr"] -= first
+    return document
+
+
+@pytest.mark.parametrize("nodes", [3, 40])
+def test_inspect_streamed_as_the_graph_is_built_reads_as_the_kept_build(write, nodes):
+    """`agrad inspect --format json` (Graph.inspect(streamed=True)) builds the Meta graph as it writes
+    the rows, letting each value go once nothing later reads it; a small file's check keeps its build,
+    which is read instead. Let go of, the build made again as the rows are written says the same:
+    views (view_of), a multi-output node and its selections, a `to`, two backward passes."""
+    from agrad import graphs
+    from agrad.cli.json_docs import Rows, inspect_document, json_chunks
+
+    lines = ["inputs:", "  x: {value: [0.5, -0.25], requires_grad: true}", "nodes:", "  n0: x * 1.0",
+             "  v: reshape(x, [2, 1])", "  w: v[0]", "  parts: split(x, 1)", "  p0: parts[0]",
+             "  moved: to(p0, device='cpu')", "  side: sum(w) + sum(moved) + sum(v)"]
+    lines += [f"  n{i}: tanh(n{i - 1}) + x" for i in range(1, nodes)]
+    lines += [f"  loss: sum(n{nodes - 1})", "backward:", "  - {of: loss, retain_graph: true}", "  - {of: side}", ""]
+    graph = graphs.load(write(f"views{nodes}.yaml", "\n".join(lines)))
+    kept = "".join(json_chunks(inspect_document(graph.inspect(edges=False), streamed=True)))
+    graph._checked.release_meta()
+    result = graph.inspect(edges=False, streamed=True)
+    assert all(isinstance(r, Rows) for r in (result.nodes, result.backward, result.order))
+    streamed = "".join(json_chunks(inspect_document(result, streamed=True)))
+    assert graph._checked._meta is None                 # nothing kept of the build made for the rows
+    assert _renumbered(json.loads(streamed)) == _renumbered(json.loads(kept))
+    document = json.loads(streamed)
+    views = {n["name"]: n["view_of"] for n in document["nodes"]}
+    assert views["v"] == "x" and views["w"] == "x"
+    assert {"side", "loss"} <= {b["node"] for b in document["backward"]}
 
 
 def test_rows_of_any_length_read_back_as_their_list():
