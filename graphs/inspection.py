@@ -131,7 +131,7 @@ class Inspection:
                 line = spec.inputs[owner].pos.line
             yield InspectBackwardNode(
                 id=fid, name=fn.name(), node=owner,
-                next_edges=[None if e.function is None else (ids[e.function], e.input_nr) for e in fn.next_edges],
+                next_edges=[None if f is None else (ids[f], nr) for f, nr in zip(fn.next_fns, fn.next_nrs)],
                 sequence_nr=fn.sequence_nr, topological_nr=fn.topological_nr,
                 dependencies=dependencies.get(fn, 0), line=line,
                 saved=[{"name": name, **describe(sv)} for name, sv in saved_variables(fn)])
@@ -219,9 +219,9 @@ class Inspection:
                     dependencies.update((fn, plan.dependencies.get(fn, 0)) for fn in listed)
                 for fn in listed:
                     ids.setdefault(fn, len(ids))
-                    for e in fn.next_edges:
-                        if e.function is not None:
-                            ids.setdefault(e.function, len(ids))
+                    for nxt in fn.next_fns:
+                        if nxt is not None:
+                            ids.setdefault(nxt, len(ids))
                 order.extend(ids[fn] for fn in plan.order)
             self._ids, self._dependencies, self._order = ids, dependencies or {}, order
         return self._ids, self._dependencies

@@ -1,7 +1,7 @@
 /* The backward engine's two loops over Nodes in C, statement for statement as their Python originals
  * in engine.py:
  * - evaluate_function: the common case of Engine._evaluate_function, for the owning thread of a
- *   GraphTask that runs every Node it reaches (no exec_info) and is not a dry run;
+ *   GraphTask that runs every Node it reaches (no exec_info), a dry run (`inspect`'s order) too;
  * - compute_dependencies: GraphTask.compute_dependencies, whole.
  *
  * Why C: a backward pass of small ops spent more time in these loops than in the Nodes it runs
@@ -21,12 +21,13 @@
 #include <Python.h>
 
 /* configure(): objects of engine.py this loop calls or compares with */
-static PyObject *ACCUMULATE_GRAD, *CPU, *SUM_INTO, *CONFORM, *WRONG_COUNT, *CHECK_OUTPUTS, *BUFFER_DEVICE;
+static PyObject *ACCUMULATE_GRAD, *CPU, *SUM_INTO, *CONFORM, *WRONG_COUNT, *CHECK_OUTPUTS, *BUFFER_DEVICE,
+    *PLANNED_OUTPUTS;
 
 static PyObject *s_hooks, *s_apply, *s_call_function, *s_release_variables, *s_anomaly, *s_next_fns,
     *s_next_nrs, *s_input_metadata, *s_data, *s_dtype, *s_shape, *s_device, *s_on_devices, *s_threaded,
     *s_push, *s_has_error, *s_sequence_nr, *s_push_unlocked, *s_set_error, *s_dependencies, *s_not_ready,
-    *s_plain, *s_keep_graph, *s_cpu_ready_queue, *s_heap, *s_reentrant_depth, *s_topological_nr;
+    *s_plain, *s_keep_graph, *s_cpu_ready_queue, *s_heap, *s_reentrant_depth, *s_topological_nr, *s_order;
 
 static int
 truth_of(PyObject *obj, PyObject *name)
@@ -138,9 +139,9 @@ queued_first(PyObject *heap, PyObject *neg_depth, PyObject *ready)
 static PyObject *
 configure(PyObject *module, PyObject *args)
 {
-    PyObject *acc, *cpu, *sum_into, *conform, *wrong_count, *check_outputs, *buffer_device;
-    if (!PyArg_ParseTuple(args, "OOOOOOO:configure", &acc, &cpu, &sum_into, &conform, &wrong_count,
-                          &check_outputs, &buffer_device))
+    PyObject *acc, *cpu, *sum_into, *conform, *wrong_count, *check_outputs, *buffer_device, *planned_outputs;
+    if (!PyArg_ParseTuple(args, "OOOOOOOO:configure", &acc, &cpu, &sum_into, &conform, &wrong_count,
+                          &check_outputs, &buffer_device, &planned_outputs))
         return NULL;
     Py_INCREF(acc);
     Py_XSETREF(ACCUMULATE_GRAD, acc);
@@ -156,11 +157,13 @@ configure(PyObject *module, PyObject *args)
     Py_XSETREF(CHECK_OUTPUTS, check_outputs);
     Py_INCREF(buffer_device);
     Py_XSETREF(BUFFER_DEVICE, buffer_device);
+    Py_INCREF(planned_outputs);
+    Py_XSETREF(PLANNED_OUTPUTS, planned_outputs);
     Py_RETURN_NONE;
 }
 
 /* evaluate_function(engine, graph_task, fn, inputs): Engine._evaluate_function(graph_task, fn,
- * inputs, direct=True) for a GraphTask without exec_info and not a dry run. */
+ * inputs, direct=True) for a GraphTask without exec_info. */
 static PyObject *
 evaluate_function(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -178,7 +181,7 @@ evaluate_function(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_INCREF(inputs);
     PyObject *dependencies = NULL, *not_ready = NULL, *queue = NULL, *heap = NULL, *neg_depth = NULL;
     PyObject *outputs = NULL, *fns = NULL, *nrs = NULL, *grad = NULL, *buffer = NULL, *count = NULL;
-    PyObject *ready = NULL, *ready_buffer = NULL, *one = NULL;
+    PyObject *ready = NULL, *ready_buffer = NULL, *one = NULL, *order = NULL;
     int plain, release, failed = 0;
 
     if ((dependencies = PyObject_GetAttr(gt, s_dependencies)) == NULL ||
@@ -202,39 +205,51 @@ evaluate_function(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if ((plain = truth_of(gt, s_plain)) < 0 || (release = truth_of(gt, s_keep_graph)) < 0)
         goto error;
     release = !release;
-    if ((one = PyLong_FromLong(1)) == NULL)
+    if ((one = PyLong_FromLong(1)) == NULL || (order = PyObject_GetAttr(gt, s_order)) == NULL)
         goto error;
+    if (order == Py_None)
+        Py_CLEAR(order);        /* not a dry run */
+    else if (!PyList_Check(order)) {
+        PyErr_SetString(PyExc_TypeError, "GraphTask.order is a list or None");
+        goto error;
+    }
 
     for (;;) {
         int validate = 0;
-        PyObject *hooks = PyObject_GetAttr(fn, s_hooks);
-        if (hooks == NULL)
-            goto error;
-        int common = hooks == Py_None && plain && (PyObject *)Py_TYPE(fn) != ACCUMULATE_GRAD;
-        Py_DECREF(hooks);
-        if (common) {
-            /* _call_function without hooks or watchers; the outputs are validated as they are handed on */
-            outputs = PyObject_CallMethodOneArg(fn, s_apply, inputs);
-            validate = 1;
+        if (order != NULL) {
+            /* a dry run: the Node is listed, and each edge gets a stand-in on its Node's device */
+            if (PyList_Append(order, fn) < 0 || (outputs = PyObject_CallOneArg(PLANNED_OUTPUTS, fn)) == NULL)
+                goto error;
         } else {
-            outputs = PyObject_CallMethodObjArgs(engine, s_call_function, gt, fn, inputs, NULL);
-        }
-        if (outputs == NULL)
-            goto error;
-        if (release) {
-            PyObject *r = PyObject_CallMethodNoArgs(fn, s_release_variables);
-            if (r == NULL)
+            PyObject *hooks = PyObject_GetAttr(fn, s_hooks);
+            if (hooks == NULL)
                 goto error;
-            Py_DECREF(r);
-        }
-        int anomaly = truth_of(gt, s_anomaly);
-        if (anomaly < 0)
-            goto error;
-        if (anomaly) {
-            PyObject *r = PyObject_CallFunctionObjArgs(CHECK_OUTPUTS, fn, outputs, NULL);
-            if (r == NULL)
+            int common = hooks == Py_None && plain && (PyObject *)Py_TYPE(fn) != ACCUMULATE_GRAD;
+            Py_DECREF(hooks);
+            if (common) {
+                /* _call_function without hooks or watchers; the outputs are validated as they are handed on */
+                outputs = PyObject_CallMethodOneArg(fn, s_apply, inputs);
+                validate = 1;
+            } else {
+                outputs = PyObject_CallMethodObjArgs(engine, s_call_function, gt, fn, inputs, NULL);
+            }
+            if (outputs == NULL)
                 goto error;
-            Py_DECREF(r);
+            if (release) {
+                PyObject *r = PyObject_CallMethodNoArgs(fn, s_release_variables);
+                if (r == NULL)
+                    goto error;
+                Py_DECREF(r);
+            }
+            int anomaly = truth_of(gt, s_anomaly);
+            if (anomaly < 0)
+                goto error;
+            if (anomaly) {
+                PyObject *r = PyObject_CallFunctionObjArgs(CHECK_OUTPUTS, fn, outputs, NULL);
+                if (r == NULL)
+                    goto error;
+                Py_DECREF(r);
+            }
         }
         /* NOTE: empty the buffer, not only our name for it (engine.py says why) */
         if (PyList_CheckExact(inputs) && PyList_SetSlice(inputs, 0, PY_SSIZE_T_MAX, NULL) < 0)
@@ -289,11 +304,12 @@ evaluate_function(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                     if (bad < 0)
                         goto error;
                 }
+                /* (a dry run's queues are all the CPU's: its stand-ins take the CPU's path) */
                 PyObject *gdev = PyObject_GetAttr(grad, s_device);
                 if (gdev == NULL)
                     goto error;
                 Py_DECREF(gdev);
-                if (gdev != CPU && PyObject_SetAttr(gt, s_on_devices, Py_True) < 0)
+                if (gdev != CPU && order == NULL && PyObject_SetAttr(gt, s_on_devices, Py_True) < 0)
                     goto error;
             }
             PyObject *before = PyDict_GetItemWithError(dependencies, nxt);
@@ -481,6 +497,7 @@ done:
     Py_XDECREF(ready);
     Py_XDECREF(ready_buffer);
     Py_XDECREF(one);
+    Py_XDECREF(order);
     if (failed)
         return NULL;
     Py_RETURN_NONE;
@@ -555,7 +572,8 @@ fail:
 
 static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS,
-     "configure(AccumulateGrad, cpu, sum_into, _conform, _wrong_count, check_outputs, input_buffer.device)"},
+     "configure(AccumulateGrad, cpu, sum_into, _conform, _wrong_count, check_outputs, input_buffer.device, "
+     "_planned_outputs)"},
     {"evaluate_function", (PyCFunction)(void (*)(void))evaluate_function, METH_FASTCALL,
      "evaluate_function(engine, graph_task, fn, inputs): Engine._evaluate_function's common case"},
     {"compute_dependencies", (PyCFunction)(void (*)(void))compute_dependencies, METH_FASTCALL,
@@ -601,5 +619,6 @@ PyInit__native_engine(void)
     INTERN(s_heap, "_heap");
     INTERN(s_reentrant_depth, "reentrant_depth");
     INTERN(s_topological_nr, "topological_nr");
+    INTERN(s_order, "order");
     return PyModule_Create(&module_def);
 }

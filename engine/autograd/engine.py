@@ -343,6 +343,11 @@ class _Planned:
         return self
 
 
+def _planned_outputs(fn) -> list:
+    """What a dry run hands on from `fn`: a stand-in gradient per edge, on the device its Node expects."""
+    return [_Planned(f.input_metadata[nr][2]) if f is not None else None for f, nr in zip(fn.next_fns, fn.next_nrs)]
+
+
 class _ThreadState(threading.local):
     graph_task = None      # the GraphTask whose Node this thread is running: a backward from there re-enters
     depth = 0              # engine loops nested on this thread (PyTorch's current_depth)
@@ -502,7 +507,7 @@ class Engine:
             task = None
             if fn is not None and not gt.has_error:
                 # and the chain of Nodes it makes ready; in C where that was built (_native_engine.c)
-                if _native is not None and not gt.exec_info and gt.order is None:
+                if _native is not None and not gt.exec_info:
                     _native.evaluate_function(self, gt, fn, inputs)
                 else:
                     self._evaluate_function(gt, fn, inputs, True)
@@ -588,8 +593,7 @@ class Engine:
                 validate = False
                 if order is not None:
                     order.append(fn)
-                    outputs = [_Planned(f.input_metadata[nr][2]) if f is not None else None
-                               for f, nr in zip(fn.next_fns, fn.next_nrs)]
+                    outputs = _planned_outputs(fn)
                 else:
                     if fn.hooks is None and plain and fn.__class__ is not _ACC:
                         # the common case: _call_function without hooks or watchers; the outputs are
@@ -625,7 +629,8 @@ class Engine:
                             d = data.dtype
                             if data.shape != shape or (d is not dtype and d != dtype) or grad._device is not dev:
                                 grad = _conform(grad, shape, dtype, dev, i, fn)
-                        if grad._device is not _CPU:
+                        # (a dry run's queues are all the CPU's: its stand-ins take the CPU's path)
+                        if grad._device is not _CPU and order is None:
                             graph_task.on_devices = True
                     count = dependencies[nxt] - 1
                     if count:
@@ -747,9 +752,10 @@ def _load_native():
         return None
     try:
         from . import _native_engine as native
-    except ImportError:
+        native.configure(_ACC, _CPU, sum_into, _conform, _wrong_count, check_outputs, input_buffer.device,
+                         _planned_outputs)
+    except (ImportError, TypeError):        # TypeError: a build older than this file (configure's arguments)
         return None
-    native.configure(_ACC, _CPU, sum_into, _conform, _wrong_count, check_outputs, input_buffer.device)
     return native
 
 

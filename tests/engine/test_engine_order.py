@@ -99,3 +99,36 @@ def test_engine_matches_topological_sort_oracle_on_random_dags(dag):
         expected = v.grad
         got = x.grad.numpy() if x.grad is not None else np.zeros(3)
         np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
+
+
+def _loss_of(leaves, steps, device):
+    xs = [agrad.tensor(v, dtype=agrad.float64, requires_grad=True) if device == "cpu" else
+          agrad.empty((3,), dtype=agrad.float64, device="meta").requires_grad_(True) for v in leaves]
+    ours = _build(xs, steps,
+                  lambda op, p, q: {"add": agrad.add, "mul": agrad.mul, "sub": agrad.sub}[op](p, q),
+                  lambda op, p: getattr(agrad, op)(p))
+    loss = ours[len(xs)].sum()
+    for node in ours[len(xs) + 1:]:
+        loss = loss + node.sum()
+    return xs, loss
+
+
+def _described(order, xs):
+    """Nodes as a second build of the same graph has them too: their names, a leaf's by its place."""
+    return [(n.name(), next((i for i, x in enumerate(xs) if x is getattr(n, "variable", None)), None))
+            for n in order]
+
+
+@settings(max_examples=60, deadline=None)
+@given(dags())
+def test_the_dry_run_on_meta_tensors_is_the_order_a_real_run_takes(dag):
+    """`inspect`'s order (execution_plan, a dry run on Meta tensors) is the order the engine runs the
+    same graph on the CPU in, ties between AccumulateGrads (one sequence_nr) included."""
+    leaves, steps = dag
+    xs, loss = _loss_of(leaves, steps, "cpu")
+    planned = execution_plan(loss).order
+    order = _record_order(loss.grad_fn)
+    loss.backward()
+    assert order == planned
+    meta_xs, meta_loss = _loss_of(leaves, steps, "meta")
+    assert _described(execution_plan(meta_loss).order, meta_xs) == _described(order, xs)
