@@ -222,7 +222,10 @@ class Inspection:
                     for nxt in fn.next_fns:
                         if nxt is not None:
                             ids.setdefault(nxt, len(ids))
-                order.extend(ids[fn] for fn in plan.order)
+                for fn in plan.order:
+                    if fn not in ids:       # the GraphRoot the engine starts a pass of several roots from
+                        ids[fn] = len(ids)
+                    order.append(ids[fn])
             self._ids, self._dependencies, self._order = ids, dependencies or {}, order
         return self._ids, self._dependencies
 

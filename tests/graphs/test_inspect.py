@@ -4,7 +4,7 @@ import sys
 import textwrap
 
 from agrad import graphs
-from graph_helpers import EXAMPLES
+from graph_helpers import EXAMPLES, suite_graphs
 
 
 def test_seed_node_table_and_backward_graph():
@@ -77,3 +77,57 @@ def test_nodes_built_inside_grad_belong_to_the_grad_node():
 def test_dispatch_path_follows_the_device_even_without_the_device(graph_file):
     result = graphs.load(EXAMPLES / "seed.yaml", device="cuda").inspect()
     assert [(n.device, n.kernel) for n in result.nodes] == [("cuda:0", "Autograd -> CUDA")] * 2
+
+
+def _renumbered(rows: list) -> list:
+    """Backward rows with sequence_nr counted from the first Node's: each build numbers on from
+    wherever the process's count stood (an AccumulateGrad's is fixed)."""
+    first = min((b.sequence_nr for b in rows if b.name != "AccumulateGrad"), default=0)
+    return [(b.id, b.name, b.node, b.next_edges, b.topological_nr, b.dependencies, b.line, b.saved,
+             b.sequence_nr - first if b.name != "AccumulateGrad" else b.sequence_nr) for b in rows]
+
+
+def test_every_graph_inspects_the_same_streamed_as_from_its_kept_build(tmp_path):
+    """`agrad inspect --format json` (streamed: each value let go once nothing later reads it, rows
+    made as the build goes) says what the build kept by a small file's check says, for every example
+    and every graph of the test suite that loads; and every id in the order has its backward row
+    (a pass of several roots starts at the GraphRoot the engine makes)."""
+    texts = [p.read_text() for p in sorted(EXAMPLES.glob("*.yaml"))] + suite_graphs()
+    compared = 0
+    for i, text in enumerate(texts):
+        path = tmp_path / f"g{i}.yaml"
+        path.write_text(text)
+        if graphs.validate(path):
+            continue
+        try:
+            graph = graphs.load(path, plugins=())
+        except graphs.GraphFileError:
+            continue                # refused where it needs a device or data this machine lacks
+        kept = graph.inspect(edges=False)
+        graph._checked.release_meta()
+        streamed = graph.inspect(edges=False, streamed=True)
+        nodes, backward, order = list(streamed.nodes), list(streamed.backward), list(streamed.order)
+        assert nodes == kept.nodes, text
+        assert _renumbered(backward) == _renumbered(kept.backward), text
+        assert order == kept.order, text
+        assert set(order) <= {b.id for b in backward}, text
+        compared += 1
+    assert compared > 80
+
+
+def test_a_pass_of_several_roots_lists_the_graph_root_it_starts_from(graph_file):
+    """The engine starts a pass of several roots at a GraphRoot whose edges are the roots (PyTorch's
+    GraphRoot): it is a backward row too, first in the order, so every id of the order has a row."""
+    result = graphs.load(graph_file("""\
+        inputs: {x: {value: [1.0, 2.0], requires_grad: true}}
+        nodes:
+          y: sum(tanh(x))
+          z: sum(x * x)
+        backward: [{of: [y, z]}]
+        """)).inspect()
+    by_id = {b.id: b for b in result.backward}
+    root = by_id[result.order[0]]
+    assert (root.name, root.node, root.dependencies) == ("GraphRoot", None, 0)
+    assert [(by_id[i].name, by_id[i].node) for i, _ in root.next_edges] == [("SumBackward0", "y"),
+                                                                            ("SumBackward0", "z")]
+    assert set(result.order) == set(by_id)
