@@ -10,6 +10,7 @@ place, whatever the command or the renderer.
 """
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from typing import NoReturn
 
@@ -18,7 +19,7 @@ from rich.console import Console, RenderableType
 from rich.text import Text
 
 from agrad.cli.status import ExitStatus
-from agrad.cli.terminal import SafeConsole, printable
+from agrad.cli.terminal import SafeConsole, discard_stdout, printable
 
 
 class AbortCommand(Exception):
@@ -40,6 +41,19 @@ def finish(status: ExitStatus) -> NoReturn:
     click.get_current_context().exit(int(status))
 
 
+@contextlib.contextmanager
+def _writing_stdout():
+    """A failed write to stdout (a full disk, an I/O error) is the command's error, said as such, not
+    a bug in agrad; a reader that has gone (BrokenPipeError) stays the quiet stop main.py makes it."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        discard_stdout()            # what is buffered cannot be written: no later flush must try
+        abort(f"cannot write the output: {exc.strerror or exc}", ExitStatus.RUNTIME, exc)
+
+
 def _console(stderr: bool) -> Console:
     return SafeConsole(stderr=stderr, markup=False, highlight=False, emoji=False)
 
@@ -54,24 +68,30 @@ class App:
 
     def show(self, renderable: RenderableType) -> None:
         """A renderable for people, on stdout."""
-        self.out.print(renderable)
+        with _writing_stdout():
+            self.out.print(renderable)
 
     def line(self, text: str | Text) -> None:
         """One line of data on stdout, never wrapped (scripts grep these)."""
-        self.out.print(text, soft_wrap=True)
+        with _writing_stdout():
+            self.out.print(text, soft_wrap=True)
 
     def echo(self, text: str) -> None:
         """Plain text on stdout, not through rich (workflow commands, DOT, the closing line);
         control characters escaped as on the consoles."""
-        click.echo(printable(text))
+        with _writing_stdout():
+            click.echo(printable(text))
 
     def emit_json(self, document: dict) -> None:
-        """A JSON document on stdout. JSON never goes through rich: no wrapping, no colour."""
+        """A JSON document on stdout, written as it is made (`inspect` of a large graph makes
+        its rows as they are written). JSON never goes through rich: no wrapping, no colour."""
         from agrad.cli.json_docs import json_chunks
 
         for chunk in json_chunks(document):
-            click.echo(chunk, nl=False)
-        click.echo()
+            with _writing_stdout():
+                click.echo(chunk, nl=False)
+        with _writing_stdout():
+            click.echo()
 
     def note(self, text: str | Text) -> None:
         """A diagnostic, warning or progress line on stderr, never wrapped."""

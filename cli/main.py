@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import os
 import signal
+import sys
 import warnings
 
 import click
@@ -95,6 +96,15 @@ class AgradGroup(click.Group):
     def invoke(self, ctx: click.Context):
         app = ctx.ensure_object(App)
         try:
+            result = self._invoke(ctx, app)
+        except click.exceptions.Exit:
+            _flush_stdout(app, ctx)
+            raise
+        _flush_stdout(app, ctx)
+        return result
+
+    def _invoke(self, ctx: click.Context, app: App):
+        try:
             return super().invoke(ctx)
         except (click.exceptions.Exit, click.exceptions.Abort):
             raise
@@ -130,6 +140,24 @@ class AgradGroup(click.Group):
                           "(run again with --debug for the traceback)")
                 code = ExitStatus.RUNTIME
             ctx.exit(code)
+
+
+def _flush_stdout(app: App, ctx: click.Context) -> None:
+    """Write what stdout still buffers while a failure can be said: to a file, a command's output
+    is written at exit, where a full disk would otherwise be Python's "Exception ignored" and 120."""
+    if sys.stdout is None:          # started with stdout closed (`agrad run g.yaml >&-`)
+        return
+    try:
+        sys.stdout.flush()
+    except ValueError:              # closed already
+        return
+    except BrokenPipeError:
+        discard_stdout()
+        ctx.exit(status.STDOUT_CLOSED)
+    except OSError as exc:
+        discard_stdout()            # what is buffered cannot be written: the exit's flush must not try
+        app.error(f"cannot write the output: {exc.strerror or exc}")
+        ctx.exit(ExitStatus.RUNTIME)
 
 
 @click.group(cls=AgradGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -29,6 +29,22 @@ def test_help_to_a_closed_pipe_exits_0(args):
         process.wait()
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="/dev/full is Linux's")
+@pytest.mark.parametrize("args", [["inspect", "--format", "json"], ["run"], ["inspect", "--format", "dot"]])
+def test_a_full_disk_under_stdout_is_said_as_such(args, write):
+    """Output that cannot be written (a full disk: /dev/full) ends the command with status 3 and the
+    reason on stderr, not as an "internal error": `inspect --format json` writes its rows as it makes
+    them, so the failure comes midway through the document."""
+    lines = ["inputs:", "  x: {value: [0.5, -0.25], requires_grad: true}", "nodes:", "  n0: x * 1.0"]
+    lines += [f"  n{i}: tanh(n{i - 1}) + x" for i in range(1, 3000)]
+    graph = write("long.yaml", "\n".join(lines + ["  loss: sum(n2999)", "backward: loss", ""]))
+    with open("/dev/full", "w") as full:
+        result = subprocess.run([sys.executable, "-m", "agrad", args[0], graph, *args[1:]], stdout=full,
+                                stderr=subprocess.PIPE, text=True, env=ENV, timeout=300)
+    assert result.returncode == 3
+    assert result.stderr == "error: cannot write the output: No space left on device\n"
+
+
 def test_a_plugin_raising_keyboard_interrupt_is_an_interrupt(runner, write, tmp_path):
     plugin = tmp_path / "slow_plugin.py"
     plugin.write_text("raise KeyboardInterrupt\n")
