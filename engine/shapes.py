@@ -79,6 +79,10 @@ def pointwise_meta(out_dtype=None):
     """The Meta rule of an elementwise op: broadcast shapes, the (already promoted) dtype."""
     def rule(*args):
         arrays = [a for a in args if hasattr(a, "shape")]
-        shape = broadcast_shapes(*(a.shape for a in arrays))
-        return MetaArray(shape, out_dtype or arrays[0].dtype)
+        shape = arrays[0].shape
+        for a in arrays:
+            if a.shape != shape:
+                return MetaArray(broadcast_shapes(*(a.shape for a in arrays)), out_dtype or arrays[0].dtype)
+        # every input of one shape (the common case): that shape, which a MetaArray has checked already
+        return MetaArray.of_checked(shape, out_dtype or arrays[0].dtype)
     return rule

@@ -26,6 +26,16 @@ class MetaArray:
         if len(self.shape) > MAX_DIMS or math.prod(self.shape) > MAX_NUMEL:
             _refuse(self.shape)
 
+    @classmethod
+    def of_checked(cls, shape, dtype) -> "MetaArray":
+        """A MetaArray of the shape of an existing MetaArray (a tuple of ints within the limits)."""
+        if shape.__class__ is not tuple:
+            return cls(shape, dtype)
+        array = object.__new__(cls)
+        array.shape = shape
+        array.dtype = dtype if dtype.__class__ is not str and isinstance(dtype, np.dtype) else np.dtype(dtype)
+        return array
+
     @property
     def ndim(self) -> int:
         return len(self.shape)
