@@ -43,6 +43,23 @@ def _long(value) -> bool:
     return isinstance(value, list) and len(value) > LONG_LIST
 
 
+def _compact_encoder():
+    """`JSONEncoder(allow_nan=False, separators=(", ", ": ")).encode` with json's C encoder made
+    once: `encode` makes one a call, most of the time a long list of small items takes."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    encoder = json.JSONEncoder(allow_nan=False, separators=(", ", ": "))
+    if make is None:                # a Python built without json's C accelerator
+        return encoder.encode
+    iterencode = make(None, encoder.default, json.encoder.encode_basestring_ascii, None, ": ", ", ", False, False,
+                      False)
+
+    def compact(value) -> str:
+        if value.__class__ is str:  # (the C encoder writes only containers whole)
+            return encoder.encode(value)
+        return "".join(iterencode(value, 0))
+    return compact
+
+
 def json_chunks(document: dict):
     """`json.dumps(document, indent=2)` in pieces, except that a long top-level list has one
     item a line, each written by json's C encoder: the indenting encoder is pure Python, and
@@ -52,7 +69,7 @@ def json_chunks(document: dict):
         yield json.dumps({k: list(v) if isinstance(v, Rows) else v for k, v in document.items()},
                          indent=2, allow_nan=False)
         return
-    compact = json.JSONEncoder(allow_nan=False, separators=(", ", ": ")).encode
+    compact = _compact_encoder()
     yield "{"
     for i, (key, value) in enumerate(document.items()):
         yield ("," if i else "") + "\n  " + json.dumps(key) + ": "
@@ -67,7 +84,7 @@ def json_chunks(document: dict):
         if not isinstance(head[0], (dict, list)):      # numbers (an execution order) on one line
             chunk, sep = list(itertools.islice(items, _CHUNK)), "["
             while chunk:
-                yield sep + ", ".join(map(compact, chunk))
+                yield sep + compact(chunk)[1:-1]          # a chunk's items as its list writes them
                 chunk, sep = list(itertools.islice(items, _CHUNK)), ", "
             yield "]"
             continue

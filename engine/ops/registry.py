@@ -228,7 +228,7 @@ def _make_backend_kernel(entry, fn, promote, backend_type: str, is_meta: bool, s
                 raise
         if rec is not None:
             return _record(rec, fn, backends[backend_type], special, before, arrays, out, wrap, dev)
-        if out.__class__ is ndarray:       # the common case, wrapped inline
+        if out.__class__ is ndarray or out.__class__ is MetaArray:       # the common cases, wrapped inline
             t = new(Tensor)
             t._data, t._device, t._keys, t._autograd_meta, t._version_counter = out, dev, key, None, None
             return t
