@@ -79,7 +79,7 @@ def pointwise_meta(out_dtype=None):
     """The Meta rule of an elementwise op: broadcast shapes, the (already promoted) dtype."""
     def rule(*args):
         arrays = [a for a in args if hasattr(a, "shape")]
-        shape = arrays[0].shape
+        shape = arrays[0].shape if arrays else ()
         for a in arrays:
             if a.shape != shape:
                 return MetaArray(broadcast_shapes(*(a.shape for a in arrays)), out_dtype or arrays[0].dtype)

@@ -256,7 +256,8 @@ def inspect_graph(graph: CheckedGraph, file: str, *, edges: bool = True, streame
         backward = list(inspection.backward())
         order = list(inspection.order())
     return InspectResult(graph=graph.spec.name, file=file, nodes=nodes, backward=backward, order=order,
-                         edges=inspection.edges or [], leaves=inspection.leaves(), outputs=output_names(graph),
+                         edges=inspection.edges if inspection.edges is not None else [],   # (filled as read)
+                         leaves=inspection.leaves(), outputs=output_names(graph),
                          selected=inspection.selected)
 
 

@@ -33,7 +33,7 @@ class MetaArray:
             return cls(shape, dtype)
         array = object.__new__(cls)
         array.shape = shape
-        array.dtype = dtype if dtype.__class__ is not str and isinstance(dtype, np.dtype) else np.dtype(dtype)
+        array.dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
         return array
 
     @property

@@ -2,9 +2,11 @@
 import subprocess
 import sys
 import textwrap
+from dataclasses import asdict
 
 from agrad import graphs
 from graph_helpers import EXAMPLES, suite_graphs
+from inspection_builds import renumbered
 
 
 def test_seed_node_table_and_backward_graph():
@@ -79,14 +81,6 @@ def test_dispatch_path_follows_the_device_even_without_the_device(graph_file):
     assert [(n.device, n.kernel) for n in result.nodes] == [("cuda:0", "Autograd -> CUDA")] * 2
 
 
-def _renumbered(rows: list) -> list:
-    """Backward rows with sequence_nr counted from the first Node's: each build numbers on from
-    wherever the process's count stood (an AccumulateGrad's is fixed)."""
-    first = min((b.sequence_nr for b in rows if b.name != "AccumulateGrad"), default=0)
-    return [(b.id, b.name, b.node, b.next_edges, b.topological_nr, b.dependencies, b.line, b.saved,
-             b.sequence_nr - first if b.name != "AccumulateGrad" else b.sequence_nr) for b in rows]
-
-
 def test_every_graph_inspects_the_same_streamed_as_from_its_kept_build(tmp_path):
     """`agrad inspect --format json` (streamed: each value let go once nothing later reads it, rows
     made as the build goes) says what the build kept by a small file's check says, for every example
@@ -108,7 +102,7 @@ def test_every_graph_inspects_the_same_streamed_as_from_its_kept_build(tmp_path)
         streamed = graph.inspect(edges=False, streamed=True)
         nodes, backward, order = list(streamed.nodes), list(streamed.backward), list(streamed.order)
         assert nodes == kept.nodes, text
-        assert _renumbered(backward) == _renumbered(kept.backward), text
+        assert renumbered(list(map(asdict, backward))) == renumbered(list(map(asdict, kept.backward))), text
         assert order == kept.order, text
         assert set(order) <= {b.id for b in backward}, text
         compared += 1
