@@ -21,8 +21,9 @@ def inspect(app: App, graph_file, output_format, which, plugins):
     if which is not None and output_format != "dot":
         raise click.UsageError("--graph chooses what --format dot draws; add --format dot")
     library.load_plugins(plugins)
-    # only DOT draws the forward edges; JSON is written as the graph is built (a row at a time)
-    result = library.load_graph(graph_file).inspect(edges=output_format == "dot", streamed=output_format == "json")
+    # only DOT draws the forward edges; JSON is written, and the tables read, as the graph is built (a row at
+    # a time: a large graph's rows are never all held)
+    result = library.load_graph(graph_file).inspect(edges=output_format == "dot", streamed=output_format != "dot")
     if output_format == "json":
         from agrad.cli.json_docs import inspect_document
 

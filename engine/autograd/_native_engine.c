@@ -106,7 +106,8 @@ done:
     return result;
 }
 
-/* The heap's next task would run before `ready` (ReadyQueue.priority: (2, -depth, -sequence_nr)). */
+/* The heap's next task would run before `ready` (ReadyQueue.priority: (2, -depth, -sequence_nr)), or
+ * ties with it: the one queued first runs first, as the queue pops them. */
 static int
 queued_first(PyObject *heap, PyObject *neg_depth, PyObject *ready)
 {
@@ -130,7 +131,7 @@ queued_first(PyObject *heap, PyObject *neg_depth, PyObject *ready)
         Py_DECREF(top);
         return -1;
     }
-    int r = PyObject_RichCompareBool(key, top, Py_GT);
+    int r = PyObject_RichCompareBool(key, top, Py_GE);
     Py_DECREF(key);
     Py_DECREF(top);
     return r;

@@ -670,8 +670,10 @@ class Engine:
                 if graph_task.threaded:       # a device worker now shares the queue (a GPU gradient above)
                     self._push(graph_task, ready, ready_buffer)
                     return
-                # runs next when nothing queued would run before it (ReadyQueue.priority's order)
-                if not direct or graph_task.has_error or (heap and (2, depth, -ready.sequence_nr) > heap[0][0]):
+                # runs next when nothing queued would run before it (ReadyQueue.priority's order); on a tie
+                # (AccumulateGrads share a sequence_nr) the one queued first runs first, as the queue would
+                # pop them and as PyTorch's queue pops two
+                if not direct or graph_task.has_error or (heap and (2, depth, -ready.sequence_nr) >= heap[0][0]):
                     graph_task.cpu_ready_queue.push_unlocked(graph_task, ready, ready_buffer)
                     return
             except BaseException as exc:   # noqa: B902 — handed to the caller of execute()

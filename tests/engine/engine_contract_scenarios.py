@@ -627,6 +627,37 @@ def post_accumulate_grad_hooks(T):
 
 
 @scenario
+def accumulate_grads_that_tie_run_in_queue_order(T):
+    """Every AccumulateGrad has one sequence_nr (UINT64_MAX): the order leaves' hooks run in when
+    several are ready together is the ready queue's. Two that tie run in the order they were queued,
+    whether the Node that made them ready had one edge to each or they were made ready by two Nodes."""
+    facts = {}
+
+    def leaves(*values):
+        ts = [T.tensor(v, requires_grad=True) for v in values]
+        log = []
+        for name, t in zip("abcd", ts):
+            t.register_hook(lambda g, name=name: log.append(name))
+        return ts, log
+    (a, b), log = leaves(1.0, 2.0)
+    (a * (a + b)).backward()                  # examples/seed.yaml
+    facts["seed"] = list(log)
+    (a, b), log = leaves(1.0, 2.0)
+    (a * b).backward()
+    facts["product"] = list(log)
+    (a, b), log = leaves(1.0, 2.0)
+    (a + b).backward()
+    facts["sum"] = list(log)
+    (a, b), log = leaves([1.0, 2.0], [3.0, 4.0])
+    (T.tanh(a) * b).sum().backward()
+    facts["tanh_times"] = list(log)
+    (a, b), log = leaves([1.0, 2.0], [3.0, 4.0])
+    (a * 2 + b * 3).sum().backward()
+    facts["two_branches"] = list(log)
+    return facts
+
+
+@scenario
 def hook_ordering(T):
     """PyTorch's test_prehook_ordering, test_post_accumulate_grad_hook_ordering,
     test_hook_edge_case_when_called_with_grad and test_accumulate_grad_posthooks_should_not_execute."""
