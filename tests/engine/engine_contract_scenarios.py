@@ -654,7 +654,32 @@ def accumulate_grads_that_tie_run_in_queue_order(T):
     (a, b), log = leaves([1.0, 2.0], [3.0, 4.0])
     (a * 2 + b * 3).sum().backward()
     facts["two_branches"] = list(log)
+    facts["random_dags"] = [_leaf_hook_order(T, seed) for seed in range(60)]
     return facts
+
+
+def _leaf_hook_order(T, seed: int) -> list[int]:
+    """The order the leaves' hooks run in, in a random DAG of elementwise ops over 2-6 leaves, every
+    node feeding the loss (Python's random, seeded: the same graph on either library)."""
+    import random
+
+    rng = random.Random(seed)
+    n_leaves = rng.randint(2, 6)
+    xs = [T.tensor([rng.uniform(-1, 1) for _ in range(3)], dtype=T.float64, requires_grad=True)
+          for _ in range(n_leaves)]
+    log = []
+    for i, x in enumerate(xs):
+        x.register_hook(lambda g, i=i: log.append(i))
+    nodes = list(xs)
+    for _ in range(rng.randint(1, 12)):
+        op = rng.choice(["add", "mul", "sub", "tanh", "exp"])
+        a, b = nodes[rng.randrange(len(nodes))], nodes[rng.randrange(len(nodes))]
+        nodes.append(getattr(T, op)(a, b) if op in ("add", "mul", "sub") else getattr(T, op)(a))
+    loss = nodes[n_leaves].sum()
+    for node in nodes[n_leaves + 1:]:
+        loss = loss + node.sum()
+    loss.backward()
+    return log
 
 
 @scenario
