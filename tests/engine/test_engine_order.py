@@ -72,18 +72,25 @@ def _build(values, steps, binary, unary):
     return nodes
 
 
+def _loss_of(leaves, steps, device):
+    """The leaves and the loss of a random DAG (`dags`) on the CPU or on Meta: every node feeds the
+    loss, so fan-out and fan-in are both exercised."""
+    xs = [agrad.tensor(v, dtype=agrad.float64, requires_grad=True) if device == "cpu" else
+          agrad.empty((3,), dtype=agrad.float64, device="meta").requires_grad_(True) for v in leaves]
+    ours = _build(xs, steps,
+                  lambda op, p, q: {"add": agrad.add, "mul": agrad.mul, "sub": agrad.sub}[op](p, q),
+                  lambda op, p: getattr(agrad, op)(p))
+    loss = ours[len(xs)].sum()
+    for node in ours[len(xs) + 1:]:
+        loss = loss + node.sum()
+    return xs, loss
+
+
 @settings(max_examples=60, deadline=None)
 @given(dags())
 def test_engine_matches_topological_sort_oracle_on_random_dags(dag):
     leaves, steps = dag
-    xs = [agrad.tensor(v, dtype=agrad.float64, requires_grad=True) for v in leaves]
-    ours = _build(xs, steps,
-                  lambda op, p, q: {"add": agrad.add, "mul": agrad.mul, "sub": agrad.sub}[op](p, q),
-                  lambda op, p: getattr(agrad, op)(p))
-    # every node feeds the loss, so fan-out and fan-in are both exercised
-    loss = ours[len(xs)].sum()
-    for node in ours[len(xs) + 1:]:
-        loss = loss + node.sum()
+    xs, loss = _loss_of(leaves, steps, "cpu")
     loss.backward()
 
     vs = [Value(v) for v in leaves]
@@ -99,18 +106,6 @@ def test_engine_matches_topological_sort_oracle_on_random_dags(dag):
         expected = v.grad
         got = x.grad.numpy() if x.grad is not None else np.zeros(3)
         np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
-
-
-def _loss_of(leaves, steps, device):
-    xs = [agrad.tensor(v, dtype=agrad.float64, requires_grad=True) if device == "cpu" else
-          agrad.empty((3,), dtype=agrad.float64, device="meta").requires_grad_(True) for v in leaves]
-    ours = _build(xs, steps,
-                  lambda op, p, q: {"add": agrad.add, "mul": agrad.mul, "sub": agrad.sub}[op](p, q),
-                  lambda op, p: getattr(agrad, op)(p))
-    loss = ours[len(xs)].sum()
-    for node in ours[len(xs) + 1:]:
-        loss = loss + node.sum()
-    return xs, loss
 
 
 def _described(order, xs):
