@@ -21,23 +21,28 @@ from .runner import _cyclic_gc_paused, output_names, release_plan
 from .spec import TensorRef
 
 
-def _as_tuple(value) -> tuple:
-    return value if isinstance(value, tuple) else (value,)
-
-
 def _kernel(bound: BoundNode, refs: list[TensorRef], meta: dict, device: str, paths: dict) -> str:
     """The dispatch path a real run takes, e.g. "Autograd -> CPU" (`paths`: found so far, per
     op, device and whether grad is required: a large graph asks the same question many times)."""
     if bound.op == GETITEM:
         return "output selection" if bound.selects_output else "getitem"
-    requires_grad = any(getattr(t, "requires_grad", False) for r in refs for t in _as_tuple(meta.get(r.name)))
+    requires_grad = False
+    for r in refs:                      # (a loop, not any() over a generator: a row a node of a large graph)
+        value = meta.get(r.name)
+        for t in value if value.__class__ is tuple else (value,):
+            if getattr(t, "requires_grad", False):
+                requires_grad = True
+                break
+        if requires_grad:
+            break
     key = (bound.entry, device, requires_grad)
-    if key not in paths:
+    found = paths.get(key)
+    if found is None:
         try:
-            paths[key] = bound.entry.explain(agrad.dispatcher.keyset_for(device, requires_grad))
+            found = paths[key] = bound.entry.explain(agrad.dispatcher.keyset_for(device, requires_grad))
         except (RuntimeError, ValueError, KeyError) as exc:
-            paths[key] = f"unavailable ({exc})"
-    return paths[key]
+            found = paths[key] = f"unavailable ({exc})"
+    return found
 
 
 def format_arg(value) -> str:
