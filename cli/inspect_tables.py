@@ -7,6 +7,7 @@ input_nr), how many gradients each node waits for, and the ready-queue order.
 from __future__ import annotations
 
 from array import array
+from itertools import islice
 
 from rich import box
 from rich.console import Group, RenderableType
@@ -108,11 +109,9 @@ class Shown:
                 if self.saved_count < MAX_ROWS:
                     self.saved.append((b, entry))
                 self.saved_count += 1
-        self.order, self.order_count = [], 0
-        for i in result.order:
-            if self.order_count < MAX_ROWS:
-                self.order.append(i)
-            self.order_count += 1
+        order = iter(result.order)
+        self.order = list(islice(order, MAX_ROWS))
+        self.order_count = len(self.order) + sum(1 for _ in order)
 
     def name(self, node_id: int) -> str:
         if 0 <= node_id < len(self._codes):
