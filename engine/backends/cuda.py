@@ -72,3 +72,39 @@ class CUDABackend(Backend):
 
     def to_numpy(self, array):
         return self.xp.asnumpy(array) if not isinstance(array, np.ndarray) else array
+
+
+_segment_sums = None        # the kernel, compiled by CuPy on first use
+
+
+def bincount_in_order(cupy, positions, weights, minlength: int):
+    """NumPy's `bincount(positions, weights, minlength)` on CuPy arrays, summed as NumPy sums it:
+    in float64, each position's weights added one after another in the order given, so equal
+    inputs give equal bits, and the bits NumPy gives.
+
+    CuPy's own bincount (and `add.at`) adds with atomics, in whatever order the threads run: a
+    gradient's last bits vary from run to run, and a check that backward is reentrant fails (it did
+    for an embedding's gradient on an H100). Here the weights are sorted by position (CuPy's sort is
+    stable: a position's weights keep their order) and each position's run is summed by one thread."""
+    global _segment_sums
+    n = positions.size
+    length = max(minlength, int(positions.max()) + 1) if n else minlength
+    out = cupy.zeros(length, dtype=np.float64)
+    if n == 0:
+        return out
+    order = cupy.argsort(positions.reshape(-1))
+    keys = positions.reshape(-1)[order]
+    values = weights.reshape(-1).astype(np.float64, copy=False)[order]
+    first = cupy.ones(n, dtype=bool)
+    first[1:] = keys[1:] != keys[:-1]
+    starts = cupy.flatnonzero(first)
+    ends = cupy.empty_like(starts)
+    ends[:-1] = starts[1:]
+    ends[-1] = n
+    if _segment_sums is None:
+        _segment_sums = cupy.ElementwiseKernel(
+            "int64 start, int64 end, raw float64 values", "float64 total",
+            "double s = 0.0; for (long long k = start; k < end; ++k) s += values[k]; total = s;",
+            "agrad_segment_sums")
+    out[keys[starts]] = _segment_sums(starts, ends, values)
+    return out

@@ -1,6 +1,7 @@
 """Helpers that several op families share: `checked` (a kernel that runs its Meta rule
-first), `_float_only` (PyTorch's "not implemented for" dtype error on every array) and
-`_data_dependent` (the Meta rule of an op whose result shape depends on values).
+first), `_float_only` (PyTorch's "not implemented for" dtype error on every array),
+`_data_dependent` (the Meta rule of an op whose result shape depends on values) and
+`weighted_bincount` (every scatter-add of floats: the same sums on every backend).
 Not an op family: it declares no op."""
 from __future__ import annotations
 
@@ -25,3 +26,13 @@ def checked(meta_rule, kernel):
         meta_rule(*arrays)
         return kernel(xp, *arrays)
     return run
+
+
+def weighted_bincount(xp, positions, weights, minlength: int):
+    """`bincount(positions, weights=weights, minlength=minlength)`: float64 sums of the weights at
+    each position, added in the order given, on NumPy and on CuPy (whose own bincount adds with
+    atomics, in an order that varies: backends/cuda.py); dask's array sums blocks its own way."""
+    if getattr(xp, "__name__", None) == "cupy":
+        from ..backends.cuda import bincount_in_order
+        return bincount_in_order(xp, positions, weights, minlength)
+    return xp.bincount(positions, weights=weights, minlength=minlength)

@@ -59,3 +59,84 @@ def test_cuda_matches_cpu(cuda_backend, info, sample):
         if c is not None:
             assert g.device.type == "cuda"
             _assert_close(g.cpu().numpy(), c.numpy(), cuda_backend)
+
+
+# ---- sums of many values into one place: the same bits as NumPy's, on every run -----------------------
+# CuPy's bincount and add.at add with atomics, in whatever order the GPU's threads run; agrad sums each
+# place's values in the order given (ops/_common.weighted_bincount), as NumPy does, so a gradient on a
+# GPU equals the CPU's bit for bit and `agrad check`'s two backward passes agree.
+
+def _scatter_sums(device):
+    import agrad
+
+    r = np.random.default_rng(7)
+    idx = r.integers(0, 50, 3000)
+    vals = r.standard_normal(3000) * 10.0 ** r.integers(-6, 6, 3000)
+
+    def t(a, grad=False):
+        return agrad.tensor(a, dtype=agrad.float64, device=device, requires_grad=grad)
+
+    def grad_of(make, x0, weights):
+        x = t(x0, True)
+        (make(x) * t(weights)).sum().backward()
+        return x.grad
+
+    i = agrad.tensor(idx, device=device)
+    table = r.standard_normal((50, 8))
+    image = r.standard_normal((2, 3, 12, 12)).round(1)          # ties in the windows
+    series = r.standard_normal((40,))
+    yield "embedding backward", grad_of(lambda w: agrad.embedding(i, w), table, r.standard_normal((3000, 8)))
+    yield "index_add", agrad.index_add(t(np.zeros(50)), 0, i, t(vals))
+    yield "scatter_add", agrad.scatter_add(t(np.zeros(50)), 0, i, t(vals))
+    yield "index_put accumulate", agrad.index_put(t(np.zeros(50)), [i], t(vals), True)
+    yield "bincount weights", agrad.bincount(i, t(vals))
+    yield "max_pool2d backward", grad_of(lambda x: agrad.max_pool2d(x, 3, 1), image, r.standard_normal((2, 3, 10, 10)))
+    yield "reflect pad backward", grad_of(lambda x: agrad.pad(x, [15, 15], mode="reflect"), series.reshape(2, 20)[:, :18],
+                                          r.standard_normal((2, 48)))
+    yield "unfold backward", grad_of(lambda x: x.unfold(0, 7, 1), series, r.standard_normal((34, 7)))
+
+
+def test_sums_into_one_place_are_numpys_bit_for_bit_every_run(cuda_backend):
+    cpu = {name: value.numpy() for name, value in _scatter_sums("cpu")}
+    first = {name: value.cpu().numpy() for name, value in _scatter_sums("cuda")}
+    second = {name: value.cpu().numpy() for name, value in _scatter_sums("cuda")}
+    for name, want in cpu.items():
+        assert np.array_equal(first[name], want), name
+        assert np.array_equal(second[name], want), name
+
+
+def test_cupys_in_order_bincount_sums_each_run_of_positions_in_order():
+    """backends/cuda.bincount_in_order's bookkeeping (sort, runs, scatter of the runs' sums) against
+    NumPy's bincount, here with NumPy standing in for CuPy: its stable argsort, and the kernel's
+    loop (one run, summed from 0.0 in order) written in Python. The kernel itself runs on a GPU only
+    (the test above)."""
+    import types
+
+    from agrad.backends import cuda
+
+    def kernel(*_source):
+        def sums(starts, ends, values):
+            out = np.empty(starts.size)
+            for j, (a, b) in enumerate(zip(starts, ends)):
+                s = 0.0
+                for v in values[a:b]:
+                    s += v
+                out[j] = s
+            return out
+        return sums
+
+    fake = types.SimpleNamespace(**{k: getattr(np, k) for k in ("zeros", "ones", "empty_like", "flatnonzero")},
+                                 argsort=lambda a: np.argsort(a, kind="stable"), ElementwiseKernel=kernel)
+    r = np.random.default_rng(3)
+    saved = cuda._segment_sums
+    try:
+        for _ in range(200):
+            n, minlength = int(r.integers(0, 60)), int(r.integers(0, 20))
+            positions = r.integers(0, 15, n).astype(r.choice([np.int64, np.int32]))
+            weights = (r.standard_normal(n) * 10.0 ** r.integers(-8, 8, n)).astype(r.choice([np.float32, np.float64]))
+            cuda._segment_sums = None
+            got = cuda.bincount_in_order(fake, positions, weights, minlength)
+            assert got.dtype == np.float64
+            assert np.array_equal(got, np.bincount(positions, weights=weights, minlength=minlength))
+    finally:
+        cuda._segment_sums = saved

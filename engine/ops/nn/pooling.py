@@ -20,6 +20,7 @@ from ... import dtypes
 from ...backends.meta import MetaArray
 from ...errors import ShapeError
 from ...messages import require_floating, scalar_type_name, sizes
+from .._common import weighted_bincount
 from ..registry import defop
 from ..samples import SampleInput, grad_output_samples, make_arg
 from ..shape.advanced_indexing import gather
@@ -108,7 +109,7 @@ class _Pool:
         """Sum `values` into an input-shaped array at flat `positions` (h*w: dropped)."""
         size = self.h * self.w + 1
         planes = xp.arange(self.n * self.c).reshape((self.n, self.c) + (1,) * (positions.ndim - 2)) * size
-        out = xp.bincount((planes + positions).ravel(), weights=values.ravel(), minlength=self.n * self.c * size)
+        out = weighted_bincount(xp, (planes + positions).ravel(), values.ravel(), self.n * self.c * size)
         out = out.reshape(self.n, self.c, size)[:, :, :-1].astype(dtype, copy=False)
         return out.reshape(((self.n,) if self.batched else ()) + (self.c, self.h, self.w))
 

@@ -28,7 +28,7 @@ from ...shapes import normalize_dim, normalize_dims, reduced_shape
 from ..pointwise.binary import eq, maximum, minimum, where
 from ..pointwise.logical import isclose, isnan
 from ..registry import defop
-from .._common import _data_dependent
+from .._common import _data_dependent, weighted_bincount
 from ..samples import SampleInput, int_arg, make_arg, reduction_samples
 from ..shape.advanced_indexing import _zeros, scatter_add
 from ..shape.view import unsqueeze
@@ -647,7 +647,7 @@ def _bincount_kernel(xp, self, weights, minlength):
     if weights.ndim != 1 or weights.shape[0] != self.shape[0]:
         raise RuntimeError("weights should be 1-d and have the same length as input")
     out = np.dtype(np.float32) if weights.dtype == np.float32 else np.dtype(np.float64)
-    return xp.bincount(self, weights=weights.astype(np.float64, copy=False), minlength=minlength).astype(out)
+    return weighted_bincount(xp, self, weights.astype(np.float64, copy=False), minlength).astype(out)
 
 
 bincount = defop(

@@ -24,7 +24,7 @@ from ...creation import tensor, zeros
 from ...errors import DtypeError
 from ...messages import scalar_type_name, sizes, tensor_type_name
 from ...shapes import broadcast_shapes, normalize_dim
-from .._common import _data_dependent, checked
+from .._common import _data_dependent, checked, weighted_bincount
 from ..conversion import to
 from ..pointwise.binary import remainder, where
 from ..reduce.arithmetic import sum as sum_op
@@ -128,13 +128,13 @@ def _at(xp, name, target, positions, values):
     result: `target` itself, written in place, where the library writes in place (NumPy, CuPy);
     a new array where it cannot (dask: an array is a value), so callers use what it returns."""
     if name == "add" and target.dtype.kind == "f" and positions.size:
-        # NOTE: a float sum is one bincount (fast on NumPy and CuPy, summed in order in float64)
+        # NOTE: a float sum is one bincount (fast on NumPy and CuPy, summed in order in float64 on both)
         row = target[0].size if target.ndim > 1 else 1
         flat = positions.astype(np.int64, copy=False)
         if row != 1:
             flat = (flat.reshape(-1, 1) * row + xp.arange(row)).reshape(-1)
         weights = xp.broadcast_to(values, positions.shape + target.shape[1:]).reshape(-1)
-        target += xp.bincount(flat, weights=weights, minlength=target.size).reshape(target.shape).astype(target.dtype)
+        target += weighted_bincount(xp, flat, weights, target.size).reshape(target.shape).astype(target.dtype)
         return target
     ufunc = getattr(xp, name)
     if xp is np:
@@ -1051,7 +1051,9 @@ def _index_put_kernel(xp, self, indices, values, accumulate, dims):
     _index_put_meta(self, indices, values, accumulate, dims)
     dims = _index_put_dims(self.ndim, indices, dims)
     out = self.copy()
-    if not getattr(xp, "multi_array_indexing", True):     # one flat index (see _indexed)
+    # one flat index: a library without n-d index arrays (dask: see _indexed), and a sum on CuPy, whose
+    # add.at adds with atomics in an order that varies (_at sums in order)
+    if not getattr(xp, "multi_array_indexing", True) or (accumulate and xp is not np):
         positions = _indexed(xp, xp.arange(out.size).reshape(out.shape), indices, dims)
         values = xp.broadcast_to(values.astype(self.dtype, copy=False), positions.shape).reshape(-1)
         flat = out.reshape(-1)

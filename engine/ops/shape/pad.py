@@ -14,6 +14,7 @@ import numpy as np
 from ...backends.meta import MetaArray
 from ...errors import ShapeError
 from ...messages import sizes
+from .._common import weighted_bincount
 from ..registry import defop
 from ..samples import SampleInput, grad_output_samples, make_arg
 
@@ -166,7 +167,7 @@ def _add_along(xp, values, axis, index, n):
     lead = v.shape[:-1]
     rows = int(np.prod(lead))
     flat = (xp.arange(rows)[:, None] * n + index[None, :]).ravel()
-    out = xp.bincount(flat, weights=v.reshape(rows, index.shape[0]).ravel(), minlength=rows * n)
+    out = weighted_bincount(xp, flat, v.reshape(rows, index.shape[0]).ravel(), rows * n)
     return xp.moveaxis(out.reshape(lead + (n,)).astype(values.dtype, copy=False), -1, axis)
 
 

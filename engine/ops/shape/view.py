@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ...backends.meta import MetaArray
 from ...errors import ShapeError
 from ...shapes import infer_reshape, normalize_dim
@@ -379,7 +381,7 @@ def _unfold_backward_kernel(xp, grad_in, input_sizes, dim, size, step):
     positions = (xp.arange(n)[:, None] * step + xp.arange(size)[None, :]).reshape(-1)
     windows = xp.moveaxis(grad_in, -1, d + 1)                       # [..., n, size, ...]
     merged = windows.reshape(windows.shape[:d] + (n * size,) + windows.shape[d + 2:])
-    if not hasattr(xp.add, "at"):       # a library without ufunc.at (dask): one bincount
+    if xp is not np:        # dask has no ufunc.at; CuPy's adds with atomics, in an order that varies
         return _add_along(xp, merged, d, positions, input_sizes[d])
     xp.add.at(out, (slice(None),) * d + (positions,), merged)      # overlapping windows add up
     return out
