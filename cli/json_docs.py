@@ -200,7 +200,8 @@ def check_document(result) -> dict:
         order=result.order,
         leaves={name: {"max_abs_err": leaf.max_abs_err, "max_rel_err": leaf.max_rel_err, "passed": leaf.passed,
                        "worst_index": leaf.worst_index, "analytic": leaf.analytic, "numeric": leaf.numeric,
-                       "output_index": leaf.output_index, **location_fields(leaf.location)}
+                       "output_index": leaf.output_index, "nondeterminism": leaf.nondeterminism,
+                       **location_fields(leaf.location)}
                 for name, leaf in result.leaves.items()},
         skipped_outputs=result.skipped_outputs,     # outputs not compared: they do not require grad
     )

@@ -137,7 +137,10 @@ def run_view(result, passes: int = 1, values: str = "compact") -> RenderableType
 
 
 def worst_element_text(name: str, leaf) -> str:
-    """`a[1, 0]: analytic 4, numeric 4.5` -- where a failed leaf is most wrong (--fast: along a direction)."""
+    """`a[1, 0]: analytic 4, numeric 4.5` -- where a failed leaf is most wrong (--fast: along a direction);
+    for a leaf whose backward is not reentrant, by how much two passes differ."""
+    if leaf.nondeterminism is not None:
+        return f"{name}: backward is not reentrant: two passes differ by up to {leaf.nondeterminism:.3e}"
     if leaf.analytic is None:
         return f"{name}: no values to compare"
     where = name if not leaf.worst_index else f"{name}{shape_text(leaf.worst_index)}"

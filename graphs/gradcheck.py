@@ -219,7 +219,8 @@ def check_result(graph: CheckedGraph, file: str, setup: CheckSetup, reports, *, 
                                  max_rel_err=float(report.max_rel_err), passed=bool(report.passed),
                                  worst_index=None if worst is None else [int(i) for i in worst],
                                  analytic=analytic, numeric=numeric, output_index=None if fast else row,
-                                 location=SourceLocation(file, pos.line, pos.col))
+                                 location=SourceLocation(file, pos.line, pos.col),
+                                 nondeterminism=report.nondeterminism)
     return CheckResult(graph=graph.spec.name, file=file, passed=all(c.passed for c in leaves.values()),
                        leaves=leaves, warnings=setup.warnings, order=2 if second_order else 1,
                        skipped_outputs=setup.skipped)

@@ -209,6 +209,7 @@ class LeafCheck:
     numeric: float | None = None
     output_index: int | None = None        # which element of the outputs (flattened, in order) it was
     location: SourceLocation | None = None  # the leaf's line in the file
+    nondeterminism: float | None = None     # two backward passes' gradients differ by up to this: a failure
 
 
 @dataclass

@@ -24,7 +24,7 @@ PyTorch's Jacobians are laid out.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -48,6 +48,9 @@ class JacobianReport:
     passed: bool
     numerical: np.ndarray | None = None
     analytical: np.ndarray | None = None
+    # where two backward passes gave this input different gradients (by more than nondet_tol): the
+    # largest difference. Backward is not reentrant, and the input fails (gradcheck raises for it).
+    nondeterminism: float | None = None
 
 
 FAILED_NONDET_MSG = """\n
@@ -166,10 +169,13 @@ def vjp(output: Tensor, diff_inputs: list, grad_output: Tensor) -> tuple:
     return autograd_grad(output, diff_inputs, grad_output, retain_graph=True, allow_unused=True)
 
 
-def _vjps(output: Tensor, diff_inputs: list, grad_outputs, nondet_tol, vjp=vjp) -> list[np.ndarray]:
+def _vjps(output: Tensor, diff_inputs: list, grad_outputs, nondet_tol, vjp=vjp,
+          unstable: dict | None = None) -> list[np.ndarray]:
     """v^T J for each row v of `grad_outputs` (arrays of output's shape), per input: matrices
     (rows, input elements) in the input's dtype. Computed twice, as PyTorch checks that
-    backward is reentrant; a gradient of the wrong size is reported as PyTorch does."""
+    backward is reentrant; a gradient of the wrong size is reported as PyTorch does. Where the
+    two differ by more than nondet_tol: GradcheckError, or with `unstable` (a report's), the
+    largest difference recorded there by input position, as a verdict."""
     def rows():
         per_input = [np.zeros((len(grad_outputs), t.numel()), t._data.dtype) for t in diff_inputs]
         sizes_ok = True
@@ -186,21 +192,26 @@ def _vjps(output: Tensor, diff_inputs: list, grad_outputs, nondet_tol, vjp=vjp) 
 
     first, sizes_ok = rows()
     second, _ = rows()
-    reentrant = all(a.size == 0 or not np.max(np.abs(a - b)) > nondet_tol for a, b in zip(first, second))
     if not sizes_ok:
         raise GradcheckError("Analytical gradient has incorrect size")
-    if not reentrant:
+    # (NaN differences count as equal, as in PyTorch's `not max > tol`)
+    differing = {k: float(np.max(np.abs(a - b))) for k, (a, b) in enumerate(zip(first, second))
+                 if a.size and np.max(np.abs(a - b)) > nondet_tol}
+    if differing and unstable is not None:
+        for k, difference in differing.items():
+            unstable[k] = max(unstable.get(k, 0.0), difference)
+    elif differing:
         raise GradcheckError("Backward is not reentrant, i.e., running backward with same input and grad_output "
                              "multiple times gives different values, although analytical gradient matches numerical "
                              f"gradient.The tolerance for nondeterminism was {nondet_tol}." + FAILED_NONDET_MSG)
     return first
 
 
-def _jacobian(output: Tensor, diff_inputs: list, nondet_tol, vjp=vjp) -> list[np.ndarray]:
+def _jacobian(output: Tensor, diff_inputs: list, nondet_tol, vjp=vjp, unstable: dict | None = None) -> list[np.ndarray]:
     """d output / d each input, one backward per output element (twice: see `_vjps`)."""
     n = output.numel()
     return _vjps(output, diff_inputs, np.eye(n, dtype=output._data.dtype).reshape((n, *output.shape)), nondet_tol,
-                 vjp)
+                 vjp, unstable)
 
 
 def compared_outputs(fn, inputs) -> list[bool]:
@@ -211,13 +222,14 @@ def compared_outputs(fn, inputs) -> list[bool]:
 
 
 def analytical_jacobian(fn, inputs, diff_positions, *, nondet_tol: float = 0.0,
-                        keep: list[bool] | None = None, vjp=vjp) -> list[list[np.ndarray]]:
+                        keep: list[bool] | None = None, vjp=vjp, unstable: dict | None = None) -> list[list[np.ndarray]]:
     """[output][input] matrices for the outputs `keep` selects (default: `compared_outputs`); an
-    output that does not require grad has zeros. `vjp`: how a row is computed (`vjp`'s contract)."""
+    output that does not require grad has zeros. `vjp`: how a row is computed (`vjp`'s contract);
+    `unstable`: see `_vjps`."""
     floats = _float_outputs(fn(*inputs))
     keep = compared_outputs(fn, inputs) if keep is None else keep
     diff_inputs = [inputs[i] for i in diff_positions]
-    return [_jacobian(o, diff_inputs, nondet_tol, vjp) if o.requires_grad else
+    return [_jacobian(o, diff_inputs, nondet_tol, vjp, unstable) if o.requires_grad else
             [np.zeros((o.numel(), x.numel()), x._data.dtype) for x in diff_inputs]
             for o, k in zip(floats, keep) if k]
 
@@ -342,20 +354,32 @@ def gradcheck_report(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, fast_mode=False
                      nondet_tol=0.0, vjp=vjp) -> list[JacobianReport]:
     """gradcheck's comparison as a verdict per input that requires grad (its worst element and
     errors) instead of the first mismatch. The same checks: the outputs compared are those that
-    require grad (with none, every float output, against 0); backward must be reentrant.
+    require grad (with none, every float output, against 0); backward must be reentrant (an input
+    whose gradients differ between two passes fails, with the difference as its `nondeterminism`).
     `vjp`: how a row of the analytic Jacobian is computed (`vjp`'s contract)."""
     inputs = list(_as_tuple(inputs))
     diff_positions = _check_inputs(inputs)
     keep = compared_outputs(fn, inputs)
+    unstable = {}
     if fast_mode:
-        return _fast_report(fn, inputs, diff_positions, keep, eps, atol, rtol, seed, nondet_tol)
-    analytical = analytical_jacobian(fn, inputs, diff_positions, nondet_tol=nondet_tol, keep=keep, vjp=vjp)
-    # NOTE: the finite differences are values only: under no_grad, which tells a function that can
-    # (agrad check's graph, graphs/check_replay.py) that nothing will differentiate them
-    with no_grad():
-        numerical = [numerical_jacobian(fn, inputs, i, eps, keep=keep) for i in diff_positions]
-    return [jacobian_report(i, tuple(inputs[i].shape), numerical[k], [a[k] for a in analytical], atol, rtol)
-            for k, i in enumerate(diff_positions)]
+        reports = _fast_report(fn, inputs, diff_positions, keep, eps, atol, rtol, seed, nondet_tol, unstable)
+    else:
+        analytical = analytical_jacobian(fn, inputs, diff_positions, nondet_tol=nondet_tol, keep=keep, vjp=vjp,
+                                         unstable=unstable)
+        # NOTE: the finite differences are values only: under no_grad, which tells a function that can
+        # (agrad check's graph, graphs/check_replay.py) that nothing will differentiate them
+        with no_grad():
+            numerical = [numerical_jacobian(fn, inputs, i, eps, keep=keep) for i in diff_positions]
+        reports = [jacobian_report(i, tuple(inputs[i].shape), numerical[k], [a[k] for a in analytical], atol, rtol)
+                   for k, i in enumerate(diff_positions)]
+    return not_reentrant(reports, unstable)
+
+
+def not_reentrant(reports: list[JacobianReport], unstable: dict) -> list[JacobianReport]:
+    """`reports` with each input `unstable` names (its position: the largest difference between two
+    backward passes' gradients, from `_vjps`) failed for it."""
+    return [replace(r, passed=False, nondeterminism=unstable[k]) if k in unstable else r
+            for k, r in enumerate(reports)]
 
 
 def jacobian_report(i: int, shape: tuple, numerical: list, analytical: list, atol, rtol) -> JacobianReport:
@@ -372,13 +396,14 @@ def jacobian_report(i: int, shape: tuple, numerical: list, analytical: list, ato
     return JacobianReport(i, worst_abs, worst_rel, worst_idx, ok, num_all, ana_all)
 
 
-def _fast_report(fn, inputs, diff_positions, keep, eps, atol, rtol, seed, nondet_tol):
+def _fast_report(fn, inputs, diff_positions, keep, eps, atol, rtol, seed, nondet_tol, unstable):
     compared = [o for o, k in zip(_float_outputs(fn(*inputs)), keep) if k]
     rng = np.random.default_rng(seed)
     us = [_unit_vector(rng, inputs[i].numel(), inputs[i]._data.dtype) for i in diff_positions]
     vs = [_unit_vector(rng, o.numel(), o._data.dtype) for o in compared]
     diff_inputs = [inputs[i] for i in diff_positions]
-    vjs = [_vjps(o, diff_inputs, [v.reshape(o.shape)], nondet_tol) for o, v in zip(compared, vs) if o.requires_grad]
+    vjs = [_vjps(o, diff_inputs, [v.reshape(o.shape)], nondet_tol, unstable=unstable)
+           for o, v in zip(compared, vs) if o.requires_grad]
     reports = []
     for k, (i, u) in enumerate(zip(diff_positions, us)):
         with no_grad():         # values only, as in gradcheck_report

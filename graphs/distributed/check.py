@@ -22,7 +22,7 @@ from typing import Callable
 
 import numpy as np
 
-from agrad.autograd.gradcheck import analytical_jacobian, jacobian_report, numerical_jacobian
+from agrad.autograd.gradcheck import analytical_jacobian, jacobian_report, not_reentrant, numerical_jacobian
 from agrad.grad_mode import no_grad
 
 from ..check_replay import BackwardReplay
@@ -126,10 +126,11 @@ def check_on_cluster(session: Session, source: GraphSource, graph=None, *, eps: 
     # NOTE: the job goes with every task (a graph's text is small), not scattered once: a share
     # whose worker dies must be able to run anywhere, and scattered data dies with its worker
     futures = [session.submit(numerical_columns, job, share) for share in shares]
+    unstable = {}
     try:
         try:
             analytical = analytical_jacobian(setup.fn, setup.inputs, range(len(setup.inputs)),   # meanwhile
-                                             keep=setup.compared, vjp=BackwardReplay())
+                                             keep=setup.compared, vjp=BackwardReplay(), unstable=unstable)
         except GraphRuntimeError:
             raise
         except (Exception, SystemExit) as exc:       # noqa: BLE001 - a backward formula failed: located at its node
@@ -155,4 +156,4 @@ def check_on_cluster(session: Session, source: GraphSource, graph=None, *, eps: 
         per_output = [np.concatenate([block[o] for block in numerical[k]], axis=1) for o in range(len(analytical))] \
             if numerical[k] else []
         reports.append(jacobian_report(k, tuple(leaf.shape), per_output, [a[k] for a in analytical], atol, rtol))
-    return check_result(checked, file, setup, reports)
+    return check_result(checked, file, setup, not_reentrant(reports, unstable))

@@ -78,3 +78,44 @@ def test_second_order_passes_a_graph_that_is_right(runner):
     example = Path(__file__).parents[2] / "graphs" / "examples" / "hessian_vector.yaml"
     result = runner.invoke(cli, ["check", str(example), "--second-order"])
     assert result.exit_code == 0 and "check: passed" in result.stdout
+
+
+# `jitter` is x**2 with a backward whose kernel adds a little more each time it runs: right to
+# 1e-12, but two backward passes never agree, as with a GPU's atomic adds (PyTorch's gradcheck
+# raises "Backward is not reentrant").
+JITTER = """\
+import agrad
+from agrad import library
+
+runs = [0]
+
+def jitter_grad(grad, x):
+    runs[0] += 1
+    return agrad.tensor(grad.detach().numpy() * 2 * x.detach().numpy() * (1 + 1e-12 * runs[0]), dtype=x.dtype)
+
+library.define("NS::jitter(Tensor x) -> Tensor")
+library.impl("NS::jitter", "CPU", lambda x: agrad.tensor(x.detach().numpy() ** 2, dtype=x.dtype))
+library.impl("NS::jitter", "Meta", lambda x: agrad.empty(x.shape, dtype=x.dtype, device="meta"))
+library.define("NS::jitter_grad(Tensor grad, Tensor x) -> Tensor")
+library.impl("NS::jitter_grad", "CPU", jitter_grad)
+library.impl("NS::jitter_grad", "Meta", lambda grad, x: agrad.empty(x.shape, dtype=x.dtype, device="meta"))
+library.register_autograd("NS::jitter", lambda ctx, grad: (agrad.ops.NS.jitter_grad(grad, ctx.x),),
+                          setup_context=lambda ctx, inputs, output: setattr(ctx, "x", inputs[0]))
+"""
+
+
+def test_a_backward_that_is_not_reentrant_fails_its_leaf_with_exit_1(runner, write, request):
+    ns = request.node.name.removeprefix("test_")[:20]
+    graph = write("jitter.yaml", GRAPH.replace("NS::OP", f"{ns}::jitter"))
+    plugin = write("jitter.py", JITTER.replace("NS", ns))
+    table = runner.invoke(cli, ["check", graph, "--plugin", plugin])
+    assert table.exit_code == 1, table.output
+    assert "x: backward is not reentrant: two passes differ by up to 1.08" in table.stdout
+    doc = json.loads(runner.invoke(cli, ["check", graph, "--plugin", plugin, "--format", "json"]).stdout)
+    leaf = doc["leaves"]["x"]
+    assert doc["passed"] is False and leaf["passed"] is False
+    assert 0 < leaf["nondeterminism"] < 1e-9 and leaf["max_rel_err"] < 1e-6      # the values themselves agree
+    github = runner.invoke(cli, ["check", graph, "--plugin", plugin, "--format", "github"])
+    assert github.exit_code == 1
+    assert github.stdout.startswith(f"::error file={graph},line=3,col=3,title=gradcheck::gradient of x: backward "
+                                    "is not reentrant")

@@ -73,7 +73,7 @@ def test_check_document():
     assert doc["passed"] is False
     assert set(doc["leaves"]) == {"a", "b"}
     assert doc["leaves"]["b"] == {"max_abs_err": 0.5, "max_rel_err": 0.5, "passed": False, "worst_index": [],
-                                  "analytic": 1.5, "numeric": 1.0, "output_index": 0,
+                                  "analytic": 1.5, "numeric": 1.0, "output_index": 0, "nondeterminism": None,
                                   "file": "graphs/examples/seed.yaml", "line": 11, "col": 3}
 
 
