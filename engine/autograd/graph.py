@@ -52,17 +52,18 @@ def execution_plan(roots, grad_tensors=None, inputs=None) -> ExecutionPlan:
 
 def walk(roots) -> tuple[list, dict]:
     """Every Node reachable from `roots` (breadth first) and its number of incoming edges."""
-    seen = set(roots)
     order = list(roots)
-    dependencies = {n: 0 for n in roots}
+    dependencies = {n: 0 for n in roots}        # (also the Nodes seen: a Node is listed when first met)
     i = 0
     while i < len(order):
         for nxt in order[i].next_fns:
             if nxt is None:
                 continue
-            dependencies[nxt] = dependencies.get(nxt, 0) + 1
-            if nxt not in seen:
-                seen.add(nxt)
+            count = dependencies.get(nxt)
+            if count is None:
+                dependencies[nxt] = 1
                 order.append(nxt)
+            else:
+                dependencies[nxt] = count + 1
         i += 1
     return order, dependencies
