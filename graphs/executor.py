@@ -14,6 +14,8 @@ from typing import Any, Callable
 
 import agrad
 from agrad import codegen
+from agrad._tensor import AutogradMeta as _AutogradMeta
+from agrad._tensor import Tensor as _Tensor
 
 from .binding import GETITEM, BoundNode
 from .expressions import Index, Slice, TensorIndex
@@ -337,11 +339,25 @@ def _run_plain(order, env: dict[str, Any], release, released) -> dict[str, Any]:
 def _release(env: dict[str, Any], names: tuple[str, ...], released: dict[str, Any] | None) -> None:
     for name in names:
         value = env.get(name)
-        if value is None or value.__class__ is tuple:
+        if value.__class__ is _Tensor:
+            # (the slots read directly, as Tensor.grad_fn / requires_grad would: once per op of a pass)
+            meta = value._autograd_meta
+            if meta is None:
+                fn = None
+            elif meta.__class__ is _AutogradMeta:
+                fn = meta.grad_fn
+                if fn is None and meta.requires_grad:
+                    continue    # a leaf that requires grad (an op handed back its input): its .grad is read
+            else:
+                fn = value.grad_fn
+                if fn is None and value.requires_grad:
+                    continue
+        elif value is None or value.__class__ is tuple:
             continue            # a multi-output node's values stay (few, and read by their selections)
-        fn = getattr(value, "grad_fn", None)
-        if fn is None and getattr(value, "requires_grad", False):
-            continue            # a leaf that requires grad (an op handed back its input): its .grad is read
+        else:
+            fn = getattr(value, "grad_fn", None)
+            if fn is None and getattr(value, "requires_grad", False):
+                continue
         del env[name]
         if released is not None:
             released[name] = fn     # None: it did not require grad
