@@ -70,7 +70,33 @@ def read_model(path: str | os.PathLike):
         raise ModelError([f"{path}: not an ONNX model (a truncated or corrupt protobuf: {exc})"]) from None
     if not model.HasField("graph") or not model.opset_import:
         raise ModelError([f"{path}: not an ONNX model (no graph or no opset_import)"])
+    undecoded = _undecoded_text(model)
+    if undecoded is not None:
+        raise ModelError([f"{path}: not an ONNX model: its text field {undecoded} is not UTF-8 (a corrupt file?)"])
     return model
+
+
+def _undecoded_text(model) -> str | None:
+    """Where the first text field is that protobuf could not decode: ONNX's schema is proto2, whose
+    parser hands a string field of invalid UTF-8 back as bytes rather than failing, and every name
+    the importer reads is such a field. Walked with a stack (subgraphs nest in attributes)."""
+    from google.protobuf.message import Message
+
+    stack = [("model", model)]
+    while stack:
+        where, message = stack.pop()
+        for field, value in message.ListFields():
+            many = not isinstance(value, (str, bytes, Message))      # a repeated field's container
+            if field.type == field.TYPE_STRING:
+                for i, text in enumerate(value if many else (value,)):
+                    if text.__class__ is not str:
+                        return f"{where}.{field.name}" + (f"[{i}]" if many else "")
+            elif field.type == field.TYPE_MESSAGE:
+                if many:
+                    stack.extend((f"{where}.{field.name}[{i}]", item) for i, item in enumerate(value))
+                else:
+                    stack.append((f"{where}.{field.name}", value))
+    return None
 
 
 def _names_problems(path: Path, graph) -> list[str]:

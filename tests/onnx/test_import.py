@@ -238,6 +238,28 @@ def test_protobuf_bomb_nested_past_protobufs_depth_limit(tmp_path):
     _refused(tmp_path, path, "not an ONNX model")
 
 
+def test_text_that_is_not_utf8_is_refused_as_a_corrupt_model(tmp_path):
+    """protobuf decodes ONNX's proto2 string fields of invalid UTF-8 as bytes instead of failing: a
+    node's output, and one inside a subgraph (an If's branch), each named by its path."""
+    relu = helper.make_node("Relu", ["x"], ["y"], name="r")
+    body = helper.make_graph([helper.make_node("Identity", ["x"], ["z"])], "body", [],
+                             [helper.make_tensor_value_info("z", 1, [2, 3])])
+    branch = helper.make_node("If", ["c"], ["w"], then_branch=body, else_branch=body)
+    graph = helper.make_graph([relu, branch], "g", [helper.make_tensor_value_info("x", 1, [2, 3]),
+                                                    helper.make_tensor_value_info("c", 9, [])],
+                              [helper.make_tensor_value_info("y", 1, [2, 3])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString()
+    # same-length corruptions: a lone continuation byte is not UTF-8 anywhere
+    for name, where in ((b"\x01x\x12\x01y", "model.graph.node[0].output[0]"),
+                        (b"\x12\x01z", "model.graph.node[1].attribute[0].g.node[0].output[0]")):
+        assert model.count(name) >= 1
+        bad = model.replace(name, name[:-1] + b"\x80", 1)
+        path = tmp_path / "bad.onnx"
+        path.write_bytes(bad)
+        _refused(tmp_path, path, "not an ONNX model", "is not UTF-8", where)
+        path.unlink()
+
+
 def test_bad_shape_and_loss_options_are_usage_errors(tmp_path):
     model = FIXTURES / "mlp.legacy.onnx"
     for args, needle in ((["--shape", "y=2,6"], "the model has no input 'y'"),
