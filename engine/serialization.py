@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import zipfile
 from collections.abc import Mapping
 
 import numpy as np
@@ -109,8 +108,11 @@ def _checked_array(path: str, name: str, array) -> np.ndarray:
 
 def _read_npz(path: str) -> tuple[dict, dict]:
     # NOTE: np.load raises ValueError for pickled data or an object array (allow_pickle=False),
-    # zipfile's errors for a damaged archive, EOFError/OSError for a truncated member
-    unreadable = (zipfile.BadZipFile, ValueError, EOFError, KeyError, OSError)
+    # zipfile's errors for a damaged archive (NotImplementedError for a compression it does not know),
+    # EOFError/OSError for a truncated member; and a member's header is text NumPy parses with
+    # tokenize, literal_eval and descr_to_dtype, which raise whatever the file's bytes make them
+    # (TokenError, SyntaxError, IndexError, TypeError, OverflowError): all of it is a damaged file
+    unreadable = Exception
     try:
         archive = np.load(path, allow_pickle=False)
     except FileNotFoundError:

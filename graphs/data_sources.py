@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .inputs import ARCHIVE_SUFFIX, InputError, read_npz, regular_file_size, require_inside_folder, split_file_key
+from .inputs import (ARCHIVE_SUFFIX, InputError, read_npy, read_npz, regular_file_size, require_inside_folder,
+                     split_file_key)
 
 
 def read_csv(path: Path):
@@ -41,8 +42,6 @@ def read_array(path: Path, key: str | None, what: str = "data file"):
     """One array from `FILE.npy`, `FILE.csv` or `FILE.npz` (with `key`), read as graph inputs
     are (graphs/inputs.py): a regular file only, an archive's inflated size checked first,
     never unpickled. InputError or OSError/ValueError say what is wrong."""
-    import numpy as np
-
     suffix = path.suffix.lower()
     if suffix == ARCHIVE_SUFFIX:
         arrays = read_npz(path, None, "AG065", what)
@@ -55,7 +54,7 @@ def read_array(path: Path, key: str | None, what: str = "data file"):
     regular_file_size(path, None, "AG065", what)
     if suffix == ".csv":
         return read_csv(path)
-    return np.load(path, allow_pickle=False)
+    return read_npy(path)
 
 
 def load_source(section: dict, base_dir: Path, sandbox: bool = False, what: str = "data") -> dict:

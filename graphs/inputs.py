@@ -60,11 +60,42 @@ class LeafPlan:
 
 
 def _header(stream) -> tuple[tuple[int, ...], np.dtype, int]:
-    """(shape, dtype, header length) of an .npy stream, reading only its header."""
-    major, _ = np.lib.format.read_magic(stream)
-    read = np.lib.format.read_array_header_1_0 if major == 1 else np.lib.format.read_array_header_2_0
-    shape, _, dtype = read(stream)
+    """(shape, dtype, header length) of an .npy stream, reading only its header. ValueError for a
+    header that is not one: NumPy parses the header's text with `tokenize`, `ast.literal_eval`
+    and `descr_to_dtype`, which raise whatever a hostile text makes them (TokenError, SyntaxError,
+    TypeError, RecursionError, ...); every reader of .npy data goes through here first."""
+    try:
+        major, _ = np.lib.format.read_magic(stream)
+        read = np.lib.format.read_array_header_1_0 if major == 1 else np.lib.format.read_array_header_2_0
+        shape, _, dtype = read(stream)
+    except (ValueError, EOFError, OSError):
+        raise
+    except Exception as exc:            # noqa: BLE001 - see above: the header's text is the file's
+        raise ValueError(f"not an .npy array header ({type(exc).__name__}: {exc})") from None
     return shape, dtype, stream.tell()
+
+
+def _npy_checked(path: Path) -> np.dtype:
+    """An .npy file's dtype, once its header parses (`_header`) and, unless it holds Python objects
+    (the caller refuses those), declares no more data than the file holds: a header can declare any
+    size, which NumPy would map or allocate before finding the data short. ValueError says what
+    is wrong."""
+    with open(path, "rb") as f:
+        shape, dtype, header = _header(f)
+        size = os.fstat(f.fileno()).st_size
+    nbytes = math.prod(shape) * dtype.itemsize
+    if not dtype.hasobject and header + nbytes > size:
+        raise ValueError(f"{path.name} declares {nbytes:,} bytes of data but holds {size - header:,}")
+    return dtype
+
+
+def read_npy(path: Path) -> np.ndarray:
+    """A whole .npy file, checked first (`_npy_checked`), never unpickled. ValueError or OSError
+    say what is wrong."""
+    if _npy_checked(path).hasobject:
+        raise ValueError(f"{path.name} holds Python objects, which would need unpickling; agrad reads arrays "
+                         "with allow_pickle=False")
+    return np.load(path, allow_pickle=False)
 
 
 def regular_file_size(path: Path, pos: Pos, code: str = "AG013", what: str = "input file") -> int:
@@ -182,7 +213,8 @@ def read_npz(path: Path, pos: Pos, code: str = "AG013", what: str = "input file"
             return {k: npz[k] for k in npz.files}
     except InputError:
         raise
-    except (OSError, ValueError, zlib.error, EOFError, KeyError, NotImplementedError, *_zip_errors()) as exc:
+    except (OSError, ValueError, zlib.error, EOFError, KeyError, NotImplementedError, OverflowError,
+            *_zip_errors()) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise InputError(code, f"cannot read {path.name}: {reason}", pos) from None
 
@@ -203,9 +235,7 @@ def read_array_file(path: Path, key: str | None, pos: Pos) -> tuple[tuple[int, .
             from agrad import _safetensors
             array = _safetensors.read_tensor(str(path), key or "")
             return tuple(array.shape), array.dtype, array
-        with open(path, "rb") as f:
-            _, dtype, _ = _header(f)
-        if dtype.hasobject:
+        if _npy_checked(path).hasobject:
             raise _object_array(path, pos)
         # A memory map reads only the header now; Meta inference needs only shape and dtype.
         array = np.load(path, mmap_mode="r", allow_pickle=False)
@@ -214,7 +244,9 @@ def read_array_file(path: Path, key: str | None, pos: Pos) -> tuple[tuple[int, .
         raise
     except KeyError as exc:
         raise InputError("AG013", f"cannot read {path.name}: {exc.args[0] if exc.args else exc}", pos) from None
-    except (OSError, ValueError, EOFError, *_zip_errors()) as exc:
+    # (OverflowError: a memory map of a size that does not fit; NotImplementedError: zipfile's for a
+    # compression method or zip version it does not know)
+    except (OSError, ValueError, EOFError, OverflowError, NotImplementedError, *_zip_errors()) as exc:
         raise InputError("AG013", f"cannot read {path.name}: {exc}", pos) from None
 
 
@@ -222,7 +254,7 @@ def _load_npz(path: Path, key: str) -> np.ndarray:
     try:
         with np.load(path, allow_pickle=False) as archive:
             return archive[key]
-    except (OSError, zlib.error, EOFError, KeyError, *_zip_errors()) as exc:
+    except (OSError, zlib.error, EOFError, KeyError, NotImplementedError, *_zip_errors()) as exc:
         raise ValueError(f"cannot read {path.name}: {exc}") from None
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import struct
+import io
 import zipfile
 from pathlib import Path
 
@@ -285,7 +286,24 @@ def _garbage(path):
     path.write_bytes(b"\x80\x04\x95 this is a pickle stream, not a zip")
 
 
+def _unparsable_header(path):
+    member = io.BytesIO()
+    np.save(member, np.ones((2, 3)))
+    with zipfile.ZipFile(path, "w") as z:         # NumPy's header parser: tokenize's "EOF in multi-line statement"
+        z.writestr("w.npy", member.getvalue().replace(b"(2, 3)", b"(2, 3 ", 1))
+
+
+def _unknown_compression(path):
+    np.savez(path, w=np.ones(3))
+    raw = bytearray(path.read_bytes())
+    for at in (8, raw.rindex(b"PK\x01\x02") + 10):   # the method of the local header and of the directory entry
+        raw[at:at + 2] = (77).to_bytes(2, "little")
+    path.write_bytes(bytes(raw))
+
+
 HOSTILE_NPZ = {"object_array": (_pickled_npz, "Object arrays cannot be loaded"),
+               "unparsable_header": (_unparsable_header, "not a readable .npz archive"),
+               "unknown_compression": (_unknown_compression, "not a readable .npz archive"),
                "truncated": (_truncated_npz, "not a readable .npz archive"),
                "single_npy": (_npy_named_npz, "a single .npy array"),
                "member_not_npy": (_member_not_npy, "'notes.txt' is not an .npy array"),

@@ -152,6 +152,32 @@ def test_an_npz_whose_header_disagrees_with_its_size_is_refused(graph_file):
     assert error.code == "AG013" and "72 bytes" in error.message
 
 
+# NumPy parses an .npy header's text with tokenize, literal_eval and descr_to_dtype, which raise what a
+# hostile text makes them: each is a file that cannot be read, never an internal error
+_HOSTILE_HEADERS = {
+    "unbalanced": ((b"(2, 3)", b"(2, 3 "), "TokenError"),
+    "descr a tuple": ((b"'<f8'", b"('<f8',)"), "IndexError"),
+    "descr a list": ((b"'<f8'", b"[1, 'a']"), "not a valid dtype"),
+    "size past int64": ((b"(2, 3), }    ", b"(4294967296, 4294967296, 16), }"), "declares"),
+    "data cut short": ((b"(2, 3)", b"(9, 3)"), "declares 216 bytes of data but holds 48"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_HOSTILE_HEADERS))
+def test_an_npy_header_numpy_cannot_parse_is_a_file_that_cannot_be_read(graph_file, case):
+    (old, new), needle = _HOSTILE_HEADERS[case]
+    member = io.BytesIO()
+    np.save(member, np.ones((2, 3)))
+    path = graph_file("inputs: {x: {file: x.npy, requires_grad: true}}\nnodes: {s: sum(x * x)}\nbackward: s\n")
+    (path.parent / "x.npy").write_bytes(member.getvalue().replace(old, new, 1))
+    error = only_error(path)
+    assert error.code == "AG013" and "cannot read x.npy" in error.message and needle in error.message
+    # training data is read through the same header check
+    from agrad.graphs.data_sources import read_array
+    with pytest.raises(ValueError, match="not an .npy array header|not a valid dtype|declares"):
+        read_array(path.parent / "x.npy", None)
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
 def test_a_fifo_or_a_device_as_input_file_does_not_block(graph_file):
     path = graph_file("inputs: {x: {file: pipe.npy}, y: {file: zero.npy}}\nnodes: {a: x + y}\n")
