@@ -166,6 +166,8 @@ def _member_header(archive, info, path: Path, key: str,
     A compressed member can declare gigabytes in a few kilobytes (a "zip bomb"): its
     size is checked against the zip directory and this machine's memory first.
     """
+    if info.flag_bits & 0x1:            # zipfile would raise RuntimeError asking for a password
+        raise InputError(code, f"{path.name}: array '{key}' is encrypted (a password-protected archive)", pos)
     with archive.open(info) as member:
         shape, dtype, header = _header(member)
     if dtype.hasobject:

@@ -178,6 +178,20 @@ def test_an_npy_header_numpy_cannot_parse_is_a_file_that_cannot_be_read(graph_fi
         read_array(path.parent / "x.npy", None)
 
 
+def test_an_encrypted_npz_member_is_refused(graph_file):
+    path = _npz_graph(graph_file)
+    member = io.BytesIO()
+    np.save(member, np.arange(4.0))
+    with zipfile.ZipFile(path.parent / "a.npz", "w") as archive:
+        archive.writestr("a.npy", member.getvalue())
+    raw = bytearray((path.parent / "a.npz").read_bytes())
+    for at in (6, raw.rindex(b"PK\x01\x02") + 8):      # the encrypted flag of the local header and of the directory
+        raw[at] |= 1
+    (path.parent / "a.npz").write_bytes(bytes(raw))
+    error = only_error(path)
+    assert error.code == "AG013" and "encrypted" in error.message
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
 def test_a_fifo_or_a_device_as_input_file_does_not_block(graph_file):
     path = graph_file("inputs: {x: {file: pipe.npy}, y: {file: zero.npy}}\nnodes: {a: x + y}\n")
