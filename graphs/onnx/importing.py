@@ -324,7 +324,8 @@ class Importer:
             except Refuse as exc:
                 self._fail(index, node, str(exc))
                 continue
-            except (KeyError, IndexError, ValueError, TypeError) as exc:
+            # (ArithmeticError: a constant's inf or a zero where a count goes, e.g. Split's num_outputs)
+            except (KeyError, IndexError, ValueError, TypeError, ArithmeticError) as exc:
                 self._fail(index, node, f"cannot translate its attributes or inputs ({type(exc).__name__}: {exc})")
                 continue
             translated += 1

@@ -260,6 +260,25 @@ def test_text_that_is_not_utf8_is_refused_as_a_corrupt_model(tmp_path):
         path.unlink()
 
 
+def test_arithmetic_on_hostile_attributes_is_a_refused_node(tmp_path):
+    """A Split into 0 outputs divides by zero; an inf where an index goes does not convert to an int:
+    each is that node's problem (exit 2), never an internal error."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 6])
+    out = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    starts = numpy_helper.from_array(np.array([np.inf]), "starts")
+    ends = numpy_helper.from_array(np.array([2], np.int64), "ends")
+    for nodes, inits, needle in (
+            ([helper.make_node("Split", ["x"], ["y"], axis=1, num_outputs=0, name="split")], [], "ZeroDivisionError"),
+            ([helper.make_node("Slice", ["x", "starts", "ends"], ["y"], name="slice")], [starts, ends],
+             "OverflowError")):
+        model = helper.make_model(helper.make_graph(nodes, "g", [x], [out], initializer=inits),
+                                  opset_imports=[helper.make_opsetid("", 18)])
+        path = tmp_path / "hostile.onnx"
+        path.write_bytes(model.SerializeToString())
+        _refused(tmp_path, path, "cannot translate its attributes or inputs", needle)
+        path.unlink()
+
+
 def test_bad_shape_and_loss_options_are_usage_errors(tmp_path):
     model = FIXTURES / "mlp.legacy.onnx"
     for args, needle in ((["--shape", "y=2,6"], "the model has no input 'y'"),
