@@ -34,7 +34,12 @@ LOSSES = ("sum", "mean", "cross_entropy", "mse")
 
 
 class TranslationBug(RuntimeError):
-    """The graph file the importer made does not load: a bug in agrad import, not in the model."""
+    """The graph file the importer made does not load: a bug in agrad import, not in the model
+    (unless the model's own shapes disagree: import_model asks first). `details`: why, per line."""
+
+    def __init__(self, message: str, details: str):
+        super().__init__(message)
+        self.details = details
 
 
 @dataclass
@@ -324,8 +329,9 @@ class Importer:
             except Refuse as exc:
                 self._fail(index, node, str(exc))
                 continue
-            # (ArithmeticError: a constant's inf or a zero where a count goes, e.g. Split's num_outputs)
-            except (KeyError, IndexError, ValueError, TypeError, ArithmeticError) as exc:
+            # (ArithmeticError: a constant's inf or a zero where a count goes, e.g. Split's num_outputs;
+            # RuntimeError: NumPy's, for a shape of more dimensions than it supports)
+            except (KeyError, IndexError, ValueError, TypeError, ArithmeticError, RuntimeError) as exc:
                 self._fail(index, node, f"cannot translate its attributes or inputs ({type(exc).__name__}: {exc})")
                 continue
             translated += 1
@@ -406,8 +412,9 @@ class Importer:
             try:
                 self.values[node.output[0]] = _Value("const", array=folding.constant_attribute(node),
                                                      name=node.output[0])
-            except (ValueError, TypeError) as exc:
-                raise ModelError([f"{self.file}: Constant '{printable(node.name)}': {exc}"]) from None
+            except Exception as exc:      # noqa: BLE001 - a malformed tensor is the model's problem (as an initializer's)
+                raise ModelError([f"{self.file}: Constant '{printable(node.name)}' cannot be read: "
+                                  f"{type(exc).__name__}: {exc}"]) from None
             self.folded += 1
             return True
         if node.op_type in folding.NOT_FOLDED:
@@ -592,7 +599,16 @@ def import_model(model_path, graph_path=None, options: ImportOptions | None = No
     importer = Importer(loaded, weights_path.name)
     importer.run(options)
     text = importer.yaml_text(graph_path.stem)
-    _write_checked(graph_path, text, weights_path, importer.weights, options.weights)
+    try:
+        _write_checked(graph_path, text, weights_path, importer.weights, options.weights)
+    except TranslationBug as bug:
+        # the model's own shapes may disagree (its declared shapes are taken as they are; ONNX's
+        # inference runs leniently): then the graph could not load, and the model is at fault
+        disagreement = loading.shapes_disagree(loaded.model)
+        if disagreement is not None:
+            raise ModelError([f"{model_path.name}: the model's shapes disagree (ONNX's strict shape inference: "
+                              f"{disagreement}). {bug.details}"]) from None
+        raise
     return ImportResult(graph_path, weights_path, importer.translated, importer.folded,
                         sum(1 for n in importer.param_inputs if n in importer.grad_params), loaded.opset,
                         loaded.original_opset, loaded.notes, dict(importer.names.reverse))
@@ -622,7 +638,8 @@ def _write_checked(graph_path: Path, text: str, weights_path: Path, weights: dic
                 line = d.location.line if d.location else 0
                 return f"line {line or '?'}: {d.message} [{lines[line - 1].strip() if 0 < line <= len(lines) else ''}]"
             details = "; ".join(where(d) for d in problems[:5])
-            raise TranslationBug(f"agrad import made a graph that does not load (a bug in agrad import): {details}")
+            raise TranslationBug(f"agrad import made a graph that does not load (a bug in agrad import): {details}",
+                                 f"The graph it makes does not load: {details}")
         os.replace(staged_weights, Path(os.path.realpath(weights_path)))
         os.replace(staged_graph, Path(os.path.realpath(graph_path)))
     finally:

@@ -283,6 +283,18 @@ def _fix_input_shapes(path: Path, graph, shapes: dict[str, tuple[int, ...]]) -> 
     return problems, dynamic
 
 
+def shapes_disagree(model) -> str | None:
+    """Why ONNX's strict shape inference refuses `model` (a declared shape that its ops contradict),
+    or None where it does not. `load` infers leniently, so that a model with shapes it cannot infer
+    still imports; this is asked only once its translation has failed to load."""
+    onnx = require_onnx()
+    try:
+        onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True, data_prop=True)
+    except Exception as exc:          # noqa: BLE001 - inference errors are the model's
+        return str(exc).strip().splitlines()[-1][:300]
+    return None
+
+
 def _default_opset(model) -> int:
     for entry in model.opset_import:
         if entry.domain in ("", "ai.onnx"):

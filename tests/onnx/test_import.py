@@ -279,6 +279,35 @@ def test_arithmetic_on_hostile_attributes_is_a_refused_node(tmp_path):
         path.unlink()
 
 
+def test_a_constant_of_an_unknown_tensor_type_cannot_be_read(tmp_path):
+    value = numpy_helper.from_array(np.ones(2, np.float32), "v")
+    value.data_type = 113                                  # no ONNX type has this number
+    constant = helper.make_node("Constant", [], ["c"], value=value, name="c")
+    add = helper.make_node("Add", ["x", "c"], ["y"], name="add")
+    model = helper.make_model(helper.make_graph([constant, add], "g", [helper.make_tensor_value_info("x", 1, [2])],
+                                                [helper.make_tensor_value_info("y", 1, None)]),
+                              opset_imports=[helper.make_opsetid("", 18)])
+    path = tmp_path / "const.onnx"
+    path.write_bytes(model.SerializeToString())
+    _refused(tmp_path, path, "Constant 'c' cannot be read: KeyError: 113")
+
+
+def test_a_model_whose_shapes_disagree_is_the_models_problem_not_a_bug(tmp_path):
+    """A Gemm of one output feature with a bias of two, declared to give two: lenient shape inference
+    lets it through, the graph it makes cannot load, and ONNX's strict inference says why (the shape
+    it infers and the one declared differ): exit 2, the model's fault."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    out = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 2])
+    inits = [numpy_helper.from_array(np.ones((1, 3), np.float32), "w"),
+             numpy_helper.from_array(np.ones(2, np.float32), "b")]
+    gemm = helper.make_node("Gemm", ["x", "w", "b"], ["y"], transB=1, name="fc")
+    model = helper.make_model(helper.make_graph([gemm], "g", [x], [out], initializer=inits),
+                              opset_imports=[helper.make_opsetid("", 18)])
+    path = tmp_path / "disagree.onnx"
+    path.write_bytes(model.SerializeToString())
+    _refused(tmp_path, path, "the model's shapes disagree", "The graph it makes does not load")
+
+
 def test_bad_shape_and_loss_options_are_usage_errors(tmp_path):
     model = FIXTURES / "mlp.legacy.onnx"
     for args, needle in ((["--shape", "y=2,6"], "the model has no input 'y'"),
