@@ -79,22 +79,26 @@ def read_model(path: str | os.PathLike):
 def _undecoded_text(model) -> str | None:
     """Where the first text field is that protobuf could not decode: ONNX's schema is proto2, whose
     parser hands a string field of invalid UTF-8 back as bytes rather than failing, and every name
-    the importer reads is such a field. Walked with a stack (subgraphs nest in attributes)."""
+    the importer reads is such a field. Walked with a stack (subgraphs nest in attributes), by the
+    schema's fields: only text and messages are read, never a tensor's raw bytes (which reading
+    would copy)."""
     from google.protobuf.message import Message
 
     stack = [("model", model)]
     while stack:
         where, message = stack.pop()
-        for field, value in message.ListFields():
-            many = not isinstance(value, (str, bytes, Message))      # a repeated field's container
+        for field in message.DESCRIPTOR.fields:
             if field.type == field.TYPE_STRING:
+                value = getattr(message, field.name)
+                many = value.__class__ is not str and value.__class__ is not bytes    # a repeated field
                 for i, text in enumerate(value if many else (value,)):
                     if text.__class__ is not str:
                         return f"{where}.{field.name}" + (f"[{i}]" if many else "")
             elif field.type == field.TYPE_MESSAGE:
-                if many:
+                value = getattr(message, field.name)
+                if not isinstance(value, Message):
                     stack.extend((f"{where}.{field.name}[{i}]", item) for i, item in enumerate(value))
-                else:
+                elif message.HasField(field.name):     # (an unset one is an empty default: TypeProto nests forever)
                     stack.append((f"{where}.{field.name}", value))
     return None
 
