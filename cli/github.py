@@ -87,10 +87,11 @@ def check_commands(result, *, eps: float, atol: float, rtol: float) -> list[str]
     what = "second derivative" if result.order == 2 else "gradient"
     for name, leaf in result.leaves.items():
         if not leaf.passed:
-            message = (f"{what} of '{name}' disagrees with float64 central differences: "
-                       f"{worst_element_text(name, leaf)}; max abs err {leaf.max_abs_err:.3e}, max rel err "
-                       f"{leaf.max_rel_err:.3e} (eps={eps:g}, atol={atol:g}, rtol={rtol:g})")
-            if leaf.nondeterminism is not None:
+            if leaf.nondeterminism is not None:      # not reentrant: worst_element_text says by how much
                 message = f"{what} of {worst_element_text(name, leaf)}"
+            else:
+                message = (f"{what} of '{name}' disagrees with float64 central differences: "
+                           f"{worst_element_text(name, leaf)}; max abs err {leaf.max_abs_err:.3e}, max rel err "
+                           f"{leaf.max_rel_err:.3e} (eps={eps:g}, atol={atol:g}, rtol={rtol:g})")
             lines.append(error_command(message, title="gradcheck", **_at(leaf.location, result.file)))
     return lines

@@ -215,8 +215,7 @@ def read_npz(path: Path, pos: Pos, code: str = "AG013", what: str = "input file"
             return {k: npz[k] for k in npz.files}
     except InputError:
         raise
-    except (OSError, ValueError, zlib.error, EOFError, KeyError, NotImplementedError, OverflowError,
-            *_zip_errors()) as exc:
+    except (OSError, ValueError, zlib.error, EOFError, KeyError, NotImplementedError, *_zip_errors()) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise InputError(code, f"cannot read {path.name}: {reason}", pos) from None
 
@@ -246,9 +245,8 @@ def read_array_file(path: Path, key: str | None, pos: Pos) -> tuple[tuple[int, .
         raise
     except KeyError as exc:
         raise InputError("AG013", f"cannot read {path.name}: {exc.args[0] if exc.args else exc}", pos) from None
-    # (OverflowError: a memory map of a size that does not fit; NotImplementedError: zipfile's for a
-    # compression method or zip version it does not know)
-    except (OSError, ValueError, EOFError, OverflowError, NotImplementedError, *_zip_errors()) as exc:
+    # (NotImplementedError: zipfile's, for a compression method or zip version it does not know)
+    except (OSError, ValueError, EOFError, NotImplementedError, *_zip_errors()) as exc:
         raise InputError("AG013", f"cannot read {path.name}: {exc}", pos) from None
 
 
