@@ -5,6 +5,7 @@ the backward passes, retained tensors and expectations against that build.
 from __future__ import annotations
 
 import contextlib
+import math
 from collections import ChainMap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -76,6 +77,21 @@ class CheckedGraph:
         checker.make_meta_leaves(self.leaves, missing)
         return checker.meta, nodes_made(self.order, checker.meta, on_error=checker.report_failure,
                                         failed=missing, release=release)
+
+    def held_by_leaves(self) -> tuple[int, str | None]:
+        """(bytes, the largest leaf): what a pass holds from its first node to its end, at the
+        least: every leaf (all are made before any node runs, and the run keeps them), and, when
+        the graph has a backward pass, a gradient as large as each leaf that requires one. A run
+        refuses a graph that would not fit even so (Runner.refuse_beyond_memory)."""
+        held = grads = biggest = 0
+        largest = None
+        for name, plan in self.leaves.items():
+            size = math.prod(plan.shape) * agrad.dtypes.from_name(plan.dtype).itemsize
+            held += size
+            grads += size if plan.requires_grad else 0
+            if largest is None or size > biggest:
+                largest, biggest = name, size
+        return held + (grads if self.spec.backward else 0), largest
 
     def release_meta(self) -> None:
         """Let the Meta build go: a run does not need it, and at 1,000,000 nodes it holds gigabytes."""

@@ -96,17 +96,31 @@ class Runner:
     # ---- leaves and forward -------------------------------------------------------
 
     def refuse_beyond_memory(self) -> None:
-        """AG044 at the node, before any kernel runs, when one node's result would be larger
-        than this machine's memory: `sum(expand(x, [10**6, 10**6]))` would otherwise visit
-        10**12 elements for hours, or fail wherever the allocation happens to fail."""
-        largest, memory = self.graph.largest, memory_bytes()
-        if largest is None or memory is None or largest.nbytes <= memory:
+        """AG044 before any kernel runs when the pass could not fit in this machine's memory: one
+        node's result larger than it (`sum(expand(x, [10**6, 10**6]))` would otherwise visit 10**12
+        elements for hours, or fail wherever the allocation happens to fail), or the leaves with
+        their gradients larger than it (two [10**5, 10**5] parameters of a matmul: each fits a
+        large machine, and the pass would run for hours before it failed)."""
+        memory = memory_bytes()
+        if memory is None:
             return
-        owner = self.failures.owners.get(largest.node, largest.node)
-        raise GraphRuntimeError(f"{owner}: {largest.op}(...) would make {largest.numel:.3g} {largest.dtype} elements "
-                                f"({largest.nbytes / 2**30:,.1f} GiB), more than this machine's memory "
-                                f"({memory / 2**30:.1f} GiB); nothing was run", self.location(largest.node), owner,
-                                code=OUT_OF_MEMORY)
+        graph = self.graph
+        largest = graph.largest
+        if largest is not None and largest.nbytes > memory:
+            owner = self.failures.owners.get(largest.node, largest.node)
+            raise GraphRuntimeError(f"{owner}: {largest.op}(...) would make {largest.numel:.3g} {largest.dtype} "
+                                    f"elements ({largest.nbytes / 2**30:,.1f} GiB), more than this machine's memory "
+                                    f"({memory / 2**30:.1f} GiB); nothing was run", self.location(largest.node), owner,
+                                    code=OUT_OF_MEMORY)
+        held, leaf = graph.held_by_leaves()
+        if held > memory:
+            single = len(graph.leaves) == 1
+            what = f"input '{leaf}'" if single else f"the inputs (the largest: '{leaf}')"
+            if graph.spec.backward:
+                what += " with its gradient" if single else " with the gradients of those that require grad"
+            raise GraphRuntimeError(f"{what} would hold {held / 2**30:,.1f} GiB, "
+                                    f"more than this machine's memory ({memory / 2**30:.1f} GiB); nothing was run",
+                                    self.location(leaf), leaf, code=OUT_OF_MEMORY)
 
     def make_leaves(self) -> dict[str, Any]:
         self.refuse_beyond_memory()

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..inputs import memory_bytes
 from .problems import ModelError, require_onnx
 
 TARGET_OPSET = 18             # older models are converted up to it; newer ones are kept as they are
@@ -38,10 +39,9 @@ class LoadedModel:
 
 
 def _memory_bytes() -> int:
-    try:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return 2**40
+    # where the system does not say, a limit no model reaches before its own shapes are checked
+    memory = memory_bytes()
+    return memory if memory is not None else 2**40
 
 
 def printable(name: str) -> str:

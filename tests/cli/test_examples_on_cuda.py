@@ -11,21 +11,14 @@ import numpy as np
 import pytest
 
 from agrad.cli.main import cli
+from gpu import requires_gpu
 
 EXAMPLES = sorted((Path(__file__).parents[2] / "graphs" / "examples").glob("*.yaml"))
 # float32 graphs reduce in another order on a GPU (cuBLAS, CuPy's reductions)
 TOLERANCE = {"float64": (1e-10, 1e-12), "float32": (1e-4, 1e-5)}
 
 
-def _gpu_available():
-    try:
-        import cupy
-        return cupy.cuda.runtime.getDeviceCount() > 0
-    except Exception:       # ImportError, or CuPy's CUDARuntimeError without a driver
-        return False
-
-
-pytestmark = pytest.mark.skipif(not _gpu_available(), reason="CuPy with a GPU is not available here")
+pytestmark = requires_gpu
 
 
 def _run(runner, path, *extra):

@@ -31,6 +31,7 @@ from agrad.graphs.distributed.cluster import ClusterOptions, open_cluster  # noq
 from agrad.graphs.distributed.graph_source import GraphSource  # noqa: E402
 from agrad.graphs.distributed.training import train_on_cluster  # noqa: E402
 from agrad.graphs.results import GraphRuntimeError  # noqa: E402
+from gpu import requires_gpu  # noqa: E402
 
 EXAMPLES = Path(graphs.__file__).parent / "examples"
 
@@ -266,6 +267,29 @@ def test_a_loss_that_is_no_mean_or_sum_over_the_batch_is_refused(address, tmp_pa
     path = _train_file(tmp_path, "amax(logits)")
     result = _cli("train", path, "--cluster", address)
     assert result.exit_code == 2 and "error[AG070]" in result.stderr and f"{path}:11:9:" in result.stderr
+
+
+# ---- on a GPU: each worker computes with CuPy (both share the one GPU) -----------------------
+
+@requires_gpu
+def test_check_on_gpu_workers_equals_one_gpu_process_number_for_number(session):
+    source = GraphSource.read(str(EXAMPLES / "mlp.yaml"), device="cuda")
+    alone = source.load().check()
+    assert check_on_cluster(session, source) == alone
+
+
+@requires_gpu
+def test_data_parallel_training_on_gpu_workers_equals_one_gpu_process(session, tmp_path):
+    path = _train_file(tmp_path)
+    Path(path).write_text("device: cuda\n" + Path(path).read_text())
+    alone = _train_alone(path, 8)
+    assert alone.params["W"].device.type == "cuda"
+    spread = _train_spread(session, path, 8)
+    assert spread.run.params["W"].device.type == "cuda"
+    np.testing.assert_allclose(spread.run.losses, alone.losses, rtol=0, atol=1e-12)
+    for name in ("W", "b"):
+        np.testing.assert_allclose(spread.run.params[name].detach().cpu().numpy(),
+                                   alone.params[name].detach().cpu().numpy(), rtol=0, atol=1e-12)
 
 
 # ---- --workers N starts and stops its own cluster ------------------------------------------

@@ -5,23 +5,11 @@ checks and the engine's device worker thread, on any machine) and, where CuPy fi
 GPU, CuPy's. On a real GPU the libraries differ (cuBLAS sums in another order, CUDA's
 libm rounds differently), so there the comparison allows a few ulps; the stand-in, which
 runs NumPy's own kernels, must agree bit for bit up to 1e-12."""
-import importlib.util
-
 import numpy as np
 import pytest
 
 import op_sample_runs
-
-
-
-def _gpu_available():
-    if importlib.util.find_spec("cupy") is None:
-        return False
-    try:
-        import cupy
-        return cupy.cuda.runtime.getDeviceCount() > 0
-    except Exception:       # CuPy raises its own CUDARuntimeError without a driver
-        return False
+from gpu import gpu_available
 
 
 # (rtol, atol) by dtype on a real GPU; the stand-in runs NumPy's kernels and must match to 1e-12
@@ -35,7 +23,7 @@ def cuda_backend(request):
         request.getfixturevalue("standin_cuda")
         yield None
         return
-    if not _gpu_available():
+    if not gpu_available():
         pytest.skip("CuPy with a GPU is not available here")
     yield GPU_TOLERANCE
     from agrad.autograd import get_default_engine

@@ -51,3 +51,34 @@ def test_the_limit_is_this_machines_memory(graph_file, monkeypatch):
     monkeypatch.setattr(runner, "memory_bytes", lambda: 1000 * 1000 * 4 - 1)      # one element short
     with pytest.raises(graphs.GraphRuntimeError):
         graph.run()
+
+
+TWO_PARAMETERS = ("inputs:\n  x: {shape: [1000, 1000], init: ones, requires_grad: true}\n"
+                  "  w: {shape: [1000, 2000], init: ones, requires_grad: true}\n  c: {shape: [10], init: ones}\n"
+                  "nodes:\n  y: x @ w\n  s: sum(relu(y))\n")
+
+
+@pytest.mark.parametrize("how", ["run", "check"])
+def test_inputs_with_their_gradients_larger_than_memory_are_refused_at_the_largest(graph_file, monkeypatch, how):
+    # each result fits (8 MB), and so do the inputs (12 MB); with their gradients they need 24 MB
+    leaves = 4_000_000 + 8_000_000 + 40
+    monkeypatch.setattr(runner, "memory_bytes", lambda: 2 * leaves - 41)
+    graph = graphs.load(graph_file(TWO_PARAMETERS + "backward: s\n"))
+    with pytest.raises(graphs.GraphRuntimeError) as info:
+        graph.run() if how == "run" else graph.check(fast=True)
+    d = info.value.diagnostic
+    assert (d.code, d.location.line, d.location.col) == ("AG044", 3, 3)     # w, the largest input
+    assert d.message == ("the inputs (the largest: 'w') with the gradients of those that require grad would hold "
+                         "0.0 GiB, more than this machine's memory (0.0 GiB); nothing was run")
+    monkeypatch.setattr(runner, "memory_bytes", lambda: 2 * leaves - 40)    # c requires no gradient
+    assert graph.run().grads["w"].shape == (1000, 2000)
+
+
+def test_inputs_larger_than_memory_are_refused_without_a_backward_pass(graph_file, monkeypatch):
+    graph = graphs.load(graph_file(TWO_PARAMETERS))
+    monkeypatch.setattr(runner, "memory_bytes", lambda: 12_000_039)
+    with pytest.raises(graphs.GraphRuntimeError) as info:
+        graph.run()
+    assert info.value.diagnostic.message.startswith("the inputs (the largest: 'w') would hold 0.0 GiB")
+    monkeypatch.setattr(runner, "memory_bytes", lambda: 12_000_040)
+    assert graph.run().outputs["s"].shape == ()

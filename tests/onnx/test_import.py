@@ -17,6 +17,7 @@ from agrad import graphs  # noqa: E402
 from agrad.cli.main import cli  # noqa: E402
 from agrad.graphs.onnx import ModelError  # noqa: E402
 from agrad.graphs.onnx.importing import ImportOptions, import_model  # noqa: E402
+from gpu import requires_gpu  # noqa: E402
 
 FIXTURES = Path(__file__).parent / "fixtures"
 MANIFEST = json.loads((FIXTURES / "manifest.json").read_text())
@@ -27,7 +28,7 @@ def _cli(*args):
     return CliRunner(env={"NO_COLOR": "1", "COLUMNS": "200"}).invoke(cli, [str(a) for a in args])
 
 
-def imported_run(name: str, tmp_path: Path):
+def imported_run(name: str, tmp_path: Path, device: str | None = None):
     """Import fixture `name` with `--loss mse:target`, run it on the fixture's inputs and target."""
     ref = dict(np.load(FIXTURES / f"{name}.npz"))
     result = import_model(FIXTURES / f"{name}.onnx", tmp_path / f"{name}.yaml", ImportOptions(loss="mse:target"))
@@ -39,25 +40,33 @@ def imported_run(name: str, tmp_path: Path):
             path = tmp_path / f"{key.replace(':', '_')}.npy"
             np.save(path, value.astype(np.float32) if value.dtype == np.float64 else value)
             files[agrad_name[onnx_name] if onnx_name else "target"] = str(path)
-    run = graphs.load(result.graph_path, inputs=files).run()
+    run = graphs.load(result.graph_path, inputs=files, device=device).run()
     return ref, result, run, agrad_name
 
 
+# (rtol, atol) of the outputs against onnxruntime's (float32): on a GPU cuBLAS and CuPy's reductions
+# sum in another order than the CPU's
+OUTPUT_TOLERANCE = {"cpu": (1e-5, 2e-6), "cuda": (1e-4, 1e-5)}
+
+
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=requires_gpu)])
 @pytest.mark.parametrize("name", MODELS)
-def test_imported_outputs_match_onnxruntime_and_gradients_match_torch(name, tmp_path):
-    ref, result, run, agrad_name = imported_run(name, tmp_path)
+def test_imported_outputs_match_onnxruntime_and_gradients_match_torch(name, device, tmp_path):
+    ref, result, run, agrad_name = imported_run(name, tmp_path, device)
+    rtol, atol = OUTPUT_TOLERANCE[device]
     outs = [k for k in ref if k.startswith("out:")]
     values = list(run.outputs.values())
     assert len(values) == len(outs)
     for key, value in zip(outs, values):
-        np.testing.assert_allclose(value.detach().numpy(), ref[key], rtol=1e-5, atol=2e-6, err_msg=key)
+        assert value.device.type == device
+        np.testing.assert_allclose(value.detach().cpu().numpy(), ref[key], rtol=rtol, atol=atol, err_msg=key)
     grads = [k for k in ref if k.startswith("grad:")]
     assert grads, "the fixture has gradients to compare"
     for key in grads:
         grad = run.grads[agrad_name[key[5:]]]
         expected = ref[key]
         scale = np.abs(expected).max() + 1e-6
-        assert np.abs(grad.detach().numpy() - expected).max() / scale < 1e-4, key
+        assert np.abs(grad.detach().cpu().numpy() - expected).max() / scale < 1e-4, key
 
 
 def test_each_node_is_one_line_naming_the_onnx_node(tmp_path):
