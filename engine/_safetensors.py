@@ -104,6 +104,8 @@ def _checked_entry(path: str, name: str, entry) -> tuple:
     if not isinstance(entry, dict) or set(entry) != {"dtype", "shape", "data_offsets"}:
         raise FormatError(f"{path}: entry {name!r} must have exactly dtype, shape and data_offsets")
     dtype_name, shape, offsets = entry["dtype"], entry["shape"], entry["data_offsets"]
+    if not isinstance(dtype_name, str):         # a JSON list or object cannot be looked up
+        raise FormatError(f"{path}: entry {name!r} has dtype {dtype_name!r}, not a dtype's name")
     if dtype_name == "BF16":
         dtype = np.dtype("<u2")
     elif dtype_name in DTYPES:
