@@ -2,7 +2,7 @@
 
 A file is written beside its destination and moved into place with os.replace,
 so a reader sees either the old file or the whole new one; a run interrupted
-mid-write (an exception, Ctrl-C, SIGTERM) removes its temporary file. A symlink
+mid-write (an exception, Ctrl-C, SIGTERM, SIGHUP) removes its temporary file. A symlink
 is written through to its target, and a new file's mode follows the umask, as
 with any other tool's output.
 """
@@ -24,10 +24,16 @@ class _Interrupted(BaseException):
         self.signum = signum
 
 
+# The signals whose default action ends the process and which a run is sent in practice: a
+# service manager's or `kill`'s SIGTERM, and SIGHUP when the terminal or ssh session goes away
+# (Ctrl-C's SIGINT already raises KeyboardInterrupt). Windows has no SIGHUP.
+_ENDING = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
 @contextlib.contextmanager
-def _sigterm_raises():
-    """SIGTERM raises inside the block, so the cleanup runs (Ctrl-C already raises
-    KeyboardInterrupt); signal handlers belong to the main thread only."""
+def _ending_signals_raise():
+    """SIGTERM and SIGHUP raise inside the block, so the cleanup runs; signal handlers belong
+    to the main thread only."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -35,11 +41,12 @@ def _sigterm_raises():
     def interrupt(signum, _frame):
         raise _Interrupted(signum)
 
-    previous = signal.signal(signal.SIGTERM, interrupt)
+    previous = {s: signal.signal(s, interrupt) for s in _ENDING}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
 
 
 def _new_file_mode(target: Path) -> int:
@@ -57,7 +64,7 @@ def write_atomically(path: str | os.PathLike, write: Callable[[BinaryIO], None])
     mode = _new_file_mode(target)
     temporary = None
     try:
-        with _sigterm_raises():
+        with _ending_signals_raise():
             fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
             with os.fdopen(fd, "wb") as f:
                 os.fchmod(f.fileno(), mode)
