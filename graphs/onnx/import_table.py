@@ -253,9 +253,7 @@ def _gemm(ctx, node, a):
 
 @op("Einsum")
 def _einsum(ctx, node, a):
-    equation = a["equation"]
-    if isinstance(equation, bytes):
-        equation = equation.decode()
+    equation = a["equation"]      # (string attributes come decoded: importing._text)
     return f"einsum({equation.replace(' ', '')!r}, [{', '.join(ctx.ref(n) for n in node.input)}])"
 
 
@@ -264,7 +262,6 @@ def _einsum(ctx, node, a):
 def _pads(ctx, node, a, spatial: list[int], kernel: list[int], strides: list[int], dilations: list[int]):
     """(begin pads, end pads) per spatial dim, with auto_pad resolved on the input's shape."""
     auto = a.get("auto_pad", "NOTSET")
-    auto = auto.decode() if isinstance(auto, bytes) else auto
     d = len(kernel)
     if auto in ("SAME_UPPER", "SAME_LOWER"):
         begin, end = [], []
@@ -321,7 +318,6 @@ def _conv_transpose(ctx, node, a):
     dilations = list(a.get("dilations", [1] * d))
     out_pad = list(a.get("output_padding", [0] * d))
     auto = a.get("auto_pad", "NOTSET")
-    auto = auto.decode() if isinstance(auto, bytes) else auto
     if "output_shape" in a or auto in ("SAME_UPPER", "SAME_LOWER"):
         wanted = list(a["output_shape"])[-d:] if "output_shape" in a else [s * st for s, st in zip(xshape[2:],
                                                                                                    strides)]
@@ -637,13 +633,69 @@ def _scatter_elements(ctx, node, a):
     data, indices, updates = node.input
     axis = a.get("axis", 0)
     reduction = a.get("reduction", "none")
-    reduction = reduction.decode() if isinstance(reduction, bytes) else reduction
     d, i, u = ctx.ref(data), ctx.ref(indices), ctx.ref(updates)
     if reduction == "none":
         return f"scatter({d}, {axis}, {i}, {u})"
     if reduction == "add":
         return f"scatter_add({d}, {axis}, {i}, {u})"
     return f"scatter_reduce({d}, {axis}, {i}, {u}, {({'mul': 'prod', 'max': 'amax', 'min': 'amin'})[reduction]!r})"
+
+
+def _flat_positions(ctx, indices: str, dims: list[int], batch: int = 0) -> tuple[str, list[int]]:
+    """GatherND's and ScatterND's index tuples (the last dim of `indices`) over `dims`, as positions
+    in those dims flattened, counted from 0 in each of the `batch` leading dims' blocks: (an int64
+    expression, or an index constant when `indices` is one; the positions' shape)."""
+    ishape = list(ctx.shape(indices))
+    strides = [math.prod(dims[j + 1:]) for j in range(len(dims))]
+    block = math.prod(dims)
+    batch_shape = ishape[:batch]
+    # each batch position's first flat position, shaped to broadcast over the index tuples
+    offsets = (np.arange(math.prod(batch_shape), dtype=np.int64) * block).reshape(
+        batch_shape + [1] * (len(ishape) - 1 - batch))
+    if ctx.is_const(indices):
+        index = np.asarray(ctx.const(indices)).astype(np.int64)
+        flat = (np.mod(index, dims) * strides).sum(-1) + offsets      # ONNX counts negative ones from the end
+        return ctx.index_tensor_nd(flat), list(flat.shape)
+    idx = ctx.ref(indices)
+    flat = f"sum(remainder({idx}, {ctx.index_tensor(dims)}) * {ctx.index_tensor(strides)}, -1)"
+    if batch:
+        flat = f"{flat} + {ctx.index_tensor_nd(offsets)}"
+    return flat, ishape[:-1]
+
+
+@op("GatherND", composed=True)
+def _gather_nd(ctx, node, a):
+    data, indices = node.input
+    shape = list(ctx.shape(data))
+    batch = a.get("batch_dims", 0)
+    k = ctx.shape(indices)[-1]
+    dims, rest = shape[batch:batch + k], shape[batch + k:]
+    positions, pshape = _flat_positions(ctx, indices, dims, batch)
+    flat = f"reshape({ctx.ref(data)}, {lit([math.prod(shape[:batch + k])] + rest)})"
+    return f"reshape(index_select({flat}, 0, reshape({positions}, [-1])), {lit(pshape + rest)})"
+
+
+@op("ScatterND", composed=True)
+def _scatter_nd(ctx, node, a):
+    data, indices, updates = node.input
+    shape = list(ctx.shape(data))
+    k = ctx.shape(indices)[-1]
+    dims, rest = shape[:k], shape[k:]
+    reduction = a.get("reduction", "none")
+    positions, pshape = _flat_positions(ctx, indices, dims)
+    count = math.prod(pshape)
+    # one row of the flattened data per index tuple: scatter's index is the row's position, repeated
+    rows = f"expand(reshape({positions}, {lit([count] + [1] * len(rest))}), {lit([count] + rest)})"
+    flat = f"reshape({ctx.ref(data)}, {lit([math.prod(dims)] + rest)})"
+    values = f"reshape({ctx.ref(updates)}, {lit([count] + rest)})"
+    if reduction == "none":
+        scattered = f"scatter({flat}, 0, {rows}, {values})"
+    else:
+        how = {"add": "sum", "mul": "prod", "max": "amax", "min": "amin"}.get(reduction)
+        if how is None:
+            raise Refuse(f"ScatterND reduction {reduction!r}")
+        scattered = f"scatter_reduce({flat}, 0, {rows}, {values}, {how!r})"
+    return f"reshape({scattered}, {lit(shape)})"
 
 
 @op("Expand")
@@ -664,7 +716,6 @@ def _pad(ctx, node, a):
     x = node.input[0]
     rank = len(ctx.shape(x))
     mode = a.get("mode", "constant")
-    mode = mode.decode() if isinstance(mode, bytes) else mode
     if ctx.opset < 11:
         pads, value = list(a["pads"]), a.get("value", 0.0)
         axes = list(range(rank))
@@ -709,7 +760,6 @@ def _depth_space(ctx, node, a):
     n, c, h, w = ctx.shape(x)
     b = a["blocksize"]
     mode = a.get("mode", "DCR")
-    mode = mode.decode() if isinstance(mode, bytes) else mode
     xs = ctx.ref(x)
     if node.op_type == "SpaceToDepth":
         inner = f"reshape({xs}, [{n}, {c}, {h // b}, {b}, {w // b}, {b}])"
@@ -786,9 +836,7 @@ def _resize(ctx, node, a):
     x = node.input[0]
     shape = ctx.shape(x)
     mode = a.get("mode", "nearest")
-    mode = mode.decode() if isinstance(mode, bytes) else mode
     coord = a.get("coordinate_transformation_mode", "half_pixel" if node.op_type == "Resize" else "asymmetric")
-    coord = coord.decode() if isinstance(coord, bytes) else coord
     if node.op_type == "Upsample" or ctx.opset < 11:
         scales = a.get("scales") or ctx.const(node.input[1]).tolist()
         sizes = [int(math.floor(s * f)) for s, f in zip(shape, scales)]
@@ -802,7 +850,6 @@ def _resize(ctx, node, a):
     spatial = sizes[2:]
     if mode == "nearest":
         nearest = a.get("nearest_mode", "round_prefer_floor")
-        nearest = nearest.decode() if isinstance(nearest, bytes) else nearest
         if coord == "asymmetric" and (nearest == "floor" or node.op_type == "Upsample"):
             return f"interpolate({ctx.ref(x)}, {lit(spatial)}, mode='nearest')"
         raise Refuse(f"Resize nearest with coordinate_transformation_mode={coord!r}, nearest_mode={nearest!r} "
@@ -832,10 +879,15 @@ def _shape_of(ctx, node, a):
 
 # ---- recurrent layers, unrolled -----------------------------------------------------------------
 
+# each recurrent op's default activations, per direction (ONNX's spec)
+_DEFAULT_ACTIVATIONS = {"LSTM": ["Sigmoid", "Tanh", "Tanh"], "GRU": ["Sigmoid", "Tanh"], "RNN": ["Tanh"]}
+
+
 def _recurrent_inputs(ctx, node, a):
     """(X as [seq, batch, input], seq, batch, hidden, [reversed?] per direction, layout)."""
-    if a.get("activations") not in (None, ["Sigmoid", "Tanh", "Tanh"][:len(a.get("activations") or [])]):
-        raise Refuse(f"{node.op_type} with activations {a.get('activations')}")
+    given, default = a.get("activations"), _DEFAULT_ACTIVATIONS[node.op_type]
+    if given is not None and node.op_type != "RNN" and list(given) not in (default, default * 2):
+        raise Refuse(f"{node.op_type} with activations {given}")
     if "clip" in a or a.get("input_forget", 0):
         raise Refuse(f"{node.op_type} with clip or input_forget")
     direction = a.get("direction", "forward")
@@ -927,6 +979,44 @@ def _gru(ctx, node, a):
                 rbh = f" + select({B}, 0, {d})[{5 * H}:{6 * H}]" if B else ""
                 n = (f"tanh({xw}[{t}][:, {2 * H}:{3 * H}] + matmul({r} * {h}, {rt}[:, {2 * H}:{3 * H}]){rbh})")
             h = ctx.step(f"(1.0 - {z}) * {n} + {z} * {h}", f"{tag}h_{t}")
+            steps.append(h)
+        if backwards:
+            steps.reverse()
+        ys.append(f"stack([{', '.join(steps)}], 0)")
+        hs.append(h)
+    y = f"stack([{', '.join(ys)}], 1)"
+    if layout:
+        y = f"permute({y}, [2, 0, 1, 3])"
+    return Outputs([y, f"stack([{', '.join(hs)}], {1 if layout else 0})"])
+
+
+# an RNN's activation by its ONNX name: the agrad function of the pre-activation
+_RNN_ACTIVATIONS = {"Tanh": "tanh({})", "Relu": "relu({})", "Sigmoid": "sigmoid({})"}
+
+
+@op("RNN", composed=True)
+def _rnn(ctx, node, a):
+    x, seq, batch, hidden, directions, layout = _recurrent_inputs(ctx, node, a)
+    _check_lengths(ctx, node, seq, layout)
+    names = list(a.get("activations") or ["Tanh"] * len(directions))
+    if len(names) == 1 and len(directions) == 2:
+        names = names * 2
+    if len(names) != len(directions) or any(n not in _RNN_ACTIVATIONS for n in names):
+        raise Refuse(f"RNN with activations {names} (agrad translates {', '.join(_RNN_ACTIVATIONS)}, one per "
+                     "direction)")
+    W, R = ctx.ref(node.input[1]), ctx.ref(node.input[2])
+    B = ctx.ref(node.input[3]) if len(node.input) > 3 and node.input[3] else None
+    H = hidden
+    ys, hs = [], []
+    for d, backwards in enumerate(directions):
+        tag = f"d{d}_" if len(directions) > 1 else ""
+        bias = f" + select({B}, 0, {d})[0:{H}] + select({B}, 0, {d})[{H}:{2 * H}]" if B else ""
+        xw = ctx.step(f"matmul({x}, t(select({W}, 0, {d}))){bias}", f"{tag}input_part")
+        rt = ctx.step(f"t(select({R}, 0, {d}))", f"{tag}R_t")
+        h = _initial(ctx, node, 5, d, batch, H, layout)
+        steps = []
+        for t in (range(seq - 1, -1, -1) if backwards else range(seq)):
+            h = ctx.step(_RNN_ACTIVATIONS[names[d]].format(f"{xw}[{t}] + matmul({h}, {rt})"), f"{tag}h_{t}")
             steps.append(h)
         if backwards:
             steps.reverse()

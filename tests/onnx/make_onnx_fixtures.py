@@ -141,6 +141,38 @@ class LSTMModel(nn.Module):
         return self.fc(out[:, -1])
 
 
+class RNNModel(nn.Module):
+    """A bidirectional RNN (tanh: a ReLU's kinks would make float32 and float64 gradients differ), two layers,
+    batch first."""
+
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.RNN(4, 5, num_layers=2, batch_first=True, bidirectional=True)
+        self.fc = nn.Linear(10, 2)
+
+    def forward(self, x, h0):
+        # (h0 a model input: with zeros the exporter folds the first step's h0 @ W_hh + b_hh into a constant,
+        # and b_hh's initializer no longer has torch's gradient)
+        out, _ = self.rnn(x, h0)
+        return self.fc(out[:, -1])
+
+
+class Indexing(nn.Module):
+    """Elements read and written by index pairs (x[:, rows, cols], and an in-place write to them)."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(4, 5))
+        self.fc = nn.Linear(5, 3)
+
+    def forward(self, x):
+        rows, cols = torch.tensor([0, 2, 3, -1]), torch.tensor([1, 1, 4, 0])
+        picked = x[:, rows, cols] * self.w[rows, cols]
+        y = x.clone()
+        y[:, rows, cols] = torch.tanh(picked)
+        return self.fc(y.sum(1))
+
+
 MODELS = {
     "mlp": (MLP, {"x": (2, 6)}),
     "convbn": (ConvBN, {"x": (2, 3, 6, 6)}),
@@ -149,6 +181,8 @@ MODELS = {
     "attention": (EmbedAttention, {"tokens": (2, 6)}),
     "elementwise": (Elementwise, {"x": (3, 5)}),
     "lstm": (LSTMModel, {"x": (2, 4, 4)}),
+    "rnn": (RNNModel, {"x": (2, 3, 4), "h0": (4, 2, 5)}),
+    "indexing": (Indexing, {"x": (2, 4, 5)}),
 }
 
 # The batch-norm models also once without the legacy exporter's folding of BN into Conv.
@@ -218,9 +252,11 @@ def _torch_grads(model, inputs: dict, onnx_model, target: np.ndarray) -> dict[st
 
 def main() -> int:
     OUT.mkdir(exist_ok=True)
+    only = set(sys.argv[1:])
     manifest = {"torch": torch.__version__, "onnx": onnx.__version__, "onnxruntime": ort.__version__,
                 "opset": OPSET, "models": {}}
-    only = set(sys.argv[1:])
+    if only and (OUT / "manifest.json").exists():       # the other models' entries stay as they were
+        manifest["models"] = json.loads((OUT / "manifest.json").read_text())["models"]
     for seed, (name, (cls, shapes)) in enumerate(MODELS.items()):
         if only and name not in only:
             continue

@@ -158,6 +158,22 @@ CASES += [
          name="GRU-linear-before-reset"),
     Case("GRU", {"x": f(3, 2, 4)}, {"hidden_size": 3, "direction": "reverse"},
          consts={"W": f(1, 9, 4) / 2, "R": f(1, 9, 3) / 2, "B": f(1, 18) / 3}, outputs=2, name="GRU-reverse"),
+    Case("RNN", {"x": f(3, 2, 4), "h0": f(2, 2, 3)}, {"hidden_size": 3, "direction": "bidirectional",
+                                                     "activations": ["Tanh", "Relu"]},
+         consts={"W": f(2, 3, 4) / 2, "R": f(2, 3, 3) / 2, "B": f(2, 6) / 3}, outputs=2,
+         order=["x", "W", "R", "B", "", "h0"], name="RNN-bidirectional-tanh-relu"),
+    Case("RNN", {"x": f(2, 3, 4)}, {"hidden_size": 3}, consts={"W": f(1, 3, 4) / 2, "R": f(1, 3, 3) / 2},
+         outputs=2, name="RNN-no-bias"),          # (onnxruntime runs no batch-first RNN: layout 0 only)
+    # GatherND / ScatterND (what exporters make of x[i, j] and x[i, j] = v): index tuples from the data
+    # or constants, negative indices counted from the end, batch dims
+    Case("GatherND", {"x": f(3, 4, 2), "i": i64([[0, 1], [2, -1], [1, 0]])}, name="GatherND-pairs"),
+    Case("GatherND", {"x": f(3, 4, 2)}, consts={"i": i64([[[2], [0]]])}, name="GatherND-const-rows"),
+    Case("GatherND", {"x": f(2, 3, 4), "i": i64([[[1, 3]], [[2, -4]]])}, {"batch_dims": 1}, name="GatherND-batch"),
+    Case("ScatterND", {"x": f(4, 3), "i": i64([[3], [-4]]), "u": f(2, 3)}, name="ScatterND-rows"),
+    Case("ScatterND", {"x": f(2, 3, 2), "u": f(3, 2)}, {"reduction": "add"},
+         consts={"i": i64([[0, 1], [1, 2], [0, 1]])}, order=["x", "i", "u"], name="ScatterND-add-repeated"),
+    Case("ScatterND", {"x": f(3, 3), "i": i64([[0, 0], [2, 1]]), "u": f(2)}, {"reduction": "mul"},
+         name="ScatterND-mul-elements"),
 ]
 
 
@@ -179,5 +195,5 @@ def test_op_matches_onnxruntime(case, tmp_path):
         assert value.detach().numpy().shape == ref.shape, i
         np.testing.assert_allclose(value.detach().numpy(), ref, rtol=2e-5, atol=2e-6)
     if case.grad:
-        check = graph.check(fast=case.op in ("LSTM", "GRU"))        # (one random direction per leaf)
+        check = graph.check(fast=case.op in ("LSTM", "GRU", "RNN"))        # (one random direction per leaf)
         assert check.passed, [(leaf.name, leaf.max_abs_err) for leaf in check.leaves if not leaf.passed]
