@@ -19,6 +19,10 @@ from .autograd.inference_tensors import is_inference
 from . import ops
 
 bool = bool_  # noqa: A001 — agrad.bool, as torch.bool
+# PyTorch's other names of dtypes (torch.float is torch.float32, torch.long torch.int64); like agrad.bool,
+# not in __all__, so that `from agrad import *` leaves Python's int and float alone
+half, float, double = float16, float32, float64  # noqa: A001
+short, int, long = int16, int32, int64  # noqa: A001
 
 __all__ = ["Tensor", "tensor", "as_tensor", "from_numpy", "empty", "zeros", "ones", "full", "arange", "linspace",
            "logspace", "eye",

@@ -76,6 +76,10 @@ STRUCTURES = {
         lib.nn.ReLU(), lib.nn.ReLU(inplace=True), lib.nn.LeakyReLU(0.2), lib.nn.GELU(approximate="tanh"),
         lib.nn.SiLU(), lib.nn.ELU(alpha=0.5), lib.nn.Tanh(), lib.nn.Sigmoid(), lib.nn.Softplus(beta=2.0),
         lib.nn.Mish(), lib.nn.Softmax(dim=0), lib.nn.LogSoftmax(dim=1), lib.nn.Identity()),
+    "activations_more": lambda lib: lib.nn.Sequential(
+        lib.nn.Hardtanh(-0.5, 0.8), lib.nn.PReLU(3, init=0.1), lib.nn.ReLU6(), lib.nn.SELU(), lib.nn.CELU(0.7),
+        lib.nn.Hardsigmoid(), lib.nn.Hardswish(), lib.nn.LogSigmoid(), lib.nn.Softsign(), lib.nn.Tanhshrink(),
+        lib.nn.Softmin(dim=2), lib.nn.Softmax2d(), lib.nn.GLU(dim=-1)),
     "losses": lambda lib: lib.nn.ModuleList([
         lib.nn.MSELoss(), lib.nn.L1Loss(reduction="sum"), lib.nn.NLLLoss(ignore_index=1),
         lib.nn.CrossEntropyLoss(), lib.nn.BCELoss(), lib.nn.SmoothL1Loss(beta=0.5),
@@ -118,6 +122,7 @@ FORWARDS = {
     "pooling": ("pooling", [(2, 3, 7, 6)]),
     "custom": ("custom", [(4, 3)]),
     "activations": ("activations", [(3, 4)]),
+    "activations_more": ("activations_more", [(2, 3, 4, 4)]),
 }
 
 

@@ -266,3 +266,15 @@ def test_the_readme_model_example_runs(tmp_path, monkeypatch):
     exec(compile(code, "README.md", "exec"), {"batches": batches})
     assert sorted(agrad.load("ckpt.npz")) == ["epoch", "model", "optimizer"]
     assert "head.weight" in agrad.load("model.safetensors")
+
+
+def test_activation_layers_refuse_what_pytorchs_refuse():
+    with pytest.raises(ValueError, match="min_val"):
+        agrad.nn.Hardtanh(1.0, -1.0)
+    with pytest.raises(ValueError, match="3D or 4D"):
+        agrad.nn.Softmax2d()(agrad.ones(2, 3))
+    prelu = agrad.nn.PReLU(3, init=0.5)
+    assert [n for n, _ in prelu.named_parameters()] == ["weight"] and prelu.weight.tolist() == [0.5] * 3
+    y = prelu(agrad.tensor([[-2.0, 1.0, -4.0]]))
+    y.sum().backward()
+    assert y.tolist() == [[-1.0, 1.0, -2.0]] and prelu.weight.grad.tolist() == [-2.0, 0.0, -4.0]

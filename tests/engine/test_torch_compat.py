@@ -377,3 +377,15 @@ def test_nn_layer_classes_call_their_ops():
     assert [repr(m) for m in (agrad.nn.Softmax(dim=1), agrad.nn.LogSoftmax(), agrad.nn.ReLU(),
                               agrad.nn.ReLU(inplace=True), agrad.nn.CrossEntropyLoss())] == \
         ["Softmax(dim=1)", "LogSoftmax(dim=None)", "ReLU()", "ReLU(inplace=True)", "CrossEntropyLoss()"]
+
+
+# ---- dtype aliases -------------------------------------------------------------------------------
+
+def test_pytorchs_other_names_of_dtypes():
+    assert (agrad.half, agrad.float, agrad.double) == (agrad.float16, agrad.float32, agrad.float64)
+    assert (agrad.short, agrad.int, agrad.long, agrad.bool) == (agrad.int16, agrad.int32, agrad.int64, agrad.bool_)
+    assert agrad.tensor([1, 2], dtype=agrad.int).dtype == agrad.int32
+    assert agrad.ones(2, dtype=agrad.float).to(agrad.long).dtype == agrad.int64
+    namespace = {}
+    exec("from agrad import *", namespace)          # never shadows Python's int and float
+    assert "int" not in namespace and "float" not in namespace and "bool" not in namespace

@@ -1,7 +1,9 @@
 """torch.nn.modules: `Module` and the layers built on it, one family per file as PyTorch
 files them (linear.py, conv.py, sparse.py, normalization.py, batchnorm.py, dropout.py,
 activation.py, loss.py, container.py, flatten.py, pooling.py)."""
-from .activation import ELU, GELU, LeakyReLU, LogSoftmax, Mish, ReLU, Sigmoid, SiLU, Softmax, Softplus, Tanh
+from .activation import (CELU, ELU, GELU, GLU, SELU, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU, LogSigmoid, LogSoftmax,
+                         Mish, PReLU, ReLU, ReLU6, Sigmoid, SiLU, Softmax, Softmax2d, Softmin, Softplus, Softsign, Tanh,
+                         Tanhshrink)
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, Sequential
 from .conv import Conv1d, Conv2d
@@ -18,5 +20,6 @@ from .sparse import Embedding
 __all__ = ["Module", "Identity", "Linear", "Conv1d", "Conv2d", "Embedding", "LayerNorm", "BatchNorm1d",
            "BatchNorm2d", "Dropout", "Flatten", "MaxPool2d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool2d", "Sequential",
            "ModuleList", "ModuleDict", "ReLU", "LeakyReLU", "GELU", "SiLU", "ELU", "Tanh", "Sigmoid", "Softplus",
-           "Mish", "Softmax", "LogSoftmax", "L1Loss", "MSELoss", "NLLLoss", "CrossEntropyLoss", "BCELoss",
+           "Mish", "Softmax", "LogSoftmax", "ReLU6", "PReLU", "SELU", "CELU", "GLU", "Hardtanh", "Hardsigmoid",
+           "Hardswish", "LogSigmoid", "Softsign", "Tanhshrink", "Softmin", "Softmax2d", "L1Loss", "MSELoss", "NLLLoss", "CrossEntropyLoss", "BCELoss",
            "BCEWithLogitsLoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss"]

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import warnings
 
-from .. import functional as F
+from .. import functional as F, init as nn_init
+from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["ReLU", "LeakyReLU", "GELU", "SiLU", "ELU", "Tanh", "Sigmoid", "Softplus", "Mish", "Softmax",
-           "LogSoftmax"]
+__all__ = ["ReLU", "ReLU6", "LeakyReLU", "PReLU", "GELU", "SiLU", "ELU", "SELU", "CELU", "GLU", "Hardtanh",
+           "Hardsigmoid", "Hardswish", "Tanh", "Sigmoid", "LogSigmoid", "Softplus", "Softsign", "Tanhshrink", "Mish",
+           "Softmax", "Softmin", "Softmax2d", "LogSoftmax"]
 
 
 def _softmax_dim(name, ndim, stacklevel=4):
@@ -42,6 +44,38 @@ class SiLU(_InplaceOption):
     _op = "silu"
 
 
+class ReLU6(_InplaceOption):
+    _op = "relu6"
+
+
+class SELU(_InplaceOption):
+    _op = "selu"
+
+
+class Hardsigmoid(_InplaceOption):
+    _op = "hardsigmoid"
+
+
+class Hardswish(_InplaceOption):
+    _op = "hardswish"
+
+
+class Hardtanh(Module):
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        if min_val >= max_val:          # PyTorch's check
+            raise ValueError(f"min_val ({min_val}) must be less than max_val ({max_val})")
+        self.min_val = min_val
+        self.max_val = max_val
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"min_val={self.min_val}, max_val={self.max_val}" + (", inplace=True" if self.inplace else "")
+
+
 class LeakyReLU(Module):
     def __init__(self, negative_slope: float = 1e-2, inplace: bool = False) -> None:
         super().__init__()
@@ -66,6 +100,53 @@ class ELU(Module):
 
     def extra_repr(self) -> str:
         return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class CELU(Module):
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.celu(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class PReLU(Module):
+    """max(0, x) + weight * min(0, x), with one learnable slope, or one per channel (dim 1)."""
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None, dtype=None) -> None:
+        import agrad
+
+        super().__init__()
+        self.num_parameters = num_parameters
+        self.init = init
+        self.weight = Parameter(agrad.empty(num_parameters, device=device, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        nn_init.constant_(self.weight, self.init)
+
+    def forward(self, input):
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"
+
+
+class GLU(Module):
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.glu(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
 
 
 class GELU(Module):
@@ -103,6 +184,21 @@ class Sigmoid(Module):
         return F.sigmoid(input)
 
 
+class LogSigmoid(Module):
+    def forward(self, input):
+        return F.logsigmoid(input)
+
+
+class Softsign(Module):
+    def forward(self, input):
+        return F.softsign(input)
+
+
+class Tanhshrink(Module):
+    def forward(self, input):
+        return F.tanhshrink(input)
+
+
 class Mish(Module):
     def __init__(self, inplace: bool = False) -> None:
         super().__init__()
@@ -135,5 +231,18 @@ class Softmax(_AlongDim):
     _name = "softmax"
 
 
+class Softmin(_AlongDim):
+    _name = "softmin"
+
+
 class LogSoftmax(_AlongDim):
     _name = "log_softmax"
+
+
+class Softmax2d(Module):
+    """Softmax over the channels of each location: dim -3 of a (C, H, W) or (N, C, H, W) input."""
+
+    def forward(self, input):
+        if input.ndim not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.ndim}D instead")
+        return F.softmax(input, -3)
