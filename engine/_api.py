@@ -17,6 +17,9 @@ from . import autograd, dispatcher
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .autograd.inference_tensors import is_inference
 from . import ops
+from .legacy_tensor_types import *  # noqa: F401,F403 — agrad.FloatTensor, agrad.LongTensor, …
+from .legacy_tensor_types import __all__ as _legacy_types
+from .warn_once import is_warn_always_enabled, set_warn_always
 
 bool = bool_  # noqa: A001 — agrad.bool, as torch.bool
 # PyTorch's other names of dtypes (torch.float is torch.float32, torch.long torch.int64); like agrad.bool,
@@ -32,7 +35,13 @@ __all__ = ["Tensor", "tensor", "as_tensor", "from_numpy", "empty", "zeros", "one
            "get_default_dtype", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
            "is_inference_mode_enabled", "is_inference", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled", "autograd",
-           "dispatcher", "ops", "library", "testing", "save", "load"] + list(ops.__all__)
+           "dispatcher", "ops", "library", "testing", "save", "load", "is_tensor", "set_warn_always",
+           "is_warn_always_enabled"] + _legacy_types + list(ops.__all__)
+
+
+def is_tensor(obj) -> bool:
+    """torch.is_tensor: whether `obj` is a Tensor (a Parameter too)."""
+    return isinstance(obj, Tensor)
 
 
 # what a graph run does not use, imported on first use: name -> (module, its attribute or None)

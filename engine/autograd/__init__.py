@@ -6,15 +6,18 @@ from .anomaly_mode import (AnomalyError, detect_anomaly, is_anomaly_check_nan_en
                            set_detect_anomaly)
 from .edge import Edge
 from .engine import Engine, GraphTask, NodeTask, ReadyQueue, get_default_engine
-from .function import Function, FunctionCtx, once_differentiable
-from .functional import backward, grad
+from .function import Function, FunctionCtx, InplaceFunction, once_differentiable
+from .backward_and_grad import backward, grad
+from . import functional
 from .gradcheck import gradcheck, gradgradcheck
 from . import input_buffer
 from .node import AccumulateGrad, GraphRoot, Node
 from .saved_variable import SavedVariable
+from .variable import Variable
 
 __all__ = ["Node", "Edge", "AccumulateGrad", "GraphRoot", "Engine", "GraphTask", "NodeTask", "ReadyQueue",
-           "input_buffer", "SavedVariable", "Function", "FunctionCtx", "once_differentiable", "backward", "grad", "gradcheck", "gradgradcheck",
+           "input_buffer", "SavedVariable", "Variable", "Function", "FunctionCtx", "InplaceFunction",
+           "once_differentiable", "backward", "grad", "functional", "gradcheck", "gradgradcheck",
            "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "AnomalyError",
            "get_default_engine",
            "graph", "profiler", "grad_mode", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode"]

@@ -18,11 +18,11 @@ import itertools
 import os
 import sys
 import threading
-import warnings
 
 from .._device import device as Device
 from ..dispatcher import ops as _ops
 from ..watchers import node_observers
+from ..warn_once import warn_once
 from ..grad_mode import tls as _dispatch_tls
 from .anomaly_mode import _state as _anomaly_state
 from .anomaly_mode import check_outputs, is_anomaly_enabled, print_stack
@@ -121,25 +121,21 @@ class ExecInfo:
         return self.needed or self.captures is not None
 
 
-_reference_cycle_warned = False
-
-
 def _warn_reference_cycle() -> None:
-    """Engine::execute's TORCH_WARN_ONCE for backward(create_graph=True): once per process."""
-    global _reference_cycle_warned
-    if not _reference_cycle_warned:
-        _reference_cycle_warned = True
-        warnings.warn("Using backward() with create_graph=True will create a reference cycle between the parameter "
-                      "and its gradient which can cause a memory leak. We recommend using autograd.grad when "
-                      "creating the graph to avoid this. If you have to use this function, make sure to reset the "
-                      ".grad fields of your parameters to None after use to break the cycle and avoid the leak.",
-                      stacklevel=4)
+    """Engine::execute's TORCH_WARN_ONCE for backward(create_graph=True)."""
+    warn_once("backward(create_graph=True)",
+              "Using backward() with create_graph=True will create a reference cycle between the parameter "
+              "and its gradient which can cause a memory leak. We recommend using autograd.grad when "
+              "creating the graph to avoid this. If you have to use this function, make sure to reset the "
+              ".grad fields of your parameters to None after use to break the cycle and avoid the leak.",
+              stacklevel=4)
 
 
 class GraphTask:
     __slots__ = ("keep_graph", "create_graph", "dependencies", "not_ready", "exec_info", "captured_vars",
                  "outstanding_tasks", "has_error", "error", "reentrant_depth", "cpu_ready_queue", "owner",
-                 "_lock", "threaded", "anomaly", "observer", "order", "dry_run", "plain", "on_devices")
+                 "_lock", "threaded", "anomaly", "observer", "order", "dry_run", "plain", "on_devices",
+                 "final_callbacks")
 
     def __init__(self, keep_graph, create_graph, reentrant_depth, dry_run=False):
         self.keep_graph = keep_graph
@@ -162,6 +158,7 @@ class GraphTask:
         self.dry_run = dry_run
         self.plain = self.observer is None and not self.anomaly     # Nodes run without watchers
         self.on_devices = False        # set once a gradient off the CPU was handed on
+        self.final_callbacks: list = []    # Engine.queue_callback's, run once the task is done
 
     def add_outstanding(self, delta: int) -> int:
         """Count tasks pushed and not yet finished. Until a device worker shares this task
@@ -457,7 +454,37 @@ class Engine:
             self._run(graph_task, worker_queue)
         if graph_task.error is not None:
             raise graph_task.error
+        if graph_task.final_callbacks:
+            self._run_final_callbacks(graph_task)
         return graph_task if dry_run else graph_task.captured_vars
+
+    def queue_callback(self, callback) -> None:
+        """Run `callback()` once the backward pass now running has finished (PyTorch's
+        Variable._execution_engine.queue_callback), on the thread that started it; a callback may
+        queue more."""
+        graph_task = _current.graph_task
+        if graph_task is None:
+            raise RuntimeError("Final callbacks can only be installed during backward pass.")
+        with graph_task._lock:
+            graph_task.final_callbacks.append(callback)
+
+    @staticmethod
+    def _run_final_callbacks(graph_task: GraphTask) -> None:
+        # GraphTask::exec_post_processing: by index, since a callback may append more; the task is
+        # still the current one (so they can), under the caller's grad mode
+        prev_task = _current.graph_task
+        _current.graph_task = graph_task
+        try:
+            i = 0
+            while True:
+                with graph_task._lock:
+                    if i >= len(graph_task.final_callbacks):
+                        return
+                    callback = graph_task.final_callbacks[i]
+                callback()
+                i += 1
+        finally:
+            _current.graph_task = prev_task
 
     # -- the loops ---------------------------------------------------------------
     def _run(self, graph_task: GraphTask, worker_queue) -> None:

@@ -20,7 +20,7 @@ from .node import Node, collect_next_edges, record, set_history
 from ..watchers import unreplayable
 from .saved_variable import SavedVariable
 
-__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
+__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "InplaceFunction", "once_differentiable"]
 
 # what each incoming-gradient slot of a Function's Node stands for
 _DIFFERENTIABLE, _NON_DIFFERENTIABLE, _NOT_A_TENSOR = 0, 1, 2
@@ -314,6 +314,15 @@ class Error(Node):
 
     def apply(self, grads):
         raise RuntimeError(self.msg)
+
+
+class InplaceFunction(Function):
+    """torch.autograd.function.InplaceFunction: a Function that carries an `inplace` flag its
+    forward may read (a legacy base class some code still subclasses)."""
+
+    def __init__(self, inplace: bool = False):
+        super().__init__()
+        self.inplace = inplace
 
 
 def once_differentiable(fn):

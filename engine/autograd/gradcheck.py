@@ -30,7 +30,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..grad_mode import enable_grad, no_grad
-from .functional import grad as autograd_grad
+from .backward_and_grad import grad as autograd_grad
 
 __all__ = ["gradcheck", "gradgradcheck", "gradcheck_report", "JacobianReport", "GradcheckError"]
 

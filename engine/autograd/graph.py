@@ -5,8 +5,9 @@ from __future__ import annotations
 from .._tensor import Tensor
 from ..dispatch_keys import INFERENCE
 from .engine import get_default_engine
-from .functional import _as_tuple, _make_grads, _output_edges, _root_edges
+from .backward_and_grad import _as_tuple, _make_grads, _output_edges, _root_edges
 from .inplace import bump_version
+from .node import Node  # noqa: F401 — torch.autograd.graph.Node: every grad_fn is one
 
 
 def increment_version(tensor) -> None:

@@ -25,7 +25,7 @@ import importlib
 
 from .. import dtypes
 from .._tensor import _UNTIL_LOADED, Tensor, _size
-from ..autograd.functional import backward
+from ..autograd.backward_and_grad import backward
 from ..creation import full, tensor
 from ..dispatcher import UnknownOperatorError, get_op
 from ..dispatcher import ops as _ops
@@ -74,6 +74,17 @@ class _Methods:
         return self.new_full(size, 1, dtype=dtype, device=device, requires_grad=requires_grad)
 
     new_empty = new_zeros          # NOTE: zero-filled: agrad never hands out uninitialised memory
+
+    def new(self, *args, device=None) -> "Tensor":
+        """The legacy constructor (Tensor.new): `x.new()` empty, `x.new(2, 3)` or `x.new(y.shape)` of that
+        size (zero-filled, as new_empty), `x.new([1, 2])` from data, `x.new(t)` t itself; x's dtype and
+        device. (A tuple of ints is a size: agrad's shapes are tuples, where PyTorch's are torch.Size.)"""
+        if len(args) == 1 and isinstance(args[0], Tensor):
+            return args[0]
+        if len(args) == 1 and (isinstance(args[0], list) or
+                               isinstance(args[0], tuple) and not all(isinstance(a, int) for a in args[0])):
+            return tensor(args[0], dtype=self.dtype, device=device or self._device)
+        return self.new_zeros(*args if args else (0,), device=device)
 
     def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False) -> "Tensor":
         return tensor(data, dtype=dtype or self.dtype, device=device or self._device, requires_grad=requires_grad)

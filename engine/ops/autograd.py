@@ -4,7 +4,7 @@ engine, and with create_graph=True its results carry the graph of the backward
 pass, so later ops (and later backward passes) differentiate through it."""
 from __future__ import annotations
 
-from ..autograd.functional import grad as autograd_grad
+from ..autograd.backward_and_grad import grad as autograd_grad
 from .registry import defop
 
 

@@ -439,3 +439,68 @@ def test_input_buffer_sum_is_differentiable_with_create_graph():
     assert g.tolist() == [4.0, 8.0]
     (gg,) = agrad.autograd.grad(g.sum(), x)
     assert gg.tolist() == [4.0, 4.0]
+
+
+# ---- final callbacks (Variable._execution_engine.queue_callback) ---------------------------------------
+
+def test_queued_callbacks_run_once_the_pass_is_done_and_may_queue_more():
+    from agrad.autograd import Function, Variable
+
+    order = []
+
+    def last():
+        order.append("last")
+
+    def first():
+        order.append("first")
+        Variable._execution_engine.queue_callback(last)
+
+    class Mark(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, grad):
+            order.append("backward")
+            Variable._execution_engine.queue_callback(first)
+            return grad
+
+    a = agrad.ones(2, requires_grad=True)
+    Mark.apply(a).sum().backward()
+    assert order == ["backward", "first", "last"] and a.grad.tolist() == [1.0, 1.0]
+    with pytest.raises(RuntimeError, match="Final callbacks can only be installed during backward pass."):
+        Variable._execution_engine.queue_callback(last)
+
+
+def test_a_reentrant_pass_runs_its_own_callbacks_before_the_outer_ones():
+    from agrad.autograd import Function, Variable
+
+    order = []
+
+    class Inner(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, grad):
+            Variable._execution_engine.queue_callback(lambda: order.append("inner"))
+            return grad
+
+    class Outer(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, grad):
+            Variable._execution_engine.queue_callback(lambda: order.append("outer"))
+            with agrad.enable_grad():
+                y = agrad.ones(1, requires_grad=True)
+                Inner.apply(y).sum().backward()       # re-entrant
+            order.append("after inner backward")
+            return grad
+
+    Outer.apply(agrad.ones(1, requires_grad=True)).sum().backward()
+    assert order == ["inner", "after inner backward", "outer"]

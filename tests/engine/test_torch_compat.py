@@ -389,3 +389,44 @@ def test_pytorchs_other_names_of_dtypes():
     namespace = {}
     exec("from agrad import *", namespace)          # never shadows Python's int and float
     assert "int" not in namespace and "float" not in namespace and "bool" not in namespace
+
+
+# ---- legacy names still in use: Variable, Tensor.new, the typed constructors, is_tensor ---------------
+
+def test_variable_is_every_tensor_and_makes_a_detached_one():
+    from agrad.autograd import Variable
+
+    x = agrad.ones(2) * 3
+    v = Variable(x, requires_grad=True)
+    assert isinstance(x, Variable) and not isinstance([1.0], Variable)
+    assert v is not x and v.requires_grad and v.is_leaf and v.tolist() == [3.0, 3.0]
+    assert Variable().shape == (0,)
+    with pytest.raises(TypeError, match="Variable data has to be a tensor"):
+        Variable([1.0])
+    assert Variable._execution_engine is agrad.autograd.get_default_engine()
+
+
+def test_tensor_new_and_the_typed_constructors():
+    x = agrad.ones(2, dtype=agrad.float64)
+    assert x.new([2, 3]).tolist() == [2.0, 3.0] and x.new([2, 3]).dtype == agrad.float64
+    assert x.new(2, 3).shape == (2, 3) and x.new(x.new(4, 1).shape).shape == (4, 1) and x.new().shape == (0,)
+    assert agrad.LongTensor([1, 2]).dtype == agrad.int64 and agrad.FloatTensor(2, 3).shape == (2, 3)
+    assert isinstance(agrad.ones(1), agrad.FloatTensor) and not isinstance(agrad.ones(1), agrad.LongTensor)
+    assert agrad.is_tensor(x) and not agrad.is_tensor(np.ones(2))
+
+
+def test_warn_always_repeats_a_once_per_process_warning():
+    import warnings
+
+    x = agrad.ones(1, requires_grad=True)
+    agrad.set_warn_always(True)
+    try:
+        assert agrad.is_warn_always_enabled()
+        for _ in range(2):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                (x * x).sum().backward(create_graph=True)
+            assert any("create_graph=True will create a reference cycle" in str(w.message) for w in caught)
+    finally:
+        agrad.set_warn_always(False)
+    assert not agrad.is_warn_always_enabled()
