@@ -28,6 +28,9 @@ class _DispatchTLS(threading.local):
         self.included = 0
         self.excluded = 0
         self.keep = ~0          # ~(excluded | (AUTOGRAD if grad disabled))
+        # torch.autograd.graph.saved_tensors_hooks' stack of (pack_hook, unpack_hook), innermost last:
+        # while it is not empty every tensor saved for backward is packed (autograd/saved_variable.py)
+        self.saved_hooks = ()
 
     def refresh(self):
         drop = self.excluded | (0 if self.grad_enabled else AUTOGRAD)

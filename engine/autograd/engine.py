@@ -490,6 +490,9 @@ class Engine:
     def _run(self, graph_task: GraphTask, worker_queue) -> None:
         """Run `graph_task` to its end on this thread, grad mode on exactly when create_graph."""
         prev_task, prev_grad_mode = _current.graph_task, _dispatch_tls.grad_enabled
+        # (saved-tensor hooks a backward sets and leaves set end with it, as PyTorch restores the
+        # caller's thread-local state)
+        prev_hooks = _dispatch_tls.saved_hooks
         _current.graph_task = graph_task
         _current.depth += 1
         _dispatch_tls.grad_enabled = graph_task.create_graph
@@ -503,6 +506,7 @@ class Engine:
             _current.depth -= 1
             _current.graph_task = prev_task
             _dispatch_tls.grad_enabled = prev_grad_mode
+            _dispatch_tls.saved_hooks = prev_hooks
             _dispatch_tls.refresh()
 
     def _run_on_pool(self, graph_task: GraphTask, worker_queue) -> None:

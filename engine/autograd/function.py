@@ -14,11 +14,12 @@ import warnings
 
 from .._tensor import (CREATION_IN_CUSTOM_FUNCTION, CREATION_MULTI_OUTPUT_NODE, DifferentiableViewMeta, Tensor,
                        filled, version_counter)
+from ..errors import FreedGraphError
 from ..grad_mode import is_grad_enabled, no_grad
 from .inplace import check_inplace, rebase_history
 from .node import Node, collect_next_edges, record, set_history
 from ..watchers import unreplayable
-from .saved_variable import SavedVariable
+from .saved_variable import ERR_BACKWARD_TWICE, SAVED_NONE, SavedVariable
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "InplaceFunction", "once_differentiable"]
 
@@ -80,6 +81,15 @@ class BackwardCFunction(FunctionCtx, Node):
         if self._saved is None:     # forward ran without recording a graph
             return tuple(self._to_save)
         return tuple(sv.unpack(self, detached_in_place_ok=True) if sv is not None else None for sv in self._saved)
+
+    @property
+    def _raw_saved_tensors(self) -> tuple:
+        """The SavedVariables of save_for_backward (`.data`, `.unpack_hook`, `register_hooks`)."""
+        if not self._saved:
+            return ()
+        if any(sv is not None and sv._released for sv in self._saved):
+            raise FreedGraphError(ERR_BACKWARD_TWICE)
+        return tuple(SAVED_NONE if sv is None else sv for sv in self._saved)
 
     @property
     def saved_variables(self) -> tuple:

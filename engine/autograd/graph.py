@@ -1,13 +1,29 @@
-"""Looking at a backward graph without running it: what `agrad inspect` shows; and
-increment_version, torch.autograd.graph's way to tell autograd of a change it did not see."""
+"""torch.autograd.graph: looking at a backward graph without running it (what `agrad inspect`
+shows); increment_version, the way to tell autograd of a change it did not see; and the hooks on
+tensors saved for backward (saved_tensors_hooks, save_on_cpu, disable_saved_tensors_hooks)."""
 from __future__ import annotations
 
+import abc
+import contextlib
+
 from .._tensor import Tensor
+from ..grad_mode import tls
 from ..dispatch_keys import INFERENCE
 from .engine import get_default_engine
 from .backward_and_grad import _as_tuple, _make_grads, _output_edges, _root_edges
 from .inplace import bump_version
-from .node import Node  # noqa: F401 — torch.autograd.graph.Node: every grad_fn is one
+from .node import Node as _EngineNode
+
+
+class Node(abc.ABC):
+    """torch.autograd.graph.Node: what every grad_fn is (`isinstance(t.grad_fn, Node)`), as an
+    abstract base the engine's Node classes are virtual subclasses of, not a class they inherit."""
+
+    @classmethod
+    def __subclasshook__(cls, subclass):
+        if cls is Node and issubclass(subclass, _EngineNode):
+            return True
+        return NotImplemented
 
 
 def increment_version(tensor) -> None:
@@ -68,3 +84,55 @@ def walk(roots) -> tuple[list, dict]:
                 dependencies[nxt] = count + 1
         i += 1
     return order, dependencies
+
+
+# ---- hooks on the tensors saved for backward -------------------------------------------------------
+
+_hooks_disabled: list = [None]      # the message pushing hooks raises while disabled (None: enabled)
+
+
+class saved_tensors_hooks:
+    """Within the block, every tensor an op saves for backward is handed to `pack_hook`, which
+    returns what to keep, and given back by `unpack_hook(kept)` when backward needs it (PyTorch's
+    torch.autograd.graph.saved_tensors_hooks). The innermost pair applies; Python numbers are not
+    packed. (The stack is this thread's, as PyTorch's is.)"""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        if _hooks_disabled[0] is not None:
+            raise RuntimeError(_hooks_disabled[0])
+        tls.saved_hooks = tls.saved_hooks + ((self.pack_hook, self.unpack_hook),)
+        return self
+
+    def __exit__(self, *exc):
+        # an exit without its enter (a hook that exits a context during backward) pops nothing
+        if tls.saved_hooks:
+            tls.saved_hooks = tls.saved_hooks[:-1]
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Saved tensors kept on the CPU and moved back to their device when backward needs them."""
+
+    def __init__(self, pin_memory: bool = False, device_type: str = "cuda"):
+        def pack_to_cpu(tensor):
+            return tensor.device, tensor.cpu()
+
+        def unpack_from_cpu(packed):
+            device, tensor = packed
+            return tensor.to(device)
+
+        super().__init__(pack_to_cpu, unpack_from_cpu)
+
+
+@contextlib.contextmanager
+def disable_saved_tensors_hooks(error_message: str):
+    """Within the block, setting saved-tensor hooks raises RuntimeError(error_message)."""
+    previous = _hooks_disabled[0]
+    _hooks_disabled[0] = error_message
+    try:
+        yield
+    finally:
+        _hooks_disabled[0] = previous

@@ -12,7 +12,7 @@ import weakref
 from .._tensor import AutogradMeta, Tensor, VariableVersion
 from ..dispatch_keys import AUTOGRAD
 from ..errors import FreedGraphError
-from ..grad_mode import tls
+from ..grad_mode import no_grad, tls
 
 ERR_BACKWARD_TWICE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after they "
@@ -26,11 +26,27 @@ ERR_DETACHED_IN_PLACE = (
     "please use out-of-place `.detach()` instead")
 
 
+ERR_REGISTER_FREED = (
+    "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate values of the graph are "
+    "freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through "
+    "the graph a second time or if you need to access saved values after calling backward.")
+
+
+ERR_PACK_IN_PLACE = (
+    "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack hook can not be "
+    "modified by in-place operations as this can lead to unexpected side-effects. Please open an issue if you need "
+    "to perform in-place operations on the input to a pack hook.")
+
+
 class SavedVariable:
     __slots__ = ("_tensor", "_data", "_device", "_keys", "_output_nr", "_output_ref", "_counter", "_version",
-                 "_saved_for_name", "_released", "_is_leaf")
+                 "_saved_for_name", "_released", "_is_leaf", "_hooks")
 
     def __init__(self, tensor: Tensor, is_output: bool):
+        self._hooks = None
+        if tls.saved_hooks:
+            _pack(self, tensor, is_output)
+            return
         vc = tensor._version_counter          # shared with the tensor's views and detach()ed aliases
         self._version = 0 if vc is None else vc.version
         self._released = False
@@ -62,6 +78,8 @@ class SavedVariable:
         says so itself with `detached_in_place_ok`."""
         if self._released:
             raise FreedGraphError(ERR_BACKWARD_TWICE)
+        if self._hooks is not None:
+            return self._hooks.unpack(self, saved_for)
         if self._output_ref is None:
             t = self._tensor
             if not self._is_leaf and t._autograd_meta.grad_fn is None and not detached_in_place_ok:
@@ -80,6 +98,7 @@ class SavedVariable:
                             node_class.__name__ if isinstance(node_class, type) else node_class,
                             self._output_nr, vc.version)
         t = Tensor._make(self._data, self._device, self._keys)
+        t._version_counter = vc         # the output's data and version, as PyTorch's unpacked output shares them
         if saved_for is not None and tls.grad_enabled:
             # create_graph: the unpacked output is differentiable again, through its own node
             t._autograd_meta = AutogradMeta(grad_fn=saved_for, output_nr=self._output_nr)
@@ -92,6 +111,8 @@ class SavedVariable:
         if self._released:
             raise FreedGraphError(ERR_BACKWARD_TWICE)
         t = self._tensor
+        if self._hooks is not None:
+            return self.unpack()._data
         if t is not None:
             vc = t._version_counter
             if (vc is None or vc.version == self._version) and (self._is_leaf or t._autograd_meta.grad_fn is not None):
@@ -105,10 +126,115 @@ class SavedVariable:
 
     def reset_data(self) -> None:
         self._released = True
-        self._tensor = self._data = None
+        self._tensor = self._data = self._hooks = None
+
+    # ---- torch._C._autograd.SavedTensor: what `grad_fn._raw_saved_<name>` gives -------------------
+
+    @property
+    def data(self):
+        """The saved tensor as it is kept: the input itself, an output's data without its history, or
+        the unpack hook's result on what the pack hook kept."""
+        if self._released:
+            raise FreedGraphError(ERR_BACKWARD_TWICE)
+        if self._hooks is not None:
+            return self._hooks.unpack_hook(self._hooks.packed)
+        if self._output_ref is None:
+            return self._tensor
+        return Tensor._make(self._data, self._device, self._keys)
+
+    @property
+    def unpack_hook(self):
+        return self._hooks.unpack_hook if self._hooks is not None else None
+
+    def register_hooks(self, *hooks) -> None:
+        """register_hooks(pack_hook, unpack_hook): pack the saved tensor now with `pack_hook`, to be
+        unpacked by `unpack_hook` (SavedVariable::register_hooks): one pair per saved tensor."""
+        if len(hooks) != 2 or not all(callable(h) for h in hooks):
+            raise TypeError("register_hooks(): incompatible function arguments. The following argument types are "
+                            "supported: (self, pack_hook: Callable, unpack_hook: Callable) -> None")
+        if self._hooks is not None:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already been set. Hint: "
+                               "only one pair of hooks is allowed at a time.")
+        if self._released:
+            raise RuntimeError(ERR_REGISTER_FREED)
+        pack_hook, unpack_hook = hooks
+        tensor = self.unpack(detached_in_place_ok=True) if self._output_ref is not None else self._tensor
+        is_output = self._output_ref is not None
+        saved_hooks = tls.saved_hooks
+        tls.saved_hooks = ((pack_hook, unpack_hook),)
+        try:
+            _pack(self, tensor, is_output)
+        finally:
+            tls.saved_hooks = saved_hooks
+
+
+class _Packed:
+    """What a SavedVariable keeps when saved-tensor hooks packed its tensor (PyTorch's SavedVariable
+    with hooks_: save_metadata's fields): the packed object, the unpack hook, and how to give the
+    unpacked tensor its history back."""
+    __slots__ = ("packed", "unpack_hook", "grad_fn", "requires_grad", "accumulator")
+
+    def unpack(self, sv: SavedVariable, saved_for) -> Tensor:
+        value = self.unpack_hook(self.packed)
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
+                            f"{type(value).__name__}")
+        # an output's history is the Node it is unpacked for (kept at save time for any other non-leaf)
+        grad_fn = self.grad_fn if self.grad_fn is not None or sv._is_leaf else saved_for
+        t = Tensor._make(value._data, value._device, value._keys & ~AUTOGRAD)
+        if tls.grad_enabled:
+            # make_variable(data, Edge(grad_fn, output_nr)), or a leaf's: its gradient reaches the leaf
+            if grad_fn is not None:
+                t._autograd_meta = AutogradMeta(grad_fn=grad_fn, output_nr=sv._output_nr)
+                t._keys |= AUTOGRAD
+            elif self.requires_grad:
+                accumulator = self.accumulator() if self.accumulator is not None else None
+                if accumulator is None:
+                    raise RuntimeError("No grad accumulator for a saved leaf")
+                t._autograd_meta = AutogradMeta(requires_grad=True)
+                t._autograd_meta.grad_accumulator = weakref.ref(accumulator)
+                t._keys |= AUTOGRAD
+        return t
+
+
+def _pack(sv: SavedVariable, tensor: Tensor, is_output: bool) -> None:
+    """SavedVariable's constructor while saved-tensor hooks are set (set_hooks_and_pack_data): the
+    innermost pack hook gets the tensor itself, without grad; its result is all that is kept."""
+    from .node import grad_accumulator      # (node imports this module)
+
+    pack_hook, unpack_hook = tls.saved_hooks[-1]
+    meta = tensor._autograd_meta
+    sv._released = False
+    sv._tensor = sv._data = sv._output_ref = None
+    sv._is_leaf = meta is None or meta.grad_fn is None
+    sv._output_nr = meta.output_nr if meta is not None else 0
+    vc = tensor._version_counter
+    sv._version = version = 0 if vc is None else vc.version
+    hooks = sv._hooks = _Packed()
+    hooks.unpack_hook = unpack_hook
+    hooks.grad_fn = meta.grad_fn if meta is not None and not sv._is_leaf and not is_output else None
+    hooks.requires_grad = tensor.requires_grad and sv._is_leaf
+    hooks.accumulator = weakref.ref(grad_accumulator(tensor)) if hooks.requires_grad else None
+    with no_grad():
+        hooks.packed = pack_hook(tensor)
+    if (0 if tensor._version_counter is None else tensor._version_counter.version) != version:
+        raise RuntimeError(ERR_PACK_IN_PLACE)
 
 
 _new = object.__new__
+
+
+class SavedNone:
+    """A saved value that was None (a default-constructed SavedVariable): what `_raw_saved_tensors`
+    shows for `ctx.save_for_backward(x, None)`'s None."""
+    __slots__ = ()
+    data = unpack_hook = None
+
+    def register_hooks(self, pack_hook, unpack_hook) -> None:
+        raise RuntimeError("Calling register_hooks on a saved tensor with value None is forbidden")
+
+
+SAVED_NONE = SavedNone()
 
 
 def released() -> SavedVariable:
@@ -116,7 +242,7 @@ def released() -> SavedVariable:
     (one shared object), so that reading it raises the backward-twice error while the values it
     saved that are not tensors stay readable (a second pass through `x + 1` succeeds, as in PyTorch)."""
     sv = _new(SavedVariable)
-    sv._released, sv._tensor, sv._data, sv._output_ref = True, None, None, None
+    sv._released, sv._tensor, sv._data, sv._output_ref, sv._hooks = True, None, None, None, None
     return sv
 
 
@@ -143,14 +269,23 @@ def save_input_value(tensor: Tensor):
     version. The common case keeps no object per saved input alive (PyTorch's SavedVariable
     lives inside its Node)."""
     vc = tensor._version_counter
-    if vc is None or not (vc.version or vc.detached):
+    if not tls.saved_hooks and (vc is None or not (vc.version or vc.detached)):
         return tensor
     return save_input(tensor)
 
 
 def save_input(tensor: Tensor) -> SavedVariable:
     """`SavedVariable(tensor, False)` without the constructor call: an op saves one or two per call."""
+    if tls.saved_hooks:
+        return SavedVariable(tensor, False)
+    return saved_as_is(tensor)
+
+
+def saved_as_is(tensor: Tensor) -> SavedVariable:
+    """A saved input kept as the tensor itself, whatever hooks are set (save_input's own case, and
+    what `_raw_saved_<name>` makes of an input a Node holds as the Tensor)."""
     sv = _new(SavedVariable)
+    sv._hooks = None
     vc = tensor._version_counter
     sv._version = 0 if vc is None else vc.version
     sv._released = False
@@ -164,7 +299,10 @@ def save_input(tensor: Tensor) -> SavedVariable:
 def save_output(tensor: Tensor) -> SavedVariable:
     """`SavedVariable(tensor, True)` for a fresh output of the Node being built, without the
     constructor call."""
+    if tls.saved_hooks:
+        return SavedVariable(tensor, True)
     sv = _new(SavedVariable)
+    sv._hooks = None
     vc = tensor._version_counter
     if vc is None:
         vc = tensor._version_counter = VariableVersion()      # as SavedVariable(tensor, True)
@@ -188,6 +326,7 @@ def unpack_output(node, data, vc) -> Tensor:
     if vc.version:
         _raise_modified(Tensor._make(data, dev, dev.backend.key), 0, node.__class__.__name__, 0, vc.version)
     t = Tensor._make(data, dev, dev.backend.key)
+    t._version_counter = vc
     if tls.grad_enabled:
         t._autograd_meta = AutogradMeta(grad_fn=node, output_nr=0)
         t._keys |= AUTOGRAD
@@ -203,7 +342,7 @@ def saved_output_variable(node, data, vc) -> SavedVariable:
     checks reading `node.saved` see)."""
     dev = node.input_metadata[0][2]
     sv = _new(SavedVariable)
-    sv._version, sv._released, sv._tensor = 0, False, None
+    sv._version, sv._released, sv._tensor, sv._hooks = 0, False, None, None
     sv._data, sv._device, sv._keys = data, dev, dev.backend.key
     sv._output_nr, sv._saved_for_name, sv._output_ref, sv._counter = 0, node.__class__, _no_live_tensor, vc
     return sv

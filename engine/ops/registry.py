@@ -29,7 +29,8 @@ from ..autograd.edge import INVALID_EDGE
 from ..autograd.node import (_METADATA, ZEROS, Node, _next_sequence_nr, grad_accumulator, gradient_edge, metadata_of,
                              record_outputs)
 from ..autograd.saved_variable import RELEASED as _RELEASED
-from ..autograd.saved_variable import (SavedVariable, check_unversioned, save_input_value, save_output,
+from ..autograd.saved_variable import (SAVED_NONE, SavedVariable, check_unversioned,
+                                       save_input_value, save_output, saved_as_is,
                                        saved_output_variable, unpack_output)
 from ..backends import get_backend  # importing backends registers cpu, cuda and meta
 from ..backends.meta import MetaArray
@@ -382,6 +383,50 @@ class OpNode(Node):
         if name == "result":
             self.saved_result_vc = None
 
+    def __getattr__(self, attr: str):
+        """PyTorch's generated attributes of what a Node saved: `_saved_<name>` the value as its formula
+        sees it (a tensor unpacked, with its checks; None where this call saved nothing under that name),
+        `_raw_saved_<name>` the SavedVariable (`.data`, `.unpack_hook`, `register_hooks`). A shape agrad
+        calls `self_shape` is also PyTorch's `self_sym_sizes`."""
+        raw = attr.startswith("_raw_saved_")
+        if not (raw or attr.startswith("_saved_")):
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
+        name = attr[len("_raw_saved_" if raw else "_saved_"):]
+        if name.endswith("_sym_sizes"):
+            name = name[:-len("_sym_sizes")] + "_shape"
+        if name not in self.saved_names:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
+        value = self.saved.get(name)
+        if raw:
+            return self._raw_saved(name, value)
+        if value.__class__ is Tensor:
+            return check_unversioned(value)
+        if value.__class__ is SavedVariable:
+            return value.unpack(self)
+        if value.__class__ is list and value and value[0].__class__ is SavedVariable:
+            return [v.unpack(self) for v in value]
+        return value
+
+    def _raw_saved(self, name: str, value):
+        """The SavedVariable of `name`, made (and kept, for its hooks) where the Node holds the tensor
+        itself or an output's array."""
+        if value.__class__ is Tensor:
+            value = saved_as_is(value)
+            setattr(self, "saved_" + name, value)
+        elif value.__class__ is SavedVariable and name == "result" and self.saved_result_vc is not None:
+            self.set_saved(name, value)
+        if value.__class__ is SavedVariable:
+            return value            # (released: its register_hooks says so, as PyTorch's)
+        if value.__class__ in (list, tuple):
+            return type(value)(self._raw_saved_item(v) for v in value)
+        return value
+
+    @staticmethod
+    def _raw_saved_item(value):
+        if value is None:
+            return SAVED_NONE
+        return saved_as_is(value) if value.__class__ is Tensor else value
+
 
 def _zero_filled(node, grads):
     """The incoming gradients of a multi-output op with each missing one as zeros (None: all missing)."""
@@ -700,12 +745,13 @@ def _saver_lines(names, arg_index, indent: str) -> list:
         if kind == _SAVE_ARGUMENT:
             lines.append(f"    v{k} = args[{index}]")
             # save_input_value inline: the common case saves the Tensor itself
-            lines.append(f"    {slot} = (v{k} if (c{k} := v{k}._version_counter) is None or not (c{k}.version or "
-                         f"c{k}.detached) else _save_input(v{k})) if v{k}.__class__ is _Tensor else v{k} if v{k}.__class__ is int "
-                         f"or v{k}.__class__ is float else _save_value(v{k})")
+            # (saved-tensor hooks pack every saved tensor: a SavedVariable then)
+            lines.append(f"    {slot} = (v{k} if not _tls.saved_hooks and ((c{k} := v{k}._version_counter) is None or "
+                         f"not (c{k}.version or c{k}.detached)) else _save_input(v{k})) if v{k}.__class__ is _Tensor "
+                         f"else v{k} if v{k}.__class__ is int or v{k}.__class__ is float else _save_value(v{k})")
         elif kind == _SAVE_RESULT:
             lines += ["    if out.__class__ is _Tensor and out._autograd_meta.__class__ is _AutogradMeta:",
-                      "        if out._version_counter is None:",
+                      "        if out._version_counter is None and not _tls.saved_hooks:",
                       f"            {slot} = out._data",
                       "            node.saved_result_vc = out._version_counter = _VariableVersion()",
                       "        else:",
@@ -740,7 +786,7 @@ def _save_results(out):
 
 _SAVER_NAMESPACE = {"_save_input": save_input_value, "_save_output": save_output, "_Tensor": Tensor,
                     "_AutogradMeta": AutogradMeta, "_save_value": _save_value, "_save_results": _save_results,
-                    "_VariableVersion": VariableVersion}
+                    "_VariableVersion": VariableVersion, "_tls": tls}
 
 
 def _save_steps(names, arg_index) -> tuple:

@@ -217,7 +217,10 @@ def test_unique():
     nan = agrad.unique(t([3.0, math.nan, math.nan])).tolist()          # NaNs stay distinct, as in PyTorch
     assert nan[0] == 3.0 and len(nan) == 3 and all(math.isnan(v) for v in nan[1:])
     r = agrad.rand(4, requires_grad=True)
-    assert not agrad.unique(r).requires_grad
+    u, inv, counts = agrad.unique(r, return_inverse=True, return_counts=True)     # as PyTorch: a Node that refuses
+    assert u.requires_grad and u.grad_fn.name() == "Unique2Backward0" and not inv.requires_grad
+    with pytest.raises(NotImplementedError, match="the derivative for '_unique2' is not implemented."):
+        u.sum().backward()
 
 
 # ---- random in-place initialisers ---------------------------------------------------------------------------

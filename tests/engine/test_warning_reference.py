@@ -8,7 +8,7 @@ tests/reference/engine/warnings.json, written by tests/reference/make_warning_re
 import pytest
 
 import scenario_fixtures
-from agrad.autograd import engine
+from agrad import warn_once
 from warning_scenarios import SCENARIOS
 
 EXPECTED = scenario_fixtures.expected("warnings.json")
@@ -21,6 +21,6 @@ def test_fixture_is_from_the_pytorch_version_we_follow():
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_scenario_matches_pytorch(name, monkeypatch):
     # as in a fresh process: the create_graph warning is given once per process
-    monkeypatch.setattr(engine, "_reference_cycle_warned", False)
+    monkeypatch.setattr(warn_once, "_given", set())
     got = scenario_fixtures.run(SCENARIOS[name])
     assert got == EXPECTED["scenarios"][name]
