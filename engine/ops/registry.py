@@ -810,7 +810,7 @@ def _save_steps(names, arg_index) -> tuple:
 _SAVE_RESULT, _SAVE_SHAPE, _SAVE_ARGUMENT, _SAVE_OPTIONS, _SAVE_GEOMETRY = 0, 1, 2, 3, 4
 
 
-def _make_autograd_kernel(entry, diff_inputs, node_classes, overload, save_plan, arg_index):
+def _make_autograd_kernel(entry, diff_inputs, node_classes, overload, save_plan, arg_index, refused=()):
     """The op's Autograd kernel, generated once per op as PyTorch generates VariableType: the
     edges of its differentiable inputs unrolled into the Node's next_fns and next_nrs (a loop for
     a Tensor[] input), the Node built without a constructor call (its class chosen by `overload`
@@ -819,8 +819,13 @@ def _make_autograd_kernel(entry, diff_inputs, node_classes, overload, save_plan,
     accumulator, input 0; a non-leaf's is its grad_fn and output_nr."""
     lists = entry.list_positions
     has_list = any(pos in lists for pos in diff_inputs)
-    lines = ["def kernel(op, keyset, args):",
-             "    below = keyset & _after_autograd",
+    lines = ["def kernel(op, keyset, args):"]
+    for pos, name, function in refused:         # NotDifferentiable: refused before anything runs
+        lines += [f"    a = args[{pos}]",
+                  "    if a.__class__ is _Tensor and a._autograd_meta is not None and a.requires_grad:",
+                  f"        raise RuntimeError(\"The function '{function}' is not differentiable with respect to "
+                  f"argument '{name}'. This input cannot have requires_grad True.\")"]
+    lines += ["    below = keyset & _after_autograd",
              "    k = _cache.get(below)",
              "    if k is None:",
              "        k = op.lookup(below)",
@@ -1011,6 +1016,15 @@ def _backend_kernel(entry, fn, rule, backend_type, special, meta_rule, moves_dev
     return _view_kernel(k, view) if view else k
 
 
+class NotDifferentiable:
+    """A `grads` entry for an input derivatives.yaml leaves out (not `non_differentiable`): PyTorch
+    refuses a call where it requires grad, naming the ATen function, as this does (its generated
+    check_no_requires_grad); None is an input that simply gets no gradient."""
+
+    def __init__(self, function: str):
+        self.function = function
+
+
 def _register_autograd(entry, info, grads, backward_name, overload, arg_index, array_grads=None):
     """Check the formulas now (a mistake in a declaration fails its import); the Autograd kernel,
     its Node classes and their `apply` are generated on the op's first call that records."""
@@ -1024,9 +1038,10 @@ def _register_autograd(entry, info, grads, backward_name, overload, arg_index, a
         raise TypeError(f"{entry.name}: no gradient formula for argument(s) {missing}; "
                         f"give one, or None for an input that has no gradient")
     params_per_input, diff_inputs = [], []
+    refused = tuple((arg_index[n], n, f.function) for n, f in grads.items() if isinstance(f, NotDifferentiable))
     for name in tensor_names:
         formula = grads[name]
-        if formula is None:
+        if formula is None or isinstance(formula, NotDifferentiable):
             continue
         params = _parameters(formula)
         bad = [p for p in params if p not in _RESERVED and p not in arg_index and _derived(p, arg_index) is None]
@@ -1062,7 +1077,7 @@ def _register_autograd(entry, info, grads, backward_name, overload, arg_index, a
                 "release_variables": _make_release(entry, saved_names)}
         node_classes = [type(n, (OpNode,), body) for n in names]
         return _make_autograd_kernel(entry, tuple(diff_inputs), node_classes, overload,
-                                     _SavePlan(params_per_input), arg_index)
+                                     _SavePlan(params_per_input), arg_index, refused)
     impl(entry.name, DispatchKey.Autograd, Deferred(make), _depth=4)
 
 

@@ -47,6 +47,15 @@ def ints(values) -> list[int]:
     return [int(v) for v in np.asarray(values).reshape(-1)]
 
 
+def _scalar(array) -> int | float | bool:
+    """A scalar input's number: ONNX asks for a 0-d tensor, exporters and onnxruntime also accept
+    a one-element 1-d one (a CumSum axis of shape [1])."""
+    values = np.asarray(array).reshape(-1)
+    if values.size != 1:
+        raise Refuse(f"a scalar input with {values.size} elements")
+    return values[0].item()
+
+
 def _axis(axis: int, rank: int) -> int:
     return axis + rank if axis < 0 else axis
 
@@ -379,8 +388,8 @@ def _pool(ctx, node, a):
                 f"ceil_mode={ceil})")
     if any(dl != 1 for dl in dilations):
         raise Refuse("AveragePool with dilations")
-    if d not in (1, 2):
-        raise Refuse(f"a {d}-d AveragePool (agrad has avg_pool1d and avg_pool2d)")
+    if d not in (1, 2, 3):
+        raise Refuse(f"a {d}-d AveragePool (agrad has avg_pool1d, avg_pool2d and avg_pool3d)")
     include = bool(a.get("count_include_pad", 0))            # ONNX's default leaves pads out, torch's counts them
     return (f"avg_pool{d}d({xs}, {lit(kernel)}, {lit(strides)}, {lit(begin)}, ceil_mode={ceil}, "
             f"count_include_pad={include})")
@@ -615,25 +624,37 @@ def _gather(ctx, node, a):
             return selected
         out = list(shape[:axis]) + list(index.shape) + list(shape[axis + 1:])
         return f"reshape({selected}, {lit(out)})"
+    index = _from_the_start(ctx, indices, shape[axis])
     if axis == 0 and len(shape) == 2:
-        return f"embedding({ctx.ref(indices)}, {ctx.ref(data)})"     # a token embedding, as exported
+        return f"embedding({index}, {ctx.ref(data)})"     # a token embedding, as exported
     ishape = ctx.shape(indices)
     out = list(shape[:axis]) + list(ishape) + list(shape[axis + 1:])
-    return f"reshape(index_select({ctx.ref(data)}, {axis}, reshape({ctx.ref(indices)}, [-1])), {lit(out)})"
+    return f"reshape(index_select({ctx.ref(data)}, {axis}, reshape({index}, [-1])), {lit(out)})"
+
+
+def _from_the_start(ctx, indices: str, size: int) -> str:
+    """Indices along a dim of `size`, where ONNX counts a negative one from the end (-1 the last) and
+    torch's gather and index_select refuse it: constants made non-negative now, others by a where."""
+    if ctx.is_const(indices):
+        index = np.asarray(ctx.const(indices)).astype(np.int64)
+        return ctx.index_tensor_nd(np.where(index < 0, index + size, index))
+    i = ctx.ref(indices)
+    return f"where(lt({i}, 0), {i} + {size}, {i})"
 
 
 @op("GatherElements")
 def _gather_elements(ctx, node, a):
     data, indices = node.input
-    return f"gather({ctx.ref(data)}, {a.get('axis', 0)}, {ctx.ref(indices)})"
+    axis = _axis(a.get("axis", 0), len(ctx.shape(data)))
+    return f"gather({ctx.ref(data)}, {axis}, {_from_the_start(ctx, indices, ctx.shape(data)[axis])})"
 
 
 @op("ScatterElements")
 def _scatter_elements(ctx, node, a):
     data, indices, updates = node.input
-    axis = a.get("axis", 0)
+    axis = _axis(a.get("axis", 0), len(ctx.shape(data)))
     reduction = a.get("reduction", "none")
-    d, i, u = ctx.ref(data), ctx.ref(indices), ctx.ref(updates)
+    d, i, u = ctx.ref(data), _from_the_start(ctx, indices, ctx.shape(data)[axis]), ctx.ref(updates)
     if reduction == "none":
         return f"scatter({d}, {axis}, {i}, {u})"
     if reduction == "add":
@@ -698,6 +719,37 @@ def _scatter_nd(ctx, node, a):
     return f"reshape({scattered}, {lit(shape)})"
 
 
+def _class_loss(ctx, node, a, fn: str, scores: str | None = None) -> str:
+    """ONNX's class-index losses as agrad's of PyTorch's name: the scores (or `scores`, an expression
+    for them), the int64 classes, an optional weight per class, `reduction` and `ignore_index`
+    (without one no target is ignored: ONNX's targets then lie in [0, C), and PyTorch's -100 is none)."""
+    args = [scores or ctx.ref(node.input[0]), ctx.ref(node.input[1], grad=False)]
+    if len(node.input) > 2 and node.input[2]:       # (PyTorch's nll_loss refuses a weight that requires grad)
+        args.append(f"weight={ctx.ref(node.input[2], grad=False)}")
+    reduction = a.get("reduction", "mean")
+    if reduction not in ("mean", "sum", "none"):
+        raise Refuse(f"{node.op_type} reduction {reduction!r}")
+    args.append(f"reduction={reduction!r}")
+    if "ignore_index" in a:
+        args.append(f"ignore_index={int(a['ignore_index'])}")
+    return f"{fn}({', '.join(args)})"
+
+
+@op("NegativeLogLikelihoodLoss")
+def _nll_loss(ctx, node, a):
+    return _class_loss(ctx, node, a, "nll_loss")
+
+
+@op("SoftmaxCrossEntropyLoss", composed=True)
+def _softmax_cross_entropy(ctx, node, a):
+    """cross_entropy; with the log-probabilities too where the second output is used (the legacy
+    exporter's F.cross_entropy), nll_loss of them."""
+    if len(node.output) > 1 and node.output[1] and ctx.used(node.output[1]):
+        log_prob = ctx.step(f"log_softmax({ctx.ref(node.input[0])}, 1)", "log_prob")
+        return Outputs([_class_loss(ctx, node, a, "nll_loss", log_prob), f"alias({log_prob})"])
+    return _class_loss(ctx, node, a, "cross_entropy")
+
+
 @op("Expand")
 def _expand(ctx, node, a):
     x = node.input[0]
@@ -750,7 +802,7 @@ def _pad(ctx, node, a):
 
 @op("Trilu")
 def _trilu(ctx, node, a):
-    k = int(ctx.const(node.input[1])) if len(node.input) > 1 and node.input[1] else 0
+    k = int(_scalar(ctx.const(node.input[1]))) if len(node.input) > 1 and node.input[1] else 0
     return f"{'triu' if a.get('upper', 1) else 'tril'}({ctx.ref(node.input[0])}, {k})"
 
 
@@ -809,7 +861,7 @@ def _argmax(ctx, node, a):
 
 @op("TopK")
 def _topk(ctx, node, a):
-    k = int(np.asarray(ctx.const(node.input[1])).reshape(-1)[0])
+    k = int(_scalar(ctx.const(node.input[1])))
     return Multi(f"topk({ctx.ref(node.input[0])}, {k}, {a.get('axis', -1)}, {bool(a.get('largest', 1))}, "
                  f"{bool(a.get('sorted', 1))})")
 
@@ -818,7 +870,7 @@ def _topk(ctx, node, a):
 def _cumsum(ctx, node, a):
     x = ctx.ref(node.input[0])
     rank = len(ctx.shape(node.input[0]))
-    axis = _axis(int(ctx.const(node.input[1])), rank)
+    axis = _axis(int(_scalar(ctx.const(node.input[1]))), rank)
     reverse, exclusive = a.get("reverse", 0), a.get("exclusive", 0)
     if reverse:
         x = f"flip({x}, [{axis}])"
@@ -837,21 +889,26 @@ def _resize(ctx, node, a):
     shape = ctx.shape(x)
     mode = a.get("mode", "nearest")
     coord = a.get("coordinate_transformation_mode", "half_pixel" if node.op_type == "Resize" else "asymmetric")
+    if a.get("antialias", 0):
+        raise Refuse("a Resize with antialias=1 (agrad's interpolate does not antialias)")
+    scales = None
     if node.op_type == "Upsample" or ctx.opset < 11:
         scales = a.get("scales") or ctx.const(node.input[1]).tolist()
-        sizes = [int(math.floor(s * f)) for s, f in zip(shape, scales)]
-    elif len(node.input) > 3 and node.input[3]:
-        sizes = ints(ctx.const(node.input[3]))
-    else:
+    elif not (len(node.input) > 3 and node.input[3]):
         scales = ctx.const(node.input[2]).tolist()
-        sizes = [int(math.floor(s * f)) for s, f in zip(shape, scales)]
+    sizes = ints(ctx.const(node.input[3])) if scales is None else \
+        [int(math.floor(s * f)) for s, f in zip(shape, scales)]
     if list(sizes[:2]) != list(shape[:2]):
         raise Refuse("a Resize of the batch or channel dims")
-    spatial = sizes[2:]
+    # the output's size, or, where a scale does not divide it evenly, the scales: ONNX maps each output
+    # coordinate through the scale given (x / scale), as interpolate's scale_factor does, not out / in
+    spatial = lit(sizes[2:])
+    if scales is not None and any(s * f != n for s, f, n in zip(shape[2:], scales[2:], sizes[2:])):
+        spatial = f"scale_factor={lit([float(f) for f in scales[2:]])}"
     if mode == "nearest":
         nearest = a.get("nearest_mode", "round_prefer_floor")
         if coord == "asymmetric" and (nearest == "floor" or node.op_type == "Upsample"):
-            return f"interpolate({ctx.ref(x)}, {lit(spatial)}, mode='nearest')"
+            return f"interpolate({ctx.ref(x)}, {spatial}, mode='nearest')"
         raise Refuse(f"Resize nearest with coordinate_transformation_mode={coord!r}, nearest_mode={nearest!r} "
                      "(interpolate's nearest is asymmetric + floor)")
     if mode == "linear":
@@ -859,15 +916,16 @@ def _resize(ctx, node, a):
         if fn is None:
             raise Refuse(f"a linear Resize of a {len(shape)}-d tensor")
         if coord == "align_corners":
-            return f"interpolate({ctx.ref(x)}, {lit(spatial)}, mode={fn!r}, align_corners=True)"
-        if coord in ("half_pixel", "pytorch_half_pixel") and all(s > 1 for s in spatial):
-            return f"interpolate({ctx.ref(x)}, {lit(spatial)}, mode={fn!r}, align_corners=False)"
+            return f"interpolate({ctx.ref(x)}, {lit(sizes[2:])}, mode={fn!r}, align_corners=True)"
+        if coord in ("half_pixel", "pytorch_half_pixel") and all(s > 1 for s in sizes[2:]):
+            return f"interpolate({ctx.ref(x)}, {spatial}, mode={fn!r}, align_corners=False)"
         raise Refuse(f"Resize linear with coordinate_transformation_mode={coord!r}")
     if mode == "cubic":
         if len(shape) == 4 and coord in ("align_corners", "half_pixel", "pytorch_half_pixel") and \
                 a.get("cubic_coeff_a", -0.75) == -0.75:
             corners = coord == "align_corners"
-            return f"interpolate({ctx.ref(x)}, {lit(spatial)}, mode='bicubic', align_corners={corners})"
+            return f"interpolate({ctx.ref(x)}, {lit(sizes[2:]) if corners else spatial}, mode='bicubic', " \
+                   f"align_corners={corners})"
         raise Refuse(f"Resize cubic with coordinate_transformation_mode={coord!r}")
     raise Refuse(f"Resize mode {mode!r}")
 
@@ -1031,7 +1089,7 @@ def _rnn(ctx, node, a):
 @op("OneHot", composed=True)
 def _one_hot(ctx, node, a):
     indices, depth, values = node.input
-    depth = int(np.asarray(ctx.const(depth)).reshape(-1)[0])
+    depth = int(_scalar(ctx.const(depth)))
     off, on = (v.item() for v in np.asarray(ctx.const(values)).reshape(-1)[:2])
     kind = dtype_name(ctx.dtype(values))
     if ctx.is_const(indices):

@@ -271,7 +271,10 @@ class Importer:
             except Exception as exc:      # noqa: BLE001 - a malformed tensor is the model's problem
                 self.problems.append(f"{self.file}: initializer '{printable(tensor.name)}' cannot be read: {exc}")
                 continue
-            if array.dtype.kind == "f":
+            # a float tensor is a parameter (trained, its gradient reported); a 0-d one is a constant the
+            # exporter lifted out of the graph (GELU's 0.044715, an attention scale, a Pow's exponent), whose
+            # "gradient" an optimizer must not follow (a Pow exponent's is NaN where the base is negative)
+            if array.dtype.kind == "f" and array.ndim:
                 self.values[tensor.name] = _Value("param", array=array, name=tensor.name)
             else:
                 self.values[tensor.name] = _Value("const", array=array, name=tensor.name)

@@ -465,3 +465,18 @@ def test_a_small_cnn_trains_end_to_end():
         return agrad.cross_entropy(agrad.linear(agrad.reshape(h, [2, 8]), c), target, label_smoothing=0.1)
     assert gradcheck(model, [w1, b1, w2])
     assert math.isfinite(model(w1, b1, w2).item())
+
+
+def test_a_class_weight_that_requires_grad_is_refused_as_pytorch_refuses_it():
+    # derivatives.yaml lists no formula for nll_loss's weight: PyTorch's generated check_no_requires_grad
+    x = agrad.randn(4, 3, requires_grad=True).log_softmax(1)
+    t, w = agrad.tensor([0, 2, 1, 2]), agrad.rand(3, requires_grad=True)
+    message = ("The function 'nll_loss_forward' is not differentiable with respect to argument 'weight'. "
+               "This input cannot have requires_grad True.")
+    for loss in (agrad.nn.functional.nll_loss, agrad.nn.functional.cross_entropy):
+        with pytest.raises(RuntimeError) as caught:
+            loss(x, t, w)
+        assert str(caught.value) == message
+    assert agrad.nn.functional.nll_loss(x, t, w.detach()).requires_grad
+    with agrad.no_grad():
+        agrad.nn.functional.nll_loss(x, t, w)            # nothing recorded, nothing refused

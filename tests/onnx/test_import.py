@@ -347,3 +347,30 @@ def test_a_dynamic_batch_baked_into_a_reshape_stays_free(tmp_path):
     np.save(tmp_path / "x5.npy", np.ones((5, 3, 4), np.float32))
     run = graphs.load(tmp_path / "d.yaml", inputs={"x": str(tmp_path / "x5.npy")}).run()
     assert run.outputs["y"].shape == (5, 12)
+
+
+def test_an_antialiased_resize_is_refused_not_resized_without_it(tmp_path):
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 6, 4])
+    sizes = numpy_helper.from_array(np.array([1, 1, 3, 2], np.int64), "sizes")
+    node = helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], name="aa", mode="linear", antialias=1)
+    _refused(tmp_path, _small_model(tmp_path / "aa.onnx", [node], [x], [sizes]), "'aa' (Resize", "antialias=1")
+
+
+def test_a_0d_float_initializer_is_a_constant_not_a_parameter(tmp_path):
+    # the dynamo exporter lifts constants into 0-d initializers (GELU's 0.044715, a Pow's exponent): as
+    # parameters they would be trained, and a Pow exponent's gradient is NaN where the base is negative
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    w = numpy_helper.from_array(np.full((3,), 0.5, np.float32), "w")
+    p = numpy_helper.from_array(np.array(3.0, np.float32), "val_0")
+    nodes = [helper.make_node("Pow", ["x", "val_0"], ["c"], name="cube"),
+             helper.make_node("Mul", ["c", "w"], ["y"], name="scale")]
+    result = import_model(_small_model(tmp_path / "m.onnx", nodes, [x], [w, p]), tmp_path / "m.yaml")
+    text = result.graph_path.read_text()
+    assert "requires_grad: true" in text.split("w:", 1)[1].splitlines()[0]
+    assert "val_0" not in text or "requires_grad" not in text.split("val_0", 1)[1].splitlines()[0]
+    agrad_name = {o: a for a, o in result.names.items()}
+    np.save(tmp_path / "x.npy", np.array([[-1.0, 2.0, -3.0], [0.5, -0.5, 1.0]], np.float32))
+    run = graphs.load(result.graph_path, inputs={agrad_name["x"]: str(tmp_path / "x.npy")}).run()
+    assert all(np.isfinite(g.detach().numpy()).all() for g in run.grads.values())
+    np.testing.assert_allclose(run.grads[agrad_name["w"]].detach().numpy(),
+                               np.array([-1 + 0.125, 8 - 0.125, -27 + 1], np.float32))

@@ -40,7 +40,7 @@ from ..reduce.arithmetic import (
     mean,
     sum,  # noqa: A004
 )
-from ..registry import defop
+from ..registry import NotDifferentiable, defop
 from ..samples import SampleInput, make_arg
 from ..shape.view import reshape
 from .distance import pairwise_distance
@@ -206,7 +206,7 @@ nll_loss = defop(
     kernel=_nll_kernel, meta=_nll_meta,
     grads={"input": lambda grad, input, target, weight, reduction, ignore_index:
                nll_loss_backward(grad, input, target, weight, reduction, ignore_index),
-           "target": None, "weight": None},
+           "target": None, "weight": NotDifferentiable("nll_loss_forward")},
     backward_name=("NllLossBackward0", "NllLoss2DBackward0"),
     overload=lambda input, *rest: 1 if input.ndim >= 3 else 0,
     samples=_nll_samples, torch="torch.nn.functional.nll_loss",
