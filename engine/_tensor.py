@@ -231,6 +231,22 @@ class Tensor:
     def __init__(self, *args, **kwargs):
         raise TypeError("use agrad.tensor(data, ...) or the creation functions to make a Tensor")
 
+    # -- pickling, copying and deleting attributes: PyTorch's rules ---------------------
+    def __reduce_ex__(self, protocol):
+        """Tensor.__reduce_ex__: the values (on the host), the device, requires_grad and the tensor's
+        own attributes; never the graph (an unpickled tensor is a leaf, as PyTorch's), any protocol."""
+        return _rebuild_tensor, (type(self), np.array(self._device.backend.to_numpy(self._data)), str(self._device),
+                                 self.requires_grad, dict(getattr(self, "__dict__", None) or {}))
+
+    def __delattr__(self, name):
+        refused = _UNDELETABLE.get(name)
+        if refused is not None:
+            raise RuntimeError(refused)
+        if name == "grad":
+            self.grad = None            # `del t.grad` clears it, as in PyTorch
+            return
+        object.__delattr__(self, name)
+
     @classmethod
     def _make(cls, data, device, key):
         t = object.__new__(cls)
@@ -790,6 +806,26 @@ def _check_assigned_grad(t: Tensor, grad: Tensor) -> None:
     if grad._data.shape != t._data.shape:
         raise RuntimeError(f"attempting to assign a gradient of size '{sizes(grad._data.shape)}' to a tensor of size "
                            f"'{sizes(t._data.shape)}'. Please ensure that the gradient and the tensor are the same size")
+
+
+# what `del t.<name>` says in PyTorch (THPVariable's setters refuse a deletion)
+_UNDELETABLE = {"data": "Deleting tensor data is not allowed. Delete tensor instead!",
+                "requires_grad": "requires_grad must be a bool",
+                "_grad_fn": "Deletion of _grad_fn not allowed. Detach tensor instead!",
+                "grad_fn": "Deletion of _grad_fn not allowed. Detach tensor instead!",
+                "_backward_hooks": "Deletion of _backwards_hooks not allowed!"}
+
+
+def _rebuild_tensor(cls, array, device: str, requires_grad: bool, attributes: dict):
+    """What Tensor.__reduce_ex__ pickles comes back as: a leaf of `cls` holding `array` on `device`."""
+    dev = Device(device)
+    data = array if dev.type == "cpu" else dev.backend.asarray(array, array.dtype, dev)
+    t = cls._make(data, dev, dev.backend.key)         # (a Parameter too: it holds nothing else)
+    if requires_grad:
+        t.requires_grad_(True)
+    for name, value in attributes.items():
+        setattr(t, name, value)
+    return t
 
 
 def _size(size) -> tuple:

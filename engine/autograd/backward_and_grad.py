@@ -6,7 +6,7 @@ import warnings
 
 from .._tensor import Tensor, filled
 from ..dispatcher import ops as _ops
-from .edge import Edge
+from .edge import Edge, GradientEdge
 from .engine import get_default_engine
 from .node import Node, gradient_edge
 
@@ -14,7 +14,7 @@ __all__ = ["backward", "grad"]
 
 
 def _as_tuple(x, what: str) -> tuple:
-    if isinstance(x, Tensor):
+    if isinstance(x, (Tensor, GradientEdge)):         # (a GradientEdge is a tuple, of a Node and a number)
         return (x,)
     if isinstance(x, (list, tuple)):
         return tuple(x)
@@ -80,8 +80,11 @@ def _root_edges(tensors) -> list[Edge]:
 def _output_edges(inputs, accumulate_grad: bool) -> list[Edge]:
     edges = []
     for t in inputs:
+        if isinstance(t, GradientEdge):
+            edges.append(Edge(t.node, t.output_nr))
+            continue
         if not isinstance(t, Tensor):
-            raise TypeError(f"inputs must be Tensors, got {type(t).__name__}")
+            raise TypeError(f"inputs must be Tensors or GradientEdges, got {type(t).__name__}")
         if not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
         meta = t._autograd_meta
@@ -161,6 +164,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             if materialize_grads:
                 # NOTE: zeros_like(input, requires_grad=create_graph): a leaf that can be differentiated again
                 t = inputs[i]
+                if isinstance(t, GradientEdge):
+                    raise RuntimeError("materialize_grads cannot make the zeros of a GradientEdge input, whose "
+                                       "shape is its Node's")
                 result[i] = filled(t.shape, 0, t._data.dtype, t._device).requires_grad_(create_graph)
     return tuple(result)
 

@@ -1,5 +1,9 @@
-"""Edge(function, input_nr): "this gradient goes to input `input_nr` of `function`"."""
+"""Edge(function, input_nr): "this gradient goes to input `input_nr` of `function`"; and
+GradientEdge(node, output_nr), torch.autograd.graph's public name of one, which backward and grad
+accept in place of a tensor (the gradient flowing into that input of that Node)."""
 from __future__ import annotations
+
+from typing import NamedTuple
 
 
 class Edge:
@@ -28,3 +32,8 @@ class Edge:
 
 
 INVALID_EDGE = Edge()
+
+
+class GradientEdge(NamedTuple):
+    node: object
+    output_nr: int

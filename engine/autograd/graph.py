@@ -12,7 +12,21 @@ from ..dispatch_keys import INFERENCE
 from .engine import get_default_engine
 from .backward_and_grad import _as_tuple, _make_grads, _output_edges, _root_edges
 from .inplace import bump_version
+from .edge import GradientEdge
 from .node import Node as _EngineNode
+from .node import grad_accumulator
+
+
+def get_gradient_edge(tensor) -> GradientEdge:
+    """The edge of the graph a gradient for `tensor` arrives by: its grad_fn and output number, or a
+    leaf's AccumulateGrad (made now if no op has used the leaf yet). backward and grad take it in place
+    of the tensor (`inputs=`), which then need not be alive."""
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require "
+                           "gradients")
+    if tensor.grad_fn is not None:
+        return GradientEdge(tensor.grad_fn, tensor.output_nr)
+    return GradientEdge(grad_accumulator(tensor), 0)
 
 
 class Node(abc.ABC):

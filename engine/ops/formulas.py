@@ -17,7 +17,7 @@ import tokenize
 from dataclasses import dataclass, field
 
 from ..dispatcher import get_op
-from .registry import registered
+from .registry import NotDifferentiable, registered
 
 COMPOSITE = "composite (gradients from the ops it calls)"
 NOT_DIFFERENTIABLE = "not differentiable"
@@ -56,7 +56,8 @@ def formulas(name: str) -> Formulas:
         return Formulas(info.name, "not differentiable")
     tensor_inputs = [a.name for a in info.entry.schema.arguments if a.is_tensor]
     return Formulas(info.name, "formulas",
-                    {arg: NOT_DIFFERENTIABLE if info.grads.get(arg) is None else formula_text(info.grads[arg])
+                    {arg: NOT_DIFFERENTIABLE if info.grads.get(arg) is None or
+                     isinstance(info.grads[arg], NotDifferentiable) else formula_text(info.grads[arg])
                      for arg in tensor_inputs if arg in info.grads})
 
 

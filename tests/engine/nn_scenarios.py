@@ -80,6 +80,9 @@ STRUCTURES = {
         lib.nn.Hardtanh(-0.5, 0.8), lib.nn.PReLU(3, init=0.1), lib.nn.ReLU6(), lib.nn.SELU(), lib.nn.CELU(0.7),
         lib.nn.Hardsigmoid(), lib.nn.Hardswish(), lib.nn.LogSigmoid(), lib.nn.Softsign(), lib.nn.Tanhshrink(),
         lib.nn.Softmin(dim=2), lib.nn.Softmax2d(), lib.nn.GLU(dim=-1)),
+    "instancenorm2d": lambda lib: lib.nn.InstanceNorm2d(3),
+    "instancenorm2d_affine_tracked": lambda lib: lib.nn.InstanceNorm2d(3, affine=True, track_running_stats=True,
+                                                                        momentum=0.3),
     "losses": lambda lib: lib.nn.ModuleList([
         lib.nn.MSELoss(), lib.nn.L1Loss(reduction="sum"), lib.nn.NLLLoss(ignore_index=1),
         lib.nn.CrossEntropyLoss(), lib.nn.BCELoss(), lib.nn.SmoothL1Loss(beta=0.5),
@@ -123,6 +126,9 @@ FORWARDS = {
     "custom": ("custom", [(4, 3)]),
     "activations": ("activations", [(3, 4)]),
     "activations_more": ("activations_more", [(2, 3, 4, 4)]),
+    "instancenorm2d": ("instancenorm2d", [(2, 3, 4, 5)]),
+    "instancenorm2d_affine_tracked": ("instancenorm2d_affine_tracked", [(2, 3, 4, 5)]),
+    "instancenorm2d_unbatched": ("instancenorm2d_affine_tracked", [(3, 4, 5)]),
 }
 
 

@@ -504,3 +504,24 @@ def test_a_reentrant_pass_runs_its_own_callbacks_before_the_outer_ones():
 
     Outer.apply(agrad.ones(1, requires_grad=True)).sum().backward()
     assert order == ["inner", "after inner backward", "outer"]
+
+
+# ---- GradientEdge: a Node's input in place of a tensor ----------------------------------------------
+
+def test_grad_and_backward_take_gradient_edges_in_place_of_tensors():
+    from agrad.autograd.graph import GradientEdge, get_gradient_edge
+
+    for make in (lambda x: x, lambda x: x.clone(), lambda x: agrad.var_mean(x)[1]):
+        x = agrad.rand(2, requires_grad=True)
+        inp = make(x)
+        out = inp.clone() * 3
+        ref = agrad.autograd.grad(out.sum(), inp, retain_graph=True)
+        (new,) = agrad.autograd.grad(out.sum(), get_gradient_edge(inp))
+        assert new.tolist() == ref[0].tolist()
+    x = agrad.rand(2, requires_grad=True).clone()
+    y = agrad.rand(2, requires_grad=True)
+    out = (x * y).sum()
+    agrad.autograd.backward(out, inputs=(GradientEdge(x.grad_fn, x.output_nr), y), retain_graph=True)
+    assert y.grad.tolist() == x.tolist()
+    with pytest.raises(RuntimeError, match="does not require gradients"):
+        get_gradient_edge(agrad.ones(2))

@@ -430,3 +430,31 @@ def test_warn_always_repeats_a_once_per_process_warning():
     finally:
         agrad.set_warn_always(False)
     assert not agrad.is_warn_always_enabled()
+
+
+# ---- pickling and deleting attributes ---------------------------------------------------------------
+
+@pytest.mark.parametrize("protocol", [0, 2, 5])
+def test_tensors_pickle_as_leaves_with_their_values_at_any_protocol(protocol):
+    import pickle
+
+    x = agrad.randn(3, requires_grad=True)
+    x.tag = "mine"                                  # a tensor's own attributes come along
+    y = x * 2                                       # a non-leaf: its values, requires_grad, no graph
+    for t in (x, y, agrad.nn.Parameter(agrad.ones(2)), agrad.tensor([1, 2]), agrad.ones(2, dtype=agrad.float16)):
+        back = pickle.loads(pickle.dumps(t, protocol=protocol))
+        assert type(back) is type(t) and back.dtype == t.dtype and back.requires_grad == t.requires_grad
+        assert back.is_leaf and np.array_equal(back.detach().numpy(), t.detach().numpy())
+    assert pickle.loads(pickle.dumps(x, protocol=protocol)).tag == "mine"
+
+
+def test_deleting_a_tensors_attributes_is_refused_as_in_pytorch():
+    x = agrad.randn(2, requires_grad=True)
+    (x * 2).sum().backward()
+    for name, message in [("data", "Deleting tensor data is not allowed"), ("requires_grad", "must be a bool"),
+                          ("_grad_fn", "Deletion of _grad_fn not allowed"),
+                          ("_backward_hooks", "Deletion of _backwards_hooks not allowed")]:
+        with pytest.raises(RuntimeError, match=message):
+            delattr(x, name)
+    del x.grad
+    assert x.grad is None
