@@ -31,6 +31,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..grad_mode import enable_grad, no_grad
 from .backward_and_grad import grad as autograd_grad
+from .function import Function
 
 __all__ = ["gradcheck", "gradgradcheck", "gradcheck_report", "JacobianReport", "GradcheckError"]
 
@@ -80,7 +81,9 @@ def _float_outputs(out) -> list[Tensor]:
 
 
 def _check_inputs(inputs) -> list[int]:
-    """Positions of the inputs that require grad; PyTorch's warning for each one not in double."""
+    """Positions of the inputs that require grad; PyTorch's warning for each one not in double, and
+    its refusal of one that overlaps itself (a dimension of stride 0: an expanded tensor), whose
+    finite differences would perturb several elements at once."""
     positions = []
     for idx, inp in enumerate(inputs):
         if isinstance(inp, Tensor) and inp.requires_grad:
@@ -88,6 +91,12 @@ def _check_inputs(inputs) -> list[int]:
                 warnings.warn(f"Input #{idx} requires gradient and is not a double precision floating point or "
                               "complex. This check will likely fail if all the inputs are not of double precision "
                               "floating point or complex. ", stacklevel=3)
+            # (an empty tensor overlaps nothing; NumPy may give it stride 0 where PyTorch would not)
+            if inp.numel() and not all(st > 0 or sz <= 1 for st, sz in zip(inp.stride(), inp.shape)):
+                raise RuntimeError(f"The {idx}th input has a dimension with stride 0. gradcheck only supports "
+                                   "inputs that are non-overlapping to be able to compute the numerical gradients "
+                                   "correctly. You should call .contiguous on the input before passing it to "
+                                   "gradcheck.")
             positions.append(idx)
     if not positions:
         raise ValueError("gradcheck expects at least one input tensor to require gradient, "
@@ -338,15 +347,105 @@ def _backward_mul_by_grad_output(outputs, diff_inputs) -> None:
 
 
 def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, nondet_tol=0.0,
-              fast_mode=False, seed=0) -> bool:
+              check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
+              check_batched_forward_grad=False, check_forward_ad=False, check_backward_ad=True,
+              fast_mode=False, masked=None, seed=0) -> bool:
     """True when every analytic gradient matches finite differences; else raises GradcheckError
-    (or, with raise_exception=False, returns False)."""
+    (or, with raise_exception=False, returns False). PyTorch's checks besides: backward handles
+    undefined output gradients (check_undefined_grad, on by default) and gives the same gradients
+    batched (check_batched_grad, through autograd.grad's is_grads_batched). agrad has no forward-mode
+    AD: asking for its checks raises NotImplementedError. (check_grad_dtypes and masked concern
+    complex and sparse tensors, which agrad has not.)"""
+    if check_forward_ad or check_batched_forward_grad:
+        raise NotImplementedError("gradcheck: check_forward_ad and check_batched_forward_grad need forward-mode "
+                                  "AD, which agrad does not have")
     try:
-        return _gradcheck_helper(fn, inputs, eps, atol, rtol, nondet_tol, fast_mode, seed)
+        if not check_backward_ad:
+            _check_inputs(_as_tuple(inputs))
+            return True
+        _gradcheck_helper(fn, inputs, eps, atol, rtol, nondet_tol, fast_mode, seed)
+        if check_batched_grad:
+            _check_batched_grad(fn, _as_tuple(inputs), seed)
+        if check_undefined_grad:
+            _check_undefined_grad(fn, _as_tuple(inputs))
+        return True
     except GradcheckError:
         if raise_exception:
             raise
         return False
+
+
+class _UndefinedGrad(Function):
+    """torch._C._functions.UndefinedGrad: the identity, whose backward hands on no gradient at all
+    (what an output nothing depends on gives the Nodes before it)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return None
+
+
+_UNDEFINED_NOTE = 'Please look at "Notes about undefined output gradients" in "tools/autograd/derivatives.yaml"'
+
+
+def _check_undefined_grad(fn, inputs) -> None:
+    """_test_undefined_backward_mode: every backward must take undefined gradients for all of its
+    outputs, and, where it has several, for each one alone, and give undefined or zero ones."""
+    diff = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
+
+    def supported(outs) -> None:
+        try:
+            grads = autograd_grad(outs, diff, [_like(o, np.zeros(o.shape)) for o in outs], allow_unused=True)
+        except RuntimeError as exc:
+            _warn_undefined_check()
+            raise GradcheckError(f"Expected backward function to handle undefined output grads. "
+                                 f"{_UNDEFINED_NOTE}") from exc
+        if any(g is not None and np.any(_host(g) != 0) for g in grads):
+            _warn_undefined_check()
+            raise GradcheckError(f"Expected all input grads to be undefined or zero when all output grads are "
+                                 f"undefined or zero. {_UNDEFINED_NOTE}")
+
+    def differentiable():
+        return [o for o in _float_outputs(fn(*inputs)) if o.requires_grad]
+
+    with enable_grad():
+        outs = differentiable()
+        supported([_UndefinedGrad.apply(o) for o in outs])
+        if len(outs) > 1:
+            for k in range(len(outs)):
+                supported([_UndefinedGrad.apply(o) if j == k else o for j, o in enumerate(differentiable())])
+
+
+def _warn_undefined_check() -> None:
+    warnings.warn('Backwards compatibility: New undefined gradient support checking feature is enabled by default, '
+                  'but it may break existing callers of this function. If this is true for you, you can call this '
+                  'function with "check_undefined_grad=False" to disable the feature', stacklevel=5)
+
+
+def _check_batched_grad(fn, inputs, seed) -> None:
+    """_test_batched_grad: the gradients of a batch of grad_outputs (is_grads_batched=True) are those of
+    each one alone."""
+    diff = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
+    rng = np.random.default_rng(seed)
+    with enable_grad():
+        outs = [o for o in _float_outputs(fn(*inputs)) if o.requires_grad]
+        if not outs:
+            return
+        batch = [_like(o, rng.standard_normal((2, *o.shape))) for o in outs]
+        try:
+            batched = autograd_grad(outs, diff, batch, retain_graph=True, allow_unused=True, is_grads_batched=True)
+        except RuntimeError as exc:
+            raise GradcheckError(f"While computing batched gradients, got: {exc}") from exc
+        for b in range(2):
+            alone = autograd_grad(outs, diff, [g[b] for g in batch], retain_graph=True, allow_unused=True)
+            for i, (x, y) in enumerate(zip(batched, alone)):
+                if (x is None) != (y is None) or x is not None and not np.allclose(_host(x[b]), _host(y),
+                                                                                  rtol=1e-7, atol=1e-10):
+                    raise GradcheckError(f"For output {i}, the batched gradient of grad_output {b} is not the "
+                                         "gradient computed for it alone")
 
 
 # -- the per-input report `agrad check` shows ----------------------------------------

@@ -7,6 +7,7 @@ This file never imports torch.
 
 import pytest
 
+import agrad
 import scenario_fixtures
 from gradcheck_scenarios import SCENARIOS
 
@@ -21,3 +22,38 @@ def test_fixture_is_from_the_pytorch_version_we_follow():
 def test_scenario_matches_pytorch(name):
     got = scenario_fixtures.run(SCENARIOS[name])
     assert got == EXPECTED["scenarios"][name]
+
+
+# ---- PyTorch's checks besides the Jacobians (test_autograd.py's cases) ---------------------------------
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_gradcheck_checks_undefined_output_gradients_and_overlapping_inputs(fast_mode):
+    from agrad.autograd import gradcheck
+
+    def refuses_undefined(x):
+        def hook(g):
+            if g is None:
+                raise RuntimeError("x is undefined")
+        y = x.clone()
+        y.register_hook(hook)
+        return y
+
+    x = agrad.ones(1, dtype=agrad.float64, requires_grad=True)
+    with pytest.warns(UserWarning, match="Backwards compatibility: New undefined gradient support checking"):
+        with pytest.raises(RuntimeError, match="Expected backward function to handle undefined output grads"):
+            gradcheck(refuses_undefined, (x,), fast_mode=fast_mode)
+    with pytest.warns(UserWarning):
+        assert not gradcheck(refuses_undefined, (x,), raise_exception=False, fast_mode=fast_mode)
+    assert gradcheck(refuses_undefined, (x,), check_undefined_grad=False, fast_mode=fast_mode)
+    expanded = agrad.ones(1, dtype=agrad.float64, requires_grad=True).expand((2, 2))
+    with pytest.raises(RuntimeError, match="The 0th input has a dimension with stride 0"):
+        gradcheck(lambda t: t, (expanded,), raise_exception=False, fast_mode=fast_mode)
+
+
+def test_gradcheck_checks_batched_gradients_and_refuses_forward_mode():
+    from agrad.autograd import gradcheck
+
+    y = agrad.randn(3, dtype=agrad.float64, requires_grad=True)
+    assert gradcheck(lambda t: (t * t).sin(), (y,), check_batched_grad=True)
+    with pytest.raises(NotImplementedError, match="forward-mode AD"):
+        gradcheck(lambda t: t * 2, (y,), check_forward_ad=True)
