@@ -57,6 +57,13 @@ def _check_variables(tensors, message: str) -> None:
             raise RuntimeError(message.format(i=i, t=type(t).__name__))
 
 
+class _Cleared(tuple):
+    """A Node's `_saved` once clear_saved_tensors_on_access has handed them out: nothing to release."""
+
+
+_CLEARED = _Cleared()
+
+
 class BackwardCFunction(FunctionCtx, Node):
     """The Node of one Function.apply call; named '<Function>Backward' as in PyTorch."""
 
@@ -80,7 +87,15 @@ class BackwardCFunction(FunctionCtx, Node):
     def saved_tensors(self) -> tuple:
         if self._saved is None:     # forward ran without recording a graph
             return tuple(self._to_save)
-        return tuple(sv.unpack(self, detached_in_place_ok=True) if sv is not None else None for sv in self._saved)
+        if self._saved is _CLEARED:
+            raise RuntimeError("Trying to access the saved tensors of a Function whose clear_saved_tensors_on_access "
+                               "is True a second time: they can only be accessed once.")
+        tensors = tuple(sv.unpack(self, detached_in_place_ok=True) if sv is not None else None for sv in self._saved)
+        if getattr(self._cls, "clear_saved_tensors_on_access", False):
+            # the Function's backward holds the only references from now on: each is freed once it lets go
+            self.release_variables()
+            self._saved = _CLEARED
+        return tensors
 
     @property
     def _raw_saved_tensors(self) -> tuple:

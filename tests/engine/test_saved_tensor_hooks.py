@@ -242,3 +242,34 @@ def test_every_grad_fn_is_a_graph_node_without_inheriting_it():
     b = agrad.ones(2, requires_grad=True) * 2
     assert isinstance(b.grad_fn, Node) and issubclass(type(b.grad_fn), Node) and issubclass(Node, Node)
     assert Node not in type(b.grad_fn).mro() and not isinstance(b, Node)
+
+
+def test_clear_saved_tensors_on_access_frees_them_after_the_first_look():
+    class Once(Function):
+        clear_saved_tensors_on_access = True
+
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            ref = weakref.ref(x)
+            del x
+            assert ref() is None            # nothing but the backward held it
+            return grad
+
+    class Twice(Once):
+        @staticmethod
+        def backward(ctx, grad):
+            ctx.saved_tensors
+            ctx.saved_tensors
+            return grad
+
+    x = agrad.randn(3, requires_grad=True)
+    Once.apply(x.clone()).sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0, 1.0]
+    with pytest.raises(RuntimeError, match="can only be accessed once"):
+        Twice.apply(x).sum().backward()
