@@ -63,11 +63,12 @@ FAMILIES = {
         ()),
     "pointwise.activation": (
         ("_prelu_kernel", "_prelu_kernel_backward", "celu", "elu", "elu_backward", "gelu", "gelu_backward",
-         "glu", "glu_backward", "hardsigmoid", "hardsigmoid_backward", "hardswish", "hardswish_backward",
-         "hardtanh", "hardtanh_backward", "leaky_relu", "leaky_relu_backward", "log_sigmoid_backward",
-         "logsigmoid", "mish", "mish_backward", "prelu", "relu", "relu6", "selu", "sigmoid",
-         "sigmoid_backward", "silu", "silu_backward", "softplus", "softplus_backward", "softsign", "tanh",
-         "tanh_backward", "tanhshrink", "threshold_backward"),
+         "glu", "glu_backward", "hardshrink", "hardshrink_backward", "hardsigmoid", "hardsigmoid_backward",
+         "hardswish", "hardswish_backward", "hardtanh", "hardtanh_backward", "leaky_relu",
+         "leaky_relu_backward", "log_sigmoid_backward", "logsigmoid", "mish", "mish_backward", "prelu",
+         "relu", "relu6", "selu", "sigmoid", "sigmoid_backward", "silu", "silu_backward", "softplus",
+         "softplus_backward", "softshrink", "softshrink_backward", "softsign", "tanh", "tanh_backward",
+         "tanhshrink", "threshold", "threshold_backward"),
         ()),
     "pointwise.binary": (
         ("add", "addcdiv", "addcmul", "atan2", "clamp", "clamp_max", "clamp_min", "clip", "copysign", "div",
@@ -77,8 +78,8 @@ FAMILIES = {
         ()),
     "pointwise.logical": (
         ("bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift",
-         "bitwise_xor", "isclose", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "logical_and",
-         "logical_not", "logical_or", "logical_xor"),
+         "bitwise_xor", "isclose", "isfinite", "isin", "isinf", "isnan", "isneginf", "isposinf",
+         "logical_and", "logical_not", "logical_or", "logical_xor"),
         ()),
     "pointwise.special": (
         ("digamma", "erf", "erfc", "erfinv", "lgamma", "polygamma", "xlogy"),

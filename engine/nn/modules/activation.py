@@ -11,7 +11,7 @@ from .module import Module
 
 __all__ = ["ReLU", "ReLU6", "LeakyReLU", "PReLU", "GELU", "SiLU", "ELU", "SELU", "CELU", "GLU", "Hardtanh",
            "Hardsigmoid", "Hardswish", "Tanh", "Sigmoid", "LogSigmoid", "Softplus", "Softsign", "Tanhshrink", "Mish",
-           "Softmax", "Softmin", "Softmax2d", "LogSoftmax"]
+           "Softmax", "Softmin", "Softmax2d", "LogSoftmax", "Threshold", "Hardshrink", "Softshrink"]
 
 
 def _softmax_dim(name, ndim, stacklevel=4):
@@ -209,6 +209,43 @@ class Mish(Module):
 
     def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""
+
+
+class Threshold(Module):
+    def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
+        super().__init__()
+        self.threshold = threshold
+        self.value = value
+        self.inplace = inplace
+
+    def forward(self, input):
+        out = F.threshold(input, self.threshold, self.value)
+        return input.copy_(out) if self.inplace else out
+
+    def extra_repr(self) -> str:
+        return f"threshold={self.threshold}, value={self.value}" + (", inplace=True" if self.inplace else "")
+
+
+class _Shrink(Module):
+    _op = ""
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        return getattr(F, self._op)(input, self.lambd)
+
+    def extra_repr(self) -> str:
+        return f"{self.lambd}"
+
+
+class Hardshrink(_Shrink):
+    _op = "hardshrink"
+
+
+class Softshrink(_Shrink):
+    _op = "softshrink"
 
 
 class _AlongDim(Module):

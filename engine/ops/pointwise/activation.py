@@ -532,6 +532,91 @@ hardtanh = defop(
     doc="x clamped to [min_val, max_val]; the gradient is 0 outside the open interval.")
 
 
+# ---- threshold, hardshrink, softshrink ------------------------------------------------------------------
+
+def _threshold_kernel(xp, self, threshold, value):
+    # x <= threshold ? value : x (a NaN is kept, as PyTorch's)
+    return xp.where(self <= threshold, value, self).astype(self.dtype, copy=False)
+
+
+threshold = defop(
+    "threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor",
+    kernel=_threshold_kernel, meta=same_meta, promote="same",
+    grads={"self": lambda grad, self, threshold: threshold_backward(grad, self, threshold)},
+    samples=lambda op: [SampleInput("(3,4) 0.5 -> 2", _arg_away((3, 4), (op, 0), (0.5,), -2.0, 2.0), 0.5, 2.0),
+                        SampleInput("0-d", _arg_away((), (op, 1), (-0.3,), -2.0, 2.0), -0.3, 0.0)],
+    torch="torch.threshold", doc="value where x <= threshold, else x.")
+
+
+def _shrink_backward_kernel(xp, grad_output, self, lambd):
+    # 0 where -lambd <= x <= lambd: hardshrink's and softshrink's backward alike (PyTorch's kernels)
+    return xp.where((self >= -lambd) & (self <= lambd), 0, grad_output).astype(grad_output.dtype, copy=False)
+
+
+def _shrink_backward_samples(op):
+    return [SampleInput("(3,4)", make_arg((3, 4), key=(op, 0)), _arg_away((3, 4), (op, 1), (-0.5, 0.5), -2.0, 2.0),
+                        0.5)]
+
+
+hardshrink_backward = defop(
+    "hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor",
+    kernel=_shrink_backward_kernel, meta=_backward_meta("hardshrink_backward_cpu"), promote="same",
+    grads={"grad_out": lambda grad, self, lambd: hardshrink_backward(grad, self, lambd),
+           "self": lambda grad: zeros_like(grad)},
+    samples=_shrink_backward_samples, torch="torch.ops.aten.hardshrink_backward",
+    doc="grad_out where |self| > lambd, 0 elsewhere.")
+
+softshrink_backward = defop(
+    "softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor",
+    kernel=_shrink_backward_kernel, meta=_backward_meta("softshrink_backward_cpu"), promote="same",
+    grads={"grad_output": lambda grad, self, lambd: softshrink_backward(grad, self, lambd),
+           "self": lambda grad: zeros_like(grad)},
+    samples=_shrink_backward_samples, torch="torch.ops.aten.softshrink_backward",
+    doc="grad_output where |self| > lambd, 0 elsewhere.")
+
+
+def _shrink_meta(kernel_name):
+    def meta(self, lambd=0.5):
+        _float_only(kernel_name, self)
+        return MetaArray(self.shape, self.dtype)
+    return meta
+
+
+def _hardshrink_kernel(xp, self, lambd):
+    _float_only("hardshrink_cpu", self)
+    return xp.where((self >= -lambd) & (self <= lambd), 0, self).astype(self.dtype, copy=False)
+
+
+def _softshrink_kernel(xp, self, lambd):
+    _float_only("softshrink_check", self)
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be in range [0, {np.finfo(self.dtype).max:.6g}] for input dtype "
+                           f"{scalar_type_name(self.dtype)}, but found {lambd:g}")
+    return xp.where(self > lambd, self - lambd, xp.where(self < -lambd, self + lambd, 0)).astype(self.dtype,
+                                                                                                 copy=False)
+
+
+def _shrink_samples(op):
+    return [SampleInput("(3,4)", _arg_away((3, 4), (op, 0), (-0.5, 0.5), -2.0, 2.0)),
+            SampleInput("(5,) lambd=1.2", _arg_away((5,), (op, 1), (-1.2, 1.2), -3.0, 3.0), 1.2),
+            SampleInput("0-d", _arg_away((), (op, 2), (-0.5, 0.5), -2.0, 2.0))]
+
+
+hardshrink = defop(
+    "hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor",
+    kernel=_hardshrink_kernel, meta=_shrink_meta("hardshrink_cpu"), promote="same",
+    grads={"self": lambda grad, self, lambd: hardshrink_backward(grad, self, lambd)},
+    samples=_shrink_samples, torch="torch.nn.functional.hardshrink",
+    doc="0 where -lambd <= x <= lambd, else x.")
+
+softshrink = defop(
+    "softshrink(Tensor self, Scalar lambd=0.5) -> Tensor",
+    kernel=_softshrink_kernel, meta=_shrink_meta("softshrink_check"), promote="same",
+    grads={"self": lambda grad, self, lambd: softshrink_backward(grad, self, lambd)},
+    samples=_shrink_samples, torch="torch.nn.functional.softshrink",
+    doc="x - lambd above lambd, x + lambd below -lambd, 0 between (lambd >= 0).")
+
+
 def _relu6(self):
     return hardtanh(self, 0, 6)
 

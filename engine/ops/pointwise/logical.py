@@ -14,6 +14,7 @@ import numpy as np
 from ... import dtypes
 from ...errors import DtypeError, DtypeNotImplementedError
 from ...messages import scalar_type_name
+from ...backends.meta import MetaArray
 from ...shapes import pointwise_meta
 from ..registry import defop
 from ..samples import SampleInput, make_arg
@@ -176,3 +177,29 @@ isinf = _classifier("isinf", "isinf", False)
 isfinite = _classifier("isfinite", "isfinite", True)
 isposinf = _classifier("isposinf", "isposinf", False)
 isneginf = _classifier("isneginf", "isneginf", False)
+
+
+def _isin_meta(elements, test_elements, assume_unique=False, invert=False):
+    return MetaArray(elements.shape, _BOOL)
+
+
+def _isin_kernel(xp, elements, test_elements, assume_unique, invert):
+    # by value, as PyTorch's after promoting both to one dtype
+    return xp.isin(elements, test_elements, assume_unique=assume_unique, invert=invert)
+
+
+def _isin_samples(op):
+    from ...creation import tensor
+    ints = make_arg((3, 4), key=(op, 0), low=0, high=6, integer=True, dtype=dtypes.int64)
+    return [SampleInput("int64", ints, tensor([1, 3, 9], dtype=dtypes.int64)),
+            SampleInput("invert", ints, tensor([[2], [4]], dtype=dtypes.int64), invert=True),
+            SampleInput("float by value", tensor([1.0, 1.5, float("nan"), 3.0], dtype=dtypes.float64),
+                        tensor([3.0, float("nan"), 1.5], dtype=dtypes.float64)),
+            SampleInput("0-d", tensor(2, dtype=dtypes.int64), tensor([2, 5], dtype=dtypes.int64))]
+
+
+isin = defop(
+    "isin(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor",
+    kernel=_isin_kernel, meta=_isin_meta, samples=_isin_samples, torch="torch.isin",
+    doc="Whether each element of `elements` is among `test_elements` (bool, elements' shape); NaN is never; "
+        "`invert` asks the opposite.")
