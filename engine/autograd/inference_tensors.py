@@ -6,7 +6,9 @@ inference_mode adds it to the included keys) and in any call that takes an infer
 so this fallback runs exactly then, and never otherwise:
 - in inference mode, it makes the op's results inference tensors, except views of normal
   tensors (which stay normal, as in PyTorch) and inputs returned as they are;
-- outside it, the results are normal tensors (a view of an inference tensor is one too), and a
+- a view of an inference tensor, in either mode, is an inference tensor with no view or autograd
+  metadata (a leaf that requires no grad: inference tensors keep neither);
+- outside it, the other results are normal tensors, and a
   graph recorded by the op must not have saved an inference tensor for backward (PyTorch's
   SavedVariable check; the error names the workaround, a clone).
 In-place updates and requires_grad=True on an inference tensor outside inference mode are
@@ -15,7 +17,7 @@ refused where they happen (autograd/inplace.py, Tensor.requires_grad), with PyTo
 from __future__ import annotations
 
 from .._tensor import DifferentiableViewMeta, Tensor
-from ..dispatch_keys import INFERENCE, DispatchKey
+from ..dispatch_keys import AUTOGRAD, INFERENCE, DispatchKey
 from ..dispatcher import register_fallback
 from ..grad_mode import tls
 from .saved_variable import SavedVariable
@@ -48,7 +50,13 @@ def _mark(o: Tensor, inputs) -> None:
         return                  # an input handed back (an alias op, `to` without a change): it stays as it was
     m = o._autograd_meta
     if m.__class__ is DifferentiableViewMeta:
-        inference = bool(m.base._keys & INFERENCE)      # a view is what its base is
+        if m.base._keys & INFERENCE:
+            # a view of an inference tensor is one too, and no view at all: inference tensors keep neither
+            # views nor history, so it is a leaf that requires no grad (PyTorch's, in either mode)
+            o._autograd_meta = None
+            o._keys = (o._keys & ~AUTOGRAD) | INFERENCE
+            return
+        inference = False                               # a view is what its base is
     else:
         inference = tls.inference_mode
     o._keys = (o._keys | INFERENCE) if inference else (o._keys & ~INFERENCE)

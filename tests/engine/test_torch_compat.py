@@ -458,3 +458,17 @@ def test_deleting_a_tensors_attributes_is_refused_as_in_pytorch():
             delattr(x, name)
     del x.grad
     assert x.grad is None
+
+
+def test_a_view_of_an_inference_tensor_is_an_inference_leaf_in_either_mode():
+    # torch 2.13: inference tensors keep neither views nor history
+    with agrad.inference_mode():
+        c = agrad.ones(2, 3, requires_grad=True)
+        v = c.view(-1)
+    assert (v.requires_grad, v.is_leaf, v._is_view()) == (False, True, False)
+    w = c.view(-1)
+    assert (agrad.is_inference(w), w.requires_grad, w._is_view()) == (True, False, False)
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        w.sum().backward()
+    n = c * 2                       # not a view: a normal tensor with its history
+    assert not agrad.is_inference(n) and n.grad_fn.name() == "MulBackward0"
