@@ -516,9 +516,16 @@ def _fast_report(fn, inputs, diff_positions, keep, eps, atol, rtol, seed, nondet
     return reports
 
 
-def gradgradcheck(fn, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
-                  nondet_tol=0.0, fast_mode=False, seed=0) -> bool:
-    """gradcheck of the gradient: second derivatives through create_graph=True."""
+def gradgradcheck(fn, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3, gen_non_contig_grad_outputs=False,
+                  raise_exception=True, nondet_tol=0.0, check_undefined_grad=True, check_grad_dtypes=False,
+                  check_batched_grad=False, check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False,
+                  masked=False, seed=0) -> bool:
+    """gradcheck of the gradient: second derivatives through create_graph=True (PyTorch's keywords;
+    check_fwd_over_rev needs forward-mode AD, which agrad has not)."""
+    if check_fwd_over_rev:
+        raise NotImplementedError("gradgradcheck: check_fwd_over_rev needs forward-mode AD, which agrad does not have")
+    if not check_rev_over_rev:
+        return True
     inputs = list(_as_tuple(inputs))
     outs = [o for o in _float_outputs(fn(*inputs)) if o.requires_grad]
     if grad_outputs is None:
@@ -544,4 +551,5 @@ def gradgradcheck(fn, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e
         return tuple(g for g in grads if g is not None)
 
     return gradcheck(first_derivatives, inputs + list(grad_outputs), eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception, nondet_tol=nondet_tol, fast_mode=fast_mode, seed=seed)
+                     raise_exception=raise_exception, nondet_tol=nondet_tol, check_undefined_grad=check_undefined_grad,
+                     check_batched_grad=check_batched_grad, fast_mode=fast_mode, seed=seed)

@@ -122,12 +122,16 @@ def leaky_relu_(input, negative_slope=0.01):
     return leaky_relu(input, negative_slope, inplace=True)
 
 
+def threshold(input, threshold, value, inplace=False):   # noqa: A002 — PyTorch's names
+    return _variant(_agrad.threshold, input, (threshold, value), inplace, "ThresholdBackward1")
+
+
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
     return hardtanh(input, min_val, max_val, inplace=True)
 
 
 _INPLACE_FLAGS = ("relu", "relu6", "elu", "selu", "celu", "leaky_relu", "hardtanh", "hardsigmoid", "hardswish",
-                  "silu", "mish", "dropout")
+                  "silu", "mish", "dropout", "threshold")
 __all__ += [name + "_" for name in ("relu", "elu", "selu", "celu", "leaky_relu", "hardtanh")]
 for _name in _INPLACE_FLAGS:
     globals()[_name].__doc__ = (f"torch.nn.functional.{_name}: agrad.{_name}, or with inplace=True its in-place "

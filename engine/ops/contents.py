@@ -79,7 +79,7 @@ FAMILIES = {
     "pointwise.logical": (
         ("bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift",
          "bitwise_xor", "isclose", "isfinite", "isin", "isinf", "isnan", "isneginf", "isposinf",
-         "logical_and", "logical_not", "logical_or", "logical_xor"),
+         "logical_and", "logical_not", "logical_or", "logical_xor", "signbit"),
         ()),
     "pointwise.special": (
         ("digamma", "erf", "erfc", "erfinv", "lgamma", "polygamma", "xlogy"),

@@ -219,8 +219,7 @@ class Threshold(Module):
         self.inplace = inplace
 
     def forward(self, input):
-        out = F.threshold(input, self.threshold, self.value)
-        return input.copy_(out) if self.inplace else out
+        return F.threshold(input, self.threshold, self.value, self.inplace)
 
     def extra_repr(self) -> str:
         return f"threshold={self.threshold}, value={self.value}" + (", inplace=True" if self.inplace else "")

@@ -1,7 +1,7 @@
 """Logical and bitwise ops and the value tests: logical_not/and/or/xor (bool results,
 any dtype, zero is False), bitwise_not/and/or/xor on bool and integer tensors (the
 `~ & | ^` operators), the shifts bitwise_left_shift/bitwise_right_shift (`<< >>`), and
-isclose, isnan, isinf, isfinite, isposinf, isneginf.
+isclose, isnan, isinf, isfinite, isposinf, isneginf, signbit, isin.
 
 None of them has a gradient: PyTorch's outputs are bool or integer, so the results never
 require grad. Bitwise ops on floating tensors raise as PyTorch's kernels do
@@ -177,6 +177,17 @@ isinf = _classifier("isinf", "isinf", False)
 isfinite = _classifier("isfinite", "isfinite", True)
 isposinf = _classifier("isposinf", "isposinf", False)
 isneginf = _classifier("isneginf", "isneginf", False)
+
+
+def _signbit_kernel(xp, self):
+    # the sign bit itself: True for -0.0 and for a NaN with its sign set, as PyTorch's; bools have none
+    return xp.signbit(self) if self.dtype != _BOOL else xp.zeros(self.shape, dtype=_BOOL)
+
+
+signbit = defop(
+    "signbit(Tensor self) -> Tensor",
+    kernel=_signbit_kernel, meta=pointwise_meta(_BOOL), samples=_classify_samples, torch="torch.signbit",
+    doc="Whether each element's sign bit is set (bool): True for negative numbers, -0.0 and a negative NaN.")
 
 
 def _isin_meta(elements, test_elements, assume_unique=False, invert=False):
