@@ -40,6 +40,19 @@ class _DispatchTLS(threading.local):
 tls = _DispatchTLS()
 
 
+class _SavedHooksInUse:
+    """How many saved_tensors_hooks blocks are open, in any thread. The op library's savers read this
+    (one attribute) before this thread's own stack (a thread-local read, several times dearer): while it
+    is 0 no tensor needs packing. A count left high only sends saves down the general path."""
+    __slots__ = ("count",)
+
+    def __init__(self):
+        self.count = 0
+
+
+saved_hooks_in_use = _SavedHooksInUse()
+
+
 def is_grad_enabled() -> bool:
     return tls.grad_enabled
 

@@ -7,7 +7,7 @@ import abc
 import contextlib
 
 from .._tensor import Tensor
-from ..grad_mode import tls
+from ..grad_mode import saved_hooks_in_use, tls
 from ..dispatch_keys import INFERENCE
 from .engine import get_default_engine
 from .backward_and_grad import _as_tuple, _make_grads, _output_edges, _root_edges
@@ -119,12 +119,14 @@ class saved_tensors_hooks:
         if _hooks_disabled[0] is not None:
             raise RuntimeError(_hooks_disabled[0])
         tls.saved_hooks = tls.saved_hooks + ((self.pack_hook, self.unpack_hook),)
+        saved_hooks_in_use.count += 1
         return self
 
     def __exit__(self, *exc):
         # an exit without its enter (a hook that exits a context during backward) pops nothing
         if tls.saved_hooks:
             tls.saved_hooks = tls.saved_hooks[:-1]
+            saved_hooks_in_use.count = max(0, saved_hooks_in_use.count - 1)
 
 
 class save_on_cpu(saved_tensors_hooks):

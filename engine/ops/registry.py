@@ -38,7 +38,7 @@ from .. import codegen
 from ..dispatch_keys import AUTOGRAD, DispatchKey
 from ..dispatcher import FALLTHROUGH, Deferred, define, impl
 from ..errors import UnsupportedOnDeviceError
-from ..grad_mode import tls
+from ..grad_mode import saved_hooks_in_use, tls
 from .. import watchers as _watchers
 from ..watchers import op_observers as _observers
 
@@ -746,12 +746,12 @@ def _saver_lines(names, arg_index, indent: str) -> list:
             lines.append(f"    v{k} = args[{index}]")
             # save_input_value inline: the common case saves the Tensor itself
             # (saved-tensor hooks pack every saved tensor: a SavedVariable then)
-            lines.append(f"    {slot} = (v{k} if not _tls.saved_hooks and ((c{k} := v{k}._version_counter) is None or "
+            lines.append(f"    {slot} = (v{k} if not _hooks_in_use.count and ((c{k} := v{k}._version_counter) is None or "
                          f"not (c{k}.version or c{k}.detached)) else _save_input(v{k})) if v{k}.__class__ is _Tensor "
                          f"else v{k} if v{k}.__class__ is int or v{k}.__class__ is float else _save_value(v{k})")
         elif kind == _SAVE_RESULT:
             lines += ["    if out.__class__ is _Tensor and out._autograd_meta.__class__ is _AutogradMeta:",
-                      "        if out._version_counter is None and not _tls.saved_hooks:",
+                      "        if out._version_counter is None and not _hooks_in_use.count:",
                       f"            {slot} = out._data",
                       "            node.saved_result_vc = out._version_counter = _VariableVersion()",
                       "        else:",
@@ -786,7 +786,7 @@ def _save_results(out):
 
 _SAVER_NAMESPACE = {"_save_input": save_input_value, "_save_output": save_output, "_Tensor": Tensor,
                     "_AutogradMeta": AutogradMeta, "_save_value": _save_value, "_save_results": _save_results,
-                    "_VariableVersion": VariableVersion, "_tls": tls}
+                    "_VariableVersion": VariableVersion, "_hooks_in_use": saved_hooks_in_use}
 
 
 def _save_steps(names, arg_index) -> tuple:

@@ -974,6 +974,20 @@ def _check_lengths(ctx, node, seq: int, layout: int) -> None:
             raise Refuse(f"{node.op_type} with sequence_lens shorter than the sequence")
 
 
+def _direction_output(steps: list[str], backwards: bool) -> str:
+    """One direction's hidden states over time, [seq, batch, hidden], in time order."""
+    return f"stack([{', '.join(reversed(steps) if backwards else steps)}], 0)"
+
+
+def _recurrent_outputs(ys: list[str], states: list[list[str]], layout: int) -> Outputs:
+    """Y, [seq, directions, batch, hidden] (batch first with layout 1), then each final state stacked
+    by direction."""
+    y = f"stack([{', '.join(ys)}], 1)"
+    if layout:
+        y = f"permute({y}, [2, 0, 1, 3])"
+    return Outputs([y] + [f"stack([{', '.join(s)}], {1 if layout else 0})" for s in states])
+
+
 @op("LSTM", composed=True)
 def _lstm(ctx, node, a):
     if len(node.input) > 7 and node.input[7]:
@@ -998,16 +1012,10 @@ def _lstm(ctx, node, a):
                          f"tanh({g}[:, {3 * H}:{4 * H}])", f"{tag}c_{t}")
             h = ctx.step(f"sigmoid({g}[:, {H}:{2 * H}]) * tanh({c})", f"{tag}h_{t}")
             steps.append(h)
-        if backwards:
-            steps.reverse()
-        ys.append(f"stack([{', '.join(steps)}], 0)")
+        ys.append(_direction_output(steps, backwards))
         hs.append(h)
         cs.append(c)
-    y = f"stack([{', '.join(ys)}], 1)"                            # [seq, directions, batch, hidden]
-    if layout:
-        y = f"permute({y}, [2, 0, 1, 3])"
-    state = (lambda parts: f"stack([{', '.join(parts)}], {1 if layout else 0})")
-    return Outputs([y, state(hs), state(cs)])
+    return _recurrent_outputs(ys, [hs, cs], layout)
 
 
 @op("GRU", composed=True)
@@ -1038,14 +1046,9 @@ def _gru(ctx, node, a):
                 n = (f"tanh({xw}[{t}][:, {2 * H}:{3 * H}] + matmul({r} * {h}, {rt}[:, {2 * H}:{3 * H}]){rbh})")
             h = ctx.step(f"(1.0 - {z}) * {n} + {z} * {h}", f"{tag}h_{t}")
             steps.append(h)
-        if backwards:
-            steps.reverse()
-        ys.append(f"stack([{', '.join(steps)}], 0)")
+        ys.append(_direction_output(steps, backwards))
         hs.append(h)
-    y = f"stack([{', '.join(ys)}], 1)"
-    if layout:
-        y = f"permute({y}, [2, 0, 1, 3])"
-    return Outputs([y, f"stack([{', '.join(hs)}], {1 if layout else 0})"])
+    return _recurrent_outputs(ys, [hs], layout)
 
 
 # an RNN's activation by its ONNX name: the agrad function of the pre-activation
@@ -1076,14 +1079,9 @@ def _rnn(ctx, node, a):
         for t in (range(seq - 1, -1, -1) if backwards else range(seq)):
             h = ctx.step(_RNN_ACTIVATIONS[names[d]].format(f"{xw}[{t}] + matmul({h}, {rt})"), f"{tag}h_{t}")
             steps.append(h)
-        if backwards:
-            steps.reverse()
-        ys.append(f"stack([{', '.join(steps)}], 0)")
+        ys.append(_direction_output(steps, backwards))
         hs.append(h)
-    y = f"stack([{', '.join(ys)}], 1)"
-    if layout:
-        y = f"permute({y}, [2, 0, 1, 3])"
-    return Outputs([y, f"stack([{', '.join(hs)}], {1 if layout else 0})"])
+    return _recurrent_outputs(ys, [hs], layout)
 
 
 @op("OneHot", composed=True)

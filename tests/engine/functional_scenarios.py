@@ -11,7 +11,7 @@ compares (never importing torch).
 """
 from __future__ import annotations
 
-from engine_contract_scenarios import _error as _raised
+from api_scenarios import _error
 
 SCENARIOS = {}
 
@@ -36,16 +36,6 @@ def _out(x):
     if x is None:
         return None
     return {"shape": list(x.shape), "values": x.detach().tolist(), "requires_grad": x.requires_grad}
-
-
-def _error(call, shapes=()):
-    """[built-in type name, message]: agrad's own exception classes read as the built-in they are."""
-    try:
-        call()
-    except Exception as exc:  # noqa: BLE001 — the scenario records whatever was raised
-        kind = next(c for c in type(exc).__mro__ if c.__module__ == "builtins")
-        return [kind.__name__, _raised(call, shapes)[1]]
-    return None
 
 
 def _x(lib, requires_grad=False):
