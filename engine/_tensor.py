@@ -231,21 +231,12 @@ class Tensor:
     def __init__(self, *args, **kwargs):
         raise TypeError("use agrad.tensor(data, ...) or the creation functions to make a Tensor")
 
-    # -- pickling, copying and deleting attributes: PyTorch's rules ---------------------
+    # -- pickling and copying: PyTorch's rules -------------------------------------------
     def __reduce_ex__(self, protocol):
         """Tensor.__reduce_ex__: the values (on the host), the device, requires_grad and the tensor's
         own attributes; never the graph (an unpickled tensor is a leaf, as PyTorch's), any protocol."""
         return _rebuild_tensor, (type(self), np.array(self._device.backend.to_numpy(self._data)), str(self._device),
                                  self.requires_grad, dict(getattr(self, "__dict__", None) or {}))
-
-    def __delattr__(self, name):
-        refused = _UNDELETABLE.get(name)
-        if refused is not None:
-            raise RuntimeError(refused)
-        if name == "grad":
-            self.grad = None            # `del t.grad` clears it, as in PyTorch
-            return
-        object.__delattr__(self, name)
 
     @classmethod
     def _make(cls, data, device, key):
@@ -443,6 +434,12 @@ class Tensor:
         if value or m.__class__ is not DifferentiableViewMeta:    # a float view keeps Autograd (see views)
             self._keys = (self._keys | AUTOGRAD) if value else (self._keys & ~AUTOGRAD)
 
+    # NOTE: deletions refused with PyTorch's messages through property deleters, never a __delattr__
+    # (which would make every attribute assignment on a tensor go through Python)
+    @requires_grad.deleter
+    def requires_grad(self):
+        raise RuntimeError("requires_grad must be a bool")
+
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
         if requires_grad and self._data.dtype.kind != "f":
             # NOTE: the method's own text in PyTorch (THPVariable_requires_grad_), not the attribute's
@@ -480,6 +477,15 @@ class Tensor:
         if m is None:
             return None
         return m.current_grad_fn(self) if m.__class__ is DifferentiableViewMeta else m.grad_fn
+
+    @property
+    def _grad_fn(self):
+        """PyTorch's other name of grad_fn; deleting it is refused, as there."""
+        return self.grad_fn
+
+    @_grad_fn.deleter
+    def _grad_fn(self):
+        raise RuntimeError("Deletion of _grad_fn not allowed. Detach tensor instead!")
 
     @property
     def output_nr(self) -> int:
@@ -581,6 +587,10 @@ class Tensor:
         if hooks is None:
             return
 
+    @_backward_hooks.deleter
+    def _backward_hooks(self):
+        raise RuntimeError("Deletion of _backwards_hooks not allowed!")
+
         def run_hooks(grad):
             for hook in list(hooks.values()):
                 result = hook(grad)
@@ -627,6 +637,10 @@ class Tensor:
             m.grad_accumulator = None     # its input metadata is out of date (PyTorch's VariableHooks::set_data)
         self._data, self._device = value._data, value._device
         self._keys = (value._keys & ~AUTOGRAD) | (self._keys & AUTOGRAD)
+
+    @data.deleter
+    def data(self):
+        raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
 
     def detach_(self) -> "Tensor":
         m = self._autograd_meta
@@ -806,14 +820,6 @@ def _check_assigned_grad(t: Tensor, grad: Tensor) -> None:
     if grad._data.shape != t._data.shape:
         raise RuntimeError(f"attempting to assign a gradient of size '{sizes(grad._data.shape)}' to a tensor of size "
                            f"'{sizes(t._data.shape)}'. Please ensure that the gradient and the tensor are the same size")
-
-
-# what `del t.<name>` says in PyTorch (THPVariable's setters refuse a deletion)
-_UNDELETABLE = {"data": "Deleting tensor data is not allowed. Delete tensor instead!",
-                "requires_grad": "requires_grad must be a bool",
-                "_grad_fn": "Deletion of _grad_fn not allowed. Detach tensor instead!",
-                "grad_fn": "Deletion of _grad_fn not allowed. Detach tensor instead!",
-                "_backward_hooks": "Deletion of _backwards_hooks not allowed!"}
 
 
 def _rebuild_tensor(cls, array, device: str, requires_grad: bool, attributes: dict):

@@ -383,22 +383,12 @@ class OpNode(Node):
         if name == "result":
             self.saved_result_vc = None
 
-    def __getattr__(self, attr: str):
-        """PyTorch's generated attributes of what a Node saved: `_saved_<name>` the value as its formula
-        sees it (a tensor unpacked, with its checks; None where this call saved nothing under that name),
-        `_raw_saved_<name>` the SavedVariable (`.data`, `.unpack_hook`, `register_hooks`). A shape agrad
-        calls `self_shape` is also PyTorch's `self_sym_sizes`."""
-        raw = attr.startswith("_raw_saved_")
-        if not (raw or attr.startswith("_saved_")):
-            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
-        name = attr[len("_raw_saved_" if raw else "_saved_"):]
-        if name.endswith("_sym_sizes"):
-            name = name[:-len("_sym_sizes")] + "_shape"
-        if name not in self.saved_names:
-            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
+    def _saved_value(self, name: str):
+        """`grad_fn._saved_<name>`, PyTorch's generated attribute: what this call saved as `name`, as its
+        formula sees it (a tensor unpacked, with its checks; None where this call saved nothing under
+        that name). Each op's Node class has these as properties (`_saved_properties`): a __getattr__
+        would run for every slot a formula reads with getattr(..., default), in the hot path."""
         value = self.saved.get(name)
-        if raw:
-            return self._raw_saved(name, value)
         if value.__class__ is Tensor:
             return check_unversioned(value)
         if value.__class__ is SavedVariable:
@@ -407,9 +397,11 @@ class OpNode(Node):
             return [v.unpack(self) for v in value]
         return value
 
-    def _raw_saved(self, name: str, value):
-        """The SavedVariable of `name`, made (and kept, for its hooks) where the Node holds the tensor
-        itself or an output's array."""
+    def _raw_saved(self, name: str):
+        """`grad_fn._raw_saved_<name>`: the SavedVariable of `name` (`.data`, `.unpack_hook`,
+        `register_hooks`), made (and kept, for its hooks) where the Node holds the tensor itself or an
+        output's array."""
+        value = self.saved.get(name)
         if value.__class__ is Tensor:
             value = saved_as_is(value)
             setattr(self, "saved_" + name, value)
@@ -426,6 +418,19 @@ class OpNode(Node):
         if value is None:
             return SAVED_NONE
         return saved_as_is(value) if value.__class__ is Tensor else value
+
+
+def _saved_properties(saved_names) -> dict:
+    """A Node class's `_saved_<name>` and `_raw_saved_<name>` properties (PyTorch's names; a shape agrad
+    saves as `self_shape` is PyTorch's `self_sym_sizes` too)."""
+    props = {}
+    for name in saved_names:
+        value = property(functools.partial(OpNode._saved_value, name=name))
+        props[f"_saved_{name}"] = value
+        props[f"_raw_saved_{name}"] = property(functools.partial(OpNode._raw_saved, name=name))
+        if name.endswith("_shape"):
+            props[f"_saved_{name[:-len('_shape')]}_sym_sizes"] = value
+    return props
 
 
 def _zero_filled(node, grads):
@@ -1074,7 +1079,7 @@ def _register_autograd(entry, info, grads, backward_name, overload, arg_index, a
             + (("list_sizes",) if has_list else ())
         body = {"__slots__": slots, "info": info, "saved_names": saved_names,
                 "apply": _make_apply(entry, formulas, params_per_input, is_list, arrays),
-                "release_variables": _make_release(entry, saved_names)}
+                "release_variables": _make_release(entry, saved_names), **_saved_properties(saved_names)}
         node_classes = [type(n, (OpNode,), body) for n in names]
         return _make_autograd_kernel(entry, tuple(diff_inputs), node_classes, overload,
                                      _SavePlan(params_per_input), arg_index, refused)
