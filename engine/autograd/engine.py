@@ -135,7 +135,7 @@ class GraphTask:
     __slots__ = ("keep_graph", "create_graph", "dependencies", "not_ready", "exec_info", "captured_vars",
                  "outstanding_tasks", "has_error", "error", "reentrant_depth", "cpu_ready_queue", "owner",
                  "_lock", "threaded", "anomaly", "observer", "order", "dry_run", "plain", "on_devices",
-                 "final_callbacks")
+                 "final_callbacks", "graph_root")
 
     def __init__(self, keep_graph, create_graph, reentrant_depth, dry_run=False):
         self.keep_graph = keep_graph
@@ -159,6 +159,7 @@ class GraphTask:
         self.plain = self.observer is None and not self.anomaly     # Nodes run without watchers
         self.on_devices = False        # set once a gradient off the CPU was handed on
         self.final_callbacks: list = []    # Engine.queue_callback's, run once the task is done
+        self.graph_root = None             # the Node the pass starts from (what will run: will_execute)
 
     def add_outstanding(self, delta: int) -> int:
         """Count tasks pushed and not yet finished. Until a device worker shares this task
@@ -443,6 +444,7 @@ class Engine:
             buffer = []
 
         min_topo_nr = min((e.function.topological_nr for e in outputs), default=0) if outputs else 0
+        graph_task.graph_root = graph_root
         graph_task.compute_dependencies(graph_root, min_topo_nr)
         if outputs is not None:
             graph_task.init_to_execute(graph_root, outputs, accumulate_grad, min_topo_nr)
@@ -457,6 +459,11 @@ class Engine:
         if graph_task.final_callbacks:
             self._run_final_callbacks(graph_task)
         return graph_task if dry_run else graph_task.captured_vars
+
+    @staticmethod
+    def current_graph_task():
+        """The GraphTask whose Node this thread is running (None outside a backward pass)."""
+        return _current.graph_task
 
     def queue_callback(self, callback) -> None:
         """Run `callback()` once the backward pass now running has finished (PyTorch's

@@ -14,7 +14,7 @@ from .backward_and_grad import _as_tuple, _make_grads, _output_edges, _root_edge
 from .inplace import bump_version
 from .edge import GradientEdge
 from .node import Node as _EngineNode
-from .node import grad_accumulator
+from .node import AccumulateGrad, grad_accumulator
 
 
 def get_gradient_edge(tensor) -> GradientEdge:
@@ -98,6 +98,77 @@ def walk(roots) -> tuple[list, dict]:
                 dependencies[nxt] = count + 1
         i += 1
     return order, dependencies
+
+
+# ---- hooks on several tensors at once -------------------------------------------------------------
+
+class _MultiHandle:
+    """The handle of a multi-grad hook: removes the hook of every tensor it was registered on."""
+    __slots__ = ("handles",)
+
+    def __init__(self, handles):
+        self.handles = handles
+
+    def remove(self) -> None:
+        for handle in self.handles:
+            handle.remove()
+
+
+def _will_execute(graph_task, node, reached: dict) -> bool:
+    """Whether `node` runs in `graph_task`: reachable from its root (a walk made once per pass and
+    hook, in `reached`) and, in a pass computing some inputs only, on a path to one of them."""
+    if "nodes" not in reached:
+        reached["nodes"] = set(walk([graph_task.graph_root])[1]) if graph_task.graph_root is not None else set()
+    if node not in reached["nodes"]:
+        return False
+    if not graph_task.exec_info:
+        return True
+    if isinstance(node, AccumulateGrad):
+        raise RuntimeError("A leaf node was passed to _will_engine_execute_node but we are currently running "
+                           "autograd.grad(). This is currently not supported.")
+    info = graph_task.exec_info.get(node)
+    return info is not None and info.should_execute()
+
+
+def register_multi_grad_hook(tensors, fn, *, mode: str = "all"):
+    """torch.autograd.graph.register_multi_grad_hook: mode "all" calls `fn(grads)` once per backward
+    pass, with the gradient of each tensor (None for one the pass does not reach), once all that it
+    reaches are computed; mode "any" calls `fn(grad)` with the first one computed. Returns a handle
+    whose remove() removes it."""
+    modes = ("all", "any")
+    if mode not in modes:
+        raise ValueError(f"Expects mode to be one of {modes} but got {mode}")
+    engine = get_default_engine()
+    if mode == "any":
+        ran: set = set()
+
+        def first(grad):
+            key = id(engine.current_graph_task())
+            if key in ran:
+                return
+            ran.add(key)
+            fn(grad)
+        return _MultiHandle(tuple(t.register_hook(first) for t in tensors if t.requires_grad))
+    tensors = tuple(tensors)
+    nodes = [t.grad_fn if t.grad_fn is not None else grad_accumulator(t) for t in tensors]
+    pending: dict = {}          # graph task id -> [calls still to come, gradients so far]
+
+    def inner(idx):
+        def hook(grad):
+            graph_task = engine.current_graph_task()
+            key = id(graph_task)
+            state = pending.get(key)
+            if state is None:
+                reached: dict = {}
+                state = pending[key] = [sum(_will_execute(graph_task, n, reached) for n in nodes),
+                                        [None] * len(tensors)]
+            state[1][idx] = grad
+            state[0] -= 1
+            if state[0] <= 0:
+                del pending[key]
+                fn(state[1])
+        return hook
+    return _MultiHandle(tuple(t.register_hook(inner(i)) for i, t in enumerate(tensors)))
 
 
 # ---- hooks on the tensors saved for backward -------------------------------------------------------

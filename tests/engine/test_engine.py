@@ -525,3 +525,49 @@ def test_grad_and_backward_take_gradient_edges_in_place_of_tensors():
     assert y.grad.tolist() == x.tolist()
     with pytest.raises(RuntimeError, match="does not require gradients"):
         get_gradient_edge(agrad.ones(2))
+
+
+# ---- register_multi_grad_hook (test_autograd.py's cases) ---------------------------------------------
+
+def test_a_multi_grad_hook_in_any_mode_runs_once_per_pass_on_the_first_gradient():
+    from agrad.autograd.graph import register_multi_grad_hook
+
+    order = []
+    x = agrad.randn(2, 3, requires_grad=True)
+    handles = []
+
+    def block(inp, first_id):
+        z = inp * 2
+        out = agrad.sin(z), agrad.cos(z)
+        z.register_hook(lambda g: order.append(first_id))
+        handles.append(register_multi_grad_hook(out, lambda g: order.append(first_id + 1), mode="any"))
+        return out
+
+    y = block(x, 0)
+    out = block(y[0] + y[1], 2)
+    (out[0] + out[1]).sum().backward()
+    assert order == [3, 2, 1, 0]
+    order.clear()
+    y = block(x, 0)
+    out = block(y[0] + y[1], 2)
+    for handle in handles[2:]:
+        handle.remove()
+    (out[0] + out[1]).sum().backward()
+    assert order == [2, 0]
+    with pytest.raises(ValueError, match=r"Expects mode to be one of \('all', 'any'\) but got foo"):
+        register_multi_grad_hook((x,), lambda g: None, mode="foo")
+
+
+def test_a_multi_grad_hook_in_all_mode_gets_every_gradient_the_pass_reaches():
+    from agrad.autograd.graph import register_multi_grad_hook
+
+    t1, t2, t3 = (agrad.rand(2, requires_grad=True) for _ in range(3))
+    got = []
+    handle = register_multi_grad_hook((t1, t2, t3), lambda grads: got.append(grads))
+    (t1 * 2 + t2 * 3).sum().backward()
+    assert [g if g is None else g.tolist() for g in got[0]] == [[2.0, 2.0], [3.0, 3.0], None]
+    with pytest.raises(RuntimeError, match="currently running autograd.grad"):     # as PyTorch
+        agrad.autograd.grad((t1 * t3).sum(), (t3,))
+    handle.remove()
+    (t1 + t2 + t3).sum().backward()
+    assert len(got) == 1
