@@ -253,15 +253,12 @@ class Importer:
 
     def run(self, options: ImportOptions) -> None:
         require_onnx()
-        from onnx import helper, numpy_helper
+        from onnx import numpy_helper
 
         self._keep_alive: list = []
         graph = self.graph
         order = loading.topological_order(self.loaded.path, graph)
-        for node in graph.node:
-            for name in node.input:
-                if name:
-                    self.users[name] = self.users.get(name, 0) + 1
+        self._count_users(graph)
         for out in graph.output:
             self.users[out.name] = self.users.get(out.name, 0) + 1
         initializers = {t.name for t in graph.initializer}
@@ -309,63 +306,102 @@ class Importer:
         if self.problems:
             raise ModelError(self.problems)
 
-        translated = 0
+        self.translated = 0
         for index in order:
-            node = graph.node[index]
-            self.current = node
-            if node.domain not in ("", "ai.onnx"):
-                hint = " (an optimised model: import the unoptimised export instead)" \
-                    if node.domain.startswith("com.microsoft") or node.domain.startswith("com.ms") else ""
-                self._fail(index, node, f"op domain '{printable(node.domain)}' is not supported{hint}")
-                continue
-            if self._fold(node):
-                continue
-            translator = TABLE.get(node.op_type)
-            if translator is None:
-                self._fail(index, node, "no agrad translation for this op")
-                continue
-            attrs = {a.name: _text(helper.get_attribute_value(a)) for a in node.attribute}
-            self.steps = []
-            self.step_owner = node
-            try:
-                expr = translator(self, node, attrs)
-            except Refuse as exc:
-                self._fail(index, node, str(exc))
-                continue
-            # (ArithmeticError: a constant's inf or a zero where a count goes, e.g. Split's num_outputs;
-            # RuntimeError: NumPy's, for a shape of more dimensions than it supports)
-            except (KeyError, IndexError, ValueError, TypeError, ArithmeticError, RuntimeError) as exc:
-                self._fail(index, node, f"cannot translate its attributes or inputs ({type(exc).__name__}: {exc})")
-                continue
-            translated += 1
-            outputs = [o for o in node.output if o]
-            kind = f"{node.op_type}{' (composed)' if node.op_type in COMPOSED else ''}"
-            comment = f"ONNX node '{printable(node.name)}' {kind}"
-            for step_name, step_expr, what in self.steps:        # an unrolled op's lines, in order
-                self.nodes.append((step_name, step_expr, f"{comment}: {what}"))
-            if isinstance(expr, Outputs):                         # one line per output that is used
-                for out, out_expr in zip(node.output, expr):
-                    if out and out_expr is not None and self.used(out):
-                        name = self.names.make(out, node.op_type.lower())
-                        self.nodes.append((name, out_expr, f"{comment} -> '{printable(out)}'"))
-                        self.values[out] = _Value("tensor", expr=name, name=out)
-                self._infer_missing(node)
-                continue
-            name = self.names.make(outputs[0] if outputs else node.name, node.op_type.lower())
-            if len(outputs) > 1 or isinstance(expr, Multi):
-                comment += f" -> {', '.join(repr(printable(o)) for o in node.output if o)}"
-            elif outputs and outputs[0] != node.name:
-                comment += f" -> '{printable(outputs[0])}'"
-            self.nodes.append((name, str(expr), comment))
-            self._infer_missing(node)
-            for i, out in enumerate(node.output):
-                if out:
-                    self.values[out] = _Value("tensor", expr=f"{name}[{i}]" if isinstance(expr, Multi) else name,
-                                              name=out)
+            self._translate(index, graph.node[index])
         if self.problems:
             raise ModelError(self.problems)
-        self.translated = translated
         self._outputs(options)
+
+    def _count_users(self, graph) -> None:
+        """How many nodes read each value: those of the graph, and of its subgraphs (whose outputs an
+        inlined If's outputs read)."""
+        for node in graph.node:
+            for name in [*node.input, *loading.subgraph_reads(node)]:
+                if name:
+                    self.users[name] = self.users.get(name, 0) + 1
+            for attr in node.attribute:
+                if attr.g.node:
+                    self._count_users(attr.g)
+                    for out in attr.g.output:
+                        self.users[out.name] = self.users.get(out.name, 0) + 1
+
+    def _inline_if(self, index: int, node) -> bool:
+        """An If whose condition is known at import (a shape test the exporter left in the graph) is
+        its taken branch: that subgraph's nodes are translated in its place, its outputs the If's."""
+        if node.op_type != "If" or not node.input or node.input[0] not in self.values or \
+                not self.is_const(node.input[0]):
+            return False
+        taken = "then_branch" if bool(np.asarray(self.const(node.input[0])).reshape(-1)[0]) else "else_branch"
+        branch = next(a.g for a in node.attribute if a.name == taken)
+        for sub in branch.node:
+            self._translate(index, sub)
+        for out, branch_out in zip(node.output, branch.output):
+            if out and branch_out.name in self.values:
+                self.values[out] = self.values[branch_out.name]
+                # the taken branch's shape: inference leaves an If's unknown where its branches differ, and
+                # an exporter may declare the other branch's
+                for known in (self.loaded.shapes, self.loaded.dtypes):
+                    if branch_out.name in known:
+                        known[out] = known[branch_out.name]
+        return True
+
+    def _translate(self, index: int, node) -> None:
+        """One node (`index`: its place in the model, for messages) into lines of the graph file."""
+        from onnx import helper
+
+        self.current = node
+        if self._inline_if(index, node):
+            return
+        if node.domain not in ("", "ai.onnx"):
+            hint = " (an optimised model: import the unoptimised export instead)" \
+                if node.domain.startswith("com.microsoft") or node.domain.startswith("com.ms") else ""
+            self._fail(index, node, f"op domain '{printable(node.domain)}' is not supported{hint}")
+            return
+        if self._fold(node):
+            return
+        translator = TABLE.get(node.op_type)
+        if translator is None:
+            self._fail(index, node, "no agrad translation for this op")
+            return
+        attrs = {a.name: _text(helper.get_attribute_value(a)) for a in node.attribute}
+        self.steps = []
+        self.step_owner = node
+        try:
+            expr = translator(self, node, attrs)
+        except Refuse as exc:
+            self._fail(index, node, str(exc))
+            return
+        # (ArithmeticError: a constant's inf or a zero where a count goes, e.g. Split's num_outputs;
+        # RuntimeError: NumPy's, for a shape of more dimensions than it supports)
+        except (KeyError, IndexError, ValueError, TypeError, ArithmeticError, RuntimeError) as exc:
+            self._fail(index, node, f"cannot translate its attributes or inputs ({type(exc).__name__}: {exc})")
+            return
+        self.translated += 1
+        outputs = [o for o in node.output if o]
+        kind = f"{node.op_type}{' (composed)' if node.op_type in COMPOSED else ''}"
+        comment = f"ONNX node '{printable(node.name)}' {kind}"
+        for step_name, step_expr, what in self.steps:        # an unrolled op's lines, in order
+            self.nodes.append((step_name, step_expr, f"{comment}: {what}"))
+        if isinstance(expr, Outputs):                         # one line per output that is used
+            for out, out_expr in zip(node.output, expr):
+                if out and out_expr is not None and self.used(out):
+                    name = self.names.make(out, node.op_type.lower())
+                    self.nodes.append((name, out_expr, f"{comment} -> '{printable(out)}'"))
+                    self.values[out] = _Value("tensor", expr=name, name=out)
+            self._infer_missing(node)
+            return
+        name = self.names.make(outputs[0] if outputs else node.name, node.op_type.lower())
+        if len(outputs) > 1 or isinstance(expr, Multi):
+            comment += f" -> {', '.join(repr(printable(o)) for o in node.output if o)}"
+        elif outputs and outputs[0] != node.name:
+            comment += f" -> '{printable(outputs[0])}'"
+        self.nodes.append((name, str(expr), comment))
+        self._infer_missing(node)
+        for i, out in enumerate(node.output):
+            if out:
+                self.values[out] = _Value("tensor", expr=f"{name}[{i}]" if isinstance(expr, Multi) else name,
+                                          name=out)
 
     def _infer_missing(self, node) -> None:
         """Shapes onnx's whole-model inference left out (a Reshape whose target it could not

@@ -189,9 +189,27 @@ def _external_data(path: Path, graph) -> list[str]:
     return problems
 
 
+def subgraph_reads(node) -> list[str]:
+    """The values of the enclosing graph that `node`'s subgraphs (an If's branches, a Loop's body)
+    read: ONNX's implicit inputs, which the node needs made before it as much as its own inputs."""
+    from onnx import AttributeProto
+
+    reads = []
+    for attr in node.attribute:
+        graphs = [attr.g] if attr.type == AttributeProto.GRAPH else \
+            list(attr.graphs) if attr.type == AttributeProto.GRAPHS else []
+        for g in graphs:
+            inner = {i.name for i in g.input} | {t.name for t in g.initializer} | {""}
+            for n in g.node:
+                reads += [name for name in [*n.input, *subgraph_reads(n)] if name not in inner]
+                inner.update(n.output)
+            reads += [o.name for o in g.output if o.name not in inner]
+    return reads
+
+
 def topological_order(path: Path, graph) -> list[int]:
-    """Node indices in an order where each node follows those it reads; ModelError on a cycle
-    or on a value no one makes."""
+    """Node indices in an order where each node follows those it reads (its subgraphs' reads of this
+    graph's values too); ModelError on a cycle or on a value no one makes."""
     known = {i.name for i in graph.input} | {t.name for t in graph.initializer} | {""}
     producer = {}
     for i, node in enumerate(graph.node):
@@ -202,7 +220,7 @@ def topological_order(path: Path, graph) -> list[int]:
     users: dict[int, list[int]] = {}
     for i, node in enumerate(graph.node):
         needs = set()
-        for name in node.input:
+        for name in [*node.input, *subgraph_reads(node)]:
             if name in known:
                 continue
             if name not in producer:

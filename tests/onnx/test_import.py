@@ -374,3 +374,33 @@ def test_a_0d_float_initializer_is_a_constant_not_a_parameter(tmp_path):
     assert all(np.isfinite(g.detach().numpy()).all() for g in run.grads.values())
     np.testing.assert_allclose(run.grads[agrad_name["w"]].detach().numpy(),
                                np.array([-1 + 0.125, 8 - 0.125, -27 + 1], np.float32))
+
+
+def test_an_if_whose_condition_is_known_at_import_is_its_taken_branch(tmp_path):
+    # the legacy exporter leaves shape tests in the graph (`if x.dim() == 2: ...`): Shape -> Size -> Equal -> If
+    ort = pytest.importorskip("onnxruntime")
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    two = numpy_helper.from_array(np.array(2, np.int64), "two")
+    scale = numpy_helper.from_array(np.full((3,), 1.5, np.float32), "scale")
+
+    def branch(name, op):
+        out = helper.make_tensor_value_info(f"{name}_out", TensorProto.FLOAT, None)
+        return helper.make_graph([helper.make_node(op, ["x", "scale"], [f"{name}_out"], name=f"{name}_op")],
+                                 name, [], [out])
+    nodes = [helper.make_node("Shape", ["x"], ["s"], name="shape"), helper.make_node("Size", ["s"], ["rank"]),
+             helper.make_node("Equal", ["rank", "two"], ["is2d"], name="test"),
+             helper.make_node("If", ["is2d"], ["y"], name="branch", then_branch=branch("then", "Mul"),
+                              else_branch=branch("else", "Add"))]
+    path = tmp_path / "if.onnx"
+    onnx.save(helper.make_model(helper.make_graph(nodes, "g", [x], [y], [two, scale]),
+                                opset_imports=[helper.make_opsetid("", 18)]), path)
+    data = np.arange(6, dtype=np.float32).reshape(2, 3)
+    (expected,) = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {"x": data})
+    result = import_model(path, tmp_path / "if.yaml")
+    text = result.graph_path.read_text()
+    assert "ONNX node 'then_op' Mul" in text and "else_op" not in text
+    np.save(tmp_path / "x.npy", data)
+    agrad_name = {o: a for a, o in result.names.items()}
+    run = graphs.load(result.graph_path, inputs={agrad_name["x"]: str(tmp_path / "x.npy")}).run()
+    np.testing.assert_allclose(list(run.outputs.values())[0].detach().numpy(), expected)
