@@ -3,6 +3,7 @@ warnings (torch/autograd/anomaly_mode.py, torch/csrc/autograd/python_anomaly_mod
 mode was enabled, and, when a Node's backward fails, where its forward op ran."""
 from __future__ import annotations
 
+import sys
 import threading
 import warnings
 
@@ -67,11 +68,16 @@ def print_stack(node) -> None:
     the traceback recorded when the Node was made in anomaly mode, as a warning."""
     trace = node._metadata.get("traceback_") if node._metadata else None
     if trace is None:
-        warnings.warn(f"Error detected in {node.name()}. No forward pass information available. Enable detect "
-                      "anomaly during forward pass for more information.", stacklevel=2)
+        message = (f"Error detected in {node.name()}. No forward pass information available. Enable detect "
+                   "anomaly during forward pass for more information.")
     else:
-        warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n"
-                      f"{trace}", stacklevel=2)
+        message = f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n{trace}"
+    try:
+        warnings.warn(message, stacklevel=2)
+    except Warning:
+        # warnings made errors: the backward's own error is the one raised; the trace goes to stderr instead,
+        # as PyTorch's handler prints a warning it cannot raise while an error is pending
+        print(f"UserWarning: {message}", file=sys.stderr)
 
 
 def check_outputs(node, grads) -> None:

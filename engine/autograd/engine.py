@@ -177,10 +177,7 @@ class GraphTask:
             if self.error is None:
                 self.error = exc
                 if self.anomaly and fn is not None:
-                    try:
-                        print_stack(fn)       # PyTorch's set_exception_without_signal
-                    except Warning:           # warnings made errors: the backward's own error is the one raised
-                        pass
+                    print_stack(fn)           # PyTorch's set_exception_without_signal
                 if getattr(exc, "agrad_node", None) is None:
                     try:
                         exc.agrad_node = fn

@@ -571,3 +571,19 @@ def test_a_multi_grad_hook_in_all_mode_gets_every_gradient_the_pass_reaches():
     handle.remove()
     (t1 + t2 + t3).sum().backward()
     assert len(got) == 1
+
+
+def test_with_warnings_made_errors_anomaly_mode_prints_where_the_forward_ran_to_stderr(capsys):
+    import warnings
+
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        with warnings.catch_warnings(record=True) as caught:
+            with agrad.autograd.detect_anomaly():
+                warnings.simplefilter("error")
+                a = agrad.randn(5, requires_grad=True)
+                d1 = a + 1
+                d2 = d1 ** 2
+                d1 += 1
+                agrad.autograd.grad(d2.sum(), a)
+    assert len(caught) == 1 and "Anomaly Detection has been enabled" in str(caught[0].message)
+    assert "Error detected in PowBackward0" in capsys.readouterr().err
