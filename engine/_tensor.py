@@ -587,10 +587,6 @@ class Tensor:
         if hooks is None:
             return
 
-    @_backward_hooks.deleter
-    def _backward_hooks(self):
-        raise RuntimeError("Deletion of _backwards_hooks not allowed!")
-
         def run_hooks(grad):
             for hook in list(hooks.values()):
                 result = hook(grad)
@@ -599,6 +595,10 @@ class Tensor:
             return grad
         handle = self.register_hook(run_hooks) if self.requires_grad and self.is_leaf else None
         self.__dict__["_backward_hooks_state"] = (hooks, handle)
+
+    @_backward_hooks.deleter
+    def _backward_hooks(self):
+        raise RuntimeError("Deletion of _backwards_hooks not allowed!")
 
     def register_post_accumulate_grad_hook(self, hook) -> RemovableHandle:
         """`hook(tensor)`, run on a leaf once its AccumulateGrad has updated `.grad`."""
