@@ -21,6 +21,7 @@ from ..._tensor import RemovableHandle, Tensor
 from ...grad_mode import no_grad
 from ...optim.optimizer import zero_grads
 from ..parameter import Parameter
+from .backward_hook import BackwardHook
 
 __all__ = ["Module"]
 
@@ -91,6 +92,8 @@ class Module:
         object.__setattr__(self, "_modules", {})
         object.__setattr__(self, "_forward_pre_hooks", [])
         object.__setattr__(self, "_forward_hooks", [])
+        object.__setattr__(self, "_backward_pre_hooks", [])
+        object.__setattr__(self, "_backward_hooks", [])
         if self.call_super_init:
             super().__init__(*args, **kwargs)
 
@@ -98,7 +101,7 @@ class Module:
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
-        if not (self._forward_pre_hooks or self._forward_hooks):
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks):
             return self.forward(*args, **kwargs)
         for hook in list(self._forward_pre_hooks):
             if hook.with_kwargs:
@@ -113,12 +116,29 @@ class Module:
                 args_result = hook.fn(self, args)
                 if args_result is not None:
                     args = args_result if isinstance(args_result, tuple) else (args_result,)
+        backward_hook = None
+        if self._backward_hooks or self._backward_pre_hooks:
+            backward_hook = BackwardHook(self, list(self._backward_hooks), list(self._backward_pre_hooks))
+            args = backward_hook.setup_input_hook(args)
         result = self.forward(*args, **kwargs)
         for hook in list(self._forward_hooks):
             hook_result = hook.fn(self, args, kwargs, result) if hook.with_kwargs else hook.fn(self, args, result)
             if hook_result is not None:
                 result = hook_result
+        if backward_hook is not None:
+            result = backward_hook.setup_output_hook(result)
         return result
+
+    def register_full_backward_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """`hook(module, grad_input, grad_output)` once the gradients with respect to the module's inputs
+        are computed (None for an input that is no tensor or requires none); what it returns, if not
+        None, replaces grad_input. Returns a handle whose remove() unregisters it."""
+        return self._register_hook(self._backward_hooks, hook, prepend)
+
+    def register_full_backward_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """`hook(module, grad_output)` when the gradients with respect to the module's outputs arrive;
+        what it returns, if not None, replaces them."""
+        return self._register_hook(self._backward_pre_hooks, hook, prepend)
 
     def register_forward_pre_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False):
         """`hook(module, args)` (or `(module, args, kwargs)`) before forward; what it returns,
