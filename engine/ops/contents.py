@@ -101,7 +101,8 @@ FAMILIES = {
         ()),
     "reduce.selection": (
         ("_unique2", "all", "amax", "amin", "any", "argmax", "argmin", "argsort", "bincount",
-         "count_nonzero", "cummax", "cummin", "kthvalue", "max", "median", "min", "nanmedian", "sort", "topk"),
+         "count_nonzero", "cummax", "cummin", "kthvalue", "max", "median", "min", "nanmedian", "sort",
+         "topk", "unique_dim"),
         ("allclose", "equal", "unique")),
     "shape.advanced_indexing": (
         ("_embedding_counts", "_index", "_index_backward", "_masked_select_backward", "embedding",

@@ -413,3 +413,13 @@ def test_more_inplace_variants():
     assert type(y.grad_fn).__name__ == "SincBackward0"
     h = t([-1.0, 0.0, 3.0])
     assert h.heaviside_(t([0.5])) is h and h.tolist() == [0.0, 0.5, 1.0] and h._version == 1
+
+
+def test_unique_along_a_dim():
+    x = t([[1.0, 2.0], [1.0, 2.0], [0.0, 5.0]]).requires_grad_()
+    values, inverse, counts = agrad.unique(x, dim=0, return_inverse=True, return_counts=True)
+    assert values.tolist() == [[0.0, 5.0], [1.0, 2.0]] and inverse.tolist() == [1, 1, 0] and counts.tolist() == [1, 2]
+    assert values.grad_fn.name() == "UniqueDimBackward0"
+    with pytest.raises(NotImplementedError, match="the derivative for 'unique_dim' is not implemented."):
+        values.sum().backward()
+    assert x.unique(dim=1).tolist() == [[1.0, 2.0], [1.0, 2.0], [0.0, 5.0]]

@@ -694,10 +694,40 @@ _unique2 = defop(
         "how often each occurs (return_counts); an empty int64 tensor for an output not asked for.")
 
 
-def unique(input, sorted=True, return_inverse=False, return_counts=False):  # noqa: A002 — PyTorch's names
-    """The sorted distinct elements of input (flattened); with return_inverse and/or return_counts,
-    a tuple adding the index of each element's value (input's shape) and each value's count."""
-    values, inverse, counts = _unique2(input, sorted, return_inverse, return_counts)
+def _unique_dim_kernel(xp, self, dim, sorted, return_inverse, return_counts):  # noqa: A002 — PyTorch's name
+    dim = normalize_dim(dim, self.ndim)
+    # (unlike _unique2's, aten::unique_dim's inverse and counts are there whether asked for or not)
+    values, inverse, counts = xp.unique(self, axis=dim, return_inverse=True, return_counts=True, equal_nan=False)
+    return values.astype(self.dtype, copy=False), inverse.reshape(-1).astype(_INT64, copy=False), \
+        counts.astype(_INT64, copy=False)
+
+
+def _unique_dim_not_implemented(grad):
+    raise NotImplementedError("the derivative for 'unique_dim' is not implemented.")
+
+
+unique_dim = defop(
+    "unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) "
+    "-> (Tensor, Tensor, Tensor)",
+    kernel=_unique_dim_kernel, meta=_data_dependent("unique_dim"),
+    grads={"self": _unique_dim_not_implemented}, differentiable=False,
+    samples=lambda op: [
+        SampleInput("rows", tensor([[1.0, 2.0], [1.0, 2.0], [0.0, 5.0]]), 0, True, True, True),
+        SampleInput("columns int64", tensor([[3, 1, 3], [1, 2, 1]], dtype=dtypes.int64), 1, return_counts=True),
+        SampleInput("dim -1", tensor([[2.0, 2.0, 1.0]]), -1, return_inverse=True)],
+    torch="torch.ops.aten.unique_dim", tags=("dynamic_output_shape",),
+    doc="The distinct slices of self along dim, sorted (each slice compared whole), with the index of each "
+        "slice's value (return_inverse) and each value's count (return_counts).")
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002 — PyTorch's names
+    """The sorted distinct elements of input (flattened), or its distinct slices along `dim`; with
+    return_inverse and/or return_counts, a tuple adding the index of each element's (slice's) value and
+    each value's count."""
+    if dim is not None:
+        values, inverse, counts = unique_dim(input, dim, sorted, return_inverse, return_counts)
+    else:
+        values, inverse, counts = _unique2(input, sorted, return_inverse, return_counts)
     if return_inverse and return_counts:
         return values, inverse, counts
     if return_inverse:
