@@ -11,8 +11,8 @@ from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inferen
                         set_grad_enabled)
 from ._tensor import Tensor
 # NOTE: not creation's zeros_like, ones_like, full_like, empty_like: agrad.<name> is the op of that name
-from .creation import (arange, as_tensor, empty, eye, from_numpy, full, linspace, logspace, manual_seed, ones, rand,
-                       randint, randn, tensor, zeros)
+from .creation import (arange, as_tensor, empty, empty_strided, eye, from_numpy, full, linspace, logspace, manual_seed,
+                       ones, rand, randint, randn, tensor, zeros)
 from . import autograd, dispatcher
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .autograd.inference_tensors import is_inference
@@ -27,7 +27,7 @@ bool = bool_  # noqa: A001 — agrad.bool, as torch.bool
 half, float, double = float16, float32, float64  # noqa: A001
 short, int, long = int16, int32, int64  # noqa: A001
 
-__all__ = ["Tensor", "tensor", "as_tensor", "from_numpy", "empty", "zeros", "ones", "full", "arange", "linspace",
+__all__ = ["Tensor", "tensor", "as_tensor", "from_numpy", "empty", "empty_strided", "zeros", "ones", "full", "arange", "linspace",
            "logspace", "eye",
            "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "randint", "manual_seed", "device",
            "DeviceUnavailableError", "dtypes", "float16", "float32", "float64", "uint8", "int8", "int16", "int32",

@@ -13,7 +13,7 @@ from .dispatch_keys import INFERENCE
 from .errors import DtypeNotImplementedError
 from .grad_mode import tls
 
-__all__ = ["tensor", "as_tensor", "from_numpy", "empty", "zeros", "ones", "full", "arange", "linspace", "logspace",
+__all__ = ["tensor", "as_tensor", "from_numpy", "empty", "empty_strided", "zeros", "ones", "full", "arange", "linspace", "logspace",
            "eye", "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "randint", "rand_like",
            "randn_like", "manual_seed"]
 
@@ -119,6 +119,23 @@ zeros = _filled(0)
 ones = _filled(1)
 empty = _filled(0)     # NOTE: filled anyway; uninitialised memory would make runs irreproducible
 zeros.__name__, ones.__name__, empty.__name__ = "zeros", "ones", "empty"
+
+
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """torch.empty_strided: a tensor of `size` whose elements lie `stride` elements apart in a storage
+    of their own (zero-filled, as `empty`), e.g. the transposed layout (2, 2) / (1, 2)."""
+    size, stride = _shape((size,)), _shape((stride,))
+    if len(size) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape: {len(stride)} strides for {len(size)} sizes")
+    if any(s < 0 for s in size + stride):
+        raise RuntimeError(f"empty_strided: sizes and strides must be non-negative, got {list(size)} and {list(stride)}")
+    dev, backend, np_dtype = _resolve(dtype, device)
+    np_dtype = np_dtype or dtypes.get_default_dtype().np
+    n = 0 if 0 in size else 1 + sum((s - 1) * st for s, st in zip(size, stride))
+    storage = backend.full((n,), 0, np_dtype, dev)
+    xp = backend.xp
+    data = xp.lib.stride_tricks.as_strided(storage, size, tuple(st * storage.itemsize for st in stride))
+    return _finish(data, dev, backend, requires_grad)
 
 
 def _like(factory_value):

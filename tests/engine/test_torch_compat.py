@@ -472,3 +472,14 @@ def test_a_view_of_an_inference_tensor_is_an_inference_leaf_in_either_mode():
         w.sum().backward()
     n = c * 2                       # not a view: a normal tensor with its history
     assert not agrad.is_inference(n) and n.grad_fn.name() == "MulBackward0"
+
+
+def test_empty_strided_lays_elements_out_as_asked_and_its_gradient_is_contiguous():
+    c = agrad.empty_strided((2, 2), (4, 2)).copy_(agrad.rand(2, 2))
+    assert c.stride() == (4, 2) and c.shape == (2, 2) and c.tolist() != [[0.0, 0.0], [0.0, 0.0]]
+    c.requires_grad_()
+    (c * agrad.rand(2, 2)).sum().backward()
+    assert c.grad.stride() == (2, 1)
+    assert agrad.empty_strided((2, 3), (1, 2)).is_contiguous() is False
+    with pytest.raises(RuntimeError, match="mismatch in length of strides and shape"):
+        agrad.empty_strided((2, 3), (1,))
