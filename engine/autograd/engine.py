@@ -452,7 +452,13 @@ class Engine:
         else:
             self._run(graph_task, worker_queue)
         if graph_task.error is not None:
-            raise graph_task.error
+            # NOTE: neither the task nor this frame may keep the error: its traceback holds this frame,
+            # and such a cycle would keep the whole graph (and whatever its Nodes hold) until a GC pass
+            error, graph_task.error = graph_task.error, None
+            try:
+                raise error
+            finally:
+                del error
         if graph_task.final_callbacks:
             self._run_final_callbacks(graph_task)
         return graph_task if dry_run else graph_task.captured_vars

@@ -386,6 +386,7 @@ def test_graphs_hold_no_reference_cycles():
         loss.backward(retain_graph=True)
         (g,) = agrad.autograd.grad(loss, x)
 
+    build_and_run()         # first: the ops' kernels and Node classes are generated (not the graph's garbage)
     gc.collect()
     gc.disable()
     try:
@@ -587,3 +588,38 @@ def test_with_warnings_made_errors_anomaly_mode_prints_where_the_forward_ran_to_
                 agrad.autograd.grad(d2.sum(), a)
     assert len(caught) == 1 and "Anomaly Detection has been enabled" in str(caught[0].message)
     assert "Error detected in PowBackward0" in capsys.readouterr().err
+
+
+def test_a_failed_backward_keeps_nothing_alive_until_a_gc_pass():
+    import gc
+    import weakref
+
+    from agrad.autograd import Function
+
+    class Boom(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, grad):
+            raise RuntimeError("boom")
+
+    class Held:
+        pass
+
+    gc.disable()
+    try:
+        y = Boom.apply(agrad.ones(2, requires_grad=True))
+        held = Held()
+        y.grad_fn.metadata["held"] = held
+        ref = weakref.ref(held)
+        del held
+        try:
+            y.sum().backward()
+        except RuntimeError as exc:
+            assert "boom" in str(exc)
+        del y
+        assert ref() is None        # no cycle through the error's traceback kept the graph
+    finally:
+        gc.enable()
