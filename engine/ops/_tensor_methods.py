@@ -22,13 +22,16 @@ replaces an earlier one unless it says so:
 from __future__ import annotations
 
 import importlib
+import math
 
 from .. import dtypes
 from .._tensor import _UNTIL_LOADED, Tensor, _size
 from ..autograd.backward_and_grad import backward
+from ..autograd.inplace import bump_version, check_inplace
 from ..creation import full, tensor
 from ..dispatcher import UnknownOperatorError, get_op
 from ..dispatcher import ops as _ops
+from ..grad_mode import is_grad_enabled
 
 __all__: list = []
 
@@ -85,6 +88,45 @@ class _Methods:
                                isinstance(args[0], tuple) and not all(isinstance(a, int) for a in args[0])):
             return tensor(args[0], dtype=self.dtype, device=device or self._device)
         return self.new_zeros(*args if args else (0,), device=device)
+
+    def resize_(self, *sizes, memory_format=None) -> "Tensor":
+        """Tensor.resize_: this tensor takes the shape `sizes` in place, keeping its leading elements
+        (a larger one is extended with zeros: agrad never hands out uninitialised memory); the version
+        moves only if the shape does. Refused on a tensor that requires grad, as in PyTorch."""
+        if self.requires_grad:
+            raise RuntimeError("cannot resize variables that require grad")
+        shape = _size(sizes)
+        if shape == tuple(self.shape):
+            return self
+        xp = self._device.backend.xp
+        flat = self._data.reshape(-1)
+        n = math.prod(shape)
+        if n <= flat.size:
+            data = flat[:n].reshape(shape)          # a view of the same memory, as PyTorch keeps the storage
+        else:
+            data = xp.zeros(n, dtype=flat.dtype)
+            data[:flat.size] = flat
+            data = data.reshape(shape)
+        self._data = data
+        bump_version(self)
+        return self
+
+    def resize_as_(self, the_template, memory_format=None) -> "Tensor":
+        return self.resize_(the_template.shape)
+
+    def set_(self, source=None) -> "Tensor":
+        """Tensor.set_(source): this tensor takes source's memory, shape and strides (set_() makes it
+        empty). In-place rules as PyTorch's: a leaf that requires grad only outside grad mode."""
+        if source is None:
+            source = full((0,), 0, dtype=self.dtype, device=self._device)
+        if is_grad_enabled() and (self.requires_grad or source.requires_grad):
+            check_inplace(self)
+        m = self._autograd_meta
+        if m is not None and m.grad_accumulator is not None and source.shape != self.shape:
+            m.grad_accumulator = None     # its input metadata holds the old shape
+        self._data, self._device = source._data, source._device
+        bump_version(self)
+        return self
 
     def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False) -> "Tensor":
         return tensor(data, dtype=dtype or self.dtype, device=device or self._device, requires_grad=requires_grad)

@@ -483,3 +483,26 @@ def test_empty_strided_lays_elements_out_as_asked_and_its_gradient_is_contiguous
     assert agrad.empty_strided((2, 3), (1, 2)).is_contiguous() is False
     with pytest.raises(RuntimeError, match="mismatch in length of strides and shape"):
         agrad.empty_strided((2, 3), (1,))
+
+
+def test_resize_and_set_in_place_as_pytorch():
+    # test_autograd.py's test_resize_version_bump and test_parameter_resize
+    x, y = agrad.rand(1), agrad.randn(3)
+    x.resize_((1, 2))
+    assert x._version == 1 and x.shape == (1, 2)
+    x.resize_as_(y)
+    assert x._version == 2 and x.shape == (3,)
+    x.resize_((3,))
+    x.resize_as_(y)
+    assert x._version == 2                      # the shape did not change
+    with pytest.raises(RuntimeError, match="cannot resize variables that require grad"):
+        agrad.ones(2, requires_grad=True).resize_(3)
+    p = agrad.nn.Parameter(agrad.ones(16, dtype=agrad.float64))
+    for n in (15, 14):
+        with agrad.no_grad():
+            p.set_(p[1:])
+            p.grad = None
+        agrad.cat((p, p)).sum().backward()
+        assert p.shape == (n,) and p.grad.tolist() == [2.0] * n
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
+        p.set_(p[1:])
