@@ -31,7 +31,7 @@ from ..autograd.inplace import bump_version, check_inplace
 from ..creation import full, tensor
 from ..dispatcher import UnknownOperatorError, get_op
 from ..dispatcher import ops as _ops
-from ..grad_mode import is_grad_enabled
+from ..grad_mode import is_grad_enabled, is_inference_mode_enabled
 
 __all__: list = []
 
@@ -93,7 +93,7 @@ class _Methods:
         """Tensor.resize_: this tensor takes the shape `sizes` in place, keeping its leading elements
         (a larger one is extended with zeros: agrad never hands out uninitialised memory); the version
         moves only if the shape does. Refused on a tensor that requires grad, as in PyTorch."""
-        if self.requires_grad:
+        if self.requires_grad and not is_inference_mode_enabled():     # (inference mode records nothing)
             raise RuntimeError("cannot resize variables that require grad")
         shape = _size(sizes)
         if shape == tuple(self.shape):
