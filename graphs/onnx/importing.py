@@ -332,8 +332,13 @@ class Importer:
         if node.op_type != "If" or not node.input or node.input[0] not in self.values or \
                 not self.is_const(node.input[0]):
             return False
-        taken = "then_branch" if bool(np.asarray(self.const(node.input[0])).reshape(-1)[0]) else "else_branch"
-        branch = next(a.g for a in node.attribute if a.name == taken)
+        condition = np.asarray(self.const(node.input[0])).reshape(-1)
+        taken = "then_branch" if condition.size and bool(condition[0]) else "else_branch"
+        branch = next((a.g for a in node.attribute if a.name == taken), None)
+        if condition.size != 1 or branch is None or len(branch.output) != len(node.output):
+            self._fail(index, node, f"an If whose condition has {condition.size} elements or whose {taken} is "
+                                    "missing or does not make the If's outputs")
+            return True
         for sub in branch.node:
             self._translate(index, sub)
         for out, branch_out in zip(node.output, branch.output):

@@ -404,3 +404,15 @@ def test_an_if_whose_condition_is_known_at_import_is_its_taken_branch(tmp_path):
     agrad_name = {o: a for a, o in result.names.items()}
     run = graphs.load(result.graph_path, inputs={agrad_name["x"]: str(tmp_path / "x.npy")}).run()
     np.testing.assert_allclose(list(run.outputs.values())[0].detach().numpy(), expected)
+
+
+def test_a_malformed_if_is_refused_naming_the_node(tmp_path):
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    cond = numpy_helper.from_array(np.array([], np.bool_), "cond")          # no element to decide by
+    out = helper.make_tensor_value_info("b_out", TensorProto.FLOAT, None)
+    branch = helper.make_graph([helper.make_node("Neg", ["x"], ["b_out"])], "b", [], [out])
+    nodes = [helper.make_node("If", ["cond"], ["y"], name="iffy", then_branch=branch, else_branch=branch)]
+    _refused(tmp_path, _small_model(tmp_path / "if.onnx", nodes, [x], [cond]), "'iffy' (If", "condition has 0 elements")
+    nodes = [helper.make_node("If", ["one"], ["y"], name="half", then_branch=branch)]     # no else_branch
+    one = numpy_helper.from_array(np.array(False), "one")
+    _refused(tmp_path, _small_model(tmp_path / "half.onnx", nodes, [x], [one]), "'half' (If", "else_branch is missing")
