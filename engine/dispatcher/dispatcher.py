@@ -305,6 +305,47 @@ def call(op: OperatorEntry, args: list):
     return kernel(op, keyset, args)
 
 
+def call_with_out(op: OperatorEntry, args: list, out):
+    """An op called with `out=` (PyTorch's out variants): computed as usual, then written into `out`
+    (a tensor, or a tuple for an op with several results), resized where its shape differs (with
+    PyTorch's warning when it had elements), and returned. Autograd records no out= call: one where
+    an argument requires grad is refused, as in PyTorch."""
+    from ..grad_mode import is_grad_enabled, no_grad
+    from ..messages import scalar_type_name
+
+    outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+    if not all(isinstance(o, Tensor) for o in outs):
+        raise TypeError(f"{op.name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    tensors = [a for a in args if isinstance(a, Tensor)] + [t for a in args if isinstance(a, (list, tuple))
+                                                            for t in a if isinstance(t, Tensor)]
+    if is_grad_enabled() and any(t.requires_grad for t in tensors + list(outs)):
+        raise RuntimeError(f"{op.name}(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+    result = call(op, args)
+    results = result if isinstance(result, tuple) else (result,)
+    if len(results) != len(outs):
+        raise TypeError(f"{op.name}(): out= takes {len(results)} tensor(s), got {len(outs)}")
+    with no_grad():
+        for r, o in zip(results, outs):
+            if o.dtype != r.dtype and _CAST_ORDER[r.dtype.np.kind] > _CAST_ORDER[o.dtype.np.kind]:
+                raise RuntimeError(f"result type {scalar_type_name(r.dtype.np)} can't be cast to the desired "
+                                   f"output type {scalar_type_name(o.dtype.np)}")
+            if o.shape != r.shape:
+                if o.numel():
+                    warnings.warn(f"An output with one or more elements was resized since it had shape "
+                                  f"{list(o.shape)}, which does not match the required output shape "
+                                  f"{list(r.shape)}. This behavior is deprecated, and in a future PyTorch release "
+                                  "outputs will not be resized unless they have zero elements. You can explicitly "
+                                  "reuse an out tensor t by resizing it, inplace, to zero elements with "
+                                  "t.resize_(0).", UserWarning, stacklevel=3)
+                o.resize_(r.shape)
+            o.copy_(r)
+    return out
+
+
+_CAST_ORDER = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}     # an out= dtype takes results of its kind or below
+
+
 def _unusual_tensor_argument(op, args, i, a) -> int:
     """A Tensor position holding something else: a subclass, a list (Tensor[]), or a number
     (kept as a number by elementwise ops, PyTorch's wrapped numbers; else a 0-d tensor)."""
@@ -457,10 +498,14 @@ def _function_source(entry: OperatorEntry, py_name: str):
         names.append(pname)
     if aliases:
         params += ([] if star else ["*"]) + [f"{alias}=_UNSET" for alias in aliases.values()]
+        star = True
+    params += ([] if star else ["*"]) + ["out=None"]            # PyTorch's out variants (call_with_out)
     src = (f"def {py_name}({', '.join(params)}):\n"
            f"{_alias_prelude(py_name, arguments, aliases)}"
+           f"    if out is not None:\n"
+           f"        return _call_with_out(_op, [{', '.join(names)}], out)\n"
            f"{_fast_path(entry, names)}"
            f"    return _call(_op, [{', '.join(names)}])\n")
-    namespace = {"_call": call, "_op": entry, "_cache": entry._cache, "_Tensor": Tensor, "_tls": tls,
-                 "_observers": _observers, "_UNSET": _UNSET, **defaults}
+    namespace = {"_call": call, "_call_with_out": call_with_out, "_op": entry, "_cache": entry._cache,
+                 "_Tensor": Tensor, "_tls": tls, "_observers": _observers, "_UNSET": _UNSET, **defaults}
     return src, namespace, f"<agrad op {entry.name}>"

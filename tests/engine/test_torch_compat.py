@@ -506,3 +506,35 @@ def test_resize_and_set_in_place_as_pytorch():
         assert p.shape == (n,) and p.grad.tolist() == [2.0] * n
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
         p.set_(p[1:])
+
+
+# ---- out= -------------------------------------------------------------------------------------------
+
+def test_out_writes_the_result_into_the_given_tensor():
+    import warnings
+
+    a, b = agrad.ones(3), agrad.arange(3.0)
+    out = agrad.empty(3)
+    assert agrad.mul(a, b, out=out) is out and out.tolist() == [0.0, 1.0, 2.0] and out._version == 1
+    empty = agrad.empty(0)
+    agrad.add(a, b, out=empty)                          # an empty out takes the result's shape silently
+    assert empty.tolist() == [1.0, 2.0, 3.0]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        small = agrad.zeros(2)
+        agrad.add(a, b, out=small)
+    assert small.shape == (3,) and "An output with one or more elements was resized" in str(caught[0].message)
+    values, indices = agrad.max(agrad.tensor([[1.0, 5.0], [3.0, 2.0]]), 1,
+                                out=(agrad.empty(2), agrad.empty(2, dtype=agrad.int64)))
+    assert values.tolist() == [5.0, 3.0] and indices.tolist() == [1, 0]
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        agrad.mul(a, 2.5, out=agrad.empty(3, dtype=agrad.int64))
+
+
+def test_out_is_refused_where_autograd_would_record():
+    x = agrad.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"mul\(\): functions with out=\.\.\. arguments don't support automatic "
+                                           r"differentiation, but one of the arguments requires grad\."):
+        agrad.mul(x, 2, out=agrad.empty(2))
+    with agrad.no_grad():
+        assert agrad.mul(x, 2, out=agrad.empty(2)).tolist() == [2.0, 2.0]
