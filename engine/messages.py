@@ -13,6 +13,18 @@ _C_TYPE = {"float16": "c10::Half", "float32": "float", "float64": "double", "int
            "uint32": "unsigned int", "uint64": "unsigned long"}
 
 
+# bool < integer < floating < complex: a result may be written into a tensor of its kind or a higher one
+_KIND_ORDER = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
+def check_result_cast(result_np, out_np) -> None:
+    """PyTorch's rule for writing a result into an existing tensor (an in-place op, `out=`): the result
+    may be cast to the tensor's dtype only within its kind or to a higher one."""
+    if result_np != out_np and _KIND_ORDER[result_np.kind] > _KIND_ORDER[out_np.kind]:
+        raise RuntimeError(f"result type {scalar_type_name(result_np)} can't be cast to the desired output type "
+                           f"{scalar_type_name(out_np)}")
+
+
 def sizes(shape) -> str:
     """A shape as PyTorch prints IntArrayRef: [2, 3]."""
     return "[" + ", ".join(str(int(s)) for s in shape) + "]"

@@ -35,7 +35,7 @@ from ..dispatch_keys import AUTOGRAD, INFERENCE
 from ..dispatcher import ops as _ops
 from ..errors import FreedGraphError
 from ..grad_mode import tls
-from ..messages import scalar_type_name
+from ..messages import check_result_cast
 from ..watchers import write
 from . import inference_tensors
 from .node import Node, gradient_edge
@@ -64,18 +64,13 @@ def _overlaps(data) -> bool:
     return strides is not None and any(st == 0 and n > 1 for st, n in zip(strides, data.shape))
 
 
-_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
-
-
 def _write(self: Tensor, out: Tensor) -> None:
     """Store `out` into self's memory (cast to its dtype) and bump the shared version counter."""
     data, new = self._data, out._data
     if new.shape != data.shape:
         raise RuntimeError(f"output with shape {list(data.shape)} doesn't match the broadcast shape "
                            f"{list(new.shape)}")
-    if new.dtype != data.dtype and _CATEGORY[new.dtype.kind] > _CATEGORY[data.dtype.kind]:
-        raise RuntimeError(f"result type {scalar_type_name(new.dtype)} can't be cast to the desired output type "
-                           f"{scalar_type_name(data.dtype)}")
+    check_result_cast(new.dtype, data.dtype)
     if not isinstance(data, MetaArray):
         write(data, new)
     bump_version(self)

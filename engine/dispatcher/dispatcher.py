@@ -25,7 +25,8 @@ from ..dispatch_keys import (
     format_keyset,
     parse_key,
 )
-from ..grad_mode import tls
+from ..grad_mode import is_grad_enabled, no_grad, tls
+from ..messages import check_result_cast
 from ..watchers import op_observers as _observers
 from .schema import Schema, parse_schema
 
@@ -310,9 +311,6 @@ def call_with_out(op: OperatorEntry, args: list, out):
     (a tensor, or a tuple for an op with several results), resized where its shape differs (with
     PyTorch's warning when it had elements), and returned. Autograd records no out= call: one where
     an argument requires grad is refused, as in PyTorch."""
-    from ..grad_mode import is_grad_enabled, no_grad
-    from ..messages import scalar_type_name
-
     outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
     if not all(isinstance(o, Tensor) for o in outs):
         raise TypeError(f"{op.name}(): argument 'out' must be Tensor, not {type(out).__name__}")
@@ -327,9 +325,7 @@ def call_with_out(op: OperatorEntry, args: list, out):
         raise TypeError(f"{op.name}(): out= takes {len(results)} tensor(s), got {len(outs)}")
     with no_grad():
         for r, o in zip(results, outs):
-            if o.dtype != r.dtype and _CAST_ORDER[r.dtype.np.kind] > _CAST_ORDER[o.dtype.np.kind]:
-                raise RuntimeError(f"result type {scalar_type_name(r.dtype.np)} can't be cast to the desired "
-                                   f"output type {scalar_type_name(o.dtype.np)}")
+            check_result_cast(r.dtype.np, o.dtype.np)       # (copy_ below would cast anything)
             if o.shape != r.shape:
                 if o.numel():
                     warnings.warn(f"An output with one or more elements was resized since it had shape "
@@ -341,9 +337,6 @@ def call_with_out(op: OperatorEntry, args: list, out):
                 o.resize_(r.shape)
             o.copy_(r)
     return out
-
-
-_CAST_ORDER = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}     # an out= dtype takes results of its kind or below
 
 
 def _unusual_tensor_argument(op, args, i, a) -> int:
