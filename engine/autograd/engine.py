@@ -23,6 +23,7 @@ from .._device import device as Device
 from ..dispatcher import ops as _ops
 from ..watchers import node_observers
 from ..warn_once import warn_once
+from ..grad_mode import saved_hooks_in_use
 from ..grad_mode import tls as _dispatch_tls
 from .anomaly_mode import _state as _anomaly_state
 from .anomaly_mode import check_outputs, is_anomaly_enabled, print_stack
@@ -516,7 +517,12 @@ class Engine:
             _current.depth -= 1
             _current.graph_task = prev_task
             _dispatch_tls.grad_enabled = prev_grad_mode
-            _dispatch_tls.saved_hooks = prev_hooks
+            if _dispatch_tls.saved_hooks is not prev_hooks:
+                # (and the count of open blocks follows: those entered and not left are gone, those
+                # left are back)
+                left_open = len(_dispatch_tls.saved_hooks) - len(prev_hooks)
+                saved_hooks_in_use.count = max(0, saved_hooks_in_use.count - left_open)
+                _dispatch_tls.saved_hooks = prev_hooks
             _dispatch_tls.refresh()
 
     def _run_on_pool(self, graph_task: GraphTask, worker_queue) -> None:

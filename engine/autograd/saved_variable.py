@@ -12,7 +12,7 @@ import weakref
 from .._tensor import AutogradMeta, Tensor, VariableVersion
 from ..dispatch_keys import AUTOGRAD
 from ..errors import FreedGraphError
-from ..grad_mode import no_grad, tls
+from ..grad_mode import no_grad, saved_hooks_in_use, tls
 
 ERR_BACKWARD_TWICE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after they "
@@ -38,14 +38,21 @@ ERR_PACK_IN_PLACE = (
     "to perform in-place operations on the input to a pack hook.")
 
 
+def _hooks_set() -> tuple:
+    """This thread's saved-tensor hooks (innermost last): read only while some block is open in any
+    thread, as a thread-local read costs several times the global count's."""
+    return tls.saved_hooks if saved_hooks_in_use.count else ()
+
+
 class SavedVariable:
     __slots__ = ("_tensor", "_data", "_device", "_keys", "_output_nr", "_output_ref", "_counter", "_version",
                  "_saved_for_name", "_released", "_is_leaf", "_hooks")
 
     def __init__(self, tensor: Tensor, is_output: bool):
         self._hooks = None
-        if tls.saved_hooks:
-            _pack(self, tensor, is_output)
+        hooks = _hooks_set()
+        if hooks:
+            _pack(self, tensor, is_output, *hooks[-1])
             return
         vc = tensor._version_counter          # shared with the tensor's views and detach()ed aliases
         self._version = 0 if vc is None else vc.version
@@ -157,15 +164,9 @@ class SavedVariable:
                                "only one pair of hooks is allowed at a time.")
         if self._released:
             raise RuntimeError(ERR_REGISTER_FREED)
-        pack_hook, unpack_hook = hooks
-        tensor = self.unpack(detached_in_place_ok=True) if self._output_ref is not None else self._tensor
         is_output = self._output_ref is not None
-        saved_hooks = tls.saved_hooks
-        tls.saved_hooks = ((pack_hook, unpack_hook),)
-        try:
-            _pack(self, tensor, is_output)
-        finally:
-            tls.saved_hooks = saved_hooks
+        tensor = self.unpack(detached_in_place_ok=True) if is_output else self._tensor
+        _pack(self, tensor, is_output, *hooks)
 
 
 class _Packed:
@@ -197,12 +198,11 @@ class _Packed:
         return t
 
 
-def _pack(sv: SavedVariable, tensor: Tensor, is_output: bool) -> None:
-    """SavedVariable's constructor while saved-tensor hooks are set (set_hooks_and_pack_data): the
-    innermost pack hook gets the tensor itself, without grad; its result is all that is kept."""
+def _pack(sv: SavedVariable, tensor: Tensor, is_output: bool, pack_hook, unpack_hook) -> None:
+    """SavedVariable's constructor with hooks (set_hooks_and_pack_data): the pack hook gets the tensor
+    itself, without grad; its result is all that is kept."""
     from .node import grad_accumulator      # (node imports this module)
 
-    pack_hook, unpack_hook = tls.saved_hooks[-1]
     meta = tensor._autograd_meta
     sv._released = False
     sv._tensor = sv._data = sv._output_ref = None
@@ -269,14 +269,14 @@ def save_input_value(tensor: Tensor):
     version. The common case keeps no object per saved input alive (PyTorch's SavedVariable
     lives inside its Node)."""
     vc = tensor._version_counter
-    if not tls.saved_hooks and (vc is None or not (vc.version or vc.detached)):
+    if not _hooks_set() and (vc is None or not (vc.version or vc.detached)):
         return tensor
     return save_input(tensor)
 
 
 def save_input(tensor: Tensor) -> SavedVariable:
     """`SavedVariable(tensor, False)` without the constructor call: an op saves one or two per call."""
-    if tls.saved_hooks:
+    if _hooks_set():
         return SavedVariable(tensor, False)
     return saved_as_is(tensor)
 
@@ -299,7 +299,7 @@ def saved_as_is(tensor: Tensor) -> SavedVariable:
 def save_output(tensor: Tensor) -> SavedVariable:
     """`SavedVariable(tensor, True)` for a fresh output of the Node being built, without the
     constructor call."""
-    if tls.saved_hooks:
+    if _hooks_set():
         return SavedVariable(tensor, True)
     sv = _new(SavedVariable)
     sv._hooks = None

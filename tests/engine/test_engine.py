@@ -623,3 +623,23 @@ def test_a_failed_backward_keeps_nothing_alive_until_a_gc_pass():
         assert ref() is None        # no cycle through the error's traceback kept the graph
     finally:
         gc.enable()
+
+
+def test_saved_tensor_hooks_left_open_in_a_backward_leave_no_count_behind():
+    # the savers read one global count of open hook blocks before the thread's stack: a block entered
+    # in a backward and never left ends with the backward, and so does its count
+    from agrad.autograd.graph import saved_tensors_hooks
+    from agrad.grad_mode import saved_hooks_in_use
+
+    before = saved_hooks_in_use.count
+    inner = saved_tensors_hooks(lambda t: t, lambda t: t)
+
+    def unpack(t):
+        inner.__enter__()
+        return t
+
+    with saved_tensors_hooks(lambda t: t, unpack):
+        x = agrad.randn(3, requires_grad=True)
+        x.sin().sum().backward()
+        assert saved_hooks_in_use.count == before + 1
+    assert saved_hooks_in_use.count == before
