@@ -14,7 +14,7 @@ from .backward_and_grad import _as_tuple, _make_grads, _output_edges, _root_edge
 from .inplace import bump_version
 from .edge import GradientEdge
 from .node import Node as _EngineNode
-from .node import AccumulateGrad, grad_accumulator
+from .node import AccumulateGrad, gradient_edge
 
 
 def get_gradient_edge(tensor) -> GradientEdge:
@@ -24,9 +24,8 @@ def get_gradient_edge(tensor) -> GradientEdge:
     if not tensor.requires_grad:
         raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require "
                            "gradients")
-    if tensor.grad_fn is not None:
-        return GradientEdge(tensor.grad_fn, tensor.output_nr)
-    return GradientEdge(grad_accumulator(tensor), 0)
+    edge = gradient_edge(tensor)
+    return GradientEdge(edge.function, edge.input_nr)
 
 
 class Node(abc.ABC):
@@ -150,7 +149,7 @@ def register_multi_grad_hook(tensors, fn, *, mode: str = "all"):
             fn(grad)
         return _MultiHandle(tuple(t.register_hook(first) for t in tensors if t.requires_grad))
     tensors = tuple(tensors)
-    nodes = [t.grad_fn if t.grad_fn is not None else grad_accumulator(t) for t in tensors]
+    nodes = [gradient_edge(t).function for t in tensors]
     pending: dict = {}          # graph task id -> [calls still to come, gradients so far]
 
     def inner(idx):
