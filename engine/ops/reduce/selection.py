@@ -673,8 +673,11 @@ def _unique2_kernel(xp, self, sorted, return_inverse, return_counts):  # noqa: A
             counts.astype(_INT64, copy=False) if return_counts else empty)
 
 
-def _unique2_not_implemented(grad):
-    raise NotImplementedError("the derivative for '_unique2' is not implemented.")
+def _not_implemented(name):
+    # derivatives.yaml's not_implemented("name"): the node is recorded, its backward raises
+    def backward(grad):
+        raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
+    return backward
 
 
 _unique2 = defop(
@@ -682,7 +685,7 @@ _unique2 = defop(
     "-> (Tensor, Tensor, Tensor)",
     kernel=_unique2_kernel, meta=_data_dependent("_unique2"),
     # PyTorch records Unique2Backward0 on the values, whose backward raises (derivatives.yaml: not_implemented)
-    grads={"self": _unique2_not_implemented}, differentiable=False,
+    grads={"self": _not_implemented("_unique2")}, differentiable=False,
     samples=lambda op: [
         SampleInput("int64", tensor([3, 1, 2, 3, 1], dtype=dtypes.int64), return_inverse=True,
                     return_counts=True),
@@ -702,15 +705,11 @@ def _unique_dim_kernel(xp, self, dim, sorted, return_inverse, return_counts):  #
         counts.astype(_INT64, copy=False)
 
 
-def _unique_dim_not_implemented(grad):
-    raise NotImplementedError("the derivative for 'unique_dim' is not implemented.")
-
-
 unique_dim = defop(
     "unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) "
     "-> (Tensor, Tensor, Tensor)",
     kernel=_unique_dim_kernel, meta=_data_dependent("unique_dim"),
-    grads={"self": _unique_dim_not_implemented}, differentiable=False,
+    grads={"self": _not_implemented("unique_dim")}, differentiable=False,
     samples=lambda op: [
         SampleInput("rows", tensor([[1.0, 2.0], [1.0, 2.0], [0.0, 5.0]]), 0, True, True, True),
         SampleInput("columns int64", tensor([[3, 1, 3], [1, 2, 1]], dtype=dtypes.int64), 1, return_counts=True),
