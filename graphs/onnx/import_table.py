@@ -967,6 +967,17 @@ def _initial(ctx, node, position: int, d: int, batch: int, hidden: int, layout: 
     return ctx.zeros([batch, hidden], ctx.dtype(node.input[0]))
 
 
+def _bias(B: str | None, d: int, start: int, stop: int) -> str:
+    """The term adding B[d][start:stop], or nothing where the node has no B."""
+    return f" + select({B}, 0, {d})[{start}:{stop}]" if B else ""
+
+
+def _projections(ctx, x: str, W: str, R: str, d: int, bias: str, tag: str, name: str) -> tuple[str, str]:
+    # x·Wᵀ for every time step in one matmul (the bias folded in), and Rᵀ once, for direction d
+    xw = ctx.step(f"matmul({x}, t(select({W}, 0, {d}))){bias}", f"{tag}{name}")
+    return xw, ctx.step(f"t(select({R}, 0, {d}))", f"{tag}R_t")
+
+
 def _check_lengths(ctx, node, seq: int, layout: int) -> None:
     if len(node.input) > 4 and node.input[4]:
         lengths = np.asarray(ctx.const(node.input[4])).reshape(-1)
@@ -1000,9 +1011,8 @@ def _lstm(ctx, node, a):
     ys, hs, cs = [], [], []
     for d, backwards in enumerate(directions):
         tag = f"d{d}_" if len(directions) > 1 else ""
-        bias = f" + select({B}, 0, {d})[0:{4 * H}] + select({B}, 0, {d})[{4 * H}:{8 * H}]" if B else ""
-        xw = ctx.step(f"matmul({x}, t(select({W}, 0, {d}))){bias}", f"{tag}input_gates")
-        rt = ctx.step(f"t(select({R}, 0, {d}))", f"{tag}R_t")
+        xw, rt = _projections(ctx, x, W, R, d, _bias(B, d, 0, 4 * H) + _bias(B, d, 4 * H, 8 * H), tag,
+                              "input_gates")
         h = _initial(ctx, node, 5, d, batch, H, layout)
         c = _initial(ctx, node, 6, d, batch, H, layout)
         steps = []
@@ -1029,10 +1039,8 @@ def _gru(ctx, node, a):
     ys, hs = [], []
     for d, backwards in enumerate(directions):
         tag = f"d{d}_" if len(directions) > 1 else ""
-        wb = f" + select({B}, 0, {d})[0:{3 * H}]" if B else ""
-        rb = f" + select({B}, 0, {d})[{3 * H}:{6 * H}]" if B else ""
-        xw = ctx.step(f"matmul({x}, t(select({W}, 0, {d}))){wb}", f"{tag}input_gates")
-        rt = ctx.step(f"t(select({R}, 0, {d}))", f"{tag}R_t")
+        rb = _bias(B, d, 3 * H, 6 * H)
+        xw, rt = _projections(ctx, x, W, R, d, _bias(B, d, 0, 3 * H), tag, "input_gates")
         h = _initial(ctx, node, 5, d, batch, H, layout)
         steps = []
         for t in (range(seq - 1, -1, -1) if backwards else range(seq)):
@@ -1071,9 +1079,7 @@ def _rnn(ctx, node, a):
     ys, hs = [], []
     for d, backwards in enumerate(directions):
         tag = f"d{d}_" if len(directions) > 1 else ""
-        bias = f" + select({B}, 0, {d})[0:{H}] + select({B}, 0, {d})[{H}:{2 * H}]" if B else ""
-        xw = ctx.step(f"matmul({x}, t(select({W}, 0, {d}))){bias}", f"{tag}input_part")
-        rt = ctx.step(f"t(select({R}, 0, {d}))", f"{tag}R_t")
+        xw, rt = _projections(ctx, x, W, R, d, _bias(B, d, 0, H) + _bias(B, d, H, 2 * H), tag, "input_part")
         h = _initial(ctx, node, 5, d, batch, H, layout)
         steps = []
         for t in (range(seq - 1, -1, -1) if backwards else range(seq)):
