@@ -274,6 +274,16 @@ def save_input_value(tensor: Tensor):
     return save_input(tensor)
 
 
+def save_value(value):
+    """What a declared op saves of an argument that is neither a plain Tensor nor a Python number: a
+    Tensor subclass as a SavedVariable, a Tensor[] as a list of them, anything else as it is."""
+    if value.__class__ is list and value and value[0].__class__ is Tensor:
+        return [SavedVariable(v, False) for v in value]
+    if isinstance(value, Tensor):
+        return SavedVariable(value, False)
+    return value
+
+
 def save_input(tensor: Tensor) -> SavedVariable:
     """`SavedVariable(tensor, False)` without the constructor call: an op saves one or two per call."""
     if _hooks_set():

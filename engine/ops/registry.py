@@ -24,13 +24,14 @@ import numpy as np
 from .. import dtypes
 from .._device import _BACKENDS
 from .._tensor import AutogradMeta, Tensor, VariableVersion, filled, load_op_library, make_view
+from ..autograd import recording
 from ..autograd.anomaly_mode import _state as _anomaly
 from ..autograd.edge import INVALID_EDGE
 from ..autograd.node import (_METADATA, ZEROS, Node, _next_sequence_nr, grad_accumulator, gradient_edge, metadata_of,
                              record_outputs)
 from ..autograd.saved_variable import RELEASED as _RELEASED
 from ..autograd.saved_variable import (SAVED_NONE, SavedVariable, check_unversioned,
-                                       save_input_value, save_output, saved_as_is,
+                                       save_input_value, save_output, save_value, saved_as_is,
                                        saved_output_variable, unpack_output)
 from ..backends import get_backend  # importing backends registers cpu, cuda and meta
 from ..backends.meta import MetaArray
@@ -777,20 +778,12 @@ def _saver_lines(names, arg_index, indent: str) -> list:
     return [indent + line[4:] for line in lines]
 
 
-def _save_value(value):
-    if value.__class__ is list and value and value[0].__class__ is Tensor:
-        return [SavedVariable(v, False) for v in value]
-    if isinstance(value, Tensor):
-        return SavedVariable(value, False)
-    return value
-
-
 def _save_results(out):
     return [SavedVariable(o, True) for o in out] if out.__class__ is tuple else SavedVariable(out, True)
 
 
 _SAVER_NAMESPACE = {"_save_input": save_input_value, "_save_output": save_output, "_Tensor": Tensor,
-                    "_AutogradMeta": AutogradMeta, "_save_value": _save_value, "_save_results": _save_results,
+                    "_AutogradMeta": AutogradMeta, "_save_value": save_value, "_save_results": _save_results,
                     "_VariableVersion": VariableVersion, "_hooks_in_use": saved_hooks_in_use}
 
 
@@ -834,8 +827,14 @@ def _make_autograd_kernel(entry, diff_inputs, node_classes, overload, save_plan,
              "    k = _cache.get(below)",
              "    if k is None:",
              "        k = op.lookup(below)",
-             "    out = k(op, below, args)",
-             "    mask = 0"]
+             "    out = k(op, below, args)"]
+    plan = None if has_list or overload is not None else _recording_plan(node_classes[0], diff_inputs, save_plan,
+                                                                           arg_index)
+    if plan is not None:        # the common case recorded in C (autograd/recording.py); this Python is its reference
+        lines += ["    record = _recording.record",
+                  "    if record is not None and record(_plan, out, args):",
+                  "        return out"]
+    lines += ["    mask = 0"]
     if has_list:
         lines += ["    fns = []", "    nrs = []", "    sizes = []"]
     for j, pos in enumerate(diff_inputs):
@@ -925,8 +924,22 @@ def _make_autograd_kernel(entry, diff_inputs, node_classes, overload, save_plan,
                  "_anomaly": _anomaly, "_Node": node_classes[0], "_classes": node_classes, "_overload": overload,
                  "_new": object.__new__, "_next_sequence_nr": _next_sequence_nr, "_AUTOGRAD": AUTOGRAD,
                  "_ZEROS": ZEROS, "_record_outputs": record_outputs, "_metadata": _METADATA, "_metadata_of": metadata_of, "_savers": {}, "_make_saver": _make_saver,
-                 "_names_for_mask": save_plan.names, "_arg_index": arg_index, **_SAVER_NAMESPACE}
+                 "_names_for_mask": save_plan.names, "_arg_index": arg_index, "_recording": recording,
+                 "_plan": plan, **_SAVER_NAMESPACE}
     return codegen.define(lines, namespace, f"<agrad autograd kernel {entry.name}>", "kernel", owner=entry.name)
+
+
+def _recording_plan(node_class, diff_inputs, save_plan, arg_index):
+    """The C recording's plan of an op (autograd/recording.py), or None: without the C build, or
+    with more differentiable inputs than it records. A mask whose savers save a shape, options or
+    geometry is left to the Python kernel."""
+    if not 1 <= len(diff_inputs) <= 4:
+        return None
+    saves = []
+    for mask in range(1, 1 << len(diff_inputs)):
+        steps = _save_steps(save_plan.names(mask), arg_index)
+        saves.append(steps if all(kind in (_SAVE_RESULT, _SAVE_ARGUMENT) for _, kind, _ in steps) else None)
+    return recording.make_plan(node_class, tuple(diff_inputs), tuple(saves))
 
 
 def _save_call(n: int, has_list: bool, save_plan, arg_index) -> list:

@@ -12,6 +12,7 @@ import pytest
 import scenario_fixtures
 from edge_case_scenarios import SCENARIOS
 from engine_loops import engine_loop  # noqa: F401 — every test here runs on the C and the Python loops
+from recordings import recording  # noqa: F401 — and with the C and the Python recording of each op
 
 EXPECTED = scenario_fixtures.expected("edge_cases.json")
 

@@ -6,6 +6,7 @@ import agrad
 from agrad.autograd import AccumulateGrad, Function
 from agrad.autograd.graph import walk
 from engine_loops import engine_loop  # noqa: F401 — every test here runs on the C and the Python loops
+from recordings import recording  # noqa: F401 — and with the C and the Python recording of each op
 
 
 def seed_graph():

@@ -5,6 +5,7 @@ import pytest
 import agrad
 from agrad.errors import DimensionError, DtypeError, DtypeNotImplementedError, FreedGraphError, ShapeError
 from engine_loops import engine_loop  # noqa: F401 — every test here runs on the C and the Python loops
+from recordings import recording  # noqa: F401 — and with the C and the Python recording of each op
 
 
 def test_shape_errors():

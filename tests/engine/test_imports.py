@@ -38,7 +38,7 @@ def test_cli_starts_without_the_engine():
     assert done.returncode == 0, done.stderr
 
 
-def test_the_engine_loops_in_c_are_built_where_a_compiler_is():
+def test_the_engine_loops_and_recording_in_c_are_built_where_a_compiler_is():
     # the extension is optional (an install without a compiler succeeds, on the Python loops), so a build
     # that failed would otherwise go unnoticed
     from agrad.autograd import engine
@@ -48,10 +48,13 @@ def test_the_engine_loops_in_c_are_built_where_a_compiler_is():
     if shutil.which(compiler) is None:
         pytest.skip(f"no C compiler ({compiler}) here")
     assert engine._native is not None, "pip install did not build engine/autograd/_native_engine.c"
+    from agrad.autograd import recording
+    assert recording.record is not None, "pip install did not build engine/autograd/_native_recording.c"
 
 
-def test_agrad_pure_python_selects_the_python_loops():
-    code = ("from agrad.autograd import engine; assert engine._native is None; import agrad; "
+def test_agrad_pure_python_selects_the_python_loops_and_recording():
+    code = ("from agrad.autograd import engine, recording; assert engine._native is None; "
+            "assert recording.record is None; import agrad; "
             "x = agrad.tensor([1., 2.], requires_grad=True); (x * x).sum().backward(); assert x.grad.tolist() == [2., 4.]")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                           env={**os.environ, "AGRAD_PURE_PYTHON": "1"})

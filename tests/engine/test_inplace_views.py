@@ -5,6 +5,7 @@ import pytest
 
 import agrad
 from engine_loops import engine_loop  # noqa: F401 — every test here runs on the C and the Python loops
+from recordings import recording  # noqa: F401 — and with the C and the Python recording of each op
 
 
 def _nonleaf(*shape):

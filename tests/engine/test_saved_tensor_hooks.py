@@ -15,6 +15,7 @@ import pytest
 import agrad
 from agrad.autograd import Function
 from agrad.autograd.graph import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
+from recordings import recording  # noqa: F401 — every test here runs with the C and the Python recording
 
 
 def _close(a, b):

@@ -16,6 +16,7 @@ import agrad
 import scenario_fixtures
 from agrad.testing import gradcheck, gradgradcheck
 from engine_loops import engine_loop  # noqa: F401 — every test here runs on the C and the Python loops
+from recordings import recording  # noqa: F401 — and with the C and the Python recording of each op
 
 SCENARIOS, RECORDED = scenario_fixtures.scenarios_beside("inplace_scenarios")
 
