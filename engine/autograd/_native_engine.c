@@ -6,12 +6,14 @@
  *
  * Why C: a backward pass of small ops spent more time in these loops than in the Nodes it runs
  * (W1: 3.8 of 6.2 µs an op), and they are all dictionary, attribute and comparison work that the
- * interpreter dispatches a bytecode at a time. Everything it calls stays Python: each Node's apply
- * and release_variables, the hooks and watchers (`Engine._call_function`), validate_outputs' slow
- * path (`_conform`), InputBuffer accumulation (`sum_into`), the queue's push, GraphTask.set_error.
- * So this file holds no autograd semantics of its own; `engine.py` keeps the Python loop, which is
- * the reference, runs wherever this module was not built, and is tested beside it (AGRAD_PURE_PYTHON=1
- * selects it).
+ * interpreter dispatches a bytecode at a time. Everything it calls stays Python: each Node's apply,
+ * the hooks and watchers (`Engine._call_function`), validate_outputs' slow path (`_conform`), the
+ * queue's push, GraphTask.set_error; release_variables and InputBuffer accumulation (`sum_into`) stay
+ * Python but for their commonest cases, which W1's backward spent a fifth of its time calling: the
+ * generated Nodes' release (`release_saved`, registry._make_release's statements) and a sum made in
+ * place (`summed`). So this file holds no autograd semantics of its own; `engine.py` keeps the
+ * Python loop, which is the reference, runs wherever this module was not built, and is tested beside
+ * it (AGRAD_PURE_PYTHON=1 selects it).
  *
  * Reference counts matter here as they do in Python: AccumulateGrad keeps a gradient as .grad only
  * if nobody else holds it, and sum_into sums in place only into a gradient only its buffer holds.
@@ -19,15 +21,18 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 
 /* configure(): objects of engine.py this loop calls or compares with */
 static PyObject *ACCUMULATE_GRAD, *CPU, *SUM_INTO, *CONFORM, *WRONG_COUNT, *CHECK_OUTPUTS, *BUFFER_DEVICE,
-    *PLANNED_OUTPUTS;
+    *PLANNED_OUTPUTS, *TENSOR, *NDARRAY, *GRAD_MODE_TLS, *WATCHERS, *SAVED_VARIABLE, *RELEASED;
+static PyObject *RELEASES;      /* register_release(): a generated Node class -> its saved slots' offsets */
 
 static PyObject *s_hooks, *s_apply, *s_call_function, *s_release_variables, *s_anomaly, *s_next_fns,
     *s_next_nrs, *s_input_metadata, *s_data, *s_dtype, *s_shape, *s_device, *s_on_devices, *s_threaded,
     *s_push, *s_has_error, *s_sequence_nr, *s_push_unlocked, *s_set_error, *s_dependencies, *s_not_ready,
-    *s_plain, *s_keep_graph, *s_cpu_ready_queue, *s_heap, *s_reentrant_depth, *s_topological_nr, *s_order;
+    *s_plain, *s_keep_graph, *s_cpu_ready_queue, *s_heap, *s_reentrant_depth, *s_topological_nr, *s_order,
+    *s_autograd_meta, *s_grad_enabled, *s_recorder, *s_base;
 
 static int
 truth_of(PyObject *obj, PyObject *name)
@@ -137,13 +142,236 @@ queued_first(PyObject *heap, PyObject *neg_depth, PyObject *ready)
     return r;
 }
 
+/* gradient_sum.sum_into(buffer, pos, grad): its common case here, where it sums in place (a gradient
+ * only the buffer holds, whose array only that gradient holds, of the same shape and dtype, on the
+ * same device, outside grad mode and recording: `old._data += grad._data`), else the Python function,
+ * which is the reference. `old` is borrowed from the buffer: the caller holds no reference of its own
+ * (the counts below are the buffer's, and ours of the array). */
+static PyObject *
+summed(PyObject *buffer, PyObject *nr_o, PyObject *grad)
+{
+    if (!PyList_CheckExact(buffer) || !PyLong_CheckExact(nr_o) || !Py_IS_TYPE(grad, (PyTypeObject *)TENSOR))
+        goto python;
+    Py_ssize_t pos = PyLong_AsSsize_t(nr_o);
+    if (pos < 0 || pos >= PyList_GET_SIZE(buffer)) {
+        PyErr_Clear();
+        goto python;
+    }
+    PyObject *old = PyList_GET_ITEM(buffer, pos);
+    if (!Py_IS_TYPE(old, (PyTypeObject *)TENSOR) || Py_REFCNT(old) != 1)
+        goto python;
+    PyObject *meta = PyObject_GetAttr(old, s_autograd_meta);
+    if (meta == NULL)
+        return NULL;
+    Py_DECREF(meta);
+    if (meta != Py_None)
+        goto python;
+    PyObject *dev = PyObject_GetAttr(old, s_device), *gdev = dev == NULL ? NULL : PyObject_GetAttr(grad, s_device);
+    Py_XDECREF(dev);
+    if (gdev == NULL)
+        return NULL;
+    Py_DECREF(gdev);
+    if (dev != gdev)
+        goto python;
+    PyObject *flag = PyObject_GetAttr(GRAD_MODE_TLS, s_grad_enabled);
+    if (flag == NULL)
+        return NULL;
+    int enabled = PyObject_IsTrue(flag);
+    Py_DECREF(flag);
+    if (enabled != 0)
+        goto python_or_error;
+    PyObject *recorder = PyObject_GetAttr(WATCHERS, s_recorder);
+    if (recorder == NULL)
+        return NULL;
+    Py_DECREF(recorder);
+    if (recorder != Py_None)
+        goto python;            /* add_in_place tells the recorder */
+    PyObject *data = PyObject_GetAttr(old, s_data);
+    if (data == NULL)
+        return NULL;
+    PyObject *other = PyObject_GetAttr(grad, s_data), *base = NULL, *shape = NULL, *other_shape = NULL,
+        *dtype = NULL, *other_dtype = NULL;
+    int fits = -1;
+    if (other == NULL)
+        goto checked;
+    if (!Py_IS_TYPE(data, (PyTypeObject *)NDARRAY) || !Py_IS_TYPE(other, (PyTypeObject *)NDARRAY)
+            || Py_REFCNT(data) != 2) {           /* the tensor's and ours */
+        fits = 0;
+        goto checked;
+    }
+    if ((base = PyObject_GetAttr(data, s_base)) == NULL)
+        goto checked;
+    if (base != Py_None) {
+        fits = 0;
+        goto checked;
+    }
+    if ((shape = PyObject_GetAttr(data, s_shape)) == NULL || (other_shape = PyObject_GetAttr(other, s_shape)) == NULL)
+        goto checked;
+    if ((fits = PyObject_RichCompareBool(shape, other_shape, Py_EQ)) != 1)
+        goto checked;
+    if ((dtype = PyObject_GetAttr(data, s_dtype)) == NULL || (other_dtype = PyObject_GetAttr(other, s_dtype)) == NULL) {
+        fits = -1;
+        goto checked;
+    }
+    fits = dtype == other_dtype ? 1 : PyObject_RichCompareBool(dtype, other_dtype, Py_EQ);
+checked:
+    Py_XDECREF(base);
+    Py_XDECREF(shape);
+    Py_XDECREF(other_shape);
+    Py_XDECREF(dtype);
+    Py_XDECREF(other_dtype);
+    if (fits == 1) {
+        PyObject *r = PyNumber_InPlaceAdd(data, other);
+        Py_DECREF(data);
+        Py_DECREF(other);
+        if (r != NULL) {
+            Py_DECREF(r);
+            return Py_NewRef(old);
+        }
+        if (!PyErr_ExceptionMatches(PyExc_ValueError))
+            return NULL;
+        PyErr_Clear();          /* a read-only array: summed out of place, as sum_into does */
+        return PyNumber_Add(old, grad);
+    }
+    Py_DECREF(data);
+    Py_XDECREF(other);
+    if (fits < 0)
+        return NULL;
+python_or_error:
+    if (PyErr_Occurred())
+        return NULL;
+python:
+    return PyObject_CallFunctionObjArgs(SUM_INTO, buffer, nr_o, grad, NULL);
+}
+
+#define SLOT(obj, offset) (*(PyObject **)((char *)(obj) + (offset)))
+
+/* The offset of `type`'s slot `name` (a writable object slot of __slots__), or -1 with an error. */
+static Py_ssize_t
+slot_offset(PyObject *type, PyObject *name)
+{
+    PyObject *descr = PyObject_GetAttr(type, name);
+    if (descr == NULL)
+        return -1;
+    Py_ssize_t offset = -1;
+    if (Py_IS_TYPE(descr, &PyMemberDescr_Type)) {
+        PyMemberDef *member = ((PyMemberDescrObject *)descr)->d_member;
+        if (member->type == T_OBJECT_EX && !(member->flags & READONLY))
+            offset = member->offset;
+    }
+    Py_DECREF(descr);
+    if (offset < 0)
+        PyErr_Format(PyExc_TypeError, "%R.%U is not a writable object slot", type, name);
+    return offset;
+}
+
+/* register_release(node_class, saved_names): what the class's generated release_variables
+ * (registry._make_release) releases, for release_saved() below */
+static PyObject *
+register_release(PyObject *module, PyObject *args)
+{
+    PyObject *cls, *names;
+    if (!PyArg_ParseTuple(args, "O!O!:register_release", &PyType_Type, &cls, &PyTuple_Type, &names))
+        return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(names);
+    PyObject *spec = PyTuple_New(2 * n);
+    if (spec == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *name = PyTuple_GET_ITEM(names, i);
+        PyObject *slot = PyUnicode_FromFormat("saved_%U", name);
+        Py_ssize_t offset = slot == NULL ? -1 : slot_offset(cls, slot);
+        Py_XDECREF(slot);
+        Py_ssize_t vc = -2;      /* none */
+        if (offset >= 0 && PyUnicode_Check(name) && PyUnicode_CompareWithASCIIString(name, "result") == 0) {
+            PyObject *vc_slot = PyUnicode_FromString("saved_result_vc");
+            vc = vc_slot == NULL ? -1 : slot_offset(cls, vc_slot);
+            Py_XDECREF(vc_slot);
+        }
+        if (offset < 0 || vc == -1) {
+            Py_DECREF(spec);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(spec, 2 * i, PyLong_FromSsize_t(offset));
+        PyTuple_SET_ITEM(spec, 2 * i + 1, PyLong_FromSsize_t(vc));
+    }
+    if (RELEASES == NULL && (RELEASES = PyDict_New()) == NULL) {
+        Py_DECREF(spec);
+        return NULL;
+    }
+    int r = PyDict_SetItem(RELEASES, cls, spec);
+    Py_DECREF(spec);
+    if (r < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static inline void
+set_slot(PyObject *obj, Py_ssize_t offset, PyObject *value)
+{
+    PyObject *old = SLOT(obj, offset);
+    Py_INCREF(value);
+    SLOT(obj, offset) = value;
+    Py_XDECREF(old);
+}
+
+/* fn.release_variables(): a generated class's in C (registry._make_release, statement for
+ * statement: each saved tensor replaced by RELEASED; numbers and shapes kept), else the method. */
+static int
+release_saved(PyObject *fn)
+{
+    PyObject *spec = RELEASES == NULL ? NULL : PyDict_GetItemWithError(RELEASES, (PyObject *)Py_TYPE(fn));
+    if (spec == NULL) {
+        if (PyErr_Occurred())
+            return -1;
+        PyObject *r = PyObject_CallMethodNoArgs(fn, s_release_variables);
+        if (r == NULL)
+            return -1;
+        Py_DECREF(r);
+        return 0;
+    }
+    Py_INCREF(spec);
+    for (Py_ssize_t i = 0; i + 1 < PyTuple_GET_SIZE(spec); i += 2) {
+        Py_ssize_t offset = PyLong_AsSsize_t(PyTuple_GET_ITEM(spec, i));
+        Py_ssize_t vc = PyLong_AsSsize_t(PyTuple_GET_ITEM(spec, i + 1));
+        if (vc >= 0) {
+            PyObject *counter = SLOT(fn, vc);
+            if (counter != NULL && counter != Py_None) {
+                set_slot(fn, offset, RELEASED);
+                set_slot(fn, vc, Py_None);
+            }
+        }
+        PyObject *v = SLOT(fn, offset);
+        if (v == NULL)
+            continue;
+        PyTypeObject *c = Py_TYPE(v);
+        if (c == (PyTypeObject *)TENSOR || c == (PyTypeObject *)SAVED_VARIABLE
+                || (c == &PyList_Type && PyList_GET_SIZE(v) > 0
+                    && Py_IS_TYPE(PyList_GET_ITEM(v, 0), (PyTypeObject *)SAVED_VARIABLE)))
+            set_slot(fn, offset, RELEASED);
+    }
+    Py_DECREF(spec);
+    return 0;
+}
+
 static PyObject *
 configure(PyObject *module, PyObject *args)
 {
-    PyObject *acc, *cpu, *sum_into, *conform, *wrong_count, *check_outputs, *buffer_device, *planned_outputs;
-    if (!PyArg_ParseTuple(args, "OOOOOOOO:configure", &acc, &cpu, &sum_into, &conform, &wrong_count,
-                          &check_outputs, &buffer_device, &planned_outputs))
+    PyObject *acc, *cpu, *sum_into, *conform, *wrong_count, *check_outputs, *buffer_device, *planned_outputs,
+        *tensor, *ndarray, *grad_mode_tls, *watchers, *saved_variable, *released;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOO!O!OOO!O:configure", &acc, &cpu, &sum_into, &conform, &wrong_count,
+                          &check_outputs, &buffer_device, &planned_outputs, &PyType_Type, &tensor, &PyType_Type,
+                          &ndarray, &grad_mode_tls, &watchers, &PyType_Type, &saved_variable, &released))
         return NULL;
+    PyObject *kept[] = {tensor, ndarray, grad_mode_tls, watchers, saved_variable, released};
+    for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
+        Py_INCREF(kept[i]);
+    Py_XSETREF(TENSOR, tensor);
+    Py_XSETREF(NDARRAY, ndarray);
+    Py_XSETREF(GRAD_MODE_TLS, grad_mode_tls);
+    Py_XSETREF(WATCHERS, watchers);
+    Py_XSETREF(SAVED_VARIABLE, saved_variable);
+    Py_XSETREF(RELEASED, released);
     Py_INCREF(acc);
     Py_XSETREF(ACCUMULATE_GRAD, acc);
     Py_INCREF(cpu);
@@ -236,12 +464,8 @@ evaluate_function(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             }
             if (outputs == NULL)
                 goto error;
-            if (release) {
-                PyObject *r = PyObject_CallMethodNoArgs(fn, s_release_variables);
-                if (r == NULL)
-                    goto error;
-                Py_DECREF(r);
-            }
+            if (release && release_saved(fn) < 0)
+                goto error;
             int anomaly = truth_of(gt, s_anomaly);
             if (anomaly < 0)
                 goto error;
@@ -376,7 +600,7 @@ evaluate_function(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                         if (PyObject_SetItem(buffer, nr_o, grad) < 0)
                             goto error;
                     } else {
-                        PyObject *sum = PyObject_CallFunctionObjArgs(SUM_INTO, buffer, nr_o, grad, NULL);
+                        PyObject *sum = summed(buffer, nr_o, grad);
                         if (sum == NULL)
                             goto error;
                         int r = PyObject_SetItem(buffer, nr_o, sum);
@@ -574,7 +798,9 @@ fail:
 static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS,
      "configure(AccumulateGrad, cpu, sum_into, _conform, _wrong_count, check_outputs, input_buffer.device, "
-     "_planned_outputs)"},
+     "_planned_outputs, Tensor, numpy.ndarray, grad_mode.tls, watchers, SavedVariable, RELEASED)"},
+    {"register_release", register_release, METH_VARARGS,
+     "register_release(node_class, saved_names): release that generated class's saved tensors in C"},
     {"evaluate_function", (PyCFunction)(void (*)(void))evaluate_function, METH_FASTCALL,
      "evaluate_function(engine, graph_task, fn, inputs): Engine._evaluate_function's common case"},
     {"compute_dependencies", (PyCFunction)(void (*)(void))compute_dependencies, METH_FASTCALL,
@@ -621,5 +847,9 @@ PyInit__native_engine(void)
     INTERN(s_reentrant_depth, "reentrant_depth");
     INTERN(s_topological_nr, "topological_nr");
     INTERN(s_order, "order");
+    INTERN(s_autograd_meta, "_autograd_meta");
+    INTERN(s_grad_enabled, "grad_enabled");
+    INTERN(s_recorder, "recorder");
+    INTERN(s_base, "base");
     return PyModule_Create(&module_def);
 }

@@ -794,15 +794,27 @@ def get_default_engine() -> Engine:
     return _default_engine
 
 
+def register_release(node_class: type, saved_names: tuple) -> None:
+    """Let the C loop release a generated Node class's saved tensors itself, as that class's
+    release_variables (ops/registry.py's _make_release) would: called for each class generated."""
+    if _native is not None:
+        _native.register_release(node_class, tuple(saved_names))
+
+
 def _load_native():
     """The C build of the engine's loops over Nodes (_native_engine.c), or None: where `pip install`
     found no compiler (the extension is optional), or with AGRAD_PURE_PYTHON=1 (the tests run both)."""
     if os.environ.get("AGRAD_PURE_PYTHON", "") not in ("", "0"):
         return None
     try:
+        import numpy as np
+
+        from .. import watchers
+        from .._tensor import Tensor
         from . import _native_engine as native
+        from .saved_variable import RELEASED, SavedVariable
         native.configure(_ACC, _CPU, sum_into, _conform, _wrong_count, check_outputs, input_buffer.device,
-                         _planned_outputs)
+                         _planned_outputs, Tensor, np.ndarray, _dispatch_tls, watchers, SavedVariable, RELEASED)
     except (ImportError, TypeError):        # TypeError: a build older than this file (configure's arguments)
         return None
     return native

@@ -25,6 +25,7 @@ from .. import dtypes
 from .._device import _BACKENDS
 from .._tensor import AutogradMeta, Tensor, VariableVersion, filled, load_op_library, make_view
 from ..autograd import recording
+from ..autograd.engine import register_release
 from ..autograd.anomaly_mode import _state as _anomaly
 from ..autograd.edge import INVALID_EDGE
 from ..autograd.node import (_METADATA, ZEROS, Node, _next_sequence_nr, grad_accumulator, gradient_edge, metadata_of,
@@ -1094,6 +1095,8 @@ def _register_autograd(entry, info, grads, backward_name, overload, arg_index, a
                 "apply": _make_apply(entry, formulas, params_per_input, is_list, arrays),
                 "release_variables": _make_release(entry, saved_names), **_saved_properties(saved_names)}
         node_classes = [type(n, (OpNode,), body) for n in names]
+        for cls in node_classes:
+            register_release(cls, saved_names)
         return _make_autograd_kernel(entry, tuple(diff_inputs), node_classes, overload,
                                      _SavePlan(params_per_input), arg_index, refused)
     impl(entry.name, DispatchKey.Autograd, Deferred(make), _depth=4)
