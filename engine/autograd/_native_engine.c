@@ -34,10 +34,54 @@ static PyObject *s_hooks, *s_apply, *s_call_function, *s_release_variables, *s_a
     *s_plain, *s_keep_graph, *s_cpu_ready_queue, *s_heap, *s_reentrant_depth, *s_topological_nr, *s_order,
     *s_autograd_meta, *s_grad_enabled, *s_recorder, *s_base;
 
+#define SLOT(obj, offset) (*(PyObject **)((char *)(obj) + (offset)))
+
+/* `obj.name` where the name is a __slots__ member of obj's class (a Node's next_fns, a Tensor's
+ * _data, a GraphTask's flags): read at the slot's offset, as CPython's specialised LOAD_ATTR_SLOT
+ * does, which a generic PyObject_GetAttr (a lookup through the class's MRO each time) is not. The
+ * offsets are cached per (class, name) and hold while the class's version tag does (it changes
+ * whenever the class or a base is modified); anything else — a property, an instance attribute,
+ * a class with its own __getattribute__, an unset slot — is PyObject_GetAttr. */
+typedef struct {
+    PyTypeObject *type;         /* borrowed: a class whose version tag still matches is alive */
+    PyObject *name;             /* interned */
+    unsigned int version;
+    Py_ssize_t offset;
+} SlotCache;
+
+static SlotCache slot_cache[256];
+
+static PyObject *
+slot_attr(PyObject *obj, PyObject *name)
+{
+    PyTypeObject *type = Py_TYPE(obj);
+    SlotCache *entry = &slot_cache[(((uintptr_t)type >> 4) ^ ((uintptr_t)name >> 4)) & 255];
+    if (entry->type == type && entry->name == name && entry->version != 0 && type->tp_version_tag == entry->version) {
+        PyObject *v = SLOT(obj, entry->offset);
+        if (v != NULL)
+            return Py_NewRef(v);
+    } else if (type->tp_getattro == PyObject_GenericGetAttr) {
+        PyObject *descr = _PyType_Lookup(type, name);       /* borrowed; sets the version tag */
+        if (descr != NULL && Py_IS_TYPE(descr, &PyMemberDescr_Type) && type->tp_version_tag != 0) {
+            PyMemberDef *member = ((PyMemberDescrObject *)descr)->d_member;
+            if (member->type == T_OBJECT_EX) {
+                entry->type = type;
+                entry->name = name;
+                entry->version = type->tp_version_tag;
+                entry->offset = member->offset;
+                PyObject *v = SLOT(obj, member->offset);
+                if (v != NULL)
+                    return Py_NewRef(v);
+            }
+        }
+    }
+    return PyObject_GetAttr(obj, name);
+}
+
 static int
 truth_of(PyObject *obj, PyObject *name)
 {
-    PyObject *v = PyObject_GetAttr(obj, name);
+    PyObject *v = slot_attr(obj, name);
     if (v == NULL)
         return -1;
     int t = PyObject_IsTrue(v);
@@ -49,7 +93,7 @@ truth_of(PyObject *obj, PyObject *name)
 static PyObject *
 sequence_attr(PyObject *fn, PyObject *name)
 {
-    PyObject *value = PyObject_GetAttr(fn, name);
+    PyObject *value = slot_attr(fn, name);
     if (value == NULL)
         return NULL;
     PyObject *seq = PySequence_Fast(value, "a Node's next_fns and next_nrs are sequences");
@@ -63,7 +107,7 @@ sequence_attr(PyObject *fn, PyObject *name)
 static int
 differs(PyObject *nxt, PyObject *nr_o, PyObject *grad, PyObject **shape, PyObject **dtype, PyObject **dev)
 {
-    PyObject *all = PyObject_GetAttr(nxt, s_input_metadata);
+    PyObject *all = slot_attr(nxt, s_input_metadata);
     if (all == NULL)
         return -1;
     PyObject *md = PyObject_GetItem(all, nr_o);
@@ -84,7 +128,7 @@ differs(PyObject *nxt, PyObject *nr_o, PyObject *grad, PyObject **shape, PyObjec
     Py_DECREF(md);
 
     int result = -1;
-    PyObject *data = PyObject_GetAttr(grad, s_data), *d = NULL, *data_shape = NULL, *gdev = NULL;
+    PyObject *data = slot_attr(grad, s_data), *d = NULL, *data_shape = NULL, *gdev = NULL;
     if (data == NULL || (d = PyObject_GetAttr(data, s_dtype)) == NULL ||
         (data_shape = PyObject_GetAttr(data, s_shape)) == NULL)
         goto done;
@@ -100,7 +144,7 @@ differs(PyObject *nxt, PyObject *nr_o, PyObject *grad, PyObject **shape, PyObjec
             goto done;
         }
     }
-    if ((gdev = PyObject_GetAttr(grad, s_device)) == NULL)
+    if ((gdev = slot_attr(grad, s_device)) == NULL)
         goto done;
     result = gdev != *dev;
 done:
@@ -121,7 +165,7 @@ queued_first(PyObject *heap, PyObject *neg_depth, PyObject *ready)
     PyObject *top = PySequence_GetItem(PyList_GET_ITEM(heap, 0), 0);
     if (top == NULL)
         return -1;
-    PyObject *seq = PyObject_GetAttr(ready, s_sequence_nr);
+    PyObject *seq = slot_attr(ready, s_sequence_nr);
     PyObject *neg = seq == NULL ? NULL : PyNumber_Negative(seq);
     Py_XDECREF(seq);
     if (neg == NULL) {
@@ -160,13 +204,13 @@ summed(PyObject *buffer, PyObject *nr_o, PyObject *grad)
     PyObject *old = PyList_GET_ITEM(buffer, pos);
     if (!Py_IS_TYPE(old, (PyTypeObject *)TENSOR) || Py_REFCNT(old) != 1)
         goto python;
-    PyObject *meta = PyObject_GetAttr(old, s_autograd_meta);
+    PyObject *meta = slot_attr(old, s_autograd_meta);
     if (meta == NULL)
         return NULL;
     Py_DECREF(meta);
     if (meta != Py_None)
         goto python;
-    PyObject *dev = PyObject_GetAttr(old, s_device), *gdev = dev == NULL ? NULL : PyObject_GetAttr(grad, s_device);
+    PyObject *dev = slot_attr(old, s_device), *gdev = dev == NULL ? NULL : slot_attr(grad, s_device);
     Py_XDECREF(dev);
     if (gdev == NULL)
         return NULL;
@@ -186,10 +230,10 @@ summed(PyObject *buffer, PyObject *nr_o, PyObject *grad)
     Py_DECREF(recorder);
     if (recorder != Py_None)
         goto python;            /* add_in_place tells the recorder */
-    PyObject *data = PyObject_GetAttr(old, s_data);
+    PyObject *data = slot_attr(old, s_data);
     if (data == NULL)
         return NULL;
-    PyObject *other = PyObject_GetAttr(grad, s_data), *base = NULL, *shape = NULL, *other_shape = NULL,
+    PyObject *other = slot_attr(grad, s_data), *base = NULL, *shape = NULL, *other_shape = NULL,
         *dtype = NULL, *other_dtype = NULL;
     int fits = -1;
     if (other == NULL)
@@ -243,8 +287,6 @@ python_or_error:
 python:
     return PyObject_CallFunctionObjArgs(SUM_INTO, buffer, nr_o, grad, NULL);
 }
-
-#define SLOT(obj, offset) (*(PyObject **)((char *)(obj) + (offset)))
 
 /* The offset of `type`'s slot `name` (a writable object slot of __slots__), or -1 with an error. */
 static Py_ssize_t
@@ -450,7 +492,7 @@ evaluate_function(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             if (PyList_Append(order, fn) < 0 || (outputs = PyObject_CallOneArg(PLANNED_OUTPUTS, fn)) == NULL)
                 goto error;
         } else {
-            PyObject *hooks = PyObject_GetAttr(fn, s_hooks);
+            PyObject *hooks = slot_attr(fn, s_hooks);
             if (hooks == NULL)
                 goto error;
             int common = hooks == Py_None && plain && (PyObject *)Py_TYPE(fn) != ACCUMULATE_GRAD;
@@ -530,7 +572,7 @@ evaluate_function(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                         goto error;
                 }
                 /* (a dry run's queues are all the CPU's: its stand-ins take the CPU's path) */
-                PyObject *gdev = PyObject_GetAttr(grad, s_device);
+                PyObject *gdev = slot_attr(grad, s_device);
                 if (gdev == NULL)
                     goto error;
                 Py_DECREF(gdev);
@@ -570,7 +612,7 @@ evaluate_function(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             Py_CLEAR(count);
             if (buffer == NULL) {
                 /* a fresh buffer (input_buffer.add without the call) */
-                PyObject *md = PyObject_GetAttr(nxt, s_input_metadata);
+                PyObject *md = slot_attr(nxt, s_input_metadata);
                 if (md == NULL)
                     goto error;
                 Py_ssize_t slots = PyObject_Length(md);
@@ -751,7 +793,7 @@ compute_dependencies(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             Py_DECREF(fn);
             goto fail;
         }
-        PyObject *topo = PyObject_GetAttr(fn, s_topological_nr);
+        PyObject *topo = slot_attr(fn, s_topological_nr);
         int below = topo == NULL ? -1 : PyObject_RichCompareBool(topo, min_topo_nr, Py_LT);
         Py_XDECREF(topo);
         if (below != 0) {
