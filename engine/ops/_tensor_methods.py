@@ -131,6 +131,20 @@ class _Methods:
     def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False) -> "Tensor":
         return tensor(data, dtype=dtype or self.dtype, device=device or self._device, requires_grad=requires_grad)
 
+    def as_subclass(self, cls) -> "Tensor":
+        """An instance of `cls` sharing this tensor's memory and history: PyTorch's
+        `THPVariable_NewWithVar(cls, self.alias())`, so a view of self (AliasBackward0 where self
+        requires grad), with no attributes of its own."""
+        if not isinstance(cls, type):
+            raise TypeError(f"cls must be a type (got {type(cls).__name__})")
+        if not issubclass(cls, Tensor):
+            raise TypeError("Creating a Tensor subclass from a class that does not inherit from Tensor is not "
+                            "possible. Make sure your class inherits from Tensor.")
+        view = _ops.alias(self)
+        out = Tensor._make.__func__(cls, view._data, view._device, view._keys)
+        out._autograd_meta, out._version_counter = view._autograd_meta, view._version_counter
+        return out
+
     @property
     def T(self):
         return _ops.permute(self, list(range(self.ndim - 1, -1, -1)))

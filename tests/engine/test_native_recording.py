@@ -3,7 +3,7 @@ Autograd kernel records, Node for Node: for every sample of every op, with its t
 leaves and as outputs of another op, the same Node class, edges, topological_nr, input_metadata and
 saved values, the same history on the output, and bit-identical gradients; and the calls it leaves
 to Python (anomaly mode, saved-tensor hooks, an input changed in place or a view) are recorded by
-Python, and a Parameter is saved as Python saves it."""
+Python, and a Parameter or another Tensor subclass is saved as Python saves it."""
 import numpy as np
 import pytest
 
@@ -156,8 +156,11 @@ def test_most_ops_record_in_c():
     assert y.grad_fn.name() == "TanhBackward0"
 
 
-@pytest.mark.parametrize("case", ["anomaly", "hooks", "subclass", "changed in place", "view"])
+@pytest.mark.parametrize("case", ["anomaly", "hooks", "parameter", "subclass", "changed in place", "view"])
 def test_calls_left_to_python_record_as_python_does(case, monkeypatch):
+    class Sub(agrad.Tensor):
+        pass
+
     def run(native):
         monkeypatch.setattr(recording, "record", recording._native.record if native else None)
         x = agrad.tensor([1.0, -2.0, 3.0], requires_grad=True)
@@ -168,8 +171,10 @@ def test_calls_left_to_python_record_as_python_does(case, monkeypatch):
         if case == "view":
             a = a[1:]
             w = w[1:]
-        if case == "subclass":
+        if case == "parameter":
             w = agrad.nn.Parameter(w.detach())
+        if case == "subclass":
+            a = a.as_subclass(Sub)
         if case == "anomaly":
             with agrad.autograd.detect_anomaly():
                 y = agrad.tanh(a * w)

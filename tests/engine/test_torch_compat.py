@@ -538,3 +538,22 @@ def test_out_is_refused_where_autograd_would_record():
         agrad.mul(x, 2, out=agrad.empty(2))
     with agrad.no_grad():
         assert agrad.mul(x, 2, out=agrad.empty(2)).tolist() == [2.0, 2.0]
+
+
+def test_as_subclass_is_an_alias_of_the_same_history():
+    # as torch 2.13: THPVariable_NewWithVar(cls, self.alias()), so a view with AliasBackward0
+    class Sub(agrad.Tensor):
+        pass
+    x = agrad.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x.as_subclass(Sub)
+    assert type(y) is Sub and y._base is x and y.grad_fn.name() == "AliasBackward0" and not y.is_leaf
+    (y * 2).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0, 2.0]
+    y.data[0] = 5.0
+    assert x[0].item() == 5.0                       # the same memory
+    z = agrad.tensor([1.0]).as_subclass(Sub)
+    assert type(z) is Sub and not z.requires_grad and z.grad_fn is None
+    with pytest.raises(TypeError, match="cls must be a type"):
+        x.as_subclass(3)
+    with pytest.raises(TypeError, match="does not inherit from Tensor"):
+        x.as_subclass(int)
