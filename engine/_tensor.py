@@ -29,8 +29,10 @@ NON_LEAF_GRAD_WARNING = (
 
 
 class AutogradMeta:
+    # NOTE: `grad_dtype` stays unset until a leaf's Tensor.grad_dtype is set (unset: the tensor's dtype), so
+    # that the kernels that make an output's AutogradMeta without a constructor call need not set it
     __slots__ = ("requires_grad", "grad", "grad_fn", "output_nr", "retains_grad",
-                 "grad_accumulator", "hooks", "post_acc_grad_hooks")
+                 "grad_accumulator", "hooks", "post_acc_grad_hooks", "grad_dtype")
 
     def __init__(self, requires_grad=False, grad_fn=None, output_nr=0):
         self.requires_grad = requires_grad   # leaves only: set by the user
@@ -527,6 +529,34 @@ class Tensor:
         self.grad = None          # `del t.grad` resets it, as PyTorch's setter given no value
 
     @property
+    def grad_dtype(self):
+        """The dtype `.grad` must have (PyTorch 2.9's): the tensor's own unless set; None allows any.
+        Leaves only. AccumulateGrad casts an incoming gradient to it (its input metadata)."""
+        if not self.is_leaf:
+            raise RuntimeError("grad_dtype can only be accessed on leaf tensors.")
+        value = getattr(self._autograd_meta, "grad_dtype", _UNSET)
+        return self.dtype if value is _UNSET else value
+
+    @grad_dtype.setter
+    def grad_dtype(self, value):
+        if not self.is_leaf:
+            raise RuntimeError("grad_dtype can only be set on leaf tensors.")
+        if value is not None and not isinstance(value, dtypes.dtype):
+            raise RuntimeError(f"grad_dtype must be a torch.dtype or None, but got {type(value).__name__}")
+        m = self._autograd_meta
+        if m is None:
+            m = self._autograd_meta = AutogradMeta()
+        if value is not None and m.grad is not None and m.grad._data.dtype != value.np:
+            raise RuntimeError(f"Cannot set grad_dtype to '{scalar_type_name(value.np)}' because there is already a "
+                               f"gradient with dtype '{c_type_name(m.grad._data.dtype)}'. Please clear the gradient "
+                               f"(.grad = None) before changing grad_dtype, or ensure the new grad_dtype matches the "
+                               f"existing gradient's dtype.")
+        m.grad_dtype = value
+        acc = m.grad_accumulator() if m.grad_accumulator is not None else None
+        if acc is not None:         # what the engine casts the leaf's gradient to (None: nothing)
+            acc.input_metadata = ((self._data.shape, _grad_np_dtype(self), self._device),)
+
+    @property
     def retains_grad(self) -> bool:
         m = self._autograd_meta
         return m is not None and m.retains_grad
@@ -800,12 +830,22 @@ def _legacy_type_names() -> dict:
             dtypes.uint32: "UInt32Tensor", dtypes.uint64: "UInt64Tensor"}
 
 
+_UNSET = object()
+
+
+def _grad_np_dtype(t: Tensor):
+    """The NumPy dtype t's gradient must have (Tensor.grad_dtype), or None where any will do."""
+    value = getattr(t._autograd_meta, "grad_dtype", _UNSET)
+    return t._data.dtype if value is _UNSET else None if value is None else value.np
+
+
 def _check_assigned_grad(t: Tensor, grad: Tensor) -> None:
-    """`t.grad = grad` keeps t's dtype, device and size, with PyTorch's messages (THPVariable_set_grad)."""
-    if grad._data.dtype != t._data.dtype:
+    """`t.grad = grad` keeps t's grad_dtype, device and size, with PyTorch's messages (THPVariable_set_grad)."""
+    wanted = _grad_np_dtype(t)
+    if wanted is not None and grad._data.dtype != wanted:
         raise RuntimeError(
             f"attempting to assign a gradient with dtype '{c_type_name(grad._data.dtype)}' to a tensor with "
-            f"grad_dtype '{scalar_type_name(t._data.dtype)}'. The gradient must match the tensor's grad_dtype "
+            f"grad_dtype '{scalar_type_name(wanted)}'. The gradient must match the tensor's grad_dtype "
             f"(defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute with a specific dtype, "
             f"or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its "
             f"gradient may break downstream systems that assume they match.")

@@ -300,7 +300,7 @@ def _conform(grad, shape, dtype, dev, i, fn_name):
             raise RuntimeError(f"{_returned(fn_name)}invalid gradient at index {i} - got "
                                f"{list(data.shape)} but expected shape compatible with {list(shape)}")
         grad = _ops.sum_to_size(grad, shape)
-    if grad._data.dtype != dtype:
+    if dtype is not None and grad._data.dtype != dtype:        # None: a leaf's grad_dtype that allows any
         grad = _ops.to(grad, dtype=_dtype_of(dtype))
     if grad._device is not dev:
         raise RuntimeError(f"{_returned(fn_name)}invalid gradient at index {i} - expected device "

@@ -18,6 +18,7 @@ from .._tensor import (
     RemovableHandle,
     Tensor,
     VariableVersion,
+    _grad_np_dtype,
 )
 from ..dispatch_keys import AUTOGRAD
 from ..dispatcher import ops as _ops
@@ -200,7 +201,8 @@ class AccumulateGrad(Node):
     def __init__(self, variable: Tensor):
         super().__init__(sequence_nr=UINT64_MAX)
         self.variable = variable
-        self.add_input_metadata(variable)
+        # the dtype the engine casts the leaf's gradient to: its grad_dtype (None: none)
+        self.input_metadata = ((variable._data.shape, _grad_np_dtype(variable), variable._device),)
         self._lock = threading.Lock()     # backward passes on several threads may share a leaf
 
     def apply(self, grads):

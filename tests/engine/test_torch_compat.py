@@ -557,3 +557,59 @@ def test_as_subclass_is_an_alias_of_the_same_history():
         x.as_subclass(3)
     with pytest.raises(TypeError, match="does not inherit from Tensor"):
         x.as_subclass(int)
+
+
+def test_grad_dtype_as_pytorch():
+    # torch 2.13's test_autograd.py::test_grad_dtype, with its messages
+    leaf = agrad.tensor([1.0, 2.0], requires_grad=True)
+    assert leaf.grad_dtype == agrad.float32
+    leaf.grad_dtype = agrad.float16
+    assert leaf.grad_dtype == agrad.float16
+    leaf.grad_dtype = None
+    assert leaf.grad_dtype is None
+    non_leaf = leaf * 2
+    with pytest.raises(RuntimeError, match="grad_dtype can only be accessed on leaf tensors"):
+        non_leaf.grad_dtype
+    with pytest.raises(RuntimeError, match="grad_dtype can only be set on leaf tensors"):
+        non_leaf.grad_dtype = agrad.float16
+    with pytest.raises(RuntimeError, match="grad_dtype must be a torch.dtype or None, but got int"):
+        leaf.grad_dtype = 3
+    x = agrad.tensor([1.0, 2.0], requires_grad=True)
+    x.grad_dtype = agrad.float16
+    with pytest.raises(RuntimeError, match="attempting to assign a gradient with dtype 'float' to a tensor with "
+                                           "grad_dtype 'Half'"):
+        x.grad = agrad.tensor([1.0, 1.0])
+    x.grad_dtype = None
+    x.grad = agrad.tensor([1.0, 1.0], dtype=agrad.float64)
+    assert x.grad.dtype == agrad.float64
+    with pytest.raises(RuntimeError, match="Cannot set grad_dtype to 'Half' because there is already a gradient "
+                                           "with dtype 'double'"):
+        x.grad_dtype = agrad.float16
+
+    class Mismatched(agrad.autograd.Function):
+        @staticmethod
+        def forward(ctx, inp):
+            return inp * 2
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            return grad_output.to(agrad.float64)
+
+    def grad_dtype_after_backward(grad_dtype, accumulator_first=False):
+        t = agrad.tensor([1.0, 2.0], requires_grad=True)
+        if accumulator_first:
+            t.clone()           # its AccumulateGrad exists before grad_dtype is set
+        if grad_dtype != "default":
+            t.grad_dtype = grad_dtype
+        Mismatched.apply(t).sum().backward()
+        return t.grad.dtype
+    assert grad_dtype_after_backward("default") == agrad.float32
+    assert grad_dtype_after_backward(None) == agrad.float64
+    assert grad_dtype_after_backward(agrad.float16) == agrad.float16
+    assert grad_dtype_after_backward(None, accumulator_first=True) == agrad.float64
+    a = agrad.tensor([1.0, 2.0], requires_grad=True)
+    a.grad_dtype = agrad.float16
+    (a * 2).sum().backward()
+    (a * 3).sum().backward()
+    assert a.grad.dtype == agrad.float16 and a.grad.tolist() == [5.0, 5.0]
+    assert agrad.tensor([1, 2]).grad_dtype == agrad.int64
