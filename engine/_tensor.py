@@ -758,10 +758,18 @@ class Tensor:
         if self._data.dtype != dtypes.get_default_dtype().np and self._data.dtype not in (np.int64, np.bool_):
             extras.append(f"dtype={self.dtype!r}")
         m = self._autograd_meta
-        if m is not None and m.grad_fn is not None:
-            extras.append(f"grad_fn=<{m.grad_fn.name()}>")
-        elif m is not None and m.requires_grad:
-            extras.append("requires_grad=True")
+        if m is not None:
+            # as PyTorch's _tensor_str: the grad_fn a view rebuilds, "Invalid" where rebuilding it is refused
+            # (a view made under no_grad and changed in place)
+            try:
+                fn = self.grad_fn
+                name = fn.name() if fn is not None else None
+            except RuntimeError:
+                name = "Invalid"
+            if name is not None:
+                extras.append(f"grad_fn=<{name}>")
+            elif m.requires_grad:
+                extras.append("requires_grad=True")
         return "tensor(" + ", ".join([body] + extras) + ")"
 
 

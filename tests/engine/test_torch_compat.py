@@ -613,3 +613,15 @@ def test_grad_dtype_as_pytorch():
     (a * 3).sum().backward()
     assert a.grad.dtype == agrad.float16 and a.grad.tolist() == [5.0, 5.0]
     assert agrad.tensor([1, 2]).grad_dtype == agrad.int64
+
+
+def test_repr_shows_an_invalid_grad_fn_as_pytorch():
+    # torch 2.13's test_autograd_print_tensor: reading the grad_fn of a view made and changed in place
+    # under no_grad is refused, and the repr says so
+    a = agrad.ones(1, requires_grad=True)
+    assert repr(a) == "tensor([1.], requires_grad=True)"
+    assert repr(a.clone()) == "tensor([1.], grad_fn=<CloneBackward0>)"
+    with agrad.no_grad():
+        b = a[:]
+        b *= 2
+    assert repr(b) == "tensor([2.], grad_fn=<Invalid>)"
