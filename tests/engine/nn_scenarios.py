@@ -136,11 +136,31 @@ FORWARDS = {
 
 
 def _inputs(lib, name: str, call: int) -> list:
+    """A forward's inputs: float32 normals of the given shapes, "indices", or what a callable
+    `spec(lib, rng)` makes (a family's own inputs: integer targets, masks, initial states)."""
     rng = np.random.default_rng([17, call, len(name)])
     spec = FORWARDS[name][1]
     if spec == "indices":
         return [lib.tensor(rng.integers(0, 7, size=(2, 5)).tolist(), dtype=lib.int64)]
+    if callable(spec):
+        return list(spec(lib, rng))
     return [lib.tensor(rng.normal(size=shape).astype(np.float32).tolist(), dtype=lib.float32) for shape in spec]
+
+
+def _output_values(out):
+    """A module's output as values: a tensor's nested list, a tuple's or list's (an RNN's `(output, h_n)`)
+    as {"items": [...]}, None as None."""
+    if out is None:
+        return None
+    if isinstance(out, (tuple, list)):
+        return {"items": [_output_values(o) for o in out]}
+    return _values(out)
+
+
+def _float_outputs(out) -> list:
+    if isinstance(out, (tuple, list)):
+        return [t for o in out for t in _float_outputs(o)]
+    return [out] if out is not None and out.dtype.is_floating_point and out.requires_grad else []
 
 
 def state_values(module) -> dict:
@@ -163,9 +183,24 @@ def forward(lib, name: str, initial: dict | None) -> dict:
     outputs = []
     for call, training in enumerate((True, True, False)):
         module.train(training)
-        outputs.append(_values(module(*_inputs(lib, name, call))))
+        outputs.append(_output_values(module(*_inputs(lib, name, call))))
     out["outputs"] = outputs
     out["final"] = state_values(module)
+    # the gradients of the eval-mode call (the sum of its float outputs) w.r.t. the parameters and the
+    # float inputs, by name ("input.<i>")
+    module.zero_grad()
+    inputs = [t.requires_grad_() if t.dtype.is_floating_point else t for t in _inputs(lib, name, 2)]
+    floats = _float_outputs(module(*inputs))
+    grads = {}
+    if floats:
+        try:
+            sum(f.sum() for f in floats).backward()
+        except RuntimeError as exc:         # a backward both libraries refuse (an in-place ReLU on a saved output)
+            grads = {"raises": type(exc).__name__}
+        else:
+            grads = {n: _values(p.grad) for n, p in module.named_parameters() if p.grad is not None}
+            grads.update({f"input.{i}": _values(t.grad) for i, t in enumerate(inputs) if t.grad is not None})
+    out["grads"] = grads
     return out
 
 
@@ -291,3 +326,20 @@ def train(lib, initial: dict | None) -> dict:
         opt.step()
         losses_.append(float(loss.item()))
     return {"initial": start, "losses": losses_, "final": state_values(model)}
+
+
+# ---- families kept in files of their own (each defines STRUCTURES and FORWARDS as above) ----------------
+
+def _merge_families() -> None:
+    import importlib
+    for family in FAMILIES:
+        module = importlib.import_module(family)
+        for table, own in ((STRUCTURES, module.STRUCTURES), (FORWARDS, module.FORWARDS)):
+            clash = set(table) & set(own)
+            if clash:
+                raise ValueError(f"{family}: scenario names taken already: {sorted(clash)}")
+            table.update(own)
+
+
+FAMILIES = ["nn_rnn_scenarios", "nn_transformer_scenarios", "nn_layers_scenarios", "nn_losses_scenarios"]
+_merge_families()

@@ -22,6 +22,17 @@ def _close(actual, expected, rtol=1e-5, atol=1e-6):
                                rtol=rtol, atol=atol)
 
 
+def _close_nested(actual, expected):
+    if isinstance(expected, dict):          # a tuple of outputs (nn_scenarios._output_values)
+        assert isinstance(actual, dict) and len(actual["items"]) == len(expected["items"])
+        for a, e in zip(actual["items"], expected["items"]):
+            _close_nested(a, e)
+    elif expected is None:
+        assert actual is None
+    else:
+        _close(actual, expected)
+
+
 def test_fixtures_cover_every_scenario():
     assert set(FIXTURES["structures"]) == set(S.STRUCTURES)
     assert set(FIXTURES["forwards"]) == set(S.FORWARDS)
@@ -43,7 +54,13 @@ def test_forward_from_torch_state_matches_torch(name):
     got = S.forward(agrad, name, want["initial"])
     assert len(got["outputs"]) == len(want["outputs"])
     for out, expected in zip(got["outputs"], want["outputs"]):
-        _close(out, expected)
+        _close_nested(out, expected)
+    assert sorted(got["grads"]) == sorted(want["grads"])
+    for key, expected in want["grads"].items():
+        if key == "raises":
+            assert got["grads"][key] == expected
+        else:
+            _close(got["grads"][key], expected, rtol=1e-4, atol=1e-5)
     # running statistics and num_batches_tracked after two training calls and one eval call
     assert set(got["final"]) == set(want["final"])
     for key, expected in want["final"].items():
