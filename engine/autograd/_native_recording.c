@@ -32,7 +32,7 @@ static PyObject *ANOMALY, *HOOKS_IN_USE, *NEXT_SEQUENCE_NR, *GRAD_ACCUMULATOR, *
     *AUTOGRAD_KEY, *SAVE_INPUT, *SAVE_VALUE, *SAVE_OUTPUT;
 static int configured = 0;
 
-static PyObject *s_enabled, *s_count, *s_shape, *s_dtype;
+static PyObject *s_enabled, *s_count, *s_shape, *s_dtype, *s_version, *s_detached, *s_topological_nr;
 
 /* the slots' offsets */
 static Py_ssize_t t_data, t_device, t_keys, t_meta, t_version;
@@ -304,9 +304,9 @@ saved_argument(PyObject *v)
             }
         }
         else {
-            changed = attr_truth(c, PyUnicode_InternFromString("version"));
+            changed = attr_truth(c, s_version);
             if (changed == 0)
-                changed = attr_truth(c, PyUnicode_InternFromString("detached"));
+                changed = attr_truth(c, s_detached);
         }
         if (changed < 0)
             return NULL;
@@ -480,7 +480,7 @@ record(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
             PyObject *fn_topo = PyObject_TypeCheck(fns[j], NODE) ? SLOT(fns[j], n_topological_nr) : NULL;
             long value = fn_topo != NULL && PyLong_CheckExact(fn_topo) ? PyLong_AsLong(fn_topo) : -1;
             if (fn_topo == NULL || !PyLong_CheckExact(fn_topo)) {      /* as Python reads it */
-                PyObject *v = PyObject_GetAttr(fns[j], PyUnicode_InternFromString("topological_nr"));
+                PyObject *v = PyObject_GetAttr(fns[j], s_topological_nr);
                 value = v == NULL ? -1 : PyLong_AsLong(v);
                 Py_XDECREF(v);
             }
@@ -634,7 +634,10 @@ PyInit__native_recording(void)
     if ((s_enabled = PyUnicode_InternFromString("enabled")) == NULL
             || (s_count = PyUnicode_InternFromString("count")) == NULL
             || (s_shape = PyUnicode_InternFromString("shape")) == NULL
-            || (s_dtype = PyUnicode_InternFromString("dtype")) == NULL)
+            || (s_dtype = PyUnicode_InternFromString("dtype")) == NULL
+            || (s_version = PyUnicode_InternFromString("version")) == NULL
+            || (s_detached = PyUnicode_InternFromString("detached")) == NULL
+            || (s_topological_nr = PyUnicode_InternFromString("topological_nr")) == NULL)
         return NULL;
     return PyModule_Create(&module_def);
 }
