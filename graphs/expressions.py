@@ -337,7 +337,8 @@ def _parse_text(target: str, stripped: str, lead: int) -> list[Call]:
 # attribute is templated (where a name's spelling cannot change the parse); names that are
 # the same in the text are the same placeholder, so `f(a=1, a=2)` is still refused.
 
-_NAME_SPLIT = re.compile(r"(?<![\w.])([A-Za-z_]\w*)")
+# (ASCII classes, not \w: every text it reads passed _TEMPLATABLE, and Unicode classes made it 30% slower)
+_NAME_SPLIT = re.compile(r"(?<![A-Za-z0-9_.])([A-Za-z_][A-Za-z0-9_]*)")
 _KEYWORDS = frozenset(keyword.kwlist)
 _TEMPLATABLE = re.compile(r"[A-Za-z0-9_ ()\[\],:+\-*/@<>=!.]*")
 _TARGET = "\0"                              # the placeholder target: no name can hold a NUL
