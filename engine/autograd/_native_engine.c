@@ -19,9 +19,7 @@
  * if nobody else holds it, and sum_into sums in place only into a gradient only its buffer holds.
  * At each call this loop holds no reference the Python loop would not hold (see the NOTE lines).
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <structmember.h>
+#include "slots.h"
 
 /* configure(): objects of engine.py this loop calls or compares with */
 static PyObject *ACCUMULATE_GRAD, *CPU, *SUM_INTO, *CONFORM, *WRONG_COUNT, *CHECK_OUTPUTS, *BUFFER_DEVICE,
@@ -33,8 +31,6 @@ static PyObject *s_hooks, *s_apply, *s_call_function, *s_release_variables, *s_a
     *s_push, *s_has_error, *s_sequence_nr, *s_push_unlocked, *s_set_error, *s_dependencies, *s_not_ready,
     *s_plain, *s_keep_graph, *s_cpu_ready_queue, *s_heap, *s_reentrant_depth, *s_topological_nr, *s_order,
     *s_autograd_meta, *s_grad_enabled, *s_recorder, *s_base;
-
-#define SLOT(obj, offset) (*(PyObject **)((char *)(obj) + (offset)))
 
 /* `obj.name` where the name is a __slots__ member of obj's class (a Node's next_fns, a Tensor's
  * _data, a GraphTask's flags): read at the slot's offset, as CPython's specialised LOAD_ATTR_SLOT
@@ -288,25 +284,6 @@ python:
     return PyObject_CallFunctionObjArgs(SUM_INTO, buffer, nr_o, grad, NULL);
 }
 
-/* The offset of `type`'s slot `name` (a writable object slot of __slots__), or -1 with an error. */
-static Py_ssize_t
-slot_offset(PyObject *type, PyObject *name)
-{
-    PyObject *descr = PyObject_GetAttr(type, name);
-    if (descr == NULL)
-        return -1;
-    Py_ssize_t offset = -1;
-    if (Py_IS_TYPE(descr, &PyMemberDescr_Type)) {
-        PyMemberDef *member = ((PyMemberDescrObject *)descr)->d_member;
-        if (member->type == T_OBJECT_EX && !(member->flags & READONLY))
-            offset = member->offset;
-    }
-    Py_DECREF(descr);
-    if (offset < 0)
-        PyErr_Format(PyExc_TypeError, "%R.%U is not a writable object slot", type, name);
-    return offset;
-}
-
 /* register_release(node_class, saved_names): what the class's generated release_variables
  * (registry._make_release) releases, for release_saved() below */
 static PyObject *
@@ -322,12 +299,12 @@ register_release(PyObject *module, PyObject *args)
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *name = PyTuple_GET_ITEM(names, i);
         PyObject *slot = PyUnicode_FromFormat("saved_%U", name);
-        Py_ssize_t offset = slot == NULL ? -1 : slot_offset(cls, slot);
+        Py_ssize_t offset = slot == NULL ? -1 : slot_offset((PyTypeObject *)cls, slot);
         Py_XDECREF(slot);
         Py_ssize_t vc = -2;      /* none */
         if (offset >= 0 && PyUnicode_Check(name) && PyUnicode_CompareWithASCIIString(name, "result") == 0) {
             PyObject *vc_slot = PyUnicode_FromString("saved_result_vc");
-            vc = vc_slot == NULL ? -1 : slot_offset(cls, vc_slot);
+            vc = vc_slot == NULL ? -1 : slot_offset((PyTypeObject *)cls, vc_slot);
             Py_XDECREF(vc_slot);
         }
         if (offset < 0 || vc == -1) {
@@ -346,15 +323,6 @@ register_release(PyObject *module, PyObject *args)
     if (r < 0)
         return NULL;
     Py_RETURN_NONE;
-}
-
-static inline void
-set_slot(PyObject *obj, Py_ssize_t offset, PyObject *value)
-{
-    PyObject *old = SLOT(obj, offset);
-    Py_INCREF(value);
-    SLOT(obj, offset) = value;
-    Py_XDECREF(old);
 }
 
 /* fn.release_variables(): a generated class's in C (registry._make_release, statement for

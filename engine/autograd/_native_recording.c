@@ -19,12 +19,9 @@
  * as the interpreter's specialised STORE_ATTR_SLOT does. The Python kernel runs wherever this module
  * was not built, with AGRAD_PURE_PYTHON=1, and beside it in the tests (tests/engine/recordings.py).
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <structmember.h>
+#include "slots.h"
 
 #define MAX_INPUTS 4            /* ops with more differentiable inputs record in Python */
-#define SLOT(obj, offset) (*(PyObject **)((char *)(obj) + (offset)))
 
 /* configure(): the classes and functions of the engine the recording uses */
 static PyTypeObject *TENSOR, *AUTOGRAD_META, *NODE, *VARIABLE_VERSION;
@@ -41,48 +38,19 @@ static Py_ssize_t m_requires_grad, m_grad, m_grad_fn, m_output_nr, m_retains_gra
 static Py_ssize_t n_next_fns, n_next_nrs, n_sequence_nr, n_topological_nr, n_input_metadata, n_hooks, n_metadata;
 static Py_ssize_t v_version, v_detached;
 
-/* The offset of `type`'s slot `name` (a writable object slot of __slots__), or -1 with an error. */
+/* `var` = the offset of `type`'s slot `name` (a C string) */
 static Py_ssize_t
-slot_offset(PyTypeObject *type, const char *name)
+named_slot_offset(PyTypeObject *type, const char *name)
 {
-    PyObject *descr = PyObject_GetAttrString((PyObject *)type, name);
-    if (descr == NULL)
+    PyObject *key = PyUnicode_InternFromString(name);
+    if (key == NULL)
         return -1;
-    if (!Py_IS_TYPE(descr, &PyMemberDescr_Type)) {
-        PyErr_Format(PyExc_TypeError, "%s.%s is not a slot", type->tp_name, name);
-        Py_DECREF(descr);
-        return -1;
-    }
-    PyMemberDef *member = ((PyMemberDescrObject *)descr)->d_member;
-    Py_ssize_t offset = member->offset;
-    int usable = member->type == T_OBJECT_EX && !(member->flags & READONLY);
-    Py_DECREF(descr);
-    if (!usable) {
-        PyErr_Format(PyExc_TypeError, "%s.%s is not a writable object slot", type->tp_name, name);
-        return -1;
-    }
+    Py_ssize_t offset = slot_offset(type, key);
+    Py_DECREF(key);
     return offset;
 }
 
-static inline void
-set_slot(PyObject *obj, Py_ssize_t offset, PyObject *value)
-{
-    PyObject *old = SLOT(obj, offset);
-    Py_INCREF(value);
-    SLOT(obj, offset) = value;
-    Py_XDECREF(old);
-}
-
-/* set_slot taking the reference to `value` */
-static inline void
-put_slot(PyObject *obj, Py_ssize_t offset, PyObject *value)
-{
-    PyObject *old = SLOT(obj, offset);
-    SLOT(obj, offset) = value;
-    Py_XDECREF(old);
-}
-
-#define OFFSET(var, type, name) if ((var = slot_offset(type, name)) < 0) return NULL
+#define OFFSET(var, type, name) if ((var = named_slot_offset(type, name)) < 0) return NULL
 
 static PyObject *
 configure(PyObject *self, PyObject *args)
@@ -237,14 +205,14 @@ make_plan(PyObject *self, PyObject *args)
             if (slot == NULL)
                 goto fail;
             SaveStep *step = &plan->saves[m].steps[k];
-            step->offset = slot_offset((PyTypeObject *)cls, PyUnicode_AsUTF8(slot));
+            step->offset = slot_offset((PyTypeObject *)cls, slot);
             Py_DECREF(slot);
             if (step->offset < 0)
                 goto fail;
             step->kind = kind;
             step->index = index;
             if (kind == SAVE_RESULT && plan->result_vc < 0
-                    && (plan->result_vc = slot_offset((PyTypeObject *)cls, "saved_result_vc")) < 0)
+                    && (plan->result_vc = named_slot_offset((PyTypeObject *)cls, "saved_result_vc")) < 0)
                 goto fail;
         }
         plan->saves[m].count = count;
