@@ -38,6 +38,11 @@ REFUSED: dict[str, str] = {
     # a view by geometry over the tensor's memory (sizes, strides, storage offset): a dask array has
     # no memory layout to read through
     "as_strided": "it reads the tensor's memory by strides and an offset, and a dask array has no memory layout",
+    # kernels that read index values on the host to lay out their computation (a lazy array has none)
+    **dict.fromkeys(("_ctc_loss", "_ctc_loss_backward", "ctc_loss"),
+                    "its recursion runs up to each sample's input and target lengths, values a lazy array does not know"),
+    **dict.fromkeys(("_embedding_bag", "_embedding_bag_freq", "embedding_bag"),
+                    "its bags are laid out by the offsets' and indices' values, which a lazy array does not know"),
 }
 
 

@@ -33,27 +33,50 @@ FAMILIES = {
         ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
          "convolution_backward_input", "convolution_backward_weight"),
         ()),
+    "nn.ctc": (
+        ("_ctc_loss", "_ctc_loss_backward", "ctc_loss"),
+        ()),
     "nn.distance": (
-        ("cosine_similarity", "pairwise_distance"),
+        ("cosine_similarity", "pairwise_distance", "pdist"),
         ()),
     "nn.dropout": (
         ("_dropout_mask", "dropout"),
         ()),
+    "nn.embedding_bag": (
+        ("_embedding_bag", "_embedding_bag_freq", "embedding_bag"),
+        ()),
+    "nn.grid_sampler": (
+        ("affine_grid", "grid_sample", "grid_sampler_2d", "grid_sampler_2d_backward",
+         "grid_sampler_2d_double_backward"),
+        ()),
+    "nn.im2col": (
+        ("col2im", "im2col"),
+        ()),
     "nn.loss": (
-        ("_huber_loss", "_smooth_l1_loss", "binary_cross_entropy", "binary_cross_entropy_backward",
-         "binary_cross_entropy_with_logits", "cosine_embedding_loss", "cross_entropy", "huber_loss",
-         "huber_loss_backward", "kl_div", "l1_loss", "margin_ranking_loss", "mse_loss", "mse_loss_backward",
-         "nll_loss", "nll_loss_backward", "smooth_l1_loss", "smooth_l1_loss_backward", "triplet_margin_loss"),
+        ("_huber_loss", "_smooth_l1_loss", "_soft_margin_loss", "binary_cross_entropy",
+         "binary_cross_entropy_backward", "binary_cross_entropy_with_logits", "cosine_embedding_loss",
+         "cross_entropy", "gaussian_nll_loss", "hinge_embedding_loss", "huber_loss", "huber_loss_backward",
+         "kl_div", "l1_loss", "margin_ranking_loss", "mse_loss", "mse_loss_backward",
+         "multilabel_soft_margin_loss", "nll_loss", "nll_loss_backward", "poisson_nll_loss",
+         "smooth_l1_loss", "smooth_l1_loss_backward", "soft_margin_loss", "triplet_margin_loss"),
+        ()),
+    "nn.multi_margin": (
+        ("_multi_margin_loss", "_multilabel_margin_loss", "multi_margin_loss", "multi_margin_loss_backward",
+         "multilabel_margin_loss", "multilabel_margin_loss_backward"),
         ()),
     "nn.normalization": (
         ("batch_norm", "group_norm", "instance_norm", "layer_norm", "normalize", "rms_norm"),
+        ()),
+    "nn.pixel_shuffle": (
+        ("pixel_shuffle", "pixel_unshuffle"),
         ()),
     "nn.pooling": (
         ("adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool2d_backward", "adaptive_avg_pool3d",
          "adaptive_avg_pool3d_backward", "adaptive_max_pool2d", "adaptive_max_pool2d_backward", "avg_pool1d",
          "avg_pool2d", "avg_pool2d_backward", "avg_pool3d", "avg_pool3d_backward", "max_pool1d",
          "max_pool2d", "max_pool2d_double_backward", "max_pool2d_with_indices",
-         "max_pool2d_with_indices_backward", "max_unpool2d"),
+         "max_pool2d_with_indices_backward", "max_pool3d", "max_pool3d_double_backward",
+         "max_pool3d_with_indices", "max_pool3d_with_indices_backward", "max_unpool2d"),
         ()),
     "nn.softmax": (
         ("_log_softmax_backward_data", "_softmax_backward_data", "log_softmax", "softmax", "softmin"),
@@ -62,13 +85,13 @@ FAMILIES = {
         ("interpolate", "interpolate_backward"),
         ()),
     "pointwise.activation": (
-        ("_prelu_kernel", "_prelu_kernel_backward", "celu", "elu", "elu_backward", "gelu", "gelu_backward",
-         "glu", "glu_backward", "hardshrink", "hardshrink_backward", "hardsigmoid", "hardsigmoid_backward",
-         "hardswish", "hardswish_backward", "hardtanh", "hardtanh_backward", "leaky_relu",
-         "leaky_relu_backward", "log_sigmoid_backward", "logsigmoid", "mish", "mish_backward", "prelu",
-         "relu", "relu6", "selu", "sigmoid", "sigmoid_backward", "silu", "silu_backward", "softplus",
-         "softplus_backward", "softshrink", "softshrink_backward", "softsign", "tanh", "tanh_backward",
-         "tanhshrink", "threshold", "threshold_backward"),
+        ("_prelu_kernel", "_prelu_kernel_backward", "_rrelu_noise", "celu", "elu", "elu_backward", "gelu",
+         "gelu_backward", "glu", "glu_backward", "hardshrink", "hardshrink_backward", "hardsigmoid",
+         "hardsigmoid_backward", "hardswish", "hardswish_backward", "hardtanh", "hardtanh_backward",
+         "leaky_relu", "leaky_relu_backward", "log_sigmoid_backward", "logsigmoid", "mish", "mish_backward",
+         "prelu", "relu", "relu6", "rrelu", "selu", "sigmoid", "sigmoid_backward", "silu", "silu_backward",
+         "softplus", "softplus_backward", "softshrink", "softshrink_backward", "softsign", "tanh",
+         "tanh_backward", "tanhshrink", "threshold", "threshold_backward"),
         ()),
     "pointwise.binary": (
         ("add", "addcdiv", "addcmul", "atan2", "clamp", "clamp_max", "clamp_min", "clip", "copysign", "div",

@@ -422,10 +422,10 @@ def _conv_backward_weight(b, a):
     return b.node("Slice", [out, b.ints([0] * d), b.ints(kernel), b.ints(list(range(2, rank)))])
 
 
-@op("max_pool1d", "max_pool2d")
+@op("max_pool1d", "max_pool2d", "max_pool3d")
 def _max_pool(b, a):
-    d = 1 if b.op == "max_pool1d" else 2
-    if a.get("return_indices"):
+    d = int(b.op[len("max_pool")])
+    if a.get("return_indices") or len(b.shape(a["self"])) != d + 2:       # (ONNX's MaxPool takes a batch)
         raise NoMapping()
     kernel = per_dim(a["kernel_size"], d)
     stride = per_dim(a["stride"], d) if a["stride"] else kernel
@@ -434,13 +434,16 @@ def _max_pool(b, a):
                   ceil_mode=int(bool(a["ceil_mode"])))
 
 
-@op("max_pool2d_with_indices_backward")
+@op("max_pool2d_with_indices_backward", "max_pool3d_with_indices_backward")
 def _max_pool_backward(b, a):
     """The gradient goes where MaxPool's Indices (flat over the whole input) point, added up."""
     x = a["self"]
-    kernel = per_dim(a["kernel_size"], 2)
-    stride = per_dim(a["stride"], 2) if a["stride"] else kernel
-    pad, dil = per_dim(a["padding"], 2), per_dim(a["dilation"], 2)
+    d = int(b.op[len("max_pool")])
+    if len(b.shape(x)) != d + 2:
+        raise NoMapping()
+    kernel = per_dim(a["kernel_size"], d)
+    stride = per_dim(a["stride"], d) if a["stride"] else kernel
+    pad, dil = per_dim(a["padding"], d), per_dim(a["dilation"], d)
     _, indices = b.node("MaxPool", [b.t(x)], outputs=2, kernel_shape=kernel, strides=stride, pads=pad + pad,
                         dilations=dil, ceil_mode=int(bool(a["ceil_mode"])))
     total = int(np.prod(b.shape(x)))

@@ -369,22 +369,23 @@ def _pool(ctx, node, a):
     begin, end = _pads(ctx, node, a, list(shape[2:]), kernel, strides, dilations)
     ceil = bool(a.get("ceil_mode", 0))
     maxpool = node.op_type == "MaxPool"
-    if maxpool and len(node.output) > 1 and node.output[1] and ctx.used(node.output[1]):
-        raise Refuse("the Indices output of MaxPool is used")
+    indices = maxpool and len(node.output) > 1 and bool(node.output[1]) and ctx.used(node.output[1])
+    if maxpool and d not in (1, 2, 3):
+        raise Refuse(f"a {d}-d MaxPool (agrad has max_pool1d, max_pool2d and max_pool3d)")
+    if indices and a.get("storage_order", 0) != 0:
+        raise Refuse("the Indices output of a MaxPool with storage_order=1 (column-major indices)")
     xs = ctx.ref(x)
+    padded, pre = list(shape[2:]), [0] * d
     if begin != end or any(2 * b > k for b, k in zip(begin, kernel)):
         if not maxpool and a.get("count_include_pad", 0) == 0 and any(begin + end):
             raise Refuse(f"AveragePool with asymmetric pads {begin + end} that do not count")
         xs = _pre_pad(xs, begin, end, _lowest(ctx.dtype(x)) if maxpool else "0.0")
+        padded, pre = [n + b + e for n, b, e in zip(shape[2:], begin, end)], begin
         begin = [0] * d
+    if maxpool and indices:
+        return _max_pool_indices(ctx, xs, list(shape), padded, pre, kernel, strides, begin, dilations, ceil)
     if maxpool:
-        if d == 1:
-            fn = "max_pool1d"
-        elif d == 2:
-            fn = "max_pool2d"
-        else:
-            raise Refuse(f"a {d}-d MaxPool (agrad has max_pool1d and max_pool2d)")
-        return (f"{fn}({xs}, {lit(kernel)}, {lit(strides)}, {lit(begin)}, {lit(dilations)}, "
+        return (f"max_pool{d}d({xs}, {lit(kernel)}, {lit(strides)}, {lit(begin)}, {lit(dilations)}, "
                 f"ceil_mode={ceil})")
     if any(dl != 1 for dl in dilations):
         raise Refuse("AveragePool with dilations")
@@ -393,6 +394,73 @@ def _pool(ctx, node, a):
     include = bool(a.get("count_include_pad", 0))            # ONNX's default leaves pads out, torch's counts them
     return (f"avg_pool{d}d({xs}, {lit(kernel)}, {lit(strides)}, {lit(begin)}, ceil_mode={ceil}, "
             f"count_include_pad={include})")
+
+
+def _max_pool_indices(ctx, xs, shape, padded, pre, kernel, strides, pads, dilations, ceil):
+    """MaxPool's (Y, Indices): max_poolNd_with_indices (a 1-d pool as a 2-d one over (N, C, 1, L)),
+    its indices (each max's position in its own plane, PyTorch's) made ONNX's: positions in the
+    whole (N, C, *spatial) input, row-major. A pre-padded input (`pre`: the pads before each dim)
+    has its positions taken back to the unpadded plane first."""
+    d = len(kernel)
+    args = [kernel, strides, pads, dilations]
+    source = xs
+    if d == 1:
+        source, args = f"unsqueeze({xs}, -2)", [[1] + v for v in args[:2]] + [[0] + pads, [1] + dilations]
+    pooled = ctx.step(f"max_pool{max(d, 2)}d_with_indices({source}, {', '.join(lit(v) for v in args)}, "
+                      f"ceil_mode={ceil})", "pooled")
+    values, positions = f"{pooled}[0]", f"{pooled}[1]"
+    if d == 1:
+        values, positions = f"squeeze({values}, -2)", f"squeeze({positions}, -2)"
+    spatial = shape[2:]
+    if any(pre):            # the padded plane's position -> the position in the input's plane
+        coords = []
+        for i in range(d):
+            stride = math.prod(padded[i + 1:])
+            coord = f"floor_divide({positions}, {stride})" if stride > 1 else positions
+            coord = f"remainder({coord}, {padded[i]})" if i else coord
+            coord = f"({coord} - {pre[i]})" if pre[i] else coord
+            coords.append(f"{coord} * {math.prod(spatial[i + 1:])}" if i < d - 1 else coord)
+        positions = " + ".join(coords)
+    planes = np.arange(shape[0] * shape[1], dtype=np.int64).reshape(shape[:2] + [1] * d) * math.prod(spatial)
+    return Outputs([values, f"{positions} + {ctx.index_tensor_nd(planes)}"])
+
+
+@op("Col2Im")
+def _col2im(ctx, node, a):
+    x, image, block = node.input
+    size, kernel = ints(ctx.const(image)), ints(ctx.const(block))
+    d = len(size)
+    if d != 2:
+        raise Refuse(f"a {d}-d Col2Im (agrad's col2im is 2-d, as torch's fold)")
+    dilations = list(a.get("dilations", [1] * d))
+    strides = list(a.get("strides", [1] * d))
+    pads = list(a.get("pads", [0] * (2 * d)))
+    begin, end = pads[:d], pads[d:]
+    if begin == end:
+        return f"col2im({ctx.ref(x)}, {lit(size)}, {lit(kernel)}, {lit(dilations)}, {lit(begin)}, {lit(strides)})"
+    # unequal pads: the blocks folded into the padded image, the padding cut off
+    padded = [n + b + e for n, b, e in zip(size, begin, end)]
+    crop = ", ".join(f"{b}:{b + n}" for b, n in zip(begin, size))
+    return (f"col2im({ctx.ref(x)}, {lit(padded)}, {lit(kernel)}, {lit(dilations)}, {lit([0] * d)}, "
+            f"{lit(strides)})[:, :, {crop}]")
+
+
+_GRID_MODES = {"bilinear": 0, "linear": 0, "nearest": 1, "bicubic": 2, "cubic": 2}     # opset 16's and 20's names
+_GRID_PADDINGS = {"zeros": 0, "border": 1, "reflection": 2}
+
+
+@op("GridSample")
+def _grid_sample(ctx, node, a):
+    x, grid = node.input
+    d = len(ctx.shape(x)) - 2
+    if d != 2:
+        raise Refuse(f"a {d}-d GridSample (agrad's grid_sampler is 2-d)")
+    mode = a.get("mode", "linear" if ctx.opset >= 20 else "bilinear")
+    padding = a.get("padding_mode", "zeros")
+    if mode not in _GRID_MODES or padding not in _GRID_PADDINGS:
+        raise Refuse(f"GridSample with mode {mode!r} and padding_mode {padding!r}")
+    return (f"grid_sampler_2d({ctx.ref(x)}, {ctx.ref(grid)}, {_GRID_MODES[mode]}, {_GRID_PADDINGS[padding]}, "
+            f"{bool(a.get('align_corners', 0))})")
 
 
 @op("GlobalAveragePool", "GlobalMaxPool")

@@ -2,7 +2,8 @@
 inference tensors, as_strided's geometry and gradient, bernoulli, unsafe_split, nanmedian,
 autograd.graph.increment_version, autograd.grad(is_grads_batched=True), anomaly mode without
 NaN checks, ctx.saved_variables, Function._backward_cls, nn.functional's inplace flags,
-uint32/uint64 promotion, interpolate's bicubic and area modes, avg_pool3d's checks.
+uint32/uint64 promotion, interpolate's bicubic and area modes, avg_pool3d's checks, max_pool3d's,
+pixel_shuffle's and fold/unfold's checks and modules, grid_sample's and affine_grid's checks.
 
 Each scenario takes the library module `T` (torch, or agrad) and returns plain JSON values.
 `tests/reference/make_api_reference.py` runs them on torch 2.13.0 and writes
@@ -374,3 +375,115 @@ def avg_pool3d_checks(T):
                        _error(lambda: F.avg_pool3d(x, 4)), _error(lambda: F.avg_pool3d(x[0, 0], 2)),
                        _error(lambda: F.avg_pool3d(x, 2, 0)), _error(lambda: F.avg_pool3d(x, 2, divisor_override=0)),
                        _error(lambda: F.avg_pool3d(x.int(), 2))]}
+
+
+# -- max_pool3d, pixel_shuffle, fold/unfold: their checks and modules ------------------------------------
+@scenario
+def max_pool3d_checks(T):
+    F = _F(T)
+    x = T.arange(120.0, dtype=T.float64).reshape(1, 2, 3, 4, 5).requires_grad_()
+    y, i = F.max_pool3d(x, 2, 1, 1, return_indices=True)
+    (g,) = T.autograd.grad(y.sum(), x, create_graph=True)
+    module = T.nn.MaxPool3d([2, 3, 2], stride=1, padding=[1, 1, 0], dilation=[1, 2, 1], ceil_mode=True)
+    return {"grad_fn": [_name(y), _name(g), _name(F.max_pool3d(x, 2))], "shape": list(y.shape),
+            "indices": i.flatten().tolist()[:24], "module": [repr(module), list(module(x).shape)],
+            "ints": F.max_pool3d(T.arange(27).reshape(1, 1, 3, 3, 3), 2, 1, 1).flatten().tolist()[:12],
+            "empty_batch": list(F.max_pool3d(T.ones(0, 1, 3, 3, 3), 2).shape),
+            "errors": [_error(lambda: F.max_pool3d(x, [2, 2])), _error(lambda: F.max_pool3d(x, 2, [1, 1])),
+                       _error(lambda: F.max_pool3d(x, 2, 1, [1, 1])),
+                       _error(lambda: F.max_pool3d(x, 2, 1, 0, [1, 1])), _error(lambda: F.max_pool3d(x, 2, 1, 2)),
+                       _error(lambda: F.max_pool3d(x, 2, 1, 2, 3)), _error(lambda: F.max_pool3d(x, 5)),
+                       _error(lambda: F.max_pool3d(x[0, 0], 2)), _error(lambda: F.max_pool3d(x, 2, 0)),
+                       _error(lambda: F.max_pool3d(x, 0)), _error(lambda: F.max_pool3d(x, [2, 0, 2], 1)),
+                       _error(lambda: F.max_pool3d(x, 2, -1)), _error(lambda: F.max_pool3d(x, 2, dilation=0)),
+                       _error(lambda: F.max_pool3d(x, 2, padding=-1)), _error(lambda: F.max_pool3d(x.bool(), 2)),
+                       _error(lambda: F.max_pool3d(T.ones(1, 0, 3, 3, 3), 2)),
+                       _error(lambda: F.max_pool3d(T.ones(2, 1, 1, 3, 3, 3), 2))]}
+
+
+@scenario
+def pixel_shuffle_checks(T):
+    F = _F(T)
+    x = T.arange(96.0, dtype=T.float64).reshape(2, 12, 2, 2).requires_grad_()
+    y = F.pixel_shuffle(x, 2)
+    z = F.pixel_unshuffle(y, 2)
+    return {"grad_fn": [_name(y), _name(z)], "values": y[0, 1].flatten().tolist(),
+            "round_trip": bool((z == x).all()), "factor_1_copies": F.pixel_shuffle(x, 1).data_ptr() != x.data_ptr(),
+            "modules": [repr(T.nn.PixelShuffle(3)), repr(T.nn.PixelUnshuffle(2)),
+                        list(T.nn.PixelShuffle(2)(T.ones(3, 8, 2, 2)).shape),
+                        list(T.nn.PixelUnshuffle(2)(T.ones(1, 1, 2, 4, 6)).shape)],
+            "errors": [_error(lambda: F.pixel_shuffle(x, 3)), _error(lambda: F.pixel_shuffle(x, 0)),
+                       _error(lambda: F.pixel_shuffle(x[0, 0], 2)), _error(lambda: F.pixel_unshuffle(x, -2)),
+                       _error(lambda: F.pixel_unshuffle(T.ones(1, 3, 2), 2)),
+                       _error(lambda: F.pixel_unshuffle(T.ones(1, 2, 3), 2)),
+                       _error(lambda: F.pixel_unshuffle(T.ones(4, 4), 2))]}
+
+
+@scenario
+def fold_unfold_checks(T):
+    F = _F(T)
+    x = T.arange(90.0, dtype=T.float64).reshape(1, 3, 5, 6).requires_grad_()
+    u = F.unfold(x, (2, 3), dilation=(2, 1), padding=1, stride=(2, 1))
+    f = F.fold(u, (5, 6), (2, 3), dilation=(2, 1), padding=1, stride=(2, 1))
+    c = T.ones(2, 12, 20)
+    return {"grad_fn": [_name(u), _name(f)], "shapes": [list(u.shape), list(f.shape)],
+            "fold": f[0, 1, 1].tolist(), "unfold": u[0, 7, :6].tolist(),
+            "bool": [F.unfold(T.ones(1, 1, 2, 2, dtype=T.bool), 1).dtype == T.bool,
+                     F.fold(T.ones(1, 4, 4, dtype=T.bool), (3, 3), 2).flatten().tolist()],
+            "modules": [repr(T.nn.Fold((4, 5), 2, padding=1)), repr(T.nn.Unfold(3, stride=2)),
+                        list(T.nn.Unfold(3, stride=2)(T.ones(2, 3, 7, 7)).shape),
+                        list(T.nn.Fold((5, 6), 2)(c).shape)],
+            "unfold_errors": [_error(lambda: F.unfold(x, 0)), _error(lambda: F.unfold(x, 2, 0)),
+                              _error(lambda: F.unfold(x, 2, 1, -1)), _error(lambda: F.unfold(x, 2, 1, 0, 0)),
+                              _error(lambda: F.unfold(x, 7)), _error(lambda: F.unfold(x[0, 0], 2)),
+                              _error(lambda: F.unfold(x[0, 0, 0], 2)), _error(lambda: F.unfold(T.ones(2, 0, 4, 4), 2)),
+                              _error(lambda: F.unfold(x.int(), 2)), _error(lambda: F.unfold(x, (2, 3, 4))),
+                              _error(lambda: F.unfold(x, [2])), _error(lambda: F.unfold(x[None], 2)),
+                              _error(lambda: F.unfold(x, 0, 0, -1, 0))],
+            "fold_errors": [_error(lambda: F.fold(c, (6, 7), 2)), _error(lambda: F.fold(c, (5, 6), 3)),
+                            _error(lambda: F.fold(c, (5, 6), 2, 0)), _error(lambda: F.fold(c, (5, 6), 0)),
+                            _error(lambda: F.fold(c, (5, 6), 2, 1, -1)), _error(lambda: F.fold(c, (5, 6), 2, 1, 0, 0)),
+                            _error(lambda: F.fold(c, (0, 6), 2)), _error(lambda: F.fold(c[0, 0], (5, 6), 2)),
+                            _error(lambda: F.fold(c.int(), (5, 6), 2)), _error(lambda: F.fold(c, (5,), 2)),
+                            _error(lambda: F.fold(c[None], (5, 6), 2)),
+                            _error(lambda: F.fold(T.ones(2, 12, 0), (5, 6), 2)),
+                            _error(lambda: F.fold(c, (5, 6), 0, 0, -1, 0)), _error(lambda: F.fold(c, 5, 2))]}
+
+
+@scenario
+def grid_sample_checks(T):
+    F = _F(T)
+    x = T.arange(40.0, dtype=T.float64).reshape(1, 2, 4, 5).requires_grad_()
+    theta = T.tensor([[[0.9, 0.2, 0.1], [-0.1, 1.1, 0.05]]], dtype=T.float64, requires_grad=True)
+    grid = F.affine_grid(theta, [1, 2, 3, 3], align_corners=False)
+    y = F.grid_sample(x, grid, mode="bicubic", padding_mode="reflection", align_corners=False)
+    (gx, gg) = T.autograd.grad(y.sum(), [x, grid], create_graph=True)
+    g = T.zeros(1, 1, 1, 2)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        F.grid_sample(T.ones(1, 1, 2, 2), g)
+        F.affine_grid(T.zeros(1, 2, 3), [1, 1, 2, 2])
+        F.affine_grid(T.zeros(1, 2, 3), [1, 1, 1, 2], align_corners=True)
+    return {"grad_fn": [_name(y), _name(gx), _name(gg)], "values": _round(y.flatten().tolist()),
+            "grid": _round(grid.flatten().tolist()),
+            "identity": _round(F.affine_grid(T.tensor([[[1.0, 0, 0], [0, 1.0, 0]]]), [1, 1, 2, 3],
+                                             align_corners=True).flatten().tolist()),
+            "3d": list(F.affine_grid(T.zeros(2, 3, 4), [2, 1, 2, 3, 4], align_corners=False).shape),
+            "warnings": [str(w.message) for w in caught],
+            "errors": [_error(lambda: F.grid_sample(x, grid, "linear")),
+                       _error(lambda: F.grid_sample(x, grid, padding_mode="edge")),
+                       _error(lambda: F.grid_sample(x, T.zeros(2, 3, 3, 2, dtype=T.float64), align_corners=True)),
+                       _error(lambda: F.grid_sample(x, T.zeros(1, 3, 3, 1, dtype=T.float64), align_corners=True)),
+                       _error(lambda: F.grid_sample(x[:, :, :0], grid, align_corners=True)),
+                       _error(lambda: F.grid_sample(x, T.zeros(1, 3, 2, dtype=T.float64), align_corners=True)),
+                       _error(lambda: F.grid_sample(x[0], T.zeros(2, 3, 1), align_corners=True)),
+                       _error(lambda: F.grid_sample(x[None], T.zeros(1, 1, 3, 3, 3, dtype=T.float64), mode="bicubic",
+                                                    align_corners=True)),
+                       _error(lambda: F.grid_sample(x, grid.float(), align_corners=True)),
+                       _error(lambda: F.grid_sample(x.int(), grid.int(), align_corners=True)),
+                       _error(lambda: F.affine_grid(theta, [1, 2, 3, 3, 3], align_corners=False)),
+                       _error(lambda: F.affine_grid(theta, [1, 2, 3], align_corners=False)),
+                       _error(lambda: F.affine_grid(theta.int(), [1, 2, 3, 3], align_corners=False)),
+                       _error(lambda: F.affine_grid(theta, [1, 2, 0, 3], align_corners=False)),
+                       _error(lambda: F.affine_grid(theta[0], [1, 2, 3, 3], align_corners=False)),
+                       _error(lambda: F.affine_grid(theta, [2, 2, 3, 3], align_corners=False))]}

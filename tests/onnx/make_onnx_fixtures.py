@@ -173,6 +173,28 @@ class Indexing(nn.Module):
         return self.fc(y.sum(1))
 
 
+class Sampling(nn.Module):
+    """The ops that move pixels: pixel_shuffle (DepthToSpace), grid_sample at a trained grid (GridSample),
+    a 3-d max pool whose indices pick values again (MaxPool's Indices, made per-plane by the exporter),
+    unfold and fold (Col2Im)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 8, 3, padding=1)
+        self.grid = nn.Parameter(torch.rand(2, 6, 6, 2) * 2.6 - 1.3)          # (one per sample of the batch)
+        self.fc = nn.Linear(12, 3)
+
+    def forward(self, x):
+        h = nn.functional.pixel_shuffle(self.conv(x), 2)                                     # (N, 2, 8, 8)
+        h = nn.functional.grid_sample(h, self.grid, mode="bicubic", padding_mode="reflection", align_corners=False)
+        hp = h.unsqueeze(1)                                                                  # (N, 1, 2, 6, 6)
+        h, idx = nn.functional.max_pool3d(hp, (2, 2, 2), stride=(1, 2, 2), return_indices=True)
+        h = h + 0.5 * torch.gather(hp.flatten(2), 2, idx.flatten(2)).reshape(h.shape)       # (N, 1, 1, 3, 3)
+        u = nn.functional.unfold(h.flatten(1, 2), 2)                                        # (N, 4, 4)
+        f = nn.functional.fold(u, (3, 3), 2)                                                # (N, 1, 3, 3)
+        return self.fc(torch.cat([f.flatten(1), h.flatten(1)[:, :3]], 1))
+
+
 MODELS = {
     "mlp": (MLP, {"x": (2, 6)}),
     "convbn": (ConvBN, {"x": (2, 3, 6, 6)}),
@@ -183,10 +205,12 @@ MODELS = {
     "lstm": (LSTMModel, {"x": (2, 4, 4)}),
     "rnn": (RNNModel, {"x": (2, 3, 4), "h0": (4, 2, 5)}),
     "indexing": (Indexing, {"x": (2, 4, 5)}),
+    "sampling": (Sampling, {"x": (2, 2, 4, 4)}),
 }
 
 # The batch-norm models also once without the legacy exporter's folding of BN into Conv.
-EXPORTERS = {"convbn": ("legacy", "dynamo", "unfolded"), "resblock": ("legacy", "dynamo", "unfolded")}
+EXPORTERS = {"convbn": ("legacy", "dynamo", "unfolded"), "resblock": ("legacy", "dynamo", "unfolded"),
+             "sampling": ("dynamo",)}     # (Col2Im is opset 18's: the legacy exporter writes opset 17)
 
 
 def _inputs(name: str, shapes: dict, seed: int) -> dict[str, np.ndarray]:

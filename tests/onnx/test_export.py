@@ -142,3 +142,17 @@ def test_with_grads_follows_the_backward_pass_grad_tensors_and_inputs(tmp_path):
     assert sorted(outputs) == ["grad_x", "y"]
     run = graphs.load(path).run()
     np.testing.assert_allclose(outputs["grad_x"], run.grads["x"].detach().numpy(), rtol=1e-12)
+
+
+def test_max_pool3d_exports_as_maxpool_with_its_gradient(tmp_path):
+    path = tmp_path / "g.yaml"
+    path.write_text("inputs:\n  x: {shape: [2, 2, 4, 5, 6], init: normal, requires_grad: true}\n"
+                    "nodes:\n  y: max_pool3d(x, [2, 3, 2], [1, 2, 2], [1, 1, 0], [1, 1, 2], ceil_mode=True)\n"
+                    "  loss: sum(y * y)\n"
+                    "backward: loss\n")
+    assert _cli("export", path, "-o", tmp_path / "g.onnx", "--with-grads", "--strict").exit_code == 0
+    assert "MaxPool" in {n.op_type for n in onnx.load(tmp_path / "g.onnx").graph.node}
+    outputs = _onnxruntime(path, tmp_path / "g.onnx")
+    run = graphs.load(path).run()
+    np.testing.assert_allclose(outputs["grad_x"], run.grads["x"].detach().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(outputs["loss"], run.values["loss"].detach().numpy(), rtol=1e-5)

@@ -87,6 +87,35 @@ CASES += [
     Case("MaxPool", {"x": f(1, 2, 5, 5)}, {"kernel_shape": [2, 2], "strides": [2, 2], "ceil_mode": 1},
          name="MaxPool-ceil"),
     Case("AveragePool", {"x": f(1, 2, 5, 5)}, {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}),
+    # 3-d MaxPool, and the Indices output: positions in the whole input (PyTorch's are per plane)
+    Case("MaxPool", {"x": f(2, 2, 4, 5, 6)}, {"kernel_shape": [2, 3, 2], "strides": [1, 2, 2],
+                                            "pads": [1, 1, 0, 1, 1, 0], "dilations": [2, 1, 1]}, name="MaxPool-3d"),
+    Case("MaxPool", {"x": f(2, 3, 5, 5)}, {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]},
+         outputs=2, name="MaxPool-indices"),
+    Case("MaxPool", {"x": f(2, 2, 4, 5, 6)}, {"kernel_shape": [2, 2, 3], "strides": [2, 1, 2], "ceil_mode": 1},
+         outputs=2, name="MaxPool-3d-indices-ceil"),
+    Case("MaxPool", {"x": f(1, 2, 5, 6, 5)}, {"kernel_shape": [3, 2, 3], "pads": [2, 0, 1, 0, 1, 1],
+                                            "strides": [2, 2, 1]}, outputs=2, name="MaxPool-3d-indices-asym-pads"),
+    Case("MaxPool", {"x": f(2, 3, 9)}, {"kernel_shape": [3], "strides": [2], "pads": [0, 2], "dilations": [2]},
+         outputs=2, name="MaxPool-1d-indices-asym-pads"),
+    # Col2Im (torch's fold): overlapping blocks add up; unequal pads fold into the padded image, then crop
+    Case("Col2Im", {"x": f(2, 12, 20)}, consts={"i": i64([5, 6]), "b": i64([2, 2])}),
+    Case("Col2Im", {"x": f(1, 12, 9)}, {"dilations": [2, 1], "pads": [1, 2, 1, 2], "strides": [2, 3]},
+         consts={"i": i64([6, 7]), "b": i64([2, 3])}, name="Col2Im-dilated-strided"),
+    Case("Col2Im", {"x": f(2, 8, 15)}, {"pads": [1, 0, 0, 2], "strides": [2, 1]},
+         consts={"i": i64([5, 4]), "b": i64([2, 2])}, name="Col2Im-unequal-pads"),
+    # GridSample: opset 16's mode names and opset 20's, every padding mode, align_corners either way
+    Case("GridSample", {"x": f(2, 3, 4, 5), "g": f(2, 3, 2, 2, low=-1.3, high=1.3)}, opset=16),
+    Case("GridSample", {"x": f(1, 2, 5, 4), "g": f(1, 4, 3, 2, low=-1.6, high=1.6)},
+         {"mode": "bicubic", "padding_mode": "reflection", "align_corners": 1}, opset=16,
+         name="GridSample-16-bicubic-reflection-align-corners"),
+    Case("GridSample", {"x": f(2, 2, 3, 4), "g": f(2, 3, 3, 2, low=-1.6, high=1.6)},
+         {"mode": "nearest", "padding_mode": "border"}, opset=16, name="GridSample-16-nearest-border"),
+    Case("GridSample", {"x": f(1, 3, 4, 4), "g": f(1, 2, 5, 2, low=-1.6, high=1.6)},
+         {"mode": "linear", "padding_mode": "reflection"}, opset=20, name="GridSample-20-linear-reflection"),
+    Case("GridSample", {"x": f(1, 2, 4, 5), "g": f(1, 3, 2, 2, low=-1.6, high=1.6)},
+         {"mode": "cubic", "padding_mode": "border", "align_corners": 1}, opset=20,
+         name="GridSample-20-cubic-border-align-corners"),
     Case("GlobalAveragePool", {"x": f(2, 3, 4, 4)}), Case("GlobalMaxPool", {"x": f(2, 3, 4, 4)}),
     Case("BatchNormalization", {"x": f(2, 3, 4)}, {"epsilon": 1e-3},
          consts={"s": pos(3), "b": f(3), "m": f(3), "v": pos(3)}),
@@ -225,3 +254,14 @@ def test_op_matches_onnxruntime(case, tmp_path):
     if case.grad:
         check = graph.check(fast=case.op in ("LSTM", "GRU", "RNN"))        # (one random direction per leaf)
         assert check.passed, [(name, leaf.max_abs_err) for name, leaf in check.leaves.items() if not leaf.passed]
+
+
+def test_maxpool_indices_in_column_major_order_are_refused(tmp_path):
+    from agrad.graphs.onnx.problems import ModelError
+
+    case = Case("MaxPool", {"x": f(1, 2, 4, 4)}, {"kernel_shape": [2, 2], "storage_order": 1}, outputs=2)
+    path = case.model(tmp_path / "m.onnx")
+    with pytest.raises(ModelError) as found:
+        import_model(path, tmp_path / "g.yaml")
+    assert found.value.problems == ["m.onnx: node 0 'the_MaxPool' (MaxPool, opset 18): the Indices output of a "
+                                    "MaxPool with storage_order=1 (column-major indices)"]

@@ -5,7 +5,8 @@
 Runs every scenario of tests/engine/api_scenarios.py (inference tensors, as_strided, bernoulli,
 unsafe_split, nanmedian, increment_version, batched grads, anomaly mode without NaN checks,
 saved_variables, _backward_cls, nn.functional's inplace flags, uint32/uint64, interpolate's
-bicubic and area, avg_pool3d) with `torch` as the library and writes
+bicubic and area, avg_pool3d, max_pool3d, pixel_shuffle, fold/unfold, grid_sample and affine_grid) with
+`torch` as the library and writes
 tests/reference/engine/api.json. Deterministic: running it twice writes the same bytes.
 tests/engine/test_api_contract.py runs the same scenarios on agrad and compares.
 """

@@ -33,20 +33,25 @@ NAME_DEVIATIONS = {
     ("nll_loss", "NllLoss2DBackward0", "ViewBackward0"): "(N, C, d) input: PyTorch reshapes to 4-D for "
                                                          "nll_loss2d; agrad's kernel takes any trailing dims",
     ("cross_entropy", "NllLoss2DBackward0", "ViewBackward0"): "as nll_loss",
+    ("pdist", "LinalgVectorNormBackward0", "PdistBackward0"): "agrad's pdist is a composite (the norm of the pairs' "
+                                                               "differences); PyTorch's is one kernel, _pdist_forward",
     ("pairwise_distance", "LinalgVectorNormBackward0", "NormBackward1"): "ATen's pairwise_distance calls at::norm; "
                                                                          "agrad's norm is torch.norm's Python path "
                                                                          "(linalg.vector_norm)",
     ("nll_loss_backward", "NllLossBackwardBackward0", "NllLoss2DBackwardBackward0"): "as nll_loss",
     ("cross_entropy", "DivBackward0", "DivBackward1"): "PyTorch's C++ divides by a Scalar (div.Scalar); a "
                                                        "Python number is wrapped as a tensor (div.Tensor)",
-    ("max_pool2d_double_backward", "MaxPool2dDoubleBackwardBackward0", "ViewBackward0"):
-        "the reference is a composition of PyTorch ops, not one op",
+    **{(f"max_pool{d}d_double_backward", f"MaxPool{d}dDoubleBackwardBackward0", "ViewBackward0"):
+       "the reference is a composition of PyTorch ops, not one op" for d in (2, 3)},
     ("convolution_backward_input", "ConvolutionBackwardBackward0", "ViewBackward0"):
         "the reference slices aten::convolution_backward's outputs; agrad has one op per gradient",
     ("convolution_backward_weight", "ConvolutionBackwardBackward0", "ViewBackward0"):
         "the reference slices aten::convolution_backward's outputs; agrad has one op per gradient",
     **{(op, "ConvolutionBackward0", "SqueezeBackward1"): "as conv2d"
        for op in ("conv1d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d")},
+    ("affine_grid", "ViewBackward0", "AffineGridGeneratorBackward0"):
+        "agrad's affine_grid is a composite (the base grid times theta, as PyTorch's affine_grid_generator "
+        "computes it); PyTorch's is one op",
     ("pad_backward", "PadBackwardBackward0", "SliceBackwardBackward0"):
         "PyTorch's circular pad is a composition of slice copies (CopySlices); its gradient has no op of its own",
 }

@@ -1,9 +1,12 @@
-"""Distances (ATen's Distance): cosine_similarity and pairwise_distance, composites
-written as PyTorch writes them, so they record the same nodes.
+"""Distances (ATen's Distance): cosine_similarity, pairwise_distance and pdist, composites
+written as PyTorch writes them, so they record the same nodes (pdist's last node is the norm
+of the pairs' differences, where PyTorch's is its kernel's, PdistBackward0).
 """
 from __future__ import annotations
 
-from ... import dtypes
+import numpy as np
+
+from ... import creation, dtypes
 from ...messages import scalar_type_name
 from ...shapes import broadcast_shapes
 from ..conversion import detach, to
@@ -14,6 +17,7 @@ from ..reduce.arithmetic import (
 )
 from ..registry import defop
 from ..samples import SampleInput, make_arg
+from ..shape.advanced_indexing import index_select
 from ..shape.view import expand
 
 # ---- distances ------------------------------------------------------------------------------
@@ -69,3 +73,33 @@ pairwise_distance = defop(
         SampleInput("0-d", make_arg((), key=(op, 6)), make_arg((), key=(op, 7)))],
     torch="torch.nn.functional.pairwise_distance",
     doc="The p-norm of x1 - x2 + eps over the last dimension.")
+
+
+# ---- pdist ----------------------------------------------------------------------------------
+
+def _pdist(input, p):
+    # ATen's pdist checks; its kernel (_pdist_forward) is the p-norm of each pair's difference
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    if not input.is_floating_point():
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    first, second = np.triu_indices(input.shape[0], 1)
+    pairs = (index_select(input, 0, creation.tensor(first, dtype="int64", device=input.device))
+             - index_select(input, 0, creation.tensor(second, dtype="int64", device=input.device)))
+    return norm(pairs, p, [1])
+
+
+pdist = defop(
+    "pdist(Tensor input, float p=2) -> Tensor",
+    composite=_pdist, gradgrad=False,
+    samples=lambda op: [
+        SampleInput("(4,3)", make_arg((4, 3), key=(op, 0))),
+        SampleInput("(5,2) p=1", make_arg((5, 2), key=(op, 1)), 1.0),
+        SampleInput("(3,4) p=3.5", make_arg((3, 4), key=(op, 2)), 3.5),
+        SampleInput("(3,2) p=inf", make_arg((3, 2), key=(op, 3)), float("inf")),
+        SampleInput("(1,3) no pairs", make_arg((1, 3), key=(op, 4)))],
+    torch="torch.nn.functional.pdist",
+    doc="The p-norm distance between each pair of rows i < j of an (N, M) input, as one (N (N - 1) / 2,) vector "
+        "in row-major order of the pairs.")

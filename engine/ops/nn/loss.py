@@ -1,9 +1,13 @@
 """Loss functions (ATen's Loss, LossNLL): nll_loss, cross_entropy, mse_loss, l1_loss,
 smooth_l1_loss, huber_loss, binary_cross_entropy, binary_cross_entropy_with_logits,
-kl_div, and the margin losses (cosine_embedding, margin_ranking, triplet_margin).
+kl_div, the margin losses (cosine_embedding, margin_ranking, triplet_margin,
+hinge_embedding, soft_margin, multilabel_soft_margin), poisson_nll_loss and
+gaussian_nll_loss. (multi_margin_loss and multilabel_margin_loss are in multi_margin.py,
+ctc_loss in ctc.py, as ATen files them.)
 
 Primitive where PyTorch's is (NllLossBackward0, MseLossBackward0, SmoothL1LossBackward0,
-HuberLossBackward0, BinaryCrossEntropyBackward0, BinaryCrossEntropyWithLogitsBackward0),
+HuberLossBackward0, BinaryCrossEntropyBackward0, BinaryCrossEntropyWithLogitsBackward0,
+SoftMarginLossBackward0),
 each with PyTorch's backward op or formulas in agrad ops, differentiable again with its
 derivatives.yaml formulas; the rest are composites written as PyTorch's
 torch/nn/functional.py and ATen's Loss.cpp write them, so they record the same nodes
@@ -12,22 +16,30 @@ torch/nn/functional.py and ATen's Loss.cpp write them, so they record the same n
 `reduction`, `ignore_index` and `label_smoothing` are keyword-only where PyTorch's
 functional form has the deprecated `size_average`/`reduce` before them, so a positional
 call could not mean the same thing in both; huber_loss has none and takes `reduction`
-positionally, as PyTorch.
+positionally, as PyTorch. The losses added since (hinge_embedding, poisson_nll,
+soft_margin, multilabel_soft_margin, multi_margin, multilabel_margin) and the three margin
+losses before them (cosine_embedding, margin_ranking, triplet_margin) take PyTorch's whole
+signature instead, `size_average`/`reduce` included: either one, when given, decides the
+reduction with PyTorch's deprecation warning (`legacy_get_string`, torch.nn._reduction's).
 """
 from __future__ import annotations
 
 import math
+import os
+import sys
+import warnings
 
 import numpy as np
 
 from ... import creation, dtypes
 from ...backends.meta import MetaArray
 from ...errors import DimensionError, DtypeError, ShapeError
-from ...messages import require_floating, scalar_type_name, sizes
+from ...messages import check_result_cast, require_floating, scalar_type_name, sizes
 from ...shapes import broadcast_shapes
 from ..conversion import detach
-from ..pointwise.activation import relu, sigmoid
-from ..pointwise.binary import clamp_min, eq, lt, minimum, ne, where
+from ..factories import ones_like, zeros_like
+from ..pointwise.activation import logsigmoid, relu, sigmoid
+from ..pointwise.binary import clamp_min, eq, le, lt, minimum, ne, pow, where  # noqa: A004
 from ..pointwise.special import xlogy
 from ..pointwise.unary import (
     abs,  # noqa: A004
@@ -40,9 +52,11 @@ from ..reduce.arithmetic import (
     mean,
     sum,  # noqa: A004
 )
+from ..reduce.selection import any  # noqa: A004
 from ..registry import NotDifferentiable, defop
 from ..samples import SampleInput, make_arg
-from ..shape.view import reshape
+from ..shape.advanced_indexing import masked_fill
+from ..shape.view import reshape, unsqueeze
 from .distance import pairwise_distance
 from .softmax import log_softmax
 
@@ -873,8 +887,8 @@ kl_div = defop(
 _EPSILON = 1e-12    # ATen's EPSILON in cosine_embedding_loss
 
 
-def _cosine_embedding_loss(input1, input2, target, margin, reduction):
-    check_reduction(reduction)
+def _cosine_embedding_loss(input1, input2, target, margin, size_average, reduce, reduction):
+    reduction = _reduction_arg(size_average, reduce, reduction)
     targ_dim = target.ndim
     if targ_dim not in (0, 1):
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
@@ -898,8 +912,8 @@ def _sign_target(shape, key):
 
 
 cosine_embedding_loss = defop(
-    "cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0, *, "
-    "str reduction=\"mean\") -> Tensor",
+    "cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0, bool? size_average=None, "
+    "bool? reduce=None, str reduction=\"mean\") -> Tensor",
     composite=_cosine_embedding_loss,
     samples=lambda op: [
         SampleInput("mean", make_arg((4, 3), key=(op, 0)), make_arg((4, 3), key=(op, 1)), _sign_target((4,), (op, 2))),
@@ -911,8 +925,8 @@ cosine_embedding_loss = defop(
     doc="1 - cos(input1, input2) where target is 1, max(0, cos - margin) where it is -1, reduced.")
 
 
-def _margin_ranking_loss(input1, input2, target, margin, reduction):
-    check_reduction(reduction)
+def _margin_ranking_loss(input1, input2, target, margin, size_average, reduce, reduction):
+    reduction = _reduction_arg(size_average, reduce, reduction)
     if not (input1.ndim == input2.ndim == target.ndim):
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
                            f"input1: agrad.Size({list(input1.shape)}), input2: agrad.Size({list(input2.shape)}), "
@@ -921,8 +935,8 @@ def _margin_ranking_loss(input1, input2, target, margin, reduction):
 
 
 margin_ranking_loss = defop(
-    "margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0, *, "
-    "str reduction=\"mean\") -> Tensor",
+    "margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0, bool? size_average=None, "
+    "bool? reduce=None, str reduction=\"mean\") -> Tensor",
     composite=_margin_ranking_loss,
     samples=lambda op: [
         SampleInput("mean", make_arg((5,), key=(op, 0)), make_arg((5,), key=(op, 1)), _sign_target((5,), (op, 2))),
@@ -932,8 +946,8 @@ margin_ranking_loss = defop(
     doc="max(0, -target (input1 - input2) + margin), reduced.")
 
 
-def _triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction):
-    check_reduction(reduction)
+def _triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, size_average, reduce, reduction):
+    reduction = _reduction_arg(size_average, reduce, reduction)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
     a, pd, n = anchor.ndim, positive.ndim, negative.ndim
@@ -949,7 +963,7 @@ def _triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduc
 
 triplet_margin_loss = defop(
     "triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, "
-    "float eps=1e-06, bool swap=False, *, str reduction=\"mean\") -> Tensor",
+    "float eps=1e-06, bool swap=False, bool? size_average=None, bool? reduce=None, str reduction=\"mean\") -> Tensor",
     composite=_triplet_margin_loss,
     samples=lambda op: [
         SampleInput("mean", make_arg((4, 3), key=(op, 0)), make_arg((4, 3), key=(op, 1)),
@@ -961,3 +975,253 @@ triplet_margin_loss = defop(
     torch="torch.nn.functional.triplet_margin_loss",
     doc="max(0, margin + d(anchor, positive) - d(anchor, negative)) with the pairwise p-distance d (with "
         "swap, the smaller of d(anchor, negative) and d(positive, negative)), reduced.")
+
+
+# ---- the deprecated size_average / reduce (torch.nn._reduction) ------------------------------
+
+_ENGINE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def warn_user(message, category=UserWarning):
+    """A warning pointing at the first caller outside agrad, as PyTorch's point at the caller of the
+    functional form (dispatcher frames and generated code come between here); grid_sampler's _warn."""
+    frame, level = sys._getframe(1), 2
+    while frame is not None and (frame.f_code.co_filename.startswith(_ENGINE) or
+                                 frame.f_code.co_filename.startswith("<agrad")):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
+
+
+def legacy_get_string(size_average, reduce, emit_warning: bool = True) -> str:
+    """torch.nn._reduction.legacy_get_string: the reduction the deprecated flags mean (each None
+    counts as True), with PyTorch's deprecation warning."""
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    ret = "mean" if size_average and reduce else "sum" if reduce else "none"
+    if emit_warning:
+        warn_user(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.")
+    return ret
+
+
+def get_enum(reduction: str) -> str:
+    """torch.nn._reduction.get_enum's check, keeping the name: 'elementwise_mean' is 'mean' (with
+    PyTorch's warning); anything else but 'none', 'mean' and 'sum' is refused."""
+    if reduction == "elementwise_mean":
+        warn_user("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.")
+        return "mean"
+    return check_reduction(reduction)
+
+
+def _reduction_arg(size_average, reduce, reduction) -> str:
+    """What the functional losses that pass PyTorch's reduction enum do with their three arguments."""
+    if size_average is not None or reduce is not None:
+        return get_enum(legacy_get_string(size_average, reduce))
+    return get_enum(reduction)
+
+
+_LEGACY = "bool? size_average=None, bool? reduce=None"
+
+
+# ---- hinge_embedding_loss, poisson_nll_loss, gaussian_nll_loss --------------------------------
+
+def _hinge_embedding_loss(input, target, margin, size_average, reduce, reduction):
+    reduction = _reduction_arg(size_average, reduce, reduction)
+    # as ATen's hinge_embedding_loss
+    zeros = zeros_like(input)
+    margin_clamp = clamp_min(margin - input, 0)
+    output_margin = where(ne(target, 1), margin_clamp, zeros)
+    output_self = where(ne(target, -1), input, zeros)
+    return _apply_reduction(output_margin + output_self, reduction)
+
+
+hinge_embedding_loss = defop(
+    f"hinge_embedding_loss(Tensor input, Tensor target, float margin=1.0, {_LEGACY}, str reduction=\"mean\") "
+    f"-> Tensor",
+    composite=_hinge_embedding_loss,
+    samples=lambda op: [
+        SampleInput("mean", make_arg((4, 3), key=(op, 0), away_from=1.0), _sign_target((4, 3), (op, 1))),
+        SampleInput("margin none broadcast", make_arg((4, 3), key=(op, 2), away_from=0.5),
+                    _sign_target((3,), (op, 3)), 0.5, reduction="none"),
+        SampleInput("legacy size_average=False", make_arg((5,), key=(op, 4), away_from=1.0),
+                    _sign_target((5,), (op, 5)), 1.0, False)],
+    torch="torch.nn.functional.hinge_embedding_loss",
+    doc="input where target is 1, max(0, margin - input) where it is -1 (both where it is neither), reduced.")
+
+
+def _poisson_nll_loss(input, target, log_input, full, size_average, eps, reduce, reduction):
+    if size_average is not None or reduce is not None:
+        reduction = legacy_get_string(size_average, reduce)
+    if reduction not in _REDUCTIONS:
+        raise ValueError(reduction + " is not a valid value for reduction")
+    # as ATen's poisson_nll_loss
+    if log_input:
+        loss = exp(input) - target * input
+    else:
+        loss = input - target * log(input + eps)
+    if full:
+        stirling_term = target * log(target) - target + 0.5 * log(2 * math.pi * target)
+        loss = loss + masked_fill(stirling_term, le(target, 1), 0)
+    return _apply_reduction(loss, reduction)
+
+
+poisson_nll_loss = defop(
+    "poisson_nll_loss(Tensor input, Tensor target, bool log_input=True, bool full=False, bool? size_average=None, "
+    "float eps=1e-08, bool? reduce=None, str reduction=\"mean\") -> Tensor",
+    composite=_poisson_nll_loss,
+    samples=lambda op: [
+        SampleInput("log_input mean", make_arg((3, 4), key=(op, 0)), make_arg((3, 4), key=(op, 1), low=0.0, high=4.0)),
+        SampleInput("full none", make_arg((3, 4), key=(op, 2)), make_arg((3, 4), key=(op, 3), low=1.5, high=5.0),
+                    full=True, reduction="none"),
+        SampleInput("probabilities full sum", make_arg((5,), key=(op, 4), low=0.2, high=3.0),
+                    make_arg((5,), key=(op, 5), low=0.0, high=3.0, requires_grad=False), False, True,
+                    reduction="sum"),
+        SampleInput("legacy reduce=False eps", make_arg((2, 3), key=(op, 6), low=0.2, high=3.0),
+                    make_arg((2, 3), key=(op, 7), low=0.0, high=3.0), False, False, None, 0.1, False)],
+    torch="torch.nn.functional.poisson_nll_loss",
+    doc="exp(input) - target input (log_input) or input - target log(input + eps), plus with `full` the "
+        "Stirling term target log(target) - target + log(2 pi target) / 2 where target > 1, reduced.")
+
+
+def _gaussian_nll_loss(input, target, var, full, eps, reduction):
+    # as torch.nn.functional.gaussian_nll_loss
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * ones_like(input)
+    elif not isinstance(var, type(input)):
+        raise TypeError(f"any() received an invalid combination of arguments - got ({type(var < 0).__name__}), "
+                        f"but expected one of: (Tensor input)")
+    # NOTE: a value check: a Meta tensor has no values to check
+    elif var.device.type != "meta" and bool(any(lt(var, 0))):
+        raise ValueError("var has negative entry/entries")
+    if tuple(var.shape) != tuple(input.shape):
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            # homoscedastic, one dimension short: (10, 2, 3) and (10, 2)
+            var = unsqueeze(var, -1)
+        elif input.ndim == var.ndim and math.fsum(y for x, y in zip(input.shape, var.shape) if x != y) == 1:
+            pass        # homoscedastic, broadcasting over one dimension: (10, 2, 3) and (10, 2, 1)
+        else:
+            raise ValueError("var is of incorrect size")
+    if reduction not in _REDUCTIONS:
+        raise ValueError(reduction + " is not valid")
+    # NOTE: PyTorch clamps a clone of var in place under no_grad: the gradient flows as through the clone
+    var = var + detach(clamp_min(var, eps) - var)
+    loss = 0.5 * (log(var) + pow(input - target, 2) / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _apply_reduction(loss, reduction)
+
+
+gaussian_nll_loss = defop(
+    "gaussian_nll_loss(Tensor input, Tensor target, Tensor var, bool full=False, float eps=1e-06, "
+    "str reduction=\"mean\") -> Tensor",
+    composite=_gaussian_nll_loss, wraps_numbers=True,
+    samples=lambda op: [
+        SampleInput("heteroscedastic mean", make_arg((3, 4), key=(op, 0)), make_arg((3, 4), key=(op, 1)),
+                    make_arg((3, 4), key=(op, 2), low=0.1, high=2.0)),
+        SampleInput("one short full sum", make_arg((3, 4), key=(op, 3)), make_arg((3, 4), key=(op, 4)),
+                    make_arg((3,), key=(op, 5), low=0.1, high=2.0), True, reduction="sum"),
+        SampleInput("broadcast dim none", make_arg((2, 3, 2), key=(op, 6)), make_arg((2, 3, 2), key=(op, 7)),
+                    make_arg((2, 1, 2), key=(op, 8), low=0.1, high=2.0), reduction="none"),
+        SampleInput("float var", make_arg((4,), key=(op, 9)), make_arg((4,), key=(op, 10)), 0.7),
+        # var clamped at eps: its gradient passes the clamp, as PyTorch's, so var is no gradcheck leaf here
+        SampleInput("clamped at eps", make_arg((4,), key=(op, 11)), make_arg((4,), key=(op, 12)),
+                    creation.tensor([1e-3, 0.5, 2e-3, 1.0], dtype="float64"), False, 0.01)],
+    torch="torch.nn.functional.gaussian_nll_loss",
+    doc="(log(max(var, eps)) + (input - target)^2 / max(var, eps)) / 2 (+ log(2 pi) / 2 with `full`), reduced; "
+        "var is a tensor of the input's shape, one dimension short, or broadcasting over one dimension, or a "
+        "float; the clamp at eps passes the gradient through, as PyTorch's.")
+
+
+# ---- soft_margin_loss, multilabel_soft_margin_loss --------------------------------------------
+
+def _soft_margin_meta(input, target, reduction):
+    check_reduction(reduction)
+    full = broadcast_shapes(input.shape, target.shape)
+    # NOTE: ATen writes -input * target into a tensor of the input's shape and dtype, in place
+    if tuple(full) != tuple(input.shape):
+        raise RuntimeError(f"output with shape {sizes(input.shape)} doesn't match the broadcast shape {sizes(full)}")
+    if np.dtype(input.dtype).kind != "f":
+        check_result_cast(dtypes.get_default_dtype().np, np.dtype(input.dtype))
+    return MetaArray(input.shape if reduction == "none" else (), input.dtype)
+
+
+def _soft_margin_kernel(xp, input, target, reduction):
+    _soft_margin_meta(input, target, reduction)
+    z = (-input * target).astype(input.dtype, copy=False)
+    loss = xp.log(xp.exp(z) + 1)        # ATen's output = log(1 + exp(-input * target))
+    return xp.asarray(_reduce(xp, loss, reduction)).astype(input.dtype, copy=False)
+
+
+def _soft_margin_grad(grad, input, target, reduction):
+    # PyTorch's soft_margin_loss_backward (its decomposition), in agrad ops: differentiable again
+    g = target * grad * (sigmoid(target * input) - 1)
+    return g / input.numel() if reduction == "mean" else g
+
+
+_soft_margin_loss = defop(
+    "_soft_margin_loss(Tensor input, Tensor target, str reduction) -> Tensor",
+    kernel=_soft_margin_kernel, meta=_soft_margin_meta,
+    grads={"input": _soft_margin_grad, "target": NotDifferentiable("soft_margin_loss")},
+    backward_name="SoftMarginLossBackward0",
+    samples=lambda op: [SampleInput("mean", make_arg((3, 4), key=(op, 0)), _sign_target((3, 4), (op, 1)), "mean"),
+                        SampleInput("none", make_arg((5,), key=(op, 2)), make_arg((5,), key=(op, 3),
+                                                                                 requires_grad=False), "none")],
+    torch="lambda x, t, reduction: torch._C._nn.soft_margin_loss(x, t, " + _ENUM + ")",
+    doc="ATen's soft_margin_loss; soft_margin_loss is the public op (it takes size_average and reduce).")
+
+
+def _soft_margin_loss_public(input, target, size_average, reduce, reduction):
+    return _soft_margin_loss(input, target, _reduction_arg(size_average, reduce, reduction))
+
+
+soft_margin_loss = defop(
+    f"soft_margin_loss(Tensor input, Tensor target, {_LEGACY}, str reduction=\"mean\") -> Tensor",
+    composite=_soft_margin_loss_public,
+    samples=lambda op: [
+        SampleInput("mean", make_arg((3, 4), key=(op, 0)), _sign_target((3, 4), (op, 1))),
+        SampleInput("sum broadcast target", make_arg((3, 4), key=(op, 2)), _sign_target((4,), (op, 3)),
+                    reduction="sum"),
+        SampleInput("none 0-d", make_arg((), key=(op, 4)), _sign_target((), (op, 5)), reduction="none"),
+        SampleInput("legacy size_average=False reduce=False", make_arg((2, 3), key=(op, 6)),
+                    _sign_target((2, 3), (op, 7)), False, False)],
+    torch="torch.nn.functional.soft_margin_loss",
+    doc="log(1 + exp(-target * input)), reduced (the two-class logistic loss for targets 1 and -1).")
+
+
+def _multilabel_soft_margin_loss(input, target, weight, size_average, reduce, reduction):
+    # as torch.nn.functional.multilabel_soft_margin_loss
+    if size_average is not None or reduce is not None:
+        reduction = legacy_get_string(size_average, reduce)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    if input.ndim == 0:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
+    class_dim = input.ndim - 1
+    loss = sum(loss, [class_dim]) / input.shape[class_dim]      # one loss per sample
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return mean(loss)
+    if reduction == "sum":
+        return sum(loss)
+    raise ValueError(reduction + " is not valid")
+
+
+multilabel_soft_margin_loss = defop(
+    f"multilabel_soft_margin_loss(Tensor input, Tensor target, Tensor? weight=None, {_LEGACY}, "
+    f"str reduction=\"mean\") -> Tensor",
+    composite=_multilabel_soft_margin_loss,
+    samples=lambda op: [
+        SampleInput("mean", make_arg((3, 4), key=(op, 0)),
+                    make_arg((3, 4), key=(op, 1), low=0, high=2, integer=True, requires_grad=False)),
+        SampleInput("weight none", make_arg((3, 4), key=(op, 2)), make_arg((3, 4), key=(op, 3), low=0.0, high=1.0),
+                    make_arg((4,), key=(op, 4), low=0.5, high=2.0, requires_grad=False), reduction="none"),
+        SampleInput("(4,) sum", make_arg((4,), key=(op, 5)), make_arg((4,), key=(op, 6), low=0.0, high=1.0),
+                    reduction="sum"),
+        SampleInput("legacy size_average=False", make_arg((2, 3), key=(op, 7)),
+                    make_arg((2, 3), key=(op, 8), low=0.0, high=1.0), None, False)],
+    torch="torch.nn.functional.multilabel_soft_margin_loss",
+    doc="-(target log sigmoid(input) + (1 - target) log sigmoid(-input)), weighted per class, averaged over "
+        "the classes (the last dimension), then reduced over the samples.")

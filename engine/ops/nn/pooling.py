@@ -1,11 +1,11 @@
-"""Pooling: max_pool2d (also with indices, and on integers), avg_pool2d, avg_pool3d, their 1-D forms
-(the 2-D pools of a row, as PyTorch), adaptive_avg_pool1d/2d/3d and adaptive_max_pool2d, with
-their backward ops; and max_unpool2d, max_pool2d's partial inverse.
+"""Pooling: max_pool2d and max_pool3d (also with indices, and on integers), avg_pool2d,
+avg_pool3d, the 1-D forms (the 2-D pools of a row, as PyTorch), adaptive_avg_pool1d/2d/3d and
+adaptive_max_pool2d, with their backward ops; and max_unpool2d, max_pool2d's partial inverse.
 
 Every window is gathered with one fancy index into the flattened input (a table of
-flat positions per (output pixel, kernel tap), padding pointing at one extra
-sentinel column), so ceil_mode's ragged last windows and adaptive pooling's uneven
-windows need no special case; the backward ops scatter-add with one `bincount`.
+flat positions per (output pixel, kernel tap), over 2 or 3 spatial dims, padding pointing
+at one extra sentinel column), so ceil_mode's ragged last windows and adaptive pooling's
+uneven windows need no special case; the backward ops scatter-add with one `bincount`.
 Adaptive average pooling is separable: one averaging matrix per dim. The pools are
 linear in the values they pick, so their backward ops differentiate into each other:
 max pooling's gradient goes to the argmax of each window, as in PyTorch. max_unpool2d
@@ -13,6 +13,8 @@ writes each value at its flat index in a zero plane; its gradient reads grad bac
 same indices (a `gather`), whose own gradient is scatter_add.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -27,7 +29,8 @@ from ..shape.advanced_indexing import gather
 from ..shape.view import flatten, reshape, squeeze, unsqueeze
 
 __all__ = ["max_pool2d", "avg_pool2d", "max_pool2d_with_indices_backward", "avg_pool2d_backward",
-           "max_pool2d_double_backward"]
+           "max_pool2d_double_backward", "max_pool3d", "max_pool3d_with_indices_backward",
+           "max_pool3d_double_backward"]
 
 
 def _pair(value, message):
@@ -46,8 +49,10 @@ def _output_size(size, kernel, pad, stride, dilation, ceil_mode):
 
 
 class _Pool:
-    """The checked geometry of one pooling call."""
-    __slots__ = ("batched", "n", "c", "h", "w", "kernel", "stride", "padding", "dilation", "oh", "ow")
+    """The checked geometry of one pooling call over the trailing len(size) dims of (N, C, *size)
+    or (C, *size) input: `size` the input's spatial sizes, `out` the output's. This constructor
+    makes PyTorch's 2-D checks; _MaxPool3d makes max_pool3d's."""
+    __slots__ = ("batched", "n", "c", "size", "out", "kernel", "stride", "padding", "dilation")
 
     def __init__(self, name, input, kernel_size, stride, padding, dilation, ceil_mode):
         self.kernel = _pair(kernel_size, f"{name}: kernel_size must either be a single int, or a tuple of two ints")
@@ -68,37 +73,46 @@ class _Pool:
             raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dh} dilationW: {dw}")
         self.batched = input.ndim == 4
         self.n = input.shape[0] if self.batched else 1
-        self.c, self.h, self.w = input.shape[-3:]
-        if 0 in (self.c, self.h, self.w):
+        self.c, h, w = input.shape[-3:]
+        self.size = (h, w)
+        if 0 in (self.c, h, w):
             raise ShapeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, "
                              f"but got:{sizes(input.shape)}")
         if kw // 2 < pw or kh // 2 < ph:
             raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got padW = {pw}, "
                                f"padH = {ph}, kW = {kw}, kH = {kh}")
-        self.oh = _output_size(self.h, kh, ph, sh, dh, ceil_mode)
-        self.ow = _output_size(self.w, kw, pw, sw, dw, ceil_mode)
-        if self.oh < 1 or self.ow < 1:
-            raise ShapeError(f"Given input size: ({self.c}x{self.h}x{self.w}). Calculated output size: "
-                             f"({self.c}x{self.oh}x{self.ow}). Output size is too small")
+        self.out = (_output_size(h, kh, ph, sh, dh, ceil_mode), _output_size(w, kw, pw, sw, dw, ceil_mode))
+        if min(self.out) < 1:
+            raise ShapeError(f"Given input size: ({self.c}x{h}x{w}). Calculated output size: "
+                             f"({self.c}x{self.out[0]}x{self.out[1]}). Output size is too small")
         if not (name == "max_pool2d" and input.dtype.kind in "iu"):    # max pooling takes integers too
             require_floating(name, input.dtype)
 
     @property
     def out_shape(self):
-        return ((self.n,) if self.batched else ()) + (self.c, self.oh, self.ow)
+        return ((self.n,) if self.batched else ()) + (self.c,) + tuple(self.out)
+
+    @property
+    def plane(self):
+        """The number of positions in one input plane (the padding sentinel's flat position)."""
+        return math.prod(self.size)
 
     def taps(self):
-        """(OH, OW, KH*KW) flat input positions of each window's taps; h*w where a tap is padding."""
-        (kh, kw), (sh, sw), (ph, pw), (dh, dw) = self.kernel, self.stride, self.padding, self.dilation
-        rows = (np.arange(self.oh) * sh - ph)[:, None] + np.arange(kh) * dh
-        cols = (np.arange(self.ow) * sw - pw)[:, None] + np.arange(kw) * dw
-        inside = ((rows >= 0) & (rows < self.h))[:, None, :, None] & ((cols >= 0) & (cols < self.w))[None, :, None, :]
-        flat = rows[:, None, :, None] * self.w + cols[None, :, None, :]
-        return np.where(inside, flat, self.h * self.w).reshape(self.oh, self.ow, kh * kw)
+        """(*out, prod(kernel)) flat input positions of each window's taps; `plane` where a tap is padding."""
+        dims = len(self.size)
+        flat, inside = np.zeros((), np.int64), np.ones((), bool)
+        for d, (size, out, k, s, p, dl) in enumerate(zip(self.size, self.out, self.kernel, self.stride,
+                                                         self.padding, self.dilation)):
+            pos = (np.arange(out) * s - p)[:, None] + np.arange(k) * dl            # (out, k) along dim d
+            shape = [1] * (2 * dims)
+            shape[d], shape[dims + d] = out, k
+            pos = pos.reshape(shape)                                                # output dims, then kernel dims
+            flat, inside = flat * size + pos, inside & (pos >= 0) & (pos < size)
+        return np.where(inside, flat, self.plane).reshape(tuple(self.out) + (-1,))
 
     def windows(self, xp, input, fill):
-        """(N, C, OH, OW, KH*KW) values of every window, padding read as `fill`."""
-        flat = input.reshape(self.n, self.c, self.h * self.w)
+        """(N, C, *out, prod(kernel)) values of every window, padding read as `fill`."""
+        flat = input.reshape(self.n, self.c, self.plane)
         pad = xp.full((self.n, self.c, 1), fill, dtype=input.dtype)
         taps = self.taps()
         # one flat index array: what every library's indexing takes (dask's takes no n-d one)
@@ -106,15 +120,76 @@ class _Pool:
         return picked.reshape((self.n, self.c) + taps.shape)
 
     def scatter(self, xp, positions, values, dtype):
-        """Sum `values` into an input-shaped array at flat `positions` (h*w: dropped)."""
-        size = self.h * self.w + 1
+        """Sum `values` into an input-shaped array at flat `positions` (`plane`: dropped)."""
+        size = self.plane + 1
         planes = xp.arange(self.n * self.c).reshape((self.n, self.c) + (1,) * (positions.ndim - 2)) * size
         out = weighted_bincount(xp, (planes + positions).ravel(), values.ravel(), self.n * self.c * size)
         out = out.reshape(self.n, self.c, size)[:, :, :-1].astype(dtype, copy=False)
-        return out.reshape(((self.n,) if self.batched else ()) + (self.c, self.h, self.w))
+        return out.reshape(((self.n,) if self.batched else ()) + (self.c,) + tuple(self.size))
 
 
-# ---- max_pool2d -----------------------------------------------------------------------------------
+def _triple(value, message):
+    value = tuple(value)
+    if len(value) not in (1, 3):
+        raise RuntimeError(message)
+    return value * 3 if len(value) == 1 else value
+
+
+def _trunc_half(value):
+    return -(-value // 2) if value < 0 else value // 2         # C++'s value / 2
+
+
+class _MaxPool3d(_Pool):
+    """The geometry of one max_pool3d call, after PyTorch's checks in PyTorch's order
+    (max_pool3d_with_indices_out_cpu_template, pooling_output_shape, pool3d_shape_check)."""
+    __slots__ = ()
+
+    def __init__(self, input, kernel_size, stride, padding, dilation, ceil_mode):
+        self.kernel = _triple(kernel_size, "max_pool3d: kernel_size must either be a single int, or a tuple of "
+                                           "three ints")
+        self.stride = self.kernel if stride is None or len(stride) == 0 else \
+            _triple(stride, "max_pool3d: stride must either be omitted, a single int, or a tuple of three ints")
+        self.padding = _triple(padding, "max_pool3d: padding must either be a single int, or a tuple of three ints")
+        self.dilation = _triple(dilation, "max_pool3d: dilation must be either a single int, or a tuple of three ints")
+        if input.ndim not in (4, 5):
+            raise ShapeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+        self.batched = input.ndim == 5
+        self.n = input.shape[0] if self.batched else 1
+        self.c, self.size = input.shape[-4], tuple(input.shape[-3:])
+        out = []
+        for size, k, s, p, dl in zip(self.size, self.kernel, self.stride, self.padding, self.dilation):
+            if s == 0:
+                raise RuntimeError("stride should not be zero")
+            if p < 0:
+                raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
+            if p > _trunc_half((k - 1) * dl + 1):
+                raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, "
+                                   f"kernel_size={k} and dilation={dl}")
+            out.append(_output_size(size, k, p, s, dl, ceil_mode))
+        self.out = tuple(out)
+        (kt, kh, kw), (st, sh, sw), (pt, ph, pw), (dt, dh, dw) = self.kernel, self.stride, self.padding, self.dilation
+        if kt <= 0 or kh <= 0 or kw <= 0:
+            raise RuntimeError(f"kernel size should be greater than zero, but got kT: {kt} kH: {kh} kW: {kw}")
+        if st <= 0 or sh <= 0 or sw <= 0:
+            raise RuntimeError(f"stride should be greater than zero, but got dT: {st} dH: {sh} dW: {sw}")
+        if dt <= 0 or dh <= 0 or dw <= 0:
+            raise RuntimeError(f"dilation should be greater than zero, but got dilationT: {dt} dilationH: {dh} "
+                               f"dilationW: {dw}")
+        if 0 in tuple(input.shape[-4:]):
+            raise ShapeError(f"max_pool3d_with_indices_out_cpu_template(): Expected input's non-batch dimensions to "
+                             f"have positive length, but input has a shape of {sizes(input.shape)} and non-batch "
+                             f"dimension 0 has length zero!")
+        if kt // 2 < pt or kw // 2 < pw or kh // 2 < ph:
+            raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got kT: {kt} "
+                               f"kW: {kw} kH: {kh} padT: {pt} padW: {pw} padH: {ph}")
+        if min(self.out) < 1:
+            raise ShapeError(f"Given input size: ({self.c}x{'x'.join(map(str, self.size))}). Calculated output size: "
+                             f"({self.c}x{'x'.join(map(str, self.out))}). Output size is too small")
+        if input.dtype.kind not in "iuf":                             # max pooling takes integers too
+            require_floating("max_pool3d", input.dtype)
+
+
+# ---- max_pool2d, max_pool3d -------------------------------------------------------------------------
 
 def _argmax(pool, xp, input):
     """Per output pixel: the window's max and its flat position in the input (PyTorch's indices)."""
@@ -125,47 +200,6 @@ def _argmax(pool, xp, input):
     return xp.take_along_axis(values, arg, -1)[..., 0], xp.take_along_axis(taps, arg, -1)[..., 0]
 
 
-def _max_meta(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=False):
-    pool = _Pool("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode)
-    out = MetaArray(pool.out_shape, input.dtype)
-    return (out, MetaArray(pool.out_shape, np.int64)) if return_indices else out
-
-
-def _max_kernel(xp, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=False):
-    pool = _Pool("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode)
-    values, positions = _argmax(pool, xp, input)
-    if return_indices:
-        return values.reshape(pool.out_shape), positions.astype(np.int64).reshape(pool.out_shape)
-    return values.reshape(pool.out_shape)
-
-
-def _max_backward_meta(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode):
-    pool = _Pool("max_pool2d", self, kernel_size, stride, padding, dilation, ceil_mode)
-    _check_grad_output(grad_output, pool.out_shape)
-    return MetaArray(self.shape, grad_output.dtype)
-
-
-def _max_backward_kernel(xp, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode):
-    pool = _Pool("max_pool2d", self, kernel_size, stride, padding, dilation, ceil_mode)
-    _check_grad_output(grad_output, pool.out_shape)
-    _, positions = _argmax(pool, xp, self)
-    return pool.scatter(xp, positions, grad_output, grad_output.dtype)
-
-
-def _max_double_meta(grad, self, kernel_size, stride, padding, dilation, ceil_mode):
-    pool = _Pool("max_pool2d", self, kernel_size, stride, padding, dilation, ceil_mode)
-    _check_grad_output(grad, self.shape)
-    return MetaArray(pool.out_shape, grad.dtype)
-
-
-def _max_double_kernel(xp, grad, self, kernel_size, stride, padding, dilation, ceil_mode):
-    pool = _Pool("max_pool2d", self, kernel_size, stride, padding, dilation, ceil_mode)
-    _check_grad_output(grad, self.shape)
-    _, positions = _argmax(pool, xp, self)
-    flat = grad.reshape(pool.n, pool.c, pool.h * pool.w)
-    return xp.take_along_axis(flat, positions.reshape(pool.n, pool.c, -1), 2).reshape(pool.out_shape)
-
-
 def _check_grad_output(grad_output, expected):
     if tuple(grad_output.shape) != tuple(expected):
         raise ShapeError(f"Expected grad_output of size {sizes(expected)}, but got grad_output of size "
@@ -173,8 +207,106 @@ def _check_grad_output(grad_output, expected):
 
 
 _POOL_ARGS = "int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False"
-_TORCH_INDICES = ("torch.nn.functional.max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode, "
-                  "return_indices=True)[1]")
+
+
+def _max_pool_ops(dims, geometry, samples, int_samples, plane):
+    """max_poolNd and max_poolNd_with_indices, the backward op they share and its double backward,
+    declared once for 2-D and 3-D: only the geometry (PyTorch's checks and messages), the samples
+    and the plane's name differ. The indices are flat over each `plane` (PyTorch's)."""
+    name = f"max_pool{dims}d"
+    grad_name = f"MaxPool{dims}DWithIndicesBackward0"
+    indices = (f"torch.nn.functional.{name}(x, kernel_size, stride, padding, dilation, ceil_mode, "
+               f"return_indices=True)[1]")
+
+    def meta(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=False):
+        pool = geometry(input, kernel_size, stride, padding, dilation, ceil_mode)
+        out = MetaArray(pool.out_shape, input.dtype)
+        return (out, MetaArray(pool.out_shape, np.int64)) if return_indices else out
+
+    def kernel(xp, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=False):
+        pool = geometry(input, kernel_size, stride, padding, dilation, ceil_mode)
+        values, positions = _argmax(pool, xp, input)
+        if return_indices:
+            return values.reshape(pool.out_shape), positions.astype(np.int64).reshape(pool.out_shape)
+        return values.reshape(pool.out_shape)
+
+    def backward_meta(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode):
+        pool = geometry(self, kernel_size, stride, padding, dilation, ceil_mode)
+        _check_grad_output(grad_output, pool.out_shape)
+        return MetaArray(self.shape, grad_output.dtype)
+
+    def backward_kernel(xp, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode):
+        pool = geometry(self, kernel_size, stride, padding, dilation, ceil_mode)
+        _check_grad_output(grad_output, pool.out_shape)
+        _, positions = _argmax(pool, xp, self)
+        return pool.scatter(xp, positions, grad_output, grad_output.dtype)
+
+    def double_meta(grad, self, kernel_size, stride, padding, dilation, ceil_mode):
+        pool = geometry(self, kernel_size, stride, padding, dilation, ceil_mode)
+        _check_grad_output(grad, self.shape)
+        return MetaArray(pool.out_shape, grad.dtype)
+
+    def double_kernel(xp, grad, self, kernel_size, stride, padding, dilation, ceil_mode):
+        pool = geometry(self, kernel_size, stride, padding, dilation, ceil_mode)
+        _check_grad_output(grad, self.shape)
+        _, positions = _argmax(pool, xp, self)
+        flat = grad.reshape(pool.n, pool.c, pool.plane)
+        return xp.take_along_axis(flat, positions.reshape(pool.n, pool.c, -1), 2).reshape(pool.out_shape)
+
+    def double_samples(op, grad_shape_of):
+        out = []
+        for s in samples(op):
+            x = s.args[0].detach()
+            g = make_arg(grad_shape_of(s, x), key=(op, s.name, "g"))
+            out.append(SampleInput(s.name, g, x, *s.args[1:], **s.kwargs))
+        return out
+
+    def pooled_shape(sample, x):
+        return tuple(ops["forward"](x.to("meta"), *sample.args[1:], **sample.kwargs).shape)
+
+    ops = {}
+    ops["double"] = defop(
+        f"{name}_double_backward(Tensor grad, Tensor self, {_POOL_ARGS}) -> Tensor",
+        kernel=double_kernel, meta=double_meta,
+        grads={"grad": lambda grad, self, kernel_size, stride, padding, dilation, ceil_mode:
+                   ops["backward"](grad, self, kernel_size, stride, padding, dilation, ceil_mode),
+               "self": None},
+        samples=lambda op: double_samples(op, lambda s, x: tuple(x.shape)),
+        torch=f"lambda g, x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False: "
+              f"g.flatten(-{dims}).gather(-1, {indices}.flatten(-{dims})).view_as({indices})",
+        doc=f"The gradient of {name}'s backward w.r.t. its grad_output: `grad` read at each window's argmax.")
+    ops["backward"] = defop(
+        f"{name}_with_indices_backward(Tensor grad_output, Tensor self, {_POOL_ARGS}) -> Tensor",
+        kernel=backward_kernel, meta=backward_meta,
+        grads={"grad_output": lambda grad, self, kernel_size, stride, padding, dilation, ceil_mode:
+                   ops["double"](grad, self, kernel_size, stride, padding, dilation, ceil_mode),
+               "self": lambda grad: grad * 0},
+        backward_name=f"MaxPool{dims}DWithIndicesBackwardBackward0",
+        samples=lambda op: double_samples(op, pooled_shape),
+        torch=f"lambda g, x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False: "
+              f"torch.ops.aten.{name}_with_indices_backward(g, x, kernel_size, stride or kernel_size, padding, "
+              f"dilation, ceil_mode, {indices})",
+        doc=f"The gradient of {name}: grad_output added at each window's argmax (recomputed from self; PyTorch "
+            f"passes the saved indices instead).")
+    grads = {"self": lambda grad, self, kernel_size, stride, padding, dilation, ceil_mode:
+             ops["backward"](grad, self, kernel_size, stride, padding, dilation, ceil_mode)}
+    ops["forward"] = defop(
+        f"{name}(Tensor self, {_POOL_ARGS}, bool return_indices=False) -> Tensor",
+        kernel=kernel, meta=meta, grads=grads, backward_name=grad_name,
+        samples=lambda op: samples(op) + int_samples(op) + [
+            SampleInput("return_indices", make_arg((1, 2) + (5, 4, 3)[:dims], key=(op, "ri")), 3, 2, 1,
+                        return_indices=True)],
+        torch=f"torch.nn.functional.{name}",
+        doc=f"The max of each window of {plane} input; padding counts as -inf (the dtype's minimum for "
+            f"integers); return_indices also returns each max's flat position in its plane.")
+    ops["with_indices"] = defop(
+        f"{name}_with_indices(Tensor self, {_POOL_ARGS}) -> (Tensor, Tensor)",
+        kernel=lambda xp, *args: kernel(xp, *args, True), meta=lambda *args: meta(*args, True),
+        grads=grads, backward_name=grad_name,
+        samples=lambda op: samples(op) + int_samples(op), torch=f"torch.nn.functional.{name}_with_indices",
+        doc=f"{name} with return_indices=True: (values, indices), indices the flat position of each max in its "
+            f"plane (int64, no gradient).")
+    return ops["forward"], ops["with_indices"], ops["backward"], ops["double"]
 
 
 def _max_samples(op):
@@ -187,69 +319,34 @@ def _max_samples(op):
             SampleInput("unbatched T", arg((2, 4, 4), 4, transposed=True), 2)]
 
 
-def _double_samples(op, grad_shape_of):
-    out = []
-    for s in _max_samples(op):
-        x = s.args[0].detach()
-        g = make_arg(grad_shape_of(s, x), key=(op, s.name, "g"))
-        out.append(SampleInput(s.name, g, x, *s.args[1:], **s.kwargs))
-    return out
-
-
-def _pooled_shape(sample, x):
-    return tuple(max_pool2d(x.to("meta"), *sample.args[1:], **sample.kwargs).shape)
-
-
-max_pool2d_double_backward = defop(
-    f"max_pool2d_double_backward(Tensor grad, Tensor self, {_POOL_ARGS}) -> Tensor",
-    kernel=_max_double_kernel, meta=_max_double_meta,
-    grads={"grad": lambda grad, self, kernel_size, stride, padding, dilation, ceil_mode:
-               max_pool2d_with_indices_backward(grad, self, kernel_size, stride, padding, dilation, ceil_mode),
-           "self": None},
-    samples=lambda op: _double_samples(op, lambda s, x: tuple(x.shape)),
-    torch="lambda g, x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False: "
-          "g.flatten(-2).gather(-1, " + _TORCH_INDICES + ".flatten(-2)).view_as(" + _TORCH_INDICES + ")",
-    doc="The gradient of max_pool2d's backward w.r.t. its grad_output: `grad` read at each window's argmax.")
-
-max_pool2d_with_indices_backward = defop(
-    f"max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, {_POOL_ARGS}) -> Tensor",
-    kernel=_max_backward_kernel, meta=_max_backward_meta,
-    grads={"grad_output": lambda grad, self, kernel_size, stride, padding, dilation, ceil_mode:
-               max_pool2d_double_backward(grad, self, kernel_size, stride, padding, dilation, ceil_mode),
-           "self": lambda grad: grad * 0},
-    backward_name="MaxPool2DWithIndicesBackwardBackward0", samples=lambda op: _double_samples(op, _pooled_shape),
-    torch="lambda g, x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False: "
-          "torch.ops.aten.max_pool2d_with_indices_backward(g, x, kernel_size, stride or kernel_size, padding, "
-          "dilation, ceil_mode, " + _TORCH_INDICES + ")",
-    doc="The gradient of max_pool2d: grad_output added at each window's argmax (recomputed from self; PyTorch "
-        "passes the saved indices instead).")
-
-_MAX_GRADS = {"self": lambda grad, self, kernel_size, stride, padding, dilation, ceil_mode:
-              max_pool2d_with_indices_backward(grad, self, kernel_size, stride, padding, dilation, ceil_mode)}
-
-
-def _int_samples(op, extra=()):
+def _int_samples(op):
     x = make_arg((1, 2, 5, 5), key=(op, "int"), low=-50, high=50, integer=True, dtype=dtypes.int64)
-    return [SampleInput("int64 k2 p1", x, 2, 2, 1, *extra)]
+    return [SampleInput("int64 k2 p1", x, 2, 2, 1)]
 
 
-max_pool2d = defop(
-    f"max_pool2d(Tensor self, {_POOL_ARGS}, bool return_indices=False) -> Tensor",
-    kernel=_max_kernel, meta=_max_meta, grads=_MAX_GRADS,
-    backward_name="MaxPool2DWithIndicesBackward0",
-    samples=lambda op: _max_samples(op) + _int_samples(op) + [
-        SampleInput("return_indices", make_arg((1, 2, 5, 4), key=(op, "ri")), 3, 2, 1, return_indices=True)],
-    torch="torch.nn.functional.max_pool2d",
-    doc="The max of each window of (N, C, H, W) or (C, H, W) input; padding counts as -inf (the dtype's "
-        "minimum for integers); return_indices also returns each max's flat position in its (H, W) plane.")
+max_pool2d, max_pool2d_with_indices, max_pool2d_with_indices_backward, max_pool2d_double_backward = _max_pool_ops(
+    2, lambda *args: _Pool("max_pool2d", *args), _max_samples, _int_samples, "(N, C, H, W) or (C, H, W)")
 
-max_pool2d_with_indices = defop(
-    f"max_pool2d_with_indices(Tensor self, {_POOL_ARGS}) -> (Tensor, Tensor)",
-    kernel=lambda xp, *args: _max_kernel(xp, *args, True), meta=lambda *args: _max_meta(*args, True),
-    grads=_MAX_GRADS, backward_name="MaxPool2DWithIndicesBackward0",
-    samples=lambda op: _max_samples(op) + _int_samples(op), torch="torch.nn.functional.max_pool2d_with_indices",
-    doc="max_pool2d with return_indices=True: (values, indices), indices the flat position of each max in its "
-        "(H, W) plane (int64, no gradient).")
+
+def _max3d_samples(op):
+    def arg(shape, k, **kw):
+        return make_arg(shape, key=(op, k), **kw)
+    return [SampleInput("(2,2,4,4,4) k2", arg((2, 2, 4, 4, 4), 0), 2),
+            SampleInput("k3 s1 overlapping", arg((1, 2, 4, 5, 4), 1), 3, 1),
+            SampleInput("k3 s2 p1 ceil_mode", arg((1, 1, 6, 5, 4), 2), [3, 3, 3], 2, 1, ceil_mode=True),
+            SampleInput("k(2,3,2) s(1,2,1) p(1,1,0) dilation (2,1,2)", arg((1, 2, 5, 7, 6), 3), [2, 3, 2],
+                        [1, 2, 1], [1, 1, 0], [2, 1, 2]),
+            SampleInput("unbatched T", arg((2, 4, 4, 3), 4, transposed=True), [2, 2, 3]),
+            SampleInput("k2 s1 p1 dilation 3 ceil_mode", arg((1, 1, 5, 4, 6), 5), 2, 1, 1, 3, True)]
+
+
+def _int3d_samples(op):
+    x = make_arg((1, 2, 4, 5, 3), key=(op, "int"), low=-50, high=50, integer=True, dtype=dtypes.int64)
+    return [SampleInput("int64 k2 p1", x, 2, 2, 1)]
+
+
+max_pool3d, max_pool3d_with_indices, max_pool3d_with_indices_backward, max_pool3d_double_backward = _max_pool_ops(
+    3, _MaxPool3d, _max3d_samples, _int3d_samples, "(N, C, D, H, W) or (C, D, H, W)")
 
 
 # ---- avg_pool2d -----------------------------------------------------------------------------------
@@ -261,10 +358,9 @@ def _avg_pool(input, kernel_size, stride, padding, ceil_mode):
 def _divisor(pool, count_include_pad, divisor_override):
     """(OH, OW) divisors as PyTorch's avg_pool2d computes them per window."""
     if divisor_override is not None:
-        return np.full((pool.oh, pool.ow), float(divisor_override))
+        return np.full(pool.out, float(divisor_override))
     counts = []
-    for out, k, s, p, size in ((pool.oh, pool.kernel[0], pool.stride[0], pool.padding[0], pool.h),
-                               (pool.ow, pool.kernel[1], pool.stride[1], pool.padding[1], pool.w)):
+    for out, k, s, p, size in zip(pool.out, pool.kernel, pool.stride, pool.padding, pool.size):
         start = np.arange(out) * s - p
         end = np.minimum(start + k, size + p)
         counts.append(end - start if count_include_pad else np.minimum(end, size) - np.maximum(start, 0))
@@ -301,7 +397,7 @@ def _avg_backward_kernel(xp, grad_output, self, kernel_size, stride, padding, ce
     _check_divisor(divisor_override)
     pool = _avg_pool(self, kernel_size, stride, padding, ceil_mode)
     _check_grad_output(grad_output, pool.out_shape)
-    share = grad_output.reshape(pool.n, pool.c, pool.oh, pool.ow) / xp.asarray(
+    share = grad_output.reshape((pool.n, pool.c) + pool.out) / xp.asarray(
         _divisor(pool, count_include_pad, divisor_override))
     taps = xp.asarray(pool.taps())
     values = xp.broadcast_to(share[..., None], share.shape + (taps.shape[-1],))
@@ -365,13 +461,6 @@ avg_pool2d, avg_pool2d_backward = _avg_pool_ops(2, _avg_kernel, _avg_meta, _avg_
 # A box window's sum is a sum along each dim in turn, and PyTorch's divisor is the product of the
 # per-dim counts (or divisor_override), so the pool is three matrix products and a division; its
 # backward, the adjoint, is the transposed products of grad / divisor.
-
-def _triple(value, message):
-    value = tuple(value)
-    if len(value) not in (1, 3):
-        raise RuntimeError(message)
-    return value * 3 if len(value) == 1 else value
-
 
 class _Pool3d:
     """The checked geometry of one avg_pool3d call (PyTorch's avg_pool3d meta and pool3d_shape_check)."""
@@ -742,10 +831,10 @@ class _Adaptive(_Pool):
     __slots__ = ()
 
     def __init__(self, input, output_size):
-        self.oh, self.ow = _adaptive_size(input, output_size, "adaptive_max_pool2d")
+        self.out = _adaptive_size(input, output_size, "adaptive_max_pool2d")
         self.batched = input.ndim == 4
         self.n = input.shape[0] if self.batched else 1
-        self.c, self.h, self.w = input.shape[-3:]
+        self.c, self.size = input.shape[-3], tuple(input.shape[-2:])
         require_floating("adaptive_max_pool2d", input.dtype)
 
     def taps(self):
@@ -754,11 +843,12 @@ class _Adaptive(_Pool):
             start, end = (i * n_in) // n_out, -((-(i + 1) * n_in) // n_out)
             pos = start[:, None] + np.arange(int((end - start).max()))
             return pos, pos < end[:, None]
-        rows, rin = per_dim(self.h, self.oh)
-        cols, cin = per_dim(self.w, self.ow)
+        (h, w), (oh, ow) = self.size, self.out
+        rows, rin = per_dim(h, oh)
+        cols, cin = per_dim(w, ow)
         inside = rin[:, None, :, None] & cin[None, :, None, :]
-        flat = rows[:, None, :, None] * self.w + cols[None, :, None, :]
-        return np.where(inside, flat, self.h * self.w).reshape(self.oh, self.ow, -1)
+        flat = rows[:, None, :, None] * w + cols[None, :, None, :]
+        return np.where(inside, flat, h * w).reshape(oh, ow, -1)
 
 
 def _adaptive_max_meta(self, output_size, return_indices=False):

@@ -1,7 +1,7 @@
 """Activations (ATen's Activation): relu (threshold_backward), tanh, sigmoid, leaky_relu,
 gelu, silu, softplus, elu (and selu, celu through elu's backward), hardtanh (relu6),
 hardsigmoid, hardswish, mish, logsigmoid, glu, prelu; and the ones PyTorch writes with
-other ops (softsign, tanhshrink).
+other ops (softsign, tanhshrink), and rrelu (leaky_relu in eval, random slopes in training).
 
 As in PyTorch, a primitive activation's gradient is its own backward op (`tanh_backward`,
 `gelu_backward`, `elu_backward`, …), itself differentiable with PyTorch's formulas from
@@ -169,6 +169,69 @@ leaky_relu = defop(
     kernel=_leaky_relu_kernel, meta=_unary_meta("leaky_relu_cpu"),
     grads={"self": lambda grad, self, negative_slope: leaky_relu_backward(grad, self, negative_slope, False)},
     samples=_leaky_relu_samples, torch="torch.nn.functional.leaky_relu")
+
+
+# ---- rrelu ---------------------------------------------------------------------------------
+
+def _rrelu_check(self, lower, upper):
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    _float_only("rrelu_with_noise_out_cpu", self)
+
+
+def _rrelu_noise_meta(self, lower, upper, seed):
+    _rrelu_check(self, lower, upper)
+    return MetaArray(self.shape, self.dtype)
+
+
+def _rrelu_noise_kernel(xp, self, lower, upper, seed):
+    _rrelu_check(self, lower, upper)
+    if seed is not None and seed < 0:
+        raise ValueError(f"rrelu seed must be a non-negative integer, but got {seed}")
+    # NOTE: drawn on the host with NumPy's PCG64, as dropout's mask, so a seed gives the same slopes on every device
+    rng = np.random.default_rng(seed) if seed is not None else creation._generator
+    slopes = rng.uniform(lower, upper, tuple(self.shape))
+    host = self if xp is np else np.asarray(self.get() if hasattr(self, "get") else self)
+    noise = np.where(host <= 0, slopes, 1.0).astype(self.dtype)
+    return noise if xp is np else xp.asarray(noise)
+
+
+_RRELU_NOISE = ("__import__('numpy').where(x.detach().numpy() <= 0, __import__('numpy').random.default_rng(seed)"
+                ".uniform(lower, upper, tuple(x.shape)), 1.0)")
+
+_rrelu_noise = defop(
+    "_rrelu_noise(Tensor self, Scalar lower, Scalar upper, int? seed=None) -> Tensor",
+    kernel=_rrelu_noise_kernel, meta=_rrelu_noise_meta,
+    samples=lambda op: [SampleInput("(3,4)", make_arg((3, 4), key=(op, 0), requires_grad=False), 0.1, 0.3, seed=0)],
+    torch=f"lambda x, lower, upper, seed=None: torch.as_tensor({_RRELU_NOISE}, dtype=x.dtype)",
+    doc="rrelu's slopes in training: uniform in [lower, upper) where self <= 0, 1 elsewhere; from `seed` "
+        "(NumPy's default_rng), or agrad's global generator when seed is None.")
+
+
+def _rrelu(self, lower, upper, training, seed):
+    # ATen's rrelu_with_noise: in training each element <= 0 times its own random slope (the gradient is
+    # the slope); in eval leaky_relu with the mean slope (lower + upper) / 2 (the kernels check the dtype)
+    if training and lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    if not training:
+        return leaky_relu(self, (lower + upper) / 2)
+    return self * _rrelu_noise(self, lower, upper, seed=seed)
+
+
+rrelu = defop(
+    "rrelu(Tensor self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, *, "
+    "int? seed=None) -> Tensor",
+    composite=_rrelu,
+    samples=lambda op: [SampleInput("eval", make_arg((3, 4), key=(op, 0), away_from=0.0)),
+                        SampleInput("training seed", make_arg((3, 4), key=(op, 1), away_from=0.0), 0.1, 0.4, True,
+                                    seed=3),
+                        SampleInput("eval bounds", make_arg((5,), key=(op, 2), away_from=0.0), 0.2, 0.6)],
+    torch=f"lambda x, lower=0.125, upper=0.3333333333333333, training=False, seed=None: "
+          f"torch.nn.functional.leaky_relu(x, (lower + upper) / 2) if not training else "
+          f"x * torch.as_tensor({_RRELU_NOISE}, dtype=x.dtype)",
+    doc="Randomized leaky ReLU: in training each negative element times a slope drawn uniformly from "
+        "[lower, upper) (from `seed`, or agrad's global generator), in eval leaky_relu with slope "
+        "(lower + upper) / 2.")
 
 
 # ---- gelu ---------------------------------------------------------------------------------
