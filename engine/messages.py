@@ -30,6 +30,11 @@ def sizes(shape) -> str:
     return "[" + ", ".join(str(int(s)) for s in shape) + "]"
 
 
+def size_repr(shape) -> str:
+    """A shape as PyTorch prints its torch.Size in messages, with agrad's name: agrad.Size([2, 3])."""
+    return f"agrad.Size({list(shape)})"
+
+
 def scalar_type_name(np_dtype) -> str:
     """c10's ScalarType name: Float, Double, Long …"""
     return dtypes.SCALAR_TYPE_NAMES[dtypes.from_numpy(np_dtype).name]

@@ -152,7 +152,9 @@ def test_nn_functional_names_are_the_ops():
     import agrad.nn.functional as F
     assert F.conv2d is agrad.conv2d and F.cross_entropy is agrad.cross_entropy
     assert F.relu(agrad.tensor([-1.0, 2.0])).tolist() == agrad.relu(agrad.tensor([-1.0, 2.0])).tolist()
-    assert "unfold" not in F.__all__          # F.unfold is im2col, not Tensor.unfold
+    # F.unfold is im2col (and F.fold col2im), not Tensor.unfold
+    assert F.unfold is not agrad.unfold and F.unfold(agrad.ones(1, 1, 2, 3), 2).shape == (1, 4, 2)
+    assert F.fold(F.unfold(agrad.ones(1, 1, 2, 3), 2), (2, 3), 2).tolist() == [[[[1.0, 2.0, 1.0]] * 2]]
     x = agrad.tensor([[-1.0, 0.5, 2.0]], dtype=agrad.float64)
     np.testing.assert_allclose(F.leaky_relu(x, 0.01).numpy(), [[-0.01, 0.5, 2.0]])
     np.testing.assert_allclose(F.pad(x, (1, 0), value=3.0).numpy(), [[3.0, -1.0, 0.5, 2.0]])
@@ -625,3 +627,15 @@ def test_repr_shows_an_invalid_grad_fn_as_pytorch():
         b = a[:]
         b *= 2
     assert repr(b) == "tensor([2.], grad_fn=<Invalid>)"
+
+
+def test_max_pool_with_indices_and_threshold_in_place_as_torch_nn_functional():
+    F = agrad.nn.functional
+    x = agrad.tensor([[[1.0, 5.0, 2.0, 0.0]]])
+    values, indices = F.max_pool1d_with_indices(x, 2)        # the indices whatever return_indices says
+    assert values.tolist() == [[[5.0, 2.0]]] and indices.tolist() == [[[1, 2]]]
+    values, indices = F.max_pool2d_with_indices(x.reshape(1, 1, 2, 2), 2)
+    assert values.tolist() == [[[[5.0]]]] and indices.tolist() == [[[[1]]]]
+    assert F.max_pool3d_with_indices(x.reshape(1, 1, 1, 2, 2), (1, 2, 2))[1].tolist() == [[[[[1]]]]]
+    y = agrad.tensor([1.0, -1.0, 3.0])
+    assert F.threshold_(y, 0.5, 9.0) is y and y.tolist() == [1.0, 9.0, 3.0]

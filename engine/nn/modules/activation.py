@@ -11,7 +11,7 @@ from .module import Module
 
 __all__ = ["ReLU", "ReLU6", "LeakyReLU", "PReLU", "GELU", "SiLU", "ELU", "SELU", "CELU", "GLU", "Hardtanh",
            "Hardsigmoid", "Hardswish", "Tanh", "Sigmoid", "LogSigmoid", "Softplus", "Softsign", "Tanhshrink", "Mish",
-           "Softmax", "Softmin", "Softmax2d", "LogSoftmax", "Threshold", "Hardshrink", "Softshrink"]
+           "Softmax", "Softmin", "Softmax2d", "LogSoftmax", "Threshold", "Hardshrink", "Softshrink", "RReLU"]
 
 
 def _softmax_dim(name, ndim, stacklevel=4):
@@ -87,6 +87,24 @@ class LeakyReLU(Module):
 
     def extra_repr(self) -> str:
         return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
+
+
+class RReLU(Module):
+    """Randomized leaky ReLU: a slope drawn uniformly from [lower, upper) for each negative element in
+    training (agrad's global generator), the mean slope (lower + upper) / 2 in eval."""
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False) -> None:
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        inplace_str = ", inplace=True" if self.inplace else ""
+        return f"lower={self.lower}, upper={self.upper}{inplace_str}"
 
 
 class ELU(Module):

@@ -1,4 +1,4 @@
-"""torch.nn.BatchNorm1d and BatchNorm2d (torch/nn/modules/batchnorm.py): weight ones, bias
+"""torch.nn.BatchNorm1d, BatchNorm2d and BatchNorm3d (torch/nn/modules/batchnorm.py): weight ones, bias
 zeros, and three buffers — running_mean (zeros), running_var (ones) and
 num_batches_tracked (an int64 0) — which F.batch_norm updates in training mode and uses
 in eval mode. momentum=None averages over all batches seen (1 / num_batches_tracked)."""
@@ -9,7 +9,7 @@ from .. import functional as F, init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
 
 
 class _BatchNorm(Module):
@@ -105,3 +105,9 @@ class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, input) -> None:
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class BatchNorm3d(_BatchNorm):
+    def _check_input_dim(self, input) -> None:
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")

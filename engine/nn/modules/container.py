@@ -1,6 +1,7 @@
-"""torch.nn.Sequential, ModuleList and ModuleDict (torch/nn/modules/container.py): modules
-registered under their position ("0", "1", …) or key, so their parameters' names are
-PyTorch's (`0.weight`, `layers.1.bias`)."""
+"""torch.nn.Sequential, ModuleList, ModuleDict, ParameterList and ParameterDict
+(torch/nn/modules/container.py): modules registered under their position ("0", "1", …) or key,
+so their parameters' names are PyTorch's (`0.weight`, `layers.1.bias`); the parameter containers
+register a tensor put in them as a Parameter the same way (`params.0`, `params.scale`)."""
 from __future__ import annotations
 
 import operator
@@ -8,9 +9,11 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from itertools import chain, islice
 
+from ..._tensor import Tensor
+from ..parameter import Parameter
 from .module import Module, _addindent
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict"]
+__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
 
 class Sequential(Module):
@@ -248,3 +251,206 @@ class ModuleDict(Module):
                     raise ValueError("ModuleDict update sequence element #" + str(j) + " has length "
                                      + str(len(m)) + "; 2 is required")
                 self[m[0]] = m[1]
+
+
+def _parameter_line(key, p, type_name) -> str:
+    """One line of ParameterList's and ParameterDict's repr."""
+    if isinstance(p, Tensor):
+        size_str = "x".join(str(size) for size in p.size())
+        device_str = f" ({p.device})" if p.device.type == "cuda" else ""
+        parastr = "{} containing: [{} of size {}{}]".format("Parameter" if isinstance(p, Parameter) else "Tensor",
+                                                            type_name(p), size_str, device_str)
+        return "  (" + str(key) + "): " + parastr
+    return "  (" + str(key) + "): Object of type: " + type(p).__name__
+
+
+class ParameterList(Module):
+    """A list of parameters, registered under their positions; a tensor put in it becomes a Parameter.
+    Other objects are kept as they are (a Module is registered as a child)."""
+
+    def __init__(self, values: Iterable | None = None) -> None:
+        super().__init__()
+        self._size = 0
+        if values is not None:
+            self += values
+
+    def _get_abs_string_index(self, idx):
+        idx = operator.index(idx)
+        if not (-len(self) <= idx < len(self)):
+            raise IndexError(f"index {idx} is out of range")
+        if idx < 0:
+            idx += len(self)
+        return str(idx)
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            start, stop, step = idx.indices(len(self))
+            out = self.__class__()
+            for i in range(start, stop, step):
+                out.append(self[i])
+            return out
+        return getattr(self, self._get_abs_string_index(idx))
+
+    def __setitem__(self, idx: int, param) -> None:
+        # NOTE: every addition to the list comes here, so this is the one place a tensor becomes a Parameter
+        idx = self._get_abs_string_index(idx)
+        if isinstance(param, Tensor) and not isinstance(param, Parameter):
+            param = Parameter(param)
+        return setattr(self, str(idx), param)
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __iter__(self):
+        return iter(self[i] for i in range(len(self)))
+
+    def __iadd__(self, parameters):
+        return self.extend(parameters)
+
+    def __dir__(self):
+        return [key for key in super().__dir__() if not key.isdigit()]
+
+    def append(self, value):
+        new_idx = len(self)
+        self._size += 1
+        self[new_idx] = value
+        return self
+
+    def extend(self, values):
+        # NOTE: a Tensor is iterable, but is never unpacked here
+        if not isinstance(values, Iterable) or isinstance(values, Tensor):
+            raise TypeError("ParameterList.extend should be called with an iterable, but got " + type(values).__name__)
+        for value in values:
+            self.append(value)
+        return self
+
+    def extra_repr(self) -> str:
+        return "\n".join(_parameter_line(k, p, lambda t: t.dtype) for k, p in enumerate(self))
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("ParameterList should not be called.")
+
+
+class ParameterDict(Module):
+    """A dict of parameters, registered under their (string) keys in insertion order; a tensor put in
+    it becomes a Parameter. A plain dict given to the constructor or update() is added in sorted key
+    order, an OrderedDict or ParameterDict in its own, as PyTorch's."""
+
+    def __init__(self, parameters=None) -> None:
+        super().__init__()
+        self._keys: dict = {}
+        if parameters is not None:
+            self.update(parameters)
+
+    def _key_to_attr(self, key: str) -> str:
+        if not isinstance(key, str):
+            raise TypeError("Index given to ParameterDict cannot be used as a key as it is not a string (type is "
+                            f"'{type(key).__name__}'). Open an issue on github if you need non-string keys.")
+        return key
+
+    def __getitem__(self, key: str):
+        return getattr(self, self._key_to_attr(key))
+
+    def __setitem__(self, key: str, value) -> None:
+        # NOTE: every addition to the dict comes here, so this is the one place a tensor becomes a Parameter
+        self._keys[key] = None
+        attr = self._key_to_attr(key)
+        if isinstance(value, Tensor) and not isinstance(value, Parameter):
+            value = Parameter(value)
+        setattr(self, attr, value)
+
+    def __delitem__(self, key: str) -> None:
+        del self._keys[key]
+        delattr(self, self._key_to_attr(key))
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __iter__(self):
+        return iter(self._keys)
+
+    def __reversed__(self):
+        return reversed(self._keys)
+
+    def copy(self) -> ParameterDict:
+        # NOTE: an OrderedDict, so the copy keeps this order (a plain dict would be sorted)
+        return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._keys
+
+    def setdefault(self, key: str, default=None):
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def clear(self) -> None:
+        for k in self._keys.copy():
+            del self[k]
+
+    def pop(self, key: str):
+        v = self[key]
+        del self[key]
+        return v
+
+    def popitem(self):
+        k, _ = self._keys.popitem()
+        self._keys[k] = None            # back in _keys, so that it can be read and deleted
+        val = self[k]
+        del self[k]
+        return k, val
+
+    def get(self, key: str, default=None):
+        return self[key] if key in self else default
+
+    def fromkeys(self, keys: Iterable[str], default=None) -> ParameterDict:
+        return ParameterDict((k, default) for k in keys)
+
+    def keys(self):
+        return self._keys.keys()
+
+    def items(self):
+        return ((k, self[k]) for k in self._keys)
+
+    def values(self):
+        return (self[k] for k in self._keys)
+
+    def update(self, parameters) -> None:
+        if not isinstance(parameters, Iterable):
+            raise TypeError("ParametersDict.update should be called with an iterable of key/value pairs, but got "
+                            + type(parameters).__name__)
+        if isinstance(parameters, (OrderedDict, ParameterDict)):
+            for key, parameter in parameters.items():
+                self[key] = parameter
+        elif isinstance(parameters, Mapping):
+            for key, parameter in sorted(parameters.items()):
+                self[key] = parameter
+        else:
+            for j, p in enumerate(parameters):
+                if not isinstance(p, Iterable):
+                    raise TypeError("ParameterDict update sequence element #" + str(j) + " should be Iterable; is"
+                                    + type(p).__name__)
+                if not len(p) == 2:
+                    raise ValueError("ParameterDict update sequence element #" + str(j) + " has length "
+                                     + str(len(p)) + "; 2 is required")
+                self[p[0]] = p[1]
+
+    def extra_repr(self) -> str:
+        return "\n".join(_parameter_line(k, p, lambda t: t.type()) for k, p in self.items())
+
+    def __call__(self, input):
+        raise RuntimeError("ParameterDict should not be called.")
+
+    def __or__(self, other: ParameterDict) -> ParameterDict:
+        copy = self.copy()
+        copy.update(other)
+        return copy
+
+    def __ror__(self, other: ParameterDict) -> ParameterDict:
+        copy = other.copy()
+        copy.update(self)
+        return copy
+
+    def __ior__(self, other: ParameterDict):
+        self.update(other)
+        return self

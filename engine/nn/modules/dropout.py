@@ -1,14 +1,17 @@
-"""torch.nn.Dropout (torch/nn/modules/dropout.py): zeroes each element with probability p
-and scales the rest by 1 / (1 - p) in training mode; the identity in eval mode."""
+"""torch.nn.Dropout, Dropout1d/2d/3d, AlphaDropout and FeatureAlphaDropout
+(torch/nn/modules/dropout.py): in training mode Dropout zeroes each element with probability p
+and scales the rest by 1 / (1 - p), Dropout1d/2d/3d each whole channel, AlphaDropout and
+FeatureAlphaDropout set dropped values to SELU's negative saturation and keep the mean and
+variance; all are the identity in eval mode."""
 from __future__ import annotations
 
 from .. import functional as F
 from .module import Module
 
-__all__ = ["Dropout"]
+__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"]
 
 
-class Dropout(Module):
+class _DropoutNd(Module):
     def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()
         if p < 0 or p > 1:
@@ -16,8 +19,35 @@ class Dropout(Module):
         self.p = p
         self.inplace = inplace
 
+    def extra_repr(self) -> str:
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout(_DropoutNd):
     def forward(self, input):
         return F.dropout(input, self.p, self.training, self.inplace)
 
-    def extra_repr(self) -> str:
-        return f"p={self.p}, inplace={self.inplace}"
+
+class Dropout1d(_DropoutNd):
+    def forward(self, input):
+        return F.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(_DropoutNd):
+    def forward(self, input):
+        return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class Dropout3d(_DropoutNd):
+    def forward(self, input):
+        return F.dropout3d(input, self.p, self.training, self.inplace)
+
+
+class AlphaDropout(_DropoutNd):
+    def forward(self, input):
+        return F.alpha_dropout(input, self.p, self.training)
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    def forward(self, input):
+        return F.feature_alpha_dropout(input, self.p, self.training)

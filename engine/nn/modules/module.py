@@ -19,6 +19,7 @@ from ... import dtypes
 from ..._device import device as Device
 from ..._tensor import RemovableHandle, Tensor
 from ...grad_mode import no_grad
+from ...messages import size_repr as _size   # (other modules import it from here)
 from ...optim.optimizer import zero_grads
 from ..parameter import Parameter
 from .backward_hook import BackwardHook
@@ -34,11 +35,6 @@ def _typename(obj) -> str:
         return f"agrad.{type(obj).__name__}"
     cls = type(obj)
     return cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
-
-
-def _size(shape) -> str:
-    """A shape as agrad prints torch.Size in messages (the ops' losses do the same)."""
-    return f"agrad.Size({list(shape)})"
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):

@@ -1,5 +1,7 @@
-"""torch.nn.LayerNorm (torch/nn/modules/normalization.py): weight ones, bias zeros, over
-the last len(normalized_shape) dimensions."""
+"""torch.nn.LocalResponseNorm, LayerNorm, GroupNorm and RMSNorm (torch/nn/modules/normalization.py):
+weight ones, bias zeros; LayerNorm and RMSNorm over the last len(normalized_shape) dimensions,
+GroupNorm over each of num_groups groups of channels, LocalResponseNorm across neighbouring
+channels (no parameters)."""
 from __future__ import annotations
 
 import numbers
@@ -8,7 +10,22 @@ from .. import functional as F, init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["LayerNorm"]
+__all__ = ["LocalResponseNorm", "LayerNorm", "GroupNorm", "RMSNorm"]
+
+
+class LocalResponseNorm(Module):
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None:
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input):
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
 
 
 class LayerNorm(Module):
@@ -44,3 +61,66 @@ class LayerNorm(Module):
     def extra_repr(self) -> str:
         return "{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}, bias={use_bias}".format(
             **self.__dict__, use_bias=self.bias is not None)
+
+
+class GroupNorm(Module):
+    def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True, device=None,
+                 dtype=None, *, bias: bool = True) -> None:
+        import agrad
+        super().__init__()
+        if num_channels % num_groups != 0:
+            raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
+        self.num_groups = num_groups
+        self.num_channels = num_channels
+        self.eps = eps
+        self.affine = affine
+        if self.affine:
+            self.weight = Parameter(agrad.empty(num_channels, device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(agrad.empty(num_channels, device=device, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input):
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return "{num_groups}, {num_channels}, eps={eps}, affine={affine}, bias={use_bias}".format(
+            **self.__dict__, use_bias=self.bias is not None)
+
+
+class RMSNorm(Module):
+    def __init__(self, normalized_shape, eps: float | None = None, elementwise_affine: bool = True, device=None,
+                 dtype=None) -> None:
+        import agrad
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if self.elementwise_affine:
+            self.weight = Parameter(agrad.empty(self.normalized_shape, device=device, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, x):
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return "{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}".format(**self.__dict__)

@@ -1,14 +1,21 @@
-"""torch.nn.MaxPool2d, AvgPool2d, AvgPool3d and AdaptiveAvgPool2d (torch/nn/modules/pooling.py):
-options only; the stride defaults to the kernel size."""
+"""torch.nn's pooling layers (torch/nn/modules/pooling.py): MaxPool1d/2d/3d, MaxUnpool1d/2d/3d,
+AvgPool1d/2d/3d, LPPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d and AdaptiveAvgPool1d/2d/3d. Options
+only, each forward one F call; the stride defaults to the kernel size (LPPool's stays None).
+The 1-d average and the unpooling layers keep their sizes as tuples, the others as given."""
 from __future__ import annotations
 
 from .. import functional as F
 from .module import Module
+from .utils import _pair, _single, _triple
 
-__all__ = ["MaxPool2d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool2d"]
+__all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "AvgPool1d",
+           "AvgPool2d", "AvgPool3d", "LPPool1d", "LPPool2d", "LPPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+           "AdaptiveMaxPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d"]
 
 
-class MaxPool2d(Module):
+class _MaxPoolNd(Module):
+    _function = ""
+
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices: bool = False,
                  ceil_mode: bool = False) -> None:
         super().__init__()
@@ -20,15 +27,80 @@ class MaxPool2d(Module):
         self.ceil_mode = ceil_mode
 
     def forward(self, input):
-        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+        return getattr(F, self._function)(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                                          ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
     def extra_repr(self) -> str:
         return ("kernel_size={kernel_size}, stride={stride}, padding={padding}, dilation={dilation}, "
                 "ceil_mode={ceil_mode}".format(**self.__dict__))
 
 
-class _AvgPool(Module):
+class MaxPool1d(_MaxPoolNd):
+    _function = "max_pool1d"
+
+
+class MaxPool2d(_MaxPoolNd):
+    _function = "max_pool2d"
+
+
+class MaxPool3d(_MaxPoolNd):
+    _function = "max_pool3d"
+
+
+class _MaxUnpoolNd(Module):
+    _function = ""
+    _ntuple = None
+
+    def __init__(self, kernel_size, stride=None, padding=0) -> None:
+        super().__init__()
+        self.kernel_size = self._ntuple(kernel_size)
+        self.stride = self._ntuple(stride if (stride is not None) else kernel_size)
+        self.padding = self._ntuple(padding)
+
+    def forward(self, input, indices, output_size=None):
+        return getattr(F, self._function)(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    _function = "max_unpool1d"
+    _ntuple = staticmethod(_single)
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    _function = "max_unpool2d"
+    _ntuple = staticmethod(_pair)
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    _function = "max_unpool3d"
+    _ntuple = staticmethod(_triple)
+
+
+class _AvgPoolNd(Module):
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool1d(_AvgPoolNd):
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+                 count_include_pad: bool = True) -> None:
+        super().__init__()
+        self.kernel_size = _single(kernel_size)
+        self.stride = _single(stride if stride is not None else kernel_size)
+        self.padding = _single(padding)
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+
+    def forward(self, input):
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad)
+
+
+class _AvgPool(_AvgPoolNd):
+    """AvgPool2d and AvgPool3d: one constructor (PyTorch writes it twice), with divisor_override."""
     _function = ""
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False, count_include_pad: bool = True,
@@ -45,9 +117,6 @@ class _AvgPool(Module):
         return getattr(F, self._function)(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                                           self.count_include_pad, self.divisor_override)
 
-    def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
-
 
 class AvgPool2d(_AvgPool):
     _function = "avg_pool2d"
@@ -56,14 +125,92 @@ class AvgPool2d(_AvgPool):
 class AvgPool3d(_AvgPool):
     _function = "avg_pool3d"
 
+    def __setstate__(self, d):
+        self.__dict__.update(d)
+        self.__dict__.setdefault("padding", 0)
+        self.__dict__.setdefault("ceil_mode", False)
+        self.__dict__.setdefault("count_include_pad", True)
 
-class AdaptiveAvgPool2d(Module):
+
+class _LPPoolNd(Module):
+    _function = ""
+
+    def __init__(self, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.norm_type = norm_type
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.ceil_mode = ceil_mode
+
+    def forward(self, input):
+        return getattr(F, self._function)(input, float(self.norm_type), self.kernel_size, self.stride,
+                                          self.ceil_mode)
+
+    def extra_repr(self) -> str:
+        return ("norm_type={norm_type}, kernel_size={kernel_size}, stride={stride}, "
+                "ceil_mode={ceil_mode}".format(**self.__dict__))
+
+
+class LPPool1d(_LPPoolNd):
+    _function = "lp_pool1d"
+
+
+class LPPool2d(_LPPoolNd):
+    _function = "lp_pool2d"
+
+
+class LPPool3d(_LPPoolNd):
+    _function = "lp_pool3d"
+
+
+class _AdaptiveMaxPoolNd(Module):
+    _function = ""
+
+    def __init__(self, output_size, return_indices: bool = False) -> None:
+        super().__init__()
+        self.output_size = output_size
+        self.return_indices = return_indices
+
+    def forward(self, input):
+        return getattr(F, self._function)(input, self.output_size, self.return_indices)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
+    _function = "adaptive_max_pool1d"
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
+    _function = "adaptive_max_pool2d"
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    _function = "adaptive_max_pool3d"
+
+
+class _AdaptiveAvgPoolNd(Module):
+    _function = ""
+
     def __init__(self, output_size) -> None:
         super().__init__()
         self.output_size = output_size
 
     def forward(self, input):
-        return F.adaptive_avg_pool2d(input, self.output_size)
+        return getattr(F, self._function)(input, self.output_size)
 
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
+    _function = "adaptive_avg_pool1d"
+
+
+class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
+    _function = "adaptive_avg_pool2d"
+
+
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
+    _function = "adaptive_avg_pool3d"
