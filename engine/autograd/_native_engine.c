@@ -32,59 +32,6 @@ static PyObject *s_hooks, *s_apply, *s_call_function, *s_release_variables, *s_a
     *s_plain, *s_keep_graph, *s_cpu_ready_queue, *s_heap, *s_reentrant_depth, *s_topological_nr, *s_order,
     *s_autograd_meta, *s_grad_enabled, *s_recorder, *s_base;
 
-/* `obj.name` where the name is a __slots__ member of obj's class (a Node's next_fns, a Tensor's
- * _data, a GraphTask's flags): read at the slot's offset, as CPython's specialised LOAD_ATTR_SLOT
- * does, which a generic PyObject_GetAttr (a lookup through the class's MRO each time) is not. The
- * offsets are cached per (class, name) and hold while the class's version tag does (it changes
- * whenever the class or a base is modified); anything else — a property, an instance attribute,
- * a class with its own __getattribute__, an unset slot — is PyObject_GetAttr. */
-typedef struct {
-    PyTypeObject *type;         /* borrowed: a class whose version tag still matches is alive */
-    PyObject *name;             /* interned */
-    unsigned int version;
-    Py_ssize_t offset;
-} SlotCache;
-
-static SlotCache slot_cache[256];
-
-static PyObject *
-slot_attr(PyObject *obj, PyObject *name)
-{
-    PyTypeObject *type = Py_TYPE(obj);
-    SlotCache *entry = &slot_cache[(((uintptr_t)type >> 4) ^ ((uintptr_t)name >> 4)) & 255];
-    if (entry->type == type && entry->name == name && entry->version != 0 && type->tp_version_tag == entry->version) {
-        PyObject *v = SLOT(obj, entry->offset);
-        if (v != NULL)
-            return Py_NewRef(v);
-    } else if (type->tp_getattro == PyObject_GenericGetAttr) {
-        PyObject *descr = _PyType_Lookup(type, name);       /* borrowed; sets the version tag */
-        if (descr != NULL && Py_IS_TYPE(descr, &PyMemberDescr_Type) && type->tp_version_tag != 0) {
-            PyMemberDef *member = ((PyMemberDescrObject *)descr)->d_member;
-            if (member->type == T_OBJECT_EX) {
-                entry->type = type;
-                entry->name = name;
-                entry->version = type->tp_version_tag;
-                entry->offset = member->offset;
-                PyObject *v = SLOT(obj, member->offset);
-                if (v != NULL)
-                    return Py_NewRef(v);
-            }
-        }
-    }
-    return PyObject_GetAttr(obj, name);
-}
-
-static int
-truth_of(PyObject *obj, PyObject *name)
-{
-    PyObject *v = slot_attr(obj, name);
-    if (v == NULL)
-        return -1;
-    int t = PyObject_IsTrue(v);
-    Py_DECREF(v);
-    return t;
-}
-
 /* A Node's `next_fns` or `next_nrs`, as a list or tuple (PySequence_Fast) */
 static PyObject *
 sequence_attr(PyObject *fn, PyObject *name)

@@ -239,18 +239,6 @@ slot_truth(PyObject *obj, Py_ssize_t offset)
     return PyObject_IsTrue(v);
 }
 
-/* `obj.name`'s truth, read as Python reads it */
-static int
-attr_truth(PyObject *obj, PyObject *name)
-{
-    PyObject *v = PyObject_GetAttr(obj, name);
-    if (v == NULL)
-        return -1;
-    int t = PyObject_IsTrue(v);
-    Py_DECREF(v);
-    return t;
-}
-
 /* The Python kernel's save_input_value inline: the Tensor itself while nobody changed it in place */
 static PyObject *
 saved_argument(PyObject *v)
@@ -272,9 +260,9 @@ saved_argument(PyObject *v)
             }
         }
         else {
-            changed = attr_truth(c, s_version);
+            changed = truth_of(c, s_version);
             if (changed == 0)
-                changed = attr_truth(c, s_detached);
+                changed = truth_of(c, s_detached);
         }
         if (changed < 0)
             return NULL;
@@ -399,10 +387,10 @@ record(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
     }
 
     /* what only the Python kernel records */
-    int t = attr_truth(ANOMALY, s_enabled);
+    int t = truth_of(ANOMALY, s_enabled);
     if (t != 0)
         goto python_or_error;
-    t = attr_truth(HOOKS_IN_USE, s_count);
+    t = truth_of(HOOKS_IN_USE, s_count);
     if (t != 0)
         goto python_or_error;
     if (!Py_IS_TYPE(out, TENSOR) || SLOT(out, t_keys) == NULL || SLOT(out, t_version) == NULL)

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from nn_scenario_helpers import normal as _normal
+
 
 def _calling(lib, modules, call):
     """modules (a dict name -> module) inside a Module whose forward(*inputs) is call(self, *inputs)."""
@@ -27,10 +29,6 @@ def _calling(lib, modules, call):
             return call(self, *inputs)
 
     return Calling()
-
-
-def _normal(lib, rng, *shape):
-    return lib.tensor(rng.normal(size=shape).astype(np.float32).tolist(), dtype=lib.float32)
 
 
 def _normals(*shapes):

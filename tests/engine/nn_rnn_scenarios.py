@@ -10,24 +10,7 @@ tensors or tuples of them. Forward scenarios use dropout=0 (the two libraries dr
 dropout > 0 is covered by a structure."""
 from __future__ import annotations
 
-import numpy as np
-
-
-def _calling(lib, module, call):
-    """module inside a Module whose forward(*inputs) is call(lib, module, *inputs)."""
-    class Calling(lib.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.inner = module
-
-        def forward(self, *inputs):
-            return call(lib, self.inner, *inputs)
-
-    return Calling()
-
-
-def _normal(lib, rng, *shape):
-    return lib.tensor(rng.normal(size=shape).astype(np.float32).tolist(), dtype=lib.float32)
+from nn_scenario_helpers import calling as _calling, normal as _normal
 
 
 def _normals(*shapes):
