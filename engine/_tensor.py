@@ -228,6 +228,9 @@ class Tensor:
     # (`p.shared = True`); it costs a pointer, the dict exists only once one is set
     __slots__ = ("_data", "_device", "_keys", "_autograd_meta", "_version_counter", "__weakref__", "__dict__")
     __array_priority__ = 1000      # `ndarray * tensor` defers to Tensor.__rmul__
+    # a subclass's check of each op it is passed, `_op_guard(op)` (the dispatcher asks): torch's
+    # __torch_function__ as far as agrad needs one (nn.UninitializedParameter refuses ops)
+    _op_guard = None
 
     # -- construction ------------------------------------------------------------
     def __init__(self, *args, **kwargs):

@@ -343,6 +343,8 @@ def _unusual_tensor_argument(op, args, i, a) -> int:
     """A Tensor position holding something else: a subclass, a list (Tensor[]), or a number
     (kept as a number by elementwise ops, PyTorch's wrapped numbers; else a 0-d tensor)."""
     if isinstance(a, Tensor):
+        if a.__class__._op_guard is not None:
+            a.__class__._op_guard(op)
         return a._keys
     if i in op.list_positions and isinstance(a, (list, tuple)):
         items = list(a)
@@ -350,6 +352,8 @@ def _unusual_tensor_argument(op, args, i, a) -> int:
         for j, t in enumerate(items):
             if not isinstance(t, Tensor):
                 items[j] = t = _scalar_tensor(op, i, t)
+            elif t.__class__._op_guard is not None:
+                t.__class__._op_guard(op)
             keyset |= t._keys
         args[i] = items
         return keyset

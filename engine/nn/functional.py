@@ -297,6 +297,155 @@ __all__ += [_name for _name in ("adaptive_max_pool1d", "adaptive_max_pool1d_with
                                  "max_unpool1d", "max_unpool3d") if _name not in __all__]
 
 
+# ---- fractional_max_pool2d/3d: ATen's FractionalMaxPool2d.cpp / 3d.cpp over agrad's ops ----------
+
+def _fractional_intervals(samples, n_in, n_out, pool):
+    """ATen's generate_intervals for one axis: each window's start, (planes, n_out), computed in the
+    samples' dtype as ATen computes it (scalar_t): int((i + u)·α) - int(u·α), α = (n_in - pool) / (n_out - 1),
+    the last window ending at the input's end."""
+    seq = np.zeros(samples.shape + (max(n_out, 0),), dtype=np.int64)
+    if n_out > 1:
+        scalar = samples.dtype.type
+        alpha = scalar(n_in - pool) / scalar(n_out - 1)
+        u = samples[..., None]
+        i = np.arange(n_out - 1).astype(samples.dtype)
+        seq[..., :-1] = ((i + u) * alpha).astype(np.int64) - (u * alpha).astype(np.int64)
+    if n_out > 0:
+        seq[..., -1] = n_in - pool
+    return seq
+
+
+def _fractional_max_pool(input, kernel_size, output_size, random_samples, dims):
+    """ATen's fractional_max_pool2d/3d (its checks and messages in its order): in each plane, the
+    windows of kernel_size start where `_fractional_intervals` puts them (one sample per plane and
+    axis); each output is its window's max (the last NaN if there is one, else the first max) and
+    its flat index in the plane. The values are a gather of the input at those indices, so the
+    gradient goes to each window's chosen element, as ATen's backward sends it."""
+    name = f"fractional_max_pool{dims}d"
+    ints = "tuple of Ints" if dims == 2 else "tuple of three Ints"
+    kernel, out = _tuple(kernel_size, dims), _tuple(output_size, dims)
+    if len(kernel) != dims:
+        raise RuntimeError(f"{name}: kernel_size must either be a single Int or {ints}")
+    if len(out) != dims:
+        raise RuntimeError(f"{name}: output_size must either be a single Int or {ints}")
+    where = f"{name}()" if dims == 2 else f"{name}_out()"
+    if input.dim() not in (dims + 1, dims + 2):
+        raise RuntimeError(f"{where}: Expected {dims + 1}D or {dims + 2}D tensor, but got: {sizes(input.shape)}")
+    for i in range(1, input.dim()):
+        if input.shape[i] == 0:
+            raise RuntimeError(f"{where}: Expected input to have non-zero size for non-batch dimensions, but "
+                               f"got{sizes(input.shape)} with dimension {i} being empty.")
+    spatial = tuple(input.shape[-dims:])
+    axis_names = ("height", "width") if dims == 2 else ("time", "height", "width")
+    # NOTE: ATen's 3-d check is strict (one element less room than the 2-d one) and goes time, width, height
+    for d in ((0, 1) if dims == 2 else (0, 2, 1)):
+        last = out[d] + kernel[d] - 1
+        if last > spatial[d] or (dims == 3 and last == spatial[d]):
+            raise RuntimeError(f"{where}: pool {axis_names[d]} {kernel[d]} too large relative to input "
+                               f"{axis_names[d]} {spatial[d]}")
+    batched = input.dim() == dims + 2
+    n, c = (input.shape[0] if batched else 1), input.shape[-dims - 1]
+    # ATen's fractional_max_pool_check_shape
+    if random_samples.dtype != input.dtype:
+        raise RuntimeError("Expect _random_samples to have the same dtype as input")
+    if random_samples.dim() != 3:
+        raise RuntimeError(f"Expect _random_samples to have 3 dimensions, got {random_samples.dim()}")
+    if random_samples.shape[0] < n:
+        raise RuntimeError("Expect _random_samples.size(0) no less then input batch size.")
+    if random_samples.shape[1] != c:
+        raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
+    if random_samples.shape[2] != dims:
+        raise RuntimeError(f"Expect _random_samples.size(2) equals to {dims}; got {random_samples.shape[2]}.")
+    require_floating(f"{name}_out_frame", input.dtype.np)
+
+    x = input if batched else input.unsqueeze(0)
+    samples = np.asarray(random_samples.detach()[:n].cpu().numpy())
+    # each axis's window starts, (n, c, out[d]); a 2-d plane's samples are (w, h), a 3-d one's (t, h, w)
+    starts = [_fractional_intervals(samples[:, :, (1 - d) if dims == 2 else d], spatial[d], out[d], kernel[d])
+              for d in range(dims)]
+    strides = [math.prod(spatial[d + 1:]) for d in range(dims)]
+    base = np.zeros((n, c) + tuple(max(o, 0) for o in out), dtype=np.int64)     # each window's first element
+    for d in range(dims):
+        base = base + (starts[d] * strides[d]).reshape((n, c) + tuple(base.shape[2 + d] if e == d else 1
+                                                                       for e in range(dims)))
+    offsets = np.zeros((), dtype=np.int64)                                      # the window's elements, in order
+    for d in range(dims):
+        offsets = (offsets[..., None] + np.arange(max(kernel[d], 0)) * strides[d])
+    offsets = offsets.reshape(-1)
+    planes, k, p = x.flatten(2), offsets.size, math.prod(base.shape[2:])
+    if k == 0:      # an empty window: -inf at its start, as ATen's loop leaves it
+        indices = _agrad.tensor(base, device=input.device)
+        values = _agrad.full(base.shape, -math.inf, dtype=input.dtype, device=input.device)
+    else:
+        taps = _agrad.tensor((base.reshape(n, c, p, 1) + offsets).reshape(n, c, p * k), device=input.device)
+        with _agrad.no_grad():
+            windows = planes.gather(2, taps).reshape(n, c, p, k)
+            nan = windows.isnan()
+            last_nan = (k - 1) - nan.to(_agrad.int64).flip(-1).argmax(-1)
+            which = _agrad.where(nan.any(-1), last_nan, windows.argmax(-1))
+            indices = taps.reshape(n, c, p, k).gather(3, which.unsqueeze(-1)).reshape(n, c, p)
+        values = planes.gather(2, indices).reshape(base.shape)
+        indices = indices.reshape(base.shape)
+    return (values, indices) if batched else (values.squeeze(0), indices.squeeze(0))
+
+
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    """torch.nn.functional.fractional_max_pool2d_with_indices: (values, flat indices in each plane) of
+    max windows of kernel_size placed pseudo-randomly (one sample in [0, 1) per plane and axis:
+    `_random_samples`, (N, C, 2), else drawn) to give output_size, or output_ratio of the input's."""
+    if output_size is None and output_ratio is None:
+        raise ValueError("fractional_max_pool2d requires specifying either an output_size or an output_ratio")
+    if output_size is None:
+        if len(output_ratio) > 2:
+            raise ValueError("fractional_max_pool2d requires output_ratio to either be a single Int or tuple of "
+                             "Ints.")
+        _output_ratio = _tuple(output_ratio, 2)
+        output_size = [int(input.size(-2) * _output_ratio[0]), int(input.size(-1) * _output_ratio[1])]
+    if _random_samples is None:
+        n_batch = 1 if input.dim() == 3 else input.size(0)
+        _random_samples = _agrad.rand(n_batch, input.size(-3), 2, dtype=input.dtype, device=input.device)
+    return _fractional_max_pool(input, kernel_size, output_size, _random_samples, 2)
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):
+    out = fractional_max_pool2d_with_indices(input, kernel_size, output_size, output_ratio, return_indices,
+                                             _random_samples)
+    return out if return_indices else out[0]
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    """torch.nn.functional.fractional_max_pool3d_with_indices: as fractional_max_pool2d's, over (T, H, W)
+    with (N, C, 3) samples."""
+    if output_size is None and output_ratio is None:
+        raise ValueError("fractional_max_pool3d requires specifying either an output_size or an output_ratio")
+    if output_size is None:
+        _output_ratio = _tuple(output_ratio, 3)
+        output_size = [int(input.size(-3) * _output_ratio[0]), int(input.size(-2) * _output_ratio[1]),
+                       int(input.size(-1) * _output_ratio[2])]
+    if _random_samples is None:
+        n_batch = 1 if input.dim() == 4 else input.size(0)
+        _random_samples = _agrad.rand(n_batch, input.size(-4), 3, dtype=input.dtype, device=input.device)
+    return _fractional_max_pool(input, kernel_size, output_size, _random_samples, 3)
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):
+    out = fractional_max_pool3d_with_indices(input, kernel_size, output_size, output_ratio, return_indices,
+                                             _random_samples)
+    return out if return_indices else out[0]
+
+
+for _name in ("fractional_max_pool2d", "fractional_max_pool3d"):
+    globals()[_name].__doc__ = (f"torch.nn.functional.{_name}: {_name}_with_indices' values, or both with "
+                                f"return_indices.")
+__all__ += [_name for _name in ("fractional_max_pool2d", "fractional_max_pool2d_with_indices",
+                                 "fractional_max_pool3d", "fractional_max_pool3d_with_indices")
+            if _name not in __all__]
+
+
 # ---- dropout1d/2d/3d, alpha_dropout, feature_alpha_dropout: ATen's _dropout_impl --------------------
 
 # SELU's scale · alpha: -this is SELU's saturation, the value a dropped unit takes before the affine correction

@@ -4,12 +4,15 @@ one of its parameters when it is assigned as an attribute (`self.weight = Parame
 `Parameter(t)` shares t's memory and version counter (PyTorch's `_make_subclass` on a
 detached alias), is a leaf, and requires grad unless told otherwise. Ops on a Parameter
 return plain Tensors, as in PyTorch.
+
+UninitializedParameter and UninitializedBuffer are the lazy modules' placeholders of unknown
+shape (see UninitializedTensorMixin); `is_lazy` tells them apart.
 """
 from __future__ import annotations
 
 from .._tensor import Tensor
 
-__all__ = ["Parameter"]
+__all__ = ["Parameter", "UninitializedParameter", "UninitializedBuffer", "is_lazy"]
 
 
 class Parameter(Tensor):
@@ -40,3 +43,140 @@ class Parameter(Tensor):
 
 
 Parameter.__module__ = "agrad.nn"
+
+
+class UninitializedTensorMixin:
+    """What UninitializedParameter and UninitializedBuffer share (torch/nn/parameter.py): a tensor
+    whose shape is not known yet. It holds an empty tensor of the dtype and device to materialize
+    with; `materialize(shape)` gives it a tensor of that shape and turns it into its `cls_to_become`
+    in place (same object: an optimizer built before the lazy module's first forward trains it).
+
+    Until then it refuses what torch's `__torch_function__` refuses: every op of the dispatcher
+    (`_op_guard`, which the dispatcher asks of a Tensor subclass it is passed) and every Tensor
+    method but the conversions below; properties (`dtype`, `device`, `requires_grad`, `grad`,
+    `data` …) still answer, `.shape` raises torch's RuntimeError, the repr is `<UninitializedParameter>`.
+    (A property that runs an op, `.T`, is refused here where torch answers.)"""
+    __slots__ = ()
+    cls_to_become = None
+
+    # torch's _allowed_methods, by name (char and short where agrad has them)
+    _allowed_methods = frozenset({"size", "copy_", "is_complex", "is_floating_point", "half", "float", "double",
+                                  "char", "short", "int", "long", "cuda", "cpu", "to", "get_device",
+                                  "materialize", "share_memory_"})
+    # the dispatcher's ops those methods run
+    _allowed_ops = frozenset({"to", "_to_copy", "copy"})
+
+    def materialize(self, shape, device=None, dtype=None) -> None:
+        """Give this tensor memory of `shape` (on its own device and dtype unless told) and make it a
+        `cls_to_become` (Parameter or Tensor)."""
+        import agrad
+        if device is None:
+            device = self.data.device
+        if dtype is None:
+            dtype = self.data.dtype
+        self.data = agrad.empty(shape, device=device, dtype=dtype)
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError("Can't access the shape of an uninitialized parameter or buffer. This error usually "
+                           "happens in `load_state_dict` when trying to load an uninitialized parameter into an "
+                           "initialized one. Call `forward` to initialize the parameters before accessing their "
+                           "attributes.")
+
+    def share_memory_(self):
+        raise RuntimeError("Can't share memory on an uninitialized parameter or buffer. Call `forward` to "
+                           "initialize the parameters before calling `module.share_memory()`.")
+
+    def __repr__(self) -> str:
+        return f"<{self.__class__.__name__}>"
+
+    def __reduce_ex__(self, proto):
+        return (self.__class__, (self.requires_grad,))
+
+    def __deepcopy__(self, memo):
+        raise self._refusal("<method '__deepcopy__' of 'agrad.Tensor' objects>")
+
+    @classmethod
+    def _refusal(cls, func) -> ValueError:
+        return ValueError(f"Attempted to use an uninitialized parameter in {func}. This error happens when you are "
+                          f"using a `LazyModule` or explicitly manipulating `torch.nn.parameter.{cls.__name__}` "
+                          "objects. When using LazyModules Call `forward` with a dummy batch to initialize the "
+                          "parameters before calling torch functions")
+
+    @classmethod
+    def _op_guard(cls, op) -> None:
+        if op.name not in cls._allowed_ops:
+            raise cls._refusal(repr(op))
+
+    def __getattribute__(self, name):
+        # NOTE: torch's __torch_function__ sees every Tensor method called on the tensor; here a method
+        # of Tensor's (not a property, not this class's own) is refused when it is looked up
+        if name[0] != "_" and name not in UninitializedTensorMixin._allowed_methods:
+            for klass in type(self).__mro__:
+                found = klass.__dict__.get(name)
+                if found is not None:
+                    kind = type(found)
+                    if klass in (Tensor, Parameter) and hasattr(kind, "__get__") and not hasattr(kind, "__set__"):
+                        raise type(self)._refusal(f"<method '{name}' of 'agrad.Tensor' objects>")
+                    break
+        return object.__getattribute__(self, name)
+
+
+def is_lazy(param) -> bool:
+    """Whether `param` is an UninitializedParameter or UninitializedBuffer."""
+    return isinstance(param, UninitializedTensorMixin)
+
+
+def _uninitialized(cls, requires_grad, device, dtype):
+    import agrad
+    data = agrad.empty(0, device=device, dtype=dtype)
+    if requires_grad and not (data.is_floating_point() or data.is_complex()):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    t = cls._make(data._data, data._device, data._keys)
+    Tensor.requires_grad_(t, requires_grad)
+    return t
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """A Parameter whose shape is not known yet (a lazy module's before its first forward); it
+    becomes a Parameter when materialized."""
+    __slots__ = ()
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        return _uninitialized(cls, requires_grad, device, dtype)
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        pass
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.requires_grad, self.data.device, self.data.dtype)
+        return memo[id(self)]
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    """A buffer whose shape is not known yet (a lazy BatchNorm's running statistics); it becomes a
+    Tensor when materialized."""
+    __slots__ = ()
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
+        t = _uninitialized(cls, requires_grad, device, dtype)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t
+
+    def __init__(self, requires_grad=False, device=None, dtype=None, persistent=True):
+        pass
+
+    def to(self, *args, **kwargs):
+        # NOTE: as torch's Tensor.__torch_function__ returns a subclass's results as that subclass: a
+        # converted buffer (`module.double()` before the first forward) is still uninitialized
+        result = Tensor.to(self, *args, **kwargs)
+        return result if result is self else result.as_subclass(UninitializedBuffer)
+
+
+for _cls in (UninitializedParameter, UninitializedBuffer):
+    _cls.__module__ = "agrad.nn"

@@ -341,5 +341,6 @@ def _merge_families() -> None:
             table.update(own)
 
 
-FAMILIES = ["nn_rnn_scenarios", "nn_transformer_scenarios", "nn_layers_scenarios", "nn_losses_scenarios"]
+FAMILIES = ["nn_rnn_scenarios", "nn_transformer_scenarios", "nn_layers_scenarios", "nn_losses_scenarios",
+            "nn_lazy_scenarios"]
 _merge_families()

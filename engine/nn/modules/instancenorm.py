@@ -1,15 +1,17 @@
 """torch.nn.InstanceNorm1d/2d/3d (torch/nn/modules/instancenorm.py): each (instance, channel)
 normalised over its own spatial dims. As PyTorch's, they share BatchNorm's base (its parameters and
 buffers) with other defaults: no affine weight and bias, no running statistics; an input without a
-batch dim is normalised as a batch of one."""
+batch dim is normalised as a batch of one. LazyInstanceNorm1d/2d/3d take num_features from the
+first input's dim 1 (lazy.py), as PyTorch's do (an unbatched input's dim 1 too)."""
 from __future__ import annotations
 
 import warnings
 
 from .. import functional as F
-from .batchnorm import _BatchNorm
+from .batchnorm import _BatchNorm, _LazyNormBase
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d",
+           "LazyInstanceNorm3d"]
 
 
 class _InstanceNorm(_BatchNorm):
@@ -53,4 +55,19 @@ class InstanceNorm2d(_InstanceNorm):
 
 
 class InstanceNorm3d(_InstanceNorm):
+    _spatial = 3
+
+
+class LazyInstanceNorm1d(_LazyNormBase, _InstanceNorm):
+    cls_to_become = InstanceNorm1d
+    _spatial = 1
+
+
+class LazyInstanceNorm2d(_LazyNormBase, _InstanceNorm):
+    cls_to_become = InstanceNorm2d
+    _spatial = 2
+
+
+class LazyInstanceNorm3d(_LazyNormBase, _InstanceNorm):
+    cls_to_become = InstanceNorm3d
     _spatial = 3

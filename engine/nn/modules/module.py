@@ -1,5 +1,5 @@
-"""torch.nn.Module (torch/nn/modules/module.py), with forward hooks and without backward
-or state_dict hooks.
+"""torch.nn.Module (torch/nn/modules/module.py), with forward and backward hooks and, of the
+state_dict hooks, the load_state_dict pre-hooks (the lazy modules' `_lazy_load_hook`).
 
 A Module keeps three ordered dicts, filled by `__setattr__`: `_parameters` (a `Parameter`
 assigned as an attribute), `_buffers` (`register_buffer`, e.g. BatchNorm's running
@@ -11,6 +11,7 @@ are PyTorch's keys (`0.weight`, `encoder.layers.1.bias`, `bn.num_batches_tracked
 """
 from __future__ import annotations
 
+import functools
 import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
@@ -21,7 +22,7 @@ from ..._tensor import RemovableHandle, Tensor
 from ...grad_mode import no_grad
 from ...messages import size_repr as _size   # (other modules import it from here)
 from ...optim.optimizer import zero_grads
-from ..parameter import Parameter
+from ..parameter import Parameter, is_lazy
 from .backward_hook import BackwardHook
 
 __all__ = ["Module"]
@@ -90,6 +91,7 @@ class Module:
         object.__setattr__(self, "_forward_hooks", [])
         object.__setattr__(self, "_backward_pre_hooks", [])
         object.__setattr__(self, "_backward_hooks", [])
+        object.__setattr__(self, "_load_state_dict_pre_hooks", [])
         if self.call_super_init:
             super().__init__(*args, **kwargs)
 
@@ -145,6 +147,12 @@ class Module:
         """`hook(module, args, output)` (or `(module, args, kwargs, output)`) after forward;
         what it returns, if not None, replaces the output."""
         return self._register_hook(self._forward_hooks, _Hook(hook, with_kwargs), prepend)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module: bool = False) -> RemovableHandle:
+        """`hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)`
+        (the module first, `with_module`) before this module loads its own entries of a state dict."""
+        return self._register_hook(self._load_state_dict_pre_hooks,
+                                   functools.partial(hook, self) if with_module else hook, False)
 
     @staticmethod
     def _register_hook(hooks: list, entry: _Hook, prepend: bool) -> RemovableHandle:
@@ -480,6 +488,8 @@ class Module:
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                               error_msgs) -> None:
+        for hook in list(self._load_state_dict_pre_hooks):
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
         persistent_buffers = {k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set}
         local_state = {k: v for k, v in [*self._parameters.items(), *persistent_buffers.items()] if v is not None}
         assign = local_metadata.get("assign_to_params_buffers", False)
@@ -491,9 +501,13 @@ class Module:
                     error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or '
                                       f"Tensor-like object from checkpoint but received {type(input_param)}")
                     continue
-                if len(param.shape) == 0 and len(input_param.shape) == 1 and input_param.shape[0] == 1:
+                # NOTE: an uninitialized parameter (a lazy module's) takes whatever it is given; an
+                # uninitialized one given to an initialized parameter raises at `.shape`, as in PyTorch
+                is_param_lazy = is_lazy(param)
+                if (not is_param_lazy and len(param.shape) == 0 and len(input_param.shape) == 1
+                        and input_param.shape[0] == 1):
                     input_param = input_param[0]      # a 0-d parameter saved as a 1-element vector
-                if input_param.shape != param.shape:
+                if not is_param_lazy and input_param.shape != param.shape:
                     error_msgs.append(f"size mismatch for {key}: copying a param with shape "
                                       f"{_size(input_param.shape)} from checkpoint, the shape in current model is "
                                       f"{_size(param.shape)}.")

@@ -1,16 +1,17 @@
-"""torch.nn.LocalResponseNorm, LayerNorm, GroupNorm and RMSNorm (torch/nn/modules/normalization.py):
-weight ones, bias zeros; LayerNorm and RMSNorm over the last len(normalized_shape) dimensions,
-GroupNorm over each of num_groups groups of channels, LocalResponseNorm across neighbouring
-channels (no parameters)."""
+"""torch.nn.LocalResponseNorm, CrossMapLRN2d, LayerNorm, GroupNorm and RMSNorm
+(torch/nn/modules/normalization.py): weight ones, bias zeros; LayerNorm and RMSNorm over the last
+len(normalized_shape) dimensions, GroupNorm over each of num_groups groups of channels,
+LocalResponseNorm and CrossMapLRN2d across neighbouring channels (no parameters)."""
 from __future__ import annotations
 
 import numbers
 
+from ... import _api as agrad
 from .. import functional as F, init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["LocalResponseNorm", "LayerNorm", "GroupNorm", "RMSNorm"]
+__all__ = ["LocalResponseNorm", "CrossMapLRN2d", "LayerNorm", "GroupNorm", "RMSNorm"]
 
 
 class LocalResponseNorm(Module):
@@ -23,6 +24,50 @@ class LocalResponseNorm(Module):
 
     def forward(self, input):
         return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
+
+
+def _cross_map_lrn2d(input, size, alpha=1e-4, beta=0.75, k=1):
+    """torch/nn/modules/_functions.py's CrossMapLRN2d forward, over agrad's ops in its order: the scale
+    of channel c starts as the sum of the squares of channels [0, pre_pad) and moves one channel at a
+    time, adding the square entering at c + pre_pad - 1 and removing the one leaving at c - pre_pad
+    (only once c > pre_pad: channel 0's square is never removed, as in PyTorch); out = x · (k + α/size ·
+    scale)^-β. NOTE: its gradient is the one of this forward; PyTorch's hand-written backward is not
+    (it fails torch's own gradcheck) and gives other values wherever a window leaves a channel out."""
+    if input.dim() != 4:
+        raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D instead.")
+    channels = input.size(1)
+    input_square = agrad.pow(input, 2)
+    pre_pad = int((size - 1) / 2 + 1)
+    pre_pad_crop = min(pre_pad, channels)
+    scale = agrad.zeros_like(input.select(1, 0))
+    for c in range(pre_pad_crop):
+        scale = scale + input_square.select(1, c)
+    scales = [scale]
+    for c in range(1, channels):
+        if c < channels - pre_pad + 1:
+            scale = scale + input_square.select(1, c + pre_pad - 1)
+        if c > pre_pad:
+            scale = scale - input_square.select(1, c - pre_pad)
+        scales.append(scale)
+    scale = agrad.stack(scales, 1).mul(alpha / size).add(k)
+    return agrad.pow(scale, -beta).mul(input)
+
+
+class CrossMapLRN2d(Module):
+    """The legacy (Lua Torch) cross-channel local response normalisation of 4-d input."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1) -> None:
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input):
+        return _cross_map_lrn2d(input, self.size, self.alpha, self.beta, self.k)
 
     def extra_repr(self) -> str:
         return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)

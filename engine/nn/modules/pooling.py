@@ -1,6 +1,7 @@
 """torch.nn's pooling layers (torch/nn/modules/pooling.py): MaxPool1d/2d/3d, MaxUnpool1d/2d/3d,
-AvgPool1d/2d/3d, LPPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d and AdaptiveAvgPool1d/2d/3d. Options
-only, each forward one F call; the stride defaults to the kernel size (LPPool's stays None).
+AvgPool1d/2d/3d, LPPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d, AdaptiveAvgPool1d/2d/3d and
+FractionalMaxPool2d/3d. Options only, each forward one F call; the stride defaults to the kernel
+size (LPPool's stays None). A fractional pool's `_random_samples`, when given, is a buffer.
 The 1-d average and the unpooling layers keep their sizes as tuples, the others as given."""
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from .utils import _pair, _single, _triple
 
 __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "AvgPool1d",
            "AvgPool2d", "AvgPool3d", "LPPool1d", "LPPool2d", "LPPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
-           "AdaptiveMaxPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d"]
+           "AdaptiveMaxPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "FractionalMaxPool2d",
+           "FractionalMaxPool3d"]
 
 
 class _MaxPoolNd(Module):
@@ -214,3 +216,48 @@ class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
 
 class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
     _function = "adaptive_avg_pool3d"
+
+
+class _FractionalMaxPoolNd(Module):
+    """FractionalMaxPool2d and 3d: PyTorch writes the constructor once per class; the 3-d one alone
+    refuses a kernel_size that is not positive."""
+    _function = ""
+    _ntuple = None
+    _dims = 0
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices: bool = False,
+                 _random_samples=None) -> None:
+        super().__init__()
+        if self._dims == 3 and (
+                (isinstance(kernel_size, int) and kernel_size <= 0)
+                or (isinstance(kernel_size, (tuple, list)) and not all(k > 0 for k in kernel_size))):
+            raise ValueError(f"kernel_size must be greater than 0, but got {kernel_size}")
+        self.kernel_size = self._ntuple(kernel_size)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = self._ntuple(output_size) if output_size is not None else None
+        self.output_ratio = self._ntuple(output_ratio) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"FractionalMaxPool{self._dims}d requires specifying either an output size, or a "
+                             "pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None:
+            if not all(0 < r < 1 for r in self.output_ratio):
+                raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input):
+        return getattr(F, self._function)(input, self.kernel_size, self.output_size, self.output_ratio,
+                                          self.return_indices, _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    _function = "fractional_max_pool2d"
+    _ntuple = staticmethod(_pair)
+    _dims = 2
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    _function = "fractional_max_pool3d"
+    _ntuple = staticmethod(_triple)
+    _dims = 3
