@@ -59,9 +59,11 @@ def check_inplace(t: Tensor) -> None:
 
 
 def _overlaps(data) -> bool:
-    """Whether several elements share one memory location (an expanded view)."""
+    """Whether several elements share one memory location (an expanded view). An empty array has no
+    elements to share one (PyTorch's is_non_overlapping_and_dense holds for numel 0), whatever its strides:
+    NumPy gives a [4, 0] array the strides (0, 0)."""
     strides = getattr(data, "strides", None)
-    return strides is not None and any(st == 0 and n > 1 for st, n in zip(strides, data.shape))
+    return strides is not None and data.size != 0 and any(st == 0 and n > 1 for st, n in zip(strides, data.shape))
 
 
 def _write(self: Tensor, out: Tensor) -> None:

@@ -639,3 +639,13 @@ def test_max_pool_with_indices_and_threshold_in_place_as_torch_nn_functional():
     assert F.max_pool3d_with_indices(x.reshape(1, 1, 1, 2, 2), (1, 2, 2))[1].tolist() == [[[[[1]]]]]
     y = agrad.tensor([1.0, -1.0, 3.0])
     assert F.threshold_(y, 0.5, 9.0) is y and y.tolist() == [1.0, 9.0, 3.0]
+
+
+def test_an_empty_tensor_is_written_in_place_whatever_its_strides():
+    # NumPy strides a [4, 0] array (0, 0); it holds no element that two could share (as torch: no overlap)
+    linear = agrad.nn.Linear(0, 4)
+    linear.load_state_dict(agrad.nn.Linear(0, 4).state_dict())
+    with agrad.no_grad():
+        assert linear.weight.copy_(agrad.zeros(4, 0)).shape == (4, 0)
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        agrad.zeros(1).expand(3).add_(1.0)
