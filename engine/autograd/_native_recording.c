@@ -9,9 +9,11 @@
  * - else the Node (of the plan's class, without a constructor call), its sequence_nr, next_fns and
  *   next_nrs, topological_nr and input_metadata; `out`'s AutogradMeta pointing at it; then what the
  *   formulas of the inputs needing a gradient use, saved as the generated savers save it: True.
- * Anything else returns False before changing anything, and the generated Python kernel, which is
- * the reference, records the op: anomaly mode, saved-tensor hooks, a view's metadata among the
- * inputs, an output that is not one plain Tensor, a saved shape, options or geometry. The Python savers (save_input_value, ...) are called where the Python kernel calls them.
+ * Anything else returns False before changing anything but a leaf's AccumulateGrad (which the Python
+ * would make too), and the generated Python kernel, which is the reference, records the op: anomaly
+ * mode, saved-tensor hooks, a view's metadata among the inputs, an output that is not one plain
+ * Tensor, a saved shape, options or geometry. The Python savers (save_input_value, ...) are called
+ * where the Python kernel calls them.
  *
  * Why C: recording was half of a small op's forward time through the library (W1: 2.2 of 4.4 µs),
  * all of it attribute stores and comparisons that the interpreter runs a bytecode at a time.

@@ -25,9 +25,9 @@ from .. import dtypes
 from .._device import _BACKENDS
 from .._tensor import AutogradMeta, Tensor, VariableVersion, filled, load_op_library, make_view
 from ..autograd import recording
-from ..autograd.engine import register_release
 from ..autograd.anomaly_mode import _state as _anomaly
 from ..autograd.edge import INVALID_EDGE
+from ..autograd.engine import register_release
 from ..autograd.node import (_METADATA, ZEROS, Node, _next_sequence_nr, grad_accumulator, gradient_edge, metadata_of,
                              record_outputs)
 from ..autograd.saved_variable import RELEASED as _RELEASED
