@@ -494,6 +494,23 @@ class RNNCellBase(Module):
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)
 
+    def _batched(self, name: str, input, hx):
+        """(input, hx, batched) of an RNNCell's or GRUCell's call: an unbatched one given a batch of one,
+        hx zeros where None; PyTorch's messages for other dimensions."""
+        import agrad
+        if input.dim() not in (1, 2):
+            raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D instead")
+        if hx is not None and hx.dim() not in (1, 2):
+            raise ValueError(f"{name}: Expected hidden to be 1D or 2D, got {hx.dim()}D instead")
+        is_batched = input.dim() == 2
+        if not is_batched:
+            input = input.unsqueeze(0)
+        if hx is None:
+            hx = agrad.zeros(input.size(0), self.hidden_size, dtype=input.dtype, device=input.device)
+        elif not is_batched:
+            hx = hx.unsqueeze(0)
+        return input, hx, is_batched
+
     def _step(self, mode: str, input, hx):
         """ATen's rnn_*_cell / lstm_cell / gru_cell on a batch: its checks, then the cell."""
         _check_cell_input(input, self.weight_ih.size(1))
@@ -513,18 +530,7 @@ class RNNCell(RNNCellBase):
         self.nonlinearity = nonlinearity
 
     def forward(self, input, hx=None):
-        import agrad
-        if input.dim() not in (1, 2):
-            raise ValueError(f"RNNCell: Expected input to be 1D or 2D, got {input.dim()}D instead")
-        if hx is not None and hx.dim() not in (1, 2):
-            raise ValueError(f"RNNCell: Expected hidden to be 1D or 2D, got {hx.dim()}D instead")
-        is_batched = input.dim() == 2
-        if not is_batched:
-            input = input.unsqueeze(0)
-        if hx is None:
-            hx = agrad.zeros(input.size(0), self.hidden_size, dtype=input.dtype, device=input.device)
-        else:
-            hx = hx.unsqueeze(0) if not is_batched else hx
+        input, hx, is_batched = self._batched("RNNCell", input, hx)
         if self.nonlinearity not in ("tanh", "relu"):
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
         ret = self._step("RNN_TANH" if self.nonlinearity == "tanh" else "RNN_RELU", input, hx)
@@ -564,17 +570,6 @@ class GRUCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device, dtype=dtype)
 
     def forward(self, input, hx=None):
-        import agrad
-        if input.dim() not in (1, 2):
-            raise ValueError(f"GRUCell: Expected input to be 1D or 2D, got {input.dim()}D instead")
-        if hx is not None and hx.dim() not in (1, 2):
-            raise ValueError(f"GRUCell: Expected hidden to be 1D or 2D, got {hx.dim()}D instead")
-        is_batched = input.dim() == 2
-        if not is_batched:
-            input = input.unsqueeze(0)
-        if hx is None:
-            hx = agrad.zeros(input.size(0), self.hidden_size, dtype=input.dtype, device=input.device)
-        else:
-            hx = hx.unsqueeze(0) if not is_batched else hx
+        input, hx, is_batched = self._batched("GRUCell", input, hx)
         ret = self._step("GRU", input, hx)
         return ret if is_batched else ret.squeeze(0)
