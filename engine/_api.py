@@ -9,7 +9,7 @@ from .dtypes import (bool_, float16, float32, float64, get_default_dtype, int8, 
                      uint64)
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                         set_grad_enabled)
-from ._tensor import Tensor
+from ._tensor import Size, Tensor
 # NOTE: not creation's zeros_like, ones_like, full_like, empty_like: agrad.<name> is the op of that name
 from .creation import (arange, as_tensor, empty, empty_strided, eye, from_numpy, full, linspace, logspace, manual_seed,
                        ones, rand, randint, randn, tensor, zeros)
@@ -27,7 +27,7 @@ bool = bool_  # noqa: A001 — agrad.bool, as torch.bool
 half, float, double = float16, float32, float64  # noqa: A001
 short, int, long = int16, int32, int64  # noqa: A001
 
-__all__ = ["Tensor", "tensor", "as_tensor", "from_numpy", "empty", "empty_strided", "zeros", "ones", "full", "arange", "linspace",
+__all__ = ["Tensor", "Size", "tensor", "as_tensor", "from_numpy", "empty", "empty_strided", "zeros", "ones", "full", "arange", "linspace",
            "logspace", "eye",
            "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "randint", "manual_seed", "device",
            "DeviceUnavailableError", "dtypes", "float16", "float32", "float64", "uint8", "int8", "int16", "int32",

@@ -223,6 +223,46 @@ class RemovableHandle:
             pass
 
 
+class Size(tuple):
+    """torch.Size: a tensor's shape, a tuple of ints (equal to the plain tuple, hashed alike) that
+    prints as PyTorch prints it (agrad.Size([2, 3])), counts its elements (`numel()`), and stays a Size
+    when sliced or added to."""
+    __slots__ = ()
+
+    def numel(self) -> int:
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, index):
+        got = tuple.__getitem__(self, index)
+        return Size(got) if isinstance(index, slice) else got
+
+    def __add__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple.__add__(self, other))
+
+    def __radd__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple.__add__(other, self))
+
+    def __mul__(self, times):
+        return Size(tuple.__mul__(self, times))
+
+    __rmul__ = __mul__
+
+    def __repr__(self) -> str:
+        return f"agrad.Size({list(self)})"
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        return (Size, (tuple(self),))
+
+
 class Tensor:
     # NOTE: __dict__, as torch.Tensor has one: user code and subclasses may set attributes of their own
     # (`p.shared = True`); it costs a pointer, the dict exists only once one is set
@@ -255,11 +295,11 @@ class Tensor:
 
     # -- array facts -------------------------------------------------------------
     @property
-    def shape(self) -> tuple:
-        return self._data.shape
+    def shape(self) -> Size:
+        return Size(self._data.shape)
 
     def size(self, dim=None):
-        return self._data.shape if dim is None else self._data.shape[dim]
+        return Size(self._data.shape) if dim is None else self._data.shape[dim]
 
     @property
     def ndim(self) -> int:
@@ -754,7 +794,7 @@ class Tensor:
             extras.append(f"device='{self._device}'")
         if self._device.type == "meta":
             body = "..."
-            extras.append(f"size={self.shape}")
+            extras.append(f"size={tuple(self._data.shape)}")
         else:
             body = np.array2string(self._host(), separator=", ", prefix="tensor(",
                                    formatter=None, threshold=1000)

@@ -2,6 +2,9 @@
 names (`axis`, `keepdims`), `Tensor.type`, method forms with positional arguments after a
 size list (`t.roll(1, 0)`), the `// % & | ^ ~` operators. Expected values are NumPy's (the
 same semantics: floor division, remainder with the divisor's sign)."""
+import json
+import pickle
+
 import numpy as np
 import pytest
 
@@ -649,3 +652,18 @@ def test_an_empty_tensor_is_written_in_place_whatever_its_strides():
         assert linear.weight.copy_(agrad.zeros(4, 0)).shape == (4, 0)
     with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
         agrad.zeros(1).expand(3).add_(1.0)
+
+
+def test_shape_is_a_size_as_torch_size():
+    # as torch 2.13's torch.Size: a tuple (equal to one, hashed alike) printed as PyTorch prints it
+    x = agrad.zeros(2, 3)
+    shape = x.shape
+    assert isinstance(shape, agrad.Size) and isinstance(x.size(), agrad.Size) and isinstance(shape, tuple)
+    assert shape == (2, 3) and hash(shape) == hash((2, 3)) and x.size(1) == 3 and type(shape[0]) is int
+    assert repr(shape) == str(shape) == "agrad.Size([2, 3])" and shape.numel() == 6
+    assert repr(shape[1:]) == "agrad.Size([3])" and repr(shape + (4,)) == "agrad.Size([2, 3, 4])"
+    assert repr((1,) + shape) == "agrad.Size([1, 2, 3])" and repr(shape * 2) == "agrad.Size([2, 3, 2, 3])"
+    with pytest.raises(TypeError):
+        shape + [1]
+    assert agrad.zeros(agrad.Size([4, 5])).shape == (4, 5)
+    assert pickle.loads(pickle.dumps(shape)) == shape and json.dumps(shape) == "[2, 3]"
