@@ -243,14 +243,7 @@ class ModuleDict(Module):
             for key, module in modules.items():
                 self[key] = module
         else:
-            for j, m in enumerate(modules):
-                if not isinstance(m, Iterable):
-                    raise TypeError("ModuleDict update sequence element #" + str(j) + " should be Iterable; is"
-                                    + type(m).__name__)
-                if not len(m) == 2:
-                    raise ValueError("ModuleDict update sequence element #" + str(j) + " has length "
-                                     + str(len(m)) + "; 2 is required")
-                self[m[0]] = m[1]
+            _update_from_pairs(self, "ModuleDict", modules)
 
 
 def _parameter_line(key, p, type_name) -> str:
@@ -426,14 +419,7 @@ class ParameterDict(Module):
             for key, parameter in sorted(parameters.items()):
                 self[key] = parameter
         else:
-            for j, p in enumerate(parameters):
-                if not isinstance(p, Iterable):
-                    raise TypeError("ParameterDict update sequence element #" + str(j) + " should be Iterable; is"
-                                    + type(p).__name__)
-                if not len(p) == 2:
-                    raise ValueError("ParameterDict update sequence element #" + str(j) + " has length "
-                                     + str(len(p)) + "; 2 is required")
-                self[p[0]] = p[1]
+            _update_from_pairs(self, "ParameterDict", parameters)
 
     def extra_repr(self) -> str:
         return "\n".join(_parameter_line(k, p, lambda t: t.type()) for k, p in self.items())
@@ -454,3 +440,13 @@ class ParameterDict(Module):
     def __ior__(self, other: ParameterDict):
         self.update(other)
         return self
+
+
+def _update_from_pairs(target, kind: str, pairs) -> None:
+    """ModuleDict/ParameterDict.update from a sequence of (key, value) pairs, with PyTorch's messages."""
+    for j, pair in enumerate(pairs):
+        if not isinstance(pair, Iterable):
+            raise TypeError(f"{kind} update sequence element #{j} should be Iterable; is{type(pair).__name__}")
+        if not len(pair) == 2:
+            raise ValueError(f"{kind} update sequence element #{j} has length {len(pair)}; 2 is required")
+        target[pair[0]] = pair[1]

@@ -19,15 +19,7 @@ class Embedding(Module):
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
-        if padding_idx is not None:
-            if padding_idx > 0:
-                if padding_idx >= self.num_embeddings:
-                    raise AssertionError("Padding_idx must be within num_embeddings")
-            elif padding_idx < 0:
-                if padding_idx < -self.num_embeddings:
-                    raise AssertionError("Padding_idx must be within num_embeddings")
-                padding_idx = self.num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = _padding_index(padding_idx, num_embeddings, "Padding_idx")
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
@@ -90,15 +82,7 @@ class EmbeddingBag(Module):
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
-        if padding_idx is not None:
-            if padding_idx > 0:
-                if padding_idx >= self.num_embeddings:
-                    raise AssertionError("padding_idx must be within num_embeddings")
-            elif padding_idx < 0:
-                if padding_idx < -self.num_embeddings:
-                    raise AssertionError("padding_idx must be within num_embeddings")
-                padding_idx = self.num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = _padding_index(padding_idx, num_embeddings, "padding_idx")
         if _weight is None:
             self.weight = Parameter(agrad.empty((num_embeddings, embedding_dim), device=device, dtype=dtype))
             self.reset_parameters()
@@ -147,3 +131,13 @@ class EmbeddingBag(Module):
                            include_last_offset=include_last_offset, padding_idx=padding_idx)
         embeddingbag.weight.requires_grad = not freeze
         return embeddingbag
+
+
+def _padding_index(padding_idx, num_embeddings: int, spelling: str):
+    """padding_idx counted from the start (a negative one from the end), or None; PyTorch's check, whose
+    message Embedding spells "Padding_idx" and EmbeddingBag "padding_idx"."""
+    if padding_idx is None:
+        return None
+    if not -num_embeddings <= padding_idx < num_embeddings and padding_idx != 0:
+        raise AssertionError(f"{spelling} must be within num_embeddings")
+    return num_embeddings + padding_idx if padding_idx < 0 else padding_idx
