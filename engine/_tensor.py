@@ -6,6 +6,7 @@ that need no gradient, so a plain tensor costs five slots.
 from __future__ import annotations
 
 import importlib
+import math
 import re
 import warnings
 import weakref
@@ -16,7 +17,7 @@ from . import dtypes, watchers
 from ._device import device as Device
 from .dispatch_keys import AUTOGRAD, INFERENCE
 from .grad_mode import enable_grad, tls
-from .messages import c_type_name, scalar_type_name, sizes
+from .messages import c_type_name, scalar_type_name, size_repr, sizes
 from .shapes import normalize_dim
 
 __all__ = ["Tensor", "AutogradMeta", "DifferentiableViewMeta", "VariableVersion", "update_tensor_hooks_on_new_gradfn"]
@@ -230,10 +231,7 @@ class Size(tuple):
     __slots__ = ()
 
     def numel(self) -> int:
-        n = 1
-        for s in self:
-            n *= s
-        return n
+        return math.prod(self)
 
     def __getitem__(self, index):
         got = tuple.__getitem__(self, index)
@@ -255,7 +253,7 @@ class Size(tuple):
     __rmul__ = __mul__
 
     def __repr__(self) -> str:
-        return f"agrad.Size({list(self)})"
+        return size_repr(self)
 
     __str__ = __repr__
 

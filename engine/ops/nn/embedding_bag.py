@@ -23,7 +23,8 @@ from ... import creation, dtypes
 from ...backends.meta import MetaArray
 from ...errors import DtypeError
 from ...grad_mode import no_grad
-from ...messages import tensor_type_name
+from ...messages import size_repr, tensor_type_name
+from ...user_warnings import warn_user
 from ..conversion import detach, to
 from ..pointwise.binary import clamp_min, ge, gt, ne, where
 from ..reduce.arithmetic import (
@@ -35,7 +36,6 @@ from ..registry import defop
 from ..samples import SampleInput, make_arg
 from ..shape.advanced_indexing import _at, index_add, index_select, scatter_add
 from ..shape.view import reshape, unsqueeze
-from .loss import warn_user
 
 _MODES = {"sum": 0, "mean": 1, "max": 2}
 _SUM, _MEAN, _MAX = 0, 1, 2
@@ -234,8 +234,8 @@ def _embedding_bag_public(input, weight, offsets, max_norm, norm_type, scale_gra
                   "...)` is deprecated, and should now be `embedding_bag(input, weight, ...)`.")
         weight, input = input, weight
     if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
-        raise ValueError(f"embedding_bag: If per_sample_weights (agrad.Size({list(per_sample_weights.shape)})) is not "
-                         f"None, then it must have the same shape as the input (agrad.Size({list(input.shape)}))")
+        raise ValueError(f"embedding_bag: If per_sample_weights ({size_repr(per_sample_weights.shape)}) is not "
+                         f"None, then it must have the same shape as the input ({size_repr(input.shape)})")
     if weight.ndim != 2:
         raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.ndim}")
     if input.ndim == 2:

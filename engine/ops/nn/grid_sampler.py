@@ -18,16 +18,14 @@ of the same two operations with the derivatives' table; a third order is not imp
 from __future__ import annotations
 
 import math
-import os
-import sys
-import warnings
 
 import numpy as np
 
 from ...backends.meta import MetaArray
 from ...creation import _spaced, tensor
 from ...errors import DtypeError, ShapeError
-from ...messages import require_floating, scalar_type_name, sizes
+from ...messages import require_floating, scalar_type_name, size_repr, sizes
+from ...user_warnings import warn_user
 from .._common import weighted_bincount
 from ..linalg import matmul
 from ..registry import defop
@@ -423,19 +421,6 @@ grid_sampler_2d = defop(
 
 # ---- grid_sample and affine_grid: torch.nn.functional's --------------------------------------------
 
-_ENGINE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def _warn(message):
-    """A UserWarning pointing at the first caller outside agrad (PyTorch's stacklevel=2 points at the
-    caller of F.grid_sample; here dispatcher frames, and generated code, come between)."""
-    frame, level = sys._getframe(1), 2
-    while frame is not None and (frame.f_code.co_filename.startswith(_ENGINE) or
-                                 frame.f_code.co_filename.startswith("<agrad")):
-        frame, level = frame.f_back, level + 1
-    warnings.warn(message, UserWarning, stacklevel=level)
-
-
 _ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
                   "Please specify align_corners=True if the old behavior is desired. See the documentation of "
                   "grid_sample for details.")
@@ -449,7 +434,7 @@ def _grid_sample(input, grid, mode, padding_mode, align_corners):
         raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
                          f"'reflection', but got: '{padding_mode}'")
     if align_corners is None:
-        _warn(_ALIGN_WARNING)
+        warn_user(_ALIGN_WARNING)
         align_corners = False
     if input.ndim != 4:         # PyTorch's grid_sampler_3d, with its checks
         _check_common(input, grid)
@@ -502,7 +487,7 @@ def _base_grid(size, align_corners, dtype):
 
 def _affine_grid(theta, size, align_corners):
     if align_corners is None:
-        _warn(_ALIGN_WARNING)
+        warn_user(_ALIGN_WARNING)
         align_corners = False
     if not theta.dtype.is_floating_point:
         raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
@@ -511,12 +496,12 @@ def _affine_grid(theta, size, align_corners):
         dims = len(size) - 2
         if theta.ndim != 3 or tuple(theta.shape[-2:]) != (dims, dims + 1):
             raise ValueError(f"Expected a batch of {dims}D affine matrices of shape Nx{dims}x{dims + 1} for size "
-                             f"{size}. Got agrad.Size({list(theta.shape)}).")
+                             f"{size}. Got {size_repr(theta.shape)}.")
     else:
         raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
                                   f"respectively. Got size {size}.")
     if align_corners and min(size[2:]) == 1:
-        _warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when align_corners=True. "
+        warn_user("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when align_corners=True. "
               "This is not an intended use case of affine_grid. See the documentation of affine_grid for details.")
     elif min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {size}")

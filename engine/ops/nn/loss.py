@@ -25,16 +25,14 @@ reduction with PyTorch's deprecation warning (`legacy_get_string`, torch.nn._red
 from __future__ import annotations
 
 import math
-import os
-import sys
-import warnings
 
 import numpy as np
 
 from ... import creation, dtypes
 from ...backends.meta import MetaArray
 from ...errors import DimensionError, DtypeError, ShapeError
-from ...messages import check_result_cast, require_floating, scalar_type_name, sizes
+from ...messages import check_result_cast, require_floating, scalar_type_name, size_repr, sizes
+from ...user_warnings import warn_user
 from ...shapes import broadcast_shapes
 from ..conversion import detach
 from ..factories import ones_like, zeros_like
@@ -401,8 +399,8 @@ def _bce_shape(input, target, weight, pos_weight):
 def _bce_logits_meta(input, target, weight, pos_weight, reduction):
     check_reduction(reduction)
     if tuple(target.shape) != tuple(input.shape):
-        raise ValueError(f"Target size (agrad.Size({list(target.shape)})) must be the same as input size "
-                       f"(agrad.Size({list(input.shape)}))")
+        raise ValueError(f"Target size ({size_repr(target.shape)}) must be the same as input size "
+                       f"({size_repr(input.shape)})")
     require_floating("binary_cross_entropy_with_logits", input.dtype)
     shape = _bce_shape(input, target, weight, pos_weight)
     return MetaArray(shape if reduction == "none" else (), input.dtype)
@@ -727,8 +725,8 @@ huber_loss = defop(
 def _bce_meta(input, target, weight, reduction):
     check_reduction(reduction)
     if tuple(target.shape) != tuple(input.shape):
-        raise ValueError(f"Using a target size (agrad.Size({list(target.shape)})) that is different to the input "
-                         f"size (agrad.Size({list(input.shape)})) is deprecated. Please ensure they have the same "
+        raise ValueError(f"Using a target size ({size_repr(target.shape)}) that is different to the input "
+                         f"size ({size_repr(input.shape)}) is deprecated. Please ensure they have the same "
                          f"size.")
     require_floating("binary_cross_entropy", input.dtype)
     if weight is not None:
@@ -929,8 +927,8 @@ def _margin_ranking_loss(input1, input2, target, margin, size_average, reduce, r
     reduction = _reduction_arg(size_average, reduce, reduction)
     if not (input1.ndim == input2.ndim == target.ndim):
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
-                           f"input1: agrad.Size({list(input1.shape)}), input2: agrad.Size({list(input2.shape)}), "
-                           f"target: agrad.Size({list(target.shape)}) ")
+                           f"input1: {size_repr(input1.shape)}, input2: {size_repr(input2.shape)}, "
+                           f"target: {size_repr(target.shape)} ")
     return _apply_reduction(clamp_min(-target * (input1 - input2) + margin, 0), reduction)
 
 
@@ -978,19 +976,6 @@ triplet_margin_loss = defop(
 
 
 # ---- the deprecated size_average / reduce (torch.nn._reduction) ------------------------------
-
-_ENGINE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def warn_user(message, category=UserWarning):
-    """A warning pointing at the first caller outside agrad, as PyTorch's point at the caller of the
-    functional form (dispatcher frames and generated code come between here); grid_sampler's _warn."""
-    frame, level = sys._getframe(1), 2
-    while frame is not None and (frame.f_code.co_filename.startswith(_ENGINE) or
-                                 frame.f_code.co_filename.startswith("<agrad")):
-        frame, level = frame.f_back, level + 1
-    warnings.warn(message, category, stacklevel=level)
-
 
 def legacy_get_string(size_average, reduce, emit_warning: bool = True) -> str:
     """torch.nn._reduction.legacy_get_string: the reduction the deprecated flags mean (each None
