@@ -773,7 +773,9 @@ def _saver_lines(names, arg_index, indent: str) -> list:
             lines.append(f"    {slot} = (args[{index}].shape, args[{index}].stride(), args[{index}].storage_offset())")
         else:
             lines.append(f"    v{k} = args[{index}]")
-            lines.append(f"    {slot} = [t.shape for t in v{k}] if v{k}.__class__ is list else getattr(v{k}, 'shape', ())")
+            # (a Tensor's array's shape: equal to its agrad.Size, without making one per recorded op)
+            lines.append(f"    {slot} = v{k}._data.shape if v{k}.__class__ is _Tensor else [t.shape for t in v{k}] "
+                         f"if v{k}.__class__ is list else getattr(v{k}, 'shape', ())")
     if not lines:
         lines.append("    pass                # the formulas use the gradient alone")
     return [indent + line[4:] for line in lines]
