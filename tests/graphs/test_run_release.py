@@ -71,6 +71,9 @@ def test_only_what_is_read_after_the_forward_stays(graph_file):
 def test_each_value_goes_after_its_last_reader(graph_file):
     checked = graphs.load(graph_file(CHAIN))._checked
     plan = release_plan(checked)
+    # read by position (nodes_made) or in order (the plain run): the same tuples either way
+    assert len(plan) == len(checked.order) and list(plan) == [plan[i] for i in range(len(plan))]
+    assert all(names.__class__ is tuple for names in plan) and any(len(names) == 1 for names in plan)
     position = {bound.name: i for i, bound in enumerate(checked.order)}
     gone = {name: i for i, names in enumerate(plan) for name in names}
     kept = set(output_names(checked)) | {"n2", "kept"}
@@ -102,3 +105,26 @@ def test_a_node_plan_is_one_tuple_its_call_shared_by_nodes_written_alike(graph_f
     plans = {bound.name: bound.plan for bound in graph._checked.order}
     assert all(type(p) is tuple and p[1] == name for name, p in plans.items())
     assert plans["n1"][0] is plans["n2"][0]         # add(Tensor, Tensor): one generated call
+
+
+PRODUCT = """\
+inputs:
+  x: {value: [0.5, -0.25, 1.0], requires_grad: true}
+nodes:
+  a: x * 2.0
+  b: x * 3.0
+  c: x * 4.0
+  s: a * b * c
+  loss: sum(s)
+backward: loss
+"""
+
+
+def test_a_node_that_last_reads_several_values_lets_go_of_all_of_them(graph_file):
+    checked = graphs.load(graph_file(PRODUCT))._checked
+    plan = release_plan(checked)
+    gone = {bound.name: set(names) for bound, names in zip(checked.order, plan)}
+    assert gone["s.1"] == {"a", "b"} and gone["s"] == {"c", "s.1"}
+    run = graphs.load(graph_file(PRODUCT)).run(replay=False, keep_values=False)
+    assert set(run.values) == {"x", "loss"}
+    assert np.allclose(_array(run.grads["x"]), 3 * 24.0 * np.array([0.5, -0.25, 1.0]) ** 2)
