@@ -68,15 +68,16 @@ class CheckedGraph:
             self._meta = meta
         return self._meta
 
-    def meta_build(self, release: list[tuple[str, ...]] | None = None):
+    def meta_build(self, release: list[tuple[str, ...]] | None = None, labels: dict | None = None):
         """The Meta build a node at a time, kept nowhere: (env, executor.nodes_made's iterator over
         it). `release` (runner.release_plan): each value leaves `env` once nothing later reads it
-        (`inspect` streams a large graph's rows so, holding only its backward graph)."""
+        (`inspect` streams a large graph's rows so, holding only its backward graph). `labels`: the
+        Nodes' labels go there (executor.label), not into their metadata."""
         checker = GraphChecker(self.spec, Collector(self.spec.file), self.base_dir, self.options)
         missing: set[str] = set()
         checker.make_meta_leaves(self.leaves, missing)
         return checker.meta, nodes_made(self.order, checker.meta, on_error=checker.report_failure,
-                                        failed=missing, release=release)
+                                        failed=missing, release=release, labels=labels)
 
     def held_by_leaves(self) -> tuple[int, str | None]:
         """(bytes, the largest leaf): what a pass holds from its first node to its end, at the

@@ -127,11 +127,11 @@ class Inspection:
         ids, dependencies = self._backward_graph()
         spec = self.graph.spec
         leaf_names = {id(self.env[name]): name for name in spec.inputs if name in self.env}
+        labels = self.labels
         for fn, fid in ids.items():
-            owner = fn.metadata.get("yaml_node")
+            owner, line = labels.get(fn) or _labels_in(fn._metadata)
             if owner is None and hasattr(fn, "variable"):
                 owner = leaf_names.get(id(fn.variable))
-            line = fn.metadata.get("line")
             if line is None and owner in spec.inputs:
                 line = spec.inputs[owner].pos.line
             yield InspectBackwardNode(
@@ -154,11 +154,12 @@ class Inspection:
     def _built(self):
         """(i, bound, value) of each node in order, and `release`: the names to drop after node i."""
         graph = self.graph
+        self.labels: dict = {}                  # Node -> (YAML node, line) of a build made here
         if graph._meta is not None:
             self.env = graph._meta
             return ((i, bound, graph._meta.get(bound.name)) for i, bound in enumerate(graph.order)), None
         release = release_plan(graph)
-        self.env, made = graph.meta_build(release)
+        self.env, made = graph.meta_build(release, self.labels)
         return ((i, bound, value) for i, bound, value, _ in made), release
 
     def _node_rows(self, made, release) -> Iterator[InspectNode]:
@@ -233,6 +234,11 @@ class Inspection:
                     order.append(ids[fn])
             self._ids, self._dependencies, self._order = ids, dependencies or {}, order
         return self._ids, self._dependencies
+
+
+def _labels_in(metadata: dict | None) -> tuple:
+    """(YAML node, line) of a Node labelled in its metadata (a kept Meta build's), else Nones."""
+    return (None, None) if metadata is None else (metadata.get("yaml_node"), metadata.get("line"))
 
 
 def _device(bound: BoundNode, refs: list[TensorRef], devices: dict[str, str], default: str) -> str:
