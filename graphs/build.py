@@ -68,7 +68,7 @@ class CheckedGraph:
             self._meta = meta
         return self._meta
 
-    def meta_build(self, release: list[tuple[str, ...]] | None = None, labels: dict | None = None):
+    def meta_build(self, release=None, labels: dict | None = None):
         """The Meta build a node at a time, kept nowhere: (env, executor.nodes_made's iterator over
         it). `release` (runner.release_plan): each value leaves `env` once nothing later reads it
         (`inspect` streams a large graph's rows so, holding only its backward graph). `labels`: the

@@ -261,7 +261,7 @@ def run_nodes(order: list[BoundNode], env: dict[str, Any],
               on_node: Callable[[BoundNode, Any, float], None] | None = None,
               on_error: Callable[[NodeFailure], None] | None = None,
               failed: set[str] | None = None, shared: SharedResults | None = None,
-              labelled: bool = True, release: list[tuple[str, ...]] | None = None,
+              labelled: bool = True, release=None,
               released: dict[str, Any] | None = None) -> dict[str, Any]:
     """Compute every node in `order` into `env`.
 
@@ -272,8 +272,8 @@ def run_nodes(order: list[BoundNode], env: dict[str, Any],
     (Meta inference of a check), nodes of one signature share one result, unlabelled.
     With `labelled=False` the Nodes are left unlabelled for `label_all` to label if anyone
     asks (a run: only an error, a profile or an anomaly report reads the labels).
-    With `release` (one tuple of names per node of `order`: the values nothing after it
-    reads), those values leave `env` once the node has run, their grad_fn kept in `released` (if
+    With `release` (runner.ReleasePlan, one tuple of names per node of `order`: the values nothing
+    after it reads), those values leave `env` once the node has run, their grad_fn kept in `released` (if
     given) for `label_all` (the backward graph still holds what backward needs).
     """
     if on_node is None and on_error is None and not failed and shared is None and not labelled:
@@ -291,7 +291,7 @@ def run_nodes(order: list[BoundNode], env: dict[str, Any],
 
 def nodes_made(order, env: dict[str, Any], *, on_error: Callable[[NodeFailure], None] | None = None,
                failed: set[str] | None = None, shared: SharedResults | None = None, labelled: bool = True,
-               release: list[tuple[str, ...]] | None = None, released: dict[str, Any] | None = None,
+               release=None, released: dict[str, Any] | None = None,
                timed: bool = False, labels: dict | None = None):
     """run_nodes one node at a time: yields (i, bound, value, seconds) as the value of node `i` of
     `order` is put in `env`, before the values it was the last to read (`release[i]`) leave it
@@ -329,7 +329,8 @@ def _run_plain(order, env: dict[str, Any], release, released) -> dict[str, Any]:
     one, two, scaled = _call_for(("t",), ()), _call_for(("t", "t"), ()), _call_for(("t", "c"), ())
     i = 0
     try:
-        for plan, names in zip(node_plans(order), release if release is not None else itertools.repeat(())):
+        # (ReleasePlan's own entries: a bare name where a node lets go of one, no tuple made for it)
+        for plan, names in zip(node_plans(order), release.entries if release is not None else itertools.repeat(())):
             call = plan[0]
             if call is two:
                 result = plan[2](env[plan[3]], env[plan[4]])
@@ -340,16 +341,24 @@ def _run_plain(order, env: dict[str, Any], release, released) -> dict[str, Any]:
             else:
                 result = call(env, *plan)
             env[plan[1]] = tuple(result) if result.__class__ is list else result
-            if names:
-                _release(env, names, released)
+            # _release inlined for a tensor with a history (a chain lets go of one every op)
+            for name in (names,) if names.__class__ is str else names:
+                value = env[name]
+                meta = value._autograd_meta if value.__class__ is _Tensor else None
+                if meta.__class__ is _AutogradMeta and meta.grad_fn is not None:
+                    del env[name]
+                    if released is not None:
+                        released[name] = meta.grad_fn
+                else:
+                    _release(env, (name,), released)
             i += 1
     except (Exception, SystemExit) as exc:      # noqa: BLE001 - as run_nodes
         raise NodeFailure(order[i], exc) from exc
     return env
 
 
-def _release(env: dict[str, Any], names: tuple[str, ...], released: dict[str, Any] | None) -> None:
-    for name in names:
+def _release(env: dict[str, Any], names: tuple[str, ...] | str, released: dict[str, Any] | None) -> None:
+    for name in (names,) if names.__class__ is str else names:
         value = env.get(name)
         if value.__class__ is _Tensor:
             # (the slots read directly, as Tensor.grad_fn / requires_grad would: once per op of a pass)

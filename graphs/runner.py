@@ -82,7 +82,7 @@ class Runner:
         # with `release` (release_plan): the values no later node, output, expectation, retain or
         # backward pass reads leave `env` as soon as their last reader has run; `released` keeps
         # each one's grad_fn, for labels
-        self.release: list[tuple[str, ...]] | None = None
+        self.release: ReleasePlan | None = None
         self.released: dict[str, Any] = {}
         self.labelled: dict[str, Any] | None = None   # the env whose Nodes label_all labelled
 
@@ -268,20 +268,20 @@ class ReleasePlan(Sequence):
     """Per node of an order, the tuple of names to let go of once it has run (release_plan). Kept
     as one entry a node, a bare name where it is one (the commonest case: every op of a chain): a
     1-tuple was 56 of the 390 bytes an op of a long chain holds when its forward ends."""
-    __slots__ = ("_entries",)
+    __slots__ = ("entries",)
 
     def __init__(self, entries: list):
-        self._entries = entries         # (), a name, or a tuple of two names or more
+        self.entries = entries          # (), a name, or a tuple of two names or more
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self.entries)
 
     def __getitem__(self, i) -> tuple[str, ...]:
-        entry = self._entries[i]
+        entry = self.entries[i]
         return (entry,) if entry.__class__ is str else entry
 
     def __iter__(self):
-        return ((entry,) if entry.__class__ is str else entry for entry in self._entries)
+        return ((entry,) if entry.__class__ is str else entry for entry in self.entries)
 
 
 def release_plan(graph: CheckedGraph) -> ReleasePlan:
