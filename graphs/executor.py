@@ -343,7 +343,7 @@ def _run_plain(order, env: dict[str, Any], release, released) -> dict[str, Any]:
             env[plan[1]] = tuple(result) if result.__class__ is list else result
             # _release inlined for a tensor with a history (a chain lets go of one every op)
             for name in (names,) if names.__class__ is str else names:
-                value = env[name]
+                value = env.get(name)
                 meta = value._autograd_meta if value.__class__ is _Tensor else None
                 if meta.__class__ is _AutogradMeta and meta.grad_fn is not None:
                     del env[name]
@@ -357,8 +357,8 @@ def _run_plain(order, env: dict[str, Any], release, released) -> dict[str, Any]:
     return env
 
 
-def _release(env: dict[str, Any], names: tuple[str, ...] | str, released: dict[str, Any] | None) -> None:
-    for name in (names,) if names.__class__ is str else names:
+def _release(env: dict[str, Any], names: tuple[str, ...], released: dict[str, Any] | None) -> None:
+    for name in names:
         value = env.get(name)
         if value.__class__ is _Tensor:
             # (the slots read directly, as Tensor.grad_fn / requires_grad would: once per op of a pass)
