@@ -1,6 +1,8 @@
 """`agrad.graphs.load` and `validate`: a graph file read, checked and ready to run."""
 from __future__ import annotations
 
+import os
+import stat
 import time
 from pathlib import Path
 
@@ -105,6 +107,11 @@ def _check(path, options: Options, plugins, source: str | None = None, validatin
     t0 = time.perf_counter()
     try:
         if source is None:
+            mode = os.stat(path).st_mode
+            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+                # /dev/zero or /dev/urandom would be read until memory runs out; a pipe (`<(...)`) is
+                # still read, as its writer ends it
+                raise OSError(0, "a device, not a graph file")
             source = decode_source(Path(path).read_bytes())
     except NotUtf8 as exc:
         return None, [Diagnostic("AG031", exc.message, SourceLocation(file, exc.pos.line, exc.pos.col))], {}

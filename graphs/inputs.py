@@ -72,6 +72,10 @@ def _header(stream) -> tuple[tuple[int, ...], np.dtype, int]:
         raise
     except Exception as exc:            # noqa: BLE001 - see above: the header's text is the file's
         raise ValueError(f"not an .npy array header ({type(exc).__name__}: {exc})") from None
+    # NumPy accepts any int in the shape, `True` and negatives too; those would reach np.memmap and
+    # np.fromfile as a TypeError or a size that the data check below cannot trust.
+    if any(type(size) is not int or size < 0 for size in shape):
+        raise ValueError(f"not an .npy array header (shape {shape!r} is not sizes >= 0)")
     return shape, dtype, stream.tell()
 
 

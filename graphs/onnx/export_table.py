@@ -261,8 +261,11 @@ def _slice(b, a):
     dim = a["dim"] % len(shape)
     start = 0 if a["start"] is None else a["start"]
     end = shape[dim] if a["end"] is None else a["end"]
-    return b.node("Slice", [b.t(a["self"]), b.ints([start]), b.ints([min(end, 2**62)]), b.ints([dim]),
-                            b.ints([a["step"]])])
+    # Python's slices take any int (`x[10**20:]` is empty), ONNX's are int64: ONNX clamps to the
+    # dimension too, so a bound past 2**62 either way means the same
+    bound = lambda v: max(-2**62, min(v, 2**62))    # noqa: E731
+    return b.node("Slice", [b.t(a["self"]), b.ints([bound(start)]), b.ints([bound(end)]), b.ints([dim]),
+                            b.ints([bound(a["step"])])])
 
 
 @op("index_select")

@@ -15,6 +15,7 @@ inputs made from a `shape` and an `init` (data placeholders) become the model's 
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -149,6 +150,9 @@ class _Builder:
         name = self.names.get(key)
         if name is not None and (key in self.leaf_ids or key in self.emitted):
             return name
+        if not self.emitting:               # a walk from an output: what it reads first, deepest first
+            for earlier in self._inputs_first(tensor):
+                self.resolve(earlier)
         producers = self.trace.producers.get(key)
         if not producers:
             # made outside any traced op (a gradient seed, a zeros buffer): a constant
@@ -162,6 +166,29 @@ class _Builder:
         finally:
             self.emitting.discard(key)
         return out
+
+    def _inputs_first(self, tensor) -> list:
+        """The not yet emitted tensors the outermost calls that made `tensor` read, transitively,
+        each after those it reads: resolved in this order, each translation finds its inputs emitted
+        and resolve recurses a call deep, not once per op of the longest path (a chain of a few hundred
+        ops was past Python's recursion limit)."""
+        order, seen = [], {id(tensor)}
+        stack = [(tensor, False)]
+        while stack:
+            t, expanded = stack.pop()
+            if expanded:
+                order.append(t)
+                continue
+            producers = self.trace.producers.get(id(t))
+            if not producers:
+                continue                    # a leaf, or a constant: resolved where it is read
+            stack.append((t, True))
+            for arg in reversed(producers[-1].args):
+                for a in arg if isinstance(arg, (list, tuple)) else (arg,):
+                    if _is_tensor(a) and id(a) not in seen and id(a) not in self.emitted and id(a) not in self.leaf_ids:
+                        seen.add(id(a))
+                        stack.append((a, False))
+        return order[:-1]                   # (the last is `tensor` itself)
 
     def _named(self, tensor, name: str) -> str:
         self.emitted.add(id(tensor))
@@ -294,10 +321,16 @@ def export_graph(graph_path, model_path, *, with_grads: bool = False, strict: bo
     from agrad.graphs.runner import Runner, output_names
     from agrad.graphs.saving import write_atomically
 
-    graph = graphs.load(graph_path, plugins=plugins)
+    # traced on the CPU: an ONNX model has no device, and the trace reads every value back as a
+    # NumPy array, which a graph's default `device: dask` or `cuda` would not give
+    graph = graphs.load(graph_path, device="cpu", plugins=plugins)
     checked = graph._checked
     spec = checked.spec
     runner = Runner(checked, str(graph_path))
+    elsewhere = [f"'{name}' ({plan.device})" for name, plan in checked.leaves.items() if plan.device != "cpu"]
+    if elsewhere:       # an input's own `device:` outranks the default given to load() above
+        raise ModelError([f"{graph_path}: export traces the graph on the CPU; these inputs name another "
+                          f"device: {', '.join(elsewhere)}"])
     leaves = runner.make_leaves()
     with Trace() as trace:
         env = runner.forward(leaves)
@@ -363,7 +396,14 @@ def export_graph(graph_path, model_path, *, with_grads: bool = False, strict: bo
     for name, tensor in outputs + grads:
         if not _is_tensor(tensor):
             raise ModelError([f"{graph_path}: output '{name}' is not a tensor"])
-        produced = builder.resolve(tensor)
+        try:
+            produced = builder.resolve(tensor)
+        except RecursionError:
+            # resolve emits what an output's outermost calls read first (_inputs_first); a long chain
+            # of calls with no translation of their own, read through their inner calls, still
+            # recurses once a call: refused as the graph's size, not an internal error
+            raise ModelError([f"{graph_path}: output '{name}' is made by a chain of ops too long to export "
+                              f"(Python's recursion limit, {sys.getrecursionlimit()} frames)"]) from None
         if produced != name:
             builder.nodes.append(helper.make_node("Identity", [produced], [name], name=builder.fresh("n_out")))
         dtype = helper.np_dtype_to_tensor_dtype(np.dtype(tensor.detach().numpy().dtype))

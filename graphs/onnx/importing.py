@@ -74,6 +74,7 @@ class _Value:
 
 
 _IDENT = re.compile(r"[^0-9A-Za-z_]+")
+_MAX_NAME = 200
 
 
 class Names:
@@ -85,7 +86,9 @@ class Names:
 
     def make(self, onnx_name: str, fallback: str) -> str:
         base = _IDENT.sub("_", onnx_name).strip("_")
-        base = re.sub(r"_output_0$", "", base) or fallback
+        # a YAML key longer than 1024 characters does not parse (PyYAML's simple keys); the full
+        # ONNX name stays in `reverse` and the line's comment
+        base = re.sub(r"_output_0$", "", base)[:_MAX_NAME].rstrip("_") or fallback
         if base[0].isdigit():
             base = f"v{base}"
         if keyword.iskeyword(base) or base in ("True", "False", "None"):

@@ -158,7 +158,8 @@ def _external_data(path: Path, graph) -> list[str]:
             continue
         info = {e.key: e.value for e in tensor.external_data}
         location = info.get("location", "")
-        target = (folder / location).resolve() if location else None
+        # a NUL names no file (and makes resolve() raise ValueError): refused as any other bad location
+        target = (folder / location).resolve() if location and "\0" not in location else None
         if not location or os.path.isabs(location) or target is None or folder not in target.parents:
             problems.append(f"{where}: external data '{printable(location)}' is not a file inside the model's "
                             f"folder {folder}")

@@ -160,6 +160,8 @@ _HOSTILE_HEADERS = {
     "descr a list": ((b"'<f8'", b"[1, 'a']"), "not a valid dtype"),
     "size past int64": ((b"(2, 3), }    ", b"(4294967296, 4294967296, 16), }"), "declares"),
     "data cut short": ((b"(2, 3)", b"(9, 3)"), "declares 216 bytes of data but holds 48"),
+    "a bool dimension": ((b"(2, 3), }   ", b"(True, 3), }"), "is not sizes >= 0"),
+    "a negative dimension": ((b"(2, 3), } ", b"(-2, 3), }"), "is not sizes >= 0"),
 }
 
 

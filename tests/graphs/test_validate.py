@@ -143,6 +143,12 @@ def test_unreadable_file_is_a_diagnostic(tmp_path):
     assert [(d.code, d.location) for d in found] == [("AG031", None)]
 
 
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
+def test_a_device_is_a_diagnostic_not_read_until_memory_runs_out(device):
+    [found] = graphs.validate(device)
+    assert (found.code, found.location) == ("AG031", None) and "a device, not a graph file" in found.message
+
+
 def test_bad_command_line_options_are_diagnostics(graph_file):
     path = graph_file("inputs: {x: 1.0}\nnodes:\n  y: neg(x)\n")
     assert [d.code for d in graphs.validate(path, dtype="float8", device="tpu")] == ["AG008", "AG009"]

@@ -156,3 +156,40 @@ def test_max_pool3d_exports_as_maxpool_with_its_gradient(tmp_path):
     run = graphs.load(path).run()
     np.testing.assert_allclose(outputs["grad_x"], run.grads["x"].detach().numpy(), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(outputs["loss"], run.values["loss"].detach().numpy(), rtol=1e-5)
+
+
+def test_a_slice_bound_past_int64_exports_as_python_slices_it(tmp_path):
+    path = tmp_path / "g.yaml"
+    path.write_text("inputs:\n  a: {value: [1.0, 2.0, 3.0], requires_grad: true}\n"
+                    "nodes:\n  c: sum(a[-99999999999999999999:99999999999999999999:99999999999999999999])\n"
+                    "backward: c\n")
+    result = _cli("export", path, "-o", tmp_path / "g.onnx")
+    assert result.exit_code == 0, result.output
+    assert _onnxruntime(path, tmp_path / "g.onnx")["c"] == 1.0
+
+
+def test_a_chain_of_thousands_of_ops_exports_with_its_gradient(tmp_path):
+    """The walk from an output emits what it reads deepest first: a chain far past Python's
+    recursion limit (it was refused at a few hundred ops) exports, and onnxruntime agrees."""
+    path = tmp_path / "g.yaml"
+    chain = "".join(f"  n{i}: n{i - 1} * a\n" for i in range(1, 3000))
+    path.write_text(f"inputs:\n  a: {{value: 1.0001, requires_grad: true}}\nnodes:\n  n0: a * a\n{chain}"
+                    "backward: n2999\n")
+    result = _cli("export", path, "-o", tmp_path / "g.onnx", "--with-grads")
+    assert result.exit_code == 0, result.output
+    outputs = _onnxruntime(path, tmp_path / "g.onnx")
+    assert set(outputs) == {"n2999", "grad_a"}
+    run = graphs.load(path).run()
+    for out, value in outputs.items():
+        np.testing.assert_allclose(value, _agrad(path, out, run), rtol=1e-5, err_msg=out)
+
+
+def test_export_traces_on_the_cpu_whatever_the_graphs_device(tmp_path):
+    path = tmp_path / "g.yaml"
+    path.write_text("device: cuda:7\ninputs:\n  a: {value: 2.0, requires_grad: true}\nnodes:\n  c: a * a\nbackward: c\n")
+    result = _cli("export", path, "-o", tmp_path / "g.onnx")
+    assert result.exit_code == 0, result.output
+    assert _onnxruntime(path, tmp_path / "g.onnx")["c"] == 4.0
+    path.write_text("inputs:\n  a: {value: 2.0, requires_grad: true, device: dask}\nnodes:\n  c: a * a\nbackward: c\n")
+    result = _cli("export", path, "-o", tmp_path / "h.onnx")
+    assert result.exit_code == 2 and "'a' (dask)" in result.output and "internal error" not in result.output

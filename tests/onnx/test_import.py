@@ -187,6 +187,11 @@ def test_external_data_on_a_device(tmp_path):
     _refused(tmp_path, _external(tmp_path, "dev"), "not a file inside the model's folder")
 
 
+def test_external_data_named_with_a_nul(tmp_path):
+    (tmp_path / "w.bin").write_bytes(b"\0" * 24)
+    _refused(tmp_path, _external(tmp_path, "w.bin\0/../../../etc/passwd"), "not a file inside the model's folder")
+
+
 def test_external_data_resolved_relative_to_the_model(tmp_path):
     (tmp_path / "ext.onnx.data").write_bytes(np.full((2, 3), 2.0, np.float32).tobytes())
     path = _external(tmp_path, "ext.onnx.data")
@@ -203,6 +208,15 @@ def test_huge_declared_shape(tmp_path):
 def test_control_characters_in_names(tmp_path):
     nodes = [helper.make_node("Relu", ["x"], ["y"], name="bad\x1b[2Jname")]
     _refused(tmp_path, _small_model(tmp_path / "ctl.onnx", nodes), "control characters", "bad\\x1b[2Jname")
+
+
+def test_names_too_long_for_a_yaml_key_are_shortened(tmp_path):
+    long = "v" * 5000
+    nodes = [helper.make_node("Relu", ["x"], [long], name="r"), helper.make_node("Relu", [long], ["y"], name="s")]
+    path = _small_model(tmp_path / "long.onnx", nodes)
+    result = _cli("import", path, "-o", tmp_path / "long.yaml")
+    assert result.exit_code == 0, result.output
+    assert _cli("run", tmp_path / "long.yaml").exit_code == 0
 
 
 def test_contrib_domain_names_the_unoptimised_export(tmp_path):
