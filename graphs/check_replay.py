@@ -118,5 +118,6 @@ class BackwardReplay:
         if reason is not None:
             self.reasons.append(reason)
         kinds = [None if g is None else (g._device, g._keys) for g in grads]
-        self.recorded[id(output)] = (output, schedule, _meta(grad_output), kinds)
+        # (a layout only where there is a replay to fit: a dask or CuPy array has no strides)
+        self.recorded[id(output)] = (output, schedule, _meta(grad_output) if schedule is not None else None, kinds)
         return grads

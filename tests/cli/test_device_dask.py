@@ -45,6 +45,21 @@ def test_dask_run_equals_cpu(tmp_path, example):
                                    atol=1e-7 if cpu[key].dtype == np.float32 else 1e-14, err_msg=key)
 
 
+def test_dask_check_equals_cpu(tmp_path):
+    """`check` of a graph on dask: its replays run on the CPU only, so every pass goes through the
+    engine (a dask array has no strides for a replay's layout check, which once raised)."""
+    text = ("inputs:\n  x: {value: [[1.0, 2.0], [3.0, 4.0]], requires_grad: true}\n"
+            "nodes:\n  y: tanh(x) * x\n  loss: sum(y)\nbackward: loss\n")
+    (tmp_path / "cpu.yaml").write_text(text)
+    (tmp_path / "dask.yaml").write_text("device: dask\n" + text)
+    on_cpu = _cli("check", str(tmp_path / "cpu.yaml"), "--format", "json")
+    on_dask = _cli("check", str(tmp_path / "dask.yaml"), "--format", "json")
+    assert on_cpu.exit_code == 0 and on_dask.exit_code == 0, on_dask.output
+    cpu, lazy = json.loads(on_cpu.stdout), json.loads(on_dask.stdout)
+    assert cpu["passed"] and lazy["passed"] and sorted(lazy["leaves"]) == ["x"]
+    assert lazy["leaves"]["x"]["max_abs_err"] < 1e-8
+
+
 class _Computes(dask.callbacks.Callback):
     """Counts dask's computes (each `dask.compute` / `.compute()` starts one)."""
 
