@@ -95,7 +95,7 @@ _REBASE_TEXT = {
 
 def _short_name(node) -> str:
     """A Node's name as PyTorch's messages print it: SliceBackward0 -> Slice."""
-    return re.sub(r"Backward\d*$", "", node.name())
+    return re.sub(r"Backward\d*$", "", type(node).__name__)
 
 
 def propagate_creation_meta(previous: int, new: int) -> int:
@@ -804,7 +804,8 @@ class Tensor:
             # (a view made under no_grad and changed in place)
             try:
                 fn = self.grad_fn
-                name = fn.name() if fn is not None else None
+                # (its class's name, as PyTorch's: CopySlices, not name()'s torch::autograd::CopySlices)
+                name = type(fn).__name__ if fn is not None else None
             except RuntimeError:
                 name = "Invalid"
             if name is not None:

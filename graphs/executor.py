@@ -200,6 +200,13 @@ def apply(bound: BoundNode, env: dict[str, Any]) -> Any:
     return plan[0](env, *plan)
 
 
+def node_name(fn) -> str:
+    """A backward Node's name as agrad's tables, messages and documents show it: its name(), the engine's
+    own Nodes without the C++ namespace PyTorch's name() gives them (torch::autograd::AccumulateGrad ->
+    AccumulateGrad), as the SPEC's documents have always named them."""
+    return fn.name().removeprefix("torch::autograd::")
+
+
 def label(bound: BoundNode, result: Any, labels: dict | None = None) -> None:
     """Tag the backward Nodes this node made with its YAML name and line: in each Node's
     metadata, or, given `labels`, as `labels[Node] = (name, line)`, the Nodes left untouched

@@ -19,6 +19,7 @@ from agrad.autograd.gradcheck import compared_outputs, vjp
 from .binding import GRAD
 from .build import CheckedGraph
 from .check_replay import BackwardReplay, ForwardReplay
+from .executor import node_name
 from .inputs import host_array
 from .results import CheckResult, Diagnostic, GraphFileError, GraphRuntimeError, LeafCheck, SourceLocation
 from .runner import Runner, output_names
@@ -198,7 +199,7 @@ def located_backward_failure(setup: CheckSetup, exc: BaseException) -> GraphRunt
     runner, outputs = setup.runner, setup.outputs
     node = getattr(exc, "agrad_node", None)
     yaml_node = runner.yaml_node_of(node)
-    return runner.failures.backward(exc, yaml_node, node.name() if node is not None else None,
+    return runner.failures.backward(exc, yaml_node, node_name(node) if node is not None else None,
                                     runner.location(outputs[0] if outputs else None))
 
 

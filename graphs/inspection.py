@@ -16,6 +16,7 @@ import agrad
 
 from .binding import GETITEM, BoundNode
 from .build import CheckedGraph
+from .executor import node_name
 from .results import InspectBackwardNode, InspectLeaf, InspectNode, InspectResult, Rows
 from .runner import _cyclic_gc_paused, output_names, release_plan
 from .spec import TensorRef
@@ -135,7 +136,7 @@ class Inspection:
             if line is None and owner in spec.inputs:
                 line = spec.inputs[owner].pos.line
             yield InspectBackwardNode(
-                id=fid, name=fn.name(), node=owner,
+                id=fid, name=node_name(fn), node=owner,
                 next_edges=[None if f is None else (ids[f], nr) for f, nr in zip(fn.next_fns, fn.next_nrs)],
                 sequence_nr=fn.sequence_nr, topological_nr=fn.topological_nr,
                 dependencies=dependencies.get(fn, 0), line=line,

@@ -12,6 +12,7 @@ import time
 
 import agrad
 
+from .executor import node_name
 from .results import ProfileRecord
 
 # Passes run before a profile is taken and not counted (Caffe's `time` does one):
@@ -51,9 +52,9 @@ class ProfileCollector:
             if event.phase != "backward" or event.node is None:
                 continue
             node = event.node
-            yaml_node = self.runner.yaml_node_of(node) or node.name()
+            yaml_node = self.runner.yaml_node_of(node) or node_name(node)
             location = self.runner.location(yaml_node)
-            self.add(yaml_node, node.name(), "backward", location.line if location else None,
+            self.add(yaml_node, node_name(node), "backward", location.line if location else None,
                      entered + event.start_s, event.duration_s)
 
     def records(self) -> list[ProfileRecord]:

@@ -17,7 +17,7 @@ import agrad
 import numpy as np
 
 from .build import CheckedGraph
-from .executor import NodeFailure, label_all, node_reads, run_nodes
+from .executor import NodeFailure, label_all, node_name, node_reads, run_nodes
 from .expectations import check_expectations
 from .failures import OUT_OF_MEMORY, Failures
 from .inputs import memory_bytes, pass_array
@@ -235,9 +235,9 @@ class Runner:
         yaml_node = self.yaml_node_of(node)
         location = self.location(yaml_node) or fallback
         if self.anomaly and isinstance(exc, agrad.autograd.AnomalyError):
-            return AnomalyReport("backward", self.failures.owners.get(yaml_node, yaml_node) or node.name(), str(exc),
+            return AnomalyReport("backward", self.failures.owners.get(yaml_node, yaml_node) or node_name(node), str(exc),
                                  location)
-        return self.failures.backward(exc, yaml_node, node.name() if node is not None else None, location)
+        return self.failures.backward(exc, yaml_node, node_name(node) if node is not None else None, location)
 
     def yaml_node_of(self, node) -> str | None:
         if node is None:

@@ -195,6 +195,9 @@ class CopySlices(Node):
         self.fn = fn
         self.set_next_edges([gradient_edge(base)] + list(fn.next_edges[1:]))
 
+    def name(self) -> str:
+        return "torch::autograd::CopySlices"          # PyTorch's C++ name, as AccumulateGrad's
+
     def apply(self, grads):
         if self.fn is None:
             raise FreedGraphError(ERR_BACKWARD_TWICE)

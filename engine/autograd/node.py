@@ -111,7 +111,7 @@ class Node:
         return type(self).__name__
 
     def __repr__(self):
-        return f"<{self.name()} object at {id(self):#x}>"
+        return f"<{type(self).__name__} object at {id(self):#x}>"   # PyTorch's: the class, not name()
 
     # -- behaviour ---------------------------------------------------------------
     def apply(self, grads: list) -> list:
@@ -204,6 +204,9 @@ class AccumulateGrad(Node):
         # the dtype the engine casts the leaf's gradient to: its grad_dtype (None: none)
         self.input_metadata = ((variable._data.shape, _grad_np_dtype(variable), variable._device),)
         self._lock = threading.Lock()     # backward passes on several threads may share a leaf
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"      # PyTorch's: a C++ Node's name is its qualified C++ name
 
     def apply(self, grads):
         grad = grads[0]
@@ -364,6 +367,9 @@ class GraphRoot(Node):
         super().__init__()
         self.set_next_edges(edges)
         self.outputs = list(grads)
+
+    def name(self) -> str:
+        return "torch::autograd::GraphRoot"
 
     def apply(self, grads):
         return list(self.outputs)

@@ -22,7 +22,7 @@ def rand(*shape, seed=0):
 def chain(t):
     """grad_fn names from `t` back to the leaf, following input 0."""
     names, fn = [], t.grad_fn
-    while fn is not None and fn.name() != "AccumulateGrad":
+    while fn is not None and fn.name() != "torch::autograd::AccumulateGrad":
         names.append(fn.name())
         fn = fn.next_functions[0][0]
     return names

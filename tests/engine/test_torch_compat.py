@@ -667,3 +667,19 @@ def test_shape_is_a_size_as_torch_size():
         shape + [1]
     assert agrad.zeros(agrad.Size([4, 5])).shape == (4, 5)
     assert pickle.loads(pickle.dumps(shape)) == shape and json.dumps(shape) == "[2, 3]"
+
+
+def test_the_engines_own_nodes_are_named_as_pytorchs_cpp_nodes():
+    """name() of AccumulateGrad, CopySlices and GraphRoot is PyTorch's qualified C++ name (code that
+    walks a graph compares with it: `fn.name() == 'torch::autograd::AccumulateGrad'`); their class
+    names, reprs and a tensor's `grad_fn=<...>` stay the short ones, as PyTorch's (torch 2.13)."""
+    x = agrad.ones(3, requires_grad=True)
+    acc = (x * 2).grad_fn.next_functions[0][0]
+    assert acc.name() == "torch::autograd::AccumulateGrad" and type(acc).__name__ == "AccumulateGrad"
+    assert repr(acc).startswith("<AccumulateGrad object at 0x")
+    b = x.clone()
+    b[:2].mul_(2)
+    assert b.grad_fn.name() == "torch::autograd::CopySlices" and "grad_fn=<CopySlices>" in repr(b)
+    roots = [x * 2, x * 3]
+    plan = agrad.autograd.graph.execution_plan(roots, grad_tensors=[agrad.ones(3), agrad.ones(3)])
+    assert plan.order[0].name() == "torch::autograd::GraphRoot"
