@@ -26,7 +26,7 @@ from ._common import checked
 from .reduce.arithmetic import _sum_dtype
 from .registry import defop, get_info
 from .samples import SampleInput, int_arg, make_arg
-from .shape.view import _expand_shape, _unsafe_view, expand, reshape, transpose
+from .shape.view import _expand_shape, _unsafe_view, expand, reshape, t, transpose
 
 
 
@@ -229,7 +229,7 @@ addmm = defop(
 
 
 def _linear(input, weight, bias):
-    wt = transpose(weight, 0, 1) if weight.ndim == 2 else weight
+    wt = t(weight)          # ATen's linear: weight.t() (TBackward0), a 1-D weight's too
     if bias is not None and input.ndim == 2:
         return addmm(bias, input, wt)
     if bias is not None and input.ndim >= 3 and bias.ndim == 1 and weight.ndim == 2:

@@ -683,3 +683,17 @@ def test_the_engines_own_nodes_are_named_as_pytorchs_cpp_nodes():
     roots = [x * 2, x * 3]
     plan = agrad.autograd.graph.execution_plan(roots, grad_tensors=[agrad.ones(3), agrad.ones(3)])
     assert plan.order[0].name() == "torch::autograd::GraphRoot"
+
+
+@pytest.mark.parametrize("input_shape, weight_shape, bias", [((4, 3), (2, 3), True), ((4, 3), (2, 3), False),
+                                                              ((2, 4, 3), (2, 3), True), ((3,), (3,), False)])
+def test_linear_transposes_its_weight_with_t_as_aten(input_shape, weight_shape, bias):
+    """ATen's linear reads `weight.t()`: the weight's Node is TBackward0 (torch 2.13), which code
+    walking the graph of an nn.Linear by name (test_autograd's hook-order test) expects."""
+    weight = agrad.ones(*weight_shape, requires_grad=True)
+    out = agrad.nn.functional.linear(agrad.ones(*input_shape), weight, agrad.ones(2) if bias else None)
+    fn, seen = out.grad_fn, []
+    while fn is not None and not hasattr(fn, "variable"):
+        seen.append(type(fn).__name__)
+        fn = next((f for f, _ in fn.next_functions if f is not None), None)
+    assert seen[-1] == "TBackward0" and fn.variable is weight
