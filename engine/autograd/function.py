@@ -12,8 +12,8 @@ import functools
 import inspect
 import warnings
 
-from .._tensor import (CREATION_IN_CUSTOM_FUNCTION, CREATION_MULTI_OUTPUT_NODE, DifferentiableViewMeta, Tensor,
-                       filled, version_counter)
+from .._tensor import (CREATION_DEFAULT, CREATION_IN_CUSTOM_FUNCTION, CREATION_MULTI_OUTPUT_NODE,
+                       DifferentiableViewMeta, Tensor, filled, version_counter)
 from ..errors import FreedGraphError
 from ..grad_mode import is_grad_enabled, no_grad
 from .inplace import check_inplace, rebase_history
@@ -238,6 +238,12 @@ def _wrap_outputs(node: BackwardCFunction, outputs: tuple, input_ids: set, is_ex
     a slot on the Node for every output; history for the differentiable ones; a dirty input takes
     the Node as its new grad_fn in place (rebase_history, through CopySlices for a view); an
     input returned as is comes back as a new tensor."""
+    # `ctx._is_pure_view = True` (PyTorch's): the one output is a plain view of the one input, which an
+    # in-place op may change as any view (its history rebased past this Function's backward)
+    pure_view = bool(getattr(node, "_is_pure_view", False))
+    if pure_view and (len(outputs) != 1 or len(input_ids) != 1):
+        raise RuntimeError("Pure view custom Function can only have one input Tensor and one output Tensor. "
+                           "Open an issue if you need to support more.")
     dirty = {id(t) for t in node._dirty}
     for t in node._dirty:       # python_function.cpp's _mark_dirty: before any output is wrapped
         version_counter(t).version += 1
@@ -277,8 +283,9 @@ def _wrap_outputs(node: BackwardCFunction, outputs: tuple, input_ids: set, is_ex
                 # from its base for in-place changes forward made before returning it
                 m.attr_version = o._version
         if not (is_input and is_modified) and o._is_view():
-            # an in-place op on it would rebase its history past this Function's backward: refused
-            o._autograd_meta.creation_meta = CREATION_IN_CUSTOM_FUNCTION
+            # an in-place op on it would rebase its history past this Function's backward: refused,
+            # unless the Function says it is a pure view
+            o._autograd_meta.creation_meta = CREATION_DEFAULT if pure_view else CREATION_IN_CUSTOM_FUNCTION
         wrapped.append(o)
     if kinds.count(_DIFFERENTIABLE) > 1:
         # several differentiable outputs: their views are refused in place as a multi-output view op's are

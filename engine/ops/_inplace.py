@@ -85,7 +85,15 @@ def apply_inplace_view(self: Tensor, view_op, *args) -> Tensor:
     self._data = out._data
     om = out._autograd_meta
     if was_view:
-        # still a view of the same base: its steps from the base now end with this op
+        # still a view of the same base: its steps from the base now end with this op. How it was
+        # created stays (PyTorch's in-place view ops do not set it again): under no_grad, t_() does not
+        # make a view "created in no_grad mode", nor forgive a multi-output or custom Function's view
+        old = self._autograd_meta
+        om.creation_meta = old.creation_meta
+        if not record:
+            # nor does it drop the Node the view had (C++'s raw grad_fn_, what is_leaf() reads): stale
+            # now, it is rebuilt from the base when next asked for
+            om.grad_fn, om.output_nr = old.grad_fn, old.output_nr
         self._autograd_meta = om
         self._keys = out._keys
     elif record:
@@ -98,8 +106,10 @@ def apply_inplace_view(self: Tensor, view_op, *args) -> Tensor:
         if name is not None:
             node.__class__ = _renamed(node.__class__, name)
     bump_version(self)
-    if was_view:
-        om.attr_version = self._version_counter.version     # its Node is current: no rebuild on next use
+    if was_view and record:
+        # its Node is current: no rebuild on next use. (Not recorded, under no_grad: the next use with
+        # grad mode on rebuilds it from the base, this op's step included, as PyTorch regenerates it.)
+        om.attr_version = self._version_counter.version
     return self
 
 

@@ -697,3 +697,82 @@ def test_linear_transposes_its_weight_with_t_as_aten(input_shape, weight_shape, 
         seen.append(type(fn).__name__)
         fn = next((f for f, _ in fn.next_functions if f is not None), None)
     assert seen[-1] == "TBackward0" and fn.variable is weight
+
+
+def test_a_pure_view_custom_function_output_is_changed_in_place_as_any_view():
+    """`ctx._is_pure_view = True` (test_autograd's test_autograd_simple_views_python): the output,
+    a view of the one input, may be modified in place; its history is then rebased onto the base
+    (CopySlices), past the Function's backward. Without it, or with several outputs, refused."""
+    called = []
+
+    class Narrow(agrad.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, pure):
+            ctx._is_pure_view = pure
+            return a.narrow(0, 0, 2)
+
+        @staticmethod
+        def backward(ctx, g):
+            called.append(1)
+            return agrad.cat([g, agrad.zeros(1, dtype=g.dtype)]), None
+
+    class Two(agrad.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            ctx._is_pure_view = True
+            return a.narrow(0, 0, 2), a + b
+
+        @staticmethod
+        def backward(ctx, ga, gb):
+            return ga, gb
+
+    x = agrad.tensor([1.0, 2.0, 3.0], dtype="float64", requires_grad=True)
+    out = Narrow.apply(x.clone(), True)
+    out.mul_(3)
+    out.sum().backward()
+    assert called == [] and x.grad.tolist() == [3.0, 3.0, 0.0]     # torch 2.13's
+    with pytest.raises(RuntimeError, match="Output 0 of Narrow is a view and is being modified inplace. "
+                                           "This view was created inside a custom Function"):
+        Narrow.apply(x.clone(), False).mul_(3)
+    with pytest.raises(RuntimeError, match="Pure view custom Function can only have one input Tensor and one "
+                                           "output Tensor"):
+        Two.apply(x.clone(), x.clone())
+
+
+@pytest.mark.parametrize("kind, error", [("view", None), ("unbind", "function that returns multiple views"),
+                                         ("custom", "view was created inside a custom Function")])
+def test_an_inplace_view_op_under_no_grad_keeps_how_the_view_was_made(kind, error):
+    """An in-place view op (t_, squeeze_, ...) run under no_grad leaves the view's creation as it was
+    (test_autograd_inplace_views_creation_meta): a view made with grad mode on is not taken for one
+    made under no_grad, and a multi-output or custom Function's view is still refused."""
+    class Same(agrad.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.view_as(x)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    leaf = agrad.rand(2, 3, dtype="float64", requires_grad=True)
+    base = leaf.clone()
+    view = {"view": lambda: base.view_as(base), "unbind": lambda: base.unbind()[0],
+            "custom": lambda: Same.apply(base)}[kind]()
+    with agrad.no_grad():
+        view.t_() if view.ndim == 2 else view.unsqueeze_(0)
+    if error is not None:
+        with pytest.raises(RuntimeError, match=error):
+            view.add_(1)
+        return
+    view.mul_(2)
+    base.sum().backward()
+    assert leaf.grad.tolist() == [[2.0] * 3] * 2
+
+
+def test_a_view_made_under_no_grad_stays_refused_after_an_inplace_view_op():
+    base = agrad.rand(2, 3, requires_grad=True).clone()
+    with agrad.no_grad():
+        view = base.view_as(base)
+        view.t_()
+    with pytest.raises(RuntimeError, match="A view was created in no_grad mode"):
+        view.add_(1)
