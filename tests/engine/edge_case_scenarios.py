@@ -264,15 +264,19 @@ def tensor_attributes_and_backward_hooks(T):
 
 @scenario
 def bilinear_interpolate_uint8(T):
-    """Where PyTorch's fixed-point weights are exact (multiples of 2**-k); the others (scale 1.7) may
-    differ by 1 and are left out (upsample.py's _bilinear_uint8 says why)."""
+    """PyTorch's fixed point, bit for bit: weights that are multiples of 2**-k and those it rounds
+    (scale 1.7, 64 -> 10 as tinygrad's test_ops has it, align_corners with uneven steps)."""
     F = T.nn.functional
     values = np.random.default_rng(0).integers(0, 256, (1, 2, 5, 7)).tolist()
     x = T.tensor(values, dtype=T.uint8)
     cases = {"x2": {"scale_factor": 2}, "size (10, 14)": {"size": (10, 14)}, "x4": {"scale_factor": 4},
              "x0.5": {"scale_factor": 0.5}, "size (3, 4)": {"size": (3, 4)}, "size (8, 8)": {"size": (8, 8)},
              "align_corners size (9, 13)": {"size": (9, 13), "align_corners": True},
-             "align_corners x2": {"scale_factor": 2, "align_corners": True}}
+             "align_corners x2": {"scale_factor": 2, "align_corners": True},
+             "x1.7": {"scale_factor": 1.7}, "size (4, 11)": {"size": (4, 11)},
+             "align_corners size (4, 11)": {"size": (4, 11), "align_corners": True}}
     out = {name: F.interpolate(x, mode="bilinear", **kw).tolist() for name, kw in cases.items()}
+    big = T.tensor(np.random.default_rng(1).integers(0, 256, (2, 3, 64, 64)).tolist(), dtype=T.uint8)
+    out["64 -> 10"] = F.interpolate(big, size=(10, 10), mode="bilinear").tolist()
     out["dtype"] = str(F.interpolate(x, scale_factor=2, mode="bilinear").dtype).split(".")[-1]
     return out

@@ -165,19 +165,48 @@ def _not_area(mode):
                            "adaptive_avg_pool1d/2d/3d for it, the op does not take it")
 
 
+def _uint8_linear_taps(n_in, n_out, scale, align_corners):
+    """One dimension of PyTorch's uint8 bilinear (its separable CPU kernel, UpSampleKernel's
+    `_compute_index_ranges_weights` with support 1 and the AVX path's fixed point): per output position
+    the input positions it reads (padded with weight 0 to one width), their int16 weights, and the
+    weights' precision in bits."""
+    if align_corners:
+        s = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    else:
+        s = 1.0 / scale if scale is not None and scale > 0 else n_in / n_out
+    first, weights = [], []
+    for i in range(n_out):
+        center = s * i + 0.5 if align_corners else s * (i + 0.5)
+        lo = max(int(center - 0.5), 0)                      # int(center - support + 0.5)
+        hi = min(int(center + 1.5), n_in)
+        w = [max(0.0, 1.0 - abs(j + lo - center + 0.5)) for j in range(hi - lo)]
+        total = sum(w)
+        first.append(lo)
+        weights.append([v / total for v in w] if total else w)
+    width = max(len(w) for w in weights)
+    largest = max(max(w) for w in weights if w)
+    precision = 0
+    while precision < 15 and int(0.5 + largest * (1 << (precision + 1))) < (1 << 15):
+        precision += 1
+    taps = np.array([[min(lo + j, n_in - 1) for j in range(width)] for lo in first], dtype=np.int64)
+    fixed = np.array([[int(0.5 + v * (1 << precision)) for v in w] + [0] * (width - len(w)) for w in weights],
+                     dtype=np.int64)
+    return taps, fixed, precision
+
+
 def _bilinear_uint8(xp, input, out_shape, scales, align_corners):
-    """PyTorch's uint8 bilinear (its CPU separable kernel): width first, then height, each pass
-    rounded half up to uint8. Equal to PyTorch's values wherever the weights are multiples of
-    2**-k (scale factors 2, 4, 0.5, sizes giving such steps, align_corners with (n_in - 1) /
-    (n_out - 1) one): PyTorch's fixed-point weights are then exact. Other weights it rounds to its
-    fixed point, and a value may differ from agrad's by 1."""
-    passes = list(_each_dim(xp, input.shape, out_shape, scales, "bilinear", align_corners))
-    x = input.astype(np.float64)
-    for axis, i0, i1, lam in reversed(passes):
-        w = _weights(xp, lam, axis, x.ndim, x.dtype)
-        x = xp.take(x, i0, axis=axis) * (1 - w) + xp.take(x, i1, axis=axis) * w
-        x = xp.clip(xp.floor(x + 0.5), 0, 255)
-    return x.astype(np.uint8)
+    """PyTorch's uint8 bilinear, exactly: width first, then height, each pass in its fixed point
+    (int16 weights, an int32 sum started at half a unit, shifted back and clamped to uint8)."""
+    x = input
+    for k in reversed(range(len(scales))):
+        axis = 2 + k
+        taps, fixed, precision = _uint8_linear_taps(input.shape[axis], out_shape[axis], scales[k], align_corners)
+        acc = 1 << (precision - 1)
+        for j in range(taps.shape[1]):
+            w = xp.asarray(fixed[:, j].reshape((-1,) + (1,) * (x.ndim - 1 - axis)))
+            acc = acc + xp.take(x, xp.asarray(taps[:, j]), axis=axis).astype(np.int64) * w
+        x = xp.clip(acc >> precision, 0, 255).astype(np.uint8)
+    return x
 
 
 def _interpolate_meta(input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias):
