@@ -2,6 +2,7 @@
 promises (complete or absent; see `agrad.graphs.saving`)."""
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from pathlib import Path
@@ -12,6 +13,9 @@ from agrad.cli.status import ExitStatus
 
 def output_path_problem(path: str | os.PathLike) -> str | None:
     """Why `path` cannot be written (a phrase), or None; asked before the run, not after it."""
+    if str(path).endswith(("/", os.sep)):
+        # realpath() would drop the slash and write `out.npz/` as the file out.npz
+        return "it names a folder (it ends with a slash), not a file"
     target = Path(os.path.realpath(path))        # through symlinks: the file that will be replaced
     try:
         info = target.stat()
@@ -32,16 +36,20 @@ def output_path_problem(path: str | os.PathLike) -> str | None:
     if not os.access(folder, os.W_OK | os.X_OK):
         # the file is replaced by a rename, which needs the folder writable
         return f"permission denied in {folder}"
-    return _temporary_file_problem(folder)
+    return _temporary_file_problem(target)
 
 
-def _temporary_file_problem(folder: Path) -> str | None:
-    """Make and remove a temporary file where the output's will be: os.access says yes to
-    root everywhere, and /proc or a read-only mount refuse only when tried."""
+def _temporary_file_problem(target: Path) -> str | None:
+    """Make and remove a temporary file where the output's will be, named as write_atomically
+    names its own: os.access says yes to root everywhere, and /proc or a read-only mount refuse
+    only when tried."""
     import tempfile     # a probe is rare: its import (shutil, bz2, lzma) is not paid by every command
 
+    from agrad._atomic_write import temporary_prefix
+
+    folder = target.parent
     try:
-        fd, name = tempfile.mkstemp(prefix=".agrad-probe.", suffix=".tmp", dir=folder)
+        fd, name = tempfile.mkstemp(prefix=temporary_prefix(target), suffix=".tmp", dir=folder)
     except OSError as exc:
         return f"cannot create a file in {folder}: {exc.strerror or exc}"
     os.close(fd)
@@ -64,6 +72,17 @@ def check_output_paths(**paths: str | None) -> None:
     for option, path in paths.items():
         if path is not None and (problem := output_path_problem(path)) is not None:
             abort(f"--{option} {path}: cannot write: {problem}", ExitStatus.INVALID)
+
+
+@contextlib.contextmanager
+def writing(option: str, path: str | os.PathLike):
+    """Around the write of an output the checks above passed: what can still fail then (a full
+    disk, a quota, an I/O error) is a runtime failure (exit 3) naming the option and path, not an
+    internal error; write_atomically has left the old file as it was and no temporary file."""
+    try:
+        yield
+    except OSError as exc:
+        abort(f"--{option} {path}: cannot write: {exc.strerror or exc}", ExitStatus.RUNTIME, exc)
 
 
 def write_text_atomically(path: str | os.PathLike, text: str) -> None:

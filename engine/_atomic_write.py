@@ -58,6 +58,12 @@ def _new_file_mode(target: Path) -> int:
         return 0o666 & ~umask
 
 
+def temporary_prefix(target: Path) -> str:
+    """`.NAME.` of the temporary file beside `target`, NAME cut to its first 100 bytes: a name near
+    the file system's 255-byte limit leaves room for the dots, mkstemp's 8 characters and `.tmp`."""
+    return f".{os.fsdecode(os.fsencode(target.name)[:100])}."
+
+
 def write_atomically(path: str | os.PathLike, write: Callable[[BinaryIO], None]) -> Path:
     """Call `write` on a temporary file beside `path`'s target, then rename it into place."""
     target = Path(os.path.realpath(path))
@@ -65,7 +71,7 @@ def write_atomically(path: str | os.PathLike, write: Callable[[BinaryIO], None])
     temporary = None
     try:
         with _ending_signals_raise():
-            fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+            fd, temporary = tempfile.mkstemp(prefix=temporary_prefix(target), suffix=".tmp", dir=target.parent)
             with os.fdopen(fd, "wb") as f:
                 os.fchmod(f.fileno(), mode)
                 write(f)

@@ -153,12 +153,15 @@ def check_checkpoint(arrays: dict[str, np.ndarray], trainer, graph_sha256: str |
                               "--force-resume resumes anyway", "meta.graph_sha256")
     step = meta.get("step")
     if type(step) is not int or not 0 <= step <= horizon:
-        raise CheckpointError(f"expected an integer step from 0 to the run's {horizon}, got {step!r}", "meta.step")
+        raise CheckpointError(f"expected an integer step from 0 to the run's {horizon}, got {_short(step)}", "meta.step")
     if meta.get("params") != trainer.param_names:
         raise CheckpointError(f"holds parameters {meta.get('params')!r}, the graph trains {trainer.param_names}",
                               "meta.params")
     optimizer_type = type(trainer.optimizer).__name__
-    saved = meta["optimizer"].get("type") if isinstance(meta["optimizer"], dict) else None
+    if not isinstance(meta["optimizer"], dict):
+        raise CheckpointError(f"expected {{\"type\": NAME}}, got {_short(meta['optimizer'])}", "meta.optimizer")
+    _exact_keys(meta["optimizer"], {"type"}, "meta.optimizer")
+    saved = meta["optimizer"].get("type")
     if saved != optimizer_type:
         raise CheckpointError(f"was written with optimizer {_short(saved)}; the graph trains with {optimizer_type} "
                               "(a changed optimizer cannot continue another's state)", "meta.optimizer.type")
@@ -167,7 +170,7 @@ def check_checkpoint(arrays: dict[str, np.ndarray], trainer, graph_sha256: str |
         key = f"params/{name}"
         params[name] = _array(arrays, key, tuple(t.shape), t.dtype.name)
     groups = _param_groups(meta.get("param_groups"), trainer)
-    buffers = _optimizer_buffers(arrays, trainer, optimizer_type, groups)
+    buffers = _optimizer_buffers(arrays, trainer, optimizer_type, groups, step)
     scheduler = _scheduler(meta.get("scheduler"), trainer, step)
     history = {name: _array(arrays, f"history/{name}", (step,), "float64").tolist() for name in HISTORY}
     evals = _evals(meta.get("evals"), step)
@@ -239,10 +242,11 @@ def _array(arrays, key: str, shape: tuple, dtype: str) -> np.ndarray:
     return value
 
 
-def _optimizer_buffers(arrays, trainer, optimizer_type: str, groups: list[dict]) -> dict:
+def _optimizer_buffers(arrays, trainer, optimizer_type: str, groups: list[dict], step: int) -> dict:
     """Each parameter's buffers: none yet, or exactly those this optimizer keeps with the
     checkpoint's hyper-parameters (amsgrad keeps one more), in their shapes and dtypes
-    (learned from one step of a twin optimizer on zero parameters)."""
+    (learned from one step of a twin optimizer on zero parameters); a parameter's step count
+    is a whole number up to the checkpoint's `step`."""
     expected = _expected_buffers(trainer, groups)
     saved: dict[int, dict[str, np.ndarray]] = {}
     keys = []
@@ -266,8 +270,14 @@ def _optimizer_buffers(arrays, trainer, optimizer_type: str, groups: list[dict])
                 raise CheckpointError(f"missing; {optimizer_type} keeps {dtype} {list(shape)} here",
                                       f"optim/{index}/{name}")
         state[index] = {name: _array(arrays, key, *wanted[name]) for name, key in names.items()}
-        if "step" in state[index] and not (state[index]["step"] >= 0).all():
-            raise CheckpointError("a step count must not be negative", names["step"])
+        if "step" in state[index]:
+            # a float32 tensor in the optimizer, counted up once per optimizer step (and only for a
+            # parameter that had a gradient): 3.5, 1e30 or more than the checkpoint's steps is no
+            # count this run made, and would resume with the wrong bias corrections
+            count = state[index]["step"]
+            if not ((count >= 0) & (count <= step) & (count == np.floor(count))).all():
+                raise CheckpointError(f"expected a whole step count from 0 to the checkpoint's {step}, got "
+                                      f"{_short(count.tolist())}", names["step"])
     return {"state": state, "keys": keys}
 
 

@@ -55,7 +55,7 @@ def _write_to(app: App, name: str, entry, folder: str, force: bool) -> None:
     """`--to DIR`: the graph as it ships and every data file it reads, at the same relative places."""
     from pathlib import Path
 
-    from agrad.cli.files import check_output_paths
+    from agrad.cli.files import check_output_paths, writing
     from agrad.graphs.data_files import referenced_files
     from agrad.graphs.saving import write_atomically
 
@@ -78,7 +78,8 @@ def _write_to(app: App, name: str, entry, folder: str, force: bool) -> None:
         check_output_paths(to=str(target))
     for target, origin in copies:
         content = text.encode("utf-8") if origin is None else origin.read_bytes()
-        write_atomically(target, lambda f, content=content: f.write(content))
+        with writing("to", target):
+            write_atomically(target, lambda f, content=content: f.write(content))
         app.line(str(target))
     command = "train" if "\ntrain:" in "\n" + text else "run"
     app.note(f"wrote {copies[0][0]} and the {len(copies) - 1} file{'s' if len(copies) != 2 else ''} it reads; "

@@ -39,7 +39,8 @@ def export(app: App, graph_file, model_file, with_grads, strict, plugins):
     library.load_plugins(plugins)
     library.start_up_over()
     try:
-        result = export_graph(graph_file, model_path, with_grads=with_grads, strict=strict)
+        with files.writing("output", model_path):       # the graph's reading errors are its own (exit 2)
+            result = export_graph(graph_file, model_path, with_grads=with_grads, strict=strict)
     except ModelError as exc:
         for problem in exc.problems:
             app.error(problem)

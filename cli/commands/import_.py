@@ -64,7 +64,8 @@ def import_(app: App, model_file, graph_file, shapes, weights, loss):
     files.check_output_paths(output=str(graph_path), weights=str(weights_path))
     library.start_up_over()
     try:
-        result = import_model(model_file, graph_path, ImportOptions(given, weights, loss))
+        with files.writing("output", graph_path):       # the model's reading errors are ModelErrors (exit 2)
+            result = import_model(model_file, graph_path, ImportOptions(given, weights, loss))
     except ModelError as exc:
         for problem in exc.problems:
             app.error(problem)

@@ -77,11 +77,13 @@ def run(app: App, graph_file, device, dtype, seed, replacements, output_format, 
         graph_run, result = library.run_graph(graph, profile=profile or trace_path is not None, anomaly=anomaly,
                                               repeat=repeat, on_repeat=on_repeat, replay=not no_replay)
     if save_path:
-        library.save_npz(graph_run, save_path)
+        with files.writing("save", save_path):
+            library.save_npz(graph_run, save_path)
     if trace_path:
         from agrad.cli.trace import trace_document
 
-        files.write_text_atomically(trace_path, json.dumps(trace_document(result)))
+        with files.writing("trace", trace_path):
+            files.write_text_atomically(trace_path, json.dumps(trace_document(result)))
 
     if output_format == "github":
         for command in github.run_commands(result):

@@ -106,7 +106,8 @@ def test(app: App, paths, pattern, exit_first, strict, no_train, exclude, junit_
     if junit_path:
         from agrad.cli.junit import junit_xml
 
-        files.write_text_atomically(junit_path, junit_xml(outcomes, names, strict=strict))
+        with files.writing("junit-xml", junit_path):
+            files.write_text_atomically(junit_path, junit_xml(outcomes, names, strict=strict))
     if output_format == "json":
         from agrad.cli.json_docs import test_document
 

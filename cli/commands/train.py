@@ -123,12 +123,14 @@ def train(app: App, graph_file, steps, seed, output_format, save_path, resume_pa
         except training.TrainingDiverged as exc:
             diverged = exc
         if save_path and diverged is None:
-            training.save_checkpoint(trainer, save_path)
+            with files.writing("save", save_path):
+                training.save_checkpoint(trainer, save_path)
     if stop:
         _interrupted(app, stop.signum, trainer.run.steps, horizon, graph_file, save_path)
     run = trainer.run
     if plot_path:
-        _write_plot(plot_path, graph.name, run)
+        with files.writing("plot", plot_path):
+            _write_plot(plot_path, graph.name, run)
     # a run stopped early (--steps below the file's) is checked when it is finished, not before
     checked = bool(spec.expect) and diverged is None and run.steps == horizon
     failures = expectation_failures(spec, run) if checked else []

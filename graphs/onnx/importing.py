@@ -687,7 +687,24 @@ def _write_checked(graph_path: Path, text: str, weights_path: Path, weights: dic
             details = "; ".join(where(d) for d in problems[:5])
             raise TranslationBug(f"agrad import made a graph that does not load (a bug in agrad import): {details}",
                                  f"The graph it makes does not load: {details}")
-        os.replace(staged_weights, Path(os.path.realpath(weights_path)))
+        _move_into_place(staged_weights, Path(os.path.realpath(weights_path)))
         os.replace(staged_graph, Path(os.path.realpath(graph_path)))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _move_into_place(staged: Path, target: Path) -> None:
+    """os.replace, or, where `target` is on another file system than the staging folder (the
+    weights' path is a symlink out of the graph's folder: the folder is staged beside the graph's
+    target), an atomic copy beside `target` (os.replace cannot cross file systems: EXDEV)."""
+    import errno
+
+    try:
+        os.replace(staged, target)
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise
+        from agrad.graphs.saving import write_atomically
+
+        with open(staged, "rb") as source:
+            write_atomically(target, lambda f: shutil.copyfileobj(source, f))

@@ -3,6 +3,7 @@ atomically, through symlinks, with the umask's mode; a plugin's sys.exit() and a
 non-finite `--eps` are bad usage (exit 2)."""
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import subprocess
@@ -13,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from agrad import _atomic_write as atomic_write
 from agrad.cli import files
 from agrad.cli.main import cli
 
@@ -78,6 +80,48 @@ def test_a_symlink_is_written_through_and_modes_follow_the_umask(runner, tmp_pat
     assert (tmp_path / "new.npz").stat().st_mode & 0o777 == 0o640   # 0o666 & ~0o027
     assert (tmp_path / "t.json").stat().st_mode & 0o777 == 0o640
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.npz", "new.npz", "real.npz", "t.json"]
+
+
+def test_a_name_near_the_file_systems_limit_is_written(runner, tmp_path):
+    # 250 bytes is a valid name; `.NAME.XXXXXXXX.tmp` beside it would be past the 255-byte limit,
+    # so the temporary file takes the name's first 100 bytes (and the probe before the run too)
+    target = tmp_path / ("L" * 246 + ".npz")
+    result = runner.invoke(cli, ["run", SEED, "--save", str(target)])
+    assert result.exit_code == 0, result.output
+    assert [p.name for p in tmp_path.iterdir()] == [target.name]
+    multibyte = tmp_path / ("x" + "é" * 124 + ".npz")       # 253 bytes, cut inside a character
+    assert runner.invoke(cli, ["run", SEED, "--save", str(multibyte)]).exit_code == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([target.name, multibyte.name])
+
+
+def test_a_path_ending_with_a_slash_is_refused(runner, tmp_path):
+    result = runner.invoke(cli, ["run", SEED, "--save", f"{tmp_path}/out.npz/"])
+    assert result.exit_code == 2
+    assert "cannot write: it names a folder (it ends with a slash), not a file" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+TRAIN = str(Path(__file__).parents[2] / "graphs" / "examples" / "train_digits.yaml")
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["run", SEED, "--save"], "--save"),
+    (["run", SEED, "--trace"], "--trace"),
+    (["train", TRAIN, "--steps", "1", "--save"], "--save"),
+    (["train", TRAIN, "--steps", "1", "--plot"], "--plot"),
+])
+def test_a_write_that_fails_after_the_checks_is_a_runtime_failure(runner, tmp_path, monkeypatch, argv, option):
+    # a disk that fills up during the run: the checks passed, the write does not
+    def full(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(atomic_write.os, "fsync", full)
+    target = tmp_path / ("out.svg" if option == "--plot" else "out.npz")
+    target.write_bytes(b"old")
+    result = runner.invoke(cli, [*argv, str(target)])
+    assert result.exit_code == 3, result.output
+    assert f"error: {option} {target}: cannot write: No space left on device" in result.stderr
+    assert "internal error" not in result.stderr and "Traceback" not in result.output
+    assert target.read_bytes() == b"old" and [p.name for p in tmp_path.iterdir()] == [target.name]
 
 
 # A writer that stops halfway through the file until it is killed.

@@ -91,6 +91,22 @@ CASES = {
     "fractional step": (lambda a: _set_meta(a, step=2.5), "key 'meta.step': expected an integer step"),
     "nan step": (lambda a: _set_meta(a, step=float("nan")), "key 'meta.step': expected an integer step from 0 to "
                                                               "the run's 20, got nan"),
+    "huge step, 4000 digits": (lambda a: _set_meta(a, step=10 ** 4000),
+                               "key 'meta.step': expected an integer step from 0 to the run's 20, got 1000000"),
+    # a parameter's own count (a float32 tensor): a whole number up to the checkpoint's step
+    "fractional step count": (lambda a: {**a, "optim/0/step": np.array(3.5, np.float32)},
+                              "key 'optim/0/step': expected a whole step count from 0 to the checkpoint's 6, got 3.5"),
+    "step count past the checkpoint's": (lambda a: {**a, "optim/1/step": np.array(7, np.float32)},
+                                         "key 'optim/1/step': expected a whole step count from 0 to the "
+                                         "checkpoint's 6, got 7.0"),
+    "huge step count": (lambda a: {**a, "optim/0/step": np.array(3e38, np.float32)},
+                        "key 'optim/0/step': expected a whole step count"),
+    "negative step count": (lambda a: {**a, "optim/0/step": np.array(-1, np.float32)},
+                            "key 'optim/0/step': expected a whole step count"),
+    "optimizer not a mapping": (lambda a: _set_meta(a, optimizer="SGD"),
+                                "key 'meta.optimizer': expected {\"type\": NAME}, got 'SGD'"),
+    "optimizer with more keys": (lambda a: _set_meta(a, optimizer={"type": "Adam", "lr": 1}),
+                                 "key 'meta.optimizer.lr': unexpected (expected type)"),
     "negative lr": (lambda a: _set_meta(a, param_groups__0__lr=-0.1),
                     "key 'meta.param_groups.0.lr': expected a finite number >= 0, got -0.1"),
     "nan lr": (lambda a: _set_meta(a, param_groups__0__lr=float("nan")),

@@ -2,6 +2,7 @@
 with onnxruntime's outputs and torch autograd's gradients; hostile models are refused whole."""
 from __future__ import annotations
 
+import errno
 import json
 import sys
 from pathlib import Path
@@ -88,6 +89,25 @@ def test_cli_import_then_check_passes(tmp_path):
     assert (tmp_path / "mlp.npz").exists()
     check = _cli("check", tmp_path / "mlp.yaml")
     assert check.exit_code == 0, check.output
+
+
+def test_weights_whose_path_is_on_another_file_system_are_copied_into_place(tmp_path, monkeypatch):
+    # `-o link.yaml` with link.yaml a symlink to another file system: both files are staged beside
+    # the graph's target, so moving the weights to theirs crosses file systems (EXDEV)
+    from agrad.graphs.onnx import importing
+
+    replace = importing.os.replace
+
+    def across(source, target):
+        if ".agrad-import." in str(source) and str(target).endswith(".npz"):     # the staged weights only
+            raise OSError(errno.EXDEV, "Invalid cross-device link")
+        replace(source, target)
+    monkeypatch.setattr(importing.os, "replace", across)
+    (tmp_path / "mlp.npz").write_bytes(b"old")
+    result = _cli("import", FIXTURES / "mlp.legacy.onnx", "-o", tmp_path / "mlp.yaml", "--shape", "x=2,6")
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mlp.npz", "mlp.yaml"]
+    assert _cli("check", tmp_path / "mlp.yaml").exit_code == 0
 
 
 def test_cross_entropy_loss_adds_a_labels_input(tmp_path):
