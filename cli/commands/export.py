@@ -34,7 +34,8 @@ def export(app: App, graph_file, model_file, with_grads, strict, plugins):
         require_onnx()
     except MissingOnnx as exc:
         abort(str(exc), ExitStatus.RUNTIME)
-    model_path = Path(model_file) if model_file else Path(graph_file).with_suffix(".onnx")
+    # (`-o ""` names no file, as `--save ""` does not: refused by check_output_paths, not the default)
+    model_path = Path(model_file) if model_file is not None else Path(graph_file).with_suffix(".onnx")
     files.check_output_paths(output=str(model_path))
     library.load_plugins(plugins)
     library.start_up_over()

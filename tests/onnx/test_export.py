@@ -193,3 +193,11 @@ def test_export_traces_on_the_cpu_whatever_the_graphs_device(tmp_path):
     path.write_text("inputs:\n  a: {value: 2.0, requires_grad: true, device: dask}\nnodes:\n  c: a * a\nbackward: c\n")
     result = _cli("export", path, "-o", tmp_path / "h.onnx")
     assert result.exit_code == 2 and "'a' (dask)" in result.output and "internal error" not in result.output
+
+
+def test_an_empty_output_is_refused_not_taken_for_the_default(tmp_path):
+    path = tmp_path / "g.yaml"
+    path.write_text("inputs:\n  a: {value: 2.0, requires_grad: true}\nnodes:\n  c: a * a\nbackward: c\n")
+    result = _cli("export", path, "-o", "")
+    assert result.exit_code == 2 and "cannot write" in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.yaml"]

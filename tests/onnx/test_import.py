@@ -452,3 +452,10 @@ def test_a_malformed_if_is_refused_naming_the_node(tmp_path):
     nodes = [helper.make_node("If", ["one"], ["y"], name="half", then_branch=branch)]     # no else_branch
     one = numpy_helper.from_array(np.array(False), "one")
     _refused(tmp_path, _small_model(tmp_path / "half.onnx", nodes, [x], [one]), "'half' (If", "else_branch is missing")
+
+
+def test_an_empty_output_is_refused_not_taken_for_the_default(tmp_path):
+    path = _small_model(tmp_path / "m.onnx", [helper.make_node("Relu", ["x"], ["y"], name="r")])
+    result = _cli("import", path, "-o", "")
+    assert result.exit_code == 2 and "cannot write" in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.onnx"]
