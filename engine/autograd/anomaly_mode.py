@@ -23,6 +23,9 @@ class AnomalyError(RuntimeError):
 class _State(threading.local):
     enabled = False
     check_nan = True        # anomaly mode without it keeps the forward tracebacks and skips the NaN checks
+    # the Node whose backward this thread runs in anomaly mode (PyTorch's current_evaluating_node): a
+    # Node made meanwhile (a double backward's) keeps it as metadata["parent_"], for print_stack
+    evaluating = None
 
 
 _state = _State()
@@ -65,15 +68,29 @@ class detect_anomaly(set_detect_anomaly):
 
 def print_stack(node) -> None:
     """AnomalyMetadata::print_stack, called by the engine for the Node whose backward raised first:
-    the traceback recorded when the Node was made in anomaly mode, as a warning."""
+    the traceback recorded when the Node was made in anomaly mode, as a warning; then, for a Node made
+    during another's backward, that one's ("Previous calculation was induced by ..."), up the chain."""
     trace = node._metadata.get("traceback_") if node._metadata else None
     if trace is None:
-        message = (f"Error detected in {node.name()}. No forward pass information available. Enable detect "
-                   "anomaly during forward pass for more information.")
+        _warn(f"Error detected in {node.name()}. No forward pass information available. Enable detect "
+              "anomaly during forward pass for more information.")
     else:
-        message = f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n{trace}"
+        _warn(f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n{trace}")
+    parent = node._metadata.get("parent_") if node._metadata else None
+    while parent is not None:
+        trace = parent._metadata.get("traceback_") if parent._metadata else None
+        if trace is None:
+            _warn(f"Error detected in {parent.name()}. No forward pass information available. Enable detect "
+                  "anomaly during forward pass for more information.")
+        else:
+            _warn(f"\n\nPrevious calculation was induced by {parent.name()}. Traceback of forward call that "
+                  f"induced the previous calculation:\n{trace}")
+        parent = parent._metadata.get("parent_") if parent._metadata else None
+
+
+def _warn(message: str) -> None:
     try:
-        warnings.warn(message, stacklevel=2)
+        warnings.warn(message, stacklevel=3)
     except Warning:
         # warnings made errors: the backward's own error is the one raised; the trace goes to stderr instead,
         # as PyTorch's handler prints a warning it cannot raise while an error is pending

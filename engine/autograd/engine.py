@@ -19,6 +19,8 @@ import os
 import sys
 import threading
 
+import numpy as _np
+
 from .._device import device as Device
 from ..dispatcher import ops as _ops
 from ..watchers import node_observers
@@ -509,10 +511,14 @@ class Engine:
         _dispatch_tls.grad_enabled = graph_task.create_graph
         _dispatch_tls.refresh()
         try:
-            if worker_queue is None:
-                self._thread_main(graph_task)
-            else:
-                self._device_thread_main(worker_queue, graph_task)
+            # NumPy's floating-point warnings (a gradient dividing by zero, log's at 0) are not shown:
+            # PyTorch's backward warns of none, and under `-W error` they would end the pass. One
+            # errstate a pass, not one a kernel.
+            with _np.errstate(all="ignore"):
+                if worker_queue is None:
+                    self._thread_main(graph_task)
+                else:
+                    self._device_thread_main(worker_queue, graph_task)
         finally:
             _current.depth -= 1
             _current.graph_task = prev_task
@@ -751,15 +757,15 @@ class Engine:
                         inputs = list(result)
                 # NOTE: drop our references: AccumulateGrad keeps a gradient as .grad only if nobody else holds it
                 prev = result = None
-        observer = graph_task.observer
-        if observer is None:
-            outputs = fn.apply(inputs)
-        else:
-            observer.node_start(fn)
+        if graph_task.anomaly:
+            # the Nodes fn's backward makes (create_graph) take it as their parent_ (print_stack)
+            previous, _anomaly_state.evaluating = _anomaly_state.evaluating, fn
             try:
-                outputs = fn.apply(inputs)
+                outputs = _applied(graph_task.observer, fn, inputs)
             finally:
-                observer.node_end(fn)
+                _anomaly_state.evaluating = previous
+        else:
+            outputs = _applied(graph_task.observer, fn, inputs)
         validate_outputs(fn.next_fns, fn.next_nrs, outputs, fn)
         if hooks is not None:
             for hook in tuple(hooks.post):
@@ -769,6 +775,17 @@ class Engine:
                     check_hook_result(prev, result, hook)
                     outputs = list(result)
         return outputs
+
+
+def _applied(observer, fn, inputs: list) -> list:
+    """fn.apply(inputs), between the observer's node_start and node_end where there is one."""
+    if observer is None:
+        return fn.apply(inputs)
+    observer.node_start(fn)
+    try:
+        return fn.apply(inputs)
+    finally:
+        observer.node_end(fn)
 
 
 def _call_tensor_pre_hooks(fn, inputs: list) -> list:

@@ -62,8 +62,11 @@ class Node:
         self.hooks: NodeHooks | None = None
         self._metadata = None
         if _anomaly.enabled:
-            # where the forward op ran, for anomaly reports (PyTorch's metadata["traceback_"])
+            # where the forward op ran, for anomaly reports (PyTorch's metadata["traceback_"]), and the
+            # Node whose backward made this one, if any (its "parent_")
             self.metadata["traceback_"] = "".join(traceback.format_stack()[:-2])
+            if _anomaly.evaluating is not None:
+                self.metadata["parent_"] = _anomaly.evaluating
 
     # -- graph structure ---------------------------------------------------------
     @property

@@ -776,3 +776,51 @@ def test_a_view_made_under_no_grad_stays_refused_after_an_inplace_view_op():
         view.t_()
     with pytest.raises(RuntimeError, match="A view was created in no_grad mode"):
         view.add_(1)
+
+
+def test_anomaly_mode_names_the_backward_that_made_the_failing_node():
+    """A Node made during another's backward (create_graph) keeps that Node as metadata["parent_"]:
+    an error in it is reported with its own forward trace, then "Previous calculation was induced
+    by ..." with its parent's (test_autograd's test_nested_anomaly_detect_nan). The division by zero
+    in the backward raises no NumPy warning: PyTorch's backward warns of none."""
+    import warnings
+
+    class Outer(agrad.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x.sum(0, keepdim=True)
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            g = g.clone().expand(4)
+            return Inner.apply(g * x)
+
+    class Inner(agrad.autograd.Function):
+        @staticmethod
+        def forward(ctx, y):
+            return y * 2.0
+
+        @staticmethod
+        def backward(ctx, g):
+            g = g.clone()
+            g[0] = 0
+            g[0] /= 0               # 0 / 0: nan
+            return g
+
+    x = agrad.rand(4, dtype="float64", requires_grad=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(RuntimeError, match="Function 'InnerBackward' returned nan values in its 0th output"):
+            with agrad.autograd.detect_anomaly():
+                out = Outer.apply(x)
+                (grad,) = agrad.autograd.grad(out, (x,), create_graph=True)
+                grad.sum().backward()
+    messages = [str(w.message) for w in caught]
+    assert messages[0].startswith("Anomaly Detection has been enabled")
+    assert messages[1].startswith("Error detected in InnerBackward. Traceback of forward call that caused the "
+                                  "error:") and "Inner.apply" in messages[1]
+    assert messages[2].startswith("\n\nPrevious calculation was induced by OuterBackward. Traceback of forward "
+                                  "call that induced the previous calculation:") and "Outer.apply" in messages[2]
+    assert len(messages) == 3 and not any(w.category is RuntimeWarning for w in caught)
