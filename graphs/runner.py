@@ -368,8 +368,10 @@ def run_graph(graph: CheckedGraph, file: str, *, timings: dict[str, float], prof
     a pass after the first is recorded and later passes replay it (graphs/replay.py).
     `keep_values=False`: the run's `values` hold only the leaves and what the outputs,
     expectations, retained tensors and backward passes read (`agrad run`): each other value
-    is let go of as soon as the last node reading it has run (release_plan)."""
-    with _cyclic_gc_paused():
+    is let go of as soon as the last node reading it has run (release_plan). NumPy's floating-point
+    warnings are off for the run, as for a training run's steps (training.run_trainer) and for the
+    CLI: a graph's log(0) is its -inf, which PyTorch computes without a warning."""
+    with _cyclic_gc_paused(), np.errstate(all="ignore"):
         return _run_graph(graph, file, timings=timings, profile=profile, anomaly=anomaly, repeat=repeat,
                           on_repeat=on_repeat, leaf_values=leaf_values, replay=replay, keep_values=keep_values)
 

@@ -250,3 +250,18 @@ def test_anomaly_in_backward_names_the_node_whose_gradient_is_not_finite(graph_f
     run = graphs.load(path).run(anomaly=True)
     assert [(a.phase, a.node, a.location.line) for a in run.anomalies] == [("backward", "r", 3)]
     assert "SqrtBackward0" in run.anomalies[0].message and "inf" in run.anomalies[0].message
+
+
+def test_a_run_and_a_check_show_none_of_numpys_floating_point_warnings(graph_file):
+    """log(0) is -inf and its gradient inf, as PyTorch computes them without a warning: a library
+    run, replayed run and check of a graph file raise none even with warnings made errors."""
+    import warnings
+
+    graph = graphs.load(graph_file("inputs:\n  x: {value: [0.0, 1.0], requires_grad: true}\n"
+                                   "nodes:\n  y: log(x)\n  loss: sum(y)\nbackward: loss\n"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(3):          # the engine's pass, the recorded one, a replayed one
+            run = graph.run()
+            assert run.values["loss"].item() == float("-inf") and run.grads["x"].tolist() == [float("inf"), 1.0]
+        graph.check()
