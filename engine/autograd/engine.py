@@ -757,15 +757,18 @@ class Engine:
                         inputs = list(result)
                 # NOTE: drop our references: AccumulateGrad keeps a gradient as .grad only if nobody else holds it
                 prev = result = None
+        observer = graph_task.observer
         if graph_task.anomaly:
             # the Nodes fn's backward makes (create_graph) take it as their parent_ (print_stack)
             previous, _anomaly_state.evaluating = _anomaly_state.evaluating, fn
             try:
-                outputs = _applied(graph_task.observer, fn, inputs)
+                outputs = _applied(observer, fn, inputs)
             finally:
                 _anomaly_state.evaluating = previous
+        elif observer is None:
+            outputs = fn.apply(inputs)      # (inline: the path of every Node with hooks)
         else:
-            outputs = _applied(graph_task.observer, fn, inputs)
+            outputs = _applied(observer, fn, inputs)
         validate_outputs(fn.next_fns, fn.next_nrs, outputs, fn)
         if hooks is not None:
             for hook in tuple(hooks.post):
