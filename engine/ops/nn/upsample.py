@@ -87,6 +87,13 @@ def _plan(shape, size, scale_factor, mode, align_corners, recompute_scale_factor
     return tuple(shape[:2]) + tuple(out), scales
 
 
+def _area_pixel_scale(n_in, n_out, scale, align_corners) -> float:
+    """PyTorch's area_pixel_compute_scale: the step in the input between output positions."""
+    if align_corners:
+        return (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    return 1.0 / scale if scale is not None and scale > 0 else n_in / n_out
+
+
 def _taps(n_in, n_out, scale, mode, align_corners):
     """Per output position: (i0, i1, lam) on the host; nearest modes have lam = 0."""
     dst = np.arange(n_out)
@@ -100,12 +107,8 @@ def _taps(n_in, n_out, scale, mode, align_corners):
             pos = dst.astype(np.float32) + (np.float32(0.5) if mode == "nearest-exact" else np.float32(0))
             src = np.minimum(np.floor(pos * s).astype(np.int64), n_in - 1)
         return src, src, np.zeros(n_out)
-    if align_corners:
-        s = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
-        real = s * dst
-    else:
-        s = 1.0 / scale if scale is not None and scale > 0 else n_in / n_out
-        real = np.maximum(s * (dst + 0.5) - 0.5, 0.0)
+    s = _area_pixel_scale(n_in, n_out, scale, align_corners)
+    real = s * dst if align_corners else np.maximum(s * (dst + 0.5) - 0.5, 0.0)
     i0 = np.minimum(np.floor(real).astype(np.int64), n_in - 1)
     lam = np.clip(real - i0, 0.0, 1.0)
     return i0, i0 + (i0 < n_in - 1), lam
@@ -116,11 +119,8 @@ def _cubic_taps(n_in, n_out, scale, align_corners):
     PyTorch's bicubic: the source index without the clamp at 0 (area_pixel_compute_source_index with
     cubic=True), guard_index_and_lambda, and get_cubic_upsample_coefficients with A = -0.75."""
     dst = np.arange(n_out)
-    if align_corners:
-        real = ((n_in - 1) / (n_out - 1) if n_out > 1 else 0.0) * dst
-    else:
-        s = 1.0 / scale if scale is not None and scale > 0 else n_in / n_out
-        real = s * (dst + 0.5) - 0.5
+    s = _area_pixel_scale(n_in, n_out, scale, align_corners)
+    real = s * dst if align_corners else s * (dst + 0.5) - 0.5
     i = np.minimum(np.floor(real).astype(np.int64), n_in - 1)
     t = np.clip(real - i, 0.0, 1.0)
     a = _CUBIC_A
@@ -170,10 +170,7 @@ def _uint8_linear_taps(n_in, n_out, scale, align_corners):
     `_compute_index_ranges_weights` with support 1 and the AVX path's fixed point): per output position
     the input positions it reads (padded with weight 0 to one width), their int16 weights, and the
     weights' precision in bits."""
-    if align_corners:
-        s = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
-    else:
-        s = 1.0 / scale if scale is not None and scale > 0 else n_in / n_out
+    s = _area_pixel_scale(n_in, n_out, scale, align_corners)
     first, weights = [], []
     for i in range(n_out):
         center = s * i + 0.5 if align_corners else s * (i + 0.5)
