@@ -15,6 +15,7 @@ import numpy as np
 
 import agrad
 from agrad.autograd.gradcheck import compared_outputs, vjp
+from agrad.fp_warnings import quiet
 
 from .binding import GRAD
 from .build import CheckedGraph
@@ -227,7 +228,7 @@ def check_result(graph: CheckedGraph, file: str, setup: CheckSetup, reports, *, 
                        skipped_outputs=setup.skipped)
 
 
-@np.errstate(all="ignore")      # NumPy's floating-point warnings off, as for a run (runner.run_graph)
+@quiet()      # NumPy's floating-point warnings off, as for a run (runner.run_graph)
 def check_gradients(graph: CheckedGraph, file: str, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
                     fast: bool = False, second_order: bool = False, replay: bool = True) -> CheckResult:
     """`second_order`: the gradients' own derivatives (PyTorch's gradgradcheck), see `_second_order`;

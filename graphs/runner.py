@@ -15,6 +15,7 @@ from typing import Any
 
 import agrad
 import numpy as np
+from agrad.fp_warnings import quiet
 
 from .build import CheckedGraph
 from .executor import NodeFailure, label_all, node_name, node_reads, run_nodes
@@ -371,7 +372,7 @@ def run_graph(graph: CheckedGraph, file: str, *, timings: dict[str, float], prof
     is let go of as soon as the last node reading it has run (release_plan). NumPy's floating-point
     warnings are off for the run, as for a training run's steps (training.run_trainer) and for the
     CLI: a graph's log(0) is its -inf, which PyTorch computes without a warning."""
-    with _cyclic_gc_paused(), np.errstate(all="ignore"):
+    with _cyclic_gc_paused(), quiet():
         return _run_graph(graph, file, timings=timings, profile=profile, anomaly=anomaly, repeat=repeat,
                           on_repeat=on_repeat, leaf_values=leaf_values, replay=replay, keep_values=keep_values)
 

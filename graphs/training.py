@@ -18,6 +18,7 @@ import numpy as np
 import agrad
 import agrad.nn.utils
 import agrad.optim
+from agrad.fp_warnings import quiet
 
 from . import checkpoints
 from .optimizers import METRICS, OPTIMIZERS, SCHEDULES, make_optimizer, schedule_factor  # noqa: F401 - re-exported
@@ -306,7 +307,7 @@ def run_trainer(trainer: Trainer, *, steps: int, eval_every: int | None = None, 
     first = run.steps
     start = time.perf_counter()
     try:
-        with _cyclic_gc_paused(), np.errstate(all="ignore"):
+        with _cyclic_gc_paused(), quiet():
             end = steps if stop_after is None else min(steps, stop_after)
             while run.steps < end and not (should_stop is not None and should_stop()):
                 trainer.step()

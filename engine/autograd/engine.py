@@ -19,10 +19,9 @@ import os
 import sys
 import threading
 
-import numpy as _np
-
 from .._device import device as Device
 from ..dispatcher import ops as _ops
+from ..fp_warnings import quiet as _quiet
 from ..watchers import node_observers
 from ..warn_once import warn_once
 from ..grad_mode import saved_hooks_in_use
@@ -511,10 +510,10 @@ class Engine:
         _dispatch_tls.grad_enabled = graph_task.create_graph
         _dispatch_tls.refresh()
         try:
-            # NumPy's floating-point warnings (a gradient dividing by zero, log's at 0) are not shown:
-            # PyTorch's backward warns of none, and under `-W error` they would end the pass. One
-            # errstate a pass, not one a kernel.
-            with _np.errstate(all="ignore"):
+            # NumPy's floating-point warnings (a gradient dividing by zero, log's at 0) are not shown,
+            # as PyTorch's backward shows none (fp_warnings): set once a pass, so that each kernel
+            # finds it set
+            with _quiet():
                 if worker_queue is None:
                     self._thread_main(graph_task)
                 else:

@@ -40,6 +40,7 @@ from .. import codegen
 from ..dispatch_keys import AUTOGRAD, DispatchKey
 from ..dispatcher import FALLTHROUGH, Deferred, define, impl
 from ..errors import UnsupportedOnDeviceError
+from ..fp_warnings import QUIET as _QUIET, state as _fp_state
 from ..grad_mode import saved_hooks_in_use, tls
 from .. import watchers as _watchers
 from ..watchers import op_observers as _observers
@@ -214,21 +215,30 @@ def _make_backend_kernel(entry, fn, promote, backend_type: str, is_meta: bool, s
         rec = None if is_meta else _watchers.recorder      # None unless a pass is being recorded
         if rec is not None:
             before = rec.arguments(arrays)
-        if promote is not None and (needs_promotion is None or needs_promotion(arrays, positions)):
-            promote(arrays, positions)
         if is_meta:
+            if promote is not None and (needs_promotion is None or needs_promotion(arrays, positions)):
+                promote(arrays, positions)
             out = fn(*arrays)
         else:
+            # (NumPy's floating-point warnings off, as PyTorch's kernels give none: fp_warnings;
+            # a cast of promotion's may overflow too)
+            token = None if _fp_state.get() is _QUIET else _fp_state.set(_QUIET)
             try:
-                if special:
-                    backend = backends[backend_type]
-                    out = fn(backend.xp, backend.special, *arrays)
-                else:
-                    out = fn(backends[backend_type].xp, *arrays)
-            except ValueError:
-                if meta_rule is not None:
-                    meta_rule(*[_as_meta(a) for a in arrays])
-                raise
+                if promote is not None and (needs_promotion is None or needs_promotion(arrays, positions)):
+                    promote(arrays, positions)
+                try:
+                    if special:
+                        backend = backends[backend_type]
+                        out = fn(backend.xp, backend.special, *arrays)
+                    else:
+                        out = fn(backends[backend_type].xp, *arrays)
+                except ValueError:
+                    if meta_rule is not None:
+                        meta_rule(*[_as_meta(a) for a in arrays])
+                    raise
+            finally:
+                if token is not None:
+                    _fp_state.reset(token)
         if rec is not None:
             return _record(rec, fn, backends[backend_type], special, before, arrays, out, wrap, dev)
         if out.__class__ is ndarray or out.__class__ is MetaArray:       # the common cases, wrapped inline
@@ -280,10 +290,14 @@ def _specialised_backend_kernel(entry, fn, checks_dtypes, backend_type, special,
     backend_args = "backend.xp, backend.special" if special else "backend.xp"
     arrays = ", ".join(f"x{i}" for i in range(n))
     lines += ["    backend = _backends[_backend_type]",
+              "    token = None if _fp_state.get() is _QUIET else _fp_state.set(_QUIET)   # (fp_warnings)",
               "    try:",
               f"        out = fn({backend_args}, {arrays})",
               "    except ValueError:",
               "        return slow_kernel(op, keyset, args)     # it asks the Meta rule for PyTorch's message",
+              "    finally:",
+              "        if token is not None:",
+              "            _fp_state.reset(token)",
               "    if out.__class__ is _ndarray:",
               "        t = _new(_Tensor)",
               "        t._data, t._device, t._keys, t._autograd_meta, t._version_counter = out, dev, _key, None, None",
@@ -293,7 +307,7 @@ def _specialised_backend_kernel(entry, fn, checks_dtypes, backend_type, special,
               "    return wrap(out, dev)"]
     namespace = {"_watchers": _watchers, "slow_kernel": slow_kernel, "_Tensor": Tensor, "_backends": _BACKENDS,
                  "_backend_type": backend_type, "fn": fn, "_ndarray": np.ndarray, "_new": object.__new__,
-                 "_key": key, "wrap": wrap}
+                 "_key": key, "wrap": wrap, "_fp_state": _fp_state, "_QUIET": _QUIET}
     return codegen.define(lines, namespace, f"<agrad {backend_type} kernel {entry.name}>", "kernel", owner=entry.name)
 
 
@@ -344,9 +358,16 @@ def _refusal(name: str, backend_type: str):
 
 
 def _boxed(fn):
-    """A kernel written with tensors (composites, user kernels) as a boxed kernel."""
+    """A kernel written with tensors (composites, user kernels, a device move's cast) as a boxed
+    kernel, run with NumPy's floating-point warnings off as a backend kernel is (fp_warnings):
+    a cast that overflows (float64 1e300 to float32) is inf without a warning, as in PyTorch."""
     def kernel(op, keyset, args):
-        return fn(*args)
+        token = None if _fp_state.get() is _QUIET else _fp_state.set(_QUIET)
+        try:
+            return fn(*args)
+        finally:
+            if token is not None:
+                _fp_state.reset(token)
     return kernel
 
 

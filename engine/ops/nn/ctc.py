@@ -161,11 +161,10 @@ def _ctc_kernel(xp, log_probs, targets, input_lengths, target_lengths, blank, ze
     _check_shapes(log_probs, targets, input_lengths, target_lengths, blank)
     il, tl = _ints(xp, input_lengths), _ints(xp, target_lengths)
     prime, skip, valid = _extended_targets(xp, log_probs, targets, il, tl, blank)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        alpha, _ = _alphas(xp, log_probs, prime, skip, valid, il)
-        if log_probs.dtype == np.float32:       # ATen's alpha recursion runs in the input's dtype
-            alpha = alpha.astype(np.float32)
-        return _nll(xp, alpha, il, tl, log_probs.dtype)
+    alpha, _ = _alphas(xp, log_probs, prime, skip, valid, il)
+    if log_probs.dtype == np.float32:       # ATen's alpha recursion runs in the input's dtype
+        alpha = alpha.astype(np.float32)
+    return _nll(xp, alpha, il, tl, log_probs.dtype)
 
 
 def _ctc_backward_meta(grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, blank,
@@ -181,45 +180,44 @@ def _ctc_backward_kernel(xp, grad, log_probs, targets, input_lengths, target_len
     prime, skip, valid = _extended_targets(xp, log_probs, targets, il, tl, blank)
     steps, batch, labels = log_probs.shape
     neginf = -np.inf
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        alpha, lp = _alphas(xp, log_probs, prime, skip, valid, il)
-        length = lp.shape[2]
-        il_a = xp.asarray(np.asarray(il, dtype=np.int64))
-        tl_a = xp.asarray(np.asarray(tl, dtype=np.int64))
-        s = xp.arange(length)
-        # beta (eq. 10 and 11): from each sample's last time step back to 0
-        beta = xp.full(lp.shape, neginf, dtype=lp.dtype)
-        last = (s[None, :] >= 2 * tl_a[:, None] - 1) & valid
-        skip_back = xp.zeros((batch, length), dtype=bool)
-        skip_back[:, :-2] = (prime[:, 2:] != prime[:, :-2]) & (s[:-2] < 2 * tl_a[:, None] - 1)
-        for t in range(steps - 1, -1, -1):
-            lb1 = beta[:, t + 1] if t + 1 < steps else xp.full((batch, length), neginf, dtype=lp.dtype)
-            lb2 = xp.full(lb1.shape, neginf, dtype=lb1.dtype)
-            lb2[:, :-1] = lb1[:, 1:]
-            lb2 = xp.where(s < 2 * tl_a[:, None], lb2, neginf)
-            lb3 = xp.full(lb1.shape, neginf, dtype=lb1.dtype)
-            lb3[:, :-2] = lb1[:, 2:]
-            lb3 = xp.where(skip_back, lb3, neginf)
-            lbmax = xp.maximum(xp.maximum(lb1, lb2), lb3)
-            lbmax = xp.where(lbmax == neginf, 0, lbmax)
-            step = xp.log(xp.exp(lb1 - lbmax) + xp.exp(lb2 - lbmax) + xp.exp(lb3 - lbmax)) + lbmax + lp[:, t]
-            start = xp.where(last, lp[:, t], neginf)
-            beta[:, t] = xp.where(valid & (t < il_a - 1)[:, None], step,
-                                  xp.where((t == il_a - 1)[:, None], start, neginf))
-        # the sum of alpha beta over the positions of each label (eq. 16), added in ATen's order
-        alpha_beta = alpha + beta
-        collected = xp.full((batch, steps, labels), neginf, dtype=lp.dtype)
-        rows = xp.arange(batch)
-        for k in range(length - 1, -1, -1):
-            label = prime[:, k]
-            cur = collected[rows, :, label]                 # (B, T)
-            new = alpha_beta[:, :, k]
-            top = xp.maximum(cur, new)
-            summed = xp.log(xp.exp(cur - top) + xp.exp(new - top)) + top
-            collected[rows, :, label] = xp.where(cur == neginf, new, xp.where(new == neginf, cur, summed))
-        collected = xp.transpose(collected, (1, 0, 2))       # (T, B, C)
-        nll = neg_log_likelihood.reshape(1, batch, 1)
-        out = (xp.exp(log_probs) - xp.exp(collected + nll - log_probs)) * grad.reshape(1, batch, 1)
+    alpha, lp = _alphas(xp, log_probs, prime, skip, valid, il)
+    length = lp.shape[2]
+    il_a = xp.asarray(np.asarray(il, dtype=np.int64))
+    tl_a = xp.asarray(np.asarray(tl, dtype=np.int64))
+    s = xp.arange(length)
+    # beta (eq. 10 and 11): from each sample's last time step back to 0
+    beta = xp.full(lp.shape, neginf, dtype=lp.dtype)
+    last = (s[None, :] >= 2 * tl_a[:, None] - 1) & valid
+    skip_back = xp.zeros((batch, length), dtype=bool)
+    skip_back[:, :-2] = (prime[:, 2:] != prime[:, :-2]) & (s[:-2] < 2 * tl_a[:, None] - 1)
+    for t in range(steps - 1, -1, -1):
+        lb1 = beta[:, t + 1] if t + 1 < steps else xp.full((batch, length), neginf, dtype=lp.dtype)
+        lb2 = xp.full(lb1.shape, neginf, dtype=lb1.dtype)
+        lb2[:, :-1] = lb1[:, 1:]
+        lb2 = xp.where(s < 2 * tl_a[:, None], lb2, neginf)
+        lb3 = xp.full(lb1.shape, neginf, dtype=lb1.dtype)
+        lb3[:, :-2] = lb1[:, 2:]
+        lb3 = xp.where(skip_back, lb3, neginf)
+        lbmax = xp.maximum(xp.maximum(lb1, lb2), lb3)
+        lbmax = xp.where(lbmax == neginf, 0, lbmax)
+        step = xp.log(xp.exp(lb1 - lbmax) + xp.exp(lb2 - lbmax) + xp.exp(lb3 - lbmax)) + lbmax + lp[:, t]
+        start = xp.where(last, lp[:, t], neginf)
+        beta[:, t] = xp.where(valid & (t < il_a - 1)[:, None], step,
+                              xp.where((t == il_a - 1)[:, None], start, neginf))
+    # the sum of alpha beta over the positions of each label (eq. 16), added in ATen's order
+    alpha_beta = alpha + beta
+    collected = xp.full((batch, steps, labels), neginf, dtype=lp.dtype)
+    rows = xp.arange(batch)
+    for k in range(length - 1, -1, -1):
+        label = prime[:, k]
+        cur = collected[rows, :, label]                 # (B, T)
+        new = alpha_beta[:, :, k]
+        top = xp.maximum(cur, new)
+        summed = xp.log(xp.exp(cur - top) + xp.exp(new - top)) + top
+        collected[rows, :, label] = xp.where(cur == neginf, new, xp.where(new == neginf, cur, summed))
+    collected = xp.transpose(collected, (1, 0, 2))       # (T, B, C)
+    nll = neg_log_likelihood.reshape(1, batch, 1)
+    out = (xp.exp(log_probs) - xp.exp(collected + nll - log_probs)) * grad.reshape(1, batch, 1)
     kept = xp.arange(steps)[:, None] < il_a[None, :]
     if zero_infinity:
         kept = kept & (neg_log_likelihood != np.inf)[None, :]

@@ -556,8 +556,7 @@ def _smooth_l1_meta(input, target, reduction, beta):
 def _smooth_l1_kernel(xp, input, target, reduction, beta):
     _smooth_l1_meta(input, target, reduction, beta)
     z = xp.abs(input - target)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        loss = xp.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta)
+    loss = xp.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta)
     return xp.asarray(_reduce(xp, loss, reduction)).astype(input.dtype, copy=False)
 
 
@@ -570,8 +569,7 @@ def _pair_backward_meta(grad_output, input, target, reduction, beta):
 def _smooth_l1_backward_kernel(xp, grad_output, input, target, reduction, beta):
     shape = _pair_backward_meta(grad_output, input, target, reduction, beta).shape
     d = input - target
-    with np.errstate(divide="ignore", invalid="ignore"):
-        inner = xp.where(xp.abs(d) < beta, d / beta, xp.sign(d))
+    inner = xp.where(xp.abs(d) < beta, d / beta, xp.sign(d))
     return (inner * grad_output * _norm(reduction, shape)).astype(input.dtype, copy=False)
 
 
@@ -744,9 +742,8 @@ def _bce_kernel(xp, input, target, weight, reduction):
     if bool(((target < 0) | (target > 1)).any()):
         raise RuntimeError("all elements of target should be between 0 and 1")
     # NOTE: PyTorch clamps each log at -100, so input 0 or 1 gives a finite loss
-    with np.errstate(divide="ignore"):
-        log_x = xp.maximum(xp.log(input), -100)
-        log_1mx = xp.maximum(xp.log1p(-input), -100)
+    log_x = xp.maximum(xp.log(input), -100)
+    log_1mx = xp.maximum(xp.log1p(-input), -100)
     loss = (target - 1) * log_1mx - target * log_x
     if weight is not None:
         loss = loss * weight

@@ -20,6 +20,7 @@ from ..pointwise.binary import clamp
 from ..pointwise.unary import rsqrt
 from ..reduce.arithmetic import (
     mean,
+    mean_of,
     norm,
     sum,  # noqa: A004
 )
@@ -55,9 +56,9 @@ def _reduce_dims(ndim):
 
 def _xp_normalize(xp, x, axes, eps):
     """x_hat over `axes`, and the mean and biased variance it used (kept dims)."""
-    mu = xp.mean(x, axis=axes, keepdims=True)
+    mu = mean_of(xp, x, axes, True)
     centered = x - mu
-    var = xp.mean(centered * centered, axis=axes, keepdims=True)
+    var = mean_of(xp, centered * centered, axes, True)
     return centered / xp.sqrt(var + eps), mu, var
 
 
@@ -329,8 +330,8 @@ def _layer_norm_meta(input, normalized_shape, weight, bias, eps):
 def _layer_norm_kernel(xp, input, normalized_shape, weight, bias, eps):
     _layer_norm_meta(input, normalized_shape, weight, bias, eps)
     axes = tuple(range(input.ndim - len(normalized_shape), input.ndim))
-    centered = input - xp.mean(input, axis=axes, keepdims=True)
-    var = xp.mean(centered * centered, axis=axes, keepdims=True)
+    centered = input - mean_of(xp, input, axes, True)
+    var = mean_of(xp, centered * centered, axes, True)
     out = centered / xp.sqrt(var + eps)
     if weight is not None:
         out = out * weight

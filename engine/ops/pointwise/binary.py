@@ -158,8 +158,7 @@ def _pow_exponent_grad(grad, self, exponent, result):
     if _is_number(self):
         if self == 0:
             return grad * where(exponent >= 0, 0.0, result * float("-inf"))
-        with np.errstate(invalid="ignore"):
-            return grad * (result * float(np.log(self)))
+        return grad * (result * float(np.log(self)))
     return grad * where((self == 0) * (exponent >= 0), 0.0, result * _ops.log(self))  # log is unary's: called by name
 
 

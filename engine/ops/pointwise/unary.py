@@ -286,8 +286,7 @@ def _int64_sample(op, name="int64", low=-3, high=4, shape=(5,)):
 
 def _logit_kernel(xp, self, eps):
     x = self if eps is None else xp.clip(self, eps, 1 - eps)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return xp.log(x / (1 - x)).astype(self.dtype, copy=False)
+    return xp.log(x / (1 - x)).astype(self.dtype, copy=False)
 
 
 def _logit_backward(grad, self, eps):

@@ -84,9 +84,17 @@ def _mean_meta(self, dim, keepdim, dtype):
     return MetaArray(reduced_shape(self.shape, normalize_dims(dim, self.ndim), keepdim), out)
 
 
+def mean_of(xp, x, dims: tuple, keepdims: bool, dtype=None):
+    """`xp.mean` over `dims` (normalized), where the mean of nothing is nan (0 / 0) without
+    NumPy's "Mean of empty slice" warning: PyTorch gives the nan quietly."""
+    if x.size == 0 and 0 in [x.shape[d] for d in dims]:
+        return xp.full(reduced_shape(x.shape, dims, keepdims), xp.nan, dtype=x.dtype if dtype is None else dtype)
+    return xp.mean(x, axis=dims, keepdims=keepdims, dtype=dtype)
+
+
 def _mean_kernel(xp, self, dim, keepdim, dtype):
     out = _mean_check(self, dtype)
-    return xp.mean(self, axis=normalize_dims(dim, self.ndim), keepdims=keepdim, dtype=out)
+    return mean_of(xp, self, normalize_dims(dim, self.ndim), keepdim, out)
 
 
 def _mean_grad(grad, self_shape, dim, keepdim):
@@ -215,14 +223,13 @@ prod = defop(
 
 def _logsumexp_kernel(xp, self, dim, keepdim):
     dims = normalize_dims(dim, self.ndim)
-    with np.errstate(divide="ignore"):
-        if self.size == 0:
-            return xp.log(xp.sum(xp.exp(self), axis=dims, keepdims=keepdim))
-        # NOTE: shift by the max so exp never overflows; an infinite max is not shifted
-        # (inf - inf would be nan), as PyTorch's masked_fill_(maxes.abs() == INFINITY, 0)
-        m = xp.amax(self, axis=dims, keepdims=True)
-        m = xp.where(xp.isinf(m), 0, m).astype(self.dtype, copy=False)
-        out = xp.log(xp.sum(xp.exp(self - m), axis=dims, keepdims=True)) + m
+    if self.size == 0:
+        return xp.log(xp.sum(xp.exp(self), axis=dims, keepdims=keepdim))
+    # NOTE: shift by the max so exp never overflows; an infinite max is not shifted
+    # (inf - inf would be nan), as PyTorch's masked_fill_(maxes.abs() == INFINITY, 0)
+    m = xp.amax(self, axis=dims, keepdims=True)
+    m = xp.where(xp.isinf(m), 0, m).astype(self.dtype, copy=False)
+    out = xp.log(xp.sum(xp.exp(self - m), axis=dims, keepdims=True)) + m
     if not keepdim:
         out = out.reshape(reduced_shape(self.shape, dims, False))
     return out
@@ -296,8 +303,7 @@ def _norm_kernel(xp, self, p, dim, keepdim):
     elif ord_ == 0:
         out = xp.sum(a != 0, axis=dims, keepdims=keepdim)
     else:
-        with np.errstate(divide="ignore"):
-            out = xp.sum(a ** ord_, axis=dims, keepdims=keepdim) ** (1.0 / ord_)
+        out = xp.sum(a ** ord_, axis=dims, keepdims=keepdim) ** (1.0 / ord_)
     return xp.asarray(out, dtype=self.dtype)
 
 

@@ -18,7 +18,7 @@ from ...shapes import normalize_dims, reduced_shape
 from ..pointwise.binary import where
 from ..registry import defop
 from ..samples import SampleInput, make_arg
-from .arithmetic import _INF, _mean_grad, _restore, mean
+from .arithmetic import _INF, _mean_grad, _restore, mean, mean_of
 
 
 def _count(shape, dims) -> int:
@@ -40,10 +40,9 @@ def _var_kernel(xp, self, dim, correction, keepdim):
     _var_check(self)
     dims = normalize_dims(dim, self.ndim)
     dof = max(_count(self.shape, dims) - _correction(correction), 0)
-    centered = self - xp.mean(self, axis=dims, keepdims=True)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        # dof == 0 gives nan or inf, as PyTorch (with its warning left out)
-        out = xp.sum(centered * centered, axis=dims, keepdims=keepdim) / float(dof)
+    centered = self - mean_of(xp, self, dims, True)
+    # dof == 0 gives nan or inf, as PyTorch (with its warning left out)
+    out = xp.sum(centered * centered, axis=dims, keepdims=keepdim) / float(dof)
     return xp.asarray(out, dtype=self.dtype)
 
 
@@ -105,7 +104,7 @@ _ARGS = "Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=
 def _pair(spread_kernel):
     def kernel(xp, self, dim, correction, keepdim):
         spread = spread_kernel(xp, self, dim, correction, keepdim)
-        average = xp.mean(self, axis=normalize_dims(dim, self.ndim), keepdims=keepdim)
+        average = mean_of(xp, self, normalize_dims(dim, self.ndim), keepdim)
         return spread, xp.asarray(average, dtype=self.dtype)
     return kernel
 
