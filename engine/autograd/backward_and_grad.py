@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import warnings
 
-from .._tensor import Tensor, filled
+import numpy as np
+
+from .. import dtypes
+from .._tensor import Size, Tensor, filled
 from ..dispatcher import ops as _ops
 from .edge import Edge, GradientEdge
 from .engine import get_default_engine
@@ -25,9 +28,14 @@ def _as_tuple(x, what: str) -> tuple:
 
 def _make_grads(outputs, grads, is_grads_batched=False) -> list:
     """One root gradient per output (zip: extra grads are ignored, missing ones fail in _check_counts);
-    batched, each gradient has a batch dim first."""
+    batched, each gradient has a batch dim first. An output may be a GradientEdge: its shape, dtype and
+    device are those its Node expects of the gradient (`input_metadata`)."""
     new_grads = []
     for i, (out, g) in enumerate(zip(outputs, grads)):
+        if isinstance(out, GradientEdge):
+            if isinstance(g, Tensor) and is_grads_batched:
+                raise RuntimeError("Batched grads are not supported with GradientEdge")
+            out = _EdgeOutput(*out.node.input_metadata[out.output_nr])
         if isinstance(g, Tensor) and is_grads_batched:
             # NOTE: PyTorch's message shows the shape without its first two dims (it strips the batch dim
             # from grad_output[0], which has none): so does agrad's
@@ -60,6 +68,27 @@ def _make_grads(outputs, grads, is_grads_batched=False) -> list:
     return new_grads
 
 
+class _EdgeOutput:
+    """A GradientEdge as _make_grads reads an output: the shape, dtype and device of its gradient."""
+    __slots__ = ("shape", "_data", "_device")
+    requires_grad = True
+
+    def __init__(self, shape, dtype, device):
+        self.shape = Size(shape)
+        self._data = np.empty(0, dtype)     # (only its dtype is read)
+        self._device = device
+
+    def numel(self) -> int:
+        return int(np.prod(self.shape))
+
+    def is_floating_point(self) -> bool:
+        return self._data.dtype.kind == "f"
+
+    @property
+    def dtype(self):
+        return dtypes.from_numpy(self._data.dtype)
+
+
 def _check_counts(tensors, grads) -> None:
     if len(tensors) != len(grads):
         raise RuntimeError(f"got {len(tensors)} tensors and {len(grads)} gradients")
@@ -68,6 +97,9 @@ def _check_counts(tensors, grads) -> None:
 def _root_edges(tensors) -> list[Edge]:
     edges = []
     for i, t in enumerate(tensors):
+        if isinstance(t, GradientEdge):
+            edges.append(Edge(t.node, t.output_nr))
+            continue
         if not isinstance(t, Tensor):
             raise TypeError(f"element {i} of tensors is not a Tensor but {type(t).__name__}")
         edge = gradient_edge(t)
@@ -165,8 +197,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 # NOTE: zeros_like(input, requires_grad=create_graph): a leaf that can be differentiated again
                 t = inputs[i]
                 if isinstance(t, GradientEdge):
-                    raise RuntimeError("materialize_grads cannot make the zeros of a GradientEdge input, whose "
-                                       "shape is its Node's")
+                    raise RuntimeError("materialize_grads cannot be used when the given input is a GradientEdge")
                 result[i] = filled(t.shape, 0, t._data.dtype, t._device).requires_grad_(create_graph)
     return tuple(result)
 

@@ -133,13 +133,19 @@ def _warn_reference_cycle() -> None:
               stacklevel=4)
 
 
+_next_graph_task_id = itertools.count().__next__      # atomic under the GIL
+
+
 class GraphTask:
     __slots__ = ("keep_graph", "create_graph", "dependencies", "not_ready", "exec_info", "captured_vars",
                  "outstanding_tasks", "has_error", "error", "reentrant_depth", "cpu_ready_queue", "owner",
                  "_lock", "threaded", "anomaly", "observer", "order", "dry_run", "plain", "on_devices",
-                 "final_callbacks", "graph_root")
+                 "final_callbacks", "graph_root", "id")
 
     def __init__(self, keep_graph, create_graph, reentrant_depth, dry_run=False):
+        # PyTorch's GraphTask::id_, from one process-wide counter: what tells passes apart (a
+        # multi-grad hook's state is per pass), where id() of a freed task is reused by the next
+        self.id = _next_graph_task_id()
         self.keep_graph = keep_graph
         self.create_graph = create_graph          # grad mode while backward formulas run
         self.dependencies: dict = {}

@@ -348,6 +348,18 @@ class Error(Node):
         raise RuntimeError(self.msg)
 
 
+def delayed_error(msg: str, tensor):
+    """PyTorch's DelayedError applied in a backward formula: `tensor` under a Node that raises `msg`
+    when a backward reaches it, where a gradient is right but its own derivative would not be
+    (scatter_reduce's prod with two zeros scattered to one place). Without create_graph, or where
+    the tensor has no history, the tensor itself."""
+    if not is_grad_enabled() or not tensor.requires_grad:
+        return tensor
+    alias = tensor.detach()
+    record(Error(msg), collect_next_edges([tensor]), (alias,))
+    return alias
+
+
 class InplaceFunction(Function):
     """torch.autograd.function.InplaceFunction: a Function that carries an `inplace` flag its
     forward may read (a legacy base class some code still subclasses)."""

@@ -122,11 +122,14 @@ def _will_execute(graph_task, node, reached: dict) -> bool:
         return False
     if not graph_task.exec_info:
         return True
-    if isinstance(node, AccumulateGrad):
+    info = graph_task.exec_info.get(node)
+    if info is None or not info.should_execute():
+        return False
+    if isinstance(node, AccumulateGrad) and info.captures is not None:
+        # (a leaf whose gradient autograd.grad captures: its hook never runs; backward(inputs=...) is fine)
         raise RuntimeError("A leaf node was passed to _will_engine_execute_node but we are currently running "
                            "autograd.grad(). This is currently not supported.")
-    info = graph_task.exec_info.get(node)
-    return info is not None and info.should_execute()
+    return True
 
 
 def register_multi_grad_hook(tensors, fn, *, mode: str = "all"):
@@ -142,7 +145,7 @@ def register_multi_grad_hook(tensors, fn, *, mode: str = "all"):
         ran: set = set()
 
         def first(grad):
-            key = id(engine.current_graph_task())
+            key = engine.current_graph_task().id
             if key in ran:
                 return
             ran.add(key)
@@ -155,7 +158,7 @@ def register_multi_grad_hook(tensors, fn, *, mode: str = "all"):
     def inner(idx):
         def hook(grad):
             graph_task = engine.current_graph_task()
-            key = id(graph_task)
+            key = graph_task.id
             state = pending.get(key)
             if state is None:
                 reached: dict = {}
@@ -215,10 +218,13 @@ class save_on_cpu(saved_tensors_hooks):
 
 @contextlib.contextmanager
 def disable_saved_tensors_hooks(error_message: str):
-    """Within the block, setting saved-tensor hooks raises RuntimeError(error_message)."""
+    """Within the block, setting saved-tensor hooks raises RuntimeError(error_message); entered where
+    hooks are set already, it raises so itself (SavedTensorDefaultHooks::disable)."""
     previous = _hooks_disabled[0]
     _hooks_disabled[0] = error_message
     try:
+        if tls.saved_hooks:
+            raise RuntimeError(error_message)
         yield
     finally:
         _hooks_disabled[0] = previous

@@ -165,8 +165,12 @@ class SavedVariable:
         if self._released:
             raise RuntimeError(ERR_REGISTER_FREED)
         is_output = self._output_ref is not None
-        tensor = self.unpack(detached_in_place_ok=True) if is_output else self._tensor
-        _pack(self, tensor, is_output, *hooks)
+        if is_output:
+            # packed without its history, but still not a leaf (PyTorch keeps is_leaf_ from the save):
+            # unpacked, it gets the Node it is unpacked for back, and double backward goes through it
+            _pack(self, self.unpack(detached_in_place_ok=True), True, *hooks, is_leaf=self._saved_for_name is None)
+        else:
+            _pack(self, self._tensor, False, *hooks)
 
 
 class _Packed:
@@ -198,15 +202,16 @@ class _Packed:
         return t
 
 
-def _pack(sv: SavedVariable, tensor: Tensor, is_output: bool, pack_hook, unpack_hook) -> None:
+def _pack(sv: SavedVariable, tensor: Tensor, is_output: bool, pack_hook, unpack_hook, is_leaf=None) -> None:
     """SavedVariable's constructor with hooks (set_hooks_and_pack_data): the pack hook gets the tensor
-    itself, without grad; its result is all that is kept."""
+    itself, without grad; its result is all that is kept. `is_leaf`: whether the tensor was a leaf when
+    it was saved, where `tensor` no longer tells (an output's data, hooks registered after the save)."""
     from .node import grad_accumulator      # (node imports this module)
 
     meta = tensor._autograd_meta
     sv._released = False
     sv._tensor = sv._data = sv._output_ref = None
-    sv._is_leaf = meta is None or meta.grad_fn is None
+    sv._is_leaf = (meta is None or meta.grad_fn is None) if is_leaf is None else is_leaf
     sv._output_nr = meta.output_nr if meta is not None else 0
     vc = tensor._version_counter
     sv._version = version = 0 if vc is None else vc.version

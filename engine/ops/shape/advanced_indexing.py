@@ -19,6 +19,7 @@ import numpy as np
 
 from ... import dtypes
 from ..._tensor import Tensor, filled
+from ...autograd.function import delayed_error
 from ...backends.meta import MetaArray
 from ...creation import tensor, zeros
 from ...errors import DtypeError
@@ -402,6 +403,10 @@ def _scatter_reduce_grads(grad, self, dim, index, src, reduce, include_self, res
         masked_src_result = scatter_reduce(self, dim, index, masked_src, reduce, include_self=include_self)
         grad_src = where(src_single_zero, gather(grad * masked_src_result, dim, index),
                          gather(grad * result, dim, index) / where(src_zero, 1.0, src))
+        if grad_src.requires_grad and bool((src_num_zeros > 1).any()):
+            # (create_graph) right as a gradient, wrong as a function of src: its derivative fails, as PyTorch's
+            grad_src = delayed_error("scatter_reduce(): Double backward is unsupported for src when >1 zeros in src "
+                                     "are scattered to the same position in self", grad_src)
     elif reduce == "mean":
         n = scatter_add(filled(tuple(grad.shape), 1 if include_self else 0, grad._data.dtype, grad._device),
                         dim, index, filled(tuple(index.shape), 1, grad._data.dtype, grad._device))
