@@ -108,6 +108,8 @@ class _Methods:
             data[:flat.size] = flat
             data = data.reshape(shape)
         self._data = data
+        if self._autograd_meta is not None:
+            self._autograd_meta.grad_accumulator = None     # (as set_'s)
         bump_version(self)
         return self
 
@@ -122,8 +124,11 @@ class _Methods:
         if is_grad_enabled() and (self.requires_grad or source.requires_grad):
             check_inplace(self)
         m = self._autograd_meta
-        if m is not None and m.grad_accumulator is not None and source.shape != self.shape:
-            m.grad_accumulator = None     # its input metadata holds the old shape
+        if m is not None:
+            # a graph recorded before set_ keeps the old accumulator, and later ones get a new one: a
+            # gradient with respect to this tensor is not one with respect to what it was (PyTorch's
+            # generated set_ resets it, as resize_'s)
+            m.grad_accumulator = None
         self._data, self._device = source._data, source._device
         bump_version(self)
         return self
