@@ -271,8 +271,32 @@ class Tensor:
     _op_guard = None
 
     # -- construction ------------------------------------------------------------
+    def __new__(cls, *args, device=None):
+        """torch.Tensor(...), the legacy constructor, also what `Sub(...)` runs for a subclass without a
+        __new__ of its own: `Tensor(t)` an alias of t (its AliasBackward0 where t requires grad, its own
+        dtype), `Tensor(2, 3)` or `Tensor(size)` zeros of that size (agrad hands out no uninitialised
+        memory), `Tensor([1, 2])` from data, `Tensor()` empty; the default dtype (as Tensor.new). A
+        subclass gets an instance of itself."""
+        if len(args) == 1 and isinstance(args[0], Tensor):
+            return args[0].as_subclass(cls)
+        empty = filled((0,), 0, dtypes.get_default_dtype().np, Device("cpu"))
+        out = empty.new(*args, device=device)
+        return out if cls is Tensor else out.as_subclass(cls)
+
     def __init__(self, *args, **kwargs):
-        raise TypeError("use agrad.tensor(data, ...) or the creation functions to make a Tensor")
+        pass        # (everything happens in __new__; a subclass's __init__ may call it with its own arguments)
+
+    @staticmethod
+    def _make_subclass(cls, data, require_grad: bool = False):
+        """torch.Tensor._make_subclass: an instance of `cls` sharing data's memory and version counter,
+        without its history (a leaf), requiring grad as asked: how a subclass such as Parameter wraps a
+        tensor in its __new__."""
+        if not isinstance(cls, type) or not issubclass(cls, Tensor):
+            raise TypeError(f"cls must be a subclass of Tensor, got {cls!r}")
+        alias = data.detach()
+        t = cls._make(alias._data, alias._device, alias._keys)
+        t._version_counter = alias._version_counter
+        return t.requires_grad_(require_grad)
 
     # -- pickling and copying: PyTorch's rules -------------------------------------------
     def __reduce_ex__(self, protocol):

@@ -24,14 +24,10 @@ class Parameter(Tensor):
             data = agrad.empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter(data): expected a Tensor, got {type(data).__name__}")
-        alias = data.detach()
-        param = cls._make(alias._data, alias._device, alias._keys)
-        param._version_counter = alias._version_counter
-        param.requires_grad_(requires_grad)
-        return param
+        return Tensor._make_subclass(cls, data, requires_grad)
 
     def __init__(self, data=None, requires_grad=True):
-        pass        # NOTE: everything happens in __new__; Tensor.__init__ refuses to be called
+        pass        # NOTE: everything happens in __new__
 
     def __deepcopy__(self, memo):
         if id(self) not in memo:

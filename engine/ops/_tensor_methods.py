@@ -311,6 +311,19 @@ class _LazyMethod:
         return method if obj is None else getattr(obj, name)
 
 
+def _dir(self) -> list:
+    """dir(tensor): its attributes, the lazily bound methods resolved first, so that every name it
+    lists can be read (as torch's: a name that is an op but no method is not listed)."""
+    for name, value in list(Tensor.__dict__.items()):
+        if value.__class__ is _LazyMethod:
+            method = _method_named(name)
+            if method is None:
+                delattr(Tensor, name)
+            else:
+                setattr(Tensor, name, method)
+    return object.__dir__(self)
+
+
 def _lazy_names() -> set:
     """The names steps 2, 3 and 5 may bind: every op of the table of contents or already registered
     (step 3 keeps those whose first argument is `self`), the helpers of other modules, the in-place
@@ -372,6 +385,7 @@ def bind() -> None:
     for name in _lazy_names():                                                         # steps 2, 3, 5
         if name not in Tensor.__dict__:
             setattr(Tensor, name, _LazyMethod(name))       # bound on first use
+    Tensor.__dir__ = _dir
     if "__getattr__" in Tensor.__dict__:
         del Tensor.__getattr__              # _tensor's, which loaded the library: reads of slots are fast again
     for name in _UNTIL_LOADED:
