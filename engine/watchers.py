@@ -18,7 +18,7 @@ __all__ = ["op_observers", "node_observers", "recorder", "add_in_place", "write"
            "host_numbers"]
 
 op_observers: list = []      # op_start(op, args) / op_end(op, result) around each dispatched call
-node_observers: list = []    # node_start(node) / node_end(node) around each backward Node; the last one is asked
+node_observers: list = []    # node_start(node, inputs) / node_end(node) around each backward Node; the last one is asked
 recorder = None              # the Recorder of the pass being recorded, or None
 
 

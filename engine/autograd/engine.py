@@ -789,7 +789,7 @@ def _applied(observer, fn, inputs: list) -> list:
     """fn.apply(inputs), between the observer's node_start and node_end where there is one."""
     if observer is None:
         return fn.apply(inputs)
-    observer.node_start(fn)
+    observer.node_start(fn, inputs)
     try:
         return fn.apply(inputs)
     finally:
