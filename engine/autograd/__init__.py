@@ -1,5 +1,5 @@
 """agrad.autograd: the Node/Edge graph, the engine, and the functions users call."""
-from . import graph, inference_tensors, profiler, profiler_util  # noqa: F401 — inference_tensors registers its fallback
+from . import graph, inference_tensors, profiler  # noqa: F401 — inference_tensors registers its fallback
 from .profiler import _profiler_enabled, kineto_available  # noqa: F401 — torch.autograd's names
 from .. import grad_mode  # noqa: F401 — agrad.autograd.grad_mode, as torch.autograd.grad_mode
 from ..grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
@@ -22,3 +22,11 @@ __all__ = ["Node", "Edge", "AccumulateGrad", "GraphRoot", "Engine", "GraphTask",
            "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "AnomalyError",
            "get_default_engine",
            "graph", "profiler", "profiler_util", "kineto_available", "grad_mode", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode"]
+
+
+def __getattr__(name):
+    # agrad.autograd.profiler_util (torch.autograd.profiler_util), imported on first use: see profiler.py
+    if name == "profiler_util":
+        from . import profiler_util
+        return profiler_util
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

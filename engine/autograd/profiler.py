@@ -16,14 +16,22 @@ from __future__ import annotations
 import threading
 import time
 import traceback
-import uuid
 import warnings
 
 from .. import watchers
 from ..grad_mode import is_grad_enabled
 from .node import UINT64_MAX
-from .profiler_util import (DeviceType, EventList, FunctionEvent, _filter_stack_entry,  # noqa: F401
-                            _format_memory, _format_time, _rewrite_name)
+
+# NOTE: profiler_util (PyTorch's EventList and FunctionEvent, 1,600 lines) is imported where the
+# PyTorch view is first built, not with this module: the engine imports this one, and a command
+# that profiles nothing (every `agrad run`) would pay for it at start-up
+
+
+def __getattr__(name):
+    if name in ("EventList", "FunctionEvent"):       # torch.autograd.profiler's re-exports
+        from . import profiler_util
+        return getattr(profiler_util, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["profile", "record_function", "Event", "kineto_available", "EventList", "FunctionEvent"]
 
@@ -90,6 +98,7 @@ def _concrete(args) -> list:
 
 def _python_stack() -> list:
     # with_stack: PyTorch's "file(line): function" entries, innermost first, agrad's own frames left out
+    from .profiler_util import _filter_stack_entry
     frames = traceback.extract_stack()[:-3]
     return [f"{f.filename}({f.lineno}): {f.name}" for f in reversed(frames)
             if "/agrad/" not in f.filename and _filter_stack_entry((f.filename, f.name))]
@@ -147,6 +156,7 @@ class profile:
                 self.use_device = None
 
     def default_trace_id(self):
+        import uuid
         return f"{uuid.uuid4().int:032X}"
 
     def create_trace_id(self):
@@ -256,6 +266,7 @@ class profile:
     def _ensure_function_events(self):
         if self._function_events is not None:
             return
+        from .profiler_util import DeviceType, EventList, FunctionEvent, _rewrite_name
         self._needs_processing = False
         events = sorted(self.events, key=lambda e: (e.start, e.id))
         self._function_events = EventList(
@@ -296,13 +307,12 @@ class profile:
 
     def table(self, sort_by=None, row_limit=100, max_src_column_width=75, max_name_column_width=55,
               max_shapes_column_width=80, header=None, top_level_events_only=False):
+        """EventList.table of the events: PyTorch's columns, sorting and row limit."""
         self._ensure_function_events()
         return self._function_events.table(
             sort_by=sort_by, row_limit=row_limit, max_src_column_width=max_src_column_width,
             max_name_column_width=max_name_column_width, max_shapes_column_width=max_shapes_column_width,
             header=header, top_level_events_only=top_level_events_only)
-
-    table.__doc__ = EventList.table.__doc__
 
     def export_chrome_trace(self, path):
         """The events as a Chrome trace (chrome://tracing), in PyTorch's legacy format (agrad has
@@ -317,16 +327,14 @@ class profile:
         return self._function_events.export_stacks(path, metric)
 
     def key_averages(self, group_by_input_shape=False, group_by_stack_n=0, group_by_overload_name=False):
+        """The events averaged by name (and by input shapes, stack or overload where asked): EventList.key_averages."""
         self._ensure_function_events()
         return self._function_events.key_averages(group_by_input_shape, group_by_stack_n, group_by_overload_name)
 
-    key_averages.__doc__ = EventList.key_averages.__doc__
-
     def total_average(self):
+        """One FunctionEventAvg of every event: EventList.total_average."""
         self._ensure_function_events()
         return self._function_events.total_average()
-
-    total_average.__doc__ = EventList.total_average.__doc__
 
     @property
     def self_cpu_time_total(self):
