@@ -20,6 +20,7 @@ from . import ops
 from .legacy_tensor_types import *  # noqa: F401,F403 — agrad.FloatTensor, agrad.LongTensor, …
 from .legacy_tensor_types import __all__ as _legacy_types
 from .warn_once import is_warn_always_enabled, set_warn_always
+from ._tensor_str import set_printoptions
 
 bool = bool_  # noqa: A001 — agrad.bool, as torch.bool
 # PyTorch's other names of dtypes (torch.float is torch.float32, torch.long torch.int64); like agrad.bool,
@@ -36,7 +37,7 @@ __all__ = ["Tensor", "Size", "tensor", "as_tensor", "from_numpy", "empty", "empt
            "is_inference_mode_enabled", "is_inference", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled", "autograd",
            "dispatcher", "ops", "library", "testing", "save", "load", "is_tensor", "set_warn_always",
-           "is_warn_always_enabled"] + _legacy_types + list(ops.__all__)
+           "is_warn_always_enabled", "set_printoptions"] + _legacy_types + list(ops.__all__)
 
 
 def is_tensor(obj) -> bool:

@@ -13,7 +13,7 @@ import weakref
 
 import numpy as np
 
-from . import dtypes, watchers
+from . import _tensor_str, dtypes, watchers
 from ._device import device as Device
 from .dispatch_keys import AUTOGRAD, INFERENCE
 from .grad_mode import enable_grad, tls
@@ -811,32 +811,8 @@ class Tensor:
 
     # -- printing ----------------------------------------------------------------
     def __repr__(self):
-        extras = []
-        if self._device.type != "cpu":
-            extras.append(f"device='{self._device}'")
-        if self._device.type == "meta":
-            body = "..."
-            extras.append(f"size={tuple(self._data.shape)}")
-        else:
-            body = np.array2string(self._host(), separator=", ", prefix="tensor(",
-                                   formatter=None, threshold=1000)
-        if self._data.dtype != dtypes.get_default_dtype().np and self._data.dtype not in (np.int64, np.bool_):
-            extras.append(f"dtype={self.dtype!r}")
-        m = self._autograd_meta
-        if m is not None:
-            # as PyTorch's _tensor_str: the grad_fn a view rebuilds, "Invalid" where rebuilding it is refused
-            # (a view made under no_grad and changed in place)
-            try:
-                fn = self.grad_fn
-                # (its class's name, as PyTorch's: CopySlices, not name()'s torch::autograd::CopySlices)
-                name = type(fn).__name__ if fn is not None else None
-            except RuntimeError:
-                name = "Invalid"
-            if name is not None:
-                extras.append(f"grad_fn=<{name}>")
-            elif m.requires_grad:
-                extras.append("requires_grad=True")
-        return "tensor(" + ", ".join([body] + extras) + ")"
+        # PyTorch's torch/_tensor_str.py, ported: values, summarization, suffixes
+        return _tensor_str._str(self)
 
 
 Tensor.__module__ = "agrad"      # agrad.Tensor, as torch.Tensor (the module is private)
