@@ -173,9 +173,9 @@ def cli(ctx: click.Context) -> None:
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    """A Python warning (NumPy's "Mean of empty slice", a RuntimeWarning from a kernel in a
-    worker thread, where floating-point warnings are not switched off) as agrad's own
-    `warning: ...` line on stderr, not a source path and a line of NumPy's code."""
+    """A Python warning (agrad's own, or one a NumPy function gives besides the floating-point
+    ones every kernel switches off) as agrad's `warning: ...` line on stderr, not a source path
+    and a line of NumPy's code."""
     origin = "NumPy: " if f"{os.sep}numpy{os.sep}" in str(filename) else ""
     click.echo(printable(f"warning: {origin}{message}"), err=True)
 

@@ -2,6 +2,7 @@
 KeyboardInterrupt, when NumPy warns, and when `run --repeat` is asked for forever."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -54,12 +55,24 @@ def test_a_plugin_raising_keyboard_interrupt_is_an_interrupt(runner, write, tmp_
     assert "Aborted" not in result.output
 
 
-def test_numpy_warnings_read_as_agrads_own(write):
-    graph = write("g.yaml", "inputs:\n  e: {shape: [0], init: zeros}\nnodes:\n  m: mean(e)\n")
-    result = subprocess.run([sys.executable, "-m", "agrad", "run", graph], capture_output=True, text=True, env=ENV,
-                            timeout=120)
+def test_the_mean_of_nothing_is_nan_without_numpys_warning(write):
+    # PyTorch gives the nan quietly; NumPy's mean warns "Mean of empty slice" (engine/fp_warnings.py)
+    graph = write("g.yaml", "inputs:\n  e: {shape: [0], init: zeros}\nnodes:\n  m: mean(e)\noutputs: [m]\n")
+    result = subprocess.run([sys.executable, "-m", "agrad", "run", graph, "--format", "json"], capture_output=True,
+                            text=True, env=ENV, timeout=120)
     assert result.returncode == 0, result.stderr
-    assert result.stderr == "warning: NumPy: Mean of empty slice\n"
+    assert result.stderr == ""
+    assert json.loads(result.stdout)["outputs"]["m"]["value"] is None       # nan, as the JSON documents write it
+
+
+def test_numpy_warnings_read_as_agrads_own(capsys):
+    from agrad.cli.main import _show_warning
+
+    _show_warning("Degrees of freedom <= 0 for slice", RuntimeWarning,
+                  os.path.join(os.sep, "lib", "numpy", "_core", "_methods.py"), 1)
+    _show_warning("an agrad warning", UserWarning, os.path.join(os.sep, "lib", "agrad", "x.py"), 1)
+    assert capsys.readouterr().err == ("warning: NumPy: Degrees of freedom <= 0 for slice\n"
+                                       "warning: an agrad warning\n")
 
 
 def test_run_repeat_has_an_upper_bound(runner, write):
