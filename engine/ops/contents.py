@@ -155,6 +155,10 @@ FAMILIES = {
         ("broadcast_to", "flip", "meshgrid", "moveaxis", "movedim", "repeat", "repeat_interleave", "roll",
          "swapaxes", "swapdims", "tile", "unflatten"),
         ()),
+    "shape.stacking": (
+        ("atleast_1d", "atleast_2d", "atleast_3d", "column_stack", "concat", "concatenate", "dstack",
+         "hstack", "row_stack", "vstack"),
+        ()),
     "shape.strided": (
         ("as_strided",),
         ()),
