@@ -16,6 +16,10 @@ FAMILIES = {
     "conversion": (
         ("_to_copy", "_view_dtype", "clone", "contiguous", "copy", "detach", "to"),
         ()),
+    "determinants": (
+        ("det", "inverse", "linalg_det", "linalg_inv", "linalg_inv_ex", "linalg_slogdet", "logdet",
+         "matrix_power", "slogdet"),
+        ()),
     "distributions": (
         ("bernoulli",),
         ()),
