@@ -150,6 +150,13 @@ class _Methods:
         out._autograd_meta, out._version_counter = view._autograd_meta, view._version_counter
         return out
 
+    # methods whose argument order differs from the op's (PyTorch's: self first)
+    def polygamma(self, n) -> "Tensor":
+        return _ops.polygamma(n, self)
+
+    def where(self, condition, other) -> "Tensor":
+        return _ops.where(condition, self, other)
+
     @property
     def T(self):
         return _ops.permute(self, list(range(self.ndim - 1, -1, -1)))

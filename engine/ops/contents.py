@@ -114,7 +114,7 @@ FAMILIES = {
          "logical_and", "logical_not", "logical_or", "logical_xor", "signbit"),
         ()),
     "pointwise.special": (
-        ("digamma", "erf", "erfc", "erfinv", "lgamma", "polygamma", "xlogy"),
+        ("digamma", "erf", "erfc", "erfinv", "lgamma", "polygamma", "special_ndtr", "xlogy"),
         ()),
     "pointwise.unary": (
         ("abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "ceil", "cos", "cosh", "deg2rad", "exp",
