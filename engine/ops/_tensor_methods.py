@@ -150,6 +150,13 @@ class _Methods:
         out._autograd_meta, out._version_counter = view._autograd_meta, view._version_counter
         return out
 
+    # methods whose argument order differs from the op's (PyTorch's: self first)
+    def polygamma(self, n) -> "Tensor":
+        return _ops.polygamma(n, self)
+
+    def where(self, condition, other) -> "Tensor":
+        return _ops.where(condition, self, other)
+
     @property
     def T(self):
         return _ops.permute(self, list(range(self.ndim - 1, -1, -1)))
@@ -215,7 +222,12 @@ _UNARY = ("abs", "neg", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
 _BINARY = ("add", "sub", "mul", "div", "pow", "fmod", "remainder", "atan2", "hypot", "lerp", "addcmul", "addcdiv",
            "masked_fill", "index_put", "index_add", "scatter", "scatter_add", "scatter_reduce", "true_divide",
            "multiply", "subtract", "xlogy", "copysign", "float_power")
-_INPLACE = frozenset(_UNARY + _BINARY + ("sinc", "deg2rad", "rad2deg", "heaviside"))
+# the in-place forms of the aliases (pointwise/aliases.py) and others torch has. NOTE: not the
+# comparisons' (gt_ …): their result would keep the tensor's old grad_fn, where PyTorch's is GtBackward0
+_ALIASES = ("absolute", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "arctan2", "negative", "fix",
+            "divide", "sgn", "conj_physical")
+_INPLACE = frozenset(_UNARY + _BINARY + _ALIASES + ("sinc", "deg2rad", "rad2deg", "heaviside", "acosh", "asinh",
+                                                    "atanh", "clip", "floor_divide", "i0"))
 
 
 def _sizes_method(fn):

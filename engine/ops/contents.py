@@ -16,6 +16,10 @@ FAMILIES = {
     "conversion": (
         ("_to_copy", "_view_dtype", "clone", "contiguous", "copy", "detach", "to"),
         ()),
+    "determinants": (
+        ("det", "inverse", "linalg_det", "linalg_inv", "linalg_inv_ex", "linalg_slogdet", "logdet",
+         "matrix_power", "slogdet"),
+        ()),
     "distributions": (
         ("bernoulli",),
         ()),
@@ -23,8 +27,8 @@ FAMILIES = {
         ("empty_like", "fill", "full_like", "ones_like", "rand_like", "randn_like", "zeros_like"),
         ()),
     "linalg": (
-        ("_einsum", "addmm", "baddbmm", "bmm", "cross", "dot", "einsum", "kron", "linalg_cross", "linear",
-         "matmul", "mm", "mv", "outer", "trace"),
+        ("_einsum", "addmm", "baddbmm", "bmm", "cross", "dot", "einsum", "ger", "kron", "linalg_cross",
+         "linear", "matmul", "mm", "mv", "outer", "trace"),
         ()),
     "nn.attention": (
         ("scaled_dot_product_attention",),
@@ -93,25 +97,30 @@ FAMILIES = {
          "softplus", "softplus_backward", "softshrink", "softshrink_backward", "softsign", "tanh",
          "tanh_backward", "tanhshrink", "threshold", "threshold_backward"),
         ()),
+    "pointwise.aliases": (
+        ("absolute", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "conj",
+         "conj_physical", "divide", "fix", "greater", "greater_equal", "less", "less_equal", "multiply",
+         "negative", "not_equal", "positive", "resolve_conj", "resolve_neg", "subtract"),
+        ()),
     "pointwise.binary": (
         ("add", "addcdiv", "addcmul", "atan2", "clamp", "clamp_max", "clamp_min", "clip", "copysign", "div",
          "eq", "float_power", "floor_divide", "fmax", "fmin", "fmod", "ge", "gt", "heaviside", "hypot", "le",
-         "lerp", "logaddexp", "lt", "maximum", "minimum", "mul", "ne", "pow", "remainder", "sub",
+         "lerp", "logaddexp", "lt", "maximum", "minimum", "mul", "ne", "pow", "remainder", "rsub", "sub",
          "true_divide", "where"),
         ()),
     "pointwise.logical": (
         ("bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift",
-         "bitwise_xor", "isclose", "isfinite", "isin", "isinf", "isnan", "isneginf", "isposinf",
+         "bitwise_xor", "isclose", "isfinite", "isin", "isinf", "isnan", "isneginf", "isposinf", "isreal",
          "logical_and", "logical_not", "logical_or", "logical_xor", "signbit"),
         ()),
     "pointwise.special": (
-        ("digamma", "erf", "erfc", "erfinv", "lgamma", "polygamma", "xlogy"),
+        ("digamma", "erf", "erfc", "erfinv", "lgamma", "polygamma", "special_ndtr", "xlogy"),
         ()),
     "pointwise.unary": (
         ("abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "ceil", "cos", "cosh", "deg2rad", "exp",
          "exp2", "expm1", "floor", "frac", "log", "log10", "log1p", "log2", "logit", "nan_to_num", "neg",
-         "rad2deg", "reciprocal", "round", "rsqrt", "sign", "sin", "sinc", "sinh", "sqrt", "square", "tan",
-         "trunc"),
+         "rad2deg", "reciprocal", "round", "rsqrt", "sgn", "sign", "sin", "sinc", "sinh", "sqrt", "square",
+         "tan", "trunc"),
         ()),
     "reduce.arithmetic": (
         ("logsumexp", "mean", "nanmean", "nansum", "norm", "prod", "sum", "sum_to_size"),
@@ -147,8 +156,12 @@ FAMILIES = {
         ("pad", "pad_backward"),
         ()),
     "shape.rearrange": (
-        ("broadcast_to", "flip", "meshgrid", "movedim", "repeat", "repeat_interleave", "roll", "swapaxes",
-         "swapdims", "tile", "unflatten"),
+        ("broadcast_to", "flip", "meshgrid", "moveaxis", "movedim", "repeat", "repeat_interleave", "roll",
+         "swapaxes", "swapdims", "tile", "unflatten"),
+        ()),
+    "shape.stacking": (
+        ("atleast_1d", "atleast_2d", "atleast_3d", "column_stack", "concat", "concatenate", "dstack",
+         "hstack", "row_stack", "vstack"),
         ()),
     "shape.strided": (
         ("as_strided",),

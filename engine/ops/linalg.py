@@ -408,6 +408,13 @@ outer = defop(
     torch="torch.outer", doc="self[i] * vec2[j]: the outer product of two vectors.")
 
 
+ger = defop(
+    "ger(Tensor self, Tensor vec2) -> Tensor",
+    composite=lambda self, vec2: outer(self, vec2),
+    samples=lambda op: [SampleInput("(3)x(4)", make_arg((3,), key=(op, 0)), make_arg((4,), key=(op, 1)))],
+    torch="torch.ger", doc="outer, BLAS's name.")
+
+
 def _baddbmm_meta(self, batch1, batch2, beta=1, alpha=1):
     if batch1.ndim != 3 or batch2.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if batch1.ndim != 3 else "batch2 must be a 3D tensor")

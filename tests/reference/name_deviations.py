@@ -54,4 +54,6 @@ NAME_DEVIATIONS = {
         "computes it); PyTorch's is one op",
     ("pad_backward", "PadBackwardBackward0", "SliceBackwardBackward0"):
         "PyTorch's circular pad is a composition of slice copies (CopySlices); its gradient has no op of its own",
+    ("special_ndtr", "MulBackward0", "MulBackward1"): "(1 + erf(x/√2)) * 0.5: agrad's mul records a number factor "
+                                                      "as MulBackward0, PyTorch's mul.Scalar overload as MulBackward1",
 }

@@ -72,6 +72,20 @@ sub = defop(
            "other": lambda grad, alpha: -grad if alpha == 1 else grad * -alpha},
     samples=binary_samples(), torch="torch.sub")
 
+# rsub: other - alpha * self, its own op in PyTorch (RsubBackward0; RsubBackward1 where other is a number)
+rsub = defop(
+    "rsub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+    kernel=_no_bool_sub(lambda xp, self, other, alpha: xp.subtract(other, self if alpha == 1 else
+                                                                  xp.multiply(self, alpha))),
+    meta=_no_bool_sub(same_meta), promote="same", wraps_numbers=True,
+    grads={"self": lambda grad, alpha: -grad if alpha == 1 else grad * -alpha,
+           "other": lambda grad: grad},
+    backward_name=("RsubBackward0", "RsubBackward1"), overload=lambda self, other, alpha=1: int(_is_number(other)),
+    samples=lambda op: binary_samples()(op) + [
+        SampleInput("alpha=3", make_arg((2, 3), key=(op, "a")), make_arg((3,), key=(op, "b")), alpha=3),
+        SampleInput("scalar other, alpha=2", make_arg((4,), key=(op, "s")), 2.0, alpha=2)],
+    torch="torch.rsub", doc="other - alpha * self.")
+
 mul = defop(
     "mul(Tensor self, Tensor other) -> Tensor",
     kernel=lambda xp, self, other: xp.multiply(self, other),

@@ -177,6 +177,11 @@ isinf = _classifier("isinf", "isinf", False)
 isfinite = _classifier("isfinite", "isfinite", True)
 isposinf = _classifier("isposinf", "isposinf", False)
 isneginf = _classifier("isneginf", "isneginf", False)
+# NOTE: every real number is real: agrad has no complex dtype, so isreal is True everywhere (NaN included)
+isreal = defop(
+    "isreal(Tensor self) -> Tensor",
+    kernel=lambda xp, self: xp.ones(self.shape, dtype=_BOOL), meta=pointwise_meta(_BOOL),
+    samples=_classify_samples, torch="torch.isreal", doc="Whether each element is real (bool): all of a real tensor.")
 
 
 def _signbit_kernel(xp, self):

@@ -151,3 +151,19 @@ xlogy = defop(
     backward_name=("XlogyBackward0", "XlogyBackward1", "XlogyBackward2"),
     overload=lambda self, other: 1 if _is_number(self) else (2 if _is_number(other) else 0),
     samples=_xlogy_samples, torch="torch.xlogy")
+
+
+# ---- the normal distribution's CDF ------------------------------------------------------------
+
+_SQRT1_2 = math.sqrt(0.5)     # PyTorch's M_SQRT1_2
+
+
+def _ndtr(self):
+    # PyTorch's special_ndtr: (1 + erf(x / √2)) / 2, composed of erf (its grad_fn MulBackward1)
+    return (1 + erf(self * _SQRT1_2)) * 0.5
+
+
+special_ndtr = defop(
+    "special_ndtr(Tensor self) -> Tensor", composite=_ndtr,
+    samples=unary_samples(low=-3.0, high=3.0), torch="torch.special.ndtr",
+    doc="The standard normal distribution's CDF: P(Z <= self).")

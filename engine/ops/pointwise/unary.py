@@ -110,6 +110,14 @@ sign = defop(
     grads={"self": lambda grad: zeros_like(grad)},
     samples=unary_samples(away_from=0.0), torch="torch.sign")
 
+# sgn is sign extended to complex numbers (z / |z|); on real tensors the values are sign's, but it is
+# its own op in PyTorch (SgnBackward0, whose formula for a real input is zero)
+sgn = defop(
+    "sgn(Tensor self) -> Tensor",
+    kernel=_sign_kernel, meta=same_meta,
+    grads={"self": lambda grad: zeros_like(grad)},
+    samples=unary_samples(away_from=0.0), torch="torch.sgn")
+
 sin = defop(
     "sin(Tensor self) -> Tensor",
     kernel=lambda xp, self: xp.sin(self), meta=same_meta, promote="float",

@@ -227,6 +227,13 @@ movedim = defop(
     torch="torch.movedim", doc="The dims in source moved to the positions in destination; the others keep "
                                "their order.")
 
+moveaxis = defop(
+    "moveaxis(Tensor self, int[] source, int[] destination) -> Tensor",
+    composite=_movedim,
+    samples=lambda op: [SampleInput("(2,3,4) 0->2", make_arg((2, 3, 4), key=(op, 0)), 0, 2),
+                        SampleInput("(2,3,4,5) [0,1]->[-1,0]", make_arg((2, 3, 4, 5), key=(op, 1)), [0, 1], [-1, 0])],
+    torch="torch.moveaxis", doc="movedim, NumPy's name.")
+
 swapaxes = defop(
     "swapaxes(Tensor self, int axis0, int axis1) -> Tensor",
     composite=lambda self, axis0, axis1: transpose(self, axis0, axis1),
