@@ -32,6 +32,7 @@ from ..creation import full, tensor
 from ..dispatcher import UnknownOperatorError, get_op
 from ..dispatcher import ops as _ops
 from ..grad_mode import is_grad_enabled, is_inference_mode_enabled
+from ..watchers import before_mutation, mutation_observers
 
 __all__: list = []
 
@@ -95,6 +96,8 @@ class _Methods:
         moves only if the shape does. Refused on a tensor that requires grad, as in PyTorch."""
         if self.requires_grad and not is_inference_mode_enabled():     # (inference mode records nothing)
             raise RuntimeError("cannot resize variables that require grad")
+        if mutation_observers:
+            before_mutation(self)
         shape = _size(sizes)
         if shape == tuple(self.shape):
             return self
@@ -124,6 +127,8 @@ class _Methods:
         m = self._autograd_meta
         if m is not None and m.grad_accumulator is not None and source.shape != self.shape:
             m.grad_accumulator = None     # its input metadata holds the old shape
+        if mutation_observers:
+            before_mutation(self)
         self._data, self._device = source._data, source._device
         bump_version(self)
         return self
