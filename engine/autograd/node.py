@@ -113,6 +113,14 @@ class Node:
     def name(self) -> str:
         return type(self).__name__
 
+    def _sequence_nr(self) -> int:
+        return self.sequence_nr
+
+    def _set_sequence_nr(self, sequence_nr: int) -> None:
+        """Where the Node runs among those ready at once: higher first (the engine reads it when it
+        queues the Node, so a change made before backward orders that backward)."""
+        self.sequence_nr = sequence_nr
+
     def __repr__(self):
         return f"<{type(self).__name__} object at {id(self):#x}>"   # PyTorch's: the class, not name()
 
