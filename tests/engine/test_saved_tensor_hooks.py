@@ -285,3 +285,11 @@ def test_an_in_place_op_hands_a_pack_hook_a_copy_of_the_old_self():
         b.sin_()
     b.sum().backward()
     _close(a.grad, agrad.cos(a))
+
+
+def test_a_raw_saved_tensor_is_a_SavedTensor_which_python_cannot_make():
+    a = agrad.randn(3, requires_grad=True)
+    y = a * a
+    assert isinstance(y.grad_fn._raw_saved_self, agrad.autograd.SavedTensor)
+    with pytest.raises(RuntimeError, match=r"^Trying to create a SavedTensor object from Python is forbidden\.$"):
+        agrad.autograd.SavedTensor()
