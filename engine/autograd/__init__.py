@@ -1,7 +1,8 @@
 """agrad.autograd: the Node/Edge graph, the engine, and the functions users call."""
 from . import graph, inference_tensors, profiler  # noqa: F401 — inference_tensors registers its fallback
 from .. import grad_mode  # noqa: F401 — agrad.autograd.grad_mode, as torch.autograd.grad_mode
-from ..grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
+from ..grad_mode import (enable_grad, inference_mode, is_multithreading_enabled, no_grad, set_grad_enabled,
+                         set_multithreading_enabled)
 from .anomaly_mode import (AnomalyError, detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled,
                            set_detect_anomaly)
 from .edge import Edge
@@ -12,12 +13,13 @@ from . import functional
 from .gradcheck import gradcheck, gradgradcheck
 from . import input_buffer
 from .node import AccumulateGrad, GraphRoot, Node
-from .saved_variable import SavedVariable
+from .saved_variable import SavedTensor, SavedVariable
 from .variable import Variable
 
 __all__ = ["Node", "Edge", "AccumulateGrad", "GraphRoot", "Engine", "GraphTask", "NodeTask", "ReadyQueue",
-           "input_buffer", "SavedVariable", "Variable", "Function", "FunctionCtx", "InplaceFunction",
+           "input_buffer", "SavedTensor", "SavedVariable", "Variable", "Function", "FunctionCtx", "InplaceFunction",
            "once_differentiable", "backward", "grad", "functional", "gradcheck", "gradgradcheck",
            "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "AnomalyError",
            "get_default_engine",
-           "graph", "profiler", "grad_mode", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode"]
+           "graph", "profiler", "grad_mode", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
+           "set_multithreading_enabled", "is_multithreading_enabled"]
