@@ -7,6 +7,7 @@ from . import dtypes
 from ._device import DeviceUnavailableError, device
 from .dtypes import (bool_, float16, float32, float64, get_default_dtype, int8, int16, int32, int64, uint8, uint32,
                      uint64)
+from .layouts import layout, strided
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                         set_grad_enabled)
 from ._tensor import Size, Tensor
@@ -32,7 +33,7 @@ __all__ = ["Tensor", "Size", "tensor", "as_tensor", "from_numpy", "empty", "empt
            "logspace", "eye",
            "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "randint", "manual_seed", "device",
            "DeviceUnavailableError", "dtypes", "float16", "float32", "float64", "uint8", "int8", "int16", "int32",
-           "int64", "uint32", "uint64", "bool_",
+           "int64", "uint32", "uint64", "bool_", "layout", "strided",
            "get_default_dtype", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
            "is_inference_mode_enabled", "is_inference", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled", "autograd",

@@ -17,6 +17,7 @@ from . import _tensor_str, dtypes, watchers
 from ._device import device as Device
 from .dispatch_keys import AUTOGRAD, INFERENCE
 from .grad_mode import enable_grad, tls
+from .layouts import strided
 from .messages import c_type_name, scalar_type_name, size_repr, sizes
 from .shapes import normalize_dim
 
@@ -344,6 +345,25 @@ class Tensor:
     @property
     def is_meta(self) -> bool:
         return self._device.type == "meta"
+
+    @property
+    def layout(self):
+        return strided          # every agrad tensor is dense (agrad/layouts.py)
+
+    @property
+    def is_sparse(self) -> bool:
+        return False            # (PyTorch's sparse COO layout, which agrad has not)
+
+    @property
+    def volatile(self) -> bool:
+        """Removed from PyTorch with Variable (always False), kept for old code: a warning says so."""
+        warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning, stacklevel=2)
+        return False
+
+    @volatile.setter
+    def volatile(self, value) -> None:
+        warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
+                      UserWarning, stacklevel=2)
 
     def is_floating_point(self) -> bool:
         return self._data.dtype.kind == "f"

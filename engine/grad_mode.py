@@ -18,7 +18,8 @@ import warnings
 from .dispatch_keys import AUTOGRAD, INFERENCE
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
-           "is_inference_mode_enabled", "ExcludeDispatchKeyGuard", "IncludeDispatchKeyGuard"]
+           "is_inference_mode_enabled", "set_multithreading_enabled", "is_multithreading_enabled",
+           "ExcludeDispatchKeyGuard", "IncludeDispatchKeyGuard"]
 
 
 class _DispatchTLS(threading.local):
@@ -31,6 +32,9 @@ class _DispatchTLS(threading.local):
         # torch.autograd.graph.saved_tensors_hooks' stack of (pack_hook, unpack_hook), innermost last:
         # while it is not empty every tensor saved for backward is packed (autograd/saved_variable.py)
         self.saved_hooks = ()
+        # set_multithreading_enabled: whether a backward started on this thread may hand Nodes to the
+        # device worker threads (autograd/engine.py, Engine._ready_queue)
+        self.multithreading_enabled = True
 
     def refresh(self):
         drop = self.excluded | (0 if self.grad_enabled else AUTOGRAD)
@@ -182,6 +186,31 @@ class set_grad_enabled(_DecoratorContextManager):
         return f"agrad.autograd.grad_mode.set_grad_enabled(mode={self.mode})"     # PyTorch's module path
 
     __str__ = __repr__
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+def is_multithreading_enabled() -> bool:
+    return tls.multithreading_enabled
+
+
+class set_multithreading_enabled(_DecoratorContextManager):
+    """`set_multithreading_enabled(False)`: a backward started on this thread runs every Node on it,
+    none on a device's worker thread (those a backend with `uses_worker_thread`, CUDA's, has); True
+    restores that. Thread-local; set when constructed, so it works as a function too, and restored on
+    leaving the block (PyTorch's torch.autograd.set_multithreading_enabled)."""
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = tls.multithreading_enabled
+        tls.multithreading_enabled = mode
+        self.mode = mode
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, exc_type, exc_value, traceback) -> None:
+        tls.multithreading_enabled = self.prev
 
     def clone(self):
         return self.__class__(self.mode)

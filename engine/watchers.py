@@ -14,12 +14,20 @@ keeping each Node's traceback and checking each output; autograd/anomaly_mode.py
 """
 from __future__ import annotations
 
-__all__ = ["op_observers", "node_observers", "recorder", "add_in_place", "write", "unreplayable", "read_value",
-           "host_numbers"]
+__all__ = ["op_observers", "node_observers", "mutation_observers", "before_mutation", "recorder", "add_in_place",
+           "write", "unreplayable", "read_value", "host_numbers"]
 
 op_observers: list = []      # op_start(op, args) / op_end(op, result) around each dispatched call
 node_observers: list = []    # node_start(node, inputs) / node_end(node) around each backward Node; the last one is asked
+mutation_observers: list = []   # before_mutation(tensor) before an in-place op changes a tensor
 recorder = None              # the Recorder of the pass being recorded, or None
+
+
+def before_mutation(tensor) -> None:
+    """`tensor` is about to be changed in place (its values, shape or strides). The in-place paths
+    call this only while `mutation_observers` is not empty: off, it costs them one global load."""
+    for obs in mutation_observers:
+        obs.before_mutation(tensor)
 
 
 def add_in_place(target, value) -> None:

@@ -2,7 +2,8 @@
 from . import graph, inference_tensors, profiler  # noqa: F401 — inference_tensors registers its fallback
 from .profiler import _profiler_enabled, kineto_available  # noqa: F401 — torch.autograd's names
 from .. import grad_mode  # noqa: F401 — agrad.autograd.grad_mode, as torch.autograd.grad_mode
-from ..grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
+from ..grad_mode import (enable_grad, inference_mode, is_multithreading_enabled, no_grad, set_grad_enabled,
+                         set_multithreading_enabled)
 from .anomaly_mode import (AnomalyError, detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled,
                            set_detect_anomaly)
 from .edge import Edge
@@ -13,15 +14,16 @@ from . import functional
 from .gradcheck import gradcheck, gradgradcheck
 from . import input_buffer
 from .node import AccumulateGrad, GraphRoot, Node
-from .saved_variable import SavedVariable
+from .saved_variable import SavedTensor, SavedVariable
 from .variable import Variable
 
 __all__ = ["Node", "Edge", "AccumulateGrad", "GraphRoot", "Engine", "GraphTask", "NodeTask", "ReadyQueue",
-           "input_buffer", "SavedVariable", "Variable", "Function", "FunctionCtx", "InplaceFunction",
+           "input_buffer", "SavedTensor", "SavedVariable", "Variable", "Function", "FunctionCtx", "InplaceFunction",
            "once_differentiable", "backward", "grad", "functional", "gradcheck", "gradgradcheck",
            "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "AnomalyError",
            "get_default_engine",
-           "graph", "profiler", "profiler_util", "kineto_available", "grad_mode", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode"]
+           "graph", "profiler", "profiler_util", "kineto_available", "grad_mode", "no_grad", "enable_grad",
+           "set_grad_enabled", "inference_mode", "set_multithreading_enabled", "is_multithreading_enabled"]
 
 
 def __getattr__(name):

@@ -601,6 +601,10 @@ class Engine:
     def _ready_queue(self, graph_task: GraphTask, device):
         if device is None or graph_task.dry_run or not device.backend.uses_worker_thread:
             return graph_task.cpu_ready_queue
+        if not _dispatch_tls.multithreading_enabled:
+            # set_multithreading_enabled(False) on the thread that started the backward (the only one
+            # that pushes, since no worker ever gets this task): all on its own queue, as PyTorch's
+            return graph_task.cpu_ready_queue
         graph_task.threaded = True     # from now on a worker shares the task counts
         queue = self._device_queues.get(device)
         if queue is None:

@@ -33,7 +33,8 @@ from ..grad_mode import enable_grad, no_grad
 from .backward_and_grad import grad as autograd_grad
 from .function import Function
 
-__all__ = ["gradcheck", "gradgradcheck", "gradcheck_report", "JacobianReport", "GradcheckError"]
+__all__ = ["gradcheck", "gradgradcheck", "gradcheck_report", "JacobianReport", "GradcheckError",
+           "get_numerical_jacobian", "get_analytical_jacobian"]
 
 
 class GradcheckError(RuntimeError):
@@ -553,3 +554,97 @@ def gradgradcheck(fn, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e
     return gradcheck(first_derivatives, inputs + list(grad_outputs), eps=eps, atol=atol, rtol=rtol,
                      raise_exception=raise_exception, nondet_tol=nondet_tol, check_undefined_grad=check_undefined_grad,
                      check_batched_grad=check_batched_grad, fast_mode=fast_mode, seed=seed)
+
+
+# ---- PyTorch's deprecated Jacobian helpers -------------------------------------------------------
+# torch.autograd.gradcheck.get_numerical_jacobian and get_analytical_jacobian: once gradcheck's own
+# pieces, now public only for old code (a FutureWarning each call). Laid out as PyTorch's: one matrix
+# per input, (input elements, output elements), the transpose of this module's matrices above.
+
+def _deprecated(name: str) -> None:
+    warnings.warn(f"`{name}` was part of PyTorch's private API and not meant to be exposed. We are deprecating it "
+                  "and it will be removed in a future version of PyTorch. If you have a specific use for this or "
+                  "feature request for this to be a stable API, please file us an issue at "
+                  "https://github.com/pytorch/pytorch/issues/new", FutureWarning, stacklevel=3)
+
+
+def _iter_tensors(x, only_requiring_grad: bool) -> list[Tensor]:
+    """The tensors in `x` (a tensor, or nested lists and tuples of them), in order (PyTorch's _iter_tensors)."""
+    found, stack = [], [x]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Tensor):
+            if item.requires_grad or not only_requiring_grad:
+                found.append(item)
+        elif isinstance(item, (list, tuple)):
+            stack.extend(reversed(item))
+    return found
+
+
+def get_numerical_jacobian(fn, inputs, target=None, eps=1e-3, grad_out=1.0):
+    """The Jacobians of `fn(inputs)`'s first output (fn takes the inputs as one tuple) with respect to each
+    tensor of `target` that requires grad (default: of `inputs`), by central differences. agrad perturbs an
+    input by handing `fn` a perturbed copy in its place (numerical_jacobian), where PyTorch perturbs it in
+    place: each target must be one of `inputs` itself."""
+    _deprecated("get_numerical_jacobian")
+    if grad_out != 1.0:     # (kept in the signature for old callers only)
+        raise ValueError("Expected grad_out to be 1.0. get_numerical_jacobian no longer supports values of "
+                         "grad_out != 1.0.")
+    inputs = _as_tuple(inputs)
+
+    def packed(*inps):
+        return fn(inps)
+
+    outputs = _float_outputs(packed(*inputs))
+    keep = [k == 0 for k in range(len(outputs))]
+    jacobians = []
+    for t in _iter_tensors(inputs if target is None else target, True):
+        position = next((k for k, x in enumerate(inputs) if x is t), None)
+        if position is None:
+            raise ValueError("get_numerical_jacobian: each target must be one of the inputs (agrad perturbs an "
+                             "input by passing a perturbed copy in its place, not in place)")
+        (matrix,) = numerical_jacobian(packed, inputs, position, eps, keep=keep)
+        jacobians.append(_like(outputs[0], matrix.T))
+    return tuple(jacobians)
+
+
+def get_analytical_jacobian(inputs, output, nondet_tol=0.0, grad_out=1.0):
+    """`(jacobians, reentrant, ok1, ok2)`: d output / d each input of `inputs` that requires grad, one
+    backward per output element; whether a second computation agrees within `nondet_tol`; and two flags
+    of gradients of the right kind. NOTE: PyTorch's third value says whether every gradient had its
+    input's dtype and its fourth whether every one had its input's size (the reverse of the names its
+    tests give them, from swapped names in its code); agrad returns them in that order, as code written
+    for PyTorch reads them."""
+    _deprecated("get_analytical_jacobian")
+    if grad_out != 1.0:
+        raise ValueError("Expected grad_out to be 1.0. get_analytical_jacobian no longer supports values of "
+                         "grad_out != 1.0.")
+    if output.is_complex():
+        raise ValueError("Expected output to be non-complex. get_analytical_jacobian no longer supports "
+                         "functions that return complex outputs.")
+    diff_inputs = _iter_tensors(inputs, True)
+    n = output.numel()
+
+    def columns():
+        matrices = [np.zeros((t.numel(), n), t._data.dtype) for t in diff_inputs]
+        sizes_ok = types_ok = True
+        for j, seed in enumerate(np.eye(n, dtype=output._data.dtype).reshape((n, *output.shape))):
+            for k, g in enumerate(vjp(output, diff_inputs, _like(output, seed))):
+                if g is None:
+                    continue
+                if g.shape != diff_inputs[k].shape:
+                    sizes_ok = False
+                elif g.dtype != diff_inputs[k].dtype:
+                    types_ok = False
+                column = _host(g).reshape(-1)
+                if column.size != matrices[k].shape[0]:
+                    raise AssertionError(f"Expected out_jacobian column to have {column.size} elements, but got "
+                                         f"{matrices[k].shape[0]}")
+                matrices[k][:, j] = column
+        return matrices, sizes_ok, types_ok
+
+    first, sizes_ok, types_ok = columns()
+    second, _, _ = columns()
+    # (NaN differences count as equal, as in PyTorch's `max > tol`)
+    reentrant = all(a.size == 0 or not np.max(np.abs(a - b)) > nondet_tol for a, b in zip(first, second))
+    return tuple(_like(t, m) for t, m in zip(diff_inputs, first)), reentrant, types_ok, sizes_ok

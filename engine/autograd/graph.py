@@ -1,13 +1,17 @@
 """torch.autograd.graph: looking at a backward graph without running it (what `agrad inspect`
 shows); increment_version, the way to tell autograd of a change it did not see; and the hooks on
-tensors saved for backward (saved_tensors_hooks, save_on_cpu, disable_saved_tensors_hooks)."""
+tensors saved for backward (saved_tensors_hooks, save_on_cpu, disable_saved_tensors_hooks,
+allow_mutation_on_saved_tensors)."""
 from __future__ import annotations
 
 import abc
+import collections
 import contextlib
+import weakref
 
+from .. import watchers as _watchers
 from .._tensor import Tensor
-from ..grad_mode import saved_hooks_in_use, tls
+from ..grad_mode import no_grad, saved_hooks_in_use, tls
 from ..dispatch_keys import INFERENCE
 from .engine import get_default_engine
 from .backward_and_grad import _as_tuple, _make_grads, _output_edges, _root_edges
@@ -228,3 +232,127 @@ def disable_saved_tensors_hooks(error_message: str):
         yield
     finally:
         _hooks_disabled[0] = previous
+
+
+# ---- allow_mutation_on_saved_tensors ---------------------------------------------------------------
+# (PyTorch's torch/autograd/graph.py, mechanism for mutation on saved tensors:)
+# 1. each tensor saved for backward is packed to a _Handle, remembering the tensor itself, its identity
+#    and version (a tid), and what it aliases (an sid: its memory and version);
+# 2. before any in-place op changes a tensor, each saved tensor aliasing it at the same version is
+#    cloned, and the original forgotten;
+# 3. backward unpacks the clone where one was made, else the original.
+# A handle lives as long as the SavedVariable that holds it, so the maps below (weak on the handle)
+# forget a saved tensor once backward frees it or its graph dies.
+
+_allow_mutation_on_saved_tensors_enabled: bool = False
+
+
+def _get_sid(tensor) -> tuple:
+    """What a tensor aliases, at which version. PyTorch uses data_ptr(), the address of the tensor's first
+    element; agrad uses the start of its memory (data_ptr() less the storage offset), so that a view
+    that does not start where its base does (`b[1:]`) is seen to alias the saved base too."""
+    return tensor.data_ptr() - tensor.storage_offset() * tensor.element_size(), tensor._version
+
+
+def _get_tid(tensor) -> tuple:
+    return (id(tensor),) + _get_sid(tensor)
+
+
+class _Handle:
+    """What a saved tensor is packed to: the key of the context's maps (held by the SavedVariable only)."""
+    __slots__ = ("__weakref__",)
+
+
+class _swap_with_cloned(saved_tensors_hooks):
+    """The saved-tensor hooks of the context: pack to a _Handle, unpack to the clone if one was made."""
+
+    def __init__(self, ctx: "_AllowMutationOnSavedContext") -> None:
+        def pack_hook(tensor):
+            tid = _get_tid(tensor)
+            ctx.sid_to_tid[tid[1:]].add(tid)
+            # the same tensor at the same version may be saved several times: one handle, one clone
+            handle = ctx.tid_to_weakhandle.get(tid)
+            if handle is None:
+                handle = _Handle()
+                ctx.tid_to_weakhandle[tid] = handle
+                ctx.original[handle] = tensor
+            return handle
+
+        def unpack_hook(handle):
+            error_msg = ("Trying to backward outside of the 'allow_mutation_on_saved_tensors' context"
+                         "in which the graph was originally recorded.")
+            if not _allow_mutation_on_saved_tensors_enabled:
+                raise AssertionError(error_msg)
+            if handle in ctx.cloned:
+                return ctx.cloned[handle]
+            if handle not in ctx.original:
+                raise AssertionError(error_msg)
+            return ctx.original[handle]
+
+        super().__init__(pack_hook, unpack_hook)
+
+
+class _CloneArgBeforeMutateMode:
+    """Clones the saved tensors an in-place op is about to change. PyTorch's is a TorchDispatchMode
+    reading each op's schema for the arguments it writes; agrad's in-place paths (apply_inplace, the
+    in-place view ops, resize_, set_, gradient accumulation) tell agrad.watchers.mutation_observers
+    of the tensor they change, before they change it."""
+
+    def __init__(self, ctx: "_AllowMutationOnSavedContext") -> None:
+        self.ctx = ctx
+
+    def __enter__(self):
+        _watchers.mutation_observers.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _watchers.mutation_observers.remove(self)
+
+    def before_mutation(self, tensor) -> None:
+        ctx = self.ctx
+        tids = ctx.sid_to_tid.get(_get_sid(tensor))
+        if not tids:
+            return
+        for tid in tids:
+            # saved once, but freed by a backward since (`out.backward(); a.sin_()`): nothing to keep
+            handle = ctx.tid_to_weakhandle.get(tid)
+            if handle is None or handle in ctx.cloned:
+                continue
+            with no_grad():     # (PyTorch clones below autograd: the clone has no history of its own)
+                ctx.cloned[handle] = ctx.original[handle].clone()
+            del ctx.original[handle]
+
+
+class _AllowMutationOnSavedContext:
+    """The state of one allow_mutation_on_saved_tensors block, cleared when it exits."""
+
+    def __init__(self) -> None:
+        self.cloned = weakref.WeakKeyDictionary()              # _Handle -> the clone made before a mutation
+        self.original = weakref.WeakKeyDictionary()            # _Handle -> the saved tensor, not yet mutated
+        self.tid_to_weakhandle = weakref.WeakValueDictionary()  # tid -> _Handle
+        self.sid_to_tid = collections.defaultdict(set)         # sid -> the tids saved aliasing it
+
+    def clear(self) -> None:
+        self.cloned.clear()
+        self.original.clear()
+        self.tid_to_weakhandle.clear()
+        self.sid_to_tid.clear()
+
+
+@contextlib.contextmanager
+def allow_mutation_on_saved_tensors():
+    """Within the block, a tensor saved for backward may be modified in place: it is cloned just before
+    its first modification, and backward uses the clone. Forward and backward both run inside the
+    block; it yields its _AllowMutationOnSavedContext, cleared on exit
+    (torch.autograd.graph.allow_mutation_on_saved_tensors)."""
+    global _allow_mutation_on_saved_tensors_enabled
+    ctx = _AllowMutationOnSavedContext()
+    with _swap_with_cloned(ctx), _CloneArgBeforeMutateMode(ctx):
+        try:
+            if _allow_mutation_on_saved_tensors_enabled:
+                raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+            _allow_mutation_on_saved_tensors_enabled = True
+            yield ctx
+        finally:
+            ctx.clear()
+            _allow_mutation_on_saved_tensors_enabled = False

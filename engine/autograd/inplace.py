@@ -36,10 +36,10 @@ from ..dispatcher import ops as _ops
 from ..errors import FreedGraphError
 from ..grad_mode import tls
 from ..messages import check_result_cast
-from ..watchers import write
+from ..watchers import before_mutation, mutation_observers, write
 from . import inference_tensors
 from .node import Node, gradient_edge
-from .saved_variable import ERR_BACKWARD_TWICE, SavedVariable
+from .saved_variable import ERR_BACKWARD_TWICE, SavedVariable, _hooks_set
 
 __all__ = ["apply_inplace", "check_inplace", "bump_version", "rebase_history", "CopySlices"]
 
@@ -73,6 +73,8 @@ def _write(self: Tensor, out: Tensor) -> None:
         raise RuntimeError(f"output with shape {list(data.shape)} doesn't match the broadcast shape "
                            f"{list(new.shape)}")
     check_result_cast(new.dtype, data.dtype)
+    if mutation_observers:
+        before_mutation(self)
     if not isinstance(data, MetaArray):
         write(data, new)
     bump_version(self)
@@ -116,7 +118,13 @@ def apply_inplace(self: Tensor, op, args=(), kwargs=None, backward_name=None) ->
     check_inplace(self)
     # `self` as the op's input: the same memory and the same (old) history, its own version counter
     edge = gradient_edge(self)
-    old = Tensor._make(self._data, self._device, self._keys & ~AUTOGRAD)
+    data = self._data
+    if _hooks_set():
+        # a pack hook may keep the very tensor it is handed (allow_mutation_on_saved_tensors keeps it to
+        # clone on a later mutation): PyTorch hands it original_self, a clone, so the write below must not
+        # reach it. (Without hooks the copy is made only where a formula saved the old self, below.)
+        data = data.copy()
+    old = Tensor._make(data, self._device, self._keys & ~AUTOGRAD)
     if edge.function is not None:
         old._autograd_meta = AutogradMeta(grad_fn=edge.function, output_nr=edge.input_nr)
         old._keys |= AUTOGRAD

@@ -22,7 +22,7 @@ from .._tensor import (
 )
 from ..dispatch_keys import AUTOGRAD
 from ..dispatcher import ops as _ops
-from ..watchers import add_in_place
+from ..watchers import add_in_place, before_mutation, mutation_observers
 from ..grad_mode import tls
 from .anomaly_mode import _state as _anomaly
 from .edge import INVALID_EDGE, Edge
@@ -112,6 +112,14 @@ class Node:
 
     def name(self) -> str:
         return type(self).__name__
+
+    def _sequence_nr(self) -> int:
+        return self.sequence_nr
+
+    def _set_sequence_nr(self, sequence_nr: int) -> None:
+        """Where the Node runs among those ready at once: higher first (the engine reads it when it
+        queues the Node, so a change made before backward orders that backward)."""
+        self.sequence_nr = sequence_nr
 
     def __repr__(self):
         return f"<{type(self).__name__} object at {id(self):#x}>"   # PyTorch's: the class, not name()
@@ -339,6 +347,8 @@ def accumulate_grad(variable, grad, grads) -> None:
         if old.__class__ is Tensor and not old.requires_grad and flags is not None \
                 and getattr(flags, "writeable", True) and 0 not in data.strides \
                 and data.shape == grad._data.shape and data.dtype == grad._data.dtype:
+            if mutation_observers:
+                before_mutation(old)        # (PyTorch's `variable_grad += new_grad` is an in-place op too)
             add_in_place(data, grad._data)
             vc = old._version_counter
             if vc is None:

@@ -6,6 +6,7 @@ gives it back its history, exactly as PyTorch's SavedVariable does.
 """
 from __future__ import annotations
 
+import abc
 import re
 import weakref
 
@@ -240,6 +241,22 @@ class SavedNone:
 
 
 SAVED_NONE = SavedNone()
+
+
+class SavedTensor(abc.ABC):
+    """torch.autograd.SavedTensor: what a Node's `_raw_saved_<name>` is, with `data` and
+    `register_hooks`. An abstract base SavedVariable and SavedNone are virtual subclasses of (as
+    autograd.graph.Node is of the engine's Nodes), so `isinstance` holds while the engine keeps
+    making its own; made from Python it is refused, as PyTorch's binding refuses it."""
+
+    def __new__(cls, *args, **kwargs):
+        raise RuntimeError("Trying to create a SavedTensor object from Python is forbidden.")
+
+    @classmethod
+    def __subclasshook__(cls, subclass):
+        if cls is SavedTensor and issubclass(subclass, (SavedVariable, SavedNone)):
+            return True
+        return NotImplemented
 
 
 def released() -> SavedVariable:

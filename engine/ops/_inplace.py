@@ -19,6 +19,7 @@ from ..autograd.inference_tensors import ERR_INPLACE
 from ..autograd.inplace import _renamed, apply_inplace, bump_version, check_inplace
 from ..dispatch_keys import INFERENCE
 from ..grad_mode import tls
+from ..watchers import before_mutation, mutation_observers
 from .conversion import copy
 from .factories import fill
 from .shape.advanced_indexing import index_put
@@ -81,6 +82,8 @@ def apply_inplace_view(self: Tensor, view_op, *args) -> Tensor:
     if record:
         check_inplace(self)
     out = view_op(self, *args)          # a view of self with the new layout (and its Node, when recording)
+    if mutation_observers:
+        before_mutation(self)
     was_view = self._autograd_meta.__class__ is DifferentiableViewMeta
     self._data = out._data
     om = out._autograd_meta

@@ -32,6 +32,7 @@ from ..creation import full, tensor
 from ..dispatcher import UnknownOperatorError, get_op
 from ..dispatcher import ops as _ops
 from ..grad_mode import is_grad_enabled, is_inference_mode_enabled
+from ..watchers import before_mutation, mutation_observers
 
 __all__: list = []
 
@@ -95,6 +96,8 @@ class _Methods:
         moves only if the shape does. Refused on a tensor that requires grad, as in PyTorch."""
         if self.requires_grad and not is_inference_mode_enabled():     # (inference mode records nothing)
             raise RuntimeError("cannot resize variables that require grad")
+        if mutation_observers:
+            before_mutation(self)
         shape = _size(sizes)
         if shape == tuple(self.shape):
             return self
@@ -124,11 +127,18 @@ class _Methods:
         if is_grad_enabled() and (self.requires_grad or source.requires_grad):
             check_inplace(self)
         m = self._autograd_meta
+<<<<<<< HEAD
         if m is not None:
             # a graph recorded before set_ keeps the old accumulator, and later ones get a new one: a
             # gradient with respect to this tensor is not one with respect to what it was (PyTorch's
             # generated set_ resets it, as resize_'s)
             m.grad_accumulator = None
+=======
+        if m is not None and m.grad_accumulator is not None and source.shape != self.shape:
+            m.grad_accumulator = None     # its input metadata holds the old shape
+        if mutation_observers:
+            before_mutation(self)
+>>>>>>> s33-mutation
         self._data, self._device = source._data, source._device
         bump_version(self)
         return self

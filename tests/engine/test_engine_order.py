@@ -127,3 +127,28 @@ def test_the_dry_run_on_meta_tensors_is_the_order_a_real_run_takes(dag):
     assert order == planned
     meta_xs, meta_loss = _loss_of(leaves, steps, "meta")
     assert _described(execution_plan(meta_loss).order, meta_xs) == _described(order, xs)
+
+
+def test_set_sequence_nr_reorders_the_nodes_ready_at_once():
+    # PyTorch's test_set_sequence_nr: c = a + b with a's Node given the highest number runs it first
+    x, y, z = (agrad.randn(10, requires_grad=True) for _ in range(3))
+    a, b = x + y, y + z
+    c = a + b
+    a.grad_fn._set_sequence_nr(100)
+    b.grad_fn._set_sequence_nr(99)
+    c.grad_fn._set_sequence_nr(98)
+    assert (a.grad_fn._sequence_nr(), b.grad_fn._sequence_nr(), c.grad_fn._sequence_nr()) == (100, 99, 98)
+    order = []
+    a.register_hook(lambda g: order.append("a"))
+    b.register_hook(lambda g: order.append("b"))
+    c.sum().backward()
+    assert order == ["a", "b"]
+    a, b = x + y, y + z
+    c = a + b
+    a.grad_fn._set_sequence_nr(1)           # now lower than b's
+    b.grad_fn._set_sequence_nr(2)
+    order.clear()
+    a.register_hook(lambda g: order.append("a"))
+    b.register_hook(lambda g: order.append("b"))
+    c.sum().backward()
+    assert order == ["b", "a"]

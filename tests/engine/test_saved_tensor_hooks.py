@@ -274,3 +274,22 @@ def test_clear_saved_tensors_on_access_frees_them_after_the_first_look():
     assert x.grad.tolist() == [1.0, 1.0, 1.0]
     with pytest.raises(RuntimeError, match="can only be accessed once"):
         Twice.apply(x).sum().backward()
+
+
+def test_an_in_place_op_hands_a_pack_hook_a_copy_of_the_old_self():
+    # PyTorch hands the hook original_self, a clone: a hook that keeps the tensor it gets (identity here)
+    # must still see the values before the write
+    a = agrad.tensor([1.0, 2.0], dtype=agrad.float64, requires_grad=True)
+    with saved_tensors_hooks(lambda x: x, lambda x: x):
+        b = a.clone()
+        b.sin_()
+    b.sum().backward()
+    _close(a.grad, agrad.cos(a))
+
+
+def test_a_raw_saved_tensor_is_a_SavedTensor_which_python_cannot_make():
+    a = agrad.randn(3, requires_grad=True)
+    y = a * a
+    assert isinstance(y.grad_fn._raw_saved_self, agrad.autograd.SavedTensor)
+    with pytest.raises(RuntimeError, match=r"^Trying to create a SavedTensor object from Python is forbidden\.$"):
+        agrad.autograd.SavedTensor()

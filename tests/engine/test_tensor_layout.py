@@ -110,3 +110,11 @@ def test_with_create_graph_grad_is_a_differentiable_copy_with_its_leafs_strides(
     (leaf * leaf).sum().backward(create_graph=True)
     assert leaf.grad.stride() == strides and type(leaf.grad.grad_fn).__name__ == "CopyBackwards"
     assert agrad.equal(leaf.grad.detach(), 2 * leaf.detach())
+
+
+def test_every_tensor_is_strided_and_dense():
+    import pickle
+    x = agrad.randn(3, 4).t()
+    assert x.layout is agrad.strided and isinstance(agrad.strided, agrad.layout)
+    assert repr(agrad.strided) == "agrad.strided" and pickle.loads(pickle.dumps(agrad.strided)) is agrad.strided
+    assert x.is_sparse is False
