@@ -127,18 +127,13 @@ class _Methods:
         if is_grad_enabled() and (self.requires_grad or source.requires_grad):
             check_inplace(self)
         m = self._autograd_meta
-<<<<<<< HEAD
         if m is not None:
             # a graph recorded before set_ keeps the old accumulator, and later ones get a new one: a
             # gradient with respect to this tensor is not one with respect to what it was (PyTorch's
             # generated set_ resets it, as resize_'s)
             m.grad_accumulator = None
-=======
-        if m is not None and m.grad_accumulator is not None and source.shape != self.shape:
-            m.grad_accumulator = None     # its input metadata holds the old shape
         if mutation_observers:
             before_mutation(self)
->>>>>>> s33-mutation
         self._data, self._device = source._data, source._device
         bump_version(self)
         return self
