@@ -46,10 +46,12 @@ def write(fh, arrays: dict, metadata: dict | None = None) -> None:
         fh.write(array.astype(array.dtype.newbyteorder("<"), copy=False).tobytes())
 
 
-def read(path: str) -> tuple[dict, dict]:
-    """(arrays by name in the file's order, metadata): every entry checked, BF16 widened to float32."""
-    with open(path, "rb") as fh:
-        data = fh.read()
+def read(path: str, data: bytes | None = None) -> tuple[dict, dict]:
+    """(arrays by name in the file's order, metadata): every entry checked, BF16 widened to float32.
+    `data`: the file's bytes where they are at hand already (a file object's), `path` naming them."""
+    if data is None:
+        with open(path, "rb") as fh:
+            data = fh.read()
     if len(data) < 8:
         raise FormatError(f"{path}: truncated: {len(data)} bytes, shorter than the 8-byte header length")
     (header_len,) = struct.unpack("<Q", data[:8])

@@ -3,7 +3,11 @@ a nest of dicts, lists and tuples of tensors and plain values (a checkpoint with
 optimizer's state and the epoch), as `.npz` (NumPy's zip of arrays) or `.safetensors`;
 never pickle.
 
-The file's suffix picks the format. Writes are atomic (agrad._atomic_write): a reader
+A `.safetensors` suffix picks safetensors; any other path (`model.pt`, `ckpt.pth`, none) and a
+file object (`io.BytesIO`) get `.npz`, a zip as PyTorch's own format is. Loading reads a
+`.npz` or `.safetensors` suffix as it says, and anything else by its first bytes (a zip, or
+safetensors' header length and `{`); a PyTorch checkpoint (a zip holding a pickle) is refused
+by name. Writes to a path are atomic (agrad._atomic_write): a reader
 sees the old file or the whole new one. Reading trusts nothing in the file: NumPy reads
 with allow_pickle=False, and a safetensors header is checked in full — its length
 against the file, each entry's dtype, shape and byte range, the ranges tiling the data
@@ -17,6 +21,7 @@ tools (np.savez, safetensors' save_file) loads as a dict.
 """
 from __future__ import annotations
 
+import io
 import json
 import os
 from collections.abc import Mapping
@@ -39,22 +44,34 @@ _METADATA_KEY = "__metadata__"
 _TENSOR_KEY = "tensor"          # the entry holding a file's single tensor
 
 
-def _format(path: str) -> str:
+def _suffix_format(path: str) -> str | None:
     suffix = os.path.splitext(path)[1].lower()
-    if suffix in (".npz", ".safetensors"):
-        return suffix[1:]
-    raise ValueError(f"agrad saves and loads .npz and .safetensors files (never pickle), not {suffix or 'a file'} "
-                     f"without one of those suffixes: {path}")
+    return suffix[1:] if suffix in (".npz", ".safetensors") else None
+
+
+def _sniffed_format(name: str, head: bytes) -> str:
+    """The format of a file without a telling suffix, from its first bytes."""
+    if head[:4] in (b"PK\x03\x04", b"PK\x05\x06"):
+        return "npz"
+    if len(head) >= 9 and head[8:9] == b"{":
+        return "safetensors"
+    raise SerializationError(f"{name}: neither an .npz archive nor a .safetensors file (agrad reads no other "
+                             f"format, and never unpickles)")
+
+
+def _is_file_object(f) -> bool:
+    return not isinstance(f, (str, bytes, os.PathLike)) and (hasattr(f, "write") or hasattr(f, "read"))
 
 
 # -- save ----------------------------------------------------------------------------------
 def save(obj, f) -> None:
-    """Write `obj` to the path `f` (`.npz` or `.safetensors`): a Tensor, a dict of str →
-    Tensor (a state_dict), or dicts, lists and tuples of those and of None, bool, int,
-    float and str (`{"model": model.state_dict(), "optimizer": opt.state_dict(), "epoch": 3}`)."""
+    """Write `obj` to `f`, a path (`.safetensors`, else `.npz`) or a binary file object (`.npz`): a
+    Tensor, a dict of str → Tensor (a state_dict), or dicts, lists and tuples of those and of None,
+    bool, int, float and str (`{"model": model.state_dict(), "optimizer": opt.state_dict(), "epoch": 3}`)."""
     from ._tensor import Tensor
-    path = os.fspath(f)
-    fmt = _format(path)
+    to_object = _is_file_object(f)
+    path = None if to_object else os.fspath(f)
+    fmt = "npz" if to_object else _suffix_format(path) or "npz"
     if isinstance(obj, Tensor):
         tensors, metadata = {_TENSOR_KEY: obj}, {"agrad": "tensor"}
     elif isinstance(obj, Mapping) and all(isinstance(k, str) and k != _METADATA_KEY and isinstance(v, Tensor)
@@ -66,7 +83,10 @@ def save(obj, f) -> None:
     # NOTE: not np.ascontiguousarray, which makes a 0-d array 1-d
     arrays = {name: np.asarray(t.detach().cpu().numpy(), order="C") for name, t in tensors.items()}
     writer = _write_npz if fmt == "npz" else _write_safetensors
-    write_atomically(path, lambda fh: writer(fh, arrays, metadata))
+    if to_object:
+        writer(f, arrays, metadata)
+    else:
+        write_atomically(path, lambda fh: writer(fh, arrays, metadata))
 
 
 def _write_npz(fh, arrays: dict, metadata: dict) -> None:
@@ -80,9 +100,19 @@ def load(f, map_location=None, *, weights_only: bool | None = None):
     import agrad
     if weights_only is False:
         raise ValueError("agrad.load never unpickles: it reads tensors only (weights_only=False is not available)")
-    path = os.fspath(f)
-    fmt = _format(path)
-    arrays, metadata = _read_npz(path) if fmt == "npz" else _read_safetensors(path)
+    if _is_file_object(f):
+        data = f.read()
+        name = getattr(f, "name", None) or type(f).__name__
+        fmt, path = _sniffed_format(name, data[:9]), str(name)
+        source = io.BytesIO(data) if fmt == "npz" else data
+    else:
+        path = os.fspath(f)
+        fmt = _suffix_format(path)
+        if fmt is None:
+            with open(path, "rb") as fh:
+                fmt = _sniffed_format(path, fh.read(9))
+        source = path if fmt == "npz" else None
+    arrays, metadata = _read_npz(path, source) if fmt == "npz" else _read_safetensors(path, source)
     tensors = {name: agrad.from_numpy(array) for name, array in arrays.items()}
     if map_location is not None:
         tensors = {name: t.to(device=map_location) for name, t in tensors.items()}
@@ -106,7 +136,8 @@ def _checked_array(path: str, name: str, array) -> np.ndarray:
     return array.astype(array.dtype.newbyteorder("="), copy=False)
 
 
-def _read_npz(path: str) -> tuple[dict, dict]:
+def _read_npz(path: str, source) -> tuple[dict, dict]:
+    """`source`: the path, or a file object of the archive's bytes (`path` names it in messages)."""
     # NOTE: np.load raises ValueError for pickled data or an object array (allow_pickle=False),
     # zipfile's errors for a damaged archive (NotImplementedError for a compression it does not know),
     # EOFError/OSError for a truncated member; and a member's header is text NumPy parses with
@@ -114,13 +145,17 @@ def _read_npz(path: str) -> tuple[dict, dict]:
     # (TokenError, SyntaxError, IndexError, TypeError, OverflowError): all of it is a damaged file
     unreadable = Exception
     try:
-        archive = np.load(path, allow_pickle=False)
+        archive = np.load(source, allow_pickle=False)
     except FileNotFoundError:
         raise
     except unreadable as exc:
         raise SerializationError(f"{path}: not a readable .npz archive ({type(exc).__name__}: {exc})") from None
     if not isinstance(archive, np.lib.npyio.NpzFile):
         raise SerializationError(f"{path}: not an .npz archive but a single .npy array")
+    if any(name.endswith(".pkl") for name in archive.zip.namelist()):
+        archive.close()
+        raise SerializationError(f"{path}: a PyTorch checkpoint (a zip holding a pickle): agrad never unpickles; "
+                                 f"save its tensors with safetensors (safetensors.torch.save_file) to load them")
     try:
         with archive:
             arrays = {name: archive[name] for name in archive.files}
@@ -151,8 +186,8 @@ def _write_safetensors(fh, arrays: dict, metadata: dict) -> None:
         raise TypeError(f"agrad.save: {exc}") from None
 
 
-def _read_safetensors(path: str) -> tuple[dict, dict]:
+def _read_safetensors(path: str, data: bytes | None) -> tuple[dict, dict]:
     try:
-        return _safetensors.read(path)
+        return _safetensors.read(path, data)
     except _safetensors.FormatError as exc:
         raise SerializationError(str(exc)) from None

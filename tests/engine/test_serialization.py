@@ -153,9 +153,40 @@ def test_a_checkpoint_resumes_training_exactly(tmp_path, fmt):
     assert straight[2].get_last_lr() == resumed[2].get_last_lr()
 
 
+def test_any_path_or_file_object_holds_an_npz_and_loads_by_its_first_bytes(tmp_path):
+    import io
+    import zipfile
+
+    agrad.save({"w": agrad.ones(2), "step": 3}, tmp_path / "model.pt")
+    assert zipfile.is_zipfile(tmp_path / "model.pt")          # an .npz, whatever the suffix says
+    assert agrad.load(tmp_path / "model.pt")["step"] == 3
+    agrad.save(agrad.arange(3.0), tmp_path / "blob")
+    assert agrad.load(tmp_path / "blob").tolist() == [0.0, 1.0, 2.0]
+    agrad.save({"w": agrad.ones(1)}, tmp_path / "w.safetensors")
+    (tmp_path / "w.safetensors").rename(tmp_path / "w.bin")
+    assert agrad.load(tmp_path / "w.bin")["w"].tolist() == [1.0]
+    buffer = io.BytesIO()
+    agrad.save({"x": agrad.full((2,), 7.0)}, buffer)
+    buffer.seek(0)
+    assert agrad.load(buffer)["x"].tolist() == [7.0, 7.0]
+    buffer = io.BytesIO((tmp_path / "w.bin").read_bytes())
+    assert agrad.load(buffer)["w"].tolist() == [1.0]
+
+
+def test_a_pytorch_checkpoint_or_another_format_is_refused_by_name(tmp_path):
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "torch.pt", "w") as archive:
+        archive.writestr("archive/data.pkl", b"\x80\x02}q\x00.")
+        archive.writestr("archive/version", b"3\n")
+    with pytest.raises(agrad.serialization.SerializationError, match="a PyTorch checkpoint .* never unpickles"):
+        agrad.load(tmp_path / "torch.pt")
+    (tmp_path / "notes.txt").write_text("hello world")
+    with pytest.raises(agrad.serialization.SerializationError, match="neither an .npz archive nor a .safetensors"):
+        agrad.load(tmp_path / "notes.txt")
+
+
 def test_refusals(tmp_path):
-    with pytest.raises(ValueError, match=r"\.npz and \.safetensors files \(never pickle\), not \.pt"):
-        agrad.save(agrad.ones(1), tmp_path / "model.pt")
     with pytest.raises(TypeError, match="optimizer/fn is a builtin_function_or_method; agrad saves tensors and"):
         agrad.save({"w": agrad.ones(1), "optimizer": {"fn": print}}, tmp_path / "m.npz")
     with pytest.raises(TypeError, match="the object is a set"):
