@@ -29,6 +29,6 @@ __all__ = ["Node", "Edge", "AccumulateGrad", "GraphRoot", "Engine", "GraphTask",
 def __getattr__(name):
     # agrad.autograd.profiler_util (torch.autograd.profiler_util), imported on first use: see profiler.py
     if name == "profiler_util":
-        from . import profiler_util
-        return profiler_util
+        import importlib     # (not `from . import`, which would ask this __getattr__ again)
+        return importlib.import_module(f"{__name__}.profiler_util")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -29,8 +29,8 @@ from .node import UINT64_MAX
 
 def __getattr__(name):
     if name in ("EventList", "FunctionEvent"):       # torch.autograd.profiler's re-exports
-        from . import profiler_util
-        return getattr(profiler_util, name)
+        import importlib
+        return getattr(importlib.import_module(f"{__package__}.profiler_util"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["profile", "record_function", "Event", "kineto_available", "EventList", "FunctionEvent"]

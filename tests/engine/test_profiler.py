@@ -213,3 +213,13 @@ def test_raw_events_keep_phase_and_node_for_graph_profiles():
     # summed by the engine's input buffer, outside any Node
     assert [e.name for e in p.events if e.phase == "forward"] == ["aten::add"]
     assert all(e.duration_s >= 0 and e.start_s >= 0 for e in p.events)
+
+
+def test_profiler_util_loads_on_first_use_from_either_name():
+    # imported lazily (start-up): the first read, by either name, in a fresh process
+    import subprocess
+    import sys
+    for first in ("agrad.autograd.profiler_util.EventList", "agrad.autograd.profiler.EventList"):
+        code = f"import agrad.autograd, sys; assert 'agrad.autograd.profiler_util' not in sys.modules; print({first}.__name__)"
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0 and out.stdout.strip() == "EventList", out.stderr
