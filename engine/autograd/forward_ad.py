@@ -149,14 +149,30 @@ def _jvp(op, args, duals, differentiable):
     tangents = [None] * len(outputs)
     if not diff:
         return tangents
-    us = [ops.zeros_like(outputs[k]).requires_grad_() for k in diff]
+    # g is linear in u, so u's value never enters J v; ones, not zeros: a formula that takes the log of its
+    # grad_output (logcumsumexp's) has no derivative at zero
+    us = [ops.ones_like(outputs[k]).requires_grad_() for k in diff]
     gs = grad([outputs[k] for k in diff], primals, us, create_graph=True, allow_unused=True)
     pairs = [(g, d[3]) for g, d in zip(gs, duals) if g is not None and g.requires_grad]
     jvps = (grad([g for g, _ in pairs], us, [v for _, v in pairs], create_graph=differentiable, allow_unused=True)
             if pairs else [None] * len(us))
+    roots = {id(_root(d[3]._data)) for d in duals}
     for k, u, jv in zip(diff, us, jvps):
-        tangents[k] = jv if jv is not None else ops.zeros_like(u)
+        if jv is None:
+            jv = ops.zeros_like(u)
+        elif id(_root(jv._data)) in roots:
+            # a backward that hands its grad on as it is (clone, a reshape) gives an input's tangent back:
+            # the output's tangent must be its own, as an in-place op on the output writes into it
+            jv = jv.clone()
+        tangents[k] = jv
     return tangents
+
+
+def _root(array):
+    """The array that owns `array`'s memory (NumPy's and CuPy's .base chain)."""
+    while getattr(array, "base", None) is not None:
+        array = array.base
+    return array
 
 
 def _forward_ad_fallback(op, keyset, args):
