@@ -37,8 +37,8 @@ _current_level = -1
 # ForwardADLevel keeps its ForwardGrads for the same reason)
 _duals: list = []
 # fw_grad of unpack_dual's primal: a view for backward, but no forward view (PyTorch's _fw_primal), so it
-# does not find its base's tangent
-_NOT_A_FORWARD_VIEW = object()
+# does not find its base's tangent. False, not None: the layers below read fw_grad as `None or False: none`
+_NOT_A_FORWARD_VIEW = False
 
 
 def _float(t) -> bool:

@@ -207,3 +207,17 @@ def test_decorator_and_level_state():
     assert fwAD.unpack_dual(agrad.zeros(2)).tangent is None
     assert fwAD.enter_dual_level() == 0
     fwAD.exit_dual_level()
+
+
+def test_out_variant_and_print():
+    """PyTorch refuses an out= call on a dual tensor (as out or as input), and prints a dual tensor's tangent."""
+    with fwAD.dual_level():
+        foo = fwAD.make_dual(agrad.zeros(2), agrad.ones(2))
+        bar = agrad.zeros(2)
+        for call in (lambda: agrad.add(bar, bar, out=foo), lambda: agrad.add(foo, bar, out=bar)):
+            with pytest.raises(NotImplementedError, match="Trying to use forward AD with add_out that does not "
+                                                          "support it because it is an out= function"):
+                call()
+        assert repr(foo) == "tensor([0., 0.], tangent=tensor([1., 1.]))"
+        primal, tangent = fwAD.unpack_dual(foo)
+        assert "tangent=" not in repr(primal) and "tangent=" not in repr(tangent)
