@@ -32,9 +32,11 @@ NON_LEAF_GRAD_WARNING = (
 
 class AutogradMeta:
     # NOTE: `grad_dtype` stays unset until a leaf's Tensor.grad_dtype is set (unset: the tensor's dtype), so
-    # that the kernels that make an output's AutogradMeta without a constructor call need not set it
+    # that the kernels that make an output's AutogradMeta without a constructor call need not set it;
+    # `fw_grad` (the tangent at the open forward-AD level, PyTorch's fw_grad_) likewise stays unset until
+    # autograd/forward_ad.py sets it
     __slots__ = ("requires_grad", "grad", "grad_fn", "output_nr", "retains_grad",
-                 "grad_accumulator", "hooks", "post_acc_grad_hooks", "grad_dtype")
+                 "grad_accumulator", "hooks", "post_acc_grad_hooks", "grad_dtype", "fw_grad")
 
     def __init__(self, requires_grad=False, grad_fn=None, output_nr=0):
         self.requires_grad = requires_grad   # leaves only: set by the user

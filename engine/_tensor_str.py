@@ -256,6 +256,9 @@ def _str(tensor) -> str:
                 suffixes.append(f"dtype={dtype!r}")
             tensor_str = _tensor_str(arr, indent)
     m = tensor._autograd_meta
+    tangent = getattr(m, "fw_grad", None) if m is not None else None
+    if tangent is not None and tangent is not False:       # a dual tensor (autograd/forward_ad.py)
+        suffixes.append(f"tangent={tangent}")
     if m is not None:
         # the grad_fn a view rebuilds, "Invalid" where rebuilding it is refused (a view made under
         # no_grad and changed in place: PyTorch's issue 99968)

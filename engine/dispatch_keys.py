@@ -22,13 +22,18 @@ class DispatchKey(enum.IntFlag):
     # refuses to save inference tensors for backward outside it. (PyTorch marks inference tensors in
     # TensorImpl's constructor; a key keeps the cost off every call made without them.)
     InferenceMode = 64
+    # Included in every call while a forward-AD dual level is open (autograd/forward_ad.py): its fallback
+    # computes the tangents of an op's results. PyTorch does it in VariableType, on every call; a key
+    # included only inside a level keeps the cost off every call made outside one.
+    ForwardAD = 128
 
 
-RUNTIME_KEYS = (DispatchKey.InferenceMode, DispatchKey.Autograd, DispatchKey.Dask, DispatchKey.CUDA, DispatchKey.CPU,
+RUNTIME_KEYS = (DispatchKey.ForwardAD, DispatchKey.InferenceMode, DispatchKey.Autograd, DispatchKey.Dask, DispatchKey.CUDA, DispatchKey.CPU,
                 DispatchKey.Meta)  # priority order
 BACKEND_KEYS = DispatchKey.Meta | DispatchKey.CPU | DispatchKey.CUDA | DispatchKey.Dask
 AUTOGRAD = int(DispatchKey.Autograd)
 INFERENCE = int(DispatchKey.InferenceMode)
+FORWARD_AD = int(DispatchKey.ForwardAD)
 
 # What a CompositeImplicitAutograd kernel serves: autograd (its gradient comes from
 # the ops it calls) and every backend (it runs on whatever its ops run on).

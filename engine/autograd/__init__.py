@@ -1,5 +1,6 @@
 """agrad.autograd: the Node/Edge graph, the engine, and the functions users call."""
 from . import graph, inference_tensors, profiler  # noqa: F401 — inference_tensors registers its fallback
+from . import forward_ad  # noqa: F401 — registers the ForwardAD key's fallback
 from .profiler import _profiler_enabled, kineto_available  # noqa: F401 — torch.autograd's names
 from .. import grad_mode  # noqa: F401 — agrad.autograd.grad_mode, as torch.autograd.grad_mode
 from ..grad_mode import (enable_grad, inference_mode, is_multithreading_enabled, no_grad, set_grad_enabled,
@@ -19,7 +20,7 @@ from .variable import Variable
 
 __all__ = ["Node", "Edge", "AccumulateGrad", "GraphRoot", "Engine", "GraphTask", "NodeTask", "ReadyQueue",
            "input_buffer", "SavedTensor", "SavedVariable", "Variable", "Function", "FunctionCtx", "InplaceFunction",
-           "once_differentiable", "backward", "grad", "functional", "gradcheck", "gradgradcheck",
+           "once_differentiable", "backward", "grad", "forward_ad", "functional", "gradcheck", "gradgradcheck",
            "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "AnomalyError",
            "get_default_engine",
            "graph", "profiler", "profiler_util", "kineto_available", "grad_mode", "no_grad", "enable_grad",

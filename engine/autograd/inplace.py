@@ -31,13 +31,13 @@ from .._tensor import (
     update_tensor_hooks_on_new_gradfn,
 )
 from ..backends.meta import MetaArray
-from ..dispatch_keys import AUTOGRAD, INFERENCE
+from ..dispatch_keys import AUTOGRAD, FORWARD_AD, INFERENCE
 from ..dispatcher import ops as _ops
 from ..errors import FreedGraphError
 from ..grad_mode import tls
 from ..messages import check_result_cast
 from ..watchers import before_mutation, mutation_observers, write
-from . import inference_tensors
+from . import forward_ad, inference_tensors
 from .node import Node, gradient_edge
 from .saved_variable import ERR_BACKWARD_TWICE, SavedVariable, _hooks_set
 
@@ -113,7 +113,10 @@ def apply_inplace(self: Tensor, op, args=(), kwargs=None, backward_name=None) ->
     record = tls.grad_enabled and (self.requires_grad or any(_requires_grad(a) for a in args)
                                    or any(_requires_grad(a) for a in kwargs.values()))
     if not record:
-        _write(self, op(self, *args, **kwargs))
+        out = op(self, *args, **kwargs)
+        _write(self, out)
+        if tls.included & FORWARD_AD:
+            forward_ad.update_inplace(self, out)
         return self
     check_inplace(self)
     # `self` as the op's input: the same memory and the same (old) history, its own version counter
@@ -128,6 +131,8 @@ def apply_inplace(self: Tensor, op, args=(), kwargs=None, backward_name=None) ->
     if edge.function is not None:
         old._autograd_meta = AutogradMeta(grad_fn=edge.function, output_nr=edge.input_nr)
         old._keys |= AUTOGRAD
+    if tls.included & FORWARD_AD:
+        forward_ad.alias_tangent(old, self)     # the op sees self's tangent
     out = op(old, *args, **kwargs)
     om = out._autograd_meta
     node = om.grad_fn if om is not None else None
@@ -135,6 +140,8 @@ def apply_inplace(self: Tensor, op, args=(), kwargs=None, backward_name=None) ->
     if saved and any(v is old or (v.__class__ is SavedVariable and v._tensor is old) for v in saved.values()):
         old._data = old._data.copy()          # a formula reads the old self: keep it (PyTorch's original_self)
     _write(self, out)
+    if tls.included & FORWARD_AD:
+        forward_ad.update_inplace(self, out)
     if node is None:
         return self
     if backward_name is not None:

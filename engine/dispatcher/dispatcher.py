@@ -20,6 +20,7 @@ from ..dispatch_keys import (
     _ALIAS_TARGETS,
     AUTOGRAD,
     BACKEND_KEYS,
+    FORWARD_AD,
     RUNTIME_KEYS,
     DispatchKey,
     format_keyset,
@@ -316,6 +317,9 @@ def call_with_out(op: OperatorEntry, args: list, out):
         raise TypeError(f"{op.name}(): argument 'out' must be Tensor, not {type(out).__name__}")
     tensors = [a for a in args if isinstance(a, Tensor)] + [t for a in args if isinstance(a, (list, tuple))
                                                             for t in a if isinstance(t, Tensor)]
+    if tls.included & FORWARD_AD and any(_has_tangent(t) for t in tensors + list(outs)):
+        raise NotImplementedError(f"Trying to use forward AD with {op.name}_out that does not support it because "
+                                  "it is an out= function")
     if is_grad_enabled() and any(t.requires_grad for t in tensors + list(outs)):
         raise RuntimeError(f"{op.name}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
@@ -337,6 +341,13 @@ def call_with_out(op: OperatorEntry, args: list, out):
                 o.resize_(r.shape)
             o.copy_(r)
     return out
+
+
+def _has_tangent(t) -> bool:
+    """Whether `t` is a dual tensor of the open forward-AD level (its own tangent: autograd/forward_ad.py)."""
+    m = t._autograd_meta
+    fw = getattr(m, "fw_grad", None) if m is not None else None
+    return fw is not None and fw is not False
 
 
 def _unusual_tensor_argument(op, args, i, a) -> int:
