@@ -44,8 +44,14 @@ def exiting() -> None:
     """The command is over and its objects die with the process: frozen out of the collector's
     sight (gc.freeze), they are not traversed again by the collections the interpreter runs while
     it shuts down, a sixth of a cold `agrad run`. (Files are closed where they are written,
-    and the standard streams are flushed at exit whatever the collector does.)"""
+    and the standard streams are flushed at exit whatever the collector does.) A collector that
+    start-up paused and no graph resumed (`ops`, `schema`, an error before the graph) is resumed:
+    `main` may run inside a longer process (a test, a notebook) that needs it."""
+    global _collector_paused
     gc.freeze()
+    if _collector_paused:
+        _collector_paused = False
+        gc.enable()
 
 
 def load_plugins(paths) -> None:

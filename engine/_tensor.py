@@ -135,16 +135,21 @@ class DifferentiableViewMeta(AutogradMeta):
     `base` is the tensor that owns the memory (never itself a view); `view_fn` replays
     the view ops from `base` to this view, as ((op, args, output index or None), ...);
     when the shared version counter has moved on since `attr_version` (an in-place op
-    on the base or another view), the view's grad_fn is rebuilt by replaying
-    `view_fn` on the base, so gradients flow through the base's new history."""
-    __slots__ = ("base", "view_fn", "creation_meta", "attr_version")
+    on the base or another view), the view's grad_fn is rebuilt from the base, so
+    gradients flow through the base's new history: as PyTorch does by default, by one
+    as_strided of the base with the view's geometry (AsStridedBackward0), or with
+    `replays` by replaying `view_fn` (ViewBackward0, ...): where the view was made under
+    _force_original_view_tracking(True), changes its dtype, or lives on a device without
+    as_strided (PyTorch's view_fn cases)."""
+    __slots__ = ("base", "view_fn", "creation_meta", "attr_version", "replays")
 
-    def __init__(self, base, view_fn, creation_meta, attr_version):
+    def __init__(self, base, view_fn, creation_meta, attr_version, replays=False):
         super().__init__()
         self.base = base
         self.view_fn = view_fn
         self.creation_meta = creation_meta
         self.attr_version = attr_version
+        self.replays = replays
 
     def current_grad_fn(self, view):
         """The view's grad_fn, rebuilt first if its base changed in place (VariableHooks::grad_fn).
@@ -158,7 +163,10 @@ class DifferentiableViewMeta(AutogradMeta):
         if vc.version != self.attr_version:
             handle_view_on_rebase(self, indirect=True)
             with enable_grad():
-                fresh = replay_view(self.base, self.view_fn)
+                if self.replays:
+                    fresh = replay_view(self.base, self.view_fn)
+                else:
+                    fresh = self.base.as_strided(view.shape, view.stride(), view.storage_offset())
             fm = fresh._autograd_meta
             self.grad_fn, self.output_nr = (fm.grad_fn, fm.output_nr) if fm is not None else (None, 0)
             self.attr_version = vc.version
@@ -180,6 +188,9 @@ def update_tensor_hooks_on_new_gradfn(t, old_fn, new_fn) -> None:
         new_fn.register_retains_grad_hook(m.output_nr, hook)
 
 
+_AS_STRIDED_DEVICES = frozenset({"cpu", "cuda", "meta"})
+
+
 def make_view(base, view, op, args, index) -> None:
     """Mark `view` (fresh from a view op's kernel) as a view of `base` (PyTorch's as_view):
     it shares the base's version counter, knows the root base and how to replay itself.
@@ -195,11 +206,16 @@ def make_view(base, view, op, args, index) -> None:
         creation = CREATION_DEFAULT if index is None else CREATION_MULTI_OUTPUT_NODE
     if bm.__class__ is DifferentiableViewMeta:
         root, view_fn, creation = bm.base, bm.view_fn + step, propagate_creation_meta(bm.creation_meta, creation)
+        replays = bm.replays
     else:
         root, view_fn = base, step
+        replays = False
+    # (PyTorch keeps a view_fn, and replays it, where as_strided cannot make the view)
+    replays = replays or tls.view_replay or view._data.dtype != root._data.dtype or \
+        view._device.type not in _AS_STRIDED_DEVICES
     vc = version_counter(base)
     view._version_counter = vc
-    view._autograd_meta = DifferentiableViewMeta(root, view_fn, creation, vc.version)
+    view._autograd_meta = DifferentiableViewMeta(root, view_fn, creation, vc.version, replays)
     if view._data.dtype.kind == "f":
         view._keys |= AUTOGRAD
 

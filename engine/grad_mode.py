@@ -19,6 +19,7 @@ from .dispatch_keys import AUTOGRAD, INFERENCE
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
            "is_inference_mode_enabled", "set_multithreading_enabled", "is_multithreading_enabled",
+           "is_view_replay_enabled", "_force_original_view_tracking",
            "ExcludeDispatchKeyGuard", "IncludeDispatchKeyGuard"]
 
 
@@ -35,6 +36,9 @@ class _DispatchTLS(threading.local):
         # set_multithreading_enabled: whether a backward started on this thread may hand Nodes to the
         # device worker threads (autograd/engine.py, Engine._ready_queue)
         self.multithreading_enabled = True
+        # _force_original_view_tracking: whether a view made now is regenerated, after an in-place
+        # change, by replaying its view ops rather than by one as_strided (_tensor.DifferentiableViewMeta)
+        self.view_replay = False
 
     def refresh(self):
         drop = self.excluded | (0 if self.grad_enabled else AUTOGRAD)
@@ -211,6 +215,35 @@ class set_multithreading_enabled(_DecoratorContextManager):
 
     def __exit__(self, exc_type, exc_value, traceback) -> None:
         tls.multithreading_enabled = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+def is_view_replay_enabled() -> bool:
+    return tls.view_replay
+
+
+class _force_original_view_tracking(_DecoratorContextManager):
+    """Whether the views made while it is on are regenerated, once they or their base change in
+    place, by replaying their view ops (ViewBackward0, SelectBackward0, ...) instead of PyTorch's
+    default single as_strided of the base (AsStridedBackward0). Thread-local; set when constructed,
+    so it works as a function too (PyTorch's torch.autograd.grad_mode._force_original_view_tracking)."""
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = tls.view_replay
+        self.mode = mode
+        tls.view_replay = mode
+
+    def __call__(self, orig_func):
+        tls.view_replay = self.prev       # as a decorator it applies per call, not from now on
+        return super().__call__(orig_func)
+
+    def __enter__(self) -> None:
+        tls.view_replay = self.mode
+
+    def __exit__(self, exc_type, exc_value, traceback) -> None:
+        tls.view_replay = self.prev
 
     def clone(self):
         return self.__class__(self.mode)

@@ -3,8 +3,8 @@ from . import graph, inference_tensors, profiler  # noqa: F401 — inference_ten
 from . import forward_ad  # noqa: F401 — registers the ForwardAD key's fallback
 from .profiler import _profiler_enabled, kineto_available  # noqa: F401 — torch.autograd's names
 from .. import grad_mode  # noqa: F401 — agrad.autograd.grad_mode, as torch.autograd.grad_mode
-from ..grad_mode import (enable_grad, inference_mode, is_multithreading_enabled, no_grad, set_grad_enabled,
-                         set_multithreading_enabled)
+from ..grad_mode import (_force_original_view_tracking, enable_grad, inference_mode, is_multithreading_enabled,
+                         is_view_replay_enabled, no_grad, set_grad_enabled, set_multithreading_enabled)
 from .anomaly_mode import (AnomalyError, detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled,
                            set_detect_anomaly)
 from .edge import Edge
@@ -24,7 +24,8 @@ __all__ = ["Node", "Edge", "AccumulateGrad", "GraphRoot", "Engine", "GraphTask",
            "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "AnomalyError",
            "get_default_engine",
            "graph", "profiler", "profiler_util", "kineto_available", "grad_mode", "no_grad", "enable_grad",
-           "set_grad_enabled", "inference_mode", "set_multithreading_enabled", "is_multithreading_enabled"]
+           "set_grad_enabled", "inference_mode", "set_multithreading_enabled", "is_multithreading_enabled",
+           "is_view_replay_enabled"]
 
 
 def __getattr__(name):

@@ -183,14 +183,14 @@ def advance(job_id: str, combined: tuple | None, evaluate: bool, step: int | Non
     """One round of the step loop on a replica: apply the previous step's combined
     gradients (with its loss), evaluate when asked, then the gradients of `step`.
     Returns (lr, eval record, (loss, grads, anomaly) of `step`, seconds it took)."""
-    import numpy
+    from agrad.fp_warnings import quiet
 
     from ..runner import _cyclic_gc_paused
 
     replica = _replica(job_id)
     lr = record = computed = None
     start = time.perf_counter()
-    with _cyclic_gc_paused(), numpy.errstate(all="ignore"):     # as run_trainer steps on one process
+    with _cyclic_gc_paused(), quiet():     # as run_trainer steps on one process
         if combined is not None:
             lr = replica.apply(*combined)
         if evaluate:

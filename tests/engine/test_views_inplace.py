@@ -217,3 +217,29 @@ def test_inplace_on_a_leaf_under_no_grad_keeps_it_a_leaf():
     assert w.is_leaf and w.grad_fn is None and w.tolist() == [0.5, 6.0]
     (w * w).sum().backward()
     assert w.grad.tolist() == [1.0, 12.0]
+
+
+def test_a_changed_view_is_regenerated_by_as_strided_unless_view_replay_was_on_when_it_was_made():
+    # PyTorch (CPU, default): one as_strided of the base; _force_original_view_tracking(True): the view ops
+    x = agrad.ones(2, 2, requires_grad=True)
+
+    def changed(make):
+        out = make(x.clone())
+        out.mul_(2)
+        return out
+
+    for make in (lambda t: t.view(-1), lambda t: t[0], lambda t: t.t()):
+        assert type(changed(make).grad_fn).__name__ == "AsStridedBackward0"
+    assert not agrad.autograd.is_view_replay_enabled()
+    with agrad.autograd.grad_mode._force_original_view_tracking(True):
+        assert agrad.autograd.is_view_replay_enabled()
+        replayed = [changed(make) for make in (lambda t: t.view(-1), lambda t: t[0], lambda t: t.t())]
+    assert [type(t.grad_fn).__name__ for t in replayed] == ["ViewBackward0", "SelectBackward0", "TBackward0"]
+    assert not agrad.autograd.is_view_replay_enabled()
+    # the gradients are the same either way
+    for view_replay in (False, True):
+        x.grad = None
+        with agrad.autograd.grad_mode._force_original_view_tracking(view_replay):
+            out = changed(lambda t: t.t())
+        (out * out).sum().backward()
+        assert x.grad.tolist() == [[8.0, 8.0], [8.0, 8.0]]
