@@ -5,7 +5,8 @@ from ..grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .anomaly_mode import (AnomalyError, detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled,
                            set_detect_anomaly)
 from .edge import Edge
-from .engine import Engine, GraphTask, NodeTask, ReadyQueue, get_default_engine
+from .engine import Engine, GraphTask, NodeTask, ReadyQueue, current_graph_task_id as _current_graph_task_id
+from .engine import get_default_engine
 from .function import Function, FunctionCtx, InplaceFunction, once_differentiable
 from .backward_and_grad import backward, grad
 from . import functional
@@ -14,6 +15,11 @@ from . import input_buffer
 from .node import AccumulateGrad, GraphRoot, Node
 from .saved_variable import SavedVariable
 from .variable import Variable
+
+
+def _is_checkpoint_valid() -> bool:
+    """torch.autograd._is_checkpoint_valid: whether a reentrant checkpoint may run its backward here."""
+    return Engine.is_checkpoint_valid()
 
 __all__ = ["Node", "Edge", "AccumulateGrad", "GraphRoot", "Engine", "GraphTask", "NodeTask", "ReadyQueue",
            "input_buffer", "SavedVariable", "Variable", "Function", "FunctionCtx", "InplaceFunction",
