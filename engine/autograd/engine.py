@@ -134,7 +134,7 @@ def _warn_reference_cycle() -> None:
               stacklevel=4)
 
 
-_graph_task_ids = itertools.count()
+_next_graph_task_id = itertools.count().__next__      # atomic under the GIL
 
 
 class GraphTask:
@@ -144,6 +144,9 @@ class GraphTask:
                  "final_callbacks", "graph_root", "id", "checkpoint_valid")
 
     def __init__(self, keep_graph, create_graph, reentrant_depth, dry_run=False):
+        # PyTorch's GraphTask::id_, from one process-wide counter: what tells passes apart (a
+        # multi-grad hook's state is per pass), where id() of a freed task is reused by the next
+        self.id = _next_graph_task_id()
         self.keep_graph = keep_graph
         self.create_graph = create_graph          # grad mode while backward formulas run
         self.dependencies: dict = {}
@@ -166,9 +169,6 @@ class GraphTask:
         self.on_devices = False        # set once a gradient off the CPU was handed on
         self.final_callbacks: list = []    # Engine.queue_callback's, run once the task is done
         self.graph_root = None             # the Node the pass starts from (what will run: will_execute)
-        # NOTE: a number never reused (id() would be, once the task is gone): non-reentrant checkpoint
-        # keys what it recomputed by it (PyTorch's GraphTask::id_, torch._C._current_graph_task_id)
-        self.id = next(_graph_task_ids)
         # a reentrant checkpoint cannot run in .grad() or backward(inputs=) (a non-empty exec_info):
         # it calls backward() itself, which would accumulate into .grad; set by Engine.execute
         self.checkpoint_valid = True
@@ -834,7 +834,7 @@ def get_default_engine() -> Engine:
 
 def current_graph_task_id() -> int:
     """torch._C._current_graph_task_id: the id of the backward pass whose Node this thread is
-    running, -1 outside one."""
+    running, -1 outside one (non-reentrant checkpoint keys what it recomputed by it)."""
     graph_task = _current.graph_task
     return -1 if graph_task is None else graph_task.id
 
