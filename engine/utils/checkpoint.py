@@ -22,6 +22,7 @@ LoggingTensorMode.
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 import traceback
 import uuid
@@ -433,6 +434,7 @@ class _CheckpointFrame:
                 f"{_debug_tip_msg}")
 
 
+# (PyTorch's tip goes on about torch.compile's automatic dynamic shapes, which agrad has not)
 _debug_tip_msg = """
 Tip: To see a more detailed error message, either pass `debug=True` to
 `torch.utils.checkpoint.checkpoint(...)` or wrap the code block
@@ -506,6 +508,9 @@ class CheckpointError(RuntimeError):
     pass
 
 
+_AGRAD_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
 class _OpLog:
     """debug=True's record of the ops a run dispatches (PyTorch's LoggingTensorMode with
     capture_logs): one line per op, `aten.<name>` and the shapes and dtypes of its tensor
@@ -521,10 +526,9 @@ class _OpLog:
 
     def op_end(self, op, result):
         self.logs.append(f"{_describe(result)} = aten.{op.name}")
-        # the caller's frames, without the dispatcher's and this one's
+        # the caller's frames, without agrad's own (the dispatcher's, the op's, this one's)
         self.tbs.append([{"filename": f.filename, "line": f.lineno, "name": f.name}
-                         for f in traceback.extract_stack()[:-1] if "/agrad/" not in f.filename
-                         and "/engine/" not in f.filename])
+                         for f in traceback.extract_stack()[:-1] if not f.filename.startswith(_AGRAD_DIR)])
 
     @contextlib.contextmanager
     def capture(self):

@@ -242,6 +242,10 @@ def test_debug_error_shows_the_ops_of_both_runs():
     forward_ops, recompute_ops = text.split("Operations executed during recomputation:")
     assert "aten.cos" in forward_ops.split("Operations executed during the original forward:")[1]
     assert "aten.exp" in recompute_ops.split("+---")[0]
+    # each op with the user's frames that called it, agrad's own left out
+    traces = text.split("|        2. Stack traces of the operators that ran during recomputation")[0]
+    assert f"{__file__}:" in traces and ":fn\n" in traces
+    assert "/dispatcher/" not in traces
 
 
 def test_determinism_check_value_is_checked():
