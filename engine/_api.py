@@ -12,8 +12,8 @@ from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inferen
                         set_grad_enabled)
 from ._tensor import Size, Tensor
 # NOTE: not creation's zeros_like, ones_like, full_like, empty_like: agrad.<name> is the op of that name
-from .creation import (arange, as_tensor, empty, empty_strided, eye, from_numpy, full, linspace, logspace, manual_seed,
-                       ones, rand, randint, randn, tensor, zeros)
+from .creation import (arange, as_tensor, empty, empty_strided, eye, from_numpy, full, get_rng_state, linspace, logspace,
+                       manual_seed, ones, rand, randint, randn, set_rng_state, tensor, zeros)
 from . import autograd, dispatcher
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .autograd.inference_tensors import is_inference
@@ -31,7 +31,8 @@ short, int, long = int16, int32, int64  # noqa: A001
 
 __all__ = ["Tensor", "Size", "tensor", "as_tensor", "from_numpy", "empty", "empty_strided", "zeros", "ones", "full", "arange", "linspace",
            "logspace", "eye",
-           "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "randint", "manual_seed", "device",
+           "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "randint", "manual_seed",
+           "get_rng_state", "set_rng_state", "device",
            "DeviceUnavailableError", "dtypes", "float16", "float32", "float64", "uint8", "int8", "int16", "int32",
            "int64", "uint32", "uint64", "bool_", "layout", "strided",
            "get_default_dtype", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",

@@ -15,7 +15,7 @@ from .grad_mode import tls
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "empty", "empty_strided", "zeros", "ones", "full", "arange", "linspace", "logspace",
            "eye", "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "randint", "rand_like",
-           "randn_like", "manual_seed"]
+           "randn_like", "manual_seed", "get_rng_state", "set_rng_state"]
 
 _CPU = None
 
@@ -228,6 +228,35 @@ def manual_seed(seed: int) -> None:
     """Seed agrad's global generator (NumPy's PCG64: the same numbers on every device)."""
     global _generator
     _generator = np.random.default_rng(seed)
+
+
+# The global generator's state as PyTorch gives it, a uint8 Tensor (ByteTensor): NumPy's PCG64
+# state and increment (128 bits each, little-endian), then its buffered 32-bit half (has_uint32,
+# uinteger), so that a restored state draws exactly the numbers the saved one would have.
+_STATE_BYTES = 16 + 16 + 1 + 4
+
+
+def get_rng_state() -> Tensor:
+    """torch.get_rng_state: the global generator's state, to give back to set_rng_state."""
+    state = _global_generator().bit_generator.state
+    raw = (state["state"]["state"].to_bytes(16, "little") + state["state"]["inc"].to_bytes(16, "little")
+           + bytes([state["has_uint32"]]) + int(state["uinteger"]).to_bytes(4, "little"))
+    return tensor(np.frombuffer(raw, dtype=np.uint8).copy(), dtype=dtypes.uint8)
+
+
+def set_rng_state(new_state: Tensor) -> None:
+    """torch.set_rng_state: put the global generator back to a state get_rng_state gave."""
+    if not isinstance(new_state, Tensor) or new_state.dtype != dtypes.uint8:
+        raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}"
+                        + (f" of dtype {new_state.dtype}" if isinstance(new_state, Tensor) else ""))
+    raw = bytes(np.asarray(new_state.detach().numpy(), dtype=np.uint8).reshape(-1))
+    if len(raw) != _STATE_BYTES:
+        raise RuntimeError(f"RNG state is wrong size: expected {_STATE_BYTES} bytes, got {len(raw)}")
+    generator = _global_generator()
+    generator.bit_generator.state = {
+        "bit_generator": "PCG64",
+        "state": {"state": int.from_bytes(raw[:16], "little"), "inc": int.from_bytes(raw[16:32], "little")},
+        "has_uint32": raw[32], "uinteger": int.from_bytes(raw[33:37], "little")}
 
 
 def __getattr__(name):

@@ -30,14 +30,14 @@ FLOORS = [
     ("agrad.watchers", 1), ("agrad.cuda", 1),
     ("agrad.shapes", 2), ("agrad._tensor_str", 2),
     ("agrad._tensor", 3),
-    ("agrad.creation", 4),
+    ("agrad.creation", 4), ("agrad.random", 4),
     ("agrad.dispatcher", 5),
     ("agrad.autograd", 6),
     ("agrad.ops", 7),
     ("agrad.library", 8), ("agrad.legacy_tensor_types", 8), ("agrad.optim", 8), ("agrad.testing", 8), ("agrad.replay", 8),
     ("agrad.special", 8),
     ("agrad._api", 9), ("agrad", 9),
-    ("agrad.nn", 10),
+    ("agrad.nn", 10), ("agrad.utils", 10),           # checkpoint_sequential takes an nn.Sequential
     ("agrad.graphs", 11),
     ("agrad.cli", 12), ("agrad.__main__", 12),       # `python -m agrad` runs the CLI
 ]

@@ -8,7 +8,8 @@ from ..grad_mode import (_force_original_view_tracking, enable_grad, inference_m
 from .anomaly_mode import (AnomalyError, detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled,
                            set_detect_anomaly)
 from .edge import Edge
-from .engine import Engine, GraphTask, NodeTask, ReadyQueue, get_default_engine
+from .engine import Engine, GraphTask, NodeTask, ReadyQueue, current_graph_task_id as _current_graph_task_id
+from .engine import get_default_engine
 from .function import Function, FunctionCtx, InplaceFunction, once_differentiable
 from .backward_and_grad import backward, grad
 from . import functional
@@ -17,6 +18,11 @@ from . import input_buffer
 from .node import AccumulateGrad, GraphRoot, Node
 from .saved_variable import SavedTensor, SavedVariable
 from .variable import Variable
+
+
+def _is_checkpoint_valid() -> bool:
+    """torch.autograd._is_checkpoint_valid: whether a reentrant checkpoint may run its backward here."""
+    return Engine.is_checkpoint_valid()
 
 __all__ = ["Node", "Edge", "AccumulateGrad", "GraphRoot", "Engine", "GraphTask", "NodeTask", "ReadyQueue",
            "input_buffer", "SavedTensor", "SavedVariable", "Variable", "Function", "FunctionCtx", "InplaceFunction",

@@ -33,7 +33,8 @@ from . import input_buffer
 from .node import AccumulateGrad as _ACC  # AccumulateGrad's hooks live on its leaf
 from .node import GraphRoot, check_hook_result, check_single_hook_result
 
-__all__ = ["Engine", "GraphTask", "NodeTask", "ReadyQueue", "get_default_engine", "validate_outputs"]
+__all__ = ["Engine", "GraphTask", "NodeTask", "ReadyQueue", "get_default_engine", "validate_outputs",
+           "current_graph_task_id"]
 
 
 class NodeTask:
@@ -140,7 +141,7 @@ class GraphTask:
     __slots__ = ("keep_graph", "create_graph", "dependencies", "not_ready", "exec_info", "captured_vars",
                  "outstanding_tasks", "has_error", "error", "reentrant_depth", "cpu_ready_queue", "owner",
                  "_lock", "threaded", "anomaly", "observer", "order", "dry_run", "plain", "on_devices",
-                 "final_callbacks", "graph_root", "id")
+                 "final_callbacks", "graph_root", "id", "checkpoint_valid")
 
     def __init__(self, keep_graph, create_graph, reentrant_depth, dry_run=False):
         # PyTorch's GraphTask::id_, from one process-wide counter: what tells passes apart (a
@@ -168,6 +169,9 @@ class GraphTask:
         self.on_devices = False        # set once a gradient off the CPU was handed on
         self.final_callbacks: list = []    # Engine.queue_callback's, run once the task is done
         self.graph_root = None             # the Node the pass starts from (what will run: will_execute)
+        # a reentrant checkpoint cannot run in .grad() or backward(inputs=) (a non-empty exec_info):
+        # it calls backward() itself, which would accumulate into .grad; set by Engine.execute
+        self.checkpoint_valid = True
 
     def add_outstanding(self, delta: int) -> int:
         """Count tasks pushed and not yet finished. Until a device worker shares this task
@@ -454,6 +458,8 @@ class Engine:
         if outputs is not None:
             graph_task.init_to_execute(graph_root, outputs, accumulate_grad, min_topo_nr)
 
+        # PyTorch's CheckpointValidGuard: valid while every backward on this thread's stack can checkpoint
+        graph_task.checkpoint_valid = not graph_task.exec_info and (parent is None or parent.checkpoint_valid)
         self._ready_queue(graph_task, input_buffer.device(buffer)).push(NodeTask(graph_task, graph_root, buffer))
         if parent is not None and (_current.depth >= MAX_DEPTH or _stack_is_deep()):
             self._run_on_pool(graph_task, worker_queue)
@@ -475,6 +481,13 @@ class Engine:
     def current_graph_task():
         """The GraphTask whose Node this thread is running (None outside a backward pass)."""
         return _current.graph_task
+
+    @staticmethod
+    def is_checkpoint_valid() -> bool:
+        """Engine::is_checkpoint_valid: False inside a .grad() or backward(inputs=) pass (or one
+        nested in it), where reentrant checkpoint's own backward() call would be wrong."""
+        graph_task = _current.graph_task
+        return graph_task is None or graph_task.checkpoint_valid
 
     def queue_callback(self, callback) -> None:
         """Run `callback()` once the backward pass now running has finished (PyTorch's
@@ -821,6 +834,13 @@ _default_engine = Engine()
 
 def get_default_engine() -> Engine:
     return _default_engine
+
+
+def current_graph_task_id() -> int:
+    """torch._C._current_graph_task_id: the id of the backward pass whose Node this thread is
+    running, -1 outside one (non-reentrant checkpoint keys what it recomputed by it)."""
+    graph_task = _current.graph_task
+    return -1 if graph_task is None else graph_task.id
 
 
 def register_release(node_class: type, saved_names: tuple) -> None:

@@ -227,9 +227,13 @@ class Function:
         node._dirty = ()
         if is_executable:
             out_ids = {id(o) for o in outs}
-            node._saved = [None if t is None else SavedVariable(t, is_output=id(t) in out_ids)
-                           for t in node._to_save]
-            node._to_save = ()
+            try:
+                node._saved = [None if t is None else SavedVariable(t, is_output=id(t) in out_ids)
+                               for t in node._to_save]
+            finally:
+                # NOTE: forgotten even when a pack hook raises (non-reentrant checkpoint's early stop
+                # does): an output held by the Node that is its grad_fn would be a reference cycle
+                node._to_save = ()
         return outs[0] if single else outs
 
 

@@ -187,19 +187,25 @@ class _Packed:
                             f"{type(value).__name__}")
         # an output's history is the Node it is unpacked for (kept at save time for any other non-leaf)
         grad_fn = self.grad_fn if self.grad_fn is not None or sv._is_leaf else saved_for
+        if grad_fn is None and not self.requires_grad and not value.requires_grad:
+            # PyTorch's SavedVariable::unpack returns the hook's tensor itself when it needs no history
+            # ("Avoid detaching if we don't need to"): a custom Function's saved input comes back as is
+            return value
+        # make_variable(data, Edge(grad_fn, output_nr)), or a leaf's, whatever the grad mode (as
+        # PyTorch's): a recomputation (checkpoint) unpacks its inputs in a backward pass without
+        # create_graph and records on them under enable_grad
         t = Tensor._make(value._data, value._device, value._keys & ~AUTOGRAD)
-        if tls.grad_enabled:
-            # make_variable(data, Edge(grad_fn, output_nr)), or a leaf's: its gradient reaches the leaf
-            if grad_fn is not None:
-                t._autograd_meta = AutogradMeta(grad_fn=grad_fn, output_nr=sv._output_nr)
-                t._keys |= AUTOGRAD
-            elif self.requires_grad:
-                accumulator = self.accumulator() if self.accumulator is not None else None
-                if accumulator is None:
-                    raise RuntimeError("No grad accumulator for a saved leaf")
-                t._autograd_meta = AutogradMeta(requires_grad=True)
+        if grad_fn is not None:
+            t._autograd_meta = AutogradMeta(grad_fn=grad_fn, output_nr=sv._output_nr)
+            t._keys |= AUTOGRAD
+        elif self.requires_grad:
+            # the leaf's accumulator while it lives; once it is gone (the graphs using the leaf were
+            # freed), a new one on first use, as PyTorch's set_grad_accumulator with an expired pointer
+            accumulator = self.accumulator() if self.accumulator is not None else None
+            t._autograd_meta = AutogradMeta(requires_grad=True)
+            if accumulator is not None:
                 t._autograd_meta.grad_accumulator = weakref.ref(accumulator)
-                t._keys |= AUTOGRAD
+            t._keys |= AUTOGRAD
         return t
 
 
