@@ -16,8 +16,10 @@ The contract each function keeps, as PyTorch's does:
 
 agrad has neither vmap nor forward-mode AD. `vectorize=True` hands the standard basis to
 `autograd.grad(is_grads_batched=True)`, which runs one backward per basis vector: the numbers and checks
-of PyTorch's vectorized path, not its speed. `strategy="forward-mode"` keeps PyTorch's errors; where
-PyTorch would run forward AD (forward-mode with vectorize=True) agrad raises NotImplementedError.
+of PyTorch's vectorized path, not its speed. `strategy="forward-mode"` (with vectorize=True, the only case
+PyTorch runs) gives forward AD's results by the double-backward trick batched over the inputs' basis:
+each entry in its output's dtype, with a graph where PyTorch's tangents would have one; PyTorch's errors
+for its other cases.
 """
 from __future__ import annotations
 
@@ -265,17 +267,62 @@ def _construct_standard_basis_for(tensors, tensor_numels) -> tuple:
 
 
 def _jacfwd(func, inputs, strict=False, vectorize=False):
+    """PyTorch's forward-mode Jacobian: one Jacobian-vector product per basis vector of the inputs laid
+    end to end (PyTorch vmaps one forward-AD pass over that basis), so entry (i, j) has output i's dtype.
+
+    agrad has no dual tensors: each J e_k comes from the double-backward trick (see jvp), batched over the
+    basis in one autograd.grad(is_grads_batched=True): the same numbers and shapes, not forward AD's cost.
+    """
     if strict:
         raise RuntimeError('agrad.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` are '
                            'not supported together (yet). Please either set `strict=False` or '
                            '`strategy="reverse-mode"`.')
-    _as_tuple(inputs, "inputs", "jacobian")
-    if vectorize:
-        raise NotImplementedError('agrad.autograd.functional.jacobian: `strategy="forward-mode"` needs forward-mode '
-                                  'AD (dual tensors), which agrad does not have. Use `strategy="reverse-mode"`.')
-    # NOTE: PyTorch's message, its missing space included
-    raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
-                              "only implemented for `vectorize=True`.")
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+    if not vectorize:
+        # NOTE: PyTorch's message, its missing space included
+        raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
+                                  "only implemented for `vectorize=True`.")
+    input_numels = tuple(inp.numel() for inp in inputs)
+    tangents = _construct_standard_basis_for(inputs, input_numels)
+    # NOTE: forward AD gives the tangents a graph where they depend on inputs that require grad and grad
+    # mode is on (PyTorch does not detach them); the emulation keeps the double backward's graph in that
+    # case only. hessian's forward-over-reverse makes its inputs require grad, hence its flag.
+    keep_graph = is_grad_enabled() and (any(inp.requires_grad for inp in inputs)
+                                        or getattr(func, "_makes_inputs_require_grad", False))
+    with enable_grad():
+        # a fresh Tensor per input as make_dual gives one: a view keeps the caller's graph
+        primals = tuple(inp.view_as(inp) if inp.requires_grad else inp.detach().requires_grad_(True)
+                        for inp in inputs)
+        # NOTE: PyTorch checks these with fn_name None, hence its "given to None" in the message
+        is_outputs_tuple, outputs = _as_tuple(func(*primals), "outputs")
+        differentiable = [i for i, out in enumerate(outputs) if out.requires_grad]
+        grad_outputs = tuple(zeros_like(outputs[i], requires_grad=True) for i in differentiable)
+        # J^T u, linear in u: its gradient with respect to u in the direction e_k is J e_k
+        grad_inputs = _autograd_grad(tuple(outputs[i] for i in differentiable), primals, grad_outputs,
+                                     create_graph=True)
+        batch = (sum(input_numels),)
+        # the basis as one batch per input, each row viewed as that input
+        batched_tangents = tuple(t.view(batch + inp.shape) for t, inp in zip(tangents, inputs))
+        kept = [(g, v) for g, v in zip(grad_inputs, batched_tangents) if g is not None]
+        if kept and differentiable:
+            jvps = _grad(tuple(g for g, _ in kept), grad_outputs, tuple(v for _, v in kept), allow_unused=True,
+                         create_graph=keep_graph, is_grads_batched=True)
+        else:
+            jvps = (None,) * len(differentiable)
+    per_output = [None] * len(outputs)
+    for i, jv in zip(differentiable, jvps):
+        per_output[i] = jv if keep_graph or jv is None else jv.detach()
+    jacobian_output_input = []
+    for jac_output_i, output_i in zip(per_output, outputs):
+        if jac_output_i is None:
+            # no tangent reaches this output (or it is not differentiable): zeros of its dtype
+            jac_output_i = zeros_like(output_i.detach()).expand(batch + output_i.shape)
+        jacobian_output_i = []
+        for jac, input_j in zip(jac_output_i.split(input_numels, dim=0), inputs):
+            # the batch dimension runs over the inputs' elements: last, then viewed as input_j's shape
+            jacobian_output_i.append(jac.permute(*range(1, jac.ndim), 0).reshape((*output_i.shape, *input_j.shape)))
+        jacobian_output_input.append(jacobian_output_i)
+    return _tuple_postprocess(jacobian_output_input, (is_outputs_tuple, is_inputs_tuple))
 
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
@@ -380,6 +427,9 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
         jac = jacobian(ensure_single_output_function, inp, create_graph=True)
         _check_requires_grad(jac, "jacobian", strict=strict)
         return jac
+
+    # the forward-mode Jacobian of jac_func keeps a graph, as PyTorch's does (its duals now require grad)
+    jac_func._makes_inputs_require_grad = outer_jacobian_strategy == "forward-mode"
 
     res = jacobian(jac_func, inputs, create_graph=create_graph, strict=strict, vectorize=vectorize,
                    strategy=outer_jacobian_strategy)

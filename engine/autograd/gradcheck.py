@@ -118,9 +118,31 @@ def _perturbed(inputs, i, array) -> list:
     t = inputs[i]
     p = Tensor._make(t._device.backend.asarray(array, t._data.dtype, t._device), t._device, t._keys)
     if t.requires_grad:
-        # NOTE: as PyTorch perturbs the input in place: the function sees a tensor that requires grad
+        # it stands for the input: the function sees a tensor that requires grad, as the input does
         p.requires_grad_(True)
     return [p if j == i else x for j, x in enumerate(inputs)]
+
+
+def _outputs_at(fn, inputs, i, array) -> list:
+    """fn's float outputs, each with a host copy of its values, with inputs[i] holding `array`.
+
+    As PyTorch's (`input.data.copy_` in _compute_numerical_gradient), the input itself is written in place,
+    outside autograd (no version bump), and restored: a function that reads it through a closure sees the
+    perturbation as well. The values are copied at once, as an output may alias the input. (A read-only
+    array cannot be written: the function then gets a fresh tensor holding `array`.)"""
+    t = inputs[i]
+    data = t._data
+    flags = getattr(data, "flags", None)
+    if flags is not None and not getattr(flags, "writeable", True):
+        outs = _float_outputs(fn(*_perturbed(inputs, i, array)))
+        return [(o, np.array(_host(o))) for o in outs]
+    saved = data.copy()
+    data[...] = t._device.backend.asarray(array, data.dtype, t._device)
+    try:
+        outs = _float_outputs(fn(*inputs))
+        return [(o, np.array(_host(o))) for o in outs]
+    finally:
+        data[...] = saved
 
 
 def _same_dtype_and_shape(minus: Tensor, plus: Tensor, eps, idx=None) -> None:
@@ -136,12 +158,12 @@ def _same_dtype_and_shape(minus: Tensor, plus: Tensor, eps, idx=None) -> None:
 def _central_difference(fn, inputs, i, minus, plus, eps, idx=None) -> list[np.ndarray]:
     """(f(plus) - f(minus)) / 2 eps, flattened, for every float output, in the output's dtype (as
     PyTorch computes it); `minus` and `plus` are values of inputs[i]. The minus side runs first."""
-    f_minus = _float_outputs(fn(*_perturbed(inputs, i, minus)))
-    f_plus = _float_outputs(fn(*_perturbed(inputs, i, plus)))
+    f_minus = _outputs_at(fn, inputs, i, minus)
+    f_plus = _outputs_at(fn, inputs, i, plus)
     columns = []
-    for a, b in zip(f_minus, f_plus):
+    for (a, a_values), (b, b_values) in zip(f_minus, f_plus):
         _same_dtype_and_shape(a, b, eps, idx)
-        columns.append(((_host(b) - _host(a)) / (2 * eps)).reshape(-1))
+        columns.append(((b_values - a_values) / (2 * eps)).reshape(-1))
     return columns
 
 

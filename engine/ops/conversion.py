@@ -20,6 +20,7 @@ from .._device import device as Device
 from .._tensor import Tensor
 from ..backends.meta import MetaArray
 from ..creation import zeros_like
+from ..grad_mode import no_grad as _no_grad
 from ..messages import scalar_type_name
 from ..shapes import broadcast_shapes, pointwise_meta
 from .registry import defop
@@ -145,6 +146,12 @@ def _to(self, device, dtype, copy):
         dev = self._device      # a graph being inferred stays on Meta: only the dtype changes
     if dev is self._device and np_dtype == self._data.dtype and not copy:
         return self
+    if np_dtype.kind not in "fc":
+        # derivatives.yaml's output_differentiability for _to_copy, "!dtype || isDifferentiableType(*dtype)":
+        # an integral or bool copy is outside the graph (x.long() does not require grad), so the copy is
+        # made as under no_grad
+        with _no_grad():
+            return _to_copy(self, dtype=dtypes.from_numpy(np_dtype), device=dev)
     return _to_copy(self, dtype=dtypes.from_numpy(np_dtype), device=dev)
 
 

@@ -283,6 +283,51 @@ def jacobian_strategy_errors(lib):
     }
 
 
+def _forward_jacobian(lib, f, inputs):
+    return _F(lib).jacobian(f, inputs, vectorize=True, strategy="forward-mode")
+
+
+def _forward_jacobian_no_grad(lib, f, inputs):
+    with lib.no_grad():
+        return _forward_jacobian(lib, f, inputs)
+
+
+@scenario
+def jacobian_forward_mode(lib):
+    """PyTorch runs forward AD under vmap here: each entry has the output's dtype, zeros where no tangent
+    reaches an output, and a graph where the inputs require grad (grad mode on)."""
+    x, y = _x(lib), _y(lib)
+    mixed = _forward_jacobian(lib, lambda a: ((a * 2).float(), (a ** 2).sum(), (a * 3).long()), x)
+    return {
+        "tensor": _out(_forward_jacobian(lib, _f1(lib), x)),
+        "tuple": _out(_forward_jacobian(lib, _f2(lib), (x, y))),
+        "unrelated_outputs": _out(_forward_jacobian(
+            lib, lambda a, b: (a, b, a.detach() * 2, lib.ones(2, dtype=lib.float64), b.sum()), (x, y))),
+        "mixed_dtypes": _out(mixed),
+        "mixed_dtypes_names": [str(t.dtype).split(".")[-1] for t in mixed],
+        "input_requires_grad": _out(_forward_jacobian(lib, _f2(lib), (_x(lib, True), y))),
+        "input_requires_grad_no_grad": _out(_forward_jacobian_no_grad(lib, _f2(lib), (_x(lib, True), y))),
+        "output_not_tensor": _error(lambda: _forward_jacobian(lib, lambda a: (a, 3), x)),
+    }
+
+
+@scenario
+def integer_detour_strict(lib):
+    """a.long() leaves the graph (derivatives.yaml: _to_copy's output is differentiable only for a
+    floating dtype), so a function that goes through it is independent of its input."""
+    F, x, v = _F(lib), _x(lib), _t(lib, [1.0, 2.0, 3.0])
+    detour = lambda a: a.long().float().requires_grad_().clone()
+    return {
+        "long_requires_grad": _x(lib, True).long().requires_grad,
+        "vjp": _error(lambda: F.vjp(detour, x, v.float(), strict=True)),
+        "jvp": _error(lambda: F.jvp(detour, x, v, strict=True)),
+        "jacobian": _error(lambda: F.jacobian(detour, x, strict=True)),
+        "vhp": _error(lambda: F.vhp(lambda a: detour(a).sum(), x, v, strict=True)),
+        "hvp": _error(lambda: F.hvp(lambda a: detour(a).sum(), x, v, strict=True)),
+        "not_strict": _out(F.jacobian(detour, x)),
+    }
+
+
 # -- hessian -------------------------------------------------------------------------------------------
 @scenario
 def hessian_values(lib):
@@ -329,6 +374,21 @@ def hessian_errors(lib):
         "forward_not_vectorized": _error(lambda: H(cube, x, outer_jacobian_strategy="forward-mode")),
         "forward_create_graph": _error(lambda: H(cube, x, create_graph=True, outer_jacobian_strategy="forward-mode")),
         "input_not_tensor": _error(lambda: H(cube, (x, None))),
+    }
+
+
+@scenario
+def hessian_forward_mode(lib):
+    """Forward over reverse: PyTorch's jac_func makes the dual inputs require grad, so the Hessian keeps a
+    graph even without create_graph; the caller's tensors are left as they were."""
+    x, y = _x(lib), _y(lib)
+    H = lambda f, i: _F(lib).hessian(f, i, vectorize=True, outer_jacobian_strategy="forward-mode")
+    return {
+        "tensor": _out(H(lambda a: (lib.sin(a) * a ** 3).sum(), x)),
+        "tuple": _out(H(_scalar(lib), (x, y))),
+        "unused_input": _out(H(lambda a, b: (a ** 3).sum(), (x, y))),
+        "constant": _out(H(lambda a, b: lib.ones((), dtype=lib.float64), (x, y))),
+        "inputs_after": [x.requires_grad, y.requires_grad, x.grad_fn is None],
     }
 
 

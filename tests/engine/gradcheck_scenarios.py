@@ -231,3 +231,15 @@ def graph_with_a_logged_output(T):
         h = T.tanh(x) * x
         return h.sum(), h.detach()
     return _observe(lambda: T.autograd.gradcheck(graph, (_x(T),)))
+
+
+@scenario
+def function_reading_its_input_through_a_closure(T):
+    """PyTorch perturbs the input in place (input.data.copy_), so a function that reads the input it
+    captured, not the argument, is differentiated numerically as analytically (test_functional.py's
+    test_vjp_create_graph relies on it)."""
+    x = _x(T)
+    fast = _observe(lambda: T.autograd.gradcheck(lambda a: (x * x).sum() + a.sum(), (x,), fast_mode=True))
+    slow = _observe(lambda: T.autograd.gradcheck(lambda a: x * x * a, (x,)))
+    aliased = _observe(lambda: T.autograd.gradcheck(lambda a: (a, a * 2), (x,)))
+    return {"fast": fast, "slow": slow, "aliased": aliased, "x_after": x.tolist()}
