@@ -155,9 +155,18 @@ FAMILIES = {
     "shape.pad": (
         ("pad", "pad_backward"),
         ()),
+    "shape.products": (
+        ("block_diag", "cartesian_prod"),
+        ()),
     "shape.rearrange": (
-        ("broadcast_to", "flip", "meshgrid", "moveaxis", "movedim", "repeat", "repeat_interleave", "roll",
-         "swapaxes", "swapdims", "tile", "unflatten"),
+        ("broadcast_tensors", "broadcast_to", "flip", "meshgrid", "moveaxis", "movedim", "ravel", "repeat",
+         "repeat_interleave", "roll", "swapaxes", "swapdims", "tile", "unflatten"),
+        ()),
+    "shape.rotation": (
+        ("fliplr", "flipud", "rot90"),
+        ()),
+    "shape.splitting": (
+        ("dsplit", "hsplit", "tensor_split", "vsplit"),
         ()),
     "shape.stacking": (
         ("atleast_1d", "atleast_2d", "atleast_3d", "column_stack", "concat", "concatenate", "dstack",
