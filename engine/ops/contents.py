@@ -102,6 +102,9 @@ FAMILIES = {
          "conj_physical", "divide", "fix", "greater", "greater_equal", "less", "less_equal", "multiply",
          "negative", "not_equal", "positive", "resolve_conj", "resolve_neg", "subtract"),
         ()),
+    "pointwise.bessel": (
+        ("i0", "special_bessel_j0", "special_bessel_j1", "special_i0e", "special_i1", "special_i1e"),
+        ()),
     "pointwise.binary": (
         ("add", "addcdiv", "addcmul", "atan2", "clamp", "clamp_max", "clamp_min", "clip", "copysign", "div",
          "eq", "float_power", "floor_divide", "fmax", "fmin", "fmod", "ge", "gt", "heaviside", "hypot", "le",
@@ -114,7 +117,9 @@ FAMILIES = {
          "logical_and", "logical_not", "logical_or", "logical_xor", "signbit"),
         ()),
     "pointwise.special": (
-        ("digamma", "erf", "erfc", "erfinv", "lgamma", "polygamma", "special_ndtr", "xlogy"),
+        ("digamma", "erf", "erfc", "erfinv", "lgamma", "mvlgamma", "polygamma", "special_entr",
+         "special_erfcx", "special_log_ndtr", "special_ndtr", "special_ndtri", "special_xlog1py",
+         "special_zeta", "xlogy"),
         ()),
     "pointwise.unary": (
         ("abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "ceil", "cos", "cosh", "deg2rad", "exp",
