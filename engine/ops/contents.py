@@ -13,6 +13,9 @@ FAMILIES = {
     "autograd": (
         ("grad",),
         ()),
+    "blas": (
+        ("addbmm", "addmv", "addr"),
+        ()),
     "conversion": (
         ("_to_copy", "_view_dtype", "clone", "contiguous", "copy", "detach", "to"),
         ()),
