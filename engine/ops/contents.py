@@ -133,6 +133,9 @@ FAMILIES = {
     "reduce.arithmetic": (
         ("logsumexp", "mean", "nanmean", "nansum", "norm", "prod", "sum", "sum_to_size"),
         ()),
+    "reduce.bucketization": (
+        ("bucketize", "searchsorted"),
+        ()),
     "reduce.correlation": (
         ("corrcoef", "cov"),
         ()),
