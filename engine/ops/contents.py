@@ -142,6 +142,9 @@ FAMILIES = {
     "reduce.cumulative": (
         ("cumprod", "cumsum", "diff", "logcumsumexp"),
         ()),
+    "reduce.integration": (
+        ("cumulative_trapezoid", "trapezoid", "trapz"),
+        ()),
     "reduce.moments": (
         ("std", "std_mean", "var", "var_mean"),
         ()),
