@@ -153,6 +153,9 @@ FAMILIES = {
          "count_nonzero", "cummax", "cummin", "kthvalue", "max", "median", "min", "nanmedian", "sort",
          "topk", "unique_dim"),
         ("allclose", "equal", "unique")),
+    "reduce.vander": (
+        ("vander",),
+        ()),
     "shape.advanced_indexing": (
         ("_embedding_counts", "_index", "_index_backward", "_masked_select_backward", "embedding",
          "embedding_dense_backward", "gather", "index_add", "index_put", "index_select", "masked_fill",
