@@ -232,7 +232,9 @@ _BINARY = ("add", "sub", "mul", "div", "pow", "fmod", "remainder", "atan2", "hyp
 _ALIASES = ("absolute", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "arctan2", "negative", "fix",
             "divide", "sgn", "conj_physical")
 _INPLACE = frozenset(_UNARY + _BINARY + _ALIASES + ("sinc", "deg2rad", "rad2deg", "heaviside", "acosh", "asinh",
-                                                    "atanh", "clip", "floor_divide", "i0"))
+                                                    "atanh", "clip", "floor_divide", "i0", "mvlgamma",
+                                                    "addmm", "addmv", "addr", "addbmm", "baddbmm", "renorm",
+                                                    "cumsum", "cumprod", "tril", "triu"))
 
 
 def _sizes_method(fn):

@@ -13,6 +13,9 @@ FAMILIES = {
     "autograd": (
         ("grad",),
         ()),
+    "blas": (
+        ("addbmm", "addmv", "addr"),
+        ()),
     "conversion": (
         ("_to_copy", "_view_dtype", "clone", "contiguous", "copy", "detach", "to"),
         ()),
@@ -102,6 +105,9 @@ FAMILIES = {
          "conj_physical", "divide", "fix", "greater", "greater_equal", "less", "less_equal", "multiply",
          "negative", "not_equal", "positive", "resolve_conj", "resolve_neg", "subtract"),
         ()),
+    "pointwise.bessel": (
+        ("i0", "special_bessel_j0", "special_bessel_j1", "special_i0e", "special_i1", "special_i1e"),
+        ()),
     "pointwise.binary": (
         ("add", "addcdiv", "addcmul", "atan2", "clamp", "clamp_max", "clamp_min", "clip", "copysign", "div",
          "eq", "float_power", "floor_divide", "fmax", "fmin", "fmod", "ge", "gt", "heaviside", "hypot", "le",
@@ -114,7 +120,9 @@ FAMILIES = {
          "logical_and", "logical_not", "logical_or", "logical_xor", "signbit"),
         ()),
     "pointwise.special": (
-        ("digamma", "erf", "erfc", "erfinv", "lgamma", "polygamma", "special_ndtr", "xlogy"),
+        ("digamma", "erf", "erfc", "erfinv", "lgamma", "mvlgamma", "polygamma", "special_entr",
+         "special_erfcx", "special_log_ndtr", "special_ndtr", "special_ndtri", "special_xlog1py",
+         "special_zeta", "xlogy"),
         ()),
     "pointwise.unary": (
         ("abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "ceil", "cos", "cosh", "deg2rad", "exp",
@@ -125,8 +133,17 @@ FAMILIES = {
     "reduce.arithmetic": (
         ("logsumexp", "mean", "nanmean", "nansum", "norm", "prod", "sum", "sum_to_size"),
         ()),
+    "reduce.bucketization": (
+        ("bucketize", "searchsorted"),
+        ()),
+    "reduce.correlation": (
+        ("corrcoef", "cov"),
+        ()),
     "reduce.cumulative": (
         ("cumprod", "cumsum", "diff", "logcumsumexp"),
+        ()),
+    "reduce.integration": (
+        ("cumulative_trapezoid", "trapezoid", "trapz"),
         ()),
     "reduce.moments": (
         ("std", "std_mean", "var", "var_mean"),
@@ -136,6 +153,9 @@ FAMILIES = {
          "count_nonzero", "cummax", "cummin", "kthvalue", "max", "median", "min", "nanmedian", "sort",
          "topk", "unique_dim"),
         ("allclose", "equal", "unique")),
+    "reduce.vander": (
+        ("vander",),
+        ()),
     "shape.advanced_indexing": (
         ("_embedding_counts", "_index", "_index_backward", "_masked_select_backward", "embedding",
          "embedding_dense_backward", "gather", "index_add", "index_put", "index_select", "masked_fill",
@@ -155,9 +175,18 @@ FAMILIES = {
     "shape.pad": (
         ("pad", "pad_backward"),
         ()),
+    "shape.products": (
+        ("block_diag", "cartesian_prod"),
+        ()),
     "shape.rearrange": (
-        ("broadcast_to", "flip", "meshgrid", "moveaxis", "movedim", "repeat", "repeat_interleave", "roll",
-         "swapaxes", "swapdims", "tile", "unflatten"),
+        ("broadcast_tensors", "broadcast_to", "flip", "meshgrid", "moveaxis", "movedim", "ravel", "repeat",
+         "repeat_interleave", "roll", "swapaxes", "swapdims", "tile", "unflatten"),
+        ()),
+    "shape.rotation": (
+        ("fliplr", "flipud", "rot90"),
+        ()),
+    "shape.splitting": (
+        ("dsplit", "hsplit", "tensor_split", "vsplit"),
         ()),
     "shape.stacking": (
         ("atleast_1d", "atleast_2d", "atleast_3d", "column_stack", "concat", "concatenate", "dstack",

@@ -56,4 +56,7 @@ NAME_DEVIATIONS = {
         "PyTorch's circular pad is a composition of slice copies (CopySlices); its gradient has no op of its own",
     ("special_ndtr", "MulBackward0", "MulBackward1"): "(1 + erf(x/√2)) * 0.5: agrad's mul records a number factor "
                                                       "as MulBackward0, PyTorch's mul.Scalar overload as MulBackward1",
+    **{(op, f"{name}Backward0", f"{name}Backward1"): "the trapezoidal rule's halving and constant spacing: "
+       "PyTorch's C++ calls the Scalar overloads (div.Scalar, mul.Scalar); agrad's div and mul record a number as "
+       "the Tensor overload" for op in ("trapezoid", "trapz", "cumulative_trapezoid") for name in ("Div", "Mul")},
 }

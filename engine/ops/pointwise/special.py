@@ -1,4 +1,5 @@
-"""Special functions: erf, erfc, erfinv, lgamma, digamma, polygamma, xlogy.
+"""Special functions: erf, erfc, erfinv, lgamma, digamma, polygamma, xlogy, and torch.special's
+ndtr, ndtri, log_ndtr, erfcx, entr, xlog1py, zeta and mvlgamma (multigammaln).
 
 NumPy has none of them; each kernel takes the backend's special-function namespace
 (`special`: scipy.special on CPU, cupyx.scipy.special on CUDA, imported on first use)
@@ -21,8 +22,11 @@ from ..samples import (
     positive_unary_samples,
     unary_samples,
 )
+from ...creation import arange
+from ..reduce.arithmetic import sum  # noqa: A004 — PyTorch's name
+from ..shape.view import unsqueeze
 from .binary import where
-from .unary import exp
+from .unary import exp, log
 
 _same_meta = pointwise_meta()
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)   # PyTorch's M_2_SQRTPI
@@ -167,3 +171,146 @@ special_ndtr = defop(
     "special_ndtr(Tensor self) -> Tensor", composite=_ndtr,
     samples=unary_samples(low=-3.0, high=3.0), torch="torch.special.ndtr",
     doc="The standard normal distribution's CDF: P(Z <= self).")
+
+
+# ---- the normal distribution: its quantile, log-CDF, and the scaled complementary erf ---------------
+
+_SQRT_2PI = math.sqrt(2 * math.pi)
+
+special_ndtri = defop(
+    "special_ndtri(Tensor self) -> Tensor",
+    kernel=lambda xp, special, self: special.ndtri(self).astype(self.dtype, copy=False),
+    meta=_same_meta, promote="float", special=True,
+    grads={"self": lambda grad, result: grad * _SQRT_2PI * exp(result * result / 2)},
+    backward_name="SpecialNdtriBackward0",
+    samples=unary_samples(low=0.05, high=0.95), torch="torch.special.ndtri",
+    doc="The standard normal distribution's quantile: the x where ndtr(x) = self.")
+
+special_log_ndtr = defop(
+    "special_log_ndtr(Tensor self) -> Tensor",
+    kernel=lambda xp, special, self: special.log_ndtr(self).astype(self.dtype, copy=False),
+    meta=_same_meta, promote="float", special=True,
+    grads={"self": lambda grad, self, result: grad / _SQRT_2PI * exp(-(result + self * self / 2))},
+    backward_name="SpecialLogNdtrBackward0",
+    samples=_with_int_sample(unary_samples(low=-4.0, high=3.0), -5, 4), torch="torch.special.log_ndtr",
+    doc="log of the standard normal distribution's CDF, accurate far into the lower tail.")
+
+special_erfcx = defop(
+    "special_erfcx(Tensor self) -> Tensor",
+    kernel=lambda xp, special, self: special.erfcx(self).astype(self.dtype, copy=False),
+    meta=_same_meta, promote="float", special=True,
+    grads={"self": lambda grad, self, result: (2.0 * self * result - _TWO_OVER_SQRT_PI) * grad},
+    backward_name="SpecialErfcxBackward0",
+    samples=_with_int_sample(unary_samples(low=-2.0, high=3.0), -2, 4), torch="torch.special.erfcx",
+    doc="exp(x²) erfc(x), the scaled complementary error function.")
+
+
+# ---- entropy, xlog1py ---------------------------------------------------------------------------
+
+special_entr = defop(
+    "special_entr(Tensor self) -> Tensor",
+    kernel=lambda xp, special, self: special.entr(self).astype(self.dtype, copy=False),
+    meta=_same_meta, promote="float", special=True,
+    grads={"self": lambda grad, self: grad * (-(1 + log(self)))},
+    backward_name="SpecialEntrBackward0",
+    samples=_with_int_sample(positive_unary_samples(0.1, 3.0), 0, 4), torch="torch.special.entr",
+    doc="-x log x elementwise (0 at 0, -inf below it): the terms of an entropy.")
+
+
+def _xlog1py_kernel(xp, special, self, other):
+    # x * log1p(y), 0 where x == 0 (whatever y, but NaN), as PyTorch's
+    dtype = (other if _is_number(self) else self).dtype
+    return xp.asarray(special.xlog1py(self, other)).astype(dtype, copy=False)
+
+
+def _xlog1py_self_grad(grad, self, other):
+    # derivatives.yaml: at::special_xlog1py(grad, other).masked_fill((self == 0.) & (other <= -1.), 0.)
+    if _is_number(other):
+        return special_xlog1py(grad, other) if other > -1 else where(self == 0, 0.0, special_xlog1py(grad, other))
+    return where((self == 0) * (other <= -1), 0.0, special_xlog1py(grad, other))
+
+
+def _xlog1py_samples(op):
+    x = make_arg((2, 3), key=(op, "x"))
+    zeros = x.detach().mul(make_arg((2, 3), key=(op, "m"), requires_grad=False) > 0).requires_grad_()
+    return binary_samples(other_low=-0.5, other_high=3.0, scalar_other=1.5)(op) + [
+        SampleInput("zeros in self", zeros, make_arg((2, 3), key=(op, "y"), low=-0.5, high=3.0)),
+        SampleInput("scalar self", 1.5, make_arg((4,), key=(op, "s"), low=-0.5, high=3.0))]
+
+
+special_xlog1py = defop(
+    "special_xlog1py(Tensor self, Tensor other) -> Tensor",
+    kernel=_xlog1py_kernel, meta=_same_meta, promote="float", special=True, wraps_numbers=True,
+    grads={"self": _xlog1py_self_grad, "other": lambda grad, self, other: grad * self / (other + 1)},
+    # PyTorch's overloads: special_xlog1py, .self_scalar, .other_scalar
+    backward_name=("SpecialXlog1PyBackward0", "SpecialXlog1PyBackward1", "SpecialXlog1PyBackward2"),
+    overload=lambda self, other: 1 if _is_number(self) else (2 if _is_number(other) else 0),
+    samples=_xlog1py_samples, torch="torch.special.xlog1py",
+    doc="self * log1p(other), 0 where self is 0.")
+
+
+# ---- the Hurwitz zeta function --------------------------------------------------------------------
+
+def _zeta_kernel(xp, special, self, other):
+    dtype = (other if _is_number(self) else self).dtype
+    return xp.asarray(special.zeta(self, other)).astype(dtype, copy=False)
+
+
+def _zeta_self_grad(grad, self, other):
+    # derivatives.yaml: not_implemented("zeta"): the derivative in x (the exponent) has no closed form
+    raise RuntimeError("the derivative for 'zeta' is not implemented.")
+
+
+def _zeta_samples(op):
+    x = make_arg((2, 3), key=(op, "x"), low=1.5, high=4.0, requires_grad=False)
+    return [SampleInput("(2,3),(2,3)", x, make_arg((2, 3), key=(op, "q"), low=0.5, high=3.0)),
+            SampleInput("(2,3),(3,)", x, make_arg((3,), key=(op, "q3"), low=0.5, high=3.0)),
+            SampleInput("scalar x", 2.5, make_arg((4,), key=(op, "s"), low=0.5, high=3.0)),
+            SampleInput("scalar q (no gradient)", x, 1.5)]
+
+
+special_zeta = defop(
+    "special_zeta(Tensor self, Tensor other) -> Tensor",
+    kernel=_zeta_kernel, meta=_same_meta, promote="float", special=True, wraps_numbers=True,
+    grads={"self": _zeta_self_grad, "other": lambda grad, self, other: grad * -self * special_zeta(self + 1.0, other)},
+    backward_name=("SpecialZetaBackward0", "SpecialZetaBackward1", "SpecialZetaBackward2"),
+    overload=lambda self, other: 1 if _is_number(self) else (2 if _is_number(other) else 0),
+    samples=_zeta_samples, torch="torch.special.zeta",
+    doc="The Hurwitz zeta function: the sum over k >= 0 of (k + other)^-self.")
+
+
+# ---- the multivariate log-gamma function -------------------------------------------------------------
+
+def _mvlgamma_check(p):
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+
+
+def _mvlgamma_meta(self, p):
+    _mvlgamma_check(p)
+    return _same_meta(self)
+
+
+def _mvlgamma_kernel(xp, special, self, p):
+    _mvlgamma_check(p)
+    if not bool((self > 0.5 * (p - 1)).all()):
+        raise RuntimeError("All elements must be greater than (p-1)/2")
+    # PyTorch's: lgamma(self + j) summed over j in -(p-1)/2, ..., 0 (steps of 1/2), plus p(p-1)/4 log π
+    offsets = xp.arange(-p / 2 + 0.5, 0.5, 0.5, dtype=self.dtype)
+    out = special.gammaln(self[..., None] + offsets).sum(-1) + p * (p - 1) * math.log(math.pi) / 4
+    return xp.asarray(out).astype(self.dtype, copy=False)
+
+
+def _mvlgamma_backward(grad, self, p):
+    # FunctionsManual's mvlgamma_backward: grad times the sum of digamma over the same arguments
+    offsets = arange(-p / 2 + 0.5, 0.5, 0.5, dtype=self.dtype, device=self.device)
+    return grad * sum(digamma(unsqueeze(self, -1) + offsets), [-1])
+
+
+mvlgamma = defop(
+    "mvlgamma(Tensor self, int p) -> Tensor",
+    kernel=_mvlgamma_kernel, meta=_mvlgamma_meta, promote="float", special=True,
+    grads={"self": _mvlgamma_backward},
+    samples=lambda op: [SampleInput(f"p={p}", make_arg((2, 3), key=(op, p), low=0.5 * p + 0.1, high=0.5 * p + 3.0), p)
+                        for p in (1, 2, 4)],
+    torch="torch.mvlgamma", doc="The multivariate log-gamma function of dimension p (scipy's multigammaln).")

@@ -1,5 +1,5 @@
 """Rearranging ops (ATen's TensorShape): flip, roll, repeat (and tile), repeat_interleave,
-movedim, swapaxes/swapdims, unflatten, broadcast_to, meshgrid.
+movedim, swapaxes/swapdims, unflatten, ravel, broadcast_to, broadcast_tensors, meshgrid.
 
 Each is its own adjoint's partner: flip undoes flip, roll by -shifts undoes roll, and a
 repeat is undone by summing the copies. The rest are composites of permute, transpose,
@@ -15,8 +15,8 @@ import numpy as np
 from ... import dtypes
 from ...backends.meta import MetaArray
 from ...errors import ShapeError
-from ...shapes import normalize_dim, normalize_dims
-from ..conversion import clone
+from ...shapes import broadcast_shapes, normalize_dim, normalize_dims
+from ..conversion import clone, contiguous
 from ..reduce.arithmetic import sum  # noqa: A004
 from ..registry import defop
 from ..samples import SampleInput, make_arg
@@ -285,6 +285,47 @@ broadcast_to = defop(
                         SampleInput("(1,2)->(3,-1)", make_arg((1, 2), key=(op, 2)), [3, -1])],
     torch="torch.broadcast_to", doc="expand: the tensor broadcast to size (-1 keeps a dimension).")
 
+
+def _ravel(self):
+    # PyTorch's: self.contiguous().view(-1), a view where self is contiguous (ViewBackward0)
+    return view(contiguous(self), [-1])
+
+
+ravel = defop(
+    "ravel(Tensor self) -> Tensor", composite=_ravel,
+    samples=lambda op: [SampleInput("(2,3)", make_arg((2, 3), key=(op, 0))),
+                        SampleInput("0-d", make_arg((), key=(op, 1))),
+                        SampleInput("T (4,3)", make_arg((4, 3), key=(op, 2), transposed=True))],
+    torch="torch.ravel", doc="self as a vector (a view where self is contiguous, else a copy).")
+
+
+def _broadcast_tensors(tensors):
+    shape = broadcast_shapes(*[t.shape for t in tensors])
+    # PyTorch's expand_outplace: a tensor already of the common shape is returned as it is
+    return [t if tuple(t.shape) == shape else expand(t, list(shape)) for t in tensors]
+
+
+def _varargs(fn, name):
+    """torch.<name>(a, b) and torch.<name>([a, b]) both work, as in PyTorch."""
+    def varargs(*tensors):
+        if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+            tensors = tensors[0]
+        out = fn(list(tensors))
+        return tuple(out) if isinstance(out, list) else out     # PyTorch's TensorList results are tuples
+    varargs.__name__ = varargs.__qualname__ = name
+    varargs.__doc__, varargs.__module__, varargs.op = fn.__doc__, "agrad", fn.op
+    fn.op.function = varargs
+    return varargs
+
+
+broadcast_tensors = _varargs(defop(
+    "broadcast_tensors(Tensor[] tensors) -> Tensor[]", composite=_broadcast_tensors,
+    samples=lambda op: [
+        SampleInput("(3,1),(4,),()", [make_arg((3, 1), key=(op, 0)), make_arg((4,), key=(op, 1)),
+                                      make_arg((), key=(op, 2))]),
+        SampleInput("same shapes", [make_arg((2, 3), key=(op, 3)), make_arg((2, 3), key=(op, 4))])],
+    torch="lambda tensors: torch.broadcast_tensors(*tensors)",
+    doc="The tensors expanded to their common broadcast shape (views)."), "broadcast_tensors")
 
 # ---- meshgrid -------------------------------------------------------------------------------------
 
