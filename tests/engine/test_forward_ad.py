@@ -1,17 +1,15 @@
 """Forward-mode AD (agrad.autograd.forward_ad): every differentiable op's samples, their tangents
 against finite differences and against the reverse-mode jvp (autograd.functional.jvp); the API's
 semantics and errors against PyTorch 2.13's (fixtures from tests/reference/make_forward_ad.py)."""
-import json
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 import agrad
 import agrad.autograd.forward_ad as fwAD
+import scenario_fixtures
 from agrad.ops import registered
 
-FIXTURES = json.loads((Path(__file__).parent.parent / "reference" / "forward_ad.json").read_text())
+SCENARIOS, RECORDED = scenario_fixtures.scenarios_beside("forward_ad_scenarios")
 
 
 # ---- every op's samples ----------------------------------------------------------------------------
@@ -96,95 +94,12 @@ def test_op_tangents(info, sample):
 
 # ---- the API, against PyTorch's fixtures ----------------------------------------------------------
 
-def _message(fn):
-    try:
-        fn()
-    except (RuntimeError, ValueError) as e:
-        return [type(e).__name__, str(e)]
-    return None
-
-
-def test_errors_match_pytorch():
-    x, t = agrad.rand(3, dtype=agrad.float64), agrad.ones(3, dtype=agrad.float64)
-    got = {"outside_level": _message(lambda: fwAD.make_dual(x, t))}
-    with fwAD.dual_level():
-        got["nested"] = _message(fwAD.enter_dual_level)
-        got["shape"] = _message(lambda: fwAD.make_dual(x, agrad.ones(4, dtype=agrad.float64)))
-        got["int_tangent"] = _message(lambda: fwAD.make_dual(x, agrad.ones(3, dtype=agrad.int64)))
-        got["int_primal"] = _message(lambda: fwAD.make_dual(agrad.ones(3, dtype=agrad.int64), t))
-        got["bad_level"] = _message(lambda: fwAD.make_dual(x, t, level=1))
-        dual = fwAD.make_dual(x, t)
-        got["dual_of_dual"] = _message(lambda: fwAD.make_dual(dual, t))
-        got["exit_other"] = _message(lambda: fwAD.exit_dual_level(level=5))
-    got["exit_none"] = _message(fwAD.exit_dual_level)
-    assert got == FIXTURES["errors"]
-
-
-def _values(t):
-    return None if t is None else np.asarray(t.detach().numpy()).tolist()
-
-
-def test_semantics_match_pytorch():
-    """What each fixture case computes in torch 2.13 (tests/reference/make_forward_ad.py does the same)."""
-    ref = FIXTURES["semantics"]
-    x = agrad.tensor(ref["x"], dtype=agrad.float64)
-    t = agrad.tensor(ref["t"], dtype=agrad.float64)
-    got = {}
-    with fwAD.dual_level() as level:
-        got["level"] = level
-        d = fwAD.make_dual(x, t)
-        got["dual_is_view"] = d._base is x
-        got["dual_requires_grad"] = d.requires_grad
-        got["tangent_as_is"] = fwAD.unpack_dual(d).tangent is t
-        got["detach"] = _values(fwAD.unpack_dual(d.detach()).tangent)
-        got["plain"] = _values(fwAD.unpack_dual(x).tangent)
-        with agrad.no_grad():
-            got["no_grad"] = _values(fwAD.unpack_dual(d * 2).tangent)
-        got["argmax"] = _values(fwAD.unpack_dual(d.argmax()).tangent)
-        got["floor"] = _values(fwAD.unpack_dual(d.floor()).tangent)
-        got["gt"] = _values(fwAD.unpack_dual(d > 0).tangent)
-        v = d[1:]
-        got["view_of_tangent"] = fwAD.unpack_dual(v).tangent._base is t
-        b = x.clone()
-        vb = b[:2]
-        vb.mul_(fwAD.make_dual(agrad.ones(2, dtype=agrad.float64), agrad.ones(2, dtype=agrad.float64)))
-        got["inplace_view_base"] = _values(fwAD.unpack_dual(b).tangent)
-        got["inplace_view"] = _values(fwAD.unpack_dual(vb).tangent)
-        c = x.clone()
-        vc = c[:2]
-        c.mul_(d)
-        got["view_after_base_inplace"] = _values(fwAD.unpack_dual(vc).tangent)
-        e = d.clone()
-        kept = fwAD.unpack_dual(e).tangent
-        e.mul_(2)
-        got["inplace_keeps_tangent"] = fwAD.unpack_dual(e).tangent is kept
-        got["inplace_tangent"] = _values(kept)
-        f = (d.sin() * d).sum()
-        got["chain"] = _values(fwAD.unpack_dual(f).tangent)
-        got["unpacked_type"] = type(fwAD.unpack_dual(d)).__name__
-        y = d * 2
-    got["after_exit"] = _values(fwAD.unpack_dual(y).tangent)
-    got["after_exit_dual"] = _values(fwAD.unpack_dual(d).tangent)
-    assert got == ref["got"]
-
-
-def test_backward_through_dual_tensors():
-    """The primal keeps its reverse-mode graph, and the tangent is differentiable in the primal and in
-    the tangent: d/dx of (x * x).sum()'s tangent in direction t is 2 t."""
-    ref = FIXTURES["backward"]
-    x = agrad.tensor(ref["x"], dtype=agrad.float64, requires_grad=True)
-    t = agrad.tensor(ref["t"], dtype=agrad.float64, requires_grad=True)
-    with fwAD.dual_level():
-        d = fwAD.make_dual(x, t)
-        out = (d * d.exp()).sum()
-        primal, tangent = fwAD.unpack_dual(out)
-        primal.backward(retain_graph=True)
-        grad_primal = x.grad.clone()
-        x.grad = None
-        tangent.backward()
-    assert _values(grad_primal) == pytest.approx(ref["grad_primal"], rel=1e-12)
-    assert _values(x.grad) == pytest.approx(ref["grad_tangent_x"], rel=1e-12)
-    assert _values(t.grad) == pytest.approx(ref["grad_tangent_t"], rel=1e-12)
+@pytest.mark.parametrize("name", ["errors", "semantics", "backward"])
+def test_the_scenarios_match_pytorch(name):
+    """tests/reference/forward_ad_scenarios.py run on agrad, as make_forward_ad.py ran them on torch 2.13:
+    the API's errors and messages, tangents through views, in-place ops and no_grad, and backward
+    through dual tensors (the primal keeps its graph; the tangent is differentiable in both)."""
+    scenario_fixtures.compare(SCENARIOS[name](agrad, fwAD), RECORDED[name], [name], rtol=1e-12)
 
 
 def test_random_op_tangent_uses_the_primals_numbers():
@@ -202,7 +117,7 @@ def test_decorator_and_level_state():
     def f(x):
         return fwAD.unpack_dual(fwAD.make_dual(x, agrad.ones_like(x)) * 3).tangent
 
-    assert _values(f(agrad.zeros(2, dtype=agrad.float64))) == [3.0, 3.0]
+    assert f(agrad.zeros(2, dtype=agrad.float64)).tolist() == [3.0, 3.0]
     # the level is closed again: ops take their ordinary path
     assert fwAD.unpack_dual(agrad.zeros(2)).tangent is None
     assert fwAD.enter_dual_level() == 0
