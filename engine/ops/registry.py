@@ -54,7 +54,7 @@ class OpInfo:
     """The op library's record of one op (what tests, `agrad ops` and Meta read)."""
 
     def __init__(self, entry, *, kernel, promote, grads, composite, samples, backward_names,
-                 differentiable, gradgrad, torch, tags, special=False):
+                 differentiable, gradgrad, torch, tags, special=False, saved_as=None):
         self.entry = entry
         self.name = entry.name
         self.kernel = kernel
@@ -68,6 +68,7 @@ class OpInfo:
         self.gradgrad = gradgrad          # whether PyTorch's op supports double backward
         self.torch = torch                # how the reference script calls PyTorch's op
         self.tags = tags
+        self.saved_as = saved_as or {}    # saved name -> how PyTorch's Node shows it (see defop)
         self._array_grads = None          # made with the Autograd kernel (see array_grads)
 
     @property
@@ -413,12 +414,13 @@ class OpNode(Node):
         would run for every slot a formula reads with getattr(..., default), in the hot path."""
         value = self.saved.get(name)
         if value.__class__ is Tensor:
-            return check_unversioned(value)
-        if value.__class__ is SavedVariable:
-            return value.unpack(self)
-        if value.__class__ is list and value and value[0].__class__ is SavedVariable:
-            return [v.unpack(self) for v in value]
-        return value
+            value = check_unversioned(value)
+        elif value.__class__ is SavedVariable:
+            value = value.unpack(self)
+        elif value.__class__ is list and value and value[0].__class__ is SavedVariable:
+            value = [v.unpack(self) for v in value]
+        shown = self.info.saved_as.get(name)
+        return value if shown is None else shown(self, value)
 
     def _raw_saved(self, name: str):
         """`grad_fn._raw_saved_<name>`: the SavedVariable of `name` (`.data`, `.unpack_hook`,
@@ -432,8 +434,11 @@ class OpNode(Node):
             self.set_saved(name, value)
         if value.__class__ is SavedVariable:
             return value            # (released: its register_hooks says so, as PyTorch's)
+        shown = self.info.saved_as.get(name)
         if value.__class__ in (list, tuple):
-            return type(value)(self._raw_saved_item(v) for v in value)
+            value = type(value)(self._raw_saved_item(v) for v in value)
+            if shown is not None:
+                value = tuple(SAVED_NONE if v is None else v for v in shown(self, value))
         return value
 
     @staticmethod
@@ -994,7 +999,8 @@ def _camel(name: str) -> str:
 
 def defop(schema: str, *, kernel=None, meta=None, promote=None, grads=None, composite=None, samples=None,
           backward_name=None, overload=None, wraps_numbers=False, differentiable=None, gradgrad=True,
-          torch=None, doc="", tags=(), special=False, view=None, array_grads=None, moves_device=False):
+          torch=None, doc="", tags=(), special=False, view=None, array_grads=None, moves_device=False,
+          saved_as=None):
     """Declare an op. Returns its Python function (also `agrad.<name>`).
 
     `moves_device=True`: the op's result lives on another backend than its input (`_to_copy`), so
@@ -1006,7 +1012,10 @@ def defop(schema: str, *, kernel=None, meta=None, promote=None, grads=None, comp
     `array_grads`: the formulas of `grads` again, written on NumPy arrays (same parameters), for the
     backward without create_graph on the CPU when every array has the gradient's dtype: the same
     kernels, without a dispatcher call per formula op (each must give bit-identical results to its
-    `grads` formula; tests/engine/test_array_grads.py checks)."""
+    `grads` formula; tests/engine/test_array_grads.py checks).
+    `saved_as`: {saved name: fn(node, value) -> value} where agrad saves something in another form
+    than PyTorch's Node does, so that `grad_fn._saved_<name>` and `_raw_saved_<name>` show PyTorch's
+    (an index's tensors as PyTorch's Tensor?[], None where a dim is not indexed)."""
     entry = define(schema, doc=doc, wraps_numbers=wraps_numbers, _depth=3)
     arguments = entry.schema.arguments
     arg_index = {a.name: i for i, a in enumerate(arguments)}
@@ -1033,7 +1042,8 @@ def defop(schema: str, *, kernel=None, meta=None, promote=None, grads=None, comp
 
     info = OpInfo(entry, kernel=kernel, promote=promote, grads=grads, composite=composite,
                   samples=samples, backward_names=None, differentiable=differentiable,
-                  gradgrad=gradgrad, torch=torch, tags=tuple(tags) + (("view",) if view else ()), special=special)
+                  gradgrad=gradgrad, torch=torch, tags=tuple(tags) + (("view",) if view else ()), special=special,
+                  saved_as=saved_as)
     entry.info = info
     if composite is None:
         if grads is None:

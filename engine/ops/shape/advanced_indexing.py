@@ -833,8 +833,19 @@ def _index_kernel(xp, self, indices, dims):
 _TORCH_INDEX_KEY = "tuple(indices[list(dims).index(d)] if d in dims else slice(None) for d in range(max(dims) + 1))"
 
 
+def _as_pytorch_indices(node, indices):
+    """The indices as PyTorch's index(Tensor self, Tensor?[] indices) holds them: one entry a dim up to
+    the last indexed one, None where a dim is sliced whole (`x[:, i]` saves (None, i))."""
+    dims = node.saved.get("dims")
+    out = [None] * (max(dims) + 1 if dims else 0)
+    for d, t in zip(dims, indices):
+        out[d] = t
+    return tuple(out)
+
+
 _index = defop(
     "_index(Tensor self, Tensor[] indices, int[] dims) -> Tensor",
+    saved_as={"indices": _as_pytorch_indices},
     kernel=checked(_index_meta, _index_kernel), meta=_index_meta,
     grads={"self": lambda grad, self_shape, indices, dims: _index_backward(grad, list(self_shape), indices, dims),
            "indices": None},
