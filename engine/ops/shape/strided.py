@@ -78,6 +78,11 @@ def _as_strided_kernel(xp, self, size, stride, storage_offset):
                            f"itemsize {itemsize} requiring a storage size of {need * itemsize} are out of bounds "
                            f"for storage of size {available * itemsize}")
     strides = tuple(st * itemsize for st in stride)
+    if 0 in size:
+        # no element is read, so no offset is out of bounds (PyTorch skips the check; NumPy cannot place
+        # an array past its buffer's end: the empty view starts at the end instead)
+        flat = xp.lib.stride_tricks.as_strided(root, shape=(available,), strides=(itemsize,))
+        return flat[min(offset, available):][:0].reshape(size)
     if xp.__name__ == "numpy" and (root.flags.c_contiguous or root.flags.f_contiguous):
         # built on the storage itself, so the result's `.base` is the storage (storage_offset() reads it)
         return xp.ndarray(size, self.dtype, buffer=root, offset=offset * itemsize, strides=strides)
