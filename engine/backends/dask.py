@@ -134,6 +134,7 @@ class DaskArrayAPI:
         # running maxima and minima (cummax, cummin): NumPy's ufunc.accumulate, which dask's ufuncs lack
         self.maximum = _Accumulating(self, da.maximum, np.maximum)
         self.minimum = _Accumulating(self, da.minimum, np.minimum)
+        self.linalg = _Linalg(self)
 
     def __getattr__(self, name):
         value = getattr(self._da, name)
@@ -169,6 +170,13 @@ class DaskArrayAPI:
         axis = _axis(axis, a.ndim)
         a = self._whole_along(a, axis)
         return a.map_blocks(np.argsort, axis=axis, kind=kind, dtype=np.intp)
+
+    def searchsorted(self, a, v, side="left", sorter=None):
+        # dask writes into its result by index, which a 0-d `v` leaves a NumPy scalar: searched as one element
+        if getattr(v, "ndim", 0) == 0:
+            v = self._da.asarray(v).reshape(1)
+            return self._da.searchsorted(a, v, side=side, sorter=sorter).reshape(())
+        return self._da.searchsorted(a, v, side=side, sorter=sorter)
 
     def take_along_axis(self, arr, indices, axis):
         da = self._da
@@ -234,6 +242,37 @@ class DaskArrayAPI:
 
     def nan_to_num(self, x, copy=True, nan=0.0, posinf=None, neginf=None):
         return self._da.map_blocks(np.nan_to_num, x, nan=nan, posinf=posinf, neginf=neginf, dtype=x.dtype)
+
+
+class _Linalg:
+    """dask.array.linalg, with NumPy's functions that it lacks (det, slogdet) or keeps to one 2-D
+    chunk (inv): NumPy's own on each block with the matrices' two axes whole, so the results are
+    NumPy's bit for bit. (A singular matrix fails when computed, as NumPy's inv raises.)"""
+
+    def __init__(self, api: DaskArrayAPI):
+        self._api = api
+
+    def __getattr__(self, name):
+        value = getattr(self._api._da.linalg, name)
+        setattr(self, name, value)
+        return value
+
+    def _matrices(self, a):
+        a = self._api._da.asarray(a)
+        return a.rechunk({a.ndim - 2: -1, a.ndim - 1: -1}), [a.ndim - 2, a.ndim - 1]
+
+    def inv(self, a):
+        m, _ = self._matrices(a)
+        return m.map_blocks(np.linalg.inv, dtype=m.dtype)
+
+    def det(self, a):
+        m, square = self._matrices(a)
+        return m.map_blocks(np.linalg.det, drop_axis=square, dtype=m.dtype)
+
+    def slogdet(self, a):
+        m, square = self._matrices(a)
+        return tuple(m.map_blocks(lambda b, i=i: np.linalg.slogdet(b)[i], drop_axis=square, dtype=m.dtype)
+                     for i in (0, 1))
 
 
 class _Accumulating:
