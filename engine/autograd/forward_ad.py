@@ -30,7 +30,7 @@ from ..grad_mode import ExcludeDispatchKeyGuard, enable_grad, set_grad_enabled, 
 from .backward_and_grad import grad
 
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual", "dual_level",
-           "tangent_of"]
+           "tangent_of", "set_tangent"]
 
 _current_level = -1
 # the tensors given a tangent at the open level, whose tangents its exit deletes (PyTorch's
@@ -39,6 +39,7 @@ _duals: list = []
 # fw_grad of unpack_dual's primal: a view for backward, but no forward view (PyTorch's _fw_primal), so it
 # does not find its base's tangent. False, not None: the layers below read fw_grad as `None or False: none`
 _NOT_A_FORWARD_VIEW = False
+NOT_A_FORWARD_VIEW = _NOT_A_FORWARD_VIEW      # for autograd/function.py's forward view checks
 
 
 def _float(t) -> bool:
@@ -84,15 +85,28 @@ def alias_tangent(alias, t) -> None:
 
 def update_inplace(self, out) -> None:
     """`self` was overwritten in place by `out`, the result of the out-of-place op (autograd/inplace.py):
-    its tangent becomes out's, written into the tangent it has (or finds through its base) so that its
-    views and base see it, as PyTorch's set_fw_grad(is_inplace_op=True) does."""
+    its tangent becomes out's."""
     new = tangent_of(out) if out is not self else None
-    if new is None:
+    if new is not None:
+        set_tangent(self, new, is_inplace_op=True)
+
+
+def set_tangent(self, new, is_inplace_op: bool) -> None:
+    """Give `self` the tangent `new` (PyTorch's _set_fw_grad). For an in-place op it is written into the
+    tangent self has (or finds through its base) so that its views and base see it; a view of a base
+    without a tangent gives the base a zero one first."""
+    if tuple(new.shape) != tuple(self.shape):
+        raise RuntimeError(f"Trying to set a forward gradient that has a different size than that of the "
+                           f"original Tensor, this is not supported. Tensor is of size {list(self.shape)} "
+                           f"while the given forward gradient is of size {list(new.shape)}.")
+    if not is_inplace_op:
+        _set_tangent(self, new)
         return
     with ExcludeDispatchKeyGuard(FORWARD_AD):
         existing = tangent_of(self)
         if existing is not None:
-            existing.copy_(new)
+            if existing is not new:
+                existing.copy_(new)
             return
         m = self._autograd_meta
         if m.__class__ is DifferentiableViewMeta and getattr(m, "fw_grad", None) is not _NOT_A_FORWARD_VIEW:
@@ -256,13 +270,14 @@ def make_dual(tensor, tangent, *, level=None):
     if tangent_of(tensor) is not None:
         raise RuntimeError(f"Making a dual Tensor based on a Tensor that already has a forward gradient at the "
                            f"same level {level} is not supported.")
-    if tuple(tangent.shape) != tuple(tensor.shape):
-        raise RuntimeError(f"Trying to set a forward gradient that has a different size than that of the "
-                           f"original Tensor, this is not supported. Tensor is of size {list(tensor.shape)} "
-                           f"while the given forward gradient is of size {list(tangent.shape)}.")
+    if tangent_of(tangent) is not None:
+        # PyTorch's set_fw_grad: a tangent with a tangent of its own would be second-order forward AD
+        # (sic: PyTorch's message has no space before the level)
+        raise RuntimeError(f"Setting a forward grad that itself has a forward gradient at the same level{level} "
+                           f"is not supported.")
     with ExcludeDispatchKeyGuard(FORWARD_AD):
         dual = ops.alias(tensor)
-    _set_tangent(dual, tangent)
+    set_tangent(dual, tangent, is_inplace_op=False)
     return dual
 
 
@@ -282,7 +297,9 @@ def unpack_dual(tensor, *, level=None):
         return UnpackedDualTensor(tensor, None)
     if level != _current_level:
         raise RuntimeError("Invalid level given to _unpack_dual")
-    tangent = tangent_of(tensor)
+    # no tangent where forward AD is off (a custom Function's forward), as PyTorch's _fw_grad under
+    # AutoFwGradMode(false)
+    tangent = None if tls.excluded & FORWARD_AD else tangent_of(tensor)
     with ExcludeDispatchKeyGuard(FORWARD_AD):
         primal = ops.alias(tensor)
     if primal._autograd_meta is None:

@@ -15,7 +15,9 @@ import warnings
 from .._tensor import (CREATION_DEFAULT, CREATION_IN_CUSTOM_FUNCTION, CREATION_MULTI_OUTPUT_NODE,
                        DifferentiableViewMeta, Tensor, filled, version_counter)
 from ..errors import FreedGraphError
-from ..grad_mode import is_grad_enabled, no_grad
+from ..dispatch_keys import FORWARD_AD
+from ..grad_mode import ExcludeDispatchKeyGuard, is_grad_enabled, no_grad
+from . import forward_ad
 from .inplace import check_inplace, rebase_history
 from .node import Node, collect_next_edges, record, set_history
 from ..watchers import unreplayable
@@ -36,6 +38,15 @@ class FunctionCtx:
                 raise TypeError(f"save_for_backward can only save variables, but argument {i} "
                                 f"is of type {type(t).__name__}")
         self._to_save = tensors
+
+    def save_for_forward(self, *tensors) -> None:
+        """Save tensors for jvp, which reads them as ctx.saved_tensors (kept as they are: jvp runs
+        during apply, so nothing can change them in between)."""
+        for t in tensors:
+            if not (t is None or isinstance(t, Tensor)):
+                raise AssertionError("save_for_forward expects all arguments to be tensors; you should save "
+                                     "non-tensors as attributes on ctx.")
+        self.saved_for_forward = tensors
 
     def mark_dirty(self, *tensors) -> None:
         """These inputs were modified in place by forward (and must be returned by it)."""
@@ -67,6 +78,10 @@ _CLEARED = _Cleared()
 class BackwardCFunction(FunctionCtx, Node):
     """The Node of one Function.apply call; named '<Function>Backward' as in PyTorch."""
 
+    # what ctx.saved_tensors gives while jvp runs: save_for_forward's tensors (python_function.cpp's
+    # saved_for_forward); None the rest of the time
+    _jvp_saved = None
+
     def __init__(self, cls):
         Node.__init__(self)
         self._cls = cls
@@ -85,6 +100,8 @@ class BackwardCFunction(FunctionCtx, Node):
 
     @property
     def saved_tensors(self) -> tuple:
+        if self._jvp_saved is not None:
+            return self._jvp_saved
         if self._saved is None:     # forward ran without recording a graph
             return tuple(self._to_save)
         if self._saved is _CLEARED:
@@ -154,6 +171,10 @@ class BackwardCFunction(FunctionCtx, Node):
                                "You should only implement one of them.")
         return vjp_fn if vjp_fn is not Function.vjp else backward_fn
 
+    def apply_jvp(self, *tangents):
+        """The Function's jvp on these input tangents (function.py's BackwardCFunction.apply_jvp)."""
+        return self._forward_cls.jvp(self, *tangents)
+
     def release_variables(self) -> None:
         if self._saved:
             for sv in self._saved:
@@ -194,6 +215,12 @@ class Function:
 
     vjp = backward      # the same method under its other name: a Function defines one of the two
 
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        """The output tangents from the input tangents (None for a non-Tensor input), for forward AD."""
+        raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it "
+                                  "with forward mode AD.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run forward with grad mode off and record its Node. Keyword arguments go to forward as they
@@ -213,15 +240,21 @@ class Function:
             # the inputs' history before forward runs, as THPFunction_apply collects it: forward may
             # modify an input in place (ctx.mark_dirty), which must not be taken for its history
             node.set_next_edges(collect_next_edges(args[i] for i in positions))
+        dual = forward_ad._current_level >= 0
         with no_grad():
-            if has_setup_context:
-                outputs = cls.forward(*args)
-                cls.setup_context(node, args, outputs)
+            if dual:
+                # forward AD off inside forward, as PyTorch's AutoFwGradMode(false): the outputs' tangents
+                # come from jvp alone
+                with ExcludeDispatchKeyGuard(FORWARD_AD):
+                    outputs = _run_forward(cls, node, args, kwargs, has_setup_context)
             else:
-                outputs = cls.forward(node, *args, **kwargs)
+                outputs = _run_forward(cls, node, args, kwargs, has_setup_context)
         single = not isinstance(outputs, tuple)
-        outs = _wrap_outputs(node, (outputs,) if single else outputs, {id(args[i]) for i in positions},
-                             is_executable)
+        raw = (outputs,) if single else outputs
+        dirty = tuple(node._dirty)
+        outs = _wrap_outputs(node, raw, {id(args[i]) for i in positions}, is_executable)
+        if dual:
+            _process_forward_mode_ad(node, args, positions, raw, outs, dirty)
         # NOTE: the Node forgets the dirty tensors (PyTorch clears ctx.dirty_tensors): one it
         # holds while being that tensor's grad_fn would be a reference cycle
         node._dirty = ()
@@ -235,6 +268,110 @@ class Function:
                 # does): an output held by the Node that is its grad_fn would be a reference cycle
                 node._to_save = ()
         return outs[0] if single else outs
+
+
+def _run_forward(cls, node, args, kwargs, has_setup_context):
+    if has_setup_context:
+        outputs = cls.forward(*args)
+        cls.setup_context(node, args, outputs)
+        return outputs
+    return cls.forward(node, *args, **kwargs)
+
+
+def _forward_base(t):
+    """The tensor whose memory `t` shows as a forward view (PyTorch's forward view base), or t itself."""
+    m = t._autograd_meta
+    if m.__class__ is DifferentiableViewMeta and getattr(m, "fw_grad", None) is not forward_ad.NOT_A_FORWARD_VIEW:
+        return m.base
+    return t
+
+
+def _process_forward_mode_ad(node, args, positions, raw_outputs, outputs, dirty) -> None:
+    """The outputs' tangents from the Function's jvp, with PyTorch's checks on what it returns
+    (custom_function.cpp's _process_forward_mode_AD): None for an output that is not differentiable,
+    the input's own tangent modified in place for a dirty input, a view of the input's tangent for a
+    view of an input."""
+    tangents = [None] * len(args)
+    versions = {}
+    for i in positions:
+        tangent = forward_ad.tangent_of(args[i])
+        if tangent is not None:
+            tangents[i] = tangent
+            versions[i] = tangent._version
+    if not versions:
+        return      # no input has a tangent: jvp is not called
+    for i in positions:
+        a = args[i]
+        if tangents[i] is None and (a.is_floating_point() or a.is_complex()):
+            # a differentiable input without a tangent is handed zeros (python_function.cpp's jvp_user_function)
+            with ExcludeDispatchKeyGuard(FORWARD_AD), no_grad():
+                tangents[i] = a.new_zeros(a.shape)
+    input_at = {id(args[i]): i for i in positions}
+    bases = {id(_forward_base(args[i])): i for i in positions}
+    node._jvp_saved = tuple(getattr(node, "saved_for_forward", ()))
+    try:
+        with ExcludeDispatchKeyGuard(FORWARD_AD):
+            result = node.apply_jvp(*tangents)
+    finally:
+        node._jvp_saved = None
+    if not isinstance(result, tuple):
+        result = (result,)
+    for k, r in enumerate(result):
+        if r is not None and not isinstance(r, Tensor):
+            raise RuntimeError(f"expected Variable or None (got {type(r).__name__}) for grad output {k}.")
+    if len(result) != len(outputs):
+        raise RuntimeError(f"Function's jvp returned an invalid number of forward gradients (expected "
+                           f"{len(outputs)} but got {len(result)})")
+    dirty_ids = {id(t) for t in dirty}
+    for k, (raw, out, tangent) in enumerate(zip(raw_outputs, outputs, result)):
+        if (not isinstance(raw, Tensor) or id(raw) in node._non_differentiable
+                or not (raw.is_floating_point() or raw.is_complex())):
+            if tangent is not None:
+                raise RuntimeError(f"Function's jvp returned a gradient at position {k}, but  the corresponding "
+                                   f"forward output is not a differentiable Tensor.You should return None at "
+                                   f"that position instead.")
+            continue
+        if tangent is None:
+            continue
+        if id(raw) in dirty_ids:
+            if id(raw) not in input_at:
+                raise RuntimeError("Only input Tensors should be given to ctx.mark_dirty(). If a Tensor is not an "
+                                   "input, there is no need to pass it to mark_dirty().")
+            i = input_at[id(raw)]
+            if i in versions:
+                # the input's tangent must have been changed in place and handed back as it is
+                if tangent._version == versions[i]:
+                    raise RuntimeError("An inplace custom Function is not modifying the forward mode gradients "
+                                       "inplace. If the forward is modifying an input inplace, then the jvp "
+                                       "function must modify the corresponding gradient inplace.")
+                if tangent is not tangents[i]:
+                    raise RuntimeError("An inplace custom Function is not returning the forward mode gradients "
+                                       "as-is. If the forward is modifying an input inplace, then the jvp function "
+                                       "must modify the gradient inplace and return it as-is.")
+            else:
+                forward_ad.set_tangent(out, tangent, is_inplace_op=True)
+            continue
+        base = _forward_base(out)
+        if base is not out and id(base) in bases:
+            # a view of an input (or of its base): its tangent must be the same view of the input's
+            i = bases[id(base)]
+            input_tangent = forward_ad.tangent_of(args[i])
+            if input_tangent is None:
+                # the input had no tangent but its view gets one: as an in-place op would give it
+                forward_ad.set_tangent(out, tangent, is_inplace_op=True)
+                return
+            tangent_base = _forward_base(tangent)
+            if tangent_base is tangent:
+                raise RuntimeError("A custom Function's forward is returning a view (or an input as-is) but the "
+                                   "jvp is not returning a view.")
+            if _forward_base(input_tangent) is not input_tangent:
+                if _forward_base(input_tangent) is not tangent_base:
+                    raise RuntimeError("A custom Function is returning a view but the jvp is not returning a view "
+                                       "of the same base as the given grad input.")
+            elif input_tangent is not tangent_base:
+                raise RuntimeError("A custom Function is returning a view but the jvp is not returning a view of "
+                                   "the given grad input.")
+        forward_ad.set_tangent(out, tangent, is_inplace_op=False)
 
 
 def _wrap_outputs(node: BackwardCFunction, outputs: tuple, input_ids: set, is_executable: bool) -> tuple:

@@ -302,31 +302,151 @@ def _numerical_jvps(fn, inputs, i, u, eps) -> list[np.ndarray]:
     return _central_difference(fn, inputs, i, base - step, base + step, eps)
 
 
-def _gradcheck_helper(fn, inputs, eps, atol, rtol, nondet_tol, fast_mode, seed) -> bool:
+def _gradcheck_helper(fn, inputs, eps, atol, rtol, nondet_tol, fast_mode, seed, check_forward_ad=False,
+                      check_backward_ad=True, check_undefined_grad=False) -> bool:
+    """PyTorch's _gradcheck_helper up to the batched and undefined backward checks: the Jacobians by
+    backward mode, then by forward mode (and its undefined-tangent check), then backward's handling of
+    a zero grad_output."""
     inputs = _as_tuple(inputs)
     diff_positions = _check_inputs(inputs)
     floats = _float_outputs(fn(*inputs))
     outputs = [o for o in floats if o.requires_grad]
-    if fast_mode:
-        _fast_gradcheck(fn, inputs, diff_positions, floats, outputs, eps, atol, rtol, nondet_tol, seed)
-    elif not outputs:
-        for i in diff_positions:
-            for jacobian in numerical_jacobian(fn, inputs, i, eps, keep=[True] * len(floats)):
-                if np.any(jacobian != 0):
-                    raise GradcheckError("Numerical gradient for function expected to be zero")
-        return True
-    else:
-        keep = [o.requires_grad for o in floats]
-        numerical = [numerical_jacobian(fn, inputs, i, eps, keep=keep) for i in diff_positions]   # [input][output]
-        for oi, o in enumerate(outputs):
-            analytical = _jacobian(o, [inputs[i] for i in diff_positions], nondet_tol)
-            for j, (a, i) in enumerate(zip(analytical, diff_positions)):
-                n = numerical[j][oi]
-                if not _allclose(a, n, rtol, atol):
-                    raise GradcheckError(_mismatch(oi, j, _printed(n, o), _printed(a, inputs[i])))
-    if outputs:
+    if check_backward_ad:
+        if fast_mode:
+            _fast_gradcheck(fn, inputs, diff_positions, floats, outputs, eps, atol, rtol, nondet_tol, seed)
+        elif not outputs:
+            _check_no_differentiable_outputs(fn, inputs, diff_positions, floats, eps)
+        else:
+            keep = [o.requires_grad for o in floats]
+            numerical = [numerical_jacobian(fn, inputs, i, eps, keep=keep) for i in diff_positions]  # [input][output]
+            for oi, o in enumerate(outputs):
+                analytical = _jacobian(o, [inputs[i] for i in diff_positions], nondet_tol)
+                for j, (a, i) in enumerate(zip(analytical, diff_positions)):
+                    n = numerical[j][oi]
+                    if not _allclose(a, n, rtol, atol):
+                        raise GradcheckError(_mismatch(oi, j, _printed(n, o), _printed(a, inputs[i])))
+    if check_forward_ad:
+        if not outputs:
+            if fast_mode:
+                _fast_gradcheck(fn, inputs, diff_positions, floats, outputs, eps, atol, rtol, nondet_tol, seed)
+            else:
+                _check_no_differentiable_outputs(fn, inputs, diff_positions, floats, eps)
+        elif fast_mode:
+            _fast_forward_gradcheck(fn, inputs, diff_positions, floats, eps, atol, rtol, seed)
+        else:
+            _slow_forward_gradcheck(fn, inputs, diff_positions, floats, eps, atol, rtol)
+        if check_undefined_grad:
+            _check_undefined_forward(fn, inputs, diff_positions, seed)
+    if check_backward_ad and outputs:
         _backward_mul_by_grad_output(outputs, [inputs[i] for i in diff_positions])
     return True
+
+
+def _check_no_differentiable_outputs(fn, inputs, diff_positions, floats, eps) -> None:
+    for i in diff_positions:
+        for jacobian in numerical_jacobian(fn, inputs, i, eps, keep=[True] * len(floats)):
+            if np.any(jacobian != 0):
+                raise GradcheckError("Numerical gradient for function expected to be zero")
+
+
+# -- forward mode: the Jacobian's columns J u from the tangents of the outputs --------------------
+def _forward_ad_jvps(fn, inputs, diff_positions, directions) -> list:
+    """[input][direction][float output]: J u as flat arrays, by forward AD, for each direction u (an
+    array of the input's shape) given as the tangent of that input, the others' tangents zero (as
+    PyTorch's _get_analytical_jacobian_forward_ad, its duals made of detached inputs). An output
+    without a tangent has J u = 0."""
+    from . import forward_ad as fwAD
+    found = []
+    with fwAD.dual_level():
+        duals = list(inputs)
+        tangents = []
+        for i in diff_positions:
+            x = inputs[i].detach()
+            duals[i] = fwAD.make_dual(x, _like(x, np.zeros(x.shape)))
+            # the dual's own tangent, which fn's ops read (make_dual may keep a copy for a view)
+            tangents.append(fwAD.unpack_dual(duals[i]).tangent)
+        for tangent, us in zip(tangents, directions):
+            per_input = []
+            for u in us:
+                with no_grad():
+                    tangent.copy_(_like(tangent, u))
+                per_input.append([np.zeros(o.numel(), o._data.dtype) if t is None else np.array(_host(t)).reshape(-1)
+                                  for o, t in ((o, fwAD.unpack_dual(o).tangent) for o in _float_outputs(fn(*duals)))])
+                with no_grad():
+                    tangent.zero_()
+            found.append(per_input)
+    return found
+
+
+def _forward_mismatch(output_idx, input_idx, numerical, analytical) -> str:
+    return (f"Jacobian computed with forward mode mismatch for output {output_idx:d} with respect to input "
+            f"{input_idx:d},\nnumerical:{numerical}\nanalytical:{analytical}\n")
+
+
+def _slow_forward_gradcheck(fn, inputs, diff_positions, floats, eps, atol, rtol) -> None:
+    """Whole Jacobians: one forward-AD evaluation per input element (a unit tangent), against central
+    differences."""
+    keep = [o.requires_grad for o in floats]
+    outputs = [o for o, k in zip(floats, keep) if k]
+    directions = []
+    for i in diff_positions:
+        n = inputs[i].numel()
+        eye = np.eye(n, dtype=inputs[i]._data.dtype)
+        directions.append([eye[j].reshape(inputs[i].shape) for j in range(n)])
+    analytical = _forward_ad_jvps(fn, inputs, diff_positions, directions)
+    for j, i in enumerate(diff_positions):
+        numerical = numerical_jacobian(fn, inputs, i, eps, keep=keep)
+        columns = [[c for c, k in zip(col, keep) if k] for col in analytical[j]]
+        for oi, (o, n) in enumerate(zip(outputs, numerical)):
+            a = (np.stack([c[oi] for c in columns], axis=1) if columns
+                 else np.zeros((o.numel(), 0), o._data.dtype))
+            if not _allclose(a, n, rtol, atol):
+                raise GradcheckError(_forward_mismatch(oi, j, _printed(n, o), _printed(a, inputs[i])))
+
+
+def _fast_forward_gradcheck(fn, inputs, diff_positions, floats, eps, atol, rtol, seed) -> None:
+    """J u for one random unit u per input, by forward AD and by central differences along u; the
+    tolerance atol * sum(u) (PyTorch's _adjusted_atol without v)."""
+    rng = np.random.default_rng(seed)
+    us = [_unit_vector(rng, inputs[i].numel(), inputs[i]._data.dtype) for i in diff_positions]
+    keep = [o.requires_grad for o in floats]
+    outputs = [o for o, k in zip(floats, keep) if k]
+    analytical = _forward_ad_jvps(fn, inputs, diff_positions,
+                                  [[u.reshape(inputs[i].shape)] for i, u in zip(diff_positions, us)])
+    for j, (i, u) in enumerate(zip(diff_positions, us)):
+        numerical = [c for c, k in zip(_numerical_jvps(fn, inputs, i, u, eps), keep) if k]
+        a_all = [c for c, k in zip(analytical[j][0], keep) if k]
+        for oi, (o, a, n) in enumerate(zip(outputs, a_all, numerical)):
+            if not _allclose(a, n, rtol, atol * float(np.sum(u))):
+                raise GradcheckError(_forward_mismatch(oi, j, _printed(np.atleast_2d(n), o),
+                                                       _printed(np.atleast_2d(a), inputs[i])))
+
+
+def _check_undefined_forward(fn, inputs, diff_positions, seed) -> None:
+    """_test_undefined_forward_mode: with the other inputs' tangents random, an input given a zero
+    tangent and one given none must give the outputs the same tangents."""
+    from . import forward_ad as fwAD
+    rng = np.random.default_rng(seed)
+    us = [_unit_vector(rng, inputs[i].numel(), inputs[i]._data.dtype) for i in diff_positions]
+    with fwAD.dual_level():
+        duals = list(inputs)
+        for i, u in zip(diff_positions, us):
+            x = inputs[i].detach()
+            duals[i] = fwAD.make_dual(x, _like(x, u.reshape(x.shape)))
+        for i in diff_positions:
+            kept = duals[i]
+            x = inputs[i].detach()
+            duals[i] = fwAD.make_dual(x, _like(x, np.zeros(x.shape)))
+            zero_tangent = _float_outputs(fn(*duals))
+            duals[i] = x
+            no_tangent = _float_outputs(fn(*duals))
+            duals[i] = kept
+            for k, (o1, o2) in enumerate(zip(zero_tangent, no_tangent)):
+                t1, t2 = fwAD.unpack_dual(o1).tangent, fwAD.unpack_dual(o2).tangent
+                if t1 is not None and t2 is not None and not np.allclose(_host(t1), _host(t2)):
+                    raise GradcheckError(f"Mismatch in tangent values for output with index: {k} when input: "
+                                         f"{inputs[i]} has an undefined tangent value.  Got: {t1} but expected: "
+                                         f"{t2}")
 
 
 def _fast_gradcheck(fn, inputs, diff_positions, floats, outputs, eps, atol, rtol, nondet_tol, seed) -> None:
@@ -376,17 +496,26 @@ def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=Tru
     """True when every analytic gradient matches finite differences; else raises GradcheckError
     (or, with raise_exception=False, returns False). PyTorch's checks besides: backward handles
     undefined output gradients (check_undefined_grad, on by default) and gives the same gradients
-    batched (check_batched_grad, through autograd.grad's is_grads_batched). agrad has no forward-mode
-    AD: asking for its checks raises NotImplementedError. (check_grad_dtypes and masked concern
-    complex and sparse tensors, which agrad has not.)"""
-    if check_forward_ad or check_batched_forward_grad:
-        raise NotImplementedError("gradcheck: check_forward_ad and check_batched_forward_grad need forward-mode "
-                                  "AD, which agrad does not have")
+    batched (check_batched_grad, through autograd.grad's is_grads_batched). check_forward_ad compares
+    the Jacobians forward AD gives (autograd/forward_ad.py) with the same finite differences, and
+    that a zero tangent and none give the same output tangents (check_undefined_grad).
+    check_batched_forward_grad needs vmap, which agrad has not: NotImplementedError. (check_grad_dtypes
+    and masked concern complex and sparse tensors, which agrad has not.)"""
+    if not (check_forward_ad or check_backward_ad):
+        raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad to be True")
+    if check_batched_grad and not check_backward_ad:
+        raise AssertionError("Setting check_batched_grad=True requires check_backward_ad to be True")
+    if check_batched_forward_grad and not check_forward_ad:
+        raise AssertionError("Setting check_batched_forward_grad=True requires check_forward_ad to be True")
+    if check_batched_forward_grad:
+        # PyTorch checks it by vmapping the tangents (functorch); agrad has no vmap to check against
+        raise NotImplementedError("gradcheck: check_batched_forward_grad needs vmap over forward AD, which agrad "
+                                  "does not have")
     try:
+        _gradcheck_helper(fn, inputs, eps, atol, rtol, nondet_tol, fast_mode, seed, check_forward_ad=check_forward_ad,
+                          check_backward_ad=check_backward_ad, check_undefined_grad=check_undefined_grad)
         if not check_backward_ad:
-            _check_inputs(_as_tuple(inputs))
             return True
-        _gradcheck_helper(fn, inputs, eps, atol, rtol, nondet_tol, fast_mode, seed)
         if check_batched_grad:
             _check_batched_grad(fn, _as_tuple(inputs), seed)
         if check_undefined_grad:

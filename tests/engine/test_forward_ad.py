@@ -94,11 +94,12 @@ def test_op_tangents(info, sample):
 
 # ---- the API, against PyTorch's fixtures ----------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["errors", "semantics", "backward"])
+@pytest.mark.parametrize("name", ["errors", "semantics", "backward", "custom_function", "gradcheck_forward"])
 def test_the_scenarios_match_pytorch(name):
     """tests/reference/forward_ad_scenarios.py run on agrad, as make_forward_ad.py ran them on torch 2.13:
-    the API's errors and messages, tangents through views, in-place ops and no_grad, and backward
-    through dual tensors (the primal keeps its graph; the tangent is differentiable in both)."""
+    the API's errors and messages, tangents through views, in-place ops and no_grad, backward through
+    dual tensors (the primal keeps its graph; the tangent is differentiable in both), custom Functions'
+    jvp with its checks, and gradcheck(check_forward_ad=True)."""
     scenario_fixtures.compare(SCENARIOS[name](agrad, fwAD), RECORDED[name], [name], rtol=1e-12)
 
 
