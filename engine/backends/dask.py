@@ -14,6 +14,7 @@ against the CPU.
 """
 from __future__ import annotations
 
+import gc
 import math
 
 import numpy as np
@@ -75,11 +76,20 @@ class DaskBackend(Backend):
 
     @staticmethod
     def _import_dask_array():
+        # NOTE: with the cyclic collector on, which agrad pauses while it reads or checks a graph (the
+        # first use of dask is often there): dask's slice_array is decorated with a disable_gc() that
+        # notes at import whether the collector is on, and after each call turns it back on only if it
+        # was. Imported while paused, every later slicing of a dask array would leave it off for good.
+        paused = not gc.isenabled()
+        gc.enable()
         try:
             import dask.array
         except ImportError as exc:
             raise DeviceUnavailableError(f"device dask is not available: dask.array is not installed ({exc}); "
                                          f"install it with: {INSTALL_HINT}") from None
+        finally:
+            if paused:
+                gc.disable()
         return dask.array
 
     def check_device(self, dev):

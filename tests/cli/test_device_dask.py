@@ -152,3 +152,14 @@ def test_train_on_dask_equals_cpu(tmp_path):
         losses.append(json.loads(result.stdout)["losses"])
     assert len(losses[1]) == 4
     np.testing.assert_allclose(losses[1], losses[0], rtol=1e-12, atol=0)
+
+
+def test_dask_first_imported_while_the_collector_is_paused_does_not_leave_it_off():
+    # dask's slice_array notes at import whether the collector is on, and after each call turns it
+    # back on only if it was: agrad imports dask with it on (its first use is often in a paused check)
+    import subprocess
+    import sys
+    code = ("import gc; gc.disable(); from agrad.backends import get_backend; get_backend('dask').xp; "
+            "assert not gc.isenabled(); gc.enable(); import dask.array as da; da.ones(4)[1:]; print(gc.isenabled())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "True", out.stderr
