@@ -7,13 +7,32 @@ import agrad
 from agrad.ops import registered
 
 
-def cases():
-    """A pytest param per (op, sample) of every op that declares samples."""
+def cases(predicate=lambda info: True):
+    """A pytest param per (op, sample) of every op that declares samples (and meets `predicate`)."""
     for info in registered():
-        if info.samples is None:
+        if info.samples is None or not predicate(info):
             continue
         for sample in info.samples(info.name):
             yield pytest.param(info, sample, id=f"{info.name}-{sample.name}")
+
+
+def as_function(info, sample, takes=lambda t: t.requires_grad):
+    """`fn(*inputs)` calling the op with the sample's arguments, the tensors that `takes` picks
+    (those that require grad, by default, including those inside a Tensor[] argument: cat, stack)
+    replaced by its arguments; and those tensors."""
+    positions = [(i, j) for i, a in enumerate(sample.args)
+                 for j, t in ([(None, a)] if not isinstance(a, (list, tuple)) else enumerate(a))
+                 if isinstance(t, agrad.Tensor) and takes(t)]
+
+    def fn(*tensors):
+        args = [list(a) if isinstance(a, (list, tuple)) else a for a in sample.args]
+        for (i, j), t in zip(positions, tensors):
+            if j is None:
+                args[i] = t
+            else:
+                args[i][j] = t
+        return info.entry.function(*args, **sample.kwargs)
+    return fn, [sample.args[i] if j is None else sample.args[i][j] for i, j in positions]
 
 
 def moved(x, device):

@@ -6,55 +6,40 @@ import pytest
 
 import agrad
 import agrad.autograd.forward_ad as fwAD
+import op_sample_runs
 import scenario_fixtures
-from agrad.ops import registered
 
 SCENARIOS, RECORDED = scenario_fixtures.scenarios_beside("forward_ad_scenarios")
 
 
 # ---- every op's samples ----------------------------------------------------------------------------
 
-def _cases():
-    for info in registered():
-        if info.samples is None or not info.differentiable:
-            continue
-        for sample in info.samples(info.name):
-            yield pytest.param(info, sample, id=f"{info.name}-{sample.name}")
+def _float_inputs(t) -> bool:
+    return t.dtype == agrad.float64 and t.requires_grad
 
 
-def _float_inputs(sample):
-    """[(position, index in a Tensor[] or None)] of the sample's float64 tensor arguments."""
-    return [(i, j) for i, a in enumerate(sample.args)
-            for j, t in ([(None, a)] if not isinstance(a, (list, tuple)) else enumerate(a))
-            if isinstance(t, agrad.Tensor) and t.dtype == agrad.float64 and t.requires_grad]
+def _fn(info, sample):
+    """The op as a function of the sample's float64 inputs that require grad, returning a tuple."""
+    call, inputs = op_sample_runs.as_function(info, sample, takes=_float_inputs)
 
-
-def _fn(info, sample, positions):
     def fn(*tensors):
-        args = [list(a) if isinstance(a, (list, tuple)) else a for a in sample.args]
-        for (i, j), t in zip(positions, tensors):
-            if j is None:
-                args[i] = t
-            else:
-                args[i][j] = t
-        out = info.entry.function(*args, **sample.kwargs)
+        out = call(*tensors)
         return tuple(out) if isinstance(out, (tuple, list)) else (out,)
-    return fn
+    return fn, inputs
 
 
 def _float_outputs(outs):
     return [k for k, o in enumerate(outs) if isinstance(o, agrad.Tensor) and o.is_floating_point()]
 
 
-@pytest.mark.parametrize("info,sample", list(_cases()))
+@pytest.mark.parametrize("info,sample", list(op_sample_runs.cases(lambda info: info.differentiable)))
 def test_op_tangents(info, sample):
-    positions = _float_inputs(sample)
-    if not positions:
+    fn, inputs = _fn(info, sample)
+    if not inputs:
         pytest.skip("no float64 input in this sample")
     if "ties" in sample.name:
         pytest.skip("no directional derivative where values tie")
-    fn = _fn(info, sample, positions)
-    primals = [(sample.args[i] if j is None else sample.args[i][j]).detach() for i, j in positions]
+    primals = [t.detach() for t in inputs]
     rng = np.random.default_rng(len(sample.name))
     tangents = [agrad.tensor(rng.uniform(-1, 1, tuple(p.shape))) for p in primals]
     first, again = fn(*primals), fn(*primals)

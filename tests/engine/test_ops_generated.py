@@ -2,51 +2,22 @@
 import pytest
 
 import agrad
+import op_sample_runs
 from agrad.ops import registered
 from agrad.testing import gradcheck, gradgradcheck
 
 
-def _cases(predicate=lambda info: True):
-    for info in registered():
-        if info.samples is None or not predicate(info):
-            continue
-        for sample in info.samples(info.name):
-            yield pytest.param(info, sample, id=f"{info.name}-{sample.name}")
-
-
-def _differentiable_args(sample):
-    return [a for a in sample.args if isinstance(a, agrad.Tensor) and a.requires_grad]
-
-
-def _call(info, sample):
-    """`fn(*leaves)` rebuilding the sample's arguments, and the leaves: tensors that
-    require grad, including those inside a Tensor[] argument (cat, stack)."""
-    positions = [(i, j) for i, a in enumerate(sample.args)
-                 for j, t in ([(None, a)] if not isinstance(a, (list, tuple)) else enumerate(a))
-                 if isinstance(t, agrad.Tensor) and t.requires_grad]
-
-    def fn(*tensors):
-        args = [list(a) if isinstance(a, (list, tuple)) else a for a in sample.args]
-        for (i, j), t in zip(positions, tensors):
-            if j is None:
-                args[i] = t
-            else:
-                args[i][j] = t
-        return info.entry.function(*args, **sample.kwargs)
-    return fn, [sample.args[i] if j is None else sample.args[i][j] for i, j in positions]
-
-
-@pytest.mark.parametrize("info,sample", list(_cases(lambda i: i.differentiable)))
+@pytest.mark.parametrize("info,sample", list(op_sample_runs.cases(lambda i: i.differentiable)))
 def test_gradcheck(info, sample):
-    fn, inputs = _call(info, sample)
+    fn, inputs = op_sample_runs.as_function(info, sample)
     if not inputs:
         pytest.skip("no differentiable input in this sample")
     assert gradcheck(fn, inputs)
 
 
-@pytest.mark.parametrize("info,sample", list(_cases(lambda i: i.differentiable and i.gradgrad)))
+@pytest.mark.parametrize("info,sample", list(op_sample_runs.cases(lambda i: i.differentiable and i.gradgrad)))
 def test_gradgradcheck(info, sample):
-    fn, inputs = _call(info, sample)
+    fn, inputs = op_sample_runs.as_function(info, sample)
     if not inputs:
         pytest.skip("no differentiable input in this sample")
     if "ties" in sample.name:
@@ -62,7 +33,7 @@ def _to_meta(x):
     return x
 
 
-@pytest.mark.parametrize("info,sample", list(_cases()))
+@pytest.mark.parametrize("info,sample", list(op_sample_runs.cases()))
 def test_meta_matches_cpu(info, sample):
     """The Meta rule infers exactly the shapes and dtypes the CPU kernel produces."""
     if "dynamic_output_shape" in info.tags:       # masked_select: the shape depends on the values
@@ -80,7 +51,7 @@ def test_meta_matches_cpu(info, sample):
         assert m.requires_grad == r.requires_grad
 
 
-@pytest.mark.parametrize("info,sample", list(_cases(lambda i: i.differentiable)))
+@pytest.mark.parametrize("info,sample", list(op_sample_runs.cases(lambda i: i.differentiable)))
 def test_backward_on_meta(info, sample):
     """Backward formulas run on Meta too: gradient shapes are inferred without data."""
     if "dynamic_output_shape" in info.tags:
