@@ -32,7 +32,11 @@ def _call(info, sample):
                 args[i] = t
             else:
                 args[i][j] = t
-        return info.entry.function(*args, **sample.kwargs)
+        if sample.gradcheck_wrapper is not None:
+            out = sample.gradcheck_wrapper(info.entry.function, *args, **sample.kwargs)
+        else:
+            out = info.entry.function(*args, **sample.kwargs)
+        return out if sample.output_process_fn_grad is None else sample.output_process_fn_grad(out)
     return fn, [sample.args[i] if j is None else sample.args[i][j] for i, j in positions]
 
 
