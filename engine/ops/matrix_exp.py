@@ -1,0 +1,59 @@
+"""The matrix exponential (ATen's LinearAlgebra): linalg_matrix_exp, by SciPy's expm (Al-Mohy
+and Higham's scaling and squaring; PyTorch's CPU kernel is a Taylor polynomial with scaling and
+squaring, equal to rounding), and matrix_exp, torch.matrix_exp's name of it.
+
+The gradient is FunctionsManual's backward_analytic_function_of_a_matrix: for any analytic f,
+the upper-right block of f([[Aᴴ, G], [0, Aᴴ]]) is the adjoint of f's derivative at A applied
+to G (Mathias 1996), so the backward is matrix_exp again and every order follows."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..backends.meta import MetaArray
+from .determinants import _mT, _square_check
+from .factories import zeros_like
+from .registry import defop
+from .samples import SampleInput, make_arg
+from .shape.indexing import narrow
+from .shape.join import cat
+
+
+def _matrix_exp_meta(self):
+    _square_check("matrix_exp", self)
+    return MetaArray(self.shape, self.dtype)
+
+
+def _matrix_exp_kernel(xp, self):
+    _square_check("matrix_exp", self)
+    if xp is np:
+        from scipy.linalg import expm       # imported by the first matrix_exp only
+    else:
+        from cupyx.scipy.linalg import expm
+    if self.size == 0:
+        return self.copy()
+    return xp.asarray(expm(self)).astype(self.dtype, copy=False)
+
+
+def _matrix_exp_grad(grad, self):
+    n = self.shape[-1]
+    At = _mT(self)
+    meta = cat([cat([At, grad], -1), cat([zeros_like(grad), At], -1)], -2)
+    return narrow(narrow(linalg_matrix_exp(meta), -2, 0, n), -1, n, n)
+
+
+def _matrix_exp_samples(op):
+    return [SampleInput("(3,3)", make_arg((3, 3), key=(op, 0))),
+            SampleInput("(2,2,2) batch", make_arg((2, 2, 2), key=(op, 1))),
+            SampleInput("(1,1)", make_arg((1, 1), key=(op, 2))),
+            SampleInput("(4,4)T large norm", make_arg((4, 4), key=(op, 3), low=-3.0, high=3.0, transposed=True))]
+
+
+linalg_matrix_exp = defop(
+    "linalg_matrix_exp(Tensor self) -> Tensor",
+    kernel=_matrix_exp_kernel, meta=_matrix_exp_meta, grads={"self": _matrix_exp_grad},
+    samples=_matrix_exp_samples, torch="torch.linalg.matrix_exp",
+    doc="e^A = Σ Aᵏ/k! of each square matrix.")
+
+matrix_exp = defop("matrix_exp(Tensor self) -> Tensor", composite=lambda self: linalg_matrix_exp(self),
+                   samples=_matrix_exp_samples, torch="torch.matrix_exp",
+                   doc="linalg_matrix_exp, PyTorch's older name.")
