@@ -40,7 +40,7 @@ FAMILIES = {
     "linalg_products": (
         ("linalg_diagonal", "linalg_multi_dot", "linalg_vecdot", "vdot"),
         ()),
-    "matrix_exp": (
+    "matrix_functions": (
         ("linalg_matrix_exp", "matrix_exp"),
         ()),
     "nn.attention": (

@@ -1,6 +1,7 @@
-"""The matrix exponential (ATen's LinearAlgebra): linalg_matrix_exp, by SciPy's expm (Al-Mohy
-and Higham's scaling and squaring; PyTorch's CPU kernel is a Taylor polynomial with scaling and
-squaring, equal to rounding), and matrix_exp, torch.matrix_exp's name of it.
+"""Analytic functions of a matrix (ATen's LinearAlgebra): linalg_matrix_exp, the matrix
+exponential, by SciPy's expm (Al-Mohy and Higham's scaling and squaring; PyTorch's CPU kernel
+is a Taylor polynomial with scaling and squaring, equal to rounding), and matrix_exp,
+torch.matrix_exp's name of it.
 
 The gradient is FunctionsManual's backward_analytic_function_of_a_matrix: for any analytic f,
 the upper-right block of f([[Aᴴ, G], [0, Aᴴ]]) is the adjoint of f's derivative at A applied
