@@ -30,16 +30,20 @@ from .ops import linalg_qr as qr
 from .ops import linalg_slogdet as slogdet
 from .ops import linalg_solve as solve
 from .ops import linalg_solve_ex as solve_ex
+from .ops import linalg_solve_triangular as solve_triangular
 from .ops import linalg_svd as svd
 from .ops import linalg_svdvals as svdvals
+from .ops import linalg_tensorinv as tensorinv
+from .ops import linalg_tensorsolve as tensorsolve
+from .ops import linalg_vander as vander
 from .ops import linalg_vecdot as vecdot
 from .ops import linalg_vector_norm as vector_norm
-from .ops import matmul
-from .ops import matrix_power
+from .ops import matmul, matrix_power
 
 __all__ = ["cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "inv_ex",
            "lstsq", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv",
-           "qr", "slogdet", "solve", "solve_ex", "svd", "svdvals", "vecdot", "vector_norm"]
+           "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve",
+           "vander", "vecdot", "vector_norm"]
 
 
 def multi_dot(tensors):

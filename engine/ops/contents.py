@@ -38,7 +38,7 @@ FAMILIES = {
          "linear", "matmul", "mm", "mv", "outer", "trace"),
         ()),
     "linalg_products": (
-        ("linalg_diagonal", "linalg_multi_dot", "linalg_vecdot", "vdot"),
+        ("linalg_diagonal", "linalg_multi_dot", "linalg_vander", "linalg_vecdot", "vdot"),
         ()),
     "matrix_functions": (
         ("linalg_matrix_exp", "matrix_exp"),
@@ -187,7 +187,8 @@ FAMILIES = {
          "unfold_backward", "unsqueeze", "view"),
         ()),
     "solve": (
-        ("linalg_solve", "linalg_solve_ex"),
+        ("linalg_solve", "linalg_solve_ex", "linalg_solve_triangular", "linalg_tensorinv",
+         "linalg_tensorsolve"),
         ()),
 }
 

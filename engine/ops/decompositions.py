@@ -1,8 +1,10 @@
 """Matrix decompositions (ATen's BatchLinearAlgebra): linalg_cholesky_ex (linalg_cholesky),
 linalg_qr, linalg_eigh (linalg_eigvalsh), linalg_svd (linalg_svdvals), each over the
 leading (batch) dimensions, by LAPACK through NumPy as PyTorch's CPU kernels call LAPACK
-(potrf, geqrf/orgqr, syevd, gesdd): the same routines, so the same signs of the columns of
-Q, V, U where the decomposition leaves them free.
+(potrf, geqrf/orgqr, syevd, gesdd). Where a decomposition leaves signs free, they are LAPACK's:
+QR's match PyTorch's (Householder's convention), but eigh's and svd's columns can differ in
+sign between LAPACK builds (PyTorch's MKL, NumPy's OpenBLAS), as they do between PyTorch's own
+CPU and CUDA; the tests compare gauge-invariant parts (|V|, |U|, |Vh|), as PyTorch's OpInfo does.
 
 The gradients are FunctionsManual.cpp's (cholesky_backward, linalg_qr_backward,
 linalg_eig_backward for Hermitian input, svd_backward), written with agrad ops so that every
@@ -18,10 +20,12 @@ import numpy as np
 from .. import dtypes
 from ..backends.meta import MetaArray
 from ..creation import eye
+from ..errors import DtypeNotImplementedError
+from ..messages import scalar_type_name
 from .determinants import _mT, _square_check
 from .linalg import matmul
-from .registry import defop
 from .reduce.selection import _named_results
+from .registry import defop
 from .samples import SampleInput, make_arg
 from .shape.diagonal import diag_embed, diagonal, tril, triu
 from .shape.indexing import narrow
@@ -33,8 +37,6 @@ def _matrix_check(op, A):
     if A.ndim < 2:
         raise RuntimeError(f"linalg.{op}: The input tensor A must have at least 2 dimensions.")
     if A.dtype.kind != "f" or A.dtype == np.float16:
-        from ..errors import DtypeNotImplementedError
-        from ..messages import scalar_type_name
         raise DtypeNotImplementedError(f"linalg.{op}: Expected a floating point or complex tensor as input. "
                                        f"Got {scalar_type_name(A.dtype)}")
 

@@ -1,7 +1,8 @@
 """The pseudoinverse and what is built on it (ATen's LinearAlgebra, BatchLinearAlgebra):
-linalg_pinv (LinalgPinvBackward0, derivatives.yaml's pinv_backward), linalg_lstsq (its
-solution, with lstsq's gradient linalg_lstsq_backward, which differentiates through the
-pseudoinverse as PyTorch's does), and linalg_matrix_rank (the singular values above a tolerance).
+linalg_pinv (LinalgPinvBackward0, derivatives.yaml's pinv_backward), linalg_lstsq (by the
+SVD; its solution's gradient is linalg_lstsq_backward, through the pseudoinverse as PyTorch's,
+its residuals' the least-squares envelope), and linalg_matrix_rank (the singular values above a
+tolerance).
 
 Tolerances are PyTorch's: a singular value σ counts where σ > max(atol, rtol·σ_max); without
 either, rtol is eps·max(m, n); with only atol > 0, rtol is 0.
@@ -14,13 +15,17 @@ from ..backends.meta import MetaArray
 from ..errors import DtypeError
 from ..messages import scalar_type_name
 from ..shapes import broadcast_shapes
-from .decompositions import _matrix_check, hermitian_input, linalg_eigvalsh, linalg_svdvals
+from .decompositions import (
+    _matrix_check,
+    hermitian_input,
+    linalg_eigvalsh,
+    linalg_svdvals,
+)
 from .determinants import _mT
 from .linalg import matmul
-from .reduce.arithmetic import sum  # noqa: A004
-from .reduce.selection import amax
+from .reduce.arithmetic import sum
+from .reduce.selection import _named_results, amax
 from .registry import defop
-from .reduce.selection import _named_results
 from .samples import SampleInput, make_arg
 from .shape.view import squeeze, unsqueeze
 from .solve import _is_vector_rhs
@@ -106,12 +111,12 @@ def _lstsq_meta(self, b, rcond=None, driver=None):
         raise DtypeError(f"torch.linalg.lstsq: Expected input and other to have the same dtype, but got "
                          f"input's dtype {scalar_type_name(self.dtype)} and other's dtype {scalar_type_name(b.dtype)}")
     if driver is not None and driver not in _DRIVERS:
-        raise RuntimeError(f"torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
     vector = _is_vector_rhs(self, b)
     B = tuple(b.shape) + (1,) if vector else tuple(b.shape)
     m, n = self.shape[-2:]
     if B[-2] != m:
-        raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+        raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
     batch = broadcast_shapes(tuple(self.shape[:-2]), B[:-2])
     solution = batch + ((n,) if vector else (n, B[-1]))
     driver = driver or "gelsy"

@@ -1,18 +1,21 @@
 """torch.linalg's products and views, composites over other ops as in ATen's LinearAlgebra:
 linalg_multi_dot (mm in the cheapest order, PyTorch's matrix_chain_order), linalg_vecdot (the
-sum of x·y along dim), linalg_diagonal (diagonal over the last two dimensions by default)."""
+sum of x·y along dim; vdot, the op, for two vectors), linalg_diagonal (diagonal over the last
+two dimensions by default), linalg_vander (the Vandermonde matrix, running products)."""
 from __future__ import annotations
 
 from ..backends.meta import MetaArray
 from ..errors import DtypeError
 from ..messages import scalar_type_name
+from .factories import ones_like
 from .linalg import mm
-from .reduce.arithmetic import sum  # noqa: A004
+from .reduce.arithmetic import sum
+from .reduce.cumulative import cumprod
 from .registry import defop
 from .samples import SampleInput, make_arg
 from .shape.diagonal import diagonal
-from .shape.view import reshape, unsqueeze
-
+from .shape.join import cat
+from .shape.view import expand, reshape, unsqueeze
 
 # ---- multi_dot ----------------------------------------------------------------------------------
 
@@ -152,3 +155,24 @@ linalg_diagonal = defop(
                         SampleInput("offset=1 (3,4)", make_arg((3, 4), key=(op, 1)), offset=1),
                         SampleInput("dim1=0 dim2=2", make_arg((3, 2, 3), key=(op, 2)), dim1=0, dim2=2)],
     torch="torch.linalg.diagonal", doc="diagonal over dims (-2, -1) by default: the diagonals of a batch of matrices.")
+
+
+def _vander(x, N=None):
+    """PyTorch's composite: a column of ones, then the running products of x (cumprod), so the gradient
+    is cumprod's."""
+    if not (x.dtype.is_floating_point or x.dtype.category == 1):
+        raise RuntimeError(f"linalg.vander supports floating point, complex, and integer tensors, but got "
+                           f"{scalar_type_name(x.dtype.np)}")
+    x = unsqueeze(x, -1) if x.ndim == 0 else x
+    n = x.shape[-1] if N is None else N
+    if n <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    powers = cumprod(expand(unsqueeze(x, -1), list(x.shape) + [n - 1]), -1)
+    return cat([ones_like(powers[..., :1]), powers], -1)
+
+
+linalg_vander = defop(
+    "linalg_vander(Tensor x, *, SymInt? N=None) -> Tensor", composite=_vander,
+    samples=lambda op: [SampleInput("(4,)", make_arg((4,), key=(op, 0))),
+                        SampleInput("(2,3) N=5", make_arg((2, 3), key=(op, 1)), N=5)],
+    torch="torch.linalg.vander", doc="The Vandermonde matrix: x's powers 0 … N-1 along a new last dimension.")

@@ -27,7 +27,7 @@ def _matrix_exp_meta(self):
 def _matrix_exp_kernel(xp, self):
     _square_check("matrix_exp", self)
     if xp is np:
-        from scipy.linalg import expm       # imported by the first matrix_exp only
+        from scipy.linalg import expm  # imported by the first matrix_exp only
     else:
         from cupyx.scipy.linalg import expm
     if self.size == 0:

@@ -9,14 +9,13 @@ import math
 
 import numpy as np
 
-from ..backends.meta import MetaArray
 from ..errors import DtypeError
 from ..messages import scalar_type_name
-from ..shapes import normalize_dim, normalize_dims
+from ..shapes import normalize_dim
 from .decompositions import linalg_svdvals
 from .determinants import linalg_inv_ex
 from .pointwise.binary import where
-from .reduce.arithmetic import _norm_grad, _norm_kernel, _norm_meta, _sum_dtype, sum  # noqa: A004
+from .reduce.arithmetic import _norm_grad, _norm_kernel, _norm_meta, _sum_dtype, sum
 from .reduce.selection import amax, amin
 from .registry import defop
 from .samples import SampleInput, make_arg
@@ -84,7 +83,7 @@ linalg_vector_norm = defop(
 
 def _matrix_dims(A, dim):
     if A.ndim < 2:
-        raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
     if len(dim) != 2:
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {', '.join(map(str, dim))}")
     d0, d1 = normalize_dim(dim[0], A.ndim), normalize_dim(dim[1], A.ndim)

@@ -2,11 +2,10 @@
 and the semantics the generated op tests do not reach (errors, info, dtypes, decompositions'
 identities, tolerances, argument forms). Values and gradients against PyTorch's are in the
 fixtures (test_reference), gradients against finite differences in test_ops_generated."""
-import numpy as np
-import pytest
-
 import agrad
 import agrad.linalg as LA
+import numpy as np
+import pytest
 from agrad.testing import gradcheck, gradgradcheck
 
 F64 = agrad.float64
@@ -228,3 +227,25 @@ def test_eigh_third_order():
     h, = agrad.autograd.grad((g * g).sum(), a, create_graph=True)
     assert h.requires_grad and h.shape == (3, 3)
     assert gradgradcheck(f, [a])
+
+
+def test_triangular_and_tensor_systems():
+    a = _rand(3, 3, seed=29) + 3 * agrad.eye(3, dtype=F64)
+    b = _rand(3, 2, seed=30)
+    x = LA.solve_triangular(a, b, upper=True)
+    np.testing.assert_allclose((agrad.triu(a) @ x).numpy(), b.numpy(), atol=1e-14)     # only the triangle is read
+    y = LA.solve_triangular(a, b, upper=False, unitriangular=True)
+    unit = agrad.tril(a, -1) + agrad.eye(3, dtype=F64)
+    np.testing.assert_allclose((unit @ y).numpy(), b.numpy(), atol=1e-14)
+    with pytest.raises(TypeError):
+        LA.solve_triangular(a, b)                                                      # upper is required
+    t = (_rand(6, 6, seed=31) + 3 * agrad.eye(6, dtype=F64)).reshape(2, 3, 6)
+    inv = LA.tensorinv(t, ind=2)
+    assert inv.shape == (6, 2, 3)
+    np.testing.assert_allclose(np.tensordot(inv.numpy(), t.numpy(), 2), np.eye(6), atol=1e-13)
+    rhs = _rand(2, 3, seed=32)
+    sol = LA.tensorsolve(t, rhs)
+    np.testing.assert_allclose(np.tensordot(t.numpy(), sol.numpy(), 1), rhs.numpy(), atol=1e-13)
+    np.testing.assert_allclose(LA.vander(_t([1.0, 2.0, 3.0])).numpy(), np.vander([1.0, 2.0, 3.0], increasing=True))
+    with pytest.raises(RuntimeError, match="N must be greater than 1"):
+        LA.vander(_t([1.0, 2.0]), N=1)
