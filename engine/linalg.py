@@ -17,6 +17,7 @@ from .ops import linalg_det as det
 from .ops import linalg_diagonal as diagonal
 from .ops import linalg_eigh as eigh
 from .ops import linalg_eigvalsh as eigvalsh
+from .ops import linalg_householder_product as householder_product
 from .ops import linalg_inv as inv
 from .ops import linalg_inv_ex as inv_ex
 from .ops import linalg_lstsq as lstsq
@@ -40,7 +41,8 @@ from .ops import linalg_vecdot as vecdot
 from .ops import linalg_vector_norm as vector_norm
 from .ops import matmul, matrix_power
 
-__all__ = ["cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "inv_ex",
+__all__ = ["cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "householder_product",
+           "inv", "inv_ex",
            "lstsq", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv",
            "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve",
            "vander", "vecdot", "vector_norm"]

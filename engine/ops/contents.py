@@ -17,8 +17,8 @@ FAMILIES = {
         ("_to_copy", "_view_dtype", "clone", "contiguous", "copy", "detach", "to"),
         ()),
     "decompositions": (
-        ("linalg_cholesky", "linalg_cholesky_ex", "linalg_eigh", "linalg_eigvalsh", "linalg_qr",
-         "linalg_svd", "linalg_svdvals"),
+        ("linalg_cholesky", "linalg_cholesky_ex", "linalg_eigh", "linalg_eigvalsh",
+         "linalg_householder_product", "linalg_qr", "linalg_svd", "linalg_svdvals"),
         ()),
     "determinants": (
         ("det", "inverse", "linalg_det", "linalg_inv", "linalg_inv_ex", "linalg_slogdet", "logdet",

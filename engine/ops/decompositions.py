@@ -1,5 +1,6 @@
 """Matrix decompositions (ATen's BatchLinearAlgebra): linalg_cholesky_ex (linalg_cholesky),
-linalg_qr, linalg_eigh (linalg_eigvalsh), linalg_svd (linalg_svdvals), each over the
+linalg_qr (and linalg_householder_product, geqrf's Q from its reflectors, a composite), linalg_eigh
+(linalg_eigvalsh), linalg_svd (linalg_svdvals), each over the
 leading (batch) dimensions, by LAPACK through NumPy as PyTorch's CPU kernels call LAPACK
 (potrf, geqrf/orgqr, syevd, gesdd). Where a decomposition leaves signs free, they are LAPACK's:
 QR's match PyTorch's (Householder's convention), but eigh's and svd's columns can differ in
@@ -92,6 +93,7 @@ def _cholesky_ex_kernel(xp, A, upper, check_errors):
                 raise RuntimeError(f"linalg.cholesky: {where}The factorization could not be completed because the "
                                    f"input is not positive-definite (the leading minor of order {k} is not "
                                    f"positive-definite).") from None
+    # NOTE: where A is not positive-definite, L is NaN (PyTorch leaves LAPACK's partial factor there)
     if upper:
         L = xp.swapaxes(L, -1, -2)
     return xp.ascontiguousarray(L).astype(A.dtype, copy=False), info
@@ -175,20 +177,21 @@ def _qr_square_or_tall(gQ, gR, Q, R):
     return _mT(linalg_solve(R, _mT(b)))                  # b R⁻ᴴ
 
 
-def _qr_grad(grads, A, result, mode):
+def _qr_grad(grads, result, mode):
     gQ, gR = grads
     Q, R = result
-    m, n = A.shape[-2], A.shape[-1]
     if mode == "r":
         raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
                            "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.")
+    m, n = Q.shape[-2], R.shape[-1]
     if mode == "complete" and m > n:
         raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
     if m >= n:
         return _qr_square_or_tall(gQ, gR, Q, R)
     # A = [X | Y] with X = Q U square and Y = Q V: V's gradient reaches Q through V = Qᴴ Y, and Y as Q gV
+    # (Y = Q V from the results: A itself is not saved, as PyTorch's node saves Q and R only)
     gU, gV = narrow(gR, -1, 0, m), narrow(gR, -1, m, n - m)
-    Y = narrow(A, -1, m, n - m)
+    Y = matmul(Q, narrow(R, -1, m, n - m))
     gX = _qr_square_or_tall(gQ + matmul(Y, _mT(gV)), gU, Q, narrow(R, -1, 0, m))
     return cat([gX, matmul(Q, gV)], -1)
 
@@ -285,12 +288,12 @@ def _svd_kernel(xp, A, full_matrices):
     return U.astype(A.dtype, copy=False), S.astype(A.dtype, copy=False), Vh.astype(A.dtype, copy=False)
 
 
-def _svd_grad(grads, A, result, full_matrices):
+def _svd_grad(grads, result, full_matrices):
     """svd_backward: the reduced decomposition's (full_matrices' extra columns of U and rows of Vh carry no
     gradient, derivatives.yaml narrows them away). E[i, j] = S[j]² - S[i]² (1 on the diagonal)."""
     gU, gS, gVh = grads
     U, S, Vh = result
-    m, n = A.shape[-2], A.shape[-1]
+    m, n = U.shape[-2], Vh.shape[-1]
     k = S.shape[-1]
     if full_matrices:
         gU, U = narrow(gU, -1, 0, k), narrow(U, -1, 0, k)
@@ -352,3 +355,51 @@ linalg_svdvals = defop(
     "linalg_svdvals(Tensor A) -> Tensor", composite=lambda A: linalg_svd(A, full_matrices=False)[1],
     samples=_svdvals_samples, torch="torch.linalg.svdvals",
     doc="The singular values of each matrix, descending (linalg_svd's, so its node is LinalgSvdBackward0).")
+
+
+# ---- householder_product ------------------------------------------------------------------------------
+
+def _householder_product(A, tau):
+    """H₁ H₂ … H_k's first n columns, Hᵢ = I - τᵢ vᵢ vᵢᴴ, vᵢ column i of A below the diagonal with a 1 on it
+    (LAPACK's orgqr, geqrf's Q): applied to the first n columns of I from the last reflection, each as two
+    products, so the gradient (and every order) is the products'."""
+    if A.ndim < 2:
+        raise RuntimeError("torch.linalg.householder_product: input must have at least 2 dimensions.")
+    m, n = A.shape[-2], A.shape[-1]
+    if m < n:
+        raise RuntimeError("torch.linalg.householder_product: input.shape[-2] must be greater than or equal to "
+                           "input.shape[-1]")
+    if tau.ndim != A.ndim - 1:
+        raise RuntimeError(f"torch.linalg.householder_product: Expected tau to have one dimension less than input, "
+                           f"but got tau.ndim equal to {tau.ndim} and input.ndim is equal to {A.ndim}")
+    k = tau.shape[-1]
+    if n < k:
+        raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater than or equal to "
+                           "tau.shape[-1]")
+    if tuple(tau.shape[:-1]) != tuple(A.shape[:-2]):
+        raise RuntimeError(f"torch.linalg.householder_product: Expected batch dimensions of tau to be equal to "
+                           f"input.shape[:-2], but got {list(tau.shape[:-1])}")
+    if A.dtype != tau.dtype:
+        raise RuntimeError(f"torch.linalg.householder_product: tau dtype {scalar_type_name(tau.dtype.np)} does not "
+                           f"match input dtype {scalar_type_name(A.dtype.np)}")
+    identity = eye(m, n, dtype=A.dtype, device=A.device)
+    V = tril(A, -1) + identity
+    Q = identity.expand(*A.shape)
+    for i in range(k - 1, -1, -1):
+        v = V[..., :, i:i + 1]
+        Q = Q - matmul(v, tau[..., i:i + 1].unsqueeze(-1) * matmul(_mT(v), Q))
+    return Q
+
+
+def _householder_samples(op):
+    return [SampleInput("(4,3) k=3", make_arg((4, 3), key=(op, 0)), make_arg((3,), key=(op, 1), low=0.5, high=1.5)),
+            SampleInput("(3,3) k=2", make_arg((3, 3), key=(op, 2)), make_arg((2,), key=(op, 3), low=0.5, high=1.5)),
+            SampleInput("(2,4,2) batch", make_arg((2, 4, 2), key=(op, 4)),
+                        make_arg((2, 2), key=(op, 5), low=0.5, high=1.5))]
+
+
+linalg_householder_product = defop(
+    "linalg_householder_product(Tensor input, Tensor tau) -> Tensor", composite=_householder_product,
+    samples=_householder_samples, torch="torch.linalg.householder_product",
+    doc="The first n columns of the product of Householder reflections I - τᵢ vᵢ vᵢᴴ (geqrf's Q from its "
+        "reflectors).")

@@ -249,3 +249,13 @@ def test_triangular_and_tensor_systems():
     np.testing.assert_allclose(LA.vander(_t([1.0, 2.0, 3.0])).numpy(), np.vander([1.0, 2.0, 3.0], increasing=True))
     with pytest.raises(RuntimeError, match="N must be greater than 1"):
         LA.vander(_t([1.0, 2.0]), N=1)
+
+
+def test_householder_product_is_geqrf_q():
+    import scipy.linalg
+    a = np.random.default_rng(33).standard_normal((5, 3))
+    reflectors, tau = scipy.linalg.lapack.dgeqrf(a)[:2]
+    q = LA.householder_product(_t(reflectors), _t(tau))
+    np.testing.assert_allclose(q.numpy(), np.linalg.qr(a)[0], atol=1e-14)
+    with pytest.raises(RuntimeError, match="must be greater than or equal to tau.shape"):
+        LA.householder_product(_t(reflectors), _rand(4, seed=34))
