@@ -102,7 +102,7 @@ FAMILIES = {
         ("interpolate", "interpolate_backward"),
         ()),
     "norms": (
-        ("linalg_cond", "linalg_matrix_norm", "linalg_norm", "linalg_vector_norm"),
+        ("linalg_cond", "linalg_matrix_norm", "linalg_norm"),
         ()),
     "pointwise.activation": (
         ("_prelu_kernel", "_prelu_kernel_backward", "_rrelu_noise", "celu", "elu", "elu_backward", "gelu",
@@ -139,7 +139,7 @@ FAMILIES = {
          "tan", "trunc"),
         ()),
     "reduce.arithmetic": (
-        ("logsumexp", "mean", "nanmean", "nansum", "norm", "prod", "sum", "sum_to_size"),
+        ("linalg_vector_norm", "logsumexp", "mean", "nanmean", "nansum", "norm", "prod", "sum", "sum_to_size"),
         ()),
     "reduce.cumulative": (
         ("cumprod", "cumsum", "diff", "logcumsumexp"),

@@ -1,13 +1,10 @@
-"""Norms (ATen's LinearAlgebra): linalg_vector_norm, the kernel (torch.norm's too: the same
-kernel and gradient, reduce.arithmetic's norm_backward), and PyTorch's composites over it:
-linalg_matrix_norm (1, inf: a vector norm then a max; 2, nuc: the singular values; fro: the
+"""Norms (ATen's LinearAlgebra), PyTorch's composites over linalg_vector_norm (a reduction,
+declared with the others in reduce.arithmetic) and the singular values: linalg_matrix_norm (1, inf: a vector norm then a max; 2, nuc: the singular values; fro: the
 vector 2-norm), linalg_norm (vector or matrix by ord and dim), linalg_cond (the ratio of
 extreme singular values, or ‖A‖‖A⁻¹‖)."""
 from __future__ import annotations
 
 import math
-
-import numpy as np
 
 from ..errors import DtypeError
 from ..messages import scalar_type_name
@@ -15,68 +12,13 @@ from ..shapes import normalize_dim
 from .decompositions import linalg_svdvals
 from .determinants import linalg_inv_ex
 from .pointwise.binary import where
-from .reduce.arithmetic import _norm_grad, _norm_kernel, _norm_meta, _sum_dtype, sum
+from .reduce.arithmetic import linalg_vector_norm, sum
 from .reduce.selection import amax, amin
 from .registry import defop
 from .samples import SampleInput, make_arg
 from .shape.view import permute, squeeze, unsqueeze
 
 _INF = math.inf
-
-
-def _ord_check(ord):
-    if isinstance(ord, (str, bool)) or not isinstance(ord, (int, float, np.integer, np.floating)):
-        raise TypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not {type(ord).__name__}")
-
-
-def _cast(self, dtype):
-    if dtype is None:
-        return self
-    target = _sum_dtype(self, dtype)
-    if target.kind != "f":
-        raise DtypeError(f"linalg.vector_norm: dtype should be floating point or complex, but got "
-                         f"{scalar_type_name(target)}")
-    return self.astype(target)
-
-
-def _vector_norm_kernel(xp, self, ord, dim, keepdim, dtype):
-    _ord_check(ord)
-    return _norm_kernel(xp, _cast(self, dtype), ord, dim, keepdim)
-
-
-def _vector_norm_meta(self, ord=2, dim=None, keepdim=False, dtype=None):
-    _ord_check(ord)
-    return _norm_meta(_cast(self, dtype), ord, dim, keepdim)
-
-
-def _vector_norm_grad(grad, self, result, ord, dim, keepdim, dtype):
-    if dtype is None:
-        return _norm_grad(grad, self, result, ord, dim, keepdim)
-    return _norm_grad(grad, self.to(dtype), result, ord, dim, keepdim).to(self.dtype)
-
-
-def _vector_norm_samples(op):
-    x = make_arg((3, 4, 2), key=(op, "x"), away_from=0.0)
-    m = make_arg((4, 3), key=(op, "m"), transposed=True, away_from=0.0)
-    return [SampleInput("2 all", x), SampleInput("0-d", make_arg((), key=(op, "0"), away_from=0.0)),
-            SampleInput("2 dim=1", x, 2, 1),
-            SampleInput("2 dim=[0,2] keepdim", x, 2, [0, 2], True),
-            SampleInput("1 dim=-1 T", m, 1, -1),
-            SampleInput("inf dim=0", m, _INF, 0),
-            SampleInput("-inf", x, -_INF),
-            SampleInput("3 keepdim kw", x, ord=3, dim=1, keepdim=True),
-            SampleInput("1.5", x, 1.5, [1, 2]),
-            SampleInput("0.5", m, 0.5, 1),
-            SampleInput("0", x, 0, 1)]
-
-
-linalg_vector_norm = defop(
-    "linalg_vector_norm(Tensor self, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, "
-    "ScalarType? dtype=None) -> Tensor",
-    kernel=_vector_norm_kernel, meta=_vector_norm_meta, grads={"self": _vector_norm_grad},
-    samples=_vector_norm_samples, torch="torch.linalg.vector_norm",
-    doc="(Σ|x|^ord)^(1/ord) over dim (all elements without dim); ord inf/-inf the max/min |x|, 0 the count of "
-        "nonzeros; `dtype` casts the input first.")
 
 
 # ---- matrix norms -----------------------------------------------------------------------------
@@ -109,6 +51,8 @@ def _of_singular_values(A, d0, d1, keepdim, reduce):
 
 
 def _matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, dtype=None):
+    if isinstance(ord, str) and ord not in ("fro", "nuc"):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     dim = list(dim)
     d0, d1 = _matrix_dims(A, dim)
     if dtype is not None:
