@@ -264,10 +264,23 @@ linalg_eigh = _named_results(defop(
         "as columns, A = V diag(L) Vᴴ."),
     "linalg_eigh", fields=("eigenvalues", "eigenvectors"))
 
+def _eigvalsh_meta(A, UPLO="L"):
+    return _eigh_meta(A, UPLO)[0]
+
+
+def _eigvalsh_grad(grad, A, UPLO):
+    """linalg_eig_backward without gV: V diag(gL) Vᴴ, defined where eigenvalues repeat too (the eigenvectors
+    are recomputed here; PyTorch computes them in the forward when A requires grad)."""
+    V = linalg_eigh(A, UPLO)[1]
+    return matmul(V * grad.unsqueeze(-2), _mT(V))
+
+
 linalg_eigvalsh = defop(
-    "linalg_eigvalsh(Tensor A, str UPLO='L') -> Tensor", composite=lambda A, UPLO="L": linalg_eigh(A, UPLO)[0],
-    samples=lambda op: _eigh_samples(op, gauge=False), torch="torch.linalg.eigvalsh",
-    doc="The eigenvalues of a symmetric matrix, ascending (linalg_eigh's, so its node is LinalgEighBackward0).")
+    "linalg_eigvalsh(Tensor A, str UPLO='L') -> Tensor",
+    kernel=lambda xp, A, UPLO: _eigh_kernel(xp, A, UPLO)[0], meta=_eigvalsh_meta, grads={"A": _eigvalsh_grad},
+    backward_name="LinalgEighBackward0", samples=lambda op: _eigh_samples(op, gauge=False),
+    torch="torch.linalg.eigvalsh",
+    doc="The eigenvalues of a symmetric matrix, ascending (PyTorch's node, LinalgEighBackward0).")
 
 
 # ---- svd ---------------------------------------------------------------------------------------------
@@ -351,10 +364,22 @@ def _svdvals_samples(op):
             SampleInput("(2,3,5) batch", make_arg((2, 3, 5), key=(op, 2)))]
 
 
+def _svdvals_meta(A):
+    return _svd_meta(A, False)[1]
+
+
+def _svdvals_grad(grad, A):
+    """svd_backward without gU, gVh: U diag(gS) Vh, defined where singular values repeat or vanish too (U and
+    Vh are recomputed here; PyTorch computes them in the forward when A requires grad)."""
+    U, _, Vh = linalg_svd(A, full_matrices=False)
+    return matmul(U * grad.unsqueeze(-2), Vh)
+
+
 linalg_svdvals = defop(
-    "linalg_svdvals(Tensor A) -> Tensor", composite=lambda A: linalg_svd(A, full_matrices=False)[1],
-    samples=_svdvals_samples, torch="torch.linalg.svdvals",
-    doc="The singular values of each matrix, descending (linalg_svd's, so its node is LinalgSvdBackward0).")
+    "linalg_svdvals(Tensor A) -> Tensor",
+    kernel=lambda xp, A: _svd_kernel(xp, A, False)[1], meta=_svdvals_meta, grads={"A": _svdvals_grad},
+    backward_name="LinalgSvdBackward0", samples=_svdvals_samples, torch="torch.linalg.svdvals",
+    doc="The singular values of each matrix, descending (PyTorch's node, LinalgSvdBackward0).")
 
 
 # ---- householder_product ------------------------------------------------------------------------------

@@ -259,3 +259,15 @@ def test_householder_product_is_geqrf_q():
     np.testing.assert_allclose(q.numpy(), np.linalg.qr(a)[0], atol=1e-14)
     with pytest.raises(RuntimeError, match="must be greater than or equal to tau.shape"):
         LA.householder_product(_t(reflectors), _rand(4, seed=34))
+
+
+def test_eigenvalue_and_singular_value_gradients_where_they_repeat():
+    # without the vectors' gradients, PyTorch's V diag(gL) Vᴴ and U diag(gS) Vh: finite where values repeat
+    a = (2.0 * agrad.eye(3, dtype=F64)).requires_grad_()
+    LA.eigvalsh(a).sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), np.eye(3), atol=1e-14)        # d trace / dA
+    b = (2.0 * agrad.eye(3, dtype=F64)).requires_grad_()
+    LA.matrix_norm(b, "nuc").backward()
+    np.testing.assert_allclose(b.grad.numpy(), np.eye(3), atol=1e-14)
+    assert LA.svdvals(b).grad_fn.name() == "LinalgSvdBackward0"
+    assert LA.eigvalsh(a).grad_fn.name() == "LinalgEighBackward0"
