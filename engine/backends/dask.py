@@ -144,7 +144,7 @@ class DaskArrayAPI:
         # running maxima and minima (cummax, cummin): NumPy's ufunc.accumulate, which dask's ufuncs lack
         self.maximum = _Accumulating(self, da.maximum, np.maximum)
         self.minimum = _Accumulating(self, da.minimum, np.minimum)
-        self.linalg = _Linalg(self)
+        self.linalg = _BatchedLinalg(da)
 
     def __getattr__(self, name):
         value = getattr(self._da, name)
@@ -254,37 +254,6 @@ class DaskArrayAPI:
         return self._da.map_blocks(np.nan_to_num, x, nan=nan, posinf=posinf, neginf=neginf, dtype=x.dtype)
 
 
-class _Linalg:
-    """dask.array.linalg, with NumPy's functions that it lacks (det, slogdet) or keeps to one 2-D
-    chunk (inv): NumPy's own on each block with the matrices' two axes whole, so the results are
-    NumPy's bit for bit. (A singular matrix fails when computed, as NumPy's inv raises.)"""
-
-    def __init__(self, api: DaskArrayAPI):
-        self._api = api
-
-    def __getattr__(self, name):
-        value = getattr(self._api._da.linalg, name)
-        setattr(self, name, value)
-        return value
-
-    def _matrices(self, a):
-        a = self._api._da.asarray(a)
-        return a.rechunk({a.ndim - 2: -1, a.ndim - 1: -1}), [a.ndim - 2, a.ndim - 1]
-
-    def inv(self, a):
-        m, _ = self._matrices(a)
-        return m.map_blocks(np.linalg.inv, dtype=m.dtype)
-
-    def det(self, a):
-        m, square = self._matrices(a)
-        return m.map_blocks(np.linalg.det, drop_axis=square, dtype=m.dtype)
-
-    def slogdet(self, a):
-        m, square = self._matrices(a)
-        return tuple(m.map_blocks(lambda b, i=i: np.linalg.slogdet(b)[i], drop_axis=square, dtype=m.dtype)
-                     for i in (0, 1))
-
-
 class _Accumulating:
     """A dask ufunc with NumPy's `accumulate`, run block by block along an axis made whole."""
 
@@ -297,6 +266,69 @@ class _Accumulating:
     def accumulate(self, a, axis=0):
         axis = _axis(axis, a.ndim)
         return self._api._whole_along(a, axis).map_blocks(self._ufunc.accumulate, axis=axis, dtype=a.dtype)
+
+
+class _BatchedLinalg:
+    """NumPy's linalg on a batch of matrices, each block holding its matrices whole (the last two
+    dimensions one chunk, the batch chunked as it is): dask.array.linalg factors one 2-D matrix
+    across chunks and has no batches, eigh, det nor slogdet, where agrad's kernels pass batches of
+    small matrices. NumPy's functions on each block: the same results as on the CPU. (A singular
+    matrix raises when the graph is computed, not when the kernel runs.)"""
+
+    def __init__(self, da):
+        self._da = da
+
+    @staticmethod
+    def _whole(a, batch_chunks=None):
+        chunks = (batch_chunks or a.chunks[:-2]) + ((a.shape[-2],), (a.shape[-1],))
+        return a if a.chunks == chunks else a.rechunk(chunks)
+
+    def _each(self, fn, a, out_matrix, dtype, *others):
+        """fn on each block of `a` (and `others`, chunked as `a` along the batch); its result per matrix
+        has the trailing shape `out_matrix`."""
+        a = self._whole(a)
+        others = [self._whole(o, a.chunks[:-2]) for o in others]
+        chunks = a.chunks[:-2] + tuple((d,) for d in out_matrix)
+        nd = a.ndim
+        drop = list(range(nd - 2 + len(out_matrix), nd)) if len(out_matrix) < 2 else []
+        return self._da.map_blocks(fn, a, *others, dtype=dtype, chunks=chunks, drop_axis=drop)
+
+    def inv(self, a):
+        return self._each(np.linalg.inv, a, a.shape[-2:], a.dtype)
+
+    def cholesky(self, a):
+        return self._each(np.linalg.cholesky, a, a.shape[-2:], a.dtype)
+
+    def det(self, a):
+        return self._each(np.linalg.det, a, (), a.dtype)
+
+    def slogdet(self, a):
+        return (self._each(lambda x: np.linalg.slogdet(x)[0], a, (), a.dtype),
+                self._each(lambda x: np.linalg.slogdet(x)[1], a, (), a.dtype))
+
+    def solve(self, a, b):
+        return self._each(lambda x, y: np.linalg.solve(x, y), a, b.shape[-2:], np.result_type(a, b), b)
+
+    def eigh(self, a, UPLO="L"):
+        n = a.shape[-1]
+        return (self._each(lambda x: np.linalg.eigh(x, UPLO)[0], a, (n,), a.dtype),
+                self._each(lambda x: np.linalg.eigh(x, UPLO)[1], a, (n, n), a.dtype))
+
+    def svd(self, a, full_matrices=True):
+        m, n = a.shape[-2:]
+        k = min(m, n)
+        u, vh = ((m, m), (n, n)) if full_matrices else ((m, k), (k, n))
+        return tuple(self._each(lambda x, i=i: np.linalg.svd(x, full_matrices=full_matrices)[i], a, shape, a.dtype)
+                     for i, shape in enumerate((u, (k,), vh)))
+
+    def qr(self, a, mode="reduced"):
+        m, n = a.shape[-2:]
+        k = min(m, n)
+        q, r = ((m, m), (m, n)) if mode == "complete" else ((m, k), (k, n))
+        if mode == "r":
+            return self._each(lambda x: np.linalg.qr(x, mode="r"), a, r, a.dtype)
+        return (self._each(lambda x: np.linalg.qr(x, mode=mode)[0], a, q, a.dtype),
+                self._each(lambda x: np.linalg.qr(x, mode=mode)[1], a, r, a.dtype))
 
 
 def compute(arrays: list) -> list:

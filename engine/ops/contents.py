@@ -19,6 +19,10 @@ FAMILIES = {
     "conversion": (
         ("_to_copy", "_view_dtype", "clone", "contiguous", "copy", "detach", "to"),
         ()),
+    "decompositions": (
+        ("linalg_cholesky", "linalg_cholesky_ex", "linalg_eigh", "linalg_eigvalsh",
+         "linalg_householder_product", "linalg_qr", "linalg_svd", "linalg_svdvals"),
+        ()),
     "determinants": (
         ("det", "inverse", "linalg_det", "linalg_inv", "linalg_inv_ex", "linalg_slogdet", "logdet",
          "matrix_power", "slogdet"),
@@ -29,9 +33,18 @@ FAMILIES = {
     "factories": (
         ("empty_like", "fill", "full_like", "ones_like", "rand_like", "randn_like", "zeros_like"),
         ()),
+    "least_squares": (
+        ("_linalg_lstsq", "linalg_lstsq", "linalg_matrix_rank", "linalg_pinv"),
+        ()),
     "linalg": (
         ("_einsum", "addmm", "baddbmm", "bmm", "cross", "dot", "einsum", "ger", "kron", "linalg_cross",
          "linear", "matmul", "mm", "mv", "outer", "trace"),
+        ()),
+    "linalg_products": (
+        ("linalg_diagonal", "linalg_multi_dot", "linalg_vander", "linalg_vecdot", "vdot"),
+        ()),
+    "matrix_functions": (
+        ("linalg_matrix_exp", "matrix_exp"),
         ()),
     "nn.attention": (
         ("scaled_dot_product_attention",),
@@ -91,6 +104,9 @@ FAMILIES = {
     "nn.upsample": (
         ("interpolate", "interpolate_backward"),
         ()),
+    "norms": (
+        ("linalg_cond", "linalg_matrix_norm", "linalg_norm"),
+        ()),
     "pointwise.activation": (
         ("_prelu_kernel", "_prelu_kernel_backward", "_rrelu_noise", "celu", "elu", "elu_backward", "gelu",
          "gelu_backward", "glu", "glu_backward", "hardshrink", "hardshrink_backward", "hardsigmoid",
@@ -131,7 +147,7 @@ FAMILIES = {
          "tan", "trunc"),
         ()),
     "reduce.arithmetic": (
-        ("logsumexp", "mean", "nanmean", "nansum", "norm", "prod", "sum", "sum_to_size"),
+        ("linalg_vector_norm", "logsumexp", "mean", "nanmean", "nansum", "norm", "prod", "sum", "sum_to_size"),
         ()),
     "reduce.bucketization": (
         ("bucketize", "searchsorted"),
@@ -198,6 +214,10 @@ FAMILIES = {
     "shape.view": (
         ("_unsafe_view", "expand", "flatten", "permute", "reshape", "squeeze", "t", "transpose", "unfold",
          "unfold_backward", "unsqueeze", "view"),
+        ()),
+    "solve": (
+        ("linalg_solve", "linalg_solve_ex", "linalg_solve_triangular", "linalg_tensorinv",
+         "linalg_tensorsolve"),
         ()),
 }
 

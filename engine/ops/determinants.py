@@ -19,6 +19,7 @@ from ..creation import eye
 from ..errors import DtypeNotImplementedError
 from ..messages import scalar_type_name
 from .registry import defop
+from .reduce.selection import _named_results
 from .samples import SampleInput, make_arg
 from .linalg import matmul
 from .pointwise.binary import eq, where
@@ -85,11 +86,12 @@ def _inv_ex_grad(grads, result):
     return -matmul(matmul(inverse_t, grads[0]), inverse_t)
 
 
-linalg_inv_ex = defop(
+linalg_inv_ex = _named_results(defop(
     "linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)",
     kernel=_inv_ex_kernel, meta=_inv_ex_meta, grads={"A": _inv_ex_grad},
     backward_name="LinalgInvExBackward0", samples=_matrix_samples, torch="torch.linalg.inv_ex",
-    doc="(A⁻¹, info): the inverse of each square matrix, and LAPACK's info (0 where it is invertible).")
+    doc="(A⁻¹, info): the inverse of each square matrix, and LAPACK's info (0 where it is invertible)."),
+    "linalg_inv_ex", fields=("inverse", "info"))
 
 
 def _inv(A):
@@ -146,14 +148,16 @@ def _slogdet_grad(grads, A):
     return unsqueeze(unsqueeze(grads[1], -1), -1) * _mT(linalg_inv_ex(A)[0])
 
 
-linalg_slogdet = defop(
+linalg_slogdet = _named_results(defop(
     "linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)",
     kernel=_slogdet_kernel, meta=_slogdet_meta, grads={"A": _slogdet_grad},
     samples=_matrix_samples, torch="torch.linalg.slogdet",
-    doc="(sign, log|det|) of each square matrix: the determinant without overflow.")
-slogdet = defop("slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)",
+    doc="(sign, log|det|) of each square matrix: the determinant without overflow."),
+    "linalg_slogdet", fields=("sign", "logabsdet"))
+slogdet = _named_results(defop("slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)",
                 composite=lambda self: linalg_slogdet(self), samples=_matrix_samples,
-                torch="torch.slogdet", doc="linalg_slogdet, PyTorch's older name.")
+                torch="torch.slogdet", doc="linalg_slogdet, PyTorch's older name."),
+    "slogdet", fields=("sign", "logabsdet"))
 
 
 def _logdet(self):

@@ -15,12 +15,29 @@ __all__ = ["SampleInput", "make_arg", "int_arg", "unary_samples", "binary_sample
 
 
 class SampleInput:
-    __slots__ = ("args", "kwargs", "name")
+    """An op's arguments, and two hooks PyTorch's OpInfo tests have. `gradcheck_wrapper(op, *args,
+    **kwargs)`: how gradcheck calls the op, where its derivative is defined on a subspace only (eigh and
+    cholesky read one triangle of a symmetric matrix, so their gradient is the symmetric one:
+    gradcheck_wrapper_hermitian_input). `output_process_fn_grad(outputs)`: what of the outputs gradients
+    and PyTorch's values are compared on, where the op leaves a gauge free (the signs of eigenvectors and
+    singular vectors, which LAPACK builds differ on); written with Tensor methods torch has too, as the
+    reference script applies it to torch's outputs."""
+    __slots__ = ("args", "kwargs", "name", "gradcheck_wrapper", "output_process_fn_grad")
 
     def __init__(self, name, *args, **kwargs):
         self.name = name
         self.args = args
         self.kwargs = kwargs
+        self.gradcheck_wrapper = None
+        self.output_process_fn_grad = None
+
+    def wrapped(self, gradcheck_wrapper):
+        self.gradcheck_wrapper = gradcheck_wrapper
+        return self
+
+    def processed(self, output_process_fn_grad):
+        self.output_process_fn_grad = output_process_fn_grad
+        return self
 
     def __repr__(self):
         return f"SampleInput({self.name})"

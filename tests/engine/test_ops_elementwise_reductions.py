@@ -406,8 +406,14 @@ def test_norm_errors():
         agrad.norm(agrad.tensor([1, 2]))
     with pytest.raises(RuntimeError, match="linalg.matrix_norm: dim must be a 2-tuple"):
         agrad.norm(t(np.ones((2, 2, 2))), "fro", [0, 1, 2])
-    with pytest.raises(NotImplementedError, match="nuc"):
-        agrad.norm(t(np.ones((2, 2))), "nuc")
+    with pytest.raises(RuntimeError, match="linalg.matrix_norm: Order abs not supported"):
+        agrad.norm(t(np.ones((2, 2))), "abs")
+
+
+def test_norm_nuc_is_the_sum_of_singular_values():
+    # torch.norm's 'nuc' is linalg.matrix_norm's (over every dim of a matrix)
+    x = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_allclose(agrad.norm(t(x), "nuc").item(), np.linalg.norm(x, "nuc"), rtol=1e-14)
 
 
 # ---- double backward of the dedicated backward ops -------------------------------------

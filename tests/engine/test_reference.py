@@ -143,6 +143,8 @@ def _forward(info, sample, cast_float32: bool):
     args = [leaves(a) for a in sample.args]
     kwargs = {k: leaves(v) for k, v in sample.kwargs.items()}
     out = info.entry.function(*args, **kwargs)
+    if sample.output_process_fn_grad is not None:     # a gauge-invariant part (svd's, eigh's signs)
+        out = sample.output_process_fn_grad(out)
     outs = list(out) if isinstance(out, (tuple, list)) else [out]
     return outs, [leaves.memo[id(t)] for t in rc.sample_leaves(sample)]
 

@@ -78,7 +78,9 @@ class Converter:
         return value
 
 
-def _outputs(out) -> list:
+def _outputs(out, sample) -> list:
+    if sample.output_process_fn_grad is not None:     # a gauge-invariant part (svd's, eigh's signs)
+        out = sample.output_process_fn_grad(out)
     outs = list(out) if isinstance(out, (tuple, list)) else [out]
     for o in outs:
         if not isinstance(o, torch.Tensor):
@@ -106,7 +108,7 @@ def run_variant(fn, sample, cast_float32: bool) -> dict:
     args = [conv(a) for a in sample.args]
     kwargs = {k: conv(v) for k, v in sample.kwargs.items()}
     try:
-        outs = _outputs(fn(*args, **kwargs))
+        outs = _outputs(fn(*args, **kwargs), sample)
     except Exception as exc:  # noqa: BLE001 — any failure of torch is recorded, not raised
         return {"skipped": f"forward: {_error(exc)}"}
     rec = {"outputs": [dict(_record(o), requires_grad=o.requires_grad,
@@ -129,7 +131,7 @@ def run_second_order(fn, sample) -> dict | None:
     args = [conv(a) for a in sample.args]
     kwargs = {k: conv(v) for k, v in sample.kwargs.items()}
     try:
-        outs = _outputs(fn(*args, **kwargs))
+        outs = _outputs(fn(*args, **kwargs), sample)
         diff, gos = _grad_outputs(outs)
         if not diff or not conv.leaves:
             return None

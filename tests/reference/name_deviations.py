@@ -15,6 +15,11 @@ _SDPA = ("agrad's scaled_dot_product_attention is PyTorch's math reference (matm
          "op is matmul's reshape; PyTorch's CPU kernel for 4-D inputs is one fused flash-attention op")
 
 NAME_DEVIATIONS = {
+    ("linalg_householder_product", "SubBackward0", "LinalgHouseholderProductBackward0"): "agrad's "
+        "householder_product is a composite of its reflections (two products each, so its gradient is theirs); "
+        "PyTorch's is one kernel (LAPACK's orgqr) with its own backward",
+    ("linalg_tensorinv", "ViewBackward0", "ReshapeAliasBackward0"): "PyTorch's LAPACK inverse is column-major, so "
+        "reshaping it is _reshape_alias; NumPy's is row-major, so agrad's reshape is a view",
     **{("einsum", "EinsumBackward0", name): _EINSUM
        for name in ("ViewBackward0", "PermuteBackward0", "SumBackward1", "MulBackward0")},
     ("_einsum", "EinsumBackward0", "ViewBackward0"): _EINSUM,

@@ -1,5 +1,6 @@
 """Reductions by arithmetic (ATen's ReduceOps): sum, mean, nansum, nanmean, prod,
-logsumexp, norm, and sum_to_size (how the engine undoes broadcasting).
+logsumexp, linalg_vector_norm (and norm, torch.norm's composite over it), and sum_to_size
+(how the engine undoes broadcasting).
 
 Each takes `dim` (an int or a list; None or [] is every dimension) and `keepdim`.
 Backward formulas first put the reduced dimensions back as size 1 (`_restore`, PyTorch's
@@ -258,21 +259,10 @@ logsumexp = defop(
 
 # ---- norm ---------------------------------------------------------------------------------
 
-def _norm_ord(p, dim) -> float:
-    """torch.norm's `p` as the order it hands to linalg.vector_norm ('fro' is 2)."""
-    if isinstance(p, str):
-        if p == "fro":
-            if dim is not None and len(dim) > 2:
-                raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {', '.join(map(str, dim))}")
-            return 2.0
-        if p in ("inf", "-inf"):        # YAML has no float('inf'); accept its spelling as a string
-            return float(p)
-        if p == "nuc":
-            raise NotImplementedError("norm: p='nuc' (the nuclear norm) needs a singular value decomposition, "
-                                      "which agrad does not provide")
-        raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
-    if isinstance(p, bool) or not isinstance(p, (int, float, np.integer, np.floating)):
-        raise TypeError(f"norm(): argument 'p' must be a number or 'fro', not {type(p).__name__}")
+def _norm_ord(p) -> float:
+    """linalg.vector_norm's `ord`: a number (the p of Σ|x|^p, inf and -inf the max and min |x|, 0 the count)."""
+    if isinstance(p, (str, bool)) or not isinstance(p, (int, float, np.integer, np.floating)):
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not {type(p).__name__}")
     return float(p)
 
 
@@ -287,8 +277,20 @@ def _norm_check(self, ord_, dims):
                                f"the operation does not have an identity")
 
 
-def _norm_kernel(xp, self, p, dim, keepdim):
-    ord_ = _norm_ord(p, dim)
+def _cast(self, dtype):
+    """vector_norm's `dtype`: the input cast before the norm is taken."""
+    if dtype is None:
+        return self
+    target = _sum_dtype(self, dtype)
+    if target.kind != "f":
+        raise DtypeError(f"linalg.vector_norm: dtype should be floating point or complex, but got "
+                         f"{scalar_type_name(target)}")
+    return self.astype(target)
+
+
+def _norm_kernel(xp, self, ord, dim, keepdim, dtype):
+    ord_ = _norm_ord(ord)
+    self = _cast(self, dtype)
     dims = normalize_dims(dim, self.ndim)
     _norm_check(self, ord_, dims)
     a = xp.abs(self)
@@ -307,16 +309,20 @@ def _norm_kernel(xp, self, p, dim, keepdim):
     return xp.asarray(out, dtype=self.dtype)
 
 
-def _norm_meta(self, p, dim, keepdim):
-    ord_ = _norm_ord(p, dim)
+def _norm_meta(self, ord=2, dim=None, keepdim=False, dtype=None):
+    ord_ = _norm_ord(ord)
+    self = _cast(self, dtype)
     dims = normalize_dims(dim, self.ndim)
     _norm_check(self, ord_, dims)
     return MetaArray(reduced_shape(self.shape, dims, keepdim), self.dtype)
 
 
-def _norm_grad(grad, self, result, p, dim, keepdim):
-    """PyTorch's norm_backward, case by case; at norm == 0 the gradient is 0 (a subgradient)."""
-    ord_ = _norm_ord(p, dim)
+def _norm_grad(grad, self, result, ord, dim, keepdim, dtype):
+    """PyTorch's linalg_vector_norm_backward, case by case; at norm == 0 the gradient is 0 (a subgradient).
+    With `dtype`, taken in that dtype and cast back to the input's."""
+    if dtype is not None:
+        return _norm_grad(grad, self.to(dtype), result, ord, dim, keepdim, None).to(self.dtype)
+    ord_ = _norm_ord(ord)
     dims = normalize_dims(dim, self.ndim)
     grad = _restore(grad, self.shape, dim, keepdim)
     norm = _restore(result, self.shape, dim, keepdim)
@@ -342,6 +348,44 @@ def _norm_grad(grad, self, result, p, dim, keepdim):
     return scaled * where(zero, 0.0, grad / safe_norm ** (ord_ - 1))
 
 
+def _vector_norm_samples(op):
+    x = make_arg((3, 4, 2), key=(op, "x"), away_from=0.0)
+    m = make_arg((4, 3), key=(op, "m"), transposed=True, away_from=0.0)
+    return [SampleInput("2 all", x), SampleInput("0-d", make_arg((), key=(op, "0"), away_from=0.0)),
+            SampleInput("2 dim=1", x, 2, 1),
+            SampleInput("2 dim=[0,2] keepdim", x, 2, [0, 2], True),
+            SampleInput("1 dim=-1 T", m, 1, -1),
+            SampleInput("inf dim=0", m, _INF, 0),
+            SampleInput("-inf", x, -_INF),
+            SampleInput("3 keepdim kw", x, ord=3, dim=1, keepdim=True),
+            SampleInput("1.5", x, 1.5, [1, 2]),
+            SampleInput("0.5", m, 0.5, 1),
+            SampleInput("0", x, 0, 1)]
+
+
+linalg_vector_norm = defop(
+    "linalg_vector_norm(Tensor self, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, "
+    "ScalarType? dtype=None) -> Tensor",
+    kernel=_norm_kernel, meta=_norm_meta, grads={"self": _norm_grad},
+    samples=_vector_norm_samples, torch="torch.linalg.vector_norm",
+    doc="(Σ|x|^ord)^(1/ord) over dim (all elements without dim); ord inf/-inf the max/min |x|, 0 the count of "
+        "nonzeros; `dtype` casts the input first.")
+
+
+def _norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+    """torch.norm (torch/functional.py's norm): linalg.vector_norm for a number and for 'fro' over at most
+    two dims, linalg.matrix_norm for 'nuc' (over every dim without one)."""
+    if isinstance(p, str) and p in ("inf", "-inf"):     # YAML has no float('inf'); accept its spelling as a string
+        p = float(p)
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or len(dim) <= 2):
+            return linalg_vector_norm(self, 2, dim, keepdim, dtype=dtype)
+        # NOTE: by the dispatcher's name: the matrix norms (their singular values) sit above this family
+        return _ops.linalg_matrix_norm(self, p, list(range(self.ndim)) if dim is None else dim, keepdim,
+                                       dtype=dtype)
+    return linalg_vector_norm(self, 2.0 if p is None else p, dim, keepdim, dtype=dtype)
+
+
 def _norm_samples(op):
     x = make_arg((3, 4, 2), key=(op, "x"), away_from=0.0)
     m = make_arg((4, 3), key=(op, "m"), transposed=True, away_from=0.0)
@@ -356,16 +400,15 @@ def _norm_samples(op):
         SampleInput("p=1.5", x, 1.5, [1, 2]),
         SampleInput("p=0.5", m, 0.5, 1),
         SampleInput("p=0", x, 0, 1),
+        SampleInput("nuc", m, "nuc"),
+        SampleInput("nuc dim=[0,2]", x, "nuc", [0, 2]),
     ]
 
 
 norm = defop(
-    "norm(Tensor self, Scalar p=\"fro\", int[]? dim=None, bool keepdim=False) -> Tensor",
-    kernel=_norm_kernel, meta=_norm_meta,
-    grads={"self": _norm_grad},
-    # torch.norm (and Tensor.norm) call linalg.vector_norm for every p but 'nuc' and matrix orders
-    backward_name="LinalgVectorNormBackward0",
-    samples=_norm_samples, torch="torch.norm")
+    "norm(Tensor self, Scalar? p=\"fro\", int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+    composite=_norm, samples=_norm_samples, torch="torch.norm",
+    doc="torch.norm: the vector p-norm over dim (every element without dim; 'fro' is 2), or the nuclear norm.")
 
 
 

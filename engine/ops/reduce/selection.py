@@ -98,12 +98,12 @@ amin = defop(
 # ---- PyTorch's named results (torch.return_types) ----------------------------------------
 
 
-def _named_results(fn, name, binary=None):
-    """`fn` returning torch.return_types.<name>(values, indices) where it returns two tensors
-    (the registry's kernels return plain tuples; the name is given where the user gets them).
-    `binary`: what a tensor second argument means (torch.max(a, b) is maximum), as PyTorch's
-    argument parser picks the overload."""
-    cls = collections.namedtuple(name, ["values", "indices"])
+def _named_results(fn, name, binary=None, fields=("values", "indices")):
+    """`fn` returning torch.return_types.<name>(values, indices) (or other `fields`: linalg_eigh's
+    eigenvalues, eigenvectors) where it returns a tuple (the registry's kernels return plain tuples;
+    the name is given where the user gets them). `binary`: what a tensor second argument means
+    (torch.max(a, b) is maximum), as PyTorch's argument parser picks the overload."""
+    cls = collections.namedtuple(name, fields)
     cls.__module__ = "agrad.return_types"
 
     def named(*args, **kwargs):

@@ -1,0 +1,430 @@
+"""Matrix decompositions (ATen's BatchLinearAlgebra): linalg_cholesky_ex (linalg_cholesky),
+linalg_qr (and linalg_householder_product, geqrf's Q from its reflectors, a composite), linalg_eigh
+(linalg_eigvalsh), linalg_svd (linalg_svdvals), each over the
+leading (batch) dimensions, by LAPACK through NumPy as PyTorch's CPU kernels call LAPACK
+(potrf, geqrf/orgqr, syevd, gesdd). Where a decomposition leaves signs free, they are LAPACK's:
+QR's match PyTorch's (Householder's convention), but eigh's and svd's columns can differ in
+sign between LAPACK builds (PyTorch's MKL, NumPy's OpenBLAS), as they do between PyTorch's own
+CPU and CUDA; the tests compare gauge-invariant parts (|V|, |U|, |Vh|), as PyTorch's OpInfo does.
+
+The gradients are FunctionsManual.cpp's (cholesky_backward, linalg_qr_backward,
+linalg_eig_backward for Hermitian input, svd_backward), written with agrad ops so that every
+order of derivative follows. eigh and cholesky read one triangle of A: their gradient is the
+symmetric one PyTorch gives (so gradcheck calls them on A + Aᴴ, as PyTorch's OpInfo does).
+Where eigenvalues or singular values repeat, eigenvectors are not unique and the gradient is
+not defined (inf/nan, as in PyTorch).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes
+from ..backends.meta import MetaArray
+from ..creation import eye
+from ..errors import DtypeNotImplementedError
+from ..messages import scalar_type_name
+from .determinants import _mT, _square_check
+from .linalg import matmul
+from .reduce.selection import _named_results
+from .registry import defop
+from .samples import SampleInput, make_arg
+from .shape.diagonal import diag_embed, diagonal, tril, triu
+from .shape.indexing import narrow
+from .shape.join import cat
+from .solve import linalg_solve
+
+
+def _matrix_check(op, A):
+    if A.ndim < 2:
+        raise RuntimeError(f"linalg.{op}: The input tensor A must have at least 2 dimensions.")
+    if A.dtype.kind != "f" or A.dtype == np.float16:
+        raise DtypeNotImplementedError(f"linalg.{op}: Expected a floating point or complex tensor as input. "
+                                       f"Got {scalar_type_name(A.dtype)}")
+
+
+def hermitian_input(op, A, *args, **kwargs):
+    """PyTorch's gradcheck_wrapper_hermitian_input: the op on A + Aᴴ, where its gradient is the true one."""
+    return op(A + _mT(A), *args, **kwargs)
+
+
+def _spd(op, shape, tweak=0):
+    """A batch of symmetric positive-definite matrices M Mᵀ + I, as a leaf that requires grad."""
+    m = make_arg(shape, key=(op, shape, tweak), requires_grad=False).detach()
+    return (matmul(m, _mT(m)) + eye(shape[-1], dtype=dtypes.float64)).detach().requires_grad_()
+
+
+def _symmetric(op, shape, tweak=0):
+    m = make_arg(shape, key=(op, shape, tweak), requires_grad=False).detach()
+    return (m + _mT(m)).detach().requires_grad_()
+
+
+# ---- cholesky ----------------------------------------------------------------------------------
+
+def _cholesky_ex_meta(A, upper=False, check_errors=False):
+    _square_check("cholesky", A)
+    return MetaArray(A.shape, A.dtype), MetaArray(A.shape[:-2], np.dtype(np.int32))
+
+
+def _failing_minor(xp, a) -> int:
+    """LAPACK potrf's info: the order of the first leading minor that is not positive-definite."""
+    for k in range(1, a.shape[-1] + 1):
+        try:
+            xp.linalg.cholesky(a[:k, :k])
+        except np.linalg.LinAlgError:
+            return k
+    return 0
+
+
+def _cholesky_ex_kernel(xp, A, upper, check_errors):
+    _square_check("cholesky", A)
+    # NumPy reads the lower triangle; upper=True reads the upper one, as PyTorch's potrf('U'): Aᵀ's lower
+    a = xp.swapaxes(A, -1, -2) if upper else A
+    info = xp.zeros(A.shape[:-2], dtype=np.int32)
+    try:
+        L = xp.linalg.cholesky(a)
+    except np.linalg.LinAlgError:
+        L = xp.full(A.shape, np.nan, dtype=A.dtype)
+        for index in np.ndindex(*A.shape[:-2]):
+            info[index] = k = _failing_minor(xp, a[index])
+            if k == 0:
+                L[index] = xp.linalg.cholesky(a[index])
+            elif check_errors:
+                where = f"(Batch element {np.ravel_multi_index(index, A.shape[:-2])}): " if A.ndim > 2 else ""
+                raise RuntimeError(f"linalg.cholesky: {where}The factorization could not be completed because the "
+                                   f"input is not positive-definite (the leading minor of order {k} is not "
+                                   f"positive-definite).") from None
+    # NOTE: where A is not positive-definite, L is NaN (PyTorch leaves LAPACK's partial factor there)
+    if upper:
+        L = xp.swapaxes(L, -1, -2)
+    return xp.ascontiguousarray(L).astype(A.dtype, copy=False), info
+
+
+def _cholesky_grad(grads, result, upper):
+    """cholesky_backward (Murray 2016): gA = L⁻ᴴ Φ(Lᴴ gL) L⁻¹ made symmetric, Φ the lower triangle with
+    half its diagonal."""
+    L, gL = result[0], grads[0]
+    if upper:
+        L, gL = _mT(L), _mT(gL)
+    phi = tril(matmul(_mT(L), gL))
+    phi = 0.5 * (phi + _mT(tril(phi, -1)))
+    inner = linalg_solve(_mT(L), phi)                     # L⁻ᴴ Φ
+    return _mT(linalg_solve(_mT(L), _mT(inner)))           # (L⁻ᴴ (L⁻ᴴ Φ)ᴴ)ᴴ = L⁻ᴴ Φ L⁻¹
+
+
+def _cholesky_samples(op):
+    return [SampleInput("(3,3)", _spd(op, (3, 3))).wrapped(hermitian_input),
+            SampleInput("(2,4,4) batch", _spd(op, (2, 4, 4))).wrapped(hermitian_input),
+            SampleInput("(1,1)", _spd(op, (1, 1))).wrapped(hermitian_input),
+            SampleInput("upper", _spd(op, (3, 3), 1), upper=True).wrapped(hermitian_input)]
+
+
+linalg_cholesky_ex = _named_results(defop(
+    "linalg_cholesky_ex(Tensor A, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)",
+    kernel=_cholesky_ex_kernel, meta=_cholesky_ex_meta, grads={"A": _cholesky_grad},
+    samples=_cholesky_samples, torch="torch.linalg.cholesky_ex",
+    doc="(L, info): L lower-triangular with L Lᴴ = A (U upper with Uᴴ U = A for upper=True), from A's lower "
+        "(upper) triangle; LAPACK's info (the order of the first minor that is not positive-definite, or 0)."),
+    "linalg_cholesky_ex", fields=("L", "info"))
+
+
+def _cholesky(A, upper=False):
+    return linalg_cholesky_ex(A, upper=upper, check_errors=True)[0]
+
+
+linalg_cholesky = defop("linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor", composite=_cholesky,
+                        samples=_cholesky_samples, torch="torch.linalg.cholesky",
+                        doc="The Cholesky factor of each Hermitian positive-definite matrix (an error where it is not).")
+
+
+# ---- qr ------------------------------------------------------------------------------------------
+
+def _qr_shapes(A, mode):
+    if A.ndim < 2:
+        raise RuntimeError("linalg.qr: The input tensor A must have at least 2 dimensions.")
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', "
+                           f"or 'complete'")
+    *batch, m, n = A.shape
+    k = min(m, n)
+    q = (0,) if mode == "r" else tuple(batch) + ((m, m) if mode == "complete" else (m, k))
+    r = tuple(batch) + ((m, n) if mode == "complete" else (k, n))
+    return q, r
+
+
+def _qr_meta(A, mode="reduced"):
+    _matrix_check("qr", A)
+    q, r = _qr_shapes(A, mode)
+    return MetaArray(q, A.dtype), MetaArray(r, A.dtype)
+
+
+def _qr_kernel(xp, A, mode):
+    _matrix_check("qr", A)
+    q_shape, _ = _qr_shapes(A, mode)
+    if mode == "r":
+        return xp.empty(q_shape, dtype=A.dtype), xp.linalg.qr(A, mode="r").astype(A.dtype, copy=False)
+    Q, R = xp.linalg.qr(A, mode=mode)
+    return Q.astype(A.dtype, copy=False), R.astype(A.dtype, copy=False)
+
+
+def _qr_square_or_tall(gQ, gR, Q, R):
+    """linalg_qr_backward for m >= n: gA = [gQ + Q copyltu(M)] R⁻ᴴ with M = R gRᴴ - gQᴴ Q, copyltu
+    its lower triangle reflected (PyTorch's syminvadj of the upper triangle of Mᴴ)."""
+    M = matmul(gR, _mT(R)) - matmul(_mT(Q), gQ)
+    upper = triu(M)
+    sym = upper + _mT(upper)
+    sym = sym - 0.5 * diag_embed(diagonal(sym, 0, -2, -1))
+    b = matmul(Q, sym) + gQ
+    return _mT(linalg_solve(R, _mT(b)))                  # b R⁻ᴴ
+
+
+def _qr_grad(grads, result, mode):
+    gQ, gR = grads
+    Q, R = result
+    if mode == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
+                           "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.")
+    m, n = Q.shape[-2], R.shape[-1]
+    if mode == "complete" and m > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+    if m >= n:
+        return _qr_square_or_tall(gQ, gR, Q, R)
+    # A = [X | Y] with X = Q U square and Y = Q V: V's gradient reaches Q through V = Qᴴ Y, and Y as Q gV
+    # (Y = Q V from the results: A itself is not saved, as PyTorch's node saves Q and R only)
+    gU, gV = narrow(gR, -1, 0, m), narrow(gR, -1, m, n - m)
+    Y = matmul(Q, narrow(R, -1, m, n - m))
+    gX = _qr_square_or_tall(gQ + matmul(Y, _mT(gV)), gU, Q, narrow(R, -1, 0, m))
+    return cat([gX, matmul(Q, gV)], -1)
+
+
+def _qr_samples(op):
+    return [SampleInput("(4,3)", make_arg((4, 3), key=(op, 7))),
+            SampleInput("(3,3)", make_arg((3, 3), key=(op, 1))),
+            SampleInput("(3,5) wide", make_arg((3, 5), key=(op, 2))),
+            SampleInput("(2,4,3) batch", make_arg((2, 4, 3), key=(op, 3))),
+            SampleInput("(3,4) complete", make_arg((3, 4), key=(op, 4)), mode="complete"),
+            SampleInput("(3,3)T complete", make_arg((3, 3), key=(op, 5), transposed=True), "complete"),
+            SampleInput("(4,3) r", make_arg((4, 3), key=(op, 6), requires_grad=False), mode="r")]
+
+
+linalg_qr = _named_results(defop(
+    "linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)",
+    kernel=_qr_kernel, meta=_qr_meta, grads={"A": _qr_grad},
+    samples=_qr_samples, torch="torch.linalg.qr",
+    doc="(Q, R) with A = Q R, Q's columns orthonormal, R upper-triangular; mode 'reduced' (k = min(m, n) "
+        "columns), 'complete' (Q square) or 'r' (R only, Q empty)."),
+    "linalg_qr", fields=("Q", "R"))
+
+
+# ---- eigh ------------------------------------------------------------------------------------------
+
+def _eigh_meta(A, UPLO="L"):
+    _square_check("eigh", A)
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    return MetaArray(A.shape[:-1], A.dtype), MetaArray(A.shape, A.dtype)
+
+
+def _eigh_kernel(xp, A, UPLO):
+    _eigh_meta(A, UPLO)
+    L, V = xp.linalg.eigh(A, UPLO=UPLO)
+    return L.astype(A.dtype, copy=False), V.astype(A.dtype, copy=False)
+
+
+def _eigh_grad(grads, result):
+    """linalg_eig_backward for Hermitian A: gA = V (skew(Vᴴ gV) / E + diag(gL)) Vᴴ, E[i, j] = L[j] - L[i]
+    (1 on the diagonal, where the skew part is 0)."""
+    gL, gV = grads
+    L, V = result
+    VhgV = matmul(_mT(V), gV)
+    skew = 0.5 * (VhgV - _mT(VhgV))
+    E = L.unsqueeze(-2) - L.unsqueeze(-1) + eye(L.shape[-1], dtype=L.dtype, device=L.device)
+    inner = skew / E + diag_embed(gL)
+    return matmul(V, matmul(inner, _mT(V)))
+
+
+def eigh_gauge_invariant(outputs):
+    """(L, |V|): invariant under the sign of each eigenvector, which LAPACK builds choose differently."""
+    L, V = outputs
+    return L, V.abs()
+
+
+def _eigh_samples(op, gauge=True):
+    samples = [SampleInput("(3,3)", _symmetric(op, (3, 3))).wrapped(hermitian_input),
+               SampleInput("(2,4,4) batch", _symmetric(op, (2, 4, 4))).wrapped(hermitian_input),
+               SampleInput("(1,1)", _symmetric(op, (1, 1))).wrapped(hermitian_input),
+               SampleInput("UPLO=U", _symmetric(op, (3, 3), 1), UPLO="U").wrapped(hermitian_input)]
+    return [s.processed(eigh_gauge_invariant) for s in samples] if gauge else samples
+
+
+linalg_eigh = _named_results(defop(
+    "linalg_eigh(Tensor A, str UPLO='L') -> (Tensor eigenvalues, Tensor eigenvectors)",
+    kernel=_eigh_kernel, meta=_eigh_meta, grads={"A": _eigh_grad},
+    samples=_eigh_samples, torch="torch.linalg.eigh",
+    doc="(L, V) of a symmetric matrix (from its UPLO triangle): eigenvalues ascending, orthonormal eigenvectors "
+        "as columns, A = V diag(L) Vᴴ."),
+    "linalg_eigh", fields=("eigenvalues", "eigenvectors"))
+
+def _eigvalsh_meta(A, UPLO="L"):
+    return _eigh_meta(A, UPLO)[0]
+
+
+def _eigvalsh_grad(grad, A, UPLO):
+    """linalg_eig_backward without gV: V diag(gL) Vᴴ, defined where eigenvalues repeat too (the eigenvectors
+    are recomputed here; PyTorch computes them in the forward when A requires grad)."""
+    V = linalg_eigh(A, UPLO)[1]
+    return matmul(V * grad.unsqueeze(-2), _mT(V))
+
+
+linalg_eigvalsh = defop(
+    "linalg_eigvalsh(Tensor A, str UPLO='L') -> Tensor",
+    kernel=lambda xp, A, UPLO: _eigh_kernel(xp, A, UPLO)[0], meta=_eigvalsh_meta, grads={"A": _eigvalsh_grad},
+    backward_name="LinalgEighBackward0", samples=lambda op: _eigh_samples(op, gauge=False),
+    torch="torch.linalg.eigvalsh",
+    doc="The eigenvalues of a symmetric matrix, ascending (PyTorch's node, LinalgEighBackward0).")
+
+
+# ---- svd ---------------------------------------------------------------------------------------------
+
+def _svd_meta(A, full_matrices=True):
+    _matrix_check("svd", A)
+    *batch, m, n = A.shape
+    k = min(m, n)
+    batch = tuple(batch)
+    if full_matrices:
+        return MetaArray(batch + (m, m), A.dtype), MetaArray(batch + (k,), A.dtype), MetaArray(batch + (n, n), A.dtype)
+    return MetaArray(batch + (m, k), A.dtype), MetaArray(batch + (k,), A.dtype), MetaArray(batch + (k, n), A.dtype)
+
+
+def _svd_kernel(xp, A, full_matrices):
+    _matrix_check("svd", A)
+    U, S, Vh = xp.linalg.svd(A, full_matrices=full_matrices)
+    return U.astype(A.dtype, copy=False), S.astype(A.dtype, copy=False), Vh.astype(A.dtype, copy=False)
+
+
+def _svd_grad(grads, result, full_matrices):
+    """svd_backward: the reduced decomposition's (full_matrices' extra columns of U and rows of Vh carry no
+    gradient, derivatives.yaml narrows them away). E[i, j] = S[j]² - S[i]² (1 on the diagonal)."""
+    gU, gS, gVh = grads
+    U, S, Vh = result
+    m, n = U.shape[-2], Vh.shape[-1]
+    k = S.shape[-1]
+    if full_matrices:
+        gU, U = narrow(gU, -1, 0, k), narrow(U, -1, 0, k)
+        gVh, Vh = narrow(gVh, -2, 0, k), narrow(Vh, -2, 0, k)
+    UhgU = matmul(_mT(U), gU)
+    UhgU = UhgU - _mT(UhgU)
+    VhgV = matmul(Vh, _mT(gVh))
+    VhgV = VhgV - _mT(VhgV)
+    S2 = S * S
+    E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + eye(k, dtype=S.dtype, device=S.device)
+    gA = (UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E + diag_embed(gS)
+    if m > n:           # gA = [U gA + (I - U Uᴴ) gU S⁻¹] Vᴴ
+        gUSinv = gU / S.unsqueeze(-2)
+        gA = matmul(U, gA) + gUSinv - matmul(U, matmul(_mT(U), gUSinv))
+        return matmul(gA, Vh)
+    if m < n:           # gA = U [gA Vᴴ + S⁻¹ gVᴴ (I - V Vᴴ)]
+        SinvgVh = gVh / S.unsqueeze(-1)
+        gA = matmul(gA, Vh) + SinvgVh - matmul(matmul(SinvgVh, _mT(Vh)), Vh)
+        return matmul(U, gA)
+    return matmul(U, matmul(gA, Vh))
+
+
+def svd_gauge_invariant(outputs):
+    """(|U|, S, |Vh|) of the first k = min(m, n) singular vectors: invariant under flipping the signs of a
+    pair uᵢ, vᵢ (LAPACK builds choose them differently), and without full_matrices' extra columns of U and
+    rows of Vh, any orthonormal completion, whose derivative is not defined. Tensor methods only, so that
+    the reference script applies it to torch's outputs too."""
+    U, S, Vh = outputs
+    k = S.shape[-1]
+    return U[..., :k].abs(), S, Vh[..., :k, :].abs()
+
+
+def _svd_samples(op):
+    samples = [SampleInput("(3,3)", make_arg((3, 3), key=(op, 0)), full_matrices=False),
+               SampleInput("(4,3)", make_arg((4, 3), key=(op, 1)), full_matrices=False),
+               SampleInput("(3,5) wide", make_arg((3, 5), key=(op, 2)), False),
+               SampleInput("(2,3,2) batch", make_arg((2, 3, 2), key=(op, 3)), full_matrices=False),
+               SampleInput("(4,2) full_matrices", make_arg((4, 2), key=(op, 4))),
+               SampleInput("(2,3)T full_matrices", make_arg((2, 3), key=(op, 5), transposed=True))]
+    return [s.processed(svd_gauge_invariant) for s in samples]
+
+
+linalg_svd = _named_results(defop(
+    "linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)",
+    kernel=_svd_kernel, meta=_svd_meta, grads={"A": _svd_grad},
+    samples=_svd_samples, torch="torch.linalg.svd",
+    doc="(U, S, Vh) with A = U diag(S) Vh, S descending; U (m, m) and Vh (n, n) with full_matrices, else "
+        "(m, k) and (k, n), k = min(m, n)."),
+    "linalg_svd", fields=("U", "S", "Vh"))
+
+
+def _svdvals_samples(op):
+    return [SampleInput("(3,3)", make_arg((3, 3), key=(op, 0))),
+            SampleInput("(4,3)", make_arg((4, 3), key=(op, 1))),
+            SampleInput("(2,3,5) batch", make_arg((2, 3, 5), key=(op, 2)))]
+
+
+def _svdvals_meta(A):
+    return _svd_meta(A, False)[1]
+
+
+def _svdvals_grad(grad, A):
+    """svd_backward without gU, gVh: U diag(gS) Vh, defined where singular values repeat or vanish too (U and
+    Vh are recomputed here; PyTorch computes them in the forward when A requires grad)."""
+    U, _, Vh = linalg_svd(A, full_matrices=False)
+    return matmul(U * grad.unsqueeze(-2), Vh)
+
+
+linalg_svdvals = defop(
+    "linalg_svdvals(Tensor A) -> Tensor",
+    kernel=lambda xp, A: _svd_kernel(xp, A, False)[1], meta=_svdvals_meta, grads={"A": _svdvals_grad},
+    backward_name="LinalgSvdBackward0", samples=_svdvals_samples, torch="torch.linalg.svdvals",
+    doc="The singular values of each matrix, descending (PyTorch's node, LinalgSvdBackward0).")
+
+
+# ---- householder_product ------------------------------------------------------------------------------
+
+def _householder_product(A, tau):
+    """H₁ H₂ … H_k's first n columns, Hᵢ = I - τᵢ vᵢ vᵢᴴ, vᵢ column i of A below the diagonal with a 1 on it
+    (LAPACK's orgqr, geqrf's Q): applied to the first n columns of I from the last reflection, each as two
+    products, so the gradient (and every order) is the products'."""
+    if A.ndim < 2:
+        raise RuntimeError("torch.linalg.householder_product: input must have at least 2 dimensions.")
+    m, n = A.shape[-2], A.shape[-1]
+    if m < n:
+        raise RuntimeError("torch.linalg.householder_product: input.shape[-2] must be greater than or equal to "
+                           "input.shape[-1]")
+    if tau.ndim != A.ndim - 1:
+        raise RuntimeError(f"torch.linalg.householder_product: Expected tau to have one dimension less than input, "
+                           f"but got tau.ndim equal to {tau.ndim} and input.ndim is equal to {A.ndim}")
+    k = tau.shape[-1]
+    if n < k:
+        raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater than or equal to "
+                           "tau.shape[-1]")
+    if tuple(tau.shape[:-1]) != tuple(A.shape[:-2]):
+        raise RuntimeError(f"torch.linalg.householder_product: Expected batch dimensions of tau to be equal to "
+                           f"input.shape[:-2], but got {list(tau.shape[:-1])}")
+    if A.dtype != tau.dtype:
+        raise RuntimeError(f"torch.linalg.householder_product: tau dtype {scalar_type_name(tau.dtype.np)} does not "
+                           f"match input dtype {scalar_type_name(A.dtype.np)}")
+    identity = eye(m, n, dtype=A.dtype, device=A.device)
+    V = tril(A, -1) + identity
+    Q = identity.expand(*A.shape)
+    for i in range(k - 1, -1, -1):
+        v = V[..., :, i:i + 1]
+        Q = Q - matmul(v, tau[..., i:i + 1].unsqueeze(-1) * matmul(_mT(v), Q))
+    return Q
+
+
+def _householder_samples(op):
+    return [SampleInput("(4,3) k=3", make_arg((4, 3), key=(op, 0)), make_arg((3,), key=(op, 1), low=0.5, high=1.5)),
+            SampleInput("(3,3) k=2", make_arg((3, 3), key=(op, 2)), make_arg((2,), key=(op, 3), low=0.5, high=1.5)),
+            SampleInput("(2,4,2) batch", make_arg((2, 4, 2), key=(op, 4)),
+                        make_arg((2, 2), key=(op, 5), low=0.5, high=1.5))]
+
+
+linalg_householder_product = defop(
+    "linalg_householder_product(Tensor input, Tensor tau) -> Tensor", composite=_householder_product,
+    samples=_householder_samples, torch="torch.linalg.householder_product",
+    doc="The first n columns of the product of Householder reflections I - τᵢ vᵢ vᵢᴴ (geqrf's Q from its "
+        "reflectors).")

@@ -1,0 +1,256 @@
+"""Linear systems (ATen's BatchLinearAlgebra): linalg_solve_ex, the kernel (PyTorch's
+_linalg_solve_ex, whose node is LinalgSolveExBackward0), and linalg_solve over it;
+linalg_solve_triangular (A's triangle only); PyTorch's composites linalg_tensorinv and
+linalg_tensorsolve (a tensor viewed as a matrix).
+
+A is a batch of square matrices, B a batch of matrices or, where B has A's shape without its
+last dimension (or is 1-D), of vectors (PyTorch's linalg_solve_is_vector_rhs); their batch
+dimensions broadcast. The gradients are derivatives.yaml's linalg_solve_backward, written with
+linalg_solve itself so every order follows: gB = A⁻ᴴ gX (X A⁻ᴴ on the right) and
+gA = -gB Xᴴ (-Xᴴ gB on the right).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..backends.meta import MetaArray
+from ..errors import DtypeError
+from ..messages import scalar_type_name
+from ..shapes import broadcast_shapes
+from .determinants import _invertible, _mT, _square_check, linalg_inv
+from .linalg import matmul
+from .reduce.selection import _named_results
+from .registry import defop
+from .samples import SampleInput, make_arg
+from .shape.diagonal import tril, triu
+from .shape.view import permute, reshape, squeeze, unsqueeze
+
+
+def _is_vector_rhs(A, B) -> bool:
+    return B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+
+
+def _solve_shape(A, B, left):
+    """The result's shape, after PyTorch's checks (linalg_solve_ex's _linalg_solve_ex_out)."""
+    _square_check("solve", A)
+    if A.dtype != B.dtype:
+        raise DtypeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
+                         f"{scalar_type_name(A.dtype)} and B of type {scalar_type_name(B.dtype)} instead")
+    vector = _is_vector_rhs(A, B)
+    if vector and not left:
+        raise RuntimeError("linalg.solve: Vector broadcasting of the left hand side is not supported for left=False. "
+                           "In this case linalg.solve is equivalent to B / A.squeeze(-1)")
+    b = tuple(B.shape) + (1,) if vector else tuple(B.shape)
+    if len(b) < 2:
+        raise RuntimeError("linalg.solve: The input tensor B must have at least 2 dimensions.")
+    n = A.shape[-1]
+    if (b[-2] if left else b[-1]) != n:
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {b[-2]}x{b[-1]})")
+    batch = broadcast_shapes(tuple(A.shape[:-2]), b[:-2])
+    return batch + (b[-2:-1] if vector else b[-2:]), batch
+
+
+def _solve_ex_meta(A, B, left=True, check_errors=False):
+    shape, _ = _solve_shape(A, B, left)
+    # info is the LU factorization's: one per matrix of A, not of the broadcast batch
+    return MetaArray(shape, A.dtype), MetaArray(tuple(A.shape[:-2]), np.dtype(np.int32))
+
+
+def _solve_ex_kernel(xp, A, B, left, check_errors):
+    shape, batch = _solve_shape(A, B, left)
+    vector = _is_vector_rhs(A, B)
+    b = B[..., None] if vector else B
+    if not left:                     # X A = B is Aᵀ Xᵀ = Bᵀ
+        A, b = xp.swapaxes(A, -1, -2), xp.swapaxes(b, -1, -2)
+    info = xp.zeros(A.shape[:-2], dtype=np.int32)
+    try:
+        x = xp.linalg.solve(xp.broadcast_to(A, batch + A.shape[-2:]), xp.broadcast_to(b, batch + b.shape[-2:]))
+    except np.linalg.LinAlgError:
+        # LAPACK's getrf reports a singular U; PyTorch's solve_ex returns info > 0 there and
+        # linalg_solve raises. NumPy stops at the first singular matrix of a batch: find them all,
+        # and solve with the others (NaN where A is singular).
+        if check_errors:
+            raise RuntimeError("torch.linalg.solve: The solver failed because the input matrix is singular.") from None
+        for index in np.ndindex(*A.shape[:-2]):
+            try:
+                xp.linalg.inv(A[index])
+            except np.linalg.LinAlgError:
+                info[index] = 1
+        singular = (info != 0)[..., None, None]
+        A = xp.where(singular, xp.eye(A.shape[-1], dtype=A.dtype), A)
+        x = xp.linalg.solve(xp.broadcast_to(A, batch + A.shape[-2:]), xp.broadcast_to(b, batch + b.shape[-2:]))
+        x = xp.where(singular, np.nan, x)
+    if not left:
+        x = xp.swapaxes(x, -1, -2)
+    if vector:
+        x = x[..., 0]
+    return xp.ascontiguousarray(x).astype(A.dtype, copy=False).reshape(shape), info
+
+
+def _solve_grads(grads, A, B, result, left):
+    """(gA, gB) of linalg_solve_backward; the vector case as a one-column matrix."""
+    vector = _is_vector_rhs(A, B)
+    gX, X = grads[0], result[0]
+    if vector:
+        gX, X = unsqueeze(gX, -1), unsqueeze(X, -1)
+    if left:
+        gB = linalg_solve(_mT(A), gX)
+        gA = -matmul(gB, _mT(X))
+    else:
+        gB = linalg_solve(_mT(A), gX, left=False)
+        gA = -matmul(_mT(X), gB)
+    return gA, (squeeze(gB, -1) if vector else gB)
+
+
+def _solve_samples(op):
+    A = _invertible(op, (3, 3))
+    return [SampleInput("(3,3) (3,2)", A, make_arg((3, 2), key=(op, "B"))),
+            SampleInput("vector (3,)", A, make_arg((3,), key=(op, "b"))),
+            SampleInput("batch (2,3,3) vector (2,3)", _invertible(op, (2, 3, 3)), make_arg((2, 3), key=(op, "bb"))),
+            SampleInput("broadcast (3,3) (2,3,1)", A, make_arg((2, 3, 1), key=(op, "B3"))),
+            SampleInput("left=False (2,3)", A, make_arg((2, 3), key=(op, "Br")), left=False),
+            SampleInput("(3,3)T", _mT(_invertible(op, (3, 3), 2)).detach().requires_grad_(),
+                        make_arg((3, 4), key=(op, "B4"), transposed=True))]
+
+
+linalg_solve_ex = _named_results(defop(
+    "linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor info)",
+    kernel=_solve_ex_kernel, meta=_solve_ex_meta,
+    grads={"A": lambda grads, A, B, result, left: _solve_grads(grads, A, B, result, left)[0],
+           "B": lambda grads, A, B, result, left: _solve_grads(grads, A, B, result, left)[1]},
+    samples=_solve_samples, torch="torch.linalg.solve_ex",
+    doc="(X, info): X solves A X = B (X A = B with left=False) for square A; LAPACK's info (0: A invertible)."),
+    "linalg_solve_ex", fields=("result", "info"))
+
+
+def _solve(A, B, left=True):
+    # PyTorch's linalg_solve checks solve_ex's info; the kernel checks it here (check_errors), so that a
+    # meta tensor, whose info has no values, passes
+    return linalg_solve_ex(A, B, left=left, check_errors=True)[0]
+
+
+linalg_solve = defop("linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor", composite=_solve,
+                     samples=_solve_samples, torch="torch.linalg.solve",
+                     doc="X with A X = B (X A = B with left=False); an error where A is singular.")
+
+
+# ---- triangular systems ------------------------------------------------------------------------------
+
+def _triangular_shape(A, B, upper, left, unitriangular):
+    for name, t in (("A", A), ("B", B)):
+        if t.ndim < 2:
+            raise RuntimeError(f"linalg.solve_triangular: The input tensor {name} must have at least 2 dimensions.")
+    _square_check("solve_triangular", A)
+    if A.dtype != B.dtype:
+        raise DtypeError(f"linalg.solve_triangular: Expected A and B to have the same dtype, but found A of type "
+                         f"{scalar_type_name(A.dtype)} and B of type {scalar_type_name(B.dtype)} instead")
+    n = A.shape[-1]
+    if (B.shape[-2] if left else B.shape[-1]) != n:
+        raise RuntimeError(f"linalg.solve_triangular: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {B.shape[-2]}x{B.shape[-1]})")
+    batch = broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[:-2]))
+    return batch + tuple(B.shape[-2:]), batch
+
+
+def _solve_triangular_meta(self, B, upper, left=True, unitriangular=False):
+    shape, _ = _triangular_shape(self, B, upper, left, unitriangular)
+    return MetaArray(shape, self.dtype)
+
+
+def _solve_triangular_kernel(xp, self, B, upper, left, unitriangular):
+    shape, batch = _triangular_shape(self, B, upper, left, unitriangular)
+    # only A's triangle is read (and not its diagonal where unitriangular), as LAPACK's trtrs
+    A = xp.triu(self) if upper else xp.tril(self)
+    if unitriangular:
+        n = A.shape[-1]
+        A = A * (1 - xp.eye(n, dtype=A.dtype)) + xp.eye(n, dtype=A.dtype)
+    if not left:                     # X A = B is Aᵀ Xᵀ = Bᵀ
+        A, B = xp.swapaxes(A, -1, -2), xp.swapaxes(B, -1, -2)
+    x = xp.linalg.solve(xp.broadcast_to(A, batch + A.shape[-2:]), xp.broadcast_to(B, batch + B.shape[-2:]))
+    if not left:
+        x = xp.swapaxes(x, -1, -2)
+    return xp.ascontiguousarray(x).astype(self.dtype, copy=False).reshape(shape)
+
+
+def _solve_triangular_grads(grad, self, result, upper, left, unitriangular):
+    """linalg_solve_triangular_backward: gB solves Aᴴ's triangular system; gA = -gB Xᴴ (-Xᴴ gB on the right)
+    kept to the triangle the forward read."""
+    gB = linalg_solve_triangular(_mT(self), grad, upper=not upper, left=left, unitriangular=unitriangular)
+    gA = -matmul(gB, _mT(result)) if left else -matmul(_mT(result), gB)
+    gA = triu(gA, int(unitriangular)) if upper else tril(gA, -int(unitriangular))
+    return gA, gB
+
+
+def _solve_triangular_samples(op):
+    A = _invertible(op, (3, 3))
+    return [SampleInput("upper (3,3) (3,2)", A, make_arg((3, 2), key=(op, "B")), upper=True),
+            SampleInput("lower batch (2,3,3)", _invertible(op, (2, 3, 3)), make_arg((2, 3, 1), key=(op, "b")),
+                        upper=False),
+            SampleInput("broadcast (3,3) (2,3,2)", A, make_arg((2, 3, 2), key=(op, "B3")), upper=False),
+            SampleInput("left=False", A, make_arg((2, 3), key=(op, "Br")), upper=True, left=False),
+            SampleInput("unitriangular", A, make_arg((3, 2), key=(op, "Bu")), upper=False, unitriangular=True),
+            SampleInput("(3,3)T upper", _mT(_invertible(op, (3, 3), 2)).detach().requires_grad_(),
+                        make_arg((3, 4), key=(op, "B4"), transposed=True), upper=True)]
+
+
+linalg_solve_triangular = defop(
+    "linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) "
+    "-> Tensor",
+    kernel=_solve_triangular_kernel, meta=_solve_triangular_meta,
+    grads={"self": lambda grad, self, result, upper, left, unitriangular:
+           _solve_triangular_grads(grad, self, result, upper, left, unitriangular)[0],
+           "B": lambda grad, self, result, upper, left, unitriangular:
+           _solve_triangular_grads(grad, self, result, upper, left, unitriangular)[1]},
+    samples=_solve_triangular_samples, torch="torch.linalg.solve_triangular",
+    doc="X with A X = B (X A = B with left=False) for A triangular: only its upper (or lower) triangle is read, "
+        "its diagonal taken as ones with unitriangular.")
+
+
+# ---- tensor systems -------------------------------------------------------------------------------
+
+def _tensorinv(A, ind=2):
+    """PyTorch's composite: the inverse of A viewed as a (∏ shape[:ind]) × (∏ shape[ind:]) matrix, shaped
+    shape[ind:] + shape[:ind], so that tensordot(tensorinv(A), A, ind) is the identity."""
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    shape = list(A.shape)
+    rows, cols = int(np.prod(shape[:ind])), int(np.prod(shape[ind:]))
+    if rows != cols:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           f"prod(self.shape[:ind]), but got {cols} != {rows}")
+    return reshape(linalg_inv(reshape(A, [rows, cols])), shape[ind:] + shape[:ind])
+
+
+linalg_tensorinv = defop(
+    "linalg_tensorinv(Tensor self, int ind=2) -> Tensor", composite=_tensorinv,
+    samples=lambda op: [SampleInput("(2,3,6) ind=2", _tensor_of(_invertible(op, (6, 6)), [2, 3, 6])),
+                        SampleInput("(6,2,3) ind=1", _tensor_of(_invertible(op, (6, 6), 1), [6, 2, 3]), ind=1)],
+    torch="torch.linalg.tensorinv", doc="The inverse of A as a linear map from its last dims to its first ind dims.")
+
+
+def _tensor_of(matrix, shape):
+    return reshape(matrix, shape).detach().requires_grad_()
+
+
+def _tensorsolve(A, B, dims=None):
+    """PyTorch's composite: the dims of A named by `dims` moved to the end, then A viewed as a
+    (B.numel()) × (the rest) matrix solved against B flattened, shaped as A's trailing dims."""
+    if dims is not None:
+        order = [d for d in range(A.ndim) if d not in [d % A.ndim for d in dims]] + [d % A.ndim for d in dims]
+        A = permute(A, order)
+    result_shape = list(A.shape[B.ndim:])
+    n = int(np.prod(result_shape))
+    if int(np.prod(list(B.shape))) != n:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
+                           f"prod(self.shape[:other.ndim]), but got {n} != {int(np.prod(list(A.shape[:B.ndim])))}")
+    return reshape(linalg_solve(reshape(A, [n, n]), reshape(B, [n])), result_shape)
+
+
+linalg_tensorsolve = defop(
+    "linalg_tensorsolve(Tensor self, Tensor other, int[]? dims=None) -> Tensor", composite=_tensorsolve,
+    samples=lambda op: [SampleInput("(2,3,6)", _tensor_of(_invertible(op, (6, 6)), [2, 3, 6]),
+                                    make_arg((2, 3), key=(op, "b"))),
+                        SampleInput("dims=(0,)", _tensor_of(_invertible(op, (6, 6), 1), [6, 2, 3]),
+                                    make_arg((2, 3), key=(op, "b1")), dims=[0])],
+    torch="torch.linalg.tensorsolve", doc="X with tensordot(A, X, X.ndim) = B.")
