@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from agrad import codegen, dispatcher
+from agrad import codegen, dispatcher, memory_formats
 
 from .diagnostics import Collector, Pos, did_you_mean
 from .pytorch_habits import KEYWORD_ALIASES
@@ -113,6 +113,8 @@ def _fits(arg_type: str, value: Any) -> bool:
         return value in DTYPE_NAMES
     if base == "Device":
         return isinstance(value, str)
+    if base == "MemoryFormat":          # written by name: memory_format: channels_last
+        return value in memory_formats.NAMES
     return True
 
 
