@@ -226,7 +226,7 @@ _UNARY = ("abs", "neg", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
           "reciprocal", "square", "floor", "ceil", "round", "trunc", "frac", "lgamma", "digamma", "clamp",
           "clamp_min", "clamp_max", "leaky_relu", "silu", "elu", "hardtanh", "nan_to_num", "logit")
 _BINARY = ("add", "sub", "mul", "div", "pow", "fmod", "remainder", "atan2", "hypot", "lerp", "addcmul", "addcdiv",
-           "masked_fill", "index_put", "index_add", "scatter", "scatter_add", "scatter_reduce", "true_divide",
+           "masked_fill", "index_put", "index_add", "index_reduce", "scatter", "scatter_add", "scatter_reduce", "true_divide",
            "multiply", "subtract", "xlogy", "copysign", "float_power")
 # the in-place forms of the aliases (pointwise/aliases.py) and others torch has. NOTE: not the
 # comparisons' (gt_ …): their result would keep the tensor's old grad_fn, where PyTorch's is GtBackward0
