@@ -56,6 +56,8 @@ _ON_FIRST_USE = {"library": ("library", None), "testing": ("testing", None), "sa
 
 def __getattr__(name):
     where = _ON_FIRST_USE.get(name)
+    if where is None and name.startswith("_foreach_"):
+        where = ("foreach", name)
     if where is None:
         return getattr(ops, name)
     import importlib
