@@ -60,12 +60,17 @@ def _index_reduce_kernel(xp, self, dim, index, source, reduce, include_self):
     size = out.shape[d]
     if i.size and bool(((i < 0) | (i >= size)).any()):
         raise IndexError("index out of range in self")           # (negative ones too, as PyTorch's)
-    moved = xp.moveaxis(out, d, 0)                                # a view: writes land in `out`
-    values = xp.moveaxis(_as1d(source), d, 0)
+    # dim first, row-major: slice k is the run of `row` elements at k * row, so one flat position per
+    # element (what `_at` takes on every library: NumPy's ufunc.at, dask's rounds of writes)
+    moved = xp.ascontiguousarray(xp.moveaxis(out, d, 0))
+    row = moved.size // size if size else 0
+    positions = (i.reshape(-1, 1) * row + xp.arange(row)).reshape(-1)
+    values = xp.ascontiguousarray(xp.moveaxis(_as1d(source), d, 0)).reshape(-1)
+    flat = moved.reshape(-1)
     if not include_self:
         identity = {"prod": 1, "mean": 0, "amax": _lowest(out.dtype, -1), "amin": _lowest(out.dtype, 1)}[reduce]
-        moved[i] = identity
-    moved = _at(xp, _UFUNC[reduce], moved, i, values)
+        flat[positions] = identity
+    moved = _at(xp, _UFUNC[reduce], flat, positions, values).reshape(moved.shape)
     if reduce == "mean":
         count = xp.bincount(i, minlength=size) + (1 if include_self else 0)
         count = xp.where(count == 0, 1, count).astype(out.dtype).reshape((size,) + (1,) * (moved.ndim - 1))
