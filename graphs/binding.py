@@ -290,8 +290,10 @@ class Binder:
                 continue
             value = found[0]
             if not self.fits(arg.type, value) and not _padding_string(node.op, arg.name, value):
-                self.c.error("AG019", f"{node.op}(): argument '{arg.name}' must be {arg.type}, "
-                             f"not {_kind(value)}", found[1])
+                names = memory_formats.NAMES if arg.type.rstrip("?") == "MemoryFormat" else ()
+                self.c.error("AG019", f"{node.op}(): argument '{arg.name}' must be {arg.type}"
+                             f"{' (' + ', '.join(sorted(names)) + ')' if names else ''}, not {_kind(value)}",
+                             found[1], did_you_mean(value, names) if names and isinstance(value, str) else None)
                 ok = False
             written.append((arg, value, found[1]))
             if arg.kwarg_only:
