@@ -147,6 +147,15 @@ def dims_order(like, fmt) -> tuple:
 def copy(xp, array, fmt, like=None):
     """A new array of `array`'s values laid out in memory format `fmt`, where preserve_format keeps
     the strides of `like` (by default `array` itself; the *_like factories pass their input)."""
+    if like is None:
+        # the common cases first, without reading strides: AccumulateGrad and contiguous() ask for
+        # contiguous_format, and a row- or column-major array is dense whatever is asked
+        fmt = from_arg(fmt)
+        flags = getattr(array, "flags", None)
+        if fmt is contiguous_format:
+            return xp.array(array, copy=True, order="C")
+        if fmt in (None, preserve_format) and flags is not None and (flags.c_contiguous or flags.f_contiguous):
+            return xp.array(array, copy=True, order="K")
     like = array if like is None else like
     if like is array and resolve(array, fmt) is preserve_format:
         # NumPy's order K keeps a dense array's strides, in an array of its own (base None: what
