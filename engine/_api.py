@@ -8,6 +8,7 @@ from ._device import DeviceUnavailableError, device
 from .dtypes import (bool_, float16, float32, float64, get_default_dtype, int8, int16, int32, int64, uint8, uint32,
                      uint64)
 from .layouts import layout, strided
+from .memory_formats import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                         set_grad_enabled)
 from ._tensor import Size, Tensor
@@ -35,6 +36,7 @@ __all__ = ["Tensor", "Size", "tensor", "as_tensor", "from_numpy", "empty", "empt
            "get_rng_state", "set_rng_state", "device",
            "DeviceUnavailableError", "dtypes", "float16", "float32", "float64", "uint8", "int8", "int16", "int32",
            "int64", "uint32", "uint64", "bool_", "layout", "strided",
+           "memory_format", "contiguous_format", "channels_last", "channels_last_3d", "preserve_format",
            "get_default_dtype", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
            "is_inference_mode_enabled", "is_inference", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled", "autograd",
@@ -54,6 +56,8 @@ _ON_FIRST_USE = {"library": ("library", None), "testing": ("testing", None), "sa
 
 def __getattr__(name):
     where = _ON_FIRST_USE.get(name)
+    if where is None and name.startswith("_foreach_"):
+        where = ("foreach", name)
     if where is None:
         return getattr(ops, name)
     import importlib

@@ -13,7 +13,7 @@ import weakref
 
 import numpy as np
 
-from . import _tensor_str, dtypes, watchers
+from . import _tensor_str, dtypes, memory_formats, watchers
 from ._device import device as Device
 from .dispatch_keys import AUTOGRAD, INFERENCE
 from .grad_mode import enable_grad, tls
@@ -391,8 +391,10 @@ class Tensor:
 
     # -- memory layout (PyTorch's terms: strides in elements, the offset into the storage) --
     def is_contiguous(self, memory_format=None) -> bool:
-        flags = getattr(self._data, "flags", None)
-        return True if flags is None else bool(flags.c_contiguous)     # a Meta array is contiguous
+        if memory_format is None:
+            flags = getattr(self._data, "flags", None)
+            return True if flags is None else bool(flags.c_contiguous)     # a Meta array is contiguous
+        return memory_formats.is_in(self._data, memory_format)
 
     def stride(self, dim=None):
         data = self._data

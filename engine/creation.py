@@ -6,6 +6,7 @@ import numpy as np
 from . import (
     backends,  # noqa: F401 — devices are usable once their backends are registered
     dtypes,
+    memory_formats,
 )
 from ._device import device as Device
 from ._tensor import Tensor
@@ -138,10 +139,23 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False)
     return _finish(data, dev, backend, requires_grad)
 
 
+def _laid_out_like(made: Tensor, t: Tensor, memory_format) -> Tensor:
+    """A *_like factory's result in `memory_format` (preserve_format, the default: `t`'s strides where it
+    is dense, as PyTorch's empty_like), made row-major and copied into that layout when it differs."""
+    if made._device.type == "meta" or getattr(t._data, "strides", None) is None:
+        return made
+    order = memory_formats.dims_order(t._data, memory_format)
+    if order == tuple(range(t.ndim)):
+        return made
+    data = memory_formats.copy(made._device.backend.xp, made._data, memory_format, like=t._data)
+    return _finish(data, made._device, made._device.backend, made.requires_grad)
+
+
 def _like(factory_value):
-    def like(t: Tensor, *, dtype=None, device=None, requires_grad=False) -> Tensor:
-        return full(t.shape, factory_value, dtype=dtype or t.dtype, device=device or t.device,
+    def like(t: Tensor, *, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
+        made = full(t.shape, factory_value, dtype=dtype or t.dtype, device=device or t.device,
                     requires_grad=requires_grad)
+        return _laid_out_like(made, t, memory_format)
     return like
 
 
@@ -150,8 +164,9 @@ ones_like = _like(1)
 empty_like = _like(0)
 
 
-def full_like(t: Tensor, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return full(t.shape, fill_value, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
+def full_like(t: Tensor, fill_value, *, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
+    made = full(t.shape, fill_value, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
+    return _laid_out_like(made, t, memory_format)
 
 
 def _number_dtype(*values):
@@ -319,7 +334,8 @@ def randint(*args, low=None, high=None, size=None, dtype=None, device=None, requ
 
 
 def _random_like(sample):
-    def like(t: Tensor, *, dtype=None, device=None, requires_grad=False, generator=None, seed=None) -> Tensor:
+    def like(t: Tensor, *, dtype=None, device=None, requires_grad=False, generator=None, seed=None,
+             memory_format=None) -> Tensor:
         """Random values of `t`'s shape (its dtype and device unless given): drawn on the host from
         `generator`, a new generator seeded with `seed`, or agrad's global one (manual_seed), so a seed
         gives the same numbers on every device."""
@@ -329,7 +345,8 @@ def _random_like(sample):
             return full(t.shape, 0, dtype=dtype, device=device, requires_grad=requires_grad)
         rng = generator if generator is not None else (np.random.default_rng(seed) if seed is not None
                                                        else _global_generator())
-        return tensor(sample(rng, tuple(t.shape)), dtype=dtype, device=device, requires_grad=requires_grad)
+        made = tensor(sample(rng, tuple(t.shape)), dtype=dtype, device=device, requires_grad=requires_grad)
+        return _laid_out_like(made, t, memory_format)
     return like
 
 

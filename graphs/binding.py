@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from agrad import codegen, dispatcher
+from agrad import codegen, dispatcher, memory_formats
 
 from .diagnostics import Collector, Pos, did_you_mean
 from .pytorch_habits import KEYWORD_ALIASES
@@ -113,6 +113,8 @@ def _fits(arg_type: str, value: Any) -> bool:
         return value in DTYPE_NAMES
     if base == "Device":
         return isinstance(value, str)
+    if base == "MemoryFormat":          # written by name: memory_format: channels_last
+        return value in memory_formats.NAMES
     return True
 
 
@@ -288,8 +290,10 @@ class Binder:
                 continue
             value = found[0]
             if not self.fits(arg.type, value) and not _padding_string(node.op, arg.name, value):
-                self.c.error("AG019", f"{node.op}(): argument '{arg.name}' must be {arg.type}, "
-                             f"not {_kind(value)}", found[1])
+                names = memory_formats.NAMES if arg.type.rstrip("?") == "MemoryFormat" else ()
+                self.c.error("AG019", f"{node.op}(): argument '{arg.name}' must be {arg.type}"
+                             f"{' (' + ', '.join(sorted(names)) + ')' if names else ''}, not {_kind(value)}",
+                             found[1], did_you_mean(value, names) if names and isinstance(value, str) else None)
                 ok = False
             written.append((arg, value, found[1]))
             if arg.kwarg_only:

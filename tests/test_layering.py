@@ -24,7 +24,7 @@ PACKAGES = {"engine": "agrad", "graphs": "agrad.graphs", "cli": "agrad.cli"}
 
 # (module prefix, floor); the longest matching prefix decides a module's floor
 FLOORS = [
-    ("agrad.dispatch_keys", 0), ("agrad._device", 0), ("agrad.dtypes", 0), ("agrad.layouts", 0), ("agrad.errors", 0),
+    ("agrad.dispatch_keys", 0), ("agrad._device", 0), ("agrad.dtypes", 0), ("agrad.layouts", 0), ("agrad.memory_formats", 0), ("agrad.errors", 0),
     ("agrad.warn_once", 0), ("agrad.user_warnings", 0), ("agrad.fp_warnings", 0), ("agrad._atomic_write", 0),
     ("agrad.backends", 1), ("agrad.grad_mode", 1), ("agrad.messages", 1), ("agrad.codegen", 1),
     ("agrad.watchers", 1), ("agrad.cuda", 1),
@@ -35,7 +35,7 @@ FLOORS = [
     ("agrad.autograd", 6),
     ("agrad.ops", 7),
     ("agrad.library", 8), ("agrad.legacy_tensor_types", 8), ("agrad.optim", 8), ("agrad.testing", 8), ("agrad.replay", 8),
-    ("agrad.special", 8), ("agrad.linalg", 8),
+    ("agrad.special", 8), ("agrad.linalg", 8), ("agrad.foreach", 8),
     ("agrad._api", 9), ("agrad", 9),
     ("agrad.nn", 10), ("agrad.utils", 10),           # checkpoint_sequential takes an nn.Sequential
     ("agrad.graphs", 11),

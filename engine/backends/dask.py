@@ -34,7 +34,7 @@ _REPEATS = ("its kernel writes at computed positions where a repeated position k
 # is refused before it runs (graphs/build.py asks Backend.refusal)
 REFUSED: dict[str, str] = {
     **dict.fromkeys(("nonzero", "masked_select", "_masked_select_backward", "_unique2", "unique_dim"), _DATA_DEPENDENT),
-    "scatter_reduce": _ROUNDS,
+    **dict.fromkeys(("scatter_reduce", "index_reduce"), _ROUNDS),
     "max_unpool2d": _REPEATS,
     # a view by geometry over the tensor's memory (sizes, strides, storage offset): a dask array has
     # no memory layout to read through

@@ -8,7 +8,8 @@ import re
 
 __all__ = ["Schema", "Argument", "SchemaError", "parse_schema"]
 
-_BASE_TYPES = {"Tensor", "Scalar", "int", "float", "bool", "str", "ScalarType", "Device", "SymInt"}
+_BASE_TYPES = {"Tensor", "Scalar", "int", "float", "bool", "str", "ScalarType", "Device", "SymInt",
+               "MemoryFormat"}
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)?(\.[A-Za-z_][A-Za-z0-9_]*)?$")
 _NO_DEFAULT = object()
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import importlib
 import math
 
-from .. import dtypes
+from .. import dtypes, memory_formats
 from .._tensor import _UNTIL_LOADED, Tensor, _size
 from ..autograd.backward_and_grad import backward
 from ..autograd.inplace import bump_version, check_inplace
@@ -48,7 +48,7 @@ class _Methods:
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
         backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
 
-    def to(self, *args, device=None, dtype=None, copy=False) -> "Tensor":
+    def to(self, *args, device=None, dtype=None, copy=False, memory_format=None) -> "Tensor":
         for a in args:     # t.to("cuda"), t.to(agrad.float64), t.to(other_tensor)
             if isinstance(a, dtypes.dtype):
                 dtype = a
@@ -56,7 +56,7 @@ class _Methods:
                 device, dtype = a.device, a.dtype
             else:
                 device = a
-        return _ops.to(self, device=device, dtype=dtype, copy=copy)
+        return _ops.to(self, device=device, dtype=dtype, copy=copy, memory_format=memory_format)
 
     def view_as(self, other) -> "Tensor":
         return _ops.view(self, list(other.shape))
@@ -93,23 +93,24 @@ class _Methods:
     def resize_(self, *sizes, memory_format=None) -> "Tensor":
         """Tensor.resize_: this tensor takes the shape `sizes` in place, keeping its leading elements
         (a larger one is extended with zeros: agrad never hands out uninitialised memory); the version
-        moves only if the shape does. Refused on a tensor that requires grad, as in PyTorch."""
+        moves only if the shape does. Refused on a tensor that requires grad, as in PyTorch. With
+        memory_format the kept storage is seen with that format's strides (channels_last: NHWC)."""
         if self.requires_grad and not is_inference_mode_enabled():     # (inference mode records nothing)
             raise RuntimeError("cannot resize variables that require grad")
         if mutation_observers:
             before_mutation(self)
         shape = _size(sizes)
-        if shape == tuple(self.shape):
+        if shape == tuple(self.shape) and memory_format is None:
             return self
         xp = self._device.backend.xp
         flat = self._data.reshape(-1)
         n = math.prod(shape)
         if n <= flat.size:
-            data = flat[:n].reshape(shape)          # a view of the same memory, as PyTorch keeps the storage
+            data = flat[:n]                         # a view of the same memory, as PyTorch keeps the storage
         else:
             data = xp.zeros(n, dtype=flat.dtype)
             data[:flat.size] = flat
-            data = data.reshape(shape)
+        data = memory_formats.view_in(data, shape, memory_format)
         self._data = data
         if self._autograd_meta is not None:
             self._autograd_meta.grad_accumulator = None     # (as set_'s)
@@ -117,7 +118,7 @@ class _Methods:
         return self
 
     def resize_as_(self, the_template, memory_format=None) -> "Tensor":
-        return self.resize_(the_template.shape)
+        return self.resize_(the_template.shape, memory_format=memory_format)
 
     def set_(self, source=None) -> "Tensor":
         """Tensor.set_(source): this tensor takes source's memory, shape and strides (set_() makes it
@@ -225,7 +226,7 @@ _UNARY = ("abs", "neg", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
           "reciprocal", "square", "floor", "ceil", "round", "trunc", "frac", "lgamma", "digamma", "clamp",
           "clamp_min", "clamp_max", "leaky_relu", "silu", "elu", "hardtanh", "nan_to_num", "logit")
 _BINARY = ("add", "sub", "mul", "div", "pow", "fmod", "remainder", "atan2", "hypot", "lerp", "addcmul", "addcdiv",
-           "masked_fill", "index_put", "index_add", "scatter", "scatter_add", "scatter_reduce", "true_divide",
+           "masked_fill", "index_put", "index_add", "index_reduce", "scatter", "scatter_add", "scatter_reduce", "true_divide",
            "multiply", "subtract", "xlogy", "copysign", "float_power")
 # the in-place forms of the aliases (pointwise/aliases.py) and others torch has. NOTE: not the
 # comparisons' (gt_ …): their result would keep the tensor's old grad_fn, where PyTorch's is GtBackward0

@@ -181,6 +181,9 @@ FAMILIES = {
     "shape.diagonal": (
         ("diag", "diag_embed", "diagonal", "diagonal_backward", "diagonal_copy", "tril", "triu"),
         ()),
+    "shape.index_reduce": (
+        ("index_reduce",),
+        ()),
     "shape.indexing": (
         ("alias", "narrow", "select", "select_backward", "slice", "slice_backward"),
         ()),

@@ -15,7 +15,7 @@ ratio, which needs it contiguous and divisible, as in PyTorch.
 """
 from __future__ import annotations
 
-from .. import dtypes
+from .. import dtypes, memory_formats
 from .._device import device as Device
 from .._tensor import Tensor
 from ..backends.meta import MetaArray
@@ -30,39 +30,56 @@ from .samples import SampleInput, make_arg
 
 
 def _clone_kernel(xp, self, memory_format):
-    if memory_format not in (None, "preserve_format", "contiguous_format"):
-        raise RuntimeError(f"unsupported memory format {memory_format!r}: 'preserve_format' or "
-                           f"'contiguous_format'")
-    return xp.array(self, copy=True, order="C" if memory_format == "contiguous_format" else "K")
+    return memory_formats.copy(xp, self, memory_format)
+
+
+def _clone_meta(self, memory_format):
+    memory_formats.resolve(self, memory_format)          # a channels-last format still checks the rank
+    return MetaArray(self.shape, self.dtype)
+
+
+def _clone_samples(op):
+    x = make_arg((2, 3, 4, 5), key=(op, 3))
+    return [SampleInput("(2,3)", make_arg((2, 3), key=(op, 0))),
+            SampleInput("0-d", make_arg((), key=(op, 1))),
+            SampleInput("T (3,2) contiguous_format", make_arg((3, 2), key=(op, 2), transposed=True),
+                        memory_format=memory_formats.contiguous_format),
+            SampleInput("(2,3,4,5) channels_last", x, memory_format=memory_formats.channels_last),
+            SampleInput("(2,3,4,5,2) channels_last_3d", make_arg((2, 3, 4, 5, 2), key=(op, 4)),
+                        memory_format=memory_formats.channels_last_3d),
+            SampleInput("T (3,2) preserve_format", make_arg((3, 2), key=(op, 5), transposed=True),
+                        memory_format=memory_formats.preserve_format)]
 
 
 clone = defop(
-    "clone(Tensor self, *, str? memory_format=None) -> Tensor",
-    kernel=_clone_kernel, meta=lambda self, memory_format: MetaArray(self.shape, self.dtype),
+    "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor",
+    kernel=_clone_kernel, meta=_clone_meta,
     grads={"self": lambda grad: grad},
-    samples=lambda op: [SampleInput("(2,3)", make_arg((2, 3), key=(op, 0))),
-                        SampleInput("0-d", make_arg((), key=(op, 1))),
-                        SampleInput("T (3,2) contiguous_format", make_arg((3, 2), key=(op, 2), transposed=True),
-                                    memory_format="contiguous_format")],
-    torch="lambda x, memory_format=None: x.clone(memory_format=torch.contiguous_format) "
-          "if memory_format == 'contiguous_format' else x.clone()",
-    doc="A copy with its own memory (the same strides unless memory_format='contiguous_format').")
+    samples=_clone_samples,
+    torch="lambda x, memory_format=None: x.clone(memory_format=memory_format or torch.preserve_format)",
+    doc="A copy with its own memory, laid out in memory_format (preserve_format, the default, keeps a dense "
+        "tensor's strides).")
 
 
-def _contiguous(self):
-    flags = getattr(self._data, "flags", None)
-    if flags is None or flags.c_contiguous:
+def _contiguous(self, memory_format):
+    fmt = memory_formats.from_arg(memory_format)
+    if fmt is memory_formats.preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    if memory_formats.is_in(self._data, fmt):
         return self            # NOTE: PyTorch returns the tensor itself: no node is recorded
-    return clone(self, memory_format="contiguous_format")
+    return clone(self, memory_format=fmt)
 
 
 contiguous = defop(
-    "contiguous(Tensor self) -> Tensor",
+    "contiguous(Tensor self, *, MemoryFormat memory_format=\"contiguous_format\") -> Tensor",
     composite=_contiguous,
     samples=lambda op: [SampleInput("(2,3) already", make_arg((2, 3), key=(op, 0))),
-                        SampleInput("T (3,2)", make_arg((3, 2), key=(op, 1), transposed=True))],
-    torch="lambda x: x.contiguous()",
-    doc="self when its memory is already C-contiguous, else a contiguous clone (CloneBackward0).")
+                        SampleInput("T (3,2)", make_arg((3, 2), key=(op, 1), transposed=True)),
+                        SampleInput("(2,3,4,5) channels_last", make_arg((2, 3, 4, 5), key=(op, 2)),
+                                    memory_format=memory_formats.channels_last)],
+    torch="lambda x, memory_format=torch.contiguous_format: x.contiguous(memory_format=memory_format)",
+    doc="self when its memory already has memory_format's strides, else a clone in that format "
+        "(CloneBackward0).")
 
 
 def _copy_kernel(xp, self, src):
@@ -99,14 +116,14 @@ def _target(self: Tensor, device, dtype):
     return (self._device if device is None else Device(device)), _np_dtype(self._data.dtype, dtype)
 
 
-def _to_copy_meta(self, dtype, device):
+def _to_copy_meta(self, dtype, device, memory_format):
     # NOTE: on Meta a move is only a dtype change: the graph being inferred stays on Meta
     if device is not None:
         Device(device)         # still reject a malformed device string
     return MetaArray(self.shape, _np_dtype(self.dtype, dtype))
 
 
-def _to_copy_kernel(self, dtype, device):
+def _to_copy_kernel(self, dtype, device, memory_format):
     dev, np_dtype = _target(self, device, dtype)
     src, dst = self._device.backend, dev.backend
     data = self._data
@@ -119,7 +136,10 @@ def _to_copy_kernel(self, dtype, device):
         host = data if src.type == "meta" else src.to_numpy(data)
         data = dst.asarray(host, np_dtype, dev)
     else:
-        data = data.astype(np_dtype)
+        data = data.astype(np_dtype)       # (NumPy's order K: self's strides, as preserve_format)
+    if dev.type != "meta" and memory_format is not None and getattr(data, "strides", None) is not None and \
+            memory_formats.dims_order(data, None) != memory_formats.dims_order(self._data, memory_format):
+        data = memory_formats.copy(dst.xp, data, memory_format, like=self._data)
     return Tensor._make(data, dev, dst.key)
 
 
@@ -129,7 +149,7 @@ def _to_samples(op):
 
 
 _to_copy = defop(
-    "_to_copy(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor",
+    "_to_copy(Tensor self, *, ScalarType? dtype=None, Device? device=None, MemoryFormat? memory_format=None) -> Tensor",
     kernel=_to_copy_kernel, moves_device=True, meta=_to_copy_meta,
     grads={"self": lambda grad, self_options: _to_copy(grad, dtype=self_options[1], device=self_options[0])},
     backward_name="ToCopyBackward0",
@@ -139,24 +159,29 @@ _to_copy = defop(
         "the gradient goes back to the input's device and dtype.")
 
 
-def _to(self, device, dtype, copy):
+def _to(self, device, dtype, copy, memory_format):
     """PyTorch's `to`: `self` itself when nothing changes and no copy is asked for, else `_to_copy`."""
     dev, np_dtype = _target(self, device, dtype)
     if self._device.type == "meta":
         dev = self._device      # a graph being inferred stays on Meta: only the dtype changes
-    if dev is self._device and np_dtype == self._data.dtype and not copy:
+    fmt = memory_formats.from_arg(memory_format)
+    # (to_will_alias: a format asked for is kept when it is the one self's strides suggest)
+    same_format = fmt in (None, memory_formats.preserve_format) or getattr(self._data, "strides", None) is None \
+        or memory_formats.suggest(self.shape, self.stride()) is fmt
+    if dev is self._device and np_dtype == self._data.dtype and not copy and same_format:
         return self
     if np_dtype.kind not in "fc":
         # derivatives.yaml's output_differentiability for _to_copy, "!dtype || isDifferentiableType(*dtype)":
         # an integral or bool copy is outside the graph (x.long() does not require grad), so the copy is
         # made as under no_grad
         with _no_grad():
-            return _to_copy(self, dtype=dtypes.from_numpy(np_dtype), device=dev)
-    return _to_copy(self, dtype=dtypes.from_numpy(np_dtype), device=dev)
+            return _to_copy(self, dtype=dtypes.from_numpy(np_dtype), device=dev, memory_format=fmt)
+    return _to_copy(self, dtype=dtypes.from_numpy(np_dtype), device=dev, memory_format=fmt)
 
 
 to = defop(
-    "to(Tensor self, Device? device=None, ScalarType? dtype=None, bool copy=False) -> Tensor",
+    "to(Tensor self, Device? device=None, ScalarType? dtype=None, bool copy=False, *, "
+    "MemoryFormat? memory_format=None) -> Tensor",
     composite=_to, samples=_to_samples,
     torch="lambda x, device=None, dtype=None: x.to(device=device, dtype=getattr(torch, dtype) if dtype else None)",
     doc="Move to another device and/or dtype; the gradient moves back.")

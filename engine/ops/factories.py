@@ -9,7 +9,7 @@ agrad's global generator (`manual_seed`).
 """
 from __future__ import annotations
 
-from .. import creation, dtypes
+from .. import creation, dtypes, memory_formats
 from ..backends.meta import MetaArray
 from .registry import defop
 from .samples import SampleInput, make_arg
@@ -28,13 +28,14 @@ fill = defop(
     torch="torch.fill",
     doc="A tensor of self's shape and dtype filled with value (the pure form of fill_).")
 
-_OPTIONS = "*, ScalarType? dtype=None, Device? device=None, bool requires_grad=False"
+_OPTIONS = ("*, ScalarType? dtype=None, Device? device=None, bool requires_grad=False, "
+            "MemoryFormat? memory_format=None")
 
 
 def _filled_like(value):
-    def like(input, dtype, device, requires_grad):
-        return creation.full(input.shape, value, dtype=dtype or input.dtype, device=device or input.device,
-                             requires_grad=requires_grad)
+    def like(input, dtype, device, requires_grad, memory_format):
+        factory = creation.ones_like if value else creation.zeros_like
+        return factory(input, dtype=dtype, device=device, requires_grad=requires_grad, memory_format=memory_format)
     return like
 
 
@@ -45,13 +46,16 @@ def _like_samples(*extra):
                 SampleInput("dtype=float32", x, *extra, dtype=dtypes.float32),
                 SampleInput("int64 input", creation.tensor([[1, 2], [3, 4]]), *extra),
                 SampleInput("0-d requires_grad", make_arg((), key=(op, 1), requires_grad=False), *extra,
-                            requires_grad=True)]
+                            requires_grad=True),
+                SampleInput("(2,3,2,2) channels_last", make_arg((2, 3, 2, 2), key=(op, 2), requires_grad=False),
+                            *extra, memory_format=memory_formats.channels_last)]
     return samples
 
 
 def _torch_like(name, extra=""):
-    return f"lambda input, {extra}dtype=None, device=None, requires_grad=False: torch.{name}(input, {extra}" \
-           f"dtype=dtype, device=device, requires_grad=requires_grad)"
+    return f"lambda input, {extra}dtype=None, device=None, requires_grad=False, memory_format=None: " \
+           f"torch.{name}(input, {extra}dtype=dtype, device=device, requires_grad=requires_grad, " \
+           f"memory_format=memory_format or torch.preserve_format)"
 
 
 zeros_like = defop(f"zeros_like(Tensor input, {_OPTIONS}) -> Tensor", composite=_filled_like(0), differentiable=False,
@@ -66,8 +70,9 @@ empty_like = defop(f"empty_like(Tensor input, {_OPTIONS}) -> Tensor", composite=
                        "irreproducible).")
 
 
-def _full_like(input, fill_value, dtype, device, requires_grad):
-    return creation.full_like(input, fill_value, dtype=dtype, device=device, requires_grad=requires_grad)
+def _full_like(input, fill_value, dtype, device, requires_grad, memory_format):
+    return creation.full_like(input, fill_value, dtype=dtype, device=device, requires_grad=requires_grad,
+                              memory_format=memory_format)
 
 
 full_like = defop(f"full_like(Tensor input, Scalar fill_value, {_OPTIONS}) -> Tensor", composite=_full_like,
@@ -78,8 +83,9 @@ full_like = defop(f"full_like(Tensor input, Scalar fill_value, {_OPTIONS}) -> Te
 
 
 def _random_like(fn):
-    def like(input, dtype, device, requires_grad, seed):
-        return fn(input, dtype=dtype, device=device, requires_grad=requires_grad, seed=seed)
+    def like(input, dtype, device, requires_grad, memory_format, seed):
+        return fn(input, dtype=dtype, device=device, requires_grad=requires_grad, seed=seed,
+                  memory_format=memory_format)
     return like
 
 

@@ -260,3 +260,54 @@ def test_zero_dim_integer_tensor_index_is_an_integer():
 def test_byte_tensor_indexes_as_a_mask():
     x = f64(np.arange(6.0).reshape(2, 3))
     np.testing.assert_array_equal(x[agrad.tensor([0, 1], dtype=agrad.uint8)].numpy(), [[3, 4, 5]])
+
+
+# ---- index_reduce (engine/ops/shape/index_reduce.py) ----------------------------------------------
+
+@pytest.mark.parametrize("call,error,message", [
+    (lambda x: agrad.index_reduce(x, 1, long([0]), f64([[1.0]] * 3), "sum"), RuntimeError,
+     r"index_reduce\(\): Expected reduce to be one of prod, mean, amax or amin but got sum."),
+    (lambda x: agrad.index_reduce(x, 1, long([0]), agrad.ones(3, 1), "prod"), RuntimeError,
+     r"index_reduce_\(\): self \(Double\) and source \(Float\) must have the same scalar type"),
+    (lambda x: agrad.index_reduce(x, 1, f64([0.0]), f64([[1.0]] * 3), "prod"), RuntimeError,
+     r"index_reduce_\(\): Expected dtype int32/int64 for index but got: Double"),
+    (lambda x: agrad.index_reduce(x, 1, long([0, 1, 2]), f64([[1.0]] * 3), "prod"), RuntimeError,
+     r"index_reduce_\(\): Number of indices \(3\) should be equal to source.size\(dim\): \(1\), for dim: 1"),
+    (lambda x: agrad.index_reduce(x, 1, long([-1]), f64([[1.0]] * 3), "prod"), IndexError,
+     "index out of range in self"),
+    (lambda x: agrad.index_reduce(x, 1, long([[0]]), f64([[1.0]] * 3), "prod"), IndexError,
+     r"index_reduce_\(\): Index is supposed to be a vector, but got dim: 2 with type: Long and size: \[1, 1\]"),
+])
+def test_index_reduce_errors_as_pytorch(call, error, message):
+    with pytest.raises(error, match=message):
+        call(f64(np.zeros((3, 4))))
+
+
+def test_index_reduce_amin_without_self_and_integer_mean_as_pytorch():
+    x = f64([[1.0, 3.0, 3.0, 0.0]], requires_grad=True)
+    src = f64([[3.0, 2.0, 3.0]], requires_grad=True)
+    out = x.index_reduce(1, long([1, 1, 2]), src, "amin", include_self=False)
+    out.backward(agrad.ones_like(out))
+    assert out.grad_fn.name() == "IndexReduceBackward0"
+    np.testing.assert_array_equal(out.detach().numpy(), [[1, 2, 3, 0]])
+    np.testing.assert_array_equal(x.grad.numpy(), [[1, 0, 0, 1]])
+    np.testing.assert_array_equal(src.grad.numpy(), [[0, 1, 0.5]])
+    mean = agrad.index_reduce(long([5, 7, 9]), 0, long([0, 0, 2]), long([2, 3, 4]), "mean", include_self=False)
+    np.testing.assert_array_equal(mean.numpy(), [2, 7, 4])
+
+
+def test_index_reduce_prod_two_zeros_in_one_slot_fails_only_in_double_backward():
+    src = f64([[0.0, 2.0, 0.0]], requires_grad=True)
+    x = f64(np.ones((1, 2)), requires_grad=True)
+    out = x.index_reduce(1, long([0, 1, 0]), src, "prod")
+    g, = agrad.autograd.grad(out.sum(), src, create_graph=True)
+    np.testing.assert_array_equal(g.detach().numpy(), [[0, 1, 0]])      # PyTorch's values
+    with pytest.raises(RuntimeError, match=r"index_reduce\(\): Double backward is unsupported for source when >1 "
+                                           r"zeros in source are scattered to the same position in self"):
+        g.sum().backward()
+
+
+def test_index_reduce_in_place():
+    x = f64([[1.0, 2.0], [3.0, 4.0]])
+    assert x.index_reduce_(0, long([1]), f64([[5.0, 0.5]]), "amax") is x
+    np.testing.assert_array_equal(x.numpy(), [[1, 2], [5, 4]])

@@ -68,3 +68,28 @@ def test_the_pure_ops_run_and_check(graph_file):
     f = x * 2
     f[np.array([[1, 0, 0, 1], [0, 0, 0, 0], [1, 1, 0, 0]], bool)] = 0.5
     np.testing.assert_allclose(run.outputs["f"], f)
+
+
+MEMORY_FORMATS = """\
+name: memory_formats
+dtype: float64
+inputs:
+  x: {shape: [2, 3, 2, 2], init: arange, requires_grad: true}
+nodes:
+  y: contiguous(x, memory_format="channels_last")
+  z: clone(y, memory_format="preserve_format")
+  w: zeros_like(z, memory_format="contiguous_format")
+  loss: sum(z * 2 + w)
+backward: loss
+outputs: [loss]
+"""
+
+
+def test_a_graph_names_memory_formats(graph_file):
+    run = graphs.load(graph_file(MEMORY_FORMATS)).run()
+    assert float(run.outputs["loss"]) == 2 * sum(range(24))
+    np.testing.assert_allclose(run.grads["x"], np.full((2, 3, 2, 2), 2.0))
+    wrong = graph_file(MEMORY_FORMATS.replace('"channels_last"', '"channel_last"'))
+    text = CliRunner().invoke(cli, ["check", str(wrong)]).output
+    assert "must be MemoryFormat (channels_last, channels_last_3d, contiguous_format, preserve_format)" in text
+    assert "did you mean 'channels_last'?" in text

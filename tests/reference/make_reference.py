@@ -75,6 +75,8 @@ class Converter:
             return TORCH_DTYPES[value.name]
         if isinstance(value, agrad.device):
             return torch.device(str(value))
+        if isinstance(value, agrad.memory_format):
+            return getattr(torch, value.name)
         return value
 
 
