@@ -356,7 +356,8 @@ def set_checkpoint_early_stop(enable: bool):
 
 
 class _Handle:
-    pass
+    """An object of its own per checkpointed call: the key its recomputed tensors are stored under
+    (PyTorch's _Handle)."""
 
 
 class _Holder:
@@ -522,7 +523,7 @@ class _OpLog:
         self.tbs: list | None = None
 
     def op_start(self, op, args):
-        pass
+        """(an op is logged once it has its result: op_end)"""
 
     def op_end(self, op, result):
         self.logs.append(f"{_describe(result)} = aten.{op.name}")
