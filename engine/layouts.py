@@ -6,7 +6,9 @@ from __future__ import annotations
 __all__ = ["layout", "strided"]
 
 
-class layout:
+class Named:
+    """One of PyTorch's named constants of a kind (a layout, a memory format): printed as
+    `agrad.<name>`, and one object per name, pickling included."""
     __slots__ = ("name",)
 
     def __init__(self, name: str):
@@ -16,7 +18,11 @@ class layout:
         return f"agrad.{self.name}"
 
     def __reduce__(self):
-        return self.name        # pickled as the module's global of that name: one object per layout
+        return self.name        # pickled as its module's global of that name: the same object back
+
+
+class layout(Named):
+    __slots__ = ()
 
 
 strided = layout("strided")

@@ -12,20 +12,13 @@ which older callers pass ("contiguous_format").
 """
 from __future__ import annotations
 
+from .layouts import Named
+
 __all__ = ["memory_format", "contiguous_format", "channels_last", "channels_last_3d", "preserve_format"]
 
 
-class memory_format:
-    __slots__ = ("name",)
-
-    def __init__(self, name: str):
-        self.name = name
-
-    def __repr__(self):
-        return f"agrad.{self.name}"
-
-    def __reduce__(self):
-        return self.name        # pickled as the module's global of that name: one object per format
+class memory_format(Named):
+    __slots__ = ()
 
 
 contiguous_format = memory_format("contiguous_format")
