@@ -5,10 +5,9 @@ import numpy as np
 import pytest
 
 import agrad
+import op_sample_runs
 from agrad.ops import registered
 from agrad.ops import registry
-
-from test_ops_generated import _call
 
 _OPS_WITH_ARRAY_GRADS = [info for info in registered() if info.array_grads]
 
@@ -21,7 +20,7 @@ def _cases():
 
 
 def _grads(info, sample, dtype, arrays: bool):
-    fn, inputs = _call(info, sample)
+    fn, inputs = op_sample_runs.as_function(info, sample)
     leaves = [t.detach().to(dtype).requires_grad_() for t in inputs]
     out = fn(*leaves)
     registry._use_arrays[0] = arrays
@@ -39,7 +38,7 @@ def test_the_hot_ops_have_array_formulas():
 
 @pytest.mark.parametrize("info,sample,dtype", list(_cases()))
 def test_array_formulas_equal_tensor_formulas(info, sample, dtype):
-    fn, inputs = _call(info, sample)
+    fn, inputs = op_sample_runs.as_function(info, sample)
     if not inputs:
         pytest.skip("no differentiable input in this sample")
     out, by_tensors = _grads(info, sample, dtype, arrays=False)
