@@ -314,13 +314,18 @@ mv = defop(
     torch="torch.mv")
 
 
-def _dot_meta(self, tensor):
+def check_vectors(self, tensor) -> None:
+    """Two 1-D tensors of one length, as dot and vdot need them (PyTorch's dot_check's messages)."""
     if self.ndim != 1 or tensor.ndim != 1:
         raise ShapeError(f"1D tensors expected, but got {self.ndim}D and {tensor.ndim}D tensors")
     if self.shape[0] != tensor.shape[0]:
         raise ShapeError(f"inconsistent tensor size, expected tensor [{self.shape[0]}] and src "
                          f"[{tensor.shape[0]}] to have the same number of elements, but got {self.shape[0]} "
                          f"and {tensor.shape[0]} elements respectively")
+
+
+def _dot_meta(self, tensor):
+    check_vectors(self, tensor)
     _same_dtype("dot", self, tensor)
     return MetaArray((), self.dtype)
 

@@ -8,7 +8,7 @@ from ..backends.meta import MetaArray
 from ..errors import DtypeError
 from ..messages import scalar_type_name
 from .factories import ones_like
-from .linalg import mm
+from .linalg import check_vectors, mm
 from .reduce.arithmetic import sum
 from .reduce.cumulative import cumprod
 from .registry import defop
@@ -105,12 +105,7 @@ linalg_multi_dot = defop(
 # ---- vecdot, diagonal ---------------------------------------------------------------------------
 
 def _vdot_meta(self, other):
-    if self.ndim != 1 or other.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {self.ndim}D and {other.ndim}D tensors")
-    if self.shape[0] != other.shape[0]:
-        raise RuntimeError(f"inconsistent tensor size, expected tensor [{self.shape[0]}] and src [{other.shape[0]}] "
-                           f"to have the same number of elements, but got {self.shape[0]} and {other.shape[0]} "
-                           f"elements respectively")
+    check_vectors(self, other)
     if self.dtype != other.dtype:
         raise DtypeError(f"vdot: expected both vectors to have same dtype, but found {scalar_type_name(self.dtype)} "
                          f"and {scalar_type_name(other.dtype)}")
