@@ -138,9 +138,9 @@ class DifferentiableViewMeta(AutogradMeta):
     on the base or another view), the view's grad_fn is rebuilt from the base, so
     gradients flow through the base's new history: as PyTorch does by default, by one
     as_strided of the base with the view's geometry (AsStridedBackward0), or with
-    `replays` by replaying `view_fn` (ViewBackward0, ...): where the view was made under
-    _force_original_view_tracking(True), changes its dtype, or lives on a device without
-    as_strided (PyTorch's view_fn cases)."""
+    replaying `view_fn` (ViewBackward0, ...): where the view was made under
+    _force_original_view_tracking(True) (`replays`), changes its dtype, or lives on a device
+    without as_strided (PyTorch's view_fn cases)."""
     __slots__ = ("base", "view_fn", "creation_meta", "attr_version", "replays")
 
     def __init__(self, base, view_fn, creation_meta, attr_version, replays=False):
@@ -163,7 +163,9 @@ class DifferentiableViewMeta(AutogradMeta):
         if vc.version != self.attr_version:
             handle_view_on_rebase(self, indirect=True)
             with enable_grad():
-                if self.replays:
+                # (PyTorch keeps a view_fn, and replays it, also where as_strided cannot make the view)
+                if self.replays or view._data.dtype != self.base._data.dtype or \
+                        view._device.type not in _AS_STRIDED_DEVICES:
                     fresh = replay_view(self.base, self.view_fn)
                 else:
                     fresh = self.base.as_strided(view.shape, view.stride(), view.storage_offset())
@@ -210,9 +212,7 @@ def make_view(base, view, op, args, index) -> None:
     else:
         root, view_fn = base, step
         replays = False
-    # (PyTorch keeps a view_fn, and replays it, where as_strided cannot make the view)
-    replays = replays or tls.view_replay or view._data.dtype != root._data.dtype or \
-        view._device.type not in _AS_STRIDED_DEVICES
+    replays = replays or tls.view_replay
     vc = version_counter(base)
     view._version_counter = vc
     view._autograd_meta = DifferentiableViewMeta(root, view_fn, creation, vc.version, replays)
