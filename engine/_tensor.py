@@ -137,7 +137,7 @@ class DifferentiableViewMeta(AutogradMeta):
     when the shared version counter has moved on since `attr_version` (an in-place op
     on the base or another view), the view's grad_fn is rebuilt from the base, so
     gradients flow through the base's new history: as PyTorch does by default, by one
-    as_strided of the base with the view's geometry (AsStridedBackward0), or with
+    as_strided of the base with the view's geometry (AsStridedBackward0), or by
     replaying `view_fn` (ViewBackward0, ...): where the view was made under
     _force_original_view_tracking(True) (`replays`), changes its dtype, or lives on a device
     without as_strided (PyTorch's view_fn cases)."""
