@@ -10,7 +10,7 @@ them with the first node's layouts, and they are gone once the reader lets go.
 What a run reads of a node is less: its plan (executor.call_plan) and the names it reads
 (release_plan). Both are the first node's with its names put in place, so a Binding also
 keeps them as templates, functions of a node's name and the names its text writes
-(`names_in`): `plans()` and `reads()` make them with no NodeSpec, position or BoundNode.
+(`names_in`): `plans()` and `last_reads()` make them with no NodeSpec, position or BoundNode.
 """
 from __future__ import annotations
 
@@ -29,19 +29,29 @@ class Binding:
     """How every node of one signature binds: per NodeSpec its text makes, `(layout, schema, entry)`
     (binding._layout's function, or None where `bind` binds it: a written kind no layout
     covers); and the templates of its plans and reads, or None where a value of the first
-    node's could not be told apart from its names (then they are read off its BoundNodes)."""
-    __slots__ = ("layouts", "plans", "reads")
+    node's could not be told apart from its names (then they are read off its BoundNodes).
 
-    def __init__(self, layouts: list[tuple], plans, reads):
+    What its nodes read is kept by position rather than as names (release_plan needs only
+    each value's last reader): `outer`, per name from outside the YAML node (a placeholder
+    number, or -1 for the node's own name), the last of its NodeSpecs that reads it; `dying`,
+    the node's name -> per NodeSpec, the values made inside the node (`n.1`, `n.2`) that
+    nothing after it reads, as ReleasePlan keeps an entry. Those values are the node's own:
+    no other node's text can name them (a name has no dot), so where they die is the same in
+    every node of the signature, and a run of a million nodes never looks them up by name."""
+    __slots__ = ("layouts", "plans", "outer", "dying")
+
+    def __init__(self, layouts: list[tuple], plans, outer, dying):
         self.layouts = layouts
         self.plans = plans          # (name, names) -> [plan, ...]
-        self.reads = reads          # (name, names) -> [(node name, names it reads), ...]
+        self.outer = outer          # ((placeholder number or -1, NodeSpec number), ...)
+        self.dying = dying          # name -> [(), "n.1", ("n.1", "n.2"), ...]
 
 
 def templates(bound_nodes: list, parts: list[tuple], target: str, names: list[str]):
-    """The plan and reads templates of a signature from its first node (`target`, whose text
-    writes `names`): `parts[k]` is `executor.plan_parts` of `bound_nodes[k]`. (None, None) where
-    a value cannot be placed: a list holding tensors, or a name neither written nor made here."""
+    """A Binding's `plans`, `outer` and `dying` for a signature from its first node (`target`,
+    whose text writes `names`): `parts[k]` is `executor.plan_parts` of `bound_nodes[k]`. All
+    None where a value cannot be placed: a list holding tensors, or a name neither written nor
+    made here."""
     constants: list = []
     where = {n: f"N[{i}]" for i, n in enumerate(names)}
 
@@ -56,8 +66,9 @@ def templates(bound_nodes: list, parts: list[tuple], target: str, names: list[st
         constants.append(value)
         return f"K[{len(constants) - 1}]"
 
-    plans, reads = [], []
-    for bound, (call, function, operands, kinds) in zip(bound_nodes, parts):
+    plans = []
+    last: dict[str, int] = {}           # placed name -> the last NodeSpec that makes or reads it
+    for k, (bound, (call, function, operands, kinds)) in enumerate(zip(bound_nodes, parts)):
         items = [constant(call), named(bound.name), constant(function)]
         for operand, kind in zip(operands, kinds):
             if kind == "t":
@@ -69,17 +80,26 @@ def templates(bound_nodes: list, parts: list[tuple], target: str, names: list[st
             elif not refs_in(operand[1]):       # a list of constants (`dim=[0, 1]`): every node's own
                 items.append(constant(operand))
             else:
-                return None, None
+                return None, None, None
         refs = [named(r.name) for r in bound.refs()]
         if None in items or None in refs:
-            return None, None
+            return None, None, None
         plans.append(f"({', '.join(items)})")
-        reads.append(f"({items[1]}, ({''.join(r + ', ' for r in refs)}))")
+        for placed in (*refs, items[1]):
+            last[placed] = k
     scope = {"K": tuple(constants)}
+    outer = tuple((-1 if placed == "T" else int(placed[2:-1]), k) for placed, k in last.items()
+                  if not placed.startswith("T + "))
+    dying: list[list[str]] = [[] for _ in bound_nodes]
+    for placed, k in last.items():
+        if placed.startswith("T + "):
+            dying[k].append(placed)
+    entries = ["()" if not made else made[0] if len(made) == 1 else f"({', '.join(made)})" for made in dying]
     return (codegen.define(f"def plans(T, N):\n    return [{', '.join(plans)}]\n", scope,
                            "<agrad node plans>", "plans"),
-            codegen.define(f"def reads(T, N):\n    return [{', '.join(reads)}]\n", scope,
-                           "<agrad node reads>", "reads"))
+            outer,
+            codegen.define(f"def dying(T):\n    return [{', '.join(entries)}]\n", {}, "<agrad node dying>",
+                           "dying"))
 
 
 class ColumnOrder(Sequence):
@@ -121,9 +141,27 @@ class ColumnOrder(Sequence):
         """Each node's plan (executor.call_plan), in order."""
         return self._templated("plans", call_plan)
 
-    def reads(self):
-        """(name, the names it reads) of each node, in order (release_plan)."""
-        return self._templated("reads", lambda bound: (bound.name, tuple(r.name for r in bound.refs())))
+    def last_reads(self) -> tuple[list, dict[str, int]]:
+        """For release_plan: per node of the order, the values made inside its YAML node that die
+        there (an entry as ReleasePlan keeps it), and, of every other name read or made, the
+        position of the last node that reads or makes it. Only the YAML nodes' own names and the
+        names they read are looked up, one dict entry each, not the values inside them."""
+        release: list = []
+        last: dict[str, int] = {}
+        for i, ((name, text), binding, start) in enumerate(zip(self.columns.block.nodes.items(), self.bindings,
+                                                               self.starts())):
+            if binding.dying is not None:
+                names = names_in(text)
+                for placeholder, k in binding.outer:
+                    last[name if placeholder < 0 else names[placeholder]] = start + k
+                release += binding.dying(name)
+                continue
+            for k, bound in enumerate(self._made(i, i + 1)):
+                for ref in bound.refs():
+                    last[ref.name] = start + k
+                last[bound.name] = start + k
+                release.append(())
+        return release, last
 
     def _templated(self, which: str, of_bound):
         """Per node, what a Binding's template `which` makes from its name and text, or, for a

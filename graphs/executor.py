@@ -170,10 +170,9 @@ def node_plans(order) -> Any:
 
 
 def node_reads(order) -> Any:
-    """(name, the names it reads) of each node in run order: a ColumnOrder's from its nodes'
-    texts (column_order.py), a list's off its BoundNodes."""
-    reads = getattr(order, "reads", None)
-    return reads() if reads is not None else ((bound.name, _reads_of(bound)) for bound in order)
+    """(name, the names it reads) of each node of a list of BoundNodes in run order (a
+    ColumnOrder gives release_plan its `last_reads` instead)."""
+    return ((bound.name, _reads_of(bound)) for bound in order)
 
 
 def _reads_of(bound: BoundNode) -> list[str]:

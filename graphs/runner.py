@@ -296,17 +296,22 @@ def release_plan(graph: CheckedGraph) -> ReleasePlan:
         kept.update(r.name for r in pass_.roots)
         kept.update(g.name for g in pass_.grad_tensors or () if isinstance(g, TensorRef))
         kept.update(r.name for r in pass_.inputs or ())
-    names: list[str] = []
-    last: dict[str, int] = {}
-    for i, (name, reads) in enumerate(node_reads(graph.order)):
-        for read in reads:
-            last[read] = i
-        last[name] = i                  # made here: read by nodes after it, if any
-        names.append(name)
-    produced = set(names)
-    release: list = [()] * len(names)
+    order = graph.order
+    last_reads = getattr(order, "last_reads", None)
+    inputs = spec.inputs
+    if last_reads is not None:
+        # a ColumnOrder: the values made inside each YAML node already placed by its signature
+        # (none of them kept: no output, pass or retain names one where the columns apply)
+        release, last = last_reads()
+    else:
+        release, last = [], {}
+        for i, (name, reads) in enumerate(node_reads(order)):
+            for read in reads:
+                last[read] = i
+            last[name] = i              # made here: read by nodes after it, if any
+            release.append(())
     for name, i in last.items():
-        if name in produced and name not in kept:
+        if name not in inputs and name not in kept:     # a node's value (leaves stay)
             entry = release[i]
             release[i] = name if entry == () else (entry, name) if entry.__class__ is str else entry + (name,)
     return ReleasePlan(release)

@@ -3,6 +3,8 @@
 node by node, on clean, broken and mixed files."""
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from agrad import graphs
@@ -10,6 +12,7 @@ from agrad.graphs import build, column_check, executor, yaml_loader
 from agrad.graphs.column_order import ColumnOrder
 from agrad.graphs.diagnostics import Collector
 from agrad.graphs.document import read_document
+from agrad.graphs.runner import release_plan
 from agrad.graphs.spec import NodeColumns
 from agrad.graphs.yaml_loader import load_yaml
 from graph_helpers import EXAMPLES, suite_graphs
@@ -240,7 +243,7 @@ def test_a_column_order_plans_its_nodes_as_their_bound_nodes_do(templated, graph
     """The plans and reads a signature's templates make are those of each node's BoundNodes; without
     templates (a value they could not place) the order reads them off its BoundNodes."""
     if not templated:
-        monkeypatch.setattr(column_check, "templates", lambda *a: (None, None))
+        monkeypatch.setattr(column_check, "templates", lambda *a: (None, None, None))
     text = _chain(40, middle=["  s1: sum(n5, dim=[0])", "  s2: sum(n6, dim=[0])", "  c1: clamp(n7, min=-1.0, max=None)"])
     graph = graphs.load(graph_file(text))
     order = graph._checked.order
@@ -248,5 +251,7 @@ def test_a_column_order_plans_its_nodes_as_their_bound_nodes_do(templated, graph
     assert all((b.plans is not None) is templated for b in order.bindings)
     fresh = list(order)
     assert list(order.plans()) == [executor.call_plan(b) for b in fresh]
-    assert list(order.reads()) == [(b.name, tuple(r.name for r in b.refs())) for b in fresh]
+    # where each value dies: placed by the signatures, as found name by name over the BoundNodes
+    by_name = dataclasses.replace(graph._checked, order=fresh)
+    assert [set(e) for e in release_plan(graph._checked)] == [set(e) for e in release_plan(by_name)]
     assert graph.run().outputs["loss"].item() == graph.run(replay=False).outputs["loss"].item()
