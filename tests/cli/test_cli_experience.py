@@ -334,14 +334,17 @@ BUILD_PY = """
 import sys, warnings
 from setuptools.dist import Distribution
 from setuptools.config.pyprojecttoml import apply_configuration
-warnings.simplefilter("ignore")
-dist = Distribution()
-dist.script_name = "setup.py"
-apply_configuration(dist, "pyproject.toml")
-command = dist.get_command_obj("build_py")
-command.build_lib = sys.argv[1]
-command.ensure_finalized()
-command.run()
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    dist = Distribution()
+    dist.script_name = "setup.py"
+    apply_configuration(dist, "pyproject.toml")
+    command = dist.get_command_obj("build_py")
+    command.build_lib = sys.argv[1]
+    command.ensure_finalized()
+    command.run()
+for w in caught:
+    print(w.category.__name__, str(w.message).splitlines()[0], file=sys.stderr)
 """
 
 
@@ -349,8 +352,10 @@ def test_examples_work_from_an_installed_copy(tmp_path):
     # What a wheel installs (setuptools' build_py, as `pip install agrad` runs it), away from the checkout.
     pytest.importorskip("setuptools.config.pyprojecttoml")     # a venv of Python >= 3.12 may lack setuptools
     built = tmp_path / "lib"
-    subprocess.run([sys.executable, "-c", BUILD_PY, str(built)], cwd=ROOT, check=True, capture_output=True,
-                   timeout=120)
+    build = subprocess.run([sys.executable, "-c", BUILD_PY, str(built)], cwd=ROOT, check=True, capture_output=True,
+                           text=True, timeout=120)
+    # the example folders are declared (what `pip install` would otherwise warn of, a screenful per folder)
+    assert "absent from the `packages` configuration" not in build.stderr, build.stderr
     env = {"PYTHONPATH": str(built)}
     where = subprocess.run([sys.executable, "-c", "import agrad; print(agrad.__file__)"], capture_output=True,
                            text=True, timeout=60, env={**os.environ, **env}, cwd=tmp_path)
