@@ -125,10 +125,10 @@ FAMILIES = {
         ("i0", "special_bessel_j0", "special_bessel_j1", "special_i0e", "special_i1", "special_i1e"),
         ()),
     "pointwise.binary": (
-        ("add", "addcdiv", "addcmul", "atan2", "clamp", "clamp_max", "clamp_min", "clip", "copysign", "div",
-         "eq", "float_power", "floor_divide", "fmax", "fmin", "fmod", "ge", "gt", "heaviside", "hypot", "le",
-         "lerp", "logaddexp", "lt", "maximum", "minimum", "mul", "ne", "pow", "remainder", "rsub", "sub",
-         "true_divide", "where"),
+        ("_compare_as_self", "add", "addcdiv", "addcmul", "atan2", "clamp", "clamp_max", "clamp_min", "clip",
+         "copysign", "div", "eq", "float_power", "floor_divide", "fmax", "fmin", "fmod", "ge", "gt",
+         "heaviside", "hypot", "le", "lerp", "logaddexp", "lt", "maximum", "minimum", "mul", "ne", "pow",
+         "remainder", "rsub", "sub", "true_divide", "where"),
         ()),
     "pointwise.logical": (
         ("bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift",
