@@ -1000,7 +1000,7 @@ def _camel(name: str) -> str:
 def defop(schema: str, *, kernel=None, meta=None, promote=None, grads=None, composite=None, samples=None,
           backward_name=None, overload=None, wraps_numbers=False, differentiable=None, gradgrad=True,
           torch=None, doc="", tags=(), special=False, view=None, array_grads=None, moves_device=False,
-          saved_as=None):
+          saved_as=None, given_none=None):
     """Declare an op. Returns its Python function (also `agrad.<name>`).
 
     `moves_device=True`: the op's result lives on another backend than its input (`_to_copy`), so
@@ -1015,8 +1015,10 @@ def defop(schema: str, *, kernel=None, meta=None, promote=None, grads=None, comp
     `grads` formula; tests/engine/test_array_grads.py checks).
     `saved_as`: {saved name: fn(node, value) -> value} where agrad saves something in another form
     than PyTorch's Node does, so that `grad_fn._saved_<name>` and `_raw_saved_<name>` show PyTorch's
-    (an index's tensors as PyTorch's Tensor?[], None where a dim is not indexed)."""
-    entry = define(schema, doc=doc, wraps_numbers=wraps_numbers, _depth=3)
+    (an index's tensors as PyTorch's Tensor?[], None where a dim is not indexed).
+    `given_none`: {argument: value}, what an explicit None of an optional argument means where
+    PyTorch's parser then picks another overload (dispatcher.define)."""
+    entry = define(schema, doc=doc, wraps_numbers=wraps_numbers, given_none=given_none, _depth=3)
     arguments = entry.schema.arguments
     arg_index = {a.name: i for i, a in enumerate(arguments)}
     if composite is not None:
