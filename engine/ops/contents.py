@@ -43,6 +43,9 @@ FAMILIES = {
     "linalg_products": (
         ("linalg_diagonal", "linalg_multi_dot", "linalg_vander", "linalg_vecdot", "vdot"),
         ()),
+    "lu_factorization": (
+        ("linalg_lu", "linalg_lu_factor", "linalg_lu_factor_ex", "linalg_lu_solve", "lu_unpack"),
+        ("lu", "lu_solve")),
     "matrix_functions": (
         ("linalg_matrix_exp", "matrix_exp"),
         ()),

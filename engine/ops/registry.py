@@ -837,7 +837,15 @@ def _save_steps(names, arg_index) -> tuple:
 _SAVE_RESULT, _SAVE_SHAPE, _SAVE_ARGUMENT, _SAVE_OPTIONS, _SAVE_GEOMETRY = 0, 1, 2, 3, 4
 
 
-def _make_autograd_kernel(entry, diff_inputs, node_classes, overload, save_plan, arg_index, refused=()):
+def _strip_history(t) -> None:
+    """An output derivatives.yaml lists as not differentiable (output_differentiability): no grad_fn,
+    no requires_grad, though the Node keeps its metadata (linalg_lu's P)."""
+    t._autograd_meta = None
+    t._keys &= ~AUTOGRAD
+
+
+def _make_autograd_kernel(entry, diff_inputs, node_classes, overload, save_plan, arg_index, refused=(),
+                          not_differentiable=()):
     """The op's Autograd kernel, generated once per op as PyTorch generates VariableType: the
     edges of its differentiable inputs unrolled into the Node's next_fns and next_nrs (a loop for
     a Tensor[] input), the Node built without a constructor call (its class chosen by `overload`
@@ -857,7 +865,7 @@ def _make_autograd_kernel(entry, diff_inputs, node_classes, overload, save_plan,
              "    if k is None:",
              "        k = op.lookup(below)",
              "    out = k(op, below, args)"]
-    plan = None if has_list or overload is not None else _recording_plan(node_classes[0], diff_inputs, save_plan,
+    plan = None if has_list or overload is not None or not_differentiable else _recording_plan(node_classes[0], diff_inputs, save_plan,
                                                                            arg_index)
     if plan is not None:        # the common case recorded in C (autograd/recording.py); this Python is its reference
         lines += ["    record = _recording.record",
@@ -947,6 +955,7 @@ def _make_autograd_kernel(entry, diff_inputs, node_classes, overload, save_plan,
               "        node.input_metadata = ()",
               "        _record_outputs(node, out)",
               *_save_call(n, has_list, save_plan, arg_index),
+              *[f"    _strip_history(out[{i}])" for i in not_differentiable],
               "    return out"]
     namespace = {"_after_autograd": ~AUTOGRAD, "_cache": entry._cache, "_Tensor": Tensor, "_INVALID": INVALID_EDGE,
                  "_AutogradMeta": AutogradMeta, "_gradient_edge": gradient_edge, "_grad_accumulator": grad_accumulator,
@@ -954,7 +963,7 @@ def _make_autograd_kernel(entry, diff_inputs, node_classes, overload, save_plan,
                  "_new": object.__new__, "_next_sequence_nr": _next_sequence_nr, "_AUTOGRAD": AUTOGRAD,
                  "_ZEROS": ZEROS, "_record_outputs": record_outputs, "_metadata": _METADATA, "_metadata_of": metadata_of, "_savers": {}, "_make_saver": _make_saver,
                  "_names_for_mask": save_plan.names, "_arg_index": arg_index, "_recording": recording,
-                 "_plan": plan, **_SAVER_NAMESPACE}
+                 "_plan": plan, "_strip_history": _strip_history, **_SAVER_NAMESPACE}
     return codegen.define(lines, namespace, f"<agrad autograd kernel {entry.name}>", "kernel", owner=entry.name)
 
 
@@ -1000,7 +1009,7 @@ def _camel(name: str) -> str:
 def defop(schema: str, *, kernel=None, meta=None, promote=None, grads=None, composite=None, samples=None,
           backward_name=None, overload=None, wraps_numbers=False, differentiable=None, gradgrad=True,
           torch=None, doc="", tags=(), special=False, view=None, array_grads=None, moves_device=False,
-          saved_as=None, given_none=None):
+          saved_as=None, given_none=None, output_differentiability=None):
     """Declare an op. Returns its Python function (also `agrad.<name>`).
 
     `moves_device=True`: the op's result lives on another backend than its input (`_to_copy`), so
@@ -1016,6 +1025,8 @@ def defop(schema: str, *, kernel=None, meta=None, promote=None, grads=None, comp
     `saved_as`: {saved name: fn(node, value) -> value} where agrad saves something in another form
     than PyTorch's Node does, so that `grad_fn._saved_<name>` and `_raw_saved_<name>` show PyTorch's
     (an index's tensors as PyTorch's Tensor?[], None where a dim is not indexed).
+    `output_differentiability`: derivatives.yaml's, a bool per output; a floating output marked False
+    leaves the op without history (linalg_lu's P), as an integer output always does.
     `given_none`: {argument: value}, what an explicit None of an optional argument means where
     PyTorch's parser then picks another overload (dispatcher.define)."""
     entry = define(schema, doc=doc, wraps_numbers=wraps_numbers, given_none=given_none, _depth=3)
@@ -1052,7 +1063,8 @@ def defop(schema: str, *, kernel=None, meta=None, promote=None, grads=None, comp
             # outputs never require grad (comparisons, detach, integer results)
             impl(entry.name, DispatchKey.Autograd, FALLTHROUGH, _depth=3)
         else:
-            _register_autograd(entry, info, grads, backward_name, overload, arg_index, array_grads)
+            _register_autograd(entry, info, grads, backward_name, overload, arg_index, array_grads,
+                               tuple(i for i, d in enumerate(output_differentiability or ()) if not d))
     _infos[entry.name] = info
     return entry.function
 
@@ -1079,7 +1091,8 @@ class NotDifferentiable:
         self.function = function
 
 
-def _register_autograd(entry, info, grads, backward_name, overload, arg_index, array_grads=None):
+def _register_autograd(entry, info, grads, backward_name, overload, arg_index, array_grads=None,
+                       not_differentiable=()):
     """Check the formulas now (a mistake in a declaration fails its import); the Autograd kernel,
     its Node classes and their `apply` are generated on the op's first call that records."""
     arguments = entry.schema.arguments
@@ -1133,7 +1146,7 @@ def _register_autograd(entry, info, grads, backward_name, overload, arg_index, a
         for cls in node_classes:
             register_release(cls, saved_names)
         return _make_autograd_kernel(entry, tuple(diff_inputs), node_classes, overload,
-                                     _SavePlan(params_per_input), arg_index, refused)
+                                     _SavePlan(params_per_input), arg_index, refused, not_differentiable)
     impl(entry.name, DispatchKey.Autograd, Deferred(make), _depth=4)
 
 
