@@ -225,7 +225,8 @@ _ELSEWHERE = {"__getitem__": ("shape.advanced_indexing", "getitem"), "__setitem_
               "less_equal_": ("_inplace", "_le_"), "greater_": ("_inplace", "_gt_"),
               "greater_equal_": ("_inplace", "_ge_"), "logical_and_": ("_inplace", "_logical_and_"),
               "logical_or_": ("_inplace", "_logical_or_"), "logical_xor_": ("_inplace", "_logical_xor_"),
-              "logical_not_": ("_inplace", "_logical_not_")}
+              "logical_not_": ("_inplace", "_logical_not_"),
+              "lu": ("lu_factorization", "lu"), "lu_solve": ("lu_factorization", "lu_solve")}
 
 # step 5: PyTorch's in-place variants of the ops agrad has (bound when the op exists)
 _UNARY = ("abs", "neg", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin", "cos",
@@ -242,7 +243,7 @@ _ALIASES = ("absolute", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arc
 _INPLACE = frozenset(_UNARY + _BINARY + _ALIASES + ("sinc", "deg2rad", "rad2deg", "heaviside", "acosh", "asinh",
                                                     "atanh", "clip", "floor_divide", "i0", "mvlgamma",
                                                     "addmm", "addmv", "addr", "addbmm", "baddbmm", "renorm",
-                                                    "cumsum", "cumprod", "tril", "triu"))
+                                                    "cumsum", "cumprod", "tril", "triu", "igamma", "igammac"))
 
 
 def _sizes_method(fn):

@@ -139,9 +139,9 @@ FAMILIES = {
          "logical_and", "logical_not", "logical_or", "logical_xor", "signbit"),
         ()),
     "pointwise.special": (
-        ("digamma", "erf", "erfc", "erfinv", "lgamma", "mvlgamma", "polygamma", "special_entr",
-         "special_erfcx", "special_log_ndtr", "special_ndtr", "special_ndtri", "special_xlog1py",
-         "special_zeta", "xlogy"),
+        ("digamma", "erf", "erfc", "erfinv", "igamma", "igammac", "lgamma", "mvlgamma", "polygamma",
+         "special_entr", "special_erfcx", "special_log_ndtr", "special_ndtr", "special_ndtri",
+         "special_xlog1py", "special_zeta", "xlogy"),
         ()),
     "pointwise.unary": (
         ("abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "ceil", "cos", "cosh", "deg2rad", "exp",

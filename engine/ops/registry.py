@@ -27,7 +27,7 @@ from .._tensor import AutogradMeta, Tensor, VariableVersion, filled, load_op_lib
 from ..autograd import recording
 from ..autograd.anomaly_mode import _state as _anomaly
 from ..autograd.edge import INVALID_EDGE
-from ..autograd.engine import register_release
+from ..autograd.engine import register_release, should_compute_output
 from ..autograd.node import (_METADATA, ZEROS, Node, _next_sequence_nr, grad_accumulator, gradient_edge, metadata_of,
                              record_outputs)
 from ..autograd.saved_variable import RELEASED as _RELEASED
@@ -699,6 +699,14 @@ def _make_apply(entry, formulas, params_per_input, is_list, array_formulas=None)
             k_list += 1
             continue
         at = "e" if has_list else str(j)
+        if isinstance(formulas[j], NotImplementedDerivative):
+            lines += [f"    if not _should_compute(edges[{at}]):",
+                      "        out.append(None)",
+                      "    else:",
+                      f"        raise NotImplementedError({formulas[j].message!r})"]
+            if has_list:
+                lines.append("    e += 1")
+            continue
         lines += [f"    if edges[{at}] is None:",
                   "        out.append(None)",
                   "    else:"] + unpack + [f"        out.append({formula_call})"]
@@ -709,7 +717,7 @@ def _make_apply(entry, formulas, params_per_input, is_list, array_formulas=None)
                  "_check_unversioned": check_unversioned, "_unpack_output": unpack_output, "_any_edge": _any_edge,
                  "_watchers": _watchers, "_observers": _observers, "_use_arrays": _use_arrays,
                  "_ndarray": np.ndarray, "_MISSING": _MISSING, "_PLAIN": _PLAIN, "_asarray": np.asarray,
-                 "_new": object.__new__, "_NOT_AUTOGRAD": ~AUTOGRAD}
+                 "_new": object.__new__, "_NOT_AUTOGRAD": ~AUTOGRAD, "_should_compute": should_compute_output}
     namespace.update({f"_f{j}": f for j, f in enumerate(formulas)})
     namespace.update({f"_a{j}": f for j, f in enumerate(array_formulas or ())})
     return codegen.define(lines, namespace, f"<agrad backward {entry.name}>", "apply", owner=entry.name)
@@ -1082,6 +1090,16 @@ def _backend_kernel(entry, fn, rule, backend_type, special, meta_rule, moves_dev
     return _view_kernel(k, view) if view else k
 
 
+class NotImplementedDerivative:
+    """A `grads` entry for derivatives.yaml's `not_implemented("igamma: input")`: the op records as
+    usual, and its backward raises PyTorch's NotImplementedError only when the pass running wants that
+    input's gradient (autograd.grad for the other inputs alone succeeds)."""
+
+    def __init__(self, what: str):
+        self.what = what
+        self.message = f"the derivative for '{what}' is not implemented."
+
+
 class NotDifferentiable:
     """A `grads` entry for an input derivatives.yaml leaves out (not `non_differentiable`): PyTorch
     refuses a call where it requires grad, naming the ATen function, as this does (its generated
@@ -1110,7 +1128,7 @@ def _register_autograd(entry, info, grads, backward_name, overload, arg_index, a
         formula = grads[name]
         if formula is None or isinstance(formula, NotDifferentiable):
             continue
-        params = _parameters(formula)
+        params = ("grad",) if isinstance(formula, NotImplementedDerivative) else _parameters(formula)
         bad = [p for p in params if p not in _RESERVED and p not in arg_index and _derived(p, arg_index) is None]
         if bad:
             raise TypeError(f"{entry.name}: the formula for {name!r} uses {bad}, which are neither arguments "

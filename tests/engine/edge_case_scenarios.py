@@ -323,3 +323,35 @@ def lu_pivots_info_and_errors(T):
         "lu_solve not square": _error(lambda: T.linalg.lu_solve(wide.LU, wide.pivots, T.ones(2, 1, dtype=T.float64))),
     }
     return out
+
+
+# -- igamma / igammac: no derivative in the input ----------------------------------------------------
+@scenario
+def igamma_input_derivative_and_in_place(T):
+    """The gradient in x flows (autograd.grad of x alone succeeds while a requires grad); the one in a is
+    PyTorch's NotImplementedError, raised only when asked for; the in-place forms record IgammaBackward0;
+    the edge values at a = 0, x = 0 and infinities are scipy's and PyTorch's."""
+    out = {}
+    for name, special in (("igamma", T.special.gammainc), ("igammac", T.special.gammaincc)):
+        a = T.tensor([0.5, 1.0, 2.5, 3.0], dtype=T.float64, requires_grad=True)
+        x = T.tensor([0.3, 1.5, 2.0, 0.0], dtype=T.float64, requires_grad=True)
+        y = getattr(T, name)(a, x)
+        z = special(a, x)
+        gx, = T.autograd.grad(y.sum(), x, retain_graph=True)
+        c = a * 1
+        getattr(c, name + "_")(x)
+        edges = getattr(T, name)(T.tensor([-1.0, 0.0, 1.0, 0.0, 2.0, float("inf"), 0.0]),
+                                 T.tensor([1.0, 1.0, -1.0, 0.0, float("inf"), 1.0, 2.0]))
+        out[name] = {"value": y.tolist(), "special": z.tolist(), "grad_fn": type(y.grad_fn).__name__,
+                     "special grad_fn": type(z.grad_fn).__name__, "grad x": gx.tolist(),
+                     "grad a": _error(lambda: T.autograd.grad(y.sum(), a, retain_graph=True)),
+                     "backward": _error(lambda: y.sum().backward()),
+                     "in place": [c.tolist(), type(c.grad_fn).__name__,
+                                  T.autograd.grad(c.sum(), x, retain_graph=True)[0].tolist(),
+                                  _error(lambda: T.autograd.grad(c.sum(), a))],
+                     "leaf in place": _error(lambda: getattr(a, name + "_")(x)),
+                     "int in place": _error(lambda: getattr(T.tensor([1, 2]), name + "_")(T.tensor([1.0, 2.0]))),
+                     # (the message: agrad's error is a DtypeNotImplementedError, a NotImplementedError)
+                     "int": _error(lambda: getattr(T, name)(T.tensor([1, 2]), T.tensor([1, 2])))[1],
+                     "edges": _reprs(edges)}
+    return out
