@@ -873,8 +873,8 @@ def _make_autograd_kernel(entry, diff_inputs, node_classes, overload, save_plan,
              "    if k is None:",
              "        k = op.lookup(below)",
              "    out = k(op, below, args)"]
-    plan = None if has_list or overload is not None or not_differentiable else _recording_plan(node_classes[0], diff_inputs, save_plan,
-                                                                           arg_index)
+    plan = None if has_list or overload is not None or not_differentiable else \
+        _recording_plan(node_classes[0], diff_inputs, save_plan, arg_index)
     if plan is not None:        # the common case recorded in C (autograd/recording.py); this Python is its reference
         lines += ["    record = _recording.record",
                   "    if record is not None and record(_plan, out, args):",
