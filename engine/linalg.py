@@ -21,6 +21,10 @@ from .ops import linalg_householder_product as householder_product
 from .ops import linalg_inv as inv
 from .ops import linalg_inv_ex as inv_ex
 from .ops import linalg_lstsq as lstsq
+from .ops import linalg_lu as lu
+from .ops import linalg_lu_factor as lu_factor
+from .ops import linalg_lu_factor_ex as lu_factor_ex
+from .ops import linalg_lu_solve as lu_solve
 from .ops import linalg_matrix_exp as matrix_exp
 from .ops import linalg_matrix_norm as matrix_norm
 from .ops import linalg_matrix_rank as matrix_rank
@@ -43,7 +47,8 @@ from .ops import matmul, matrix_power
 
 __all__ = ["cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "householder_product",
            "inv", "inv_ex",
-           "lstsq", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv",
+           "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm",
+           "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv",
            "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve",
            "vander", "vecdot", "vector_norm"]
 

@@ -16,6 +16,7 @@ import agrad
 from agrad import codegen
 from agrad._tensor import AutogradMeta as _AutogradMeta
 from agrad._tensor import Tensor as _Tensor
+from agrad.dispatcher import OMITTED
 
 from .binding import GETITEM, BoundNode
 from .expressions import Index, Slice, TensorIndex
@@ -112,9 +113,11 @@ def _getitem_call(env: dict[str, Any], _call, _name: str, bound: BoundNode) -> A
     return source[_python_index(index, [_resolve(a, env) for a in bound.args])]
 
 
-def _operands(table: tuple, given: list) -> tuple:
+def _operands(table: tuple, given: list, given_none=()) -> tuple:
     """(operands, kinds, keywords, keyword operands) of a node's written arguments `given`, which
-    binding puts in schema order (`table`: `_arguments`)."""
+    binding puts in schema order (`table`: `_arguments`). An argument of `given_none` left out is
+    passed as OMITTED, not as its default None (which would choose PyTorch's other overload:
+    `sum(x)` is SumBackward0, `sum(x, dim: null)` SumBackward1)."""
     operands, kinds, keywords, kw_operands = [], [], [], []
     j = 0
     for arg, kwarg_only, has_default, tensor_kind in table:
@@ -128,7 +131,8 @@ def _operands(table: tuple, given: list) -> tuple:
             else:
                 kind, operand = "c", _convert(arg.type, value)
         elif has_default and not kwarg_only:
-            kind, operand = "c", arg.default           # a schema default, passed as it is
+            # a schema default, passed as it is
+            kind, operand = "c", OMITTED if arg.name in given_none else arg.default
         else:
             continue
         if kwarg_only:
@@ -157,7 +161,8 @@ def call_plan(bound: BoundNode) -> tuple:
 def plan_parts(bound: BoundNode) -> tuple:
     """(call, function, operands, kinds) of a node's plan (not a getitem's), each operand's kind
     as `_call_for` reads it: "t" a tensor by name, "c" a constant, "v" a recipe for `_value`."""
-    operands, kinds, keywords, kw_operands = _operands(_arguments(bound.schema), bound.given)
+    operands, kinds, keywords, kw_operands = _operands(_arguments(bound.schema), bound.given,
+                                                       getattr(bound.entry, "given_none", ()))
     call = _call_for(tuple(kinds), tuple(keywords))
     return call, bound.entry.function or bound.entry, operands + kw_operands, kinds + [kind for _, kind in keywords]
 

@@ -111,6 +111,19 @@ class ReadyQueue:
         return len(self._heap)
 
 
+def should_compute_output(fn) -> bool:
+    """Node::task_should_compute_output: whether the gradient flowing into `fn` (a Node's next
+    function, None for an input without history) is wanted by the backward pass running now: any,
+    in backward(); in autograd.grad or backward(inputs=), only on a path to the inputs asked for."""
+    if fn is None:
+        return False
+    graph_task = _current.graph_task
+    if graph_task is None or not graph_task.exec_info:
+        return True
+    info = graph_task.exec_info.get(fn)
+    return info is not None and info.should_execute()
+
+
 class ExecInfo:
     """For autograd.grad / backward(inputs=...): must this Node run, and which of its
     incoming gradients are the answers (captures: (input_nr, output index))."""

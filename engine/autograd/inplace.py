@@ -98,10 +98,12 @@ def _requires_grad(a) -> bool:
 
 # ---- the in-place op -----------------------------------------------------------------------------
 
-def apply_inplace(self: Tensor, op, args=(), kwargs=None, backward_name=None) -> Tensor:
+def apply_inplace(self: Tensor, op, args=(), kwargs=None, backward_name=None, recorded=True) -> Tensor:
     """Run `op(self, *args, **kwargs)` and store its result into self, recording it as PyTorch records
     the op's in-place variant. `backward_name` renames the Node where PyTorch's in-place variant has a
-    name of its own (fill_ -> FillBackward2, copy_ -> CopyBackwards)."""
+    name of its own (fill_ -> FillBackward2, copy_ -> CopyBackwards). `recorded=False`: an op autograd
+    does not see (PyTorch's logical_and_ …, whose outputs are not differentiable): written and its
+    version counter bumped, but no check, no Node, even on a leaf that requires grad."""
     if not isinstance(self, Tensor):
         raise TypeError(f"in-place op on {type(self).__name__}, not a Tensor")
     kwargs = kwargs or {}
@@ -110,7 +112,7 @@ def apply_inplace(self: Tensor, op, args=(), kwargs=None, backward_name=None) ->
     if _overlaps(self._data):
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
                            "single memory location. Please clone() the tensor before performing the operation.")
-    record = tls.grad_enabled and (self.requires_grad or any(_requires_grad(a) for a in args)
+    record = recorded and tls.grad_enabled and (self.requires_grad or any(_requires_grad(a) for a in args)
                                    or any(_requires_grad(a) for a in kwargs.values()))
     if not record:
         out = op(self, *args, **kwargs)

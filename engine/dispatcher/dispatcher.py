@@ -64,7 +64,7 @@ class OperatorEntry:
     """One operator: its schema, its kernels per dispatch key, and the lookup cache."""
     __slots__ = ("name", "schema", "dispatch_table", "_cache", "defined_at", "registered_at",
                  "tensor_positions", "list_positions", "intlist_positions", "wraps_numbers",
-                 "has_backward", "doc", "function", "info", "__weakref__")
+                 "has_backward", "doc", "function", "info", "given_none", "__weakref__")
 
     def __init__(self, schema: Schema, defined_at: str, doc: str = ""):
         self.name = schema.name
@@ -82,6 +82,7 @@ class OperatorEntry:
         self.doc = doc
         self.function = None            # the Python-level function, agrad.<name>
         self.info = None                # the op library's declaration (agrad.ops.registry.OpInfo)
+        self.given_none = {}            # argument -> what an explicit None means (see define)
 
     def __repr__(self):
         return f"<OperatorEntry {self.schema}>"
@@ -193,9 +194,14 @@ def _caller(depth: int = 2) -> str:
     return f"{frame.f_code.co_filename}:{frame.f_lineno}"
 
 
-def define(schema: str, *, doc: str = "", wraps_numbers: bool = False, _depth: int = 2) -> OperatorEntry:
+def define(schema: str, *, doc: str = "", wraps_numbers: bool = False, given_none=None,
+           _depth: int = 2) -> OperatorEntry:
     """Register an operator. `wraps_numbers`: Python numbers in its Tensor arguments stay
-    numbers (PyTorch's wrapped numbers: elementwise ops), else they become 0-d tensors."""
+    numbers (PyTorch's wrapped numbers: elementwise ops), else they become 0-d tensors.
+    `given_none`: {argument: value} for an optional argument whose None, when passed, selects
+    another of PyTorch's overloads than leaving it out does (`x.sum()` is sum, SumBackward0;
+    `x.sum(dim=None)` is sum.dim_IntList, SumBackward1): the None passed arrives as `value` (the
+    overload's equivalent, [] for every dimension), the argument left out as its default."""
     parsed = parse_schema(schema)
     where = _caller(_depth)
     existing = _operators.get(parsed.name)
@@ -206,6 +212,7 @@ def define(schema: str, *, doc: str = "", wraps_numbers: bool = False, _depth: i
             f"Duplicate registration: {where}. Original registration: {existing.defined_at}")
     entry = OperatorEntry(parsed, where, doc)
     entry.wraps_numbers = wraps_numbers
+    entry.given_none = dict(given_none or {})
     entry.function = _make_function(entry)
     _operators[parsed.name] = entry
     return entry
@@ -433,6 +440,17 @@ _NUMPY_ALIASES = {"dim": "axis", "keepdim": "keepdims"}
 _UNSET = object()
 
 
+class _Omitted:
+    """The value of an argument of `given_none` (see define) left out: its schema default follows."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "OMITTED"
+
+
+OMITTED = _Omitted()
+
+
 def _numpy_aliases(arguments) -> dict:
     """{argument: alias} for the arguments that may come under their NumPy name: those with a
     default, or required ones that no later positional argument without a default follows."""
@@ -487,7 +505,7 @@ def _make_function(entry: OperatorEntry):
 
 
 def _function_source(entry: OperatorEntry, py_name: str):
-    params, names, defaults = [], [], {}
+    params, names, defaults, given_none = [], [], {}, []
     star = False
     arguments = entry.schema.arguments
     aliases = _numpy_aliases(arguments)
@@ -496,7 +514,13 @@ def _function_source(entry: OperatorEntry, py_name: str):
             params.append("*")
             star = True
         pname = a.name
-        if a.has_default:
+        if pname in entry.given_none:
+            defaults[f"_d{i}"] = OMITTED         # told apart from a None passed
+            params.append(f"{pname}=_d{i}")
+            given_none.append(f"    if {pname} is _d{i}:\n        {pname} = _default{i}\n"
+                              f"    elif {pname} is None:\n        {pname} = _none{i}\n")
+            defaults[f"_default{i}"], defaults[f"_none{i}"] = a.default, entry.given_none[pname]
+        elif a.has_default:
             defaults[f"_d{i}"] = a.default
             params.append(f"{pname}=_d{i}")
         elif pname in aliases and not a.kwarg_only:
@@ -510,6 +534,7 @@ def _function_source(entry: OperatorEntry, py_name: str):
     params += ([] if star else ["*"]) + ["out=None"]            # PyTorch's out variants (call_with_out)
     src = (f"def {py_name}({', '.join(params)}):\n"
            f"{_alias_prelude(py_name, arguments, aliases)}"
+           f"{''.join(given_none)}"
            f"    if out is not None:\n"
            f"        return _call_with_out(_op, [{', '.join(names)}], out)\n"
            f"{_fast_path(entry, names)}"

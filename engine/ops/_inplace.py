@@ -1,5 +1,6 @@
 """The in-place Tensor methods, bound by _tensor_methods.py: `zero_`, `fill_`, `copy_`,
-`index_put_`, the `<op>_` variants of out-of-place ops, and the in-place view ops `t_`,
+`index_put_`, the comparisons `eq_` … `ge_` (and their aliases `less_` …) and `logical_and_` …
+`logical_not_`, the `<op>_` variants of out-of-place ops, and the in-place view ops `t_`,
 `transpose_`, `swapdims_`, `swapaxes_`, `squeeze_`, `unsqueeze_`, `as_strided_`. Not an op family: each
 method runs an out-of-place op and writes its result back. Recording an in-place op
 (checks, the version counter, rebasing a view's base onto CopySlices) is autograd's:
@@ -22,6 +23,8 @@ from ..grad_mode import tls
 from ..watchers import before_mutation, mutation_observers
 from .conversion import copy
 from .factories import fill
+from .pointwise.binary import _compare_as_self
+from .pointwise.logical import logical_and, logical_not, logical_or, logical_xor
 from .shape.advanced_indexing import index_put
 from .shape.strided import as_strided
 from .shape.view import squeeze, t, transpose, unsqueeze
@@ -64,6 +67,39 @@ def _index_put_(self, indices, values, accumulate=False, dims=None):
         from ..creation import tensor
         values = tensor(values, dtype=self.dtype, device=self.device)
     return apply_inplace(self, index_put, (list(indices), values, accumulate, dims), None, "IndexPutBackward0")
+
+
+def _comparison(op):
+    """Tensor.<op>_ of a comparison: self becomes 1 where it compares true with other (broadcast to
+    self), 0 elsewhere, in its own dtype. Recorded as PyTorch records eq_: EqBackward0 (a number) or
+    EqBackward1 (a tensor), whose gradients are zeros, so a leaf that requires grad is refused."""
+    def method(self, other):
+        return apply_inplace(self, _compare_as_self, (other, op))
+    method.__name__ = method.__qualname__ = f"{op}_"
+    method.__doc__ = f"In-place {op}: self = ({op}(self, other)) in self's dtype."
+    return method
+
+
+_eq_, _ne_, _lt_, _le_, _gt_, _ge_ = (_comparison(op) for op in ("eq", "ne", "lt", "le", "gt", "ge"))
+
+
+def _logical(op):
+    """Tensor.<name>_ of a logical op: self becomes its truth value (1 or 0 in its own dtype). Not seen
+    by autograd, as in PyTorch (no derivatives.yaml entry, a non-differentiable output): self keeps its
+    history, a leaf that requires grad is written without complaint, only the version counter moves."""
+    def method(self, *other):
+        for o in other:
+            if not isinstance(o, Tensor):
+                raise TypeError(f"{op.__name__}_(): argument 'other' (position 1) must be Tensor, not "
+                                f"{type(o).__name__}")
+        return apply_inplace(self, op, other, recorded=False)
+    method.__name__ = method.__qualname__ = f"{op.__name__}_"
+    method.__doc__ = f"In-place {op.__name__}: self = {op.__name__}(self, ...) in self's dtype."
+    return method
+
+
+_logical_and_, _logical_or_, _logical_xor_ = (_logical(op) for op in (logical_and, logical_or, logical_xor))
+_logical_not_ = _logical(logical_not)
 
 
 # the out-of-place op's Node -> the in-place variant's (derivatives.yaml's names)

@@ -218,7 +218,15 @@ _ELSEWHERE = {"__getitem__": ("shape.advanced_indexing", "getitem"), "__setitem_
               "random_": ("_random_inplace", "_random_"), "fill_diagonal_": ("_random_inplace", "_fill_diagonal_"),
               "float_power_": ("_random_inplace", "_float_power_"),     # needs a double self: not the generic variant
               "allclose": ("reduce.selection", "allclose"), "equal": ("reduce.selection", "equal"),
-              "unique": ("reduce.selection", "unique")}
+              "unique": ("reduce.selection", "unique"),
+              "eq_": ("_inplace", "_eq_"), "ne_": ("_inplace", "_ne_"), "lt_": ("_inplace", "_lt_"),
+              "le_": ("_inplace", "_le_"), "gt_": ("_inplace", "_gt_"), "ge_": ("_inplace", "_ge_"),
+              "not_equal_": ("_inplace", "_ne_"), "less_": ("_inplace", "_lt_"),
+              "less_equal_": ("_inplace", "_le_"), "greater_": ("_inplace", "_gt_"),
+              "greater_equal_": ("_inplace", "_ge_"), "logical_and_": ("_inplace", "_logical_and_"),
+              "logical_or_": ("_inplace", "_logical_or_"), "logical_xor_": ("_inplace", "_logical_xor_"),
+              "logical_not_": ("_inplace", "_logical_not_"),
+              "lu": ("lu_factorization", "lu"), "lu_solve": ("lu_factorization", "lu_solve")}
 
 # step 5: PyTorch's in-place variants of the ops agrad has (bound when the op exists)
 _UNARY = ("abs", "neg", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin", "cos",
@@ -229,13 +237,13 @@ _BINARY = ("add", "sub", "mul", "div", "pow", "fmod", "remainder", "atan2", "hyp
            "masked_fill", "index_put", "index_add", "index_reduce", "scatter", "scatter_add", "scatter_reduce", "true_divide",
            "multiply", "subtract", "xlogy", "copysign", "float_power")
 # the in-place forms of the aliases (pointwise/aliases.py) and others torch has. NOTE: not the
-# comparisons' (gt_ …): their result would keep the tensor's old grad_fn, where PyTorch's is GtBackward0
+# comparisons' (gt_ …, in _ELSEWHERE): the comparison op has no Node, where PyTorch's gt_ records GtBackward0
 _ALIASES = ("absolute", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "arctan2", "negative", "fix",
             "divide", "sgn", "conj_physical")
 _INPLACE = frozenset(_UNARY + _BINARY + _ALIASES + ("sinc", "deg2rad", "rad2deg", "heaviside", "acosh", "asinh",
                                                     "atanh", "clip", "floor_divide", "i0", "mvlgamma",
                                                     "addmm", "addmv", "addr", "addbmm", "baddbmm", "renorm",
-                                                    "cumsum", "cumprod", "tril", "triu"))
+                                                    "cumsum", "cumprod", "tril", "triu", "igamma", "igammac"))
 
 
 def _sizes_method(fn):

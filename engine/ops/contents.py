@@ -43,6 +43,9 @@ FAMILIES = {
     "linalg_products": (
         ("linalg_diagonal", "linalg_multi_dot", "linalg_vander", "linalg_vecdot", "vdot"),
         ()),
+    "lu_factorization": (
+        ("linalg_lu", "linalg_lu_factor", "linalg_lu_factor_ex", "linalg_lu_solve", "lu_unpack"),
+        ("lu", "lu_solve")),
     "matrix_functions": (
         ("linalg_matrix_exp", "matrix_exp"),
         ()),
@@ -125,10 +128,10 @@ FAMILIES = {
         ("i0", "special_bessel_j0", "special_bessel_j1", "special_i0e", "special_i1", "special_i1e"),
         ()),
     "pointwise.binary": (
-        ("add", "addcdiv", "addcmul", "atan2", "clamp", "clamp_max", "clamp_min", "clip", "copysign", "div",
-         "eq", "float_power", "floor_divide", "fmax", "fmin", "fmod", "ge", "gt", "heaviside", "hypot", "le",
-         "lerp", "logaddexp", "lt", "maximum", "minimum", "mul", "ne", "pow", "remainder", "rsub", "sub",
-         "true_divide", "where"),
+        ("_compare_as_self", "add", "addcdiv", "addcmul", "atan2", "clamp", "clamp_max", "clamp_min", "clip",
+         "copysign", "div", "eq", "float_power", "floor_divide", "fmax", "fmin", "fmod", "ge", "gt",
+         "heaviside", "hypot", "le", "lerp", "logaddexp", "lt", "maximum", "minimum", "mul", "ne", "pow",
+         "remainder", "rsub", "sub", "true_divide", "where"),
         ()),
     "pointwise.logical": (
         ("bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift",
@@ -136,9 +139,9 @@ FAMILIES = {
          "logical_and", "logical_not", "logical_or", "logical_xor", "signbit"),
         ()),
     "pointwise.special": (
-        ("digamma", "erf", "erfc", "erfinv", "lgamma", "mvlgamma", "polygamma", "special_entr",
-         "special_erfcx", "special_log_ndtr", "special_ndtr", "special_ndtri", "special_xlog1py",
-         "special_zeta", "xlogy"),
+        ("digamma", "erf", "erfc", "erfinv", "igamma", "igammac", "lgamma", "mvlgamma", "polygamma",
+         "special_entr", "special_erfcx", "special_log_ndtr", "special_ndtr", "special_ndtri",
+         "special_xlog1py", "special_zeta", "xlogy"),
         ()),
     "pointwise.unary": (
         ("abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "ceil", "cos", "cosh", "deg2rad", "exp",

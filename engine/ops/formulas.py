@@ -17,7 +17,7 @@ import tokenize
 from dataclasses import dataclass, field
 
 from ..dispatcher import get_op
-from .registry import NotDifferentiable, registered
+from .registry import NotDifferentiable, NotImplementedDerivative, registered
 
 COMPOSITE = "composite (gradients from the ops it calls)"
 NOT_DIFFERENTIABLE = "not differentiable"
@@ -57,7 +57,10 @@ def formulas(name: str) -> Formulas:
     tensor_inputs = [a.name for a in info.entry.schema.arguments if a.is_tensor]
     return Formulas(info.name, "formulas",
                     {arg: NOT_DIFFERENTIABLE if info.grads.get(arg) is None or
-                     isinstance(info.grads[arg], NotDifferentiable) else formula_text(info.grads[arg])
+                     isinstance(info.grads[arg], NotDifferentiable) else
+                     # derivatives.yaml's spelling of it
+                     f'not_implemented("{info.grads[arg].what}")'
+                     if isinstance(info.grads[arg], NotImplementedDerivative) else formula_text(info.grads[arg])
                      for arg in tensor_inputs if arg in info.grads})
 
 

@@ -27,7 +27,7 @@ from .._tensor import AutogradMeta, Tensor, VariableVersion, filled, load_op_lib
 from ..autograd import recording
 from ..autograd.anomaly_mode import _state as _anomaly
 from ..autograd.edge import INVALID_EDGE
-from ..autograd.engine import register_release
+from ..autograd.engine import register_release, should_compute_output
 from ..autograd.node import (_METADATA, ZEROS, Node, _next_sequence_nr, grad_accumulator, gradient_edge, metadata_of,
                              record_outputs)
 from ..autograd.saved_variable import RELEASED as _RELEASED
@@ -699,6 +699,14 @@ def _make_apply(entry, formulas, params_per_input, is_list, array_formulas=None)
             k_list += 1
             continue
         at = "e" if has_list else str(j)
+        if isinstance(formulas[j], NotImplementedDerivative):
+            lines += [f"    if not _should_compute(edges[{at}]):",
+                      "        out.append(None)",
+                      "    else:",
+                      f"        raise NotImplementedError({formulas[j].message!r})"]
+            if has_list:
+                lines.append("    e += 1")
+            continue
         lines += [f"    if edges[{at}] is None:",
                   "        out.append(None)",
                   "    else:"] + unpack + [f"        out.append({formula_call})"]
@@ -709,7 +717,7 @@ def _make_apply(entry, formulas, params_per_input, is_list, array_formulas=None)
                  "_check_unversioned": check_unversioned, "_unpack_output": unpack_output, "_any_edge": _any_edge,
                  "_watchers": _watchers, "_observers": _observers, "_use_arrays": _use_arrays,
                  "_ndarray": np.ndarray, "_MISSING": _MISSING, "_PLAIN": _PLAIN, "_asarray": np.asarray,
-                 "_new": object.__new__, "_NOT_AUTOGRAD": ~AUTOGRAD}
+                 "_new": object.__new__, "_NOT_AUTOGRAD": ~AUTOGRAD, "_should_compute": should_compute_output}
     namespace.update({f"_f{j}": f for j, f in enumerate(formulas)})
     namespace.update({f"_a{j}": f for j, f in enumerate(array_formulas or ())})
     return codegen.define(lines, namespace, f"<agrad backward {entry.name}>", "apply", owner=entry.name)
@@ -837,7 +845,15 @@ def _save_steps(names, arg_index) -> tuple:
 _SAVE_RESULT, _SAVE_SHAPE, _SAVE_ARGUMENT, _SAVE_OPTIONS, _SAVE_GEOMETRY = 0, 1, 2, 3, 4
 
 
-def _make_autograd_kernel(entry, diff_inputs, node_classes, overload, save_plan, arg_index, refused=()):
+def _strip_history(t) -> None:
+    """An output derivatives.yaml lists as not differentiable (output_differentiability): no grad_fn,
+    no requires_grad, though the Node keeps its metadata (linalg_lu's P)."""
+    t._autograd_meta = None
+    t._keys &= ~AUTOGRAD
+
+
+def _make_autograd_kernel(entry, diff_inputs, node_classes, overload, save_plan, arg_index, refused=(),
+                          not_differentiable=()):
     """The op's Autograd kernel, generated once per op as PyTorch generates VariableType: the
     edges of its differentiable inputs unrolled into the Node's next_fns and next_nrs (a loop for
     a Tensor[] input), the Node built without a constructor call (its class chosen by `overload`
@@ -857,8 +873,8 @@ def _make_autograd_kernel(entry, diff_inputs, node_classes, overload, save_plan,
              "    if k is None:",
              "        k = op.lookup(below)",
              "    out = k(op, below, args)"]
-    plan = None if has_list or overload is not None else _recording_plan(node_classes[0], diff_inputs, save_plan,
-                                                                           arg_index)
+    plan = None if has_list or overload is not None or not_differentiable else \
+        _recording_plan(node_classes[0], diff_inputs, save_plan, arg_index)
     if plan is not None:        # the common case recorded in C (autograd/recording.py); this Python is its reference
         lines += ["    record = _recording.record",
                   "    if record is not None and record(_plan, out, args):",
@@ -947,6 +963,7 @@ def _make_autograd_kernel(entry, diff_inputs, node_classes, overload, save_plan,
               "        node.input_metadata = ()",
               "        _record_outputs(node, out)",
               *_save_call(n, has_list, save_plan, arg_index),
+              *[f"    _strip_history(out[{i}])" for i in not_differentiable],
               "    return out"]
     namespace = {"_after_autograd": ~AUTOGRAD, "_cache": entry._cache, "_Tensor": Tensor, "_INVALID": INVALID_EDGE,
                  "_AutogradMeta": AutogradMeta, "_gradient_edge": gradient_edge, "_grad_accumulator": grad_accumulator,
@@ -954,7 +971,7 @@ def _make_autograd_kernel(entry, diff_inputs, node_classes, overload, save_plan,
                  "_new": object.__new__, "_next_sequence_nr": _next_sequence_nr, "_AUTOGRAD": AUTOGRAD,
                  "_ZEROS": ZEROS, "_record_outputs": record_outputs, "_metadata": _METADATA, "_metadata_of": metadata_of, "_savers": {}, "_make_saver": _make_saver,
                  "_names_for_mask": save_plan.names, "_arg_index": arg_index, "_recording": recording,
-                 "_plan": plan, **_SAVER_NAMESPACE}
+                 "_plan": plan, "_strip_history": _strip_history, **_SAVER_NAMESPACE}
     return codegen.define(lines, namespace, f"<agrad autograd kernel {entry.name}>", "kernel", owner=entry.name)
 
 
@@ -1000,7 +1017,7 @@ def _camel(name: str) -> str:
 def defop(schema: str, *, kernel=None, meta=None, promote=None, grads=None, composite=None, samples=None,
           backward_name=None, overload=None, wraps_numbers=False, differentiable=None, gradgrad=True,
           torch=None, doc="", tags=(), special=False, view=None, array_grads=None, moves_device=False,
-          saved_as=None):
+          saved_as=None, given_none=None, output_differentiability=None):
     """Declare an op. Returns its Python function (also `agrad.<name>`).
 
     `moves_device=True`: the op's result lives on another backend than its input (`_to_copy`), so
@@ -1015,8 +1032,12 @@ def defop(schema: str, *, kernel=None, meta=None, promote=None, grads=None, comp
     `grads` formula; tests/engine/test_array_grads.py checks).
     `saved_as`: {saved name: fn(node, value) -> value} where agrad saves something in another form
     than PyTorch's Node does, so that `grad_fn._saved_<name>` and `_raw_saved_<name>` show PyTorch's
-    (an index's tensors as PyTorch's Tensor?[], None where a dim is not indexed)."""
-    entry = define(schema, doc=doc, wraps_numbers=wraps_numbers, _depth=3)
+    (an index's tensors as PyTorch's Tensor?[], None where a dim is not indexed).
+    `output_differentiability`: derivatives.yaml's, a bool per output; a floating output marked False
+    leaves the op without history (linalg_lu's P), as an integer output always does.
+    `given_none`: {argument: value}, what an explicit None of an optional argument means where
+    PyTorch's parser then picks another overload (dispatcher.define)."""
+    entry = define(schema, doc=doc, wraps_numbers=wraps_numbers, given_none=given_none, _depth=3)
     arguments = entry.schema.arguments
     arg_index = {a.name: i for i, a in enumerate(arguments)}
     if composite is not None:
@@ -1050,7 +1071,8 @@ def defop(schema: str, *, kernel=None, meta=None, promote=None, grads=None, comp
             # outputs never require grad (comparisons, detach, integer results)
             impl(entry.name, DispatchKey.Autograd, FALLTHROUGH, _depth=3)
         else:
-            _register_autograd(entry, info, grads, backward_name, overload, arg_index, array_grads)
+            _register_autograd(entry, info, grads, backward_name, overload, arg_index, array_grads,
+                               tuple(i for i, d in enumerate(output_differentiability or ()) if not d))
     _infos[entry.name] = info
     return entry.function
 
@@ -1068,6 +1090,16 @@ def _backend_kernel(entry, fn, rule, backend_type, special, meta_rule, moves_dev
     return _view_kernel(k, view) if view else k
 
 
+class NotImplementedDerivative:
+    """A `grads` entry for derivatives.yaml's `not_implemented("igamma: input")`: the op records as
+    usual, and its backward raises PyTorch's NotImplementedError only when the pass running wants that
+    input's gradient (autograd.grad for the other inputs alone succeeds)."""
+
+    def __init__(self, what: str):
+        self.what = what
+        self.message = f"the derivative for '{what}' is not implemented."
+
+
 class NotDifferentiable:
     """A `grads` entry for an input derivatives.yaml leaves out (not `non_differentiable`): PyTorch
     refuses a call where it requires grad, naming the ATen function, as this does (its generated
@@ -1077,7 +1109,8 @@ class NotDifferentiable:
         self.function = function
 
 
-def _register_autograd(entry, info, grads, backward_name, overload, arg_index, array_grads=None):
+def _register_autograd(entry, info, grads, backward_name, overload, arg_index, array_grads=None,
+                       not_differentiable=()):
     """Check the formulas now (a mistake in a declaration fails its import); the Autograd kernel,
     its Node classes and their `apply` are generated on the op's first call that records."""
     arguments = entry.schema.arguments
@@ -1095,7 +1128,7 @@ def _register_autograd(entry, info, grads, backward_name, overload, arg_index, a
         formula = grads[name]
         if formula is None or isinstance(formula, NotDifferentiable):
             continue
-        params = _parameters(formula)
+        params = ("grad",) if isinstance(formula, NotImplementedDerivative) else _parameters(formula)
         bad = [p for p in params if p not in _RESERVED and p not in arg_index and _derived(p, arg_index) is None]
         if bad:
             raise TypeError(f"{entry.name}: the formula for {name!r} uses {bad}, which are neither arguments "
@@ -1131,7 +1164,7 @@ def _register_autograd(entry, info, grads, backward_name, overload, arg_index, a
         for cls in node_classes:
             register_release(cls, saved_names)
         return _make_autograd_kernel(entry, tuple(diff_inputs), node_classes, overload,
-                                     _SavePlan(params_per_input), arg_index, refused)
+                                     _SavePlan(params_per_input), arg_index, refused, not_differentiable)
     impl(entry.name, DispatchKey.Autograd, Deferred(make), _depth=4)
 
 

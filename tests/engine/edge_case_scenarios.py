@@ -280,3 +280,78 @@ def bilinear_interpolate_uint8(T):
     out["64 -> 10"] = F.interpolate(big, size=(10, 10), mode="bilinear").tolist()
     out["dtype"] = str(F.interpolate(x, scale_factor=2, mode="bilinear").dtype).split(".")[-1]
     return out
+
+
+# -- the LU family: pivots, info, errors ------------------------------------------------------------
+@scenario
+def lu_pivots_info_and_errors(T):
+    """LAPACK's 1-based int32 pivots, info of singular matrices in a batch, lu_unpack, torch.lu (no error
+    for a singular matrix), PyTorch's errors (no pivoting on the CPU, a zero on U's diagonal, bad pivots and shapes)."""
+    A = T.tensor([[1.0, 2.0, 0.0], [3.0, 4.0, 1.0], [0.0, 5.0, 2.0]], dtype=T.float64)
+    S = T.zeros(3, 3, 3, dtype=T.float64)
+    S[0] = T.eye(3, dtype=T.float64)
+    S[2] = T.tensor([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]], dtype=T.float64)
+    LU, pivots = T.linalg.lu_factor(A)
+    ex = T.linalg.lu_factor_ex(S)
+    wide = T.linalg.lu_factor(T.tensor([[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0]], dtype=T.float64))
+    P, L, U = T.lu_unpack(LU, pivots)
+    lu_tuple = T.lu(A, get_infos=True)
+    out = {"LU": LU.tolist(), "pivots": pivots.tolist(), "pivots dtype": str(pivots.dtype).split(".")[-1],
+           "info": ex.info.tolist(), "singular LU": ex.LU.tolist(), "singular pivots": ex.pivots.tolist(),
+           "wide pivots": wide.pivots.tolist(), "wide LU": wide.LU.tolist(),
+           "unpacked": [P.tolist(), L.tolist(), U.tolist()], "torch.lu": [t.tolist() for t in lu_tuple],
+           "empty": [list(t.shape) for t in T.linalg.lu(T.zeros(2, 0, 3, dtype=T.float64))]}
+    b = T.tensor([[1.0], [2.0], [3.0]], dtype=T.float64)
+    out["lu_solve"] = T.linalg.lu_solve(LU, pivots, b).tolist()
+    out["torch.lu_solve"] = T.lu_solve(b, LU, pivots).tolist()
+    out["errors"] = {
+        "no pivoting": _error(lambda: T.linalg.lu_factor(A, pivot=False)),
+        "no pivoting lu": _error(lambda: T.linalg.lu(A, pivot=False)),
+        "no pivoting ex": _error(lambda: T.linalg.lu_factor_ex(A, pivot=False)),
+        "singular": _error(lambda: T.linalg.lu_factor(S)),
+        "singular ex": _error(lambda: T.linalg.lu_factor_ex(S, check_errors=True)),
+        "singular lu": _error(lambda: T.lu(S[1])),
+        "1-d": _error(lambda: T.linalg.lu_factor(T.ones(3))),
+        "int64 pivots": _error(lambda: T.lu_unpack(LU, pivots.long())),
+        "pivot out of range": _error(lambda: T.lu_unpack(LU, T.tensor([5, 1, 3], dtype=T.int32))),
+        "lu_solve shapes": _error(lambda: T.linalg.lu_solve(LU, pivots, T.ones(2, 1, dtype=T.float64))),
+        "lu_solve right shapes": _error(lambda: T.linalg.lu_solve(LU, pivots, T.ones(3, 2, dtype=T.float64),
+                                                                  left=False)),
+        "lu_solve 1-d": _error(lambda: T.linalg.lu_solve(LU, pivots, T.ones(3, dtype=T.float64))),
+        # (the message: agrad's is a DtypeError, a RuntimeError as PyTorch's)
+        "lu_solve dtype": _error(lambda: T.linalg.lu_solve(LU, pivots, T.ones(3, 1, dtype=T.float32)))[1],
+        "lu_solve not square": _error(lambda: T.linalg.lu_solve(wide.LU, wide.pivots, T.ones(2, 1, dtype=T.float64))),
+    }
+    return out
+
+
+# -- igamma / igammac: no derivative in the input ----------------------------------------------------
+@scenario
+def igamma_input_derivative_and_in_place(T):
+    """The gradient in x flows (autograd.grad of x alone succeeds while a requires grad); the one in a is
+    PyTorch's NotImplementedError, raised only when asked for; the in-place forms record IgammaBackward0;
+    the edge values at a = 0, x = 0 and infinities are scipy's and PyTorch's."""
+    out = {}
+    for name, special in (("igamma", T.special.gammainc), ("igammac", T.special.gammaincc)):
+        a = T.tensor([0.5, 1.0, 2.5, 3.0], dtype=T.float64, requires_grad=True)
+        x = T.tensor([0.3, 1.5, 2.0, 0.0], dtype=T.float64, requires_grad=True)
+        y = getattr(T, name)(a, x)
+        z = special(a, x)
+        gx, = T.autograd.grad(y.sum(), x, retain_graph=True)
+        c = a * 1
+        getattr(c, name + "_")(x)
+        edges = getattr(T, name)(T.tensor([-1.0, 0.0, 1.0, 0.0, 2.0, float("inf"), 0.0]),
+                                 T.tensor([1.0, 1.0, -1.0, 0.0, float("inf"), 1.0, 2.0]))
+        out[name] = {"value": y.tolist(), "special": z.tolist(), "grad_fn": type(y.grad_fn).__name__,
+                     "special grad_fn": type(z.grad_fn).__name__, "grad x": gx.tolist(),
+                     "grad a": _error(lambda: T.autograd.grad(y.sum(), a, retain_graph=True)),
+                     "backward": _error(lambda: y.sum().backward()),
+                     "in place": [c.tolist(), type(c.grad_fn).__name__,
+                                  T.autograd.grad(c.sum(), x, retain_graph=True)[0].tolist(),
+                                  _error(lambda: T.autograd.grad(c.sum(), a))],
+                     "leaf in place": _error(lambda: getattr(a, name + "_")(x)),
+                     "int in place": _error(lambda: getattr(T.tensor([1, 2]), name + "_")(T.tensor([1.0, 2.0]))),
+                     # (the message: agrad's error is a DtypeNotImplementedError, a NotImplementedError)
+                     "int": _error(lambda: getattr(T, name)(T.tensor([1, 2]), T.tensor([1, 2])))[1],
+                     "edges": _reprs(edges)}
+    return out

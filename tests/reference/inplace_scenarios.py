@@ -325,3 +325,97 @@ def errors(T):
             "shape": error(T, lambda: T.zeros(3, dtype=T.float64).add_(T.ones(2, 3, dtype=T.float64))),
             "expanded": error(T, expanded),
             "view incompatible": error(T, lambda: T.zeros(2, 3).t().view(6))}
+
+
+# ---- in-place comparisons and logical ops ------------------------------------------------------
+
+def _cmp_state(t):
+    return {"value": value(t), "dtype": str(t.dtype).split(".")[-1], "grad_fn": name(t),
+            "requires_grad": t.requires_grad, "version": t._version}
+
+
+@scenario
+def comparisons_in_place(T):
+    """eq_ … ge_ and their aliases: self's dtype, other broadcast to self, EqBackward0 (number) or
+    EqBackward1 (tensor) recorded, zero gradients for self's history and other."""
+    out = {}
+    ops = ("eq_", "ne_", "lt_", "le_", "gt_", "ge_", "less_", "less_equal_", "greater_", "greater_equal_",
+           "not_equal_")
+    for k, op in enumerate(ops):
+        x = data(T, (2, 3), 40 + k)
+        o = data(T, (3,), 60 + k)
+        y = x * 1
+        getattr(y, op)(o)
+        g = grads(T, y.sum(), [x, o])
+        z = x * 1
+        getattr(z, op)(0.25)
+        w = T.tensor([1, 2, 3])
+        getattr(w, op)(2.5)                      # compared as floats, written as int64
+        h = T.tensor([1.0, 2.0, 3.0], dtype=T.float16)
+        getattr(h, op)(T.tensor([1.0, 2.0 + 1e-7, 2.0], dtype=T.float64))
+        b = T.tensor([True, False, True])
+        getattr(b, op)(T.tensor([1, 0, 2]))
+        out[op] = {"tensor": _cmp_state(y), "grads": [value(t) for t in g], "number": _cmp_state(z),
+                   "int": _cmp_state(w), "half": _cmp_state(h), "bool": _cmp_state(b),
+                   "same object": getattr(x * 1, op)(1.0) is not None}
+    x = data(T, (3,), 70)
+    plain = T.tensor([1.0, 2.0, 3.0], dtype=T.float64)
+    plain.lt_(x)                                 # only other requires grad: self gets the Node
+    out["other requires grad"] = {"state": _cmp_state(plain),
+                                  "next": [None if f is None else type(f).__name__
+                                           for f, _ in plain.grad_fn.next_functions]}
+    ints = T.tensor([1, 2, 3])
+    ints.lt_(T.tensor(2.5, dtype=T.float64, requires_grad=True))
+    out["int self, other requires grad"] = _cmp_state(ints)
+    base = x * 1
+    view = base[:2]
+    view.ge_(0.0)
+    out["view"] = {"base": _cmp_state(base), "grad": value(grads(T, base.sum(), [x])[0])}
+    with T.no_grad():
+        leaf = data(T, (3,), 71)
+        leaf.eq_(leaf)
+    out["leaf under no_grad"] = _cmp_state(leaf)
+    out["errors"] = {
+        "leaf": error(T, lambda: data(T, (3,), 72).lt_(0.0)),
+        "view of leaf": error(T, lambda: data(T, (3,), 73)[:2].gt_(0.0)),
+        "broadcast self": error(T, lambda: T.zeros(2).eq_(T.ones(2, 2))),
+        "0-d self": error(T, lambda: T.tensor(1.0).le_(T.ones(3))),
+        "expanded": error(T, lambda: T.ones(1).expand(3).ne_(1)),
+    }
+    return out
+
+
+@scenario
+def logical_in_place(T):
+    """logical_and_ … logical_not_: self's dtype, and unseen by autograd (no Node, a leaf that requires
+    grad is written, self keeps its grad_fn), only the version counter moves."""
+    out = {}
+    for op in ("logical_and_", "logical_or_", "logical_xor_"):
+        a = T.tensor([1.0, 0.0, 3.0, 0.0], dtype=T.float64)
+        getattr(a, op)(T.tensor([True, True, False, False]))
+        i = T.tensor([[0, 2, -1, 0]])
+        getattr(i, op)(T.tensor([1.5, 0.0, 0.0, 2.0]))
+        leaf = data(T, (4,), 80)
+        getattr(leaf, op)(data(T, (4,), 81))
+        x = data(T, (4,), 82)
+        y = x * 1
+        getattr(y, op)(T.tensor([0.0, 1.0, 0.0, 1.0], dtype=T.float64))
+        plain = T.tensor([1.0, 0.0, 2.0, 0.0], dtype=T.float64)
+        getattr(plain, op)(x)
+        try:
+            getattr(T.ones(2), op)(2)
+            number = None
+        except TypeError as exc:
+            number = str(exc)
+        out[op] = {"float": _cmp_state(a), "int": _cmp_state(i), "leaf": _cmp_state(leaf),
+                   "non-leaf": _cmp_state(y), "grad": value(grads(T, y.sum(), [x])[0]),
+                   "other requires grad": _cmp_state(plain), "number": number,
+                   "broadcast self": error(T, lambda: getattr(T.zeros(2), op)(T.ones(2, 2)))}
+    leaf = data(T, (3,), 83)
+    leaf.logical_not_()
+    x = data(T, (3,), 84)
+    base = x * 1
+    base[:2].logical_not_()
+    out["logical_not_"] = {"leaf": _cmp_state(leaf), "view": _cmp_state(base),
+                           "int": _cmp_state(T.tensor([0, 3, -2]).logical_not_())}
+    return out

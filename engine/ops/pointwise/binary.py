@@ -18,7 +18,7 @@ import numpy as np
 from ... import dtypes
 from ..._tensor import Tensor
 from ...backends.meta import MetaArray
-from ...creation import tensor, zeros_like
+from ...creation import tensor, zeros, zeros_like
 from ...creation import tensor as _tensor
 from ...dispatcher import ops as _ops
 from ...errors import DtypeError
@@ -226,6 +226,58 @@ lt = _comparison("lt", "less")
 le = _comparison("le", "less_equal")
 gt = _comparison("gt", "greater")
 ge = _comparison("ge", "greater_equal")
+
+# ---- the in-place comparisons' computation (Tensor.eq_ … in ops/_inplace.py) -----------------------
+
+_COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
+_UFUNCS = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal", "gt": "greater",
+           "ge": "greater_equal"}
+
+
+def _zeros(shape, options):
+    # zeros_like(other), from what PyTorch's Node keeps of other (its TypeAndSize), not other itself
+    return zeros(list(shape), dtype=options[1], device=options[0])
+
+
+def _compare_as_self_kernel(xp, self, other, op):
+    # compared in the promoted dtype (an int tensor lt_ 2.5 compares 2 < 2.5), written as self's dtype
+    arrays = [self, other]
+    promote_same(arrays, (0, 1))
+    return getattr(xp, _UFUNCS[op])(*arrays).astype(self.dtype, copy=False)
+
+
+def _compare_as_self_meta(self, other, op):
+    if op not in _UFUNCS:
+        raise ValueError(f"_compare_as_self: op must be one of {', '.join(_COMPARISONS)}, not {op!r}")
+    return pointwise_meta(self.dtype)(self, other)
+
+
+def _compare_as_self_samples(op):
+    samples = []
+    for i, name in enumerate(_COMPARISONS):
+        a = make_arg((2, 3), key=(op, name, "a"))
+        b = a.detach().clone()
+        b.data[1] += 0.5
+        if name not in ("eq", "ne"):     # (a tie is a jump of lt's value: no finite difference across it)
+            b.data[0] -= 0.5             # eq and ne: equal in one row, apart in the other
+        samples += [SampleInput(f"{name} tensor", a, b.requires_grad_(), name),
+                    SampleInput(f"{name} broadcast", a, make_arg((3,), key=(op, name, "b")), name),
+                    SampleInput(f"{name} scalar", a, 0.25 * (i - 2), name)]
+    return samples
+
+
+# PyTorch's eq_.Scalar / eq_.Tensor (derivatives.yaml): no gradient flows, but the in-place comparison
+# is recorded, EqBackward0 for a number, EqBackward1 for a tensor, zeros for self and other
+_compare_as_self = defop(
+    "_compare_as_self(Tensor self, Tensor other, str op) -> Tensor",
+    kernel=_compare_as_self_kernel, meta=_compare_as_self_meta, wraps_numbers=True,
+    grads={"self": lambda grad: zeros_like(grad),
+           "other": lambda other_shape, other_options: _zeros(other_shape, other_options)},
+    backward_name=[f"{n.capitalize()}Backward{k}" for n in _COMPARISONS for k in (0, 1)],
+    overload=lambda self, other, op: 2 * _COMPARISONS.index(op) + (not _is_number(other)),
+    samples=_compare_as_self_samples, torch="lambda self, other, op: getattr(self.clone(), op + '_')(other)",
+    doc="The comparison `op` (eq, ne, lt, le, gt, ge) of self and other, in self's dtype: what Tensor.eq_ … "
+        "write into self.")
 
 
 def _where_dtype(self, other):

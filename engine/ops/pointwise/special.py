@@ -1,5 +1,5 @@
-"""Special functions: erf, erfc, erfinv, lgamma, digamma, polygamma, xlogy, and torch.special's
-ndtr, ndtri, log_ndtr, erfcx, entr, xlog1py, zeta and mvlgamma (multigammaln).
+"""Special functions: erf, erfc, erfinv, lgamma, digamma, polygamma, xlogy, igamma, igammac, and
+torch.special's ndtr, ndtri, log_ndtr, erfcx, entr, xlog1py, zeta and mvlgamma (multigammaln).
 
 NumPy has none of them; each kernel takes the backend's special-function namespace
 (`special`: scipy.special on CPU, cupyx.scipy.special on CUDA, imported on first use)
@@ -14,7 +14,8 @@ import math
 
 from ... import dtypes
 from ...shapes import pointwise_meta
-from ..registry import defop
+from .._common import _float_only
+from ..registry import NotImplementedDerivative, defop
 from ..samples import (
     SampleInput,
     binary_samples,
@@ -314,3 +315,53 @@ mvlgamma = defop(
     samples=lambda op: [SampleInput(f"p={p}", make_arg((2, 3), key=(op, p), low=0.5 * p + 0.1, high=0.5 * p + 3.0), p)
                         for p in (1, 2, 4)],
     torch="torch.mvlgamma", doc="The multivariate log-gamma function of dimension p (scipy's multigammaln).")
+
+
+# ---- the regularized incomplete gamma functions ------------------------------------------------------
+
+def _igamma_meta(name):
+    def meta(self, other):
+        # compared after promotion (promote="same"): PyTorch has no integer loop, and does not promote to float
+        _float_only(f"{name}_cpu", self, other)
+        return _same_meta(self, other)
+    return meta
+
+
+def _igamma_kernel(name, function):
+    def kernel(xp, special, self, other):
+        _float_only(f"{name}_cpu", self, other)
+        return xp.asarray(getattr(special, function)(self, other)).astype(self.dtype, copy=False)
+    return kernel
+
+
+def _igamma_other_grad(grad, self, other):
+    # derivatives.yaml: x^(a-1) e^-x / Γ(a), the density of Gamma(a, 1), through logs
+    return grad * exp((self - 1) * log(other) - other - lgamma(self))
+
+
+def _igamma_samples(op):
+    a = make_arg((2, 3), key=(op, "a"), low=0.5, high=4.0, requires_grad=False)
+    return [SampleInput("(2,3),(2,3)", a, make_arg((2, 3), key=(op, "x"), low=0.2, high=5.0)),
+            SampleInput("(2,3),(3,) broadcast", a, make_arg((3,), key=(op, "x3"), low=0.2, high=5.0)),
+            SampleInput("(4,),() broadcast", make_arg((4,), key=(op, "a4"), low=0.5, high=4.0, requires_grad=False),
+                        make_arg((), key=(op, "x0"), low=0.2, high=5.0)),
+            SampleInput("0-d", make_arg((), key=(op, "a0"), low=0.5, high=4.0, requires_grad=False),
+                        make_arg((), key=(op, "x00"), low=0.2, high=5.0))]
+
+
+igamma = defop(
+    "igamma(Tensor self, Tensor other) -> Tensor",
+    kernel=_igamma_kernel("igamma", "gammainc"), meta=_igamma_meta("igamma"), promote="same", special=True,
+    grads={"self": NotImplementedDerivative("igamma: input"), "other": _igamma_other_grad},
+    samples=_igamma_samples, torch="torch.igamma",
+    doc="The regularized lower incomplete gamma function P(self, other) (scipy.special.gammainc); no gradient "
+        "in self, as in PyTorch.")
+
+igammac = defop(
+    "igammac(Tensor self, Tensor other) -> Tensor",
+    kernel=_igamma_kernel("igammac", "gammaincc"), meta=_igamma_meta("igammac"), promote="same", special=True,
+    grads={"self": NotImplementedDerivative("igammac: input"),
+           "other": lambda grad, self, other: -_igamma_other_grad(grad, self, other)},
+    samples=_igamma_samples, torch="torch.igammac",
+    doc="The regularized upper incomplete gamma function Q(self, other) = 1 - P(self, other) "
+        "(scipy.special.gammaincc); no gradient in self, as in PyTorch.")

@@ -64,12 +64,23 @@ def _dim_overload(self, dim, *rest):
     return 0 if dim is None else 1
 
 
+# `x.sum(dim=None)` is PyTorch's sum.dim_IntList (SumBackward1), whose None means every dim, as []
+# does; `x.sum()` is the plain sum (SumBackward0). Likewise mean.
+_DIM_INT_LIST = {"dim": []}
+
+
+def _sum_samples(op):
+    x = make_arg((2, 3), key=(op, "none"))
+    return reduction_samples()(op) + [SampleInput("dim=None", x, None), SampleInput("dim=None,keepdim", x, None, True),
+                                      SampleInput("dim=[]", x, []), SampleInput("dim=[],keepdim", x, [], True)]
+
+
 sum = defop(  # noqa: A001 — PyTorch's name
     "sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
     kernel=_sum_kernel, meta=_sum_meta,
     grads={"self": lambda grad, self_shape, dim, keepdim: sum_backward(grad, self_shape, dim, keepdim)},
-    backward_name=("SumBackward0", "SumBackward1"), overload=_dim_overload,
-    samples=reduction_samples(), torch="torch.sum")
+    backward_name=("SumBackward0", "SumBackward1"), overload=_dim_overload, given_none=_DIM_INT_LIST,
+    samples=_sum_samples, torch="torch.sum")
 
 
 def _mean_check(self, dtype):
@@ -108,8 +119,8 @@ mean = defop(
     "mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
     kernel=_mean_kernel, meta=_mean_meta,
     grads={"self": _mean_grad},
-    backward_name=("MeanBackward0", "MeanBackward1"), overload=_dim_overload,
-    samples=reduction_samples(), torch="torch.mean")
+    backward_name=("MeanBackward0", "MeanBackward1"), overload=_dim_overload, given_none=_DIM_INT_LIST,
+    samples=_sum_samples, torch="torch.mean")
 
 
 def _sum_to_dims(shape, size):

@@ -573,12 +573,16 @@ def _logical_reduction(name):
     def out_dtype(self):
         return self.dtype if self.dtype == np.uint8 else _BOOL      # PyTorch keeps uint8 for uint8
 
+    def reduced(dim, ndim):
+        # PyTorch's all.dims / any.dims: an empty list reduces no dimension (None, every one)
+        return () if isinstance(dim, (list, tuple)) and not dim else normalize_dims(dim, ndim)
+
     def kernel(xp, self, dim, keepdim):
-        dims = normalize_dims(dim, self.ndim)
+        dims = reduced(dim, self.ndim)
         return getattr(xp, name)(self, axis=dims, keepdims=keepdim).astype(out_dtype(self))
 
     def meta(self, dim, keepdim):
-        return MetaArray(reduced_shape(self.shape, normalize_dims(dim, self.ndim), keepdim), out_dtype(self))
+        return MetaArray(reduced_shape(self.shape, reduced(dim, self.ndim), keepdim), out_dtype(self))
 
     def samples(op):
         mask = make_arg((3, 4), key=(op, 0), requires_grad=False) > 0
@@ -589,7 +593,9 @@ def _logical_reduction(name):
                 SampleInput("float dim=0 kw", x, dim=0), SampleInput("0-d", make_arg((), key=(op, 3)) > 0),
                 SampleInput("uint8 dim=1", make_arg((3, 4), key=(op, 4), low=0, high=3, integer=True,
                                                     dtype=dtypes.uint8), 1),
-                SampleInput("int16", make_arg((3, 4), key=(op, 5), low=0, high=3, integer=True, dtype=dtypes.int16))]
+                SampleInput("int16", make_arg((3, 4), key=(op, 5), low=0, high=3, integer=True, dtype=dtypes.int16)),
+                SampleInput("dim=None keepdim", x, None, True), SampleInput("dim=[]", x, []),
+                SampleInput("dim=[] keepdim", ints, [], True)]
 
     return defop(f"{name}(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor",
                  kernel=kernel, meta=meta, samples=samples, torch=f"torch.{name}",
