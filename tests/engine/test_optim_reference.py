@@ -33,8 +33,17 @@ def test_optimizer_matches_torch(name):
     _close(got["losses"], want["losses"])
     _close(got["W"], want["W"])
     _close(got["b"], want["b"])
+    assert got["state_keys"] == want["state_keys"]         # torch's names for the buffers
     # NOTE: the parameters moved: a no-op step would fail here, not only in the losses
     assert not np.allclose(want["W"], S._data()["W"])
+
+
+@pytest.mark.parametrize("name", sorted(S.OPTIMIZERS))
+def test_optimizer_resumed_from_its_state_dict_goes_on_as_torch(name):
+    got, want = S.run_optimizer(agrad, name, resume=True), FIXTURES["optimizers"][name]
+    _close(got["losses"], want["losses"])
+    _close(got["W"], want["W"])
+    _close(got["b"], want["b"])
 
 
 @pytest.mark.parametrize("name", sorted(S.CLIPS))
@@ -50,5 +59,13 @@ def test_scheduler_matches_torch(name):
     got, want = S.run_scheduler(agrad, name), FIXTURES["schedulers"][name]
     _close(got["lrs"], want["lrs"], rtol=1e-12, atol=0)
     assert set(got) == set(want)
-    if "momentums" in want:         # OneCycleLR cycles momentum (SGD) or beta1 (Adam)
+    if "momentums" in want:         # OneCycleLR and CyclicLR cycle momentum (SGD) or beta1 (Adam)
+        _close(got["momentums"], want["momentums"], rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("name", sorted(S.SCHEDULERS))
+def test_scheduler_resumed_from_state_dicts_goes_on_as_torch(name):
+    got, want = S.run_scheduler(agrad, name, resume=True), FIXTURES["schedulers"][name]
+    _close(got["lrs"], want["lrs"], rtol=1e-12, atol=0)
+    if "momentums" in want:
         _close(got["momentums"], want["momentums"], rtol=1e-12, atol=0)

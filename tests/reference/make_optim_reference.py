@@ -2,7 +2,7 @@
 gradient-clipping norms and the schedulers' learning rates, for every scenario in
 tests/engine/optim_scenarios.py. Run with the torch venv (tests/reference/README.md):
 
-    /tmp/torchvenv/bin/python tests/reference/make_optim_reference.py
+    /work/torchvenv/bin/python tests/reference/make_optim_reference.py
 """
 from __future__ import annotations
 
