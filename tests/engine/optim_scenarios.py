@@ -253,3 +253,78 @@ def run_scheduler(lib, name: str, resume: bool = False) -> dict:
         moms.append(momentums())
     cycles_momentum = cls_name == "OneCycleLR" or (cls_name == "CyclicLR" and kwargs.get("cycle_momentum", True))
     return {"lrs": lrs, "momentums": moms} if cycles_momentum else {"lrs": lrs}
+
+
+# name -> (optimizer class name, keyword arguments) that its constructor refuses, or
+# (scheduler class name, its keyword arguments, the SGD's) for a scheduler's
+ERRORS = {
+    "adamax_lr": ("Adamax", {"lr": -0.1}),
+    "adamax_eps": ("Adamax", {"eps": -1e-8}),
+    "adamax_beta0": ("Adamax", {"betas": (1.0, 0.9)}),
+    "adamax_wd": ("Adamax", {"weight_decay": -0.5}),
+    "nadam_beta1": ("NAdam", {"betas": (0.9, 1.5)}),
+    "nadam_momentum_decay": ("NAdam", {"momentum_decay": -0.1}),
+    "radam_beta0": ("RAdam", {"betas": (-0.1, 0.9)}),
+    "radam_wd": ("RAdam", {"weight_decay": -1}),
+    "adadelta_rho": ("Adadelta", {"rho": 1.5}),
+    "adadelta_eps": ("Adadelta", {"eps": -1.0}),
+    "adadelta_lr": ("Adadelta", {"lr": -1.0}),
+    "rprop_etas": ("Rprop", {"etas": (0.5, 0.9)}),
+    "rprop_etas_low": ("Rprop", {"etas": (0.0, 1.2)}),
+    "asgd_lr": ("ASGD", {"lr": -0.01}),
+    "asgd_wd": ("ASGD", {"weight_decay": -0.01}),
+    "lbfgs_lr": ("LBFGS", {"lr": -1.0}),
+    "lbfgs_groups": ("LBFGS", {"groups": True}),
+    "lbfgs_line_search": ("LBFGS", {"line_search_fn": "armijo", "step": True}),
+    "adafactor_lr": ("Adafactor", {"lr": -0.1}),
+    "adafactor_beta2_decay": ("Adafactor", {"beta2_decay": 0.5}),
+    "adafactor_eps1": ("Adafactor", {"eps": (-1.0, 1e-3)}),
+    "adafactor_eps2": ("Adafactor", {"eps": (None, -1e-3)}),
+    "adafactor_d": ("Adafactor", {"d": 0.5}),
+    "adafactor_wd": ("Adafactor", {"weight_decay": -0.1}),
+    "constant_factor": ("ConstantLR", {"factor": 1.5}, {}),
+    "multiplicative_count": ("MultiplicativeLR", {"lr_lambda": ["alternating"]}, {}),
+    "multiplicative_callable": ("MultiplicativeLR", {"lr_lambda": [0.5, 0.5]}, {}),
+    "cyclic_mode": ("CyclicLR", {"base_lr": 0.01, "max_lr": 0.1, "mode": "square"}, {}),
+    "cyclic_no_momentum": ("CyclicLR", {"base_lr": 0.01, "max_lr": 0.1}, {"optimizer": "Adagrad"}),
+    "cyclic_max_lr_count": ("CyclicLR", {"base_lr": 0.01, "max_lr": [0.1, 0.2, 0.3]}, {}),
+    "restarts_t0": ("CosineAnnealingWarmRestarts", {"T_0": 0}, {}),
+    "restarts_t_mult": ("CosineAnnealingWarmRestarts", {"T_0": 2, "T_mult": 0}, {}),
+    "restarts_eta_min": ("CosineAnnealingWarmRestarts", {"T_0": 2, "eta_min": "0"}, {}),
+    "sequential_empty": ("SequentialLR", {"schedulers": [], "milestones": []}, {}),
+    "sequential_milestones": ("SequentialLR", {"schedulers": [("ConstantLR", {})], "milestones": [2]}, {}),
+    "sequential_plateau": ("SequentialLR", {"schedulers": [("ReduceLROnPlateau", {})], "milestones": []}, {}),
+    "chained_empty": ("ChainedScheduler", {"schedulers": []}, {}),
+}
+
+
+def run_error(lib, name: str) -> list:
+    """[the exception's class name, its message] of a refused construction (or LBFGS step)."""
+    entry = ERRORS[name]
+    kwargs = dict(entry[1])
+    W, b, x, y = _params(lib)
+    try:
+        if len(entry) == 2:
+            groups, step = kwargs.pop("groups", False), kwargs.pop("step", False)
+            opt = getattr(lib.optim, entry[0])([{"params": [W]}, {"params": [b]}] if groups else [W, b], **kwargs)
+            if step:
+                def closure():
+                    loss = _loss(lib, W, b, x, y)
+                    loss.backward()
+                    return loss
+                opt.step(closure)
+        else:
+            optimizer = entry[2].get("optimizer", "SGD")
+            opt = getattr(lib.optim, optimizer)([{"params": [W]}, {"params": [b], "lr": 0.3}], lr=0.1)
+            schedulers = lib.optim.lr_scheduler
+            if "lr_lambda" in kwargs:
+                kwargs["lr_lambda"] = [LAMBDAS.get(f, f) for f in kwargs["lr_lambda"]]
+            if "schedulers" in kwargs:
+                kwargs["schedulers"] = [getattr(schedulers, n)(opt, **k) for n, k in kwargs["schedulers"]]
+                if entry[0] == "ChainedScheduler":
+                    schedulers.ChainedScheduler(**kwargs)
+                    return ["no error", ""]
+            getattr(schedulers, entry[0])(opt, **kwargs)
+    except Exception as exc:   # noqa: BLE001 - the error is the result
+        return [type(exc).__name__, str(exc)]
+    return ["no error", ""]

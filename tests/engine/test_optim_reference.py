@@ -25,6 +25,14 @@ def test_fixtures_cover_every_scenario():
     assert set(FIXTURES["optimizers"]) == set(S.OPTIMIZERS)
     assert set(FIXTURES["schedulers"]) == set(S.SCHEDULERS)
     assert set(FIXTURES["clips"]) == set(S.CLIPS)
+    assert set(FIXTURES["errors"]) == set(S.ERRORS)
+
+
+@pytest.mark.parametrize("name", sorted(S.ERRORS))
+def test_refusal_matches_torch(name):
+    want = FIXTURES["errors"][name]
+    assert want[0] != "no error"
+    assert S.run_error(agrad, name) == want
 
 
 @pytest.mark.parametrize("name", sorted(S.OPTIMIZERS))
