@@ -11,7 +11,17 @@ from typing import Callable
 import agrad.optim
 
 OPTIMIZERS: dict[str, Callable] = {"sgd": agrad.optim.SGD, "adam": agrad.optim.Adam, "adamw": agrad.optim.AdamW,
-                                   "rmsprop": agrad.optim.RMSprop, "adagrad": agrad.optim.Adagrad}
+                                   "rmsprop": agrad.optim.RMSprop, "adagrad": agrad.optim.Adagrad,
+                                   "adamax": agrad.optim.Adamax, "nadam": agrad.optim.NAdam,
+                                   "radam": agrad.optim.RAdam, "adadelta": agrad.optim.Adadelta,
+                                   "rprop": agrad.optim.Rprop, "asgd": agrad.optim.ASGD,
+                                   "adafactor": agrad.optim.Adafactor}
+# torch.optim's optimizers a `train:` section cannot run, and why (its check says so, located)
+REFUSED_OPTIMIZERS: dict[str, str] = {
+    "lbfgs": "LBFGS re-evaluates the loss several times per step through a closure, and a `train:` step "
+             "evaluates the graph once; use agrad.optim.LBFGS from Python with a closure",
+    "sparseadam": "SparseAdam needs sparse gradients, which agrad does not have",
+}
 # keyword arguments each schedule takes (besides `warmup`), as lr_scheduler's classes name them
 SCHEDULES: dict[str, tuple[str, ...]] = {
     "constant": (), "step": ("step_size", "gamma"), "multistep": ("milestones", "gamma"),
@@ -25,8 +35,9 @@ def make_optimizer(spec: dict, params: list) -> agrad.optim.Optimizer:
     """`{type: adam, lr: 1e-3, ...}`: the rest of the mapping is the class's keyword arguments."""
     options = dict(spec)
     kind = options.pop("type")
-    if "betas" in options:
-        options["betas"] = tuple(options["betas"])
+    for key, value in options.items():        # betas, etas, step_sizes, Adafactor's eps: pairs
+        if isinstance(value, list):
+            options[key] = tuple(value)
     return OPTIMIZERS[kind](params, **options)
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from .data_sources import SOURCE_KEYS, SourceProblem, load_source
 from .diagnostics import Collector, did_you_mean
-from .optimizers import OPTIMIZERS, SCHEDULES, make_optimizer
+from .optimizers import OPTIMIZERS, REFUSED_OPTIMIZERS, SCHEDULES, make_optimizer
 from .results import GraphFileError
 from .shape_check import ShapeCheck
 
@@ -213,6 +213,10 @@ class _Reader:
             self.error("AG061", f"train.optimizer must be a mapping with `type`, not {value!r}", path)
             return None
         kind = value.get("type")
+        if isinstance(kind, str) and kind in REFUSED_OPTIMIZERS:
+            self.error("AG061", f"optimizer {kind} cannot be used in a train section: {REFUSED_OPTIMIZERS[kind]}",
+                       path + ("type",))
+            return None
         if not isinstance(kind, str) or kind not in OPTIMIZERS:
             self.error("AG061", f"unknown optimizer {kind!r}; expected one of {', '.join(OPTIMIZERS)}",
                        path + ("type",) if "type" in value else path,
@@ -228,9 +232,12 @@ class _Reader:
                 self.error("AG061", f"unknown key '{key}' for optimizer {kind}; it takes {', '.join(allowed)}",
                            path + (key,), did_you_mean(key, allowed), key=True)
                 ok = False
-            elif key == "betas":
-                if not (isinstance(v, list) and len(v) == 2 and all(_finite_number(b) for b in v)):
-                    self.error("AG061", f"optimizer betas must be a list of two finite numbers, not {v!r}",
+            elif isinstance(signature[key].default, tuple):     # betas, etas, step_sizes, eps (Adafactor)
+                default = signature[key].default
+                if not (isinstance(v, list) and len(v) == len(default) and all(
+                        _finite_number(b) or (b is None and d is None) for b, d in zip(v, default))):
+                    also = " (the first may be null)" if None in default else ""
+                    self.error("AG061", f"optimizer {key} must be a list of two finite numbers{also}, not {v!r}",
                                path + (key,))
                     ok = False
             elif isinstance(signature[key].default, bool):

@@ -10,19 +10,27 @@ from .optimizer import Optimizer, _float_state, _use_no_grad, check_betas
 __all__ = ["NAdam"]
 
 
-def _nadam_numbers(group, step_t) -> tuple:
-    """From the lr and the step count: the second bias correction, the decoupled decay's
-    factor, mu_t and mu_{t+1} (host numbers: a replayed step asks again)."""
-    lr, (beta1, beta2), momentum_decay = group["lr"], group["betas"], group["momentum_decay"]
-    step = step_t.item()
+def _momentum_cache(group, step: float) -> tuple:
+    """mu_t and mu_{t+1}, the momentum coefficients of this step and the next."""
+    beta1, momentum_decay = group["betas"][0], group["momentum_decay"]
     mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
     mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
-    return float(1 - beta2 ** step), float(1 - lr * group["weight_decay"]), float(mu), float(mu_next)
+    return float(mu), float(mu_next)
 
 
-def _nadam_step_sizes(group, mu_product, mu, mu_next) -> tuple:
+def _nadam_numbers(group, step_t) -> tuple:
+    """From the lr and the step count: the second bias correction, the decoupled decay's
+    factor and mu_t (host numbers: a replayed step asks again)."""
+    step = step_t.item()
+    return (float(1 - group["betas"][1] ** step), float(1 - group["lr"] * group["weight_decay"]),
+            _momentum_cache(group, step)[0])
+
+
+def _nadam_step_sizes(group, step_t, mu_product) -> tuple:
     """The two addcdiv values, from mu_product as the step left it (its float32 value, as
-    torch's `_get_value(mu_product)` reads it)."""
+    torch's `_get_value(mu_product)` reads it). NOTE: mu and mu_next are computed again here
+    from the live step count: numbers passed in would be the recorded step's constants."""
+    mu, mu_next = _momentum_cache(group, step_t.item())
     lr, product = group["lr"], mu_product.item()
     product_next = product * mu_next
     return float(-lr * (1.0 - mu) / (1.0 - product)), float((-lr * mu_next) / (1.0 - product_next))
@@ -56,7 +64,7 @@ class NAdam(Optimizer):
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
                 mu_product, step_t = state["mu_product"], state["step"]
                 step_t.add_(1)
-                bias_correction2, decay, mu, mu_next = host_numbers(_nadam_numbers, group, step_t)
+                bias_correction2, decay, mu = host_numbers(_nadam_numbers, group, step_t)
                 if weight_decay != 0:
                     if group["decoupled_weight_decay"]:
                         param.mul_(decay)
@@ -66,7 +74,7 @@ class NAdam(Optimizer):
                 exp_avg.lerp_(grad, 1 - beta1)
                 exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
                 denom = exp_avg_sq.div(bias_correction2).sqrt()
-                grad_size, avg_size = host_numbers(_nadam_step_sizes, group, mu_product, mu, mu_next)
+                grad_size, avg_size = host_numbers(_nadam_step_sizes, group, step_t, mu_product)
                 denom.add_(eps)
                 param.addcdiv_(grad, denom, value=grad_size)
                 param.addcdiv_(exp_avg, denom, value=avg_size)

@@ -3,6 +3,7 @@ grown by etaplus while the gradient keeps its sign, shrunk by etaminus when it f
 from __future__ import annotations
 
 from ..creation import full_like, zeros_like
+from ..ops import where
 from .optimizer import Optimizer, _float_state, _use_no_grad
 
 __all__ = ["Rprop"]
@@ -34,13 +35,15 @@ class Rprop(Optimizer):
                 prev, step_size = state["prev"], state["step_size"]
                 state["step"].add_(1)
                 sign = grad.mul(prev).sign()
-                sign[sign.gt(0)] = etaplus
-                sign[sign.lt(0)] = etaminus
-                sign[sign.eq(0)] = 1
+                # NOTE: torch's capturable form (where) of `sign[sign.gt(0)] = etaplus`, ...: the same
+                # values, without a boolean mask whose nonzero count a replay would freeze
+                sign.copy_(where(sign.gt(0), etaplus, sign))
+                sign.copy_(where(sign.lt(0), etaminus, sign))
+                sign.copy_(where(sign.eq(0), 1, sign))
                 step_size.mul_(sign).clamp_(step_size_min, step_size_max)
                 # where the sign flipped, the gradient counts as 0 (no step, and no flip next time)
                 grad = grad.clone()
-                grad[sign.eq(etaminus)] = 0
+                grad.copy_(where(sign.eq(etaminus), 0, grad))
                 param.addcmul_(grad.sign(), step_size, value=-1)
                 prev.copy_(grad)
         return loss
