@@ -46,7 +46,10 @@ ENGINE_ONLY = {"radam": "RAdam decides from the step count whether a step is rec
                "adafactor": "Adafactor's step size is read from the parameter's and the update's norms"}
 SCHEDULES = [None, {"type": "cosine", "warmup": 2}, {"type": "step", "step_size": 2, "gamma": 0.5},
              {"type": "multistep", "milestones": [2, 4]}, {"type": "exponential", "gamma": 0.9},
-             {"type": "linear", "start_factor": 0.5, "total_iters": 3}]
+             {"type": "linear", "start_factor": 0.5, "total_iters": 3},
+             {"type": "constant", "factor": 0.5, "total_iters": 3}, {"type": "polynomial", "power": 2.0},
+             {"type": "cosine_restarts", "t_0": 2, "t_mult": 2},
+             {"type": "cyclic", "base_factor": 0.2, "step_size_up": 2, "mode": "triangular2"}]
 
 
 def _bits(t) -> bytes:
