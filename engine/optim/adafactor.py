@@ -42,8 +42,6 @@ class Adafactor(Optimizer):
             for param in group["params"]:
                 if param.grad is None:
                     continue
-                if param.is_complex():
-                    raise RuntimeError("Adafactor does not support complex parameters")
                 state = self.state[param]
                 if len(state) == 0:
                     state["step"] = tensor(0.0, dtype=dtypes.float32)

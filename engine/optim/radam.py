@@ -3,7 +3,7 @@ term is switched on, rectified, once the variance estimate is tractable (rho_t >
 from __future__ import annotations
 
 from ..creation import zeros_like
-from ..watchers import host_numbers, unreplayable
+from ..watchers import unreplayable
 from .optimizer import Optimizer, _float_state, _use_no_grad, check_betas
 
 __all__ = ["RAdam"]
