@@ -197,6 +197,33 @@ def run_optimizer(lib, name: str, resume: bool = False) -> dict:
     return {"losses": losses, "W": _values(W), "b": _values(b), "state_keys": state_keys}
 
 
+# Scenarios whose parameters equal torch's bit for bit when both take the same gradients
+# (run_fixed_gradients): each op is one torch's CPU kernel rounds alike. The others differ in
+# the last bits where torch's AVX2 kernels fuse (lerp, addcmul and add(alpha=) are FMAs),
+# round sqrt otherwise (Sleef), or reduce in another order (norms): within float32 rounding.
+BIT_EXACT = {"sgd", "adam", "adam_amsgrad_wd", "adam_maximize", "adamw", "adamw_amsgrad", "adam_groups", "adamax",
+             "adamax_groups", "nadam_decoupled", "nadam_wd_maximize", "radam", "adadelta", "adadelta_wd_maximize",
+             "adadelta_groups", "rprop", "rprop_etas_maximize", "rprop_groups"}
+
+
+def run_fixed_gradients(lib, name: str) -> dict:
+    """The parameters after each scenario's steps on gradients drawn once (not computed by
+    the library): what is left to compare is the optimizer's own arithmetic."""
+    cls_name, kwargs = OPTIMIZERS[name]
+    kwargs = dict(kwargs)
+    groups, steps = kwargs.pop("groups", None), kwargs.pop("steps", STEPS)
+    kwargs.pop("dtype", None)
+    W, b, _, _ = _params(lib)
+    params = [W, b] if groups is None else [dict(groups[0], params=[W]), dict(groups[1], params=[b])]
+    opt = getattr(lib.optim, cls_name)(params, **kwargs)
+    rng = np.random.default_rng(7)
+    for _ in range(steps):
+        W.grad = lib.tensor(rng.normal(size=(4, 3)).astype(np.float32).tolist(), dtype=lib.float32)
+        b.grad = lib.tensor(rng.normal(size=(3,)).astype(np.float32).tolist(), dtype=lib.float32)
+        opt.step()
+    return {"W": _values(W), "b": _values(b)}
+
+
 def run_clip(lib, name: str) -> dict:
     fn_name, kwargs = CLIPS[name]
     W, b, x, y = _params(lib)

@@ -26,6 +26,8 @@ def test_fixtures_cover_every_scenario():
     assert set(FIXTURES["schedulers"]) == set(S.SCHEDULERS)
     assert set(FIXTURES["clips"]) == set(S.CLIPS)
     assert set(FIXTURES["errors"]) == set(S.ERRORS)
+    assert set(FIXTURES["fixed_gradients"]) == {n for n, (cls, _) in S.OPTIMIZERS.items() if cls != "LBFGS"}
+    assert S.BIT_EXACT <= set(FIXTURES["fixed_gradients"])
 
 
 @pytest.mark.parametrize("name", sorted(S.ERRORS))
@@ -52,6 +54,16 @@ def test_optimizer_resumed_from_its_state_dict_goes_on_as_torch(name):
     _close(got["losses"], want["losses"])
     _close(got["W"], want["W"])
     _close(got["b"], want["b"])
+
+
+@pytest.mark.parametrize("name", sorted(FIXTURES["fixed_gradients"]))
+def test_optimizer_arithmetic_on_torchs_gradients(name):
+    got, want = S.run_fixed_gradients(agrad, name), FIXTURES["fixed_gradients"][name]
+    for key in ("W", "b"):
+        if name in S.BIT_EXACT:
+            np.testing.assert_array_equal(np.float32(got[key]), np.float32(want[key]))
+        else:
+            _close(got[key], want[key], rtol=1e-6, atol=1e-7)
 
 
 @pytest.mark.parametrize("name", sorted(S.CLIPS))

@@ -24,7 +24,9 @@ def main() -> None:
            "optimizers": {name: S.run_optimizer(torch, name) for name in S.OPTIMIZERS},
            "clips": {name: S.run_clip(torch, name) for name in S.CLIPS},
            "schedulers": {name: S.run_scheduler(torch, name) for name in S.SCHEDULERS},
-           "errors": {name: S.run_error(torch, name) for name in S.ERRORS}}
+           "errors": {name: S.run_error(torch, name) for name in S.ERRORS},
+           "fixed_gradients": {name: S.run_fixed_gradients(torch, name) for name in S.OPTIMIZERS
+                               if S.OPTIMIZERS[name][0] != "LBFGS"}}
     path = HERE / "optim_fixtures.json"
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
