@@ -223,7 +223,8 @@ class _Reader:
                        did_you_mean(str(kind), OPTIMIZERS))
             return None
         signature = inspect.signature(OPTIMIZERS[kind]).parameters
-        allowed = [p for p in signature if p != "params"]
+        # torch's switches of implementation (foreach, differentiable, ...) are no graph file's business
+        allowed = [p for p in signature if p not in ("params", "foreach", "differentiable", "capturable", "fused")]
         ok = True
         for key, v in value.items():
             if key == "type":

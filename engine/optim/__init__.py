@@ -22,3 +22,10 @@ from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam", "Adadelta",
            "Rprop", "ASGD", "LBFGS", "Adafactor", "lr_scheduler"]
+
+
+def __getattr__(name: str):
+    if name == "SparseAdam":
+        raise AttributeError("agrad.optim has no SparseAdam: it updates sparse gradients, and agrad has no sparse "
+                             "tensors")
+    raise AttributeError(f"module 'agrad.optim' has no attribute '{name}'")

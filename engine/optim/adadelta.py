@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..creation import zeros_like
 from ..watchers import host_numbers
-from .optimizer import Optimizer, _float_state, _use_no_grad
+from .optimizer import Optimizer, _float_state, _use_no_grad, single_tensor_only
 
 __all__ = ["Adadelta"]
 
@@ -14,7 +14,8 @@ def _adadelta_numbers(group) -> tuple:
 
 
 class Adadelta(Optimizer):
-    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, *, maximize=False):
+    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, capturable=False,
+                 maximize=False, differentiable=False):
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= rho <= 1.0:
@@ -23,6 +24,7 @@ class Adadelta(Optimizer):
             raise ValueError(f"Invalid epsilon value: {eps}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        single_tensor_only("Adadelta", differentiable, capturable)
         super().__init__(params, dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize))
 
     @_use_no_grad

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..creation import zeros_like
 from ..ops import maximum
 from ..watchers import host_numbers
-from .optimizer import Optimizer, _float_state, _use_no_grad, check_betas
+from .optimizer import Optimizer, _float_state, _use_no_grad, check_betas, single_tensor_only
 
 __all__ = ["Adamax"]
 
@@ -17,9 +17,10 @@ def _adamax_numbers(group, step_t) -> tuple:
 
 
 class Adamax(Optimizer):
-    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, *,
-                 maximize=False):
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
+                 maximize=False, differentiable=False, capturable=False):
         check_betas(lr, eps, betas, weight_decay)
+        single_tensor_only("Adamax", differentiable, capturable)
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, maximize=maximize))
 
     @_use_no_grad

@@ -5,17 +5,19 @@ from __future__ import annotations
 from .. import dtypes
 from ..creation import ones, tensor, zeros_like
 from ..watchers import unreplayable
-from .optimizer import Optimizer, _float_state, _use_no_grad
+from .optimizer import Optimizer, _float_state, _use_no_grad, single_tensor_only
 
 __all__ = ["ASGD"]
 
 
 class ASGD(Optimizer):
-    def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, *, maximize=False):
+    def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None, maximize=False,
+                 differentiable=False, capturable=False):
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        single_tensor_only("ASGD", differentiable, capturable)
         super().__init__(params, dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay,
                                       maximize=maximize))
 

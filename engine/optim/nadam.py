@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..creation import ones, zeros_like
 from .. import dtypes
 from ..watchers import host_numbers
-from .optimizer import Optimizer, _float_state, _use_no_grad, check_betas
+from .optimizer import Optimizer, _float_state, _use_no_grad, check_betas, single_tensor_only
 
 __all__ = ["NAdam"]
 
@@ -38,8 +38,10 @@ def _nadam_step_sizes(group, step_t, mu_product) -> tuple:
 
 class NAdam(Optimizer):
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
-                 decoupled_weight_decay=False, *, maximize=False):
+                 decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False):
         check_betas(lr, eps, betas, weight_decay)
+        single_tensor_only("NAdam", differentiable, capturable)
         if not 0.0 <= momentum_decay:
             raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,

@@ -16,7 +16,7 @@ from .._tensor import Tensor
 from ..creation import tensor
 from ..grad_mode import enable_grad, no_grad
 
-__all__ = ["Optimizer", "required", "check_betas"]
+__all__ = ["Optimizer", "required", "check_betas", "single_tensor_only"]
 
 
 class _RequiredParameter:
@@ -164,6 +164,15 @@ class Optimizer:
         for group, new_group in zip(groups, saved_groups):
             new_group["params"] = group["params"]
         self.__setstate__({"state": state, "param_groups": saved_groups})
+
+
+def single_tensor_only(name: str, differentiable=False, capturable=False, fused=None) -> None:
+    """torch.optim's switches for other implementations of the same step. `foreach` is taken
+    and ignored (the multi-tensor path computes the same step); these are refused."""
+    for flag, value in (("differentiable", differentiable), ("capturable", capturable), ("fused", fused)):
+        if value:
+            raise ValueError(f"{name}: {flag}=True is not supported; agrad runs torch's single-tensor step "
+                             "(no autograd through the update, no CUDA graphs, no fused kernels)")
 
 
 def check_betas(lr, eps, betas, weight_decay) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..creation import zeros_like
 from ..watchers import unreplayable
-from .optimizer import Optimizer, _float_state, _use_no_grad, check_betas
+from .optimizer import Optimizer, _float_state, _use_no_grad, check_betas, single_tensor_only
 
 __all__ = ["RAdam"]
 
@@ -23,8 +23,9 @@ def _radam_numbers(group, step_t) -> tuple:
 
 class RAdam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, decoupled_weight_decay=False,
-                 *, maximize=False):
+                 *, foreach=None, maximize=False, capturable=False, differentiable=False):
         check_betas(lr, eps, betas, weight_decay)
+        single_tensor_only("RAdam", differentiable, capturable)
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
                                       maximize=maximize, decoupled_weight_decay=decoupled_weight_decay))
 

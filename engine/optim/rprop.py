@@ -4,17 +4,19 @@ from __future__ import annotations
 
 from ..creation import full_like, zeros_like
 from ..ops import where
-from .optimizer import Optimizer, _float_state, _use_no_grad
+from .optimizer import Optimizer, _float_state, _use_no_grad, single_tensor_only
 
 __all__ = ["Rprop"]
 
 
 class Rprop(Optimizer):
-    def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, maximize=False):
+    def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, capturable=False, foreach=None,
+                 maximize=False, differentiable=False):
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
+        single_tensor_only("Rprop", differentiable, capturable)
         super().__init__(params, dict(lr=lr, etas=etas, step_sizes=step_sizes, maximize=maximize))
 
     @_use_no_grad
