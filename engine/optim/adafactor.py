@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes
-from ..creation import tensor, zeros_like
+from ..creation import zeros_like
 from ..watchers import unreplayable
-from .optimizer import Optimizer, _use_no_grad
+from .optimizer import Optimizer, _float_state, _use_no_grad
 
 __all__ = ["Adafactor"]
 
@@ -44,7 +43,7 @@ class Adafactor(Optimizer):
                     continue
                 state = self.state[param]
                 if len(state) == 0:
-                    state["step"] = tensor(0.0, dtype=dtypes.float32)
+                    state["step"] = _float_state(param)
                     if param.grad.dim() > 1:
                         state["row_var"] = param.grad.new_zeros(list(param.grad.shape[:-1]) + [1])
                         state["col_var"] = param.grad.new_zeros(list(param.grad.shape[:-2]) + [1, param.grad.shape[-1]])
