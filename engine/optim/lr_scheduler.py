@@ -446,9 +446,8 @@ def _lambdas(optimizer, lr_lambda) -> list:
     return list(lr_lambda)
 
 
-class MultiplicativeLR(LambdaLR):
-    """Each step multiplies the group's current lr by `lr_lambda(epoch)` (LambdaLR's state
-    dict: functions are not saved)."""
+class MultiplicativeLR(LRScheduler):
+    """Each step multiplies the group's current lr by `lr_lambda(epoch)`."""
 
     def __init__(self, optimizer, lr_lambda, last_epoch: int = -1):
         self.optimizer = optimizer
@@ -456,7 +455,11 @@ class MultiplicativeLR(LambdaLR):
         for fn in self.lr_lambdas:
             if not callable(fn):
                 raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
-        LRScheduler.__init__(self, optimizer, last_epoch)
+        super().__init__(optimizer, last_epoch)
+
+    # LambdaLR's: functions are not saved, only the attributes of callable objects
+    state_dict = LambdaLR.state_dict
+    load_state_dict = LambdaLR.load_state_dict
 
     def get_lr(self) -> list:
         if self._is_initial:
