@@ -315,7 +315,9 @@ def _param_groups(groups, trainer) -> list[dict]:
                 if type(value) is not bool:
                     raise CheckpointError(f"expected true or false, got {_short(value)}", kwhere)
             elif isinstance(like, (tuple, list)):
-                if not (isinstance(value, list) and len(value) == len(like) and all(_finite(v) for v in value)):
+                # NOTE: Adafactor's eps is (None, 1e-3) by default: None where this run has None
+                if not (isinstance(value, list) and len(value) == len(like) and all(
+                        _finite(v) or (v is None and m is None) for v, m in zip(value, like))):
                     raise CheckpointError(f"expected a list of {len(like)} finite numbers, got {_short(value)}",
                                           kwhere)
                 value = tuple(value)

@@ -11,13 +11,26 @@ from typing import Callable
 import agrad.optim
 
 OPTIMIZERS: dict[str, Callable] = {"sgd": agrad.optim.SGD, "adam": agrad.optim.Adam, "adamw": agrad.optim.AdamW,
-                                   "rmsprop": agrad.optim.RMSprop, "adagrad": agrad.optim.Adagrad}
+                                   "rmsprop": agrad.optim.RMSprop, "adagrad": agrad.optim.Adagrad,
+                                   "adamax": agrad.optim.Adamax, "nadam": agrad.optim.NAdam,
+                                   "radam": agrad.optim.RAdam, "adadelta": agrad.optim.Adadelta,
+                                   "rprop": agrad.optim.Rprop, "asgd": agrad.optim.ASGD,
+                                   "adafactor": agrad.optim.Adafactor}
+# torch.optim's optimizers a `train:` section cannot run, and why (its check says so, located)
+REFUSED_OPTIMIZERS: dict[str, str] = {
+    "lbfgs": "LBFGS re-evaluates the loss several times per step through a closure, and a `train:` step "
+             "evaluates the graph once; use agrad.optim.LBFGS from Python with a closure",
+    "sparseadam": "SparseAdam needs sparse gradients, which agrad does not have",
+}
 # keyword arguments each schedule takes (besides `warmup`), as lr_scheduler's classes name them
 SCHEDULES: dict[str, tuple[str, ...]] = {
-    "constant": (), "step": ("step_size", "gamma"), "multistep": ("milestones", "gamma"),
+    "constant": ("factor", "total_iters"), "step": ("step_size", "gamma"), "multistep": ("milestones", "gamma"),
     "exponential": ("gamma",), "cosine": ("t_max", "eta_min"), "linear": ("start_factor", "end_factor",
                                                                          "total_iters"),
+    "polynomial": ("total_iters", "power"), "cosine_restarts": ("t_0", "t_mult", "eta_min"),
+    "cyclic": ("base_factor", "step_size_up", "step_size_down", "mode", "gamma"),
 }
+CYCLIC_MODES = ("triangular", "triangular2", "exp_range")
 METRICS = ("loss", "accuracy")
 
 
@@ -25,8 +38,9 @@ def make_optimizer(spec: dict, params: list) -> agrad.optim.Optimizer:
     """`{type: adam, lr: 1e-3, ...}`: the rest of the mapping is the class's keyword arguments."""
     options = dict(spec)
     kind = options.pop("type")
-    if "betas" in options:
-        options["betas"] = tuple(options["betas"])
+    for key, value in options.items():        # betas, etas, step_sizes, Adafactor's eps: pairs
+        if isinstance(value, list):
+            options[key] = tuple(value)
     return OPTIMIZERS[kind](params, **options)
 
 
@@ -41,9 +55,11 @@ def schedule_factor(spec: dict | None, total_steps: int) -> Callable[[int], floa
     options = dict(spec)
     kind = options.pop("type", "constant")
     warmup = int(options.pop("warmup", 0))
-    if kind == "constant":
+    if kind == "constant":          # ConstantLR; without `factor` the lr stays as it is
+        low, total = options.get("factor", 1.0), options.get("total_iters", 5)
+
         def after(t):
-            return 1.0
+            return low + (t >= total) * (1 - low)
     elif kind == "step":
         step_size, gamma = options["step_size"], options.get("gamma", 0.1)
 
@@ -65,6 +81,15 @@ def schedule_factor(spec: dict | None, total_steps: int) -> Callable[[int], floa
 
         def after(t):
             return eta_min + (1 - eta_min) * (1 + math.cos(math.pi * t / t_max)) / 2
+    elif kind == "polynomial":
+        total, power = options.get("total_iters", 5), options.get("power", 1.0)
+
+        def after(t):
+            return (1.0 - min(total, t) / total) ** power
+    elif kind == "cosine_restarts":
+        after = _cosine_restarts(options["t_0"], options.get("t_mult", 1), options.get("eta_min", 0.0))
+    elif kind == "cyclic":
+        after = _cyclic(options)
     else:
         start, end = options.get("start_factor", 1.0 / 3), options.get("end_factor", 1.0)
         total = options.get("total_iters", 5)
@@ -77,3 +102,45 @@ def schedule_factor(spec: dict | None, total_steps: int) -> Callable[[int], floa
             return (t + 1) / warmup
         return after(t - warmup)
     return factor
+
+
+def _cosine_restarts(t_0: int, t_mult: int, eta_min: float) -> Callable[[int], float]:
+    """CosineAnnealingWarmRestarts at epoch t (its `step(epoch)` form): cosine annealing over
+    T_i steps, T_i = t_0 * t_mult**n in the n-th cycle; eta_min a fraction of the base lr."""
+    def after(t):
+        if t >= t_0:
+            if t_mult == 1:
+                t_cur, t_i = t % t_0, t_0
+            else:
+                n = int(math.log((t / t_0 * (t_mult - 1) + 1), t_mult))
+                t_cur, t_i = t - t_0 * (t_mult ** n - 1) / (t_mult - 1), t_0 * t_mult ** n
+        else:
+            t_cur, t_i = t, t_0
+        return eta_min + (1 - eta_min) * (1 + math.cos(math.pi * t_cur / t_i)) / 2
+    return after
+
+
+def _cyclic(options: dict) -> Callable[[int], float]:
+    """CyclicLR's lr at step t between base_factor times the base lr and the base lr (its
+    max_lr), up over step_size_up steps and down over step_size_down; `mode` scales each
+    cycle's amplitude (triangular2: halved per cycle; exp_range: gamma**t). Momentum does
+    not cycle here."""
+    base = options.get("base_factor", 0.1)
+    up = float(options.get("step_size_up", 2000))
+    down = float(options.get("step_size_down", up))
+    mode, gamma = options.get("mode", "triangular"), options.get("gamma", 1.0)
+    total = up + down
+    ratio = up / total
+
+    def after(t):
+        cycle = math.floor(1 + t / total)
+        x = 1.0 + t / total - cycle
+        scale_factor = x / ratio if x <= ratio else (x - 1) / (ratio - 1)
+        if mode == "triangular":
+            scale = 1.0
+        elif mode == "triangular2":
+            scale = 1 / (2.0 ** (cycle - 1))
+        else:
+            scale = gamma ** t
+        return base + (1 - base) * scale_factor * scale
+    return after

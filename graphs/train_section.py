@@ -14,7 +14,7 @@ import numpy as np
 
 from .data_sources import SOURCE_KEYS, SourceProblem, load_source
 from .diagnostics import Collector, did_you_mean
-from .optimizers import OPTIMIZERS, SCHEDULES, make_optimizer
+from .optimizers import CYCLIC_MODES, OPTIMIZERS, REFUSED_OPTIMIZERS, SCHEDULES, make_optimizer
 from .results import GraphFileError
 from .shape_check import ShapeCheck
 
@@ -213,13 +213,18 @@ class _Reader:
             self.error("AG061", f"train.optimizer must be a mapping with `type`, not {value!r}", path)
             return None
         kind = value.get("type")
+        if isinstance(kind, str) and kind in REFUSED_OPTIMIZERS:
+            self.error("AG061", f"optimizer {kind} cannot be used in a train section: {REFUSED_OPTIMIZERS[kind]}",
+                       path + ("type",))
+            return None
         if not isinstance(kind, str) or kind not in OPTIMIZERS:
             self.error("AG061", f"unknown optimizer {kind!r}; expected one of {', '.join(OPTIMIZERS)}",
                        path + ("type",) if "type" in value else path,
                        did_you_mean(str(kind), OPTIMIZERS))
             return None
         signature = inspect.signature(OPTIMIZERS[kind]).parameters
-        allowed = [p for p in signature if p != "params"]
+        # torch's switches of implementation (foreach, differentiable, ...) are no graph file's business
+        allowed = [p for p in signature if p not in ("params", "foreach", "differentiable", "capturable", "fused")]
         ok = True
         for key, v in value.items():
             if key == "type":
@@ -228,9 +233,12 @@ class _Reader:
                 self.error("AG061", f"unknown key '{key}' for optimizer {kind}; it takes {', '.join(allowed)}",
                            path + (key,), did_you_mean(key, allowed), key=True)
                 ok = False
-            elif key == "betas":
-                if not (isinstance(v, list) and len(v) == 2 and all(_finite_number(b) for b in v)):
-                    self.error("AG061", f"optimizer betas must be a list of two finite numbers, not {v!r}",
+            elif isinstance(signature[key].default, tuple):     # betas, etas, step_sizes, eps (Adafactor)
+                default = signature[key].default
+                if not (isinstance(v, list) and len(v) == len(default) and all(
+                        _finite_number(b) or (b is None and d is None) for b, d in zip(v, default))):
+                    also = " (the first may be null)" if None in default else ""
+                    self.error("AG061", f"optimizer {key} must be a list of two finite numbers{also}, not {v!r}",
                                path + (key,))
                     ok = False
             elif isinstance(signature[key].default, bool):
@@ -362,21 +370,29 @@ class _Reader:
                                     f"{', '.join(allowed[:-2] + ('warmup',))}", kpath, did_you_mean(key, allowed),
                            key=True)
                 ok = False
-            elif key in ("warmup", "step_size", "t_max", "total_iters") and self.integer(
-                    v, kpath, f"schedule {key}", "AG061") is None:
+            elif key in ("warmup", "step_size", "t_max", "total_iters", "t_0", "t_mult", "step_size_up",
+                         "step_size_down") and self.integer(v, kpath, f"schedule {key}", "AG061") is None:
+                ok = False
+            elif key == "mode" and v not in CYCLIC_MODES:
+                self.error("AG061", f"schedule mode must be one of {', '.join(CYCLIC_MODES)}, not {_shown(v)}", kpath,
+                           did_you_mean(str(v), CYCLIC_MODES))
+                ok = False
+            elif key == "power" and (not _finite_number(v) or v < 0):
+                self.error("AG061", f"schedule power must be a finite number >= 0, not {_shown(v)}", kpath)
                 ok = False
             elif key == "milestones" and not (isinstance(v, list) and all(
                     type(m) is int and 0 < m <= LARGEST_COUNT for m in v)):
                 self.error("AG061", f"schedule milestones must be a list of positive integers up to 2**53, not "
                                     f"{_shown(v)}", kpath)
                 ok = False
-            elif key in ("gamma", "eta_min", "start_factor", "end_factor") and (
+            elif key in ("gamma", "eta_min", "start_factor", "end_factor", "factor", "base_factor") and (
                     not _finite_number(v) or not 0 <= v <= (1 if key != "gamma" else float("inf"))):
                 self.error("AG061", f"schedule {key} must be a number"
                                     + (" in [0, 1]" if key != "gamma" else " >= 0 and finite") + f", not {v!r}",
                            kpath)
                 ok = False
-        for need in {"step": ("step_size",), "multistep": ("milestones",), "exponential": ("gamma",)}.get(kind, ()):
+        for need in {"step": ("step_size",), "multistep": ("milestones",), "exponential": ("gamma",),
+                     "cosine_restarts": ("t_0",)}.get(kind, ()):
             if need not in value:
                 self.error("AG061", f"schedule {kind} needs `{need}`", path, key=True)
                 ok = False
@@ -497,9 +513,11 @@ def json_schemas() -> tuple[dict, dict]:
                        "description": "default: every input with requires_grad"},
             "optimizer": {"type": "object", "required": ["type"], "properties": {"type": {"enum": list(OPTIMIZERS)}},
                           "additionalProperties": {"anyOf": [number, {"type": "boolean"},
-                                                             {"type": "array", "items": number}]}},
+                                                             {"type": "array",
+                                                              "items": {"anyOf": [number, {"type": "null"}]}}]}},
             "schedule": {"type": "object", "properties": {"type": {"enum": list(SCHEDULES)},
-                                                          "warmup": positive_int},
+                                                          "warmup": positive_int,
+                                                          "mode": {"enum": list(CYCLIC_MODES)}},
                          "additionalProperties": {"anyOf": [number, {"type": "array", "items": number}]}},
             "steps": positive_int,
             "epochs": positive_int,

@@ -16,7 +16,7 @@ from .._tensor import Tensor
 from ..creation import tensor
 from ..grad_mode import enable_grad, no_grad
 
-__all__ = ["Optimizer", "required"]
+__all__ = ["Optimizer", "required", "check_betas", "single_tensor_only"]
 
 
 class _RequiredParameter:
@@ -151,6 +151,8 @@ class Optimizer:
                 return value.to(device=param.device, dtype=dtype, copy=True)
             if isinstance(value, dict):
                 return {k: cast(param, v, key=k) for k, v in value.items()}
+            if isinstance(value, (list, tuple)):        # LBFGS's history: lists of tensors
+                return type(value)(cast(param, v) for v in value)
             return value
 
         state: defaultdict = defaultdict(dict)
@@ -162,6 +164,29 @@ class Optimizer:
         for group, new_group in zip(groups, saved_groups):
             new_group["params"] = group["params"]
         self.__setstate__({"state": state, "param_groups": saved_groups})
+
+
+def single_tensor_only(name: str, differentiable=False, capturable=False, fused=None) -> None:
+    """torch.optim's switches for other implementations of the same step. `foreach` is taken
+    and ignored (the multi-tensor path computes the same step); these are refused."""
+    for flag, value in (("differentiable", differentiable), ("capturable", capturable), ("fused", fused)):
+        if value:
+            raise ValueError(f"{name}: {flag}=True is not supported; agrad runs torch's single-tensor step "
+                             "(no autograd through the update, no CUDA graphs, no fused kernels)")
+
+
+def check_betas(lr, eps, betas, weight_decay) -> None:
+    """The checks, in order and in words, of every Adam-family constructor in torch.optim."""
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+    if not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+    if not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
 
 
 def _float_state(param) -> Tensor:

@@ -92,6 +92,50 @@ def test_resume_continues_bit_for_bit(runner, trainable, tmp_path):
                 np.testing.assert_array_equal(a[key], b[key])
 
 
+@pytest.mark.parametrize("optimizer", [
+    "{type: adamax, lr: 0.02}", "{type: nadam, lr: 0.02, decoupled_weight_decay: true, weight_decay: 0.01}",
+    "{type: radam, lr: 0.05}", "{type: adadelta, lr: 1.0}", "{type: rprop, lr: 0.01, etas: [0.4, 1.3]}",
+    "{type: asgd, lr: 0.05, t0: 10}", "{type: adafactor, lr: 0.05, eps: [null, 0.001]}"])
+def test_every_optimizer_resumes_bit_for_bit(runner, trainable, tmp_path, optimizer):
+    graph = trainable(TRAIN.replace("{type: adam, lr: 0.05}", optimizer).replace("steps: 90", "steps: 30"))
+    ckpt = str(tmp_path / "ck.npz")
+    first = runner.invoke(cli, ["train", graph, "--steps", "17", "--save", ckpt])
+    assert first.exit_code == 0, first.output
+    _, resumed = _json(runner, graph, "--resume", ckpt)
+    _, straight = _json(runner, graph)
+    assert resumed["losses"] == straight["losses"] and resumed["evals"] == straight["evals"]
+    assert straight["losses"][-1] != straight["losses"][0]          # the parameters moved
+
+
+@pytest.mark.parametrize("optimizer,message", [
+    ("{type: lbfgs, lr: 1}", "g.yaml:13:21: error[AG061]: optimizer lbfgs cannot be used in a train section: "
+                             "LBFGS re-evaluates the loss"),
+    ("{type: rprop, etas: [0.5]}", "g.yaml:13:34: error[AG061]: optimizer etas must be a list of two finite numbers"),
+    ("{type: adafactor, eps: [0.1, null]}", "error[AG061]: optimizer eps must be a list of two finite numbers "
+                                            "(the first may be null), not [0.1, None]"),
+    ("{type: rprop, etas: [0.5, 0.9]}", "error[AG061]: optimizer rprop: Invalid eta values: 0.5, 0.9"),
+    ("{type: nadam, momentum_decay: -1}", "error[AG061]: optimizer nadam: Invalid momentum_decay value: -1"),
+])
+def test_new_optimizers_are_checked_where_the_file_says_them(runner, trainable, optimizer, message):
+    graph = trainable(TRAIN.replace("{type: adam, lr: 0.05}", optimizer))
+    result = runner.invoke(cli, ["validate", graph])
+    assert result.exit_code == 2 and message in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("schedule,message", [
+    ("{type: cyclic, mode: triangle}", "g.yaml:14:34: error[AG061]: schedule mode must be one of triangular, "
+                                       "triangular2, exp_range, not 'triangle'"),
+    ("{type: cosine_restarts, t_mult: 2}", "g.yaml:14:3: error[AG061]: schedule cosine_restarts needs `t_0`"),
+    ("{type: polynomial, power: -1}", "g.yaml:14:39: error[AG061]: schedule power must be a finite number >= 0"),
+    ("{type: constant, factor: 2}", "g.yaml:14:38: error[AG061]: schedule factor must be a number in [0, 1]"),
+    ("{type: cyclic, base_factor: 0.1, step_size_up: 0}", "error[AG061]: schedule step_size_up must be a positive"),
+])
+def test_new_schedules_are_checked_where_the_file_says_them(runner, trainable, schedule, message):
+    graph = trainable(TRAIN.replace("{type: cosine, warmup: 5}", schedule))
+    result = runner.invoke(cli, ["validate", graph])
+    assert result.exit_code == 2 and message in result.stderr, result.stderr
+
+
 def test_bad_checkpoints_exit_2(runner, trainable, tmp_path):
     graph = trainable()
     (tmp_path / "not.npz").write_text("hello")

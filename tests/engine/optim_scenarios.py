@@ -3,6 +3,8 @@
 with `agrad` by tests/engine/test_optim_reference.py, which compares the two."""
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 STEPS = 6
@@ -28,7 +30,50 @@ OPTIMIZERS = {
     "adagrad_maximize": ("Adagrad", {"lr": 0.05, "maximize": True}),
     "sgd_groups": ("SGD", {"lr": 0.1, "momentum": 0.5, "groups": [{"lr": 0.2}, {"momentum": 0.0}]}),
     "adam_groups": ("Adam", {"lr": 0.01, "groups": [{"lr": 0.05, "amsgrad": True}, {"weight_decay": 0.3}]}),
+    "adamax": ("Adamax", {"lr": 0.02}),
+    "adamax_wd_maximize": ("Adamax", {"lr": 0.02, "betas": (0.8, 0.95), "eps": 1e-6, "weight_decay": 0.1,
+                                      "maximize": True}),
+    "adamax_groups": ("Adamax", {"lr": 0.01, "groups": [{"lr": 0.05}, {"weight_decay": 0.2, "betas": (0.5, 0.9)}]}),
+    "nadam": ("NAdam", {"lr": 0.01}),
+    "nadam_decoupled": ("NAdam", {"lr": 0.01, "weight_decay": 0.1, "decoupled_weight_decay": True,
+                                  "momentum_decay": 0.01}),
+    "nadam_wd_maximize": ("NAdam", {"lr": 0.02, "betas": (0.8, 0.9), "weight_decay": 0.1, "maximize": True}),
+    "nadam_groups": ("NAdam", {"lr": 0.01, "groups": [{"lr": 0.03, "momentum_decay": 0.1},
+                                                      {"weight_decay": 0.2, "decoupled_weight_decay": True}]}),
+    # beta2 = 0.99: rho_t passes 5 at step 7, so steps 1-6 are plain and 7-10 rectified
+    "radam": ("RAdam", {"lr": 0.01, "betas": (0.9, 0.99), "steps": 10}),
+    "radam_decoupled": ("RAdam", {"lr": 0.01, "betas": (0.8, 0.99), "weight_decay": 0.1,
+                                  "decoupled_weight_decay": True, "steps": 10}),
+    "radam_wd_maximize": ("RAdam", {"lr": 0.02, "betas": (0.9, 0.98), "weight_decay": 0.1, "maximize": True,
+                                    "steps": 9}),
+    "radam_groups": ("RAdam", {"lr": 0.01, "betas": (0.9, 0.99), "steps": 9,
+                               "groups": [{"lr": 0.05}, {"weight_decay": 0.2, "betas": (0.9, 0.95)}]}),
+    "adadelta": ("Adadelta", {}),
+    "adadelta_wd_maximize": ("Adadelta", {"lr": 0.5, "rho": 0.8, "eps": 1e-5, "weight_decay": 0.1, "maximize": True}),
+    "adadelta_groups": ("Adadelta", {"groups": [{"lr": 2.0}, {"rho": 0.5, "weight_decay": 0.1}]}),
+    "rprop": ("Rprop", {"lr": 0.05, "steps": 10}),
+    "rprop_etas_maximize": ("Rprop", {"lr": 0.02, "etas": (0.3, 1.7), "step_sizes": (1e-3, 0.05),
+                                      "maximize": True, "steps": 10}),
+    "rprop_groups": ("Rprop", {"lr": 0.05, "steps": 10, "groups": [{"lr": 0.2}, {"etas": (0.4, 1.1)}]}),
+    "asgd": ("ASGD", {"lr": 0.05}),
+    # t0 = 2: from step 5 on mu != 1 and `ax` averages rather than copies
+    "asgd_t0_wd": ("ASGD", {"lr": 0.05, "lambd": 1e-2, "alpha": 0.5, "t0": 2, "weight_decay": 0.1, "steps": 8}),
+    "asgd_groups_maximize": ("ASGD", {"lr": 0.05, "t0": 1, "maximize": True,
+                                      "groups": [{"lr": 0.1}, {"lambd": 0.1, "alpha": 1.0}]}),
+    # float64: LBFGS's iterations turn float32's last-bit gradient differences (NumPy's
+    # matmul and tanh against torch's) into other iterates; in float64 the runs agree to 1e-9
+    "lbfgs": ("LBFGS", {"lr": 1, "max_iter": 5, "steps": 4, "dtype": "float64"}),
+    "lbfgs_strong_wolfe": ("LBFGS", {"lr": 1, "max_iter": 10, "line_search_fn": "strong_wolfe", "steps": 4,
+                                     "dtype": "float64"}),
+    "lbfgs_history": ("LBFGS", {"lr": 0.5, "max_iter": 6, "history_size": 2, "tolerance_change": 1e-7,
+                                "steps": 4, "dtype": "float64"}),
+    "adafactor": ("Adafactor", {"lr": 0.01}),
+    "adafactor_options": ("Adafactor", {"lr": 0.05, "beta2_decay": -0.5, "eps": (1e-6, 1e-3), "d": 1.5,
+                                        "weight_decay": 0.1, "maximize": True}),
+    "adafactor_groups": ("Adafactor", {"lr": 0.02, "groups": [{"lr": 0.5, "d": 1.0}, {"weight_decay": 0.2}]}),
 }
+# the step after which run_optimizer(..., resume=True) saves the optimizer and goes on with a new one
+RESUME_AT = 3
 
 # ReduceLROnPlateau's metric, one per step: improvements, stalls, a drop and a rise
 PLATEAU_METRICS = [1.0, 0.9, 0.95, 0.91, 0.92, 0.8999, 0.9, 0.9, 0.9, 0.5, 0.6, 0.7, 0.8, 0.9]
@@ -54,7 +99,31 @@ SCHEDULERS = {
     "plateau_max_abs_cooldown": ("ReduceLROnPlateau", {"mode": "max", "threshold_mode": "abs", "threshold": 0.05,
                                                        "factor": 0.3, "patience": 1, "cooldown": 2,
                                                        "min_lr": [0.02, 0.1], "metrics": PLATEAU_METRICS}, 14),
+    "multiplicative": ("MultiplicativeLR", {"lr_lambda": "alternating"}, 10),
+    "constant": ("ConstantLR", {"factor": 0.5, "total_iters": 4}, 8),
+    "constant_default": ("ConstantLR", {}, 7),
+    "polynomial": ("PolynomialLR", {"total_iters": 6, "power": 2.0}, 9),
+    "polynomial_linear": ("PolynomialLR", {"total_iters": 4}, 6),
+    "cosine_restarts": ("CosineAnnealingWarmRestarts", {"T_0": 3, "T_mult": 2, "eta_min": 0.01}, 20),
+    "cosine_restarts_flat": ("CosineAnnealingWarmRestarts", {"T_0": 4}, 10),
+    "cyclic": ("CyclicLR", {"base_lr": 0.01, "max_lr": [0.1, 0.2], "step_size_up": 3}, 14),
+    "cyclic_triangular2_no_momentum": ("CyclicLR", {"base_lr": [0.01, 0.02], "max_lr": 0.1, "step_size_up": 2,
+                                                    "step_size_down": 4, "mode": "triangular2",
+                                                    "cycle_momentum": False}, 16),
+    "cyclic_exp_range_adam_beta1": ("CyclicLR", {"optimizer": "Adam", "base_lr": 0.001, "max_lr": 0.01,
+                                                 "step_size_up": 2, "mode": "exp_range", "gamma": 0.9,
+                                                 "base_momentum": 0.7, "max_momentum": [0.95, 0.9]}, 12),
+    "sequential": ("SequentialLR", {"schedulers": [("LinearLR", {"start_factor": 0.25, "total_iters": 3}),
+                                                   ("ExponentialLR", {"gamma": 0.8})], "milestones": [3]}, 10),
+    "sequential_three": ("SequentialLR", {"schedulers": [("ConstantLR", {"factor": 0.5, "total_iters": 2}),
+                                                         ("CosineAnnealingLR", {"T_max": 4}),
+                                                         ("StepLR", {"step_size": 2, "gamma": 0.5})],
+                                          "milestones": [2, 6]}, 12),
+    "chained": ("ChainedScheduler", {"schedulers": [("ConstantLR", {"factor": 0.5, "total_iters": 3}),
+                                                    ("ExponentialLR", {"gamma": 0.9})]}, 8),
 }
+# lr_lambda by name (functions are not data)
+LAMBDAS = {"pow095": lambda epoch: 0.95 ** epoch, "alternating": lambda epoch: 0.9 if epoch % 2 else 0.95}
 
 # name -> (clip function, max value); SGD steps with the gradients clipped first
 CLIPS = {
@@ -72,12 +141,13 @@ def _data():
             "x": rng.normal(size=(5, 4)).astype(f32), "y": rng.normal(size=(5, 3)).astype(f32)}
 
 
-def _params(lib):
+def _params(lib, dtype: str = "float32"):
     d = _data()
-    W = lib.tensor(d["W"].tolist(), dtype=lib.float32, requires_grad=True)
-    b = lib.tensor(d["b"].tolist(), dtype=lib.float32, requires_grad=True)
-    x = lib.tensor(d["x"].tolist(), dtype=lib.float32)
-    y = lib.tensor(d["y"].tolist(), dtype=lib.float32)
+    dtype = getattr(lib, dtype)
+    W = lib.tensor(d["W"].tolist(), dtype=dtype, requires_grad=True)
+    b = lib.tensor(d["b"].tolist(), dtype=dtype, requires_grad=True)
+    x = lib.tensor(d["x"].tolist(), dtype=dtype)
+    y = lib.tensor(d["y"].tolist(), dtype=dtype)
     return W, b, x, y
 
 
@@ -89,21 +159,69 @@ def _values(t) -> list:
     return np.asarray(t.detach().numpy(), dtype=np.float64).tolist()
 
 
-def run_optimizer(lib, name: str) -> dict:
+def run_optimizer(lib, name: str, resume: bool = False) -> dict:
+    """The losses and parameters after each scenario's steps, and the keys of the first
+    parameter's state; `resume`: the optimizer's state_dict after step RESUME_AT, copied,
+    loaded into a new optimizer that takes the remaining steps (the same values are due)."""
     cls_name, kwargs = OPTIMIZERS[name]
     kwargs = dict(kwargs)
     groups = kwargs.pop("groups", None)
-    W, b, x, y = _params(lib)
-    params = [W, b] if groups is None else [dict(groups[0], params=[W]), dict(groups[1], params=[b])]
-    opt = getattr(lib.optim, cls_name)(params, **kwargs)
+    steps = kwargs.pop("steps", STEPS)
+    W, b, x, y = _params(lib, kwargs.pop("dtype", "float32"))
+
+    def make():
+        params = [W, b] if groups is None else [dict(groups[0], params=[W]), dict(groups[1], params=[b])]
+        return getattr(lib.optim, cls_name)(params, **kwargs)
+    opt = make()
     losses = []
-    for _ in range(STEPS):
+
+    def closure():                      # LBFGS evaluates the loss as often as it needs
+        opt.zero_grad()
+        loss = _loss(lib, W, b, x, y)
+        loss.backward()
+        return loss
+    for i in range(steps):
+        if resume and i == RESUME_AT:
+            saved = copy.deepcopy(opt.state_dict())
+            opt = make()
+            opt.load_state_dict(saved)
+        if cls_name == "LBFGS":
+            losses.append(float(opt.step(closure).item()))
+            continue
         opt.zero_grad()
         loss = _loss(lib, W, b, x, y)
         loss.backward()
         opt.step()
         losses.append(float(loss.item()))
-    return {"losses": losses, "W": _values(W), "b": _values(b)}
+    state_keys = sorted(opt.state_dict()["state"].get(0, {}))
+    return {"losses": losses, "W": _values(W), "b": _values(b), "state_keys": state_keys}
+
+
+# Scenarios whose parameters equal torch's bit for bit when both take the same gradients
+# (run_fixed_gradients): each op is one torch's CPU kernel rounds alike. The others differ in
+# the last bits where torch's AVX2 kernels fuse (lerp, addcmul and add(alpha=) are FMAs),
+# round sqrt otherwise (Sleef), or reduce in another order (norms): within float32 rounding.
+BIT_EXACT = {"sgd", "adam", "adam_amsgrad_wd", "adam_maximize", "adamw", "adamw_amsgrad", "adam_groups", "adamax",
+             "adamax_groups", "nadam_decoupled", "nadam_wd_maximize", "radam", "adadelta", "adadelta_wd_maximize",
+             "adadelta_groups", "rprop", "rprop_etas_maximize", "rprop_groups"}
+
+
+def run_fixed_gradients(lib, name: str) -> dict:
+    """The parameters after each scenario's steps on gradients drawn once (not computed by
+    the library): what is left to compare is the optimizer's own arithmetic."""
+    cls_name, kwargs = OPTIMIZERS[name]
+    kwargs = dict(kwargs)
+    groups, steps = kwargs.pop("groups", None), kwargs.pop("steps", STEPS)
+    kwargs.pop("dtype", None)
+    W, b, _, _ = _params(lib)
+    params = [W, b] if groups is None else [dict(groups[0], params=[W]), dict(groups[1], params=[b])]
+    opt = getattr(lib.optim, cls_name)(params, **kwargs)
+    rng = np.random.default_rng(7)
+    for _ in range(steps):
+        W.grad = lib.tensor(rng.normal(size=(4, 3)).astype(np.float32).tolist(), dtype=lib.float32)
+        b.grad = lib.tensor(rng.normal(size=(3,)).astype(np.float32).tolist(), dtype=lib.float32)
+        opt.step()
+    return {"W": _values(W), "b": _values(b)}
 
 
 def run_clip(lib, name: str) -> dict:
@@ -121,26 +239,119 @@ def run_clip(lib, name: str) -> dict:
     return {"norms": norms, "W": _values(W), "b": _values(b)}
 
 
-def run_scheduler(lib, name: str) -> dict:
-    """The lr of each group after every step; OneCycleLR's cycled momentum (or beta1) too."""
+def run_scheduler(lib, name: str, resume: bool = False) -> dict:
+    """The lr of each group after every step; OneCycleLR's and CyclicLR's cycled momentum
+    (or beta1) too. `resume`: after step RESUME_AT the optimizer's and the scheduler's
+    state_dicts, copied, are loaded into new ones made as the first (the same lrs are due)."""
     cls_name, kwargs, steps = SCHEDULERS[name]
     kwargs = dict(kwargs)
-    if kwargs.get("lr_lambda") == "pow095":
-        kwargs["lr_lambda"] = lambda epoch: 0.95 ** epoch
+    if "lr_lambda" in kwargs:
+        kwargs["lr_lambda"] = LAMBDAS[kwargs["lr_lambda"]]
     optimizer = kwargs.pop("optimizer", "SGD")
     metrics = kwargs.pop("metrics", None)
+    inner = kwargs.pop("schedulers", None)
     W = lib.tensor([1.0], requires_grad=True)
     b = lib.tensor([1.0], requires_grad=True)
-    opt = getattr(lib.optim, optimizer)([{"params": [W]}, {"params": [b], "lr": 0.3}], lr=0.1)
-    sched = getattr(lib.optim.lr_scheduler, cls_name)(opt, **kwargs)
+    schedulers = lib.optim.lr_scheduler
+
+    def make():
+        opt = getattr(lib.optim, optimizer)([{"params": [W]}, {"params": [b], "lr": 0.3}], lr=0.1)
+        if inner is None:
+            return opt, getattr(schedulers, cls_name)(opt, **kwargs)
+        made = [getattr(schedulers, inner_name)(opt, **inner_kwargs) for inner_name, inner_kwargs in inner]
+        if cls_name == "ChainedScheduler":
+            return opt, schedulers.ChainedScheduler(made)
+        return opt, getattr(schedulers, cls_name)(opt, made, **kwargs)
+    opt, sched = make()
 
     def momentums():
         return [g["betas"][0] if "betas" in g else g["momentum"] for g in opt.param_groups]
 
     lrs, moms = [list(sched.get_last_lr())], [momentums()]
     for i in range(steps):
+        if resume and i == RESUME_AT:
+            saved = copy.deepcopy((opt.state_dict(), sched.state_dict()))
+            opt, sched = make()
+            opt.load_state_dict(saved[0])
+            sched.load_state_dict(saved[1])
         opt.step()
         sched.step() if metrics is None else sched.step(metrics[i])
         lrs.append(list(sched.get_last_lr()))
         moms.append(momentums())
-    return {"lrs": lrs, "momentums": moms} if cls_name == "OneCycleLR" else {"lrs": lrs}
+    cycles_momentum = cls_name == "OneCycleLR" or (cls_name == "CyclicLR" and kwargs.get("cycle_momentum", True))
+    return {"lrs": lrs, "momentums": moms} if cycles_momentum else {"lrs": lrs}
+
+
+# name -> (optimizer class name, keyword arguments) that its constructor refuses, or
+# (scheduler class name, its keyword arguments, the SGD's) for a scheduler's
+ERRORS = {
+    "adamax_lr": ("Adamax", {"lr": -0.1}),
+    "adamax_eps": ("Adamax", {"eps": -1e-8}),
+    "adamax_beta0": ("Adamax", {"betas": (1.0, 0.9)}),
+    "adamax_wd": ("Adamax", {"weight_decay": -0.5}),
+    "nadam_beta1": ("NAdam", {"betas": (0.9, 1.5)}),
+    "nadam_momentum_decay": ("NAdam", {"momentum_decay": -0.1}),
+    "radam_beta0": ("RAdam", {"betas": (-0.1, 0.9)}),
+    "radam_wd": ("RAdam", {"weight_decay": -1}),
+    "adadelta_rho": ("Adadelta", {"rho": 1.5}),
+    "adadelta_eps": ("Adadelta", {"eps": -1.0}),
+    "adadelta_lr": ("Adadelta", {"lr": -1.0}),
+    "rprop_etas": ("Rprop", {"etas": (0.5, 0.9)}),
+    "rprop_etas_low": ("Rprop", {"etas": (0.0, 1.2)}),
+    "asgd_lr": ("ASGD", {"lr": -0.01}),
+    "asgd_wd": ("ASGD", {"weight_decay": -0.01}),
+    "lbfgs_lr": ("LBFGS", {"lr": -1.0}),
+    "lbfgs_groups": ("LBFGS", {"groups": True}),
+    "lbfgs_line_search": ("LBFGS", {"line_search_fn": "armijo", "step": True}),
+    "adafactor_lr": ("Adafactor", {"lr": -0.1}),
+    "adafactor_beta2_decay": ("Adafactor", {"beta2_decay": 0.5}),
+    "adafactor_eps1": ("Adafactor", {"eps": (-1.0, 1e-3)}),
+    "adafactor_eps2": ("Adafactor", {"eps": (None, -1e-3)}),
+    "adafactor_d": ("Adafactor", {"d": 0.5}),
+    "adafactor_wd": ("Adafactor", {"weight_decay": -0.1}),
+    "constant_factor": ("ConstantLR", {"factor": 1.5}, {}),
+    "multiplicative_count": ("MultiplicativeLR", {"lr_lambda": ["alternating"]}, {}),
+    "multiplicative_callable": ("MultiplicativeLR", {"lr_lambda": [0.5, 0.5]}, {}),
+    "cyclic_mode": ("CyclicLR", {"base_lr": 0.01, "max_lr": 0.1, "mode": "square"}, {}),
+    "cyclic_no_momentum": ("CyclicLR", {"base_lr": 0.01, "max_lr": 0.1}, {"optimizer": "Adagrad"}),
+    "cyclic_max_lr_count": ("CyclicLR", {"base_lr": 0.01, "max_lr": [0.1, 0.2, 0.3]}, {}),
+    "restarts_t0": ("CosineAnnealingWarmRestarts", {"T_0": 0}, {}),
+    "restarts_t_mult": ("CosineAnnealingWarmRestarts", {"T_0": 2, "T_mult": 0}, {}),
+    "restarts_eta_min": ("CosineAnnealingWarmRestarts", {"T_0": 2, "eta_min": "0"}, {}),
+    "sequential_empty": ("SequentialLR", {"schedulers": [], "milestones": []}, {}),
+    "sequential_milestones": ("SequentialLR", {"schedulers": [("ConstantLR", {})], "milestones": [2]}, {}),
+    "sequential_plateau": ("SequentialLR", {"schedulers": [("ReduceLROnPlateau", {})], "milestones": []}, {}),
+    "chained_empty": ("ChainedScheduler", {"schedulers": []}, {}),
+}
+
+
+def run_error(lib, name: str) -> list:
+    """[the exception's class name, its message] of a refused construction (or LBFGS step)."""
+    entry = ERRORS[name]
+    kwargs = dict(entry[1])
+    W, b, x, y = _params(lib)
+    try:
+        if len(entry) == 2:
+            groups, step = kwargs.pop("groups", False), kwargs.pop("step", False)
+            opt = getattr(lib.optim, entry[0])([{"params": [W]}, {"params": [b]}] if groups else [W, b], **kwargs)
+            if step:
+                def closure():
+                    loss = _loss(lib, W, b, x, y)
+                    loss.backward()
+                    return loss
+                opt.step(closure)
+        else:
+            optimizer = entry[2].get("optimizer", "SGD")
+            opt = getattr(lib.optim, optimizer)([{"params": [W]}, {"params": [b], "lr": 0.3}], lr=0.1)
+            schedulers = lib.optim.lr_scheduler
+            if "lr_lambda" in kwargs:
+                kwargs["lr_lambda"] = [LAMBDAS.get(f, f) for f in kwargs["lr_lambda"]]
+            if "schedulers" in kwargs:
+                kwargs["schedulers"] = [getattr(schedulers, n)(opt, **k) for n, k in kwargs["schedulers"]]
+                if entry[0] == "ChainedScheduler":
+                    schedulers.ChainedScheduler(**kwargs)
+                    return ["no error", ""]
+            getattr(schedulers, entry[0])(opt, **kwargs)
+    except Exception as exc:   # noqa: BLE001 - the error is the result
+        return [type(exc).__name__, str(exc)]
+    return ["no error", ""]

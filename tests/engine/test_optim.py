@@ -203,3 +203,33 @@ def test_clip_grad_norm_edge_cases():
     np.testing.assert_allclose(W.grad.numpy(), 0.01, rtol=1e-6)
     agrad.nn.utils.clip_grad_value_(W, 0.004)
     np.testing.assert_array_equal(W.grad.numpy(), np.full((4, 3), 0.004, np.float32))
+
+
+def test_torchs_implementation_switches_foreach_taken_the_others_refused():
+    W, b, loss_fn = _fresh()
+    W2, b2, loss_fn2 = _fresh()
+    plain, foreach = agrad.optim.Adamax([W, b]), agrad.optim.Adamax([W2, b2], 2e-3, (0.9, 0.999), 1e-8, 0, True)
+    _train(plain, loss_fn, 3)
+    _train(foreach, loss_fn2, 3)
+    np.testing.assert_array_equal(W.detach().numpy(), W2.detach().numpy())
+    for make in (lambda: agrad.optim.NAdam([W], capturable=True), lambda: agrad.optim.ASGD([W], differentiable=True)):
+        with pytest.raises(ValueError, match="=True is not supported; agrad runs torch's single-tensor step"):
+            make()
+    with pytest.raises(AttributeError, match="no SparseAdam: .* agrad has no sparse tensors"):
+        agrad.optim.SparseAdam
+
+
+def test_lbfgs_keeps_its_history_under_the_first_parameter_and_resumes():
+    W, b, loss_fn = _fresh()
+
+    def closure():
+        opt.zero_grad()
+        loss = loss_fn()
+        loss.backward()
+        return loss
+    opt = agrad.optim.LBFGS([W, b], max_iter=4, history_size=3)
+    first = opt.step(closure)
+    state = opt.state_dict()["state"]
+    assert list(state) == [0] and state[0]["func_evals"] == 4 and state[0]["n_iter"] == 4
+    assert len(state[0]["old_dirs"]) == 3 and state[0]["al"][0] is not None
+    assert opt.step(closure).item() < first.item()

@@ -25,6 +25,16 @@ def test_fixtures_cover_every_scenario():
     assert set(FIXTURES["optimizers"]) == set(S.OPTIMIZERS)
     assert set(FIXTURES["schedulers"]) == set(S.SCHEDULERS)
     assert set(FIXTURES["clips"]) == set(S.CLIPS)
+    assert set(FIXTURES["errors"]) == set(S.ERRORS)
+    assert set(FIXTURES["fixed_gradients"]) == {n for n, (cls, _) in S.OPTIMIZERS.items() if cls != "LBFGS"}
+    assert S.BIT_EXACT <= set(FIXTURES["fixed_gradients"])
+
+
+@pytest.mark.parametrize("name", sorted(S.ERRORS))
+def test_refusal_matches_torch(name):
+    want = FIXTURES["errors"][name]
+    assert want[0] != "no error"
+    assert S.run_error(agrad, name) == want
 
 
 @pytest.mark.parametrize("name", sorted(S.OPTIMIZERS))
@@ -33,8 +43,27 @@ def test_optimizer_matches_torch(name):
     _close(got["losses"], want["losses"])
     _close(got["W"], want["W"])
     _close(got["b"], want["b"])
+    assert got["state_keys"] == want["state_keys"]         # torch's names for the buffers
     # NOTE: the parameters moved: a no-op step would fail here, not only in the losses
     assert not np.allclose(want["W"], S._data()["W"])
+
+
+@pytest.mark.parametrize("name", sorted(S.OPTIMIZERS))
+def test_optimizer_resumed_from_its_state_dict_goes_on_as_torch(name):
+    got, want = S.run_optimizer(agrad, name, resume=True), FIXTURES["optimizers"][name]
+    _close(got["losses"], want["losses"])
+    _close(got["W"], want["W"])
+    _close(got["b"], want["b"])
+
+
+@pytest.mark.parametrize("name", sorted(FIXTURES["fixed_gradients"]))
+def test_optimizer_arithmetic_on_torchs_gradients(name):
+    got, want = S.run_fixed_gradients(agrad, name), FIXTURES["fixed_gradients"][name]
+    for key in ("W", "b"):
+        if name in S.BIT_EXACT:
+            np.testing.assert_array_equal(np.float32(got[key]), np.float32(want[key]))
+        else:
+            _close(got[key], want[key], rtol=1e-6, atol=1e-7)
 
 
 @pytest.mark.parametrize("name", sorted(S.CLIPS))
@@ -50,5 +79,13 @@ def test_scheduler_matches_torch(name):
     got, want = S.run_scheduler(agrad, name), FIXTURES["schedulers"][name]
     _close(got["lrs"], want["lrs"], rtol=1e-12, atol=0)
     assert set(got) == set(want)
-    if "momentums" in want:         # OneCycleLR cycles momentum (SGD) or beta1 (Adam)
+    if "momentums" in want:         # OneCycleLR and CyclicLR cycle momentum (SGD) or beta1 (Adam)
+        _close(got["momentums"], want["momentums"], rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("name", sorted(S.SCHEDULERS))
+def test_scheduler_resumed_from_state_dicts_goes_on_as_torch(name):
+    got, want = S.run_scheduler(agrad, name, resume=True), FIXTURES["schedulers"][name]
+    _close(got["lrs"], want["lrs"], rtol=1e-12, atol=0)
+    if "momentums" in want:
         _close(got["momentums"], want["momentums"], rtol=1e-12, atol=0)

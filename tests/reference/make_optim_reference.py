@@ -1,8 +1,8 @@
 """Write tests/reference/optim_fixtures.json: torch.optim's parameters after N steps, the
-gradient-clipping norms and the schedulers' learning rates, for every scenario in
+gradient-clipping norms, the schedulers' learning rates and the constructors' errors, for every scenario in
 tests/engine/optim_scenarios.py. Run with the torch venv (tests/reference/README.md):
 
-    /tmp/torchvenv/bin/python tests/reference/make_optim_reference.py
+    /work/torchvenv/bin/python tests/reference/make_optim_reference.py
 """
 from __future__ import annotations
 
@@ -23,7 +23,10 @@ def main() -> None:
     out = {"torch_version": torch.__version__, "steps": S.STEPS,
            "optimizers": {name: S.run_optimizer(torch, name) for name in S.OPTIMIZERS},
            "clips": {name: S.run_clip(torch, name) for name in S.CLIPS},
-           "schedulers": {name: S.run_scheduler(torch, name) for name in S.SCHEDULERS}}
+           "schedulers": {name: S.run_scheduler(torch, name) for name in S.SCHEDULERS},
+           "errors": {name: S.run_error(torch, name) for name in S.ERRORS},
+           "fixed_gradients": {name: S.run_fixed_gradients(torch, name) for name in S.OPTIMIZERS
+                               if S.OPTIMIZERS[name][0] != "LBFGS"}}
     path = HERE / "optim_fixtures.json"
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
