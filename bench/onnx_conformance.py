@@ -111,13 +111,13 @@ def _data_inputs(model) -> list:
     return [i for i in model.graph.input if i.name not in inits]
 
 
-def data_cases() -> list[Case]:
+def data_cases(kinds=DATA_KINDS) -> list[Case]:
     import onnx
     from onnx.backend.test.loader import DATA_DIR
     from onnx.backend.test.runner import Runner
 
     cases = []
-    for kind in DATA_KINDS:
+    for kind in kinds:
         folder = Path(DATA_DIR) / kind
         if kind == "light":
             for path in sorted(folder.glob("*.onnx")):
@@ -205,11 +205,12 @@ def node_cases(ops=TORCH_OPS) -> list[Case]:
     return cases
 
 
-def fixture_cases() -> list[Case]:
+def fixture_cases(folder: Path = FIXTURES) -> list[Case]:
+    """NAME.onnx with NAME.npz (`in:<input>`, `out:<output>`) in `folder`."""
     import onnx
 
     cases = []
-    for path in sorted(FIXTURES.glob("*.onnx")):
+    for path in sorted(Path(folder).glob("*.onnx")):
         data = path.with_suffix(".npz")
         if not data.exists():
             continue
@@ -219,7 +220,7 @@ def fixture_cases() -> list[Case]:
             outputs = [npz[f"out:{o.name}"] for o in model.graph.output if f"out:{o.name}" in npz.files]
         if len(outputs) != len(model.graph.output):
             continue
-        cases.append(Case(f"fixtures/{path.stem}", "fixtures", "model", model, inputs, outputs))
+        cases.append(Case(f"{Path(folder).name}/{path.stem}", "fixtures", "model", model, inputs, outputs))
     return cases
 
 
@@ -241,13 +242,16 @@ def run_case(case: Case, folder: Path) -> Outcome:
     import onnx
 
     from agrad import graphs
-    from agrad.graphs.onnx.importing import import_model
+    from agrad.graphs.onnx.importing import ImportOptions, import_model
     from agrad.graphs.onnx.problems import ModelError
 
     path = folder / "model.onnx"
     onnx.save(case.model, str(path))
+    # an input with a dim of no size (a dynamic axis) gets the case's, as `agrad import --shape` would give it
+    shapes = {i.name: tuple(case.inputs[i.name].shape) for i in case.model.graph.input if i.name in case.inputs
+              and any(not d.HasField("dim_value") for d in i.type.tensor_type.shape.dim)}
     try:
-        result = import_model(path, folder / "graph.yaml")
+        result = import_model(path, folder / "graph.yaml", ImportOptions(shapes=shapes))
     except ModelError as exc:
         ops = [m.group(1) for m in map(_WHERE.search, exc.problems) if m]
         op = ops[0] if ops else case.op
@@ -350,6 +354,7 @@ def main(argv=None) -> int:
     parser.add_argument("--only", default="node,data,fixtures", help="comma-separated: node, data, fixtures")
     parser.add_argument("--op", help="node cases of these ops only (comma-separated)")
     parser.add_argument("--case", help="cases whose name contains this")
+    parser.add_argument("--fixtures", default=str(FIXTURES), help="the folder of NAME.onnx + NAME.npz cases")
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("--json", help="write {case: [status, op, reason]} here")
     args = parser.parse_args(argv)
@@ -360,7 +365,7 @@ def main(argv=None) -> int:
     if "node" in sources:
         cases += node_cases(frozenset(args.op.split(",")) if args.op else TORCH_OPS)
     if "fixtures" in sources:
-        cases += fixture_cases()
+        cases += fixture_cases(Path(args.fixtures))
     if args.case:
         cases = [c for c in cases if args.case in c.name]
     start = time.perf_counter()

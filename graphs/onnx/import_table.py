@@ -112,6 +112,12 @@ def _pow(ctx, node, a):
     return expr
 
 
+@op("BitShift")
+def _bit_shift(ctx, node, a):
+    fn = "bitwise_left_shift" if a["direction"] == "LEFT" else "bitwise_right_shift"
+    return f"{fn}({ctx.arg(node.input[0])}, {ctx.arg(node.input[1])})"
+
+
 @op("Div")
 def _div(ctx, node, a):
     x, y = node.input
@@ -174,6 +180,14 @@ def _celu(ctx, node, a):
 def _selu(ctx, node, a):
     alpha, gamma = a.get("alpha", 1.67326319217681884765625), a.get("gamma", 1.05070102214813232421875)
     return f"elu({ctx.ref(node.input[0])}, {lit(alpha)}, {lit(gamma)})"      # selu is elu with a scale
+
+
+@op("Shrink", composed=True)
+def _shrink(ctx, node, a):
+    """torch's hardshrink (bias 0) and softshrink (bias lambd), as exported."""
+    x = ctx.ref(node.input[0])
+    lambd, bias = lit(a.get("lambd", 0.5)), lit(a.get("bias", 0.0))
+    return f"where({x} < -{lambd}, {x} + {bias}, where({x} > {lambd}, {x} - {bias}, zeros_like({x})))"
 
 
 @op("ThresholdedRelu", composed=True)
@@ -552,10 +566,24 @@ def _global_pool(ctx, node, a):
 def _batch_norm(ctx, node, a):
     x, scale, bias, mean, var = node.input[:5]
     training = a.get("training_mode", 0)
-    if any(ctx.used(o) for o in node.output[1:] if o):
-        raise Refuse("the running-statistics outputs of BatchNormalization (training mode) are used")
-    return (f"batch_norm({ctx.ref(x)}, {ctx.ref(mean, grad=False)}, {ctx.ref(var, grad=False)}, {ctx.ref(scale)}, "
-            f"{ctx.ref(bias)}, {bool(training)}, 0.1, {lit(a.get('epsilon', 1e-5))})")
+    # (in training mode the batch's statistics normalise, and batch_norm would update given ones in place,
+    # as torch's does: ONNX's node changes nothing, so it is given none)
+    stats = "None, None" if training else f"{ctx.ref(mean, grad=False)}, {ctx.ref(var, grad=False)}"
+    y = (f"batch_norm({ctx.ref(x)}, {stats}, {ctx.ref(scale)}, {ctx.ref(bias)}, {bool(training)}, 0.1, "
+         f"{lit(a.get('epsilon', 1e-5))})")
+    if not any(ctx.used(o) for o in node.output[1:] if o):
+        return y
+    if not training:
+        raise Refuse("the running-statistics outputs of a BatchNormalization not in training mode")
+    # training mode's updated running statistics: the batch's mean and (biased) variance over all but the
+    # channel dim, blended with the given ones by `momentum` (ONNX's: the old ones' weight)
+    rank = len(ctx.shape(x))
+    dims = lit([0] + list(range(2, rank)))
+    momentum = a.get("momentum", 0.9)
+    xs = ctx.ref(x)
+    return Outputs([y, f"{ctx.ref(mean, grad=False)} * {lit(momentum)} + mean({xs}, {dims}) * {lit(1 - momentum)}",
+                    f"{ctx.ref(var, grad=False)} * {lit(momentum)} + var({xs}, {dims}, correction=0) * "
+                    f"{lit(1 - momentum)}"])
 
 
 @op("InstanceNormalization")
