@@ -331,6 +331,48 @@ class Reductions(nn.Module):
         return (a + b + c + d).repeat(1, 2, 1)
 
 
+class Interpolations(nn.Module):
+    """interpolate's modes as each exporter writes them: nearest-exact (half_pixel, round_prefer_ceil),
+    bicubic, bilinear with align_corners on a scale that does not divide the size, trilinear, 1-d linear."""
+
+    def forward(self, x):                                                        # (N, 2, 4, 5)
+        a = nn.functional.interpolate(x, scale_factor=2, mode="nearest-exact")[:, :, ::2, ::2]
+        b = nn.functional.interpolate(x, size=(4, 5), mode="bicubic", align_corners=False)
+        c = nn.functional.interpolate(x, scale_factor=1.7, mode="bilinear", align_corners=True)[:, :, :4, :5]
+        d = nn.functional.interpolate(x.unsqueeze(1), scale_factor=(1, 2, 2), mode="trilinear")[:, 0, :, 1::2, 1::2]
+        e = nn.functional.interpolate(x.flatten(2), size=25, mode="linear").reshape(x.shape[0], 2, 5, 5)[:, :, :4]
+        return a + b + c + d + e
+
+
+class Decoder(nn.Module):
+    """A transformer decoder layer: causal self-attention, cross-attention to a memory, feed-forward."""
+
+    def __init__(self):
+        super().__init__()
+        self.layer = nn.TransformerDecoderLayer(d_model=8, nhead=2, dim_feedforward=16, dropout=0.0, batch_first=True)
+
+    def forward(self, x, memory):
+        mask = nn.Transformer.generate_square_subsequent_mask(x.shape[1])
+        return self.layer(x, memory, tgt_mask=mask, tgt_is_causal=True)
+
+
+class Patches(nn.Module):
+    """ViT's patch embedding (a strided conv, flattened, a class token and positions added) over an
+    image first convolved with reflect and circular padding."""
+
+    def __init__(self):
+        super().__init__()
+        self.reflect = nn.Conv2d(3, 3, 3, padding=1, padding_mode="reflect")
+        self.circular = nn.Conv2d(3, 3, 3, padding=1, padding_mode="circular")
+        self.patch = nn.Conv2d(3, 8, 4, stride=4)
+        self.cls = nn.Parameter(torch.randn(1, 1, 8))
+        self.pos = nn.Parameter(torch.randn(1, 5, 8))
+
+    def forward(self, x):                                                        # (N, 3, 8, 8)
+        h = self.patch(self.reflect(x) + self.circular(x)).flatten(2).transpose(1, 2)
+        return torch.cat([self.cls.expand(x.shape[0], -1, -1), h], 1) + self.pos
+
+
 MODELS = {
     "mlp": (MLP, {"x": (2, 6)}),
     "convbn": (ConvBN, {"x": (2, 3, 6, 6)}),
@@ -350,6 +392,9 @@ MODELS = {
     "depthwise": (Depthwise, {"x": (2, 4, 9, 9)}),
     "einsum_attention": (EinsumAttention, {"x": (2, 5, 8)}),
     "reductions": (Reductions, {"x": (2, 4, 5)}),
+    "interpolations": (Interpolations, {"x": (2, 2, 4, 5)}),
+    "decoder": (Decoder, {"x": (2, 4, 8), "memory": (2, 6, 8)}),
+    "patches": (Patches, {"x": (2, 3, 8, 8)}),
 }
 
 # The batch-norm models also once without the legacy exporter's folding of BN into Conv.
@@ -369,12 +414,16 @@ def _inputs(name: str, shapes: dict, seed: int) -> dict[str, np.ndarray]:
 
 def _randomise_stats(model: nn.Module, seed: int) -> None:
     """Batch norms with running statistics that are not the identity, as a trained model's, and
-    layer norms whose weights differ (the dynamo exporter merges equal initializers into one)."""
+    layer norms and attention biases whose weights differ (the exporters merge equal initializers into one)."""
     g = torch.Generator().manual_seed(seed)
     for m in model.modules():
         if isinstance(m, nn.LayerNorm):
             m.weight.data.copy_(torch.rand(m.weight.shape, generator=g) + 0.5)
             m.bias.data.copy_(torch.randn(m.bias.shape, generator=g) * 0.1)
+        if isinstance(m, nn.MultiheadAttention) and m.in_proj_bias is not None:
+            # (zeros at first: two attentions' biases would be one initializer, its gradient their sum)
+            m.in_proj_bias.data.copy_(torch.randn(m.in_proj_bias.shape, generator=g) * 0.1)
+            m.out_proj.bias.data.copy_(torch.randn(m.out_proj.bias.shape, generator=g) * 0.1)
         if isinstance(m, nn.BatchNorm2d):
             m.running_mean.copy_(torch.randn(m.num_features, generator=g) * 0.2)
             m.running_var.copy_(torch.rand(m.num_features, generator=g) + 0.5)
