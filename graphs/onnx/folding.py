@@ -23,7 +23,7 @@ MAX_FOLDED = 1 << 22
 
 def shape_only(op_type: str) -> bool:
     """Ops that read only their input's shape, so fold whenever the shape is static."""
-    return op_type in ("Shape", "Size")
+    return op_type in ("Shape", "Size", "EyeLike")
 
 
 def evaluate(node, inputs: list, opset: int) -> list[np.ndarray]:

@@ -86,7 +86,7 @@ _UNARY = {"Abs": "abs", "Neg": "neg", "Exp": "exp", "Log": "log", "Sqrt": "sqrt"
 for _onnx, _agrad in _UNARY.items():
     TABLE[_onnx] = (lambda name: lambda ctx, node, a: f"{name}({ctx.ref(node.input[0])})")(_agrad)
 
-_BINARY = {"Add": "add", "Sub": "sub", "Mul": "mul", "Pow": "pow", "Equal": "eq", "Less": "lt",
+_BINARY = {"Add": "add", "Sub": "sub", "Mul": "mul", "Equal": "eq", "Less": "lt",
            "LessOrEqual": "le", "Greater": "gt", "GreaterOrEqual": "ge", "And": "logical_and",
            "Or": "logical_or", "Xor": "logical_xor", "BitwiseAnd": "bitwise_and", "BitwiseOr": "bitwise_or",
            "BitwiseXor": "bitwise_xor"}
@@ -100,6 +100,22 @@ def _binary(name: str):
 
 for _onnx, _agrad in _BINARY.items():
     TABLE[_onnx] = _binary(_agrad)
+
+
+@op("Pow")
+def _pow(ctx, node, a):
+    x, y = node.input
+    expr = f"pow({ctx.arg(x)}, {ctx.arg(y)})"
+    base, exponent = ctx.dtype(x), ctx.dtype(y)
+    if base.kind in "iu" and exponent.kind == "f":     # ONNX: the base's type; torch would promote to float
+        return f"to({expr}, dtype={dtype_name(base)!r})"
+    return expr
+
+
+@op("BitShift")
+def _bit_shift(ctx, node, a):
+    fn = "bitwise_left_shift" if a["direction"] == "LEFT" else "bitwise_right_shift"
+    return f"{fn}({ctx.arg(node.input[0])}, {ctx.arg(node.input[1])})"
 
 
 @op("Div")
@@ -166,6 +182,14 @@ def _selu(ctx, node, a):
     return f"elu({ctx.ref(node.input[0])}, {lit(alpha)}, {lit(gamma)})"      # selu is elu with a scale
 
 
+@op("Shrink", composed=True)
+def _shrink(ctx, node, a):
+    """torch's hardshrink (bias 0) and softshrink (bias lambd), as exported."""
+    x = ctx.ref(node.input[0])
+    lambd, bias = lit(a.get("lambd", 0.5)), lit(a.get("bias", 0.0))
+    return f"where({x} < -{lambd}, {x} + {bias}, where({x} > {lambd}, {x} - {bias}, zeros_like({x})))"
+
+
 @op("ThresholdedRelu", composed=True)
 def _thresholded_relu(ctx, node, a):
     x = ctx.ref(node.input[0])
@@ -186,6 +210,10 @@ def _softplus(ctx, node, a):
 @op("PRelu", composed=True)
 def _prelu(ctx, node, a):
     x, slope = ctx.ref(node.input[0]), ctx.ref(node.input[1])
+    shape, slope_shape = ctx.shape(node.input[0]), ctx.shape(node.input[1])
+    if ctx.loaded.original_opset < 7 and len(slope_shape) == 1 and len(shape) > 2 and slope_shape[0] == shape[1] > 1:
+        # before opset 7 a 1-d slope of C values is one per channel (there was no numpy broadcasting)
+        slope = f"reshape({slope}, {lit([shape[1]] + [1] * (len(shape) - 2))})"
     return f"where({x} > 0, {x}, {x} * {slope})"
 
 
@@ -213,9 +241,10 @@ def _identity(ctx, node, a):
     if node.op_type == "Dropout" and len(node.input) > 2 and node.input[2] and bool(ctx.const(node.input[2])):
         raise Refuse("Dropout in training mode (training_mode=True) draws a random mask; export the model in eval "
                      "mode")
+    x = ctx.ref(node.input[0])
     if len(node.output) > 1 and node.output[1] and ctx.used(node.output[1]):
-        raise Refuse("the mask output of Dropout is used")
-    return f"alias({ctx.ref(node.input[0])})"
+        return Outputs([f"alias({x})", f"ones_like({x}, dtype='bool')"])      # (inference: nothing dropped)
+    return f"alias({x})"
 
 
 @op("Cast", "CastLike")
@@ -333,9 +362,11 @@ def _conv_transpose(ctx, node, a):
         begin, end = [], []
         for i in range(d):
             total = strides[i] * (xshape[2 + i] - 1) + out_pad[i] + ((kernel[i] - 1) * dilations[i] + 1) - wanted[i]
-            if total < 0:
-                raise Refuse("output_shape larger than the transposed convolution makes")
             upper = auto != "SAME_LOWER"
+            if total < 0:         # an output_shape larger than it makes: zeros at the end (onnx's reference)
+                begin.append(0)
+                end.append(total)
+                continue
             begin.append(total // 2 if upper else total - total // 2)
             end.append(total - begin[-1])
     elif auto == "VALID":
@@ -343,15 +374,38 @@ def _conv_transpose(ctx, node, a):
     else:
         pads = list(a.get("pads", [0] * (2 * d)))
         begin, end = pads[:d], pads[d:]
-    if begin != end:
+    bias = ctx.ref(node.input[2]) if len(node.input) > 2 and node.input[2] else "None"
+    if begin != end or any(b < 0 for b in begin):
         # the extra rows at the end come back through output_padding when they are fewer
         extra = [b - e for b, e in zip(begin, end)]
-        if any(e < 0 or e + o >= max(s, dl) for e, o, s, dl in zip(extra, out_pad, strides, dilations)):
-            raise Refuse(f"asymmetric pads {begin + end} of a transposed convolution")
+        if any(b < 0 or e < 0 or e + o >= max(s, dl) for b, e, o, s, dl in zip(begin, extra, out_pad, strides,
+                                                                                 dilations)):
+            return _conv_transpose_cropped(ctx, node, d, strides, dilations, group, begin, end, out_pad, bias)
         out_pad = [o + e for o, e in zip(out_pad, extra)]
-    bias = ctx.ref(node.input[2]) if len(node.input) > 2 and node.input[2] else "None"
     return (f"conv_transpose{d}d({ctx.ref(x)}, {ctx.ref(w)}, {bias}, stride={lit(strides)}, padding={lit(begin)}, "
             f"output_padding={lit(out_pad)}, groups={group}, dilation={lit(dilations)})")
+
+
+def _conv_transpose_cropped(ctx, node, d, strides, dilations, group, begin, end, out_pad, bias) -> str:
+    """A ConvTranspose conv_transpose's padding cannot make (more pads at the end than output_padding
+    can take back; negative pads from an output_shape larger than it makes): the whole unpadded output
+    cropped to [begin, full - end + output_padding), zeros where that reaches past it, then the bias."""
+    x, w = node.input[0], node.input[1]
+    xshape, wshape = ctx.shape(x), ctx.shape(w)
+    full = [s * (n - 1) + (k - 1) * dl + 1 for s, n, k, dl in zip(strides, xshape[2:], wshape[2:], dilations)]
+    expr = (f"conv_transpose{d}d({ctx.ref(x)}, {ctx.ref(w)}, None, stride={lit(strides)}, padding={lit([0] * d)}, "
+            f"output_padding={lit([0] * d)}, groups={group}, dilation={lit(dilations)})")
+    lo = begin
+    hi = [f - e + o for f, e, o in zip(full, end, out_pad)]
+    if any(l > 0 or h < f for l, h, f in zip(lo, hi, full)):
+        items = [":", ":"] + [f"{max(l, 0)}:{min(h, f)}" for l, h, f in zip(lo, hi, full)]
+        expr = f"{expr}[{', '.join(items)}]"
+    if any(l < 0 or h > f for l, h, f in zip(lo, hi, full)):
+        expr = _pre_pad(expr, [max(0, -l) for l in lo], [max(0, h - f) for h, f in zip(hi, full)])
+    if bias != "None":
+        channels = wshape[1] * group
+        expr = f"{expr} + reshape({bias}, {lit([channels] + [1] * d)})"
+    return expr
 
 
 def _lowest(dtype) -> str:
@@ -376,9 +430,11 @@ def _pool(ctx, node, a):
         raise Refuse("the Indices output of a MaxPool with storage_order=1 (column-major indices)")
     xs = ctx.ref(x)
     padded, pre = list(shape[2:]), [0] * d
-    if begin != end or any(2 * b > k for b, k in zip(begin, kernel)):
-        if not maxpool and a.get("count_include_pad", 0) == 0 and any(begin + end):
-            raise Refuse(f"AveragePool with asymmetric pads {begin + end} that do not count")
+    uneven = begin != end or any(2 * b > k for b, k in zip(begin, kernel))
+    if not maxpool and (any(dl != 1 for dl in dilations) or
+                        uneven and a.get("count_include_pad", 0) == 0 and any(begin + end)):
+        return _avg_pool_counted(ctx, node, a, kernel, strides, dilations, begin, end)
+    if uneven:
         xs = _pre_pad(xs, begin, end, _lowest(ctx.dtype(x)) if maxpool else "0.0")
         padded, pre = [n + b + e for n, b, e in zip(shape[2:], begin, end)], begin
         begin = [0] * d
@@ -394,6 +450,39 @@ def _pool(ctx, node, a):
     include = bool(a.get("count_include_pad", 0))            # ONNX's default leaves pads out, torch's counts them
     return (f"avg_pool{d}d({xs}, {lit(kernel)}, {lit(strides)}, {lit(begin)}, ceil_mode={ceil}, "
             f"count_include_pad={include})")
+
+
+def _avg_pool_counted(ctx, node, a, kernel, strides, dilations, begin, end) -> str:
+    """An AveragePool avg_pool cannot make (dilations; uneven pads left out of the count): each
+    window's sum, a convolution of every plane with a kernel of ones on the zero-padded input, times
+    1 / the number of elements it counts (pads where count_include_pad=1, never the rows a ceil_mode
+    window reaches past them), counted now."""
+    x = node.input[0]
+    shape = list(ctx.shape(x))
+    d = len(kernel)
+    out = ctx.loaded.shapes.get(node.output[0])
+    if d not in (1, 2, 3) or out is None:
+        raise Refuse(f"a {d}-d AveragePool with dilations or uneven pads" if out is not None else
+                     "an AveragePool whose output shape is not known after shape inference")
+    out = list(out[2:])
+    reach = [(k - 1) * dl + 1 for k, dl in zip(kernel, dilations)]
+    padded = [n + b + e for n, b, e in zip(shape[2:], begin, end)]
+    # rows past the pads that the last (ceil_mode) window reaches: in the sum as zeros, never counted
+    extra = [max(0, (o - 1) * s + r - p) for o, s, r, p in zip(out, strides, reach, padded)]
+    counted = np.pad(np.ones(shape[2:]), list(zip(begin, end)), constant_values=float(a.get("count_include_pad", 0)))
+    counted = np.pad(counted, [(0, e) for e in extra])
+    windows = np.lib.stride_tricks.sliding_window_view(counted, reach)
+    windows = windows[tuple(slice(None, o * s, s) for o, s in zip(out, strides))]
+    windows = windows[(Ellipsis,) + tuple(slice(None, None, dl) for dl in dilations)]
+    count = windows.sum(axis=tuple(range(d, 2 * d)))[tuple(slice(0, o) for o in out)]
+    dtype = ctx.dtype(x)
+    planes = shape[0] * shape[1]
+    xs = _pre_pad(ctx.ref(x), [b for b in begin], [e + x_ for e, x_ in zip(end, extra)])
+    xs = f"reshape({xs}, {lit([planes, 1] + [p + e for p, e in zip(padded, extra)])})"
+    ones = ctx.constant(np.ones([1, 1] + kernel, dtype=dtype))
+    summed = f"conv{d}d({xs}, {ones}, None, stride={lit(strides)}, padding={lit([0] * d)}, dilation={lit(dilations)})"
+    scale = ctx.constant((1.0 / np.maximum(count, 1)).astype(dtype))
+    return f"reshape({summed}, {lit(shape[:2] + out)}) * {scale}"
 
 
 def _max_pool_indices(ctx, xs, shape, padded, pre, kernel, strides, pads, dilations, ceil):
@@ -477,10 +566,24 @@ def _global_pool(ctx, node, a):
 def _batch_norm(ctx, node, a):
     x, scale, bias, mean, var = node.input[:5]
     training = a.get("training_mode", 0)
-    if any(ctx.used(o) for o in node.output[1:] if o):
-        raise Refuse("the running-statistics outputs of BatchNormalization (training mode) are used")
-    return (f"batch_norm({ctx.ref(x)}, {ctx.ref(mean, grad=False)}, {ctx.ref(var, grad=False)}, {ctx.ref(scale)}, "
-            f"{ctx.ref(bias)}, {bool(training)}, 0.1, {lit(a.get('epsilon', 1e-5))})")
+    # (in training mode the batch's statistics normalise, and batch_norm would update given ones in place,
+    # as torch's does: ONNX's node changes nothing, so it is given none)
+    stats = "None, None" if training else f"{ctx.ref(mean, grad=False)}, {ctx.ref(var, grad=False)}"
+    y = (f"batch_norm({ctx.ref(x)}, {stats}, {ctx.ref(scale)}, {ctx.ref(bias)}, {bool(training)}, 0.1, "
+         f"{lit(a.get('epsilon', 1e-5))})")
+    if not any(ctx.used(o) for o in node.output[1:] if o):
+        return y
+    if not training:
+        raise Refuse("the running-statistics outputs of a BatchNormalization not in training mode")
+    # training mode's updated running statistics: the batch's mean and (biased) variance over all but the
+    # channel dim, blended with the given ones by `momentum` (ONNX's: the old ones' weight)
+    rank = len(ctx.shape(x))
+    dims = lit([0] + list(range(2, rank)))
+    momentum = a.get("momentum", 0.9)
+    xs = ctx.ref(x)
+    return Outputs([y, f"{ctx.ref(mean, grad=False)} * {lit(momentum)} + mean({xs}, {dims}) * {lit(1 - momentum)}",
+                    f"{ctx.ref(var, grad=False)} * {lit(momentum)} + var({xs}, {dims}, correction=0) * "
+                    f"{lit(1 - momentum)}"])
 
 
 @op("InstanceNormalization")
@@ -495,11 +598,16 @@ def _layer_norm(ctx, node, a):
     x = node.input[0]
     shape = ctx.shape(x)
     axis = _axis(a.get("axis", -1), len(shape))
-    if any(ctx.used(o) for o in node.output[1:] if o):
-        raise Refuse("the Mean/InvStdDev outputs of LayerNormalization are used")
     scale = ctx.ref(node.input[1])
     bias = ctx.ref(node.input[2]) if len(node.input) > 2 and node.input[2] else "None"
-    return f"layer_norm({ctx.ref(x)}, {lit(list(shape[axis:]))}, {scale}, {bias}, {lit(a.get('epsilon', 1e-5))})"
+    eps = lit(a.get('epsilon', 1e-5))
+    y = f"layer_norm({ctx.ref(x)}, {lit(list(shape[axis:]))}, {scale}, {bias}, {eps})"
+    if not any(ctx.used(o) for o in node.output[1:] if o):
+        return y
+    # Mean and InvStdDev (the statistics over the normalised dims, kept as dims of size 1)
+    dims = lit(list(range(axis, len(shape))))
+    xs = ctx.ref(x)
+    return Outputs([y, f"mean({xs}, {dims}, True)", f"rsqrt(var({xs}, {dims}, correction=0, keepdim=True) + {eps})"])
 
 
 @op("GroupNormalization", composed=True)
@@ -517,11 +625,30 @@ def _group_norm(ctx, node, a):
     return f"group_norm({ctx.ref(x)}, {groups}, {s}, {b}, {eps})"
 
 
+@op("LRN", composed=True)
+def _lrn(ctx, node, a):
+    """x / (bias + alpha / size * the sum of squares over `size` neighbouring channels) ** beta, the sum
+    a convolution along the channels (of [N, 1, C, the rest]) with a kernel of ones."""
+    x = node.input[0]
+    shape = list(ctx.shape(x))
+    size = int(a["size"])
+    before, after = (size - 1) // 2, -(-(size - 1) // 2)
+    xs = ctx.ref(x)
+    rest = math.prod(shape[2:])
+    squares = f"pad(reshape({xs} * {xs}, {lit([shape[0], 1, shape[1], rest])}), {lit([0, 0, before, after])}, " \
+              f"'constant', 0.0)"
+    ones = ctx.constant(np.ones([1, 1, size, 1], dtype=ctx.dtype(x)))
+    summed = f"reshape(conv2d({squares}, {ones}), {lit(shape)})"
+    alpha, beta, bias = a.get("alpha", 1e-4), a.get("beta", 0.75), a.get("bias", 1.0)
+    return f"{xs} / pow({summed} * {lit(alpha / size)} + {lit(bias)}, {lit(beta)})"
+
+
 @op("LpNormalization", composed=True)
 def _lp_normalization(ctx, node, a):
     x = ctx.ref(node.input[0])
     p = a.get("p", 2)
-    return f"div({x}, norm({x}, {p}, [{a.get('axis', -1)}], True))"
+    n = f"norm({x}, {p}, [{a.get('axis', -1)}], True)"
+    return f"div({x}, where(eq({n}, 0), 1.0, {n}))"     # a zero norm: x is 0 there, and so is the result
 
 
 @op("MeanVarianceNormalization", composed=True)
@@ -572,7 +699,7 @@ def _flatten(ctx, node, a):
     x = node.input[0]
     shape = ctx.shape(x)
     axis = _axis(a.get("axis", 1), len(shape))
-    if axis == 1:
+    if axis == 1 and len(shape) >= 2:
         return f"flatten({ctx.ref(x)}, 1)"
     target = [math.prod(shape[:axis]), math.prod(shape[axis:])]
     return f"reshape({ctx.ref(x)}, {lit(ctx.batch_free(x, target))})"
@@ -793,7 +920,8 @@ def _class_loss(ctx, node, a, fn: str, scores: str | None = None) -> str:
     (without one no target is ignored: ONNX's targets then lie in [0, C), and PyTorch's -100 is none)."""
     args = [scores or ctx.ref(node.input[0]), ctx.ref(node.input[1], grad=False)]
     if len(node.input) > 2 and node.input[2]:       # (PyTorch's nll_loss refuses a weight that requires grad)
-        args.append(f"weight={ctx.ref(node.input[2], grad=False)}")
+        weight = ctx.ref(node.input[2], grad=False)
+        args.append(f"weight={weight if ctx.is_const(node.input[2]) or ctx.is_param(node.input[2]) else f'detach({weight})'}")
     reduction = a.get("reduction", "mean")
     if reduction not in ("mean", "sum", "none"):
         raise Refuse(f"{node.op_type} reduction {reduction!r}")
@@ -824,6 +952,16 @@ def _expand(ctx, node, a):
     target = ints(ctx.const(node.input[1]))
     out = list(np.broadcast_shapes(tuple(ctx.shape(x)), tuple(target)))
     return f"expand({ctx.ref(x)}, {lit(out)})"
+
+
+@op("ConstantOfShape")
+def _constant_of_shape(ctx, node, a):
+    """One value everywhere: folded when small (folding), else this value expanded to the shape."""
+    from onnx import numpy_helper
+
+    shape = ints(ctx.const(node.input[0]))
+    value = numpy_helper.to_array(a["value"]).reshape(-1) if "value" in a else np.zeros(1, np.float32)
+    return f"expand({ctx.constant(value.reshape(()))}, {lit(shape)})"
 
 
 @op("Tile")
@@ -883,7 +1021,9 @@ def _depth_space(ctx, node, a):
     xs = ctx.ref(x)
     if node.op_type == "SpaceToDepth":
         inner = f"reshape({xs}, [{n}, {c}, {h // b}, {b}, {w // b}, {b}])"
-        return f"reshape(permute({inner}, [0, 3, 5, 1, 2, 4]), [{n}, {c * b * b}, {h // b}, {w // b}])"
+        # DCR (the default): the block's offsets before the channel; CRD (opset 28): after it
+        perm = [0, 3, 5, 1, 2, 4] if mode == "DCR" else [0, 1, 3, 5, 2, 4]
+        return f"reshape(permute({inner}, {lit(perm)}), [{n}, {c * b * b}, {h // b}, {w // b}])"
     if mode == "DCR":
         inner = f"permute(reshape({xs}, [{n}, {b}, {b}, {c // (b * b)}, {h}, {w}]), [0, 3, 4, 1, 5, 2])"
     else:
@@ -905,6 +1045,17 @@ def _reduce(fn: str, square: bool = False, after: str | None = None, absolute: b
             axes = list(range(rank))
         axes = sorted(_axis(i, rank) for i in axes)
         xs = ctx.ref(x)
+        shape = ctx.shape(x)
+        if fn in ("amax", "amin") and any(shape[i] == 0 for i in axes):
+            # the reduction of nothing: ONNX's identity (-inf for a max), which torch's amax refuses
+            dtype = ctx.dtype(x)
+            low = np.finfo(dtype).min if dtype.kind == "f" else (False if dtype.kind == "b" else np.iinfo(dtype).min)
+            identity = -np.inf if dtype.kind == "f" else low
+            if fn == "amin":
+                identity = np.inf if dtype.kind == "f" else (True if dtype.kind == "b" else np.iinfo(dtype).max)
+            out = [1 if i in axes else s for i, s in enumerate(shape)] if keep else \
+                [s for i, s in enumerate(shape) if i not in axes]
+            return f"expand({ctx.constant(np.array(identity, dtype=dtype))}, {lit(out)})"
         inner = f"{xs} * {xs}" if square else (f"abs({xs})" if absolute else xs)
         expr = f"{fn}({inner}, {lit(axes)}, {keep})"
         return f"{after}({expr})" if after else expr
@@ -921,10 +1072,23 @@ COMPOSED.update({"ReduceSumSquare", "ReduceL2", "ReduceL1", "ReduceLogSum"})
 
 @op("ArgMax", "ArgMin")
 def _argmax(ctx, node, a):
-    if a.get("select_last_index", 0):
-        raise Refuse(f"{node.op_type} with select_last_index=1")
     fn = node.op_type.lower()
-    return f"{fn}({ctx.ref(node.input[0])}, {a.get('axis', 0)}, {bool(a.get('keepdims', 1))})"
+    axis, keep = a.get("axis", 0), bool(a.get("keepdims", 1))
+    if a.get("select_last_index", 0):
+        # the last of equal extremes: the first one in the tensor flipped along the axis, counted back
+        shape = ctx.shape(node.input[0])
+        axis = _axis(axis, len(shape))
+        return f"{shape[axis] - 1} - {fn}(flip({ctx.ref(node.input[0])}, [{axis}]), {axis}, {keep})"
+    return f"{fn}({ctx.ref(node.input[0])}, {axis}, {keep})"
+
+
+@op("Hardmax", composed=True)
+def _hardmax(ctx, node, a):
+    x = node.input[0]
+    shape = ctx.shape(x)
+    axis = _axis(a.get("axis", -1), len(shape))
+    hot = f"to(one_hot(argmax({ctx.ref(x)}, {axis}, False), {shape[axis]}), dtype={dtype_name(ctx.dtype(x))!r})"
+    return hot if axis == len(shape) - 1 else f"movedim({hot}, [{len(shape) - 1}], [{axis}])"
 
 
 @op("TopK")
@@ -954,48 +1118,157 @@ def _cumsum(ctx, node, a):
 @op("Resize", "Upsample")
 def _resize(ctx, node, a):
     x = node.input[0]
-    shape = ctx.shape(x)
+    shape = list(ctx.shape(x))
+    rank = len(shape)
     mode = a.get("mode", "nearest")
     coord = a.get("coordinate_transformation_mode", "half_pixel" if node.op_type == "Resize" else "asymmetric")
-    if a.get("antialias", 0):
-        raise Refuse("a Resize with antialias=1 (agrad's interpolate does not antialias)")
-    scales = None
+    axes = [_axis(i, rank) for i in a.get("axes", range(rank))]
+    scales = sizes = None
     if node.op_type == "Upsample" or ctx.opset < 11:
-        scales = a.get("scales") or ctx.const(node.input[1]).tolist()
+        scales = list(a.get("scales") or ctx.const(node.input[1]).tolist())
     elif not (len(node.input) > 3 and node.input[3]):
         scales = ctx.const(node.input[2]).tolist()
-    sizes = ints(ctx.const(node.input[3])) if scales is None else \
-        [int(math.floor(s * f)) for s, f in zip(shape, scales)]
-    if list(sizes[:2]) != list(shape[:2]):
-        raise Refuse("a Resize of the batch or channel dims")
+    else:
+        sizes = ints(ctx.const(node.input[3]))
+    # the scales and sizes of every dim (`axes` names the dims they are given for), as onnx's reference
+    full_scales, out = [1.0] * rank, list(shape)
+    if scales is not None:
+        for i, s in zip(axes, scales):
+            full_scales[i], out[i] = float(s), int(math.floor(s * shape[i]))
+    else:
+        for i, n in zip(axes, sizes):
+            full_scales[i], out[i] = n / shape[i], n
+        policy = a.get("keep_aspect_ratio_policy", "stretch")
+        if policy != "stretch":
+            pick = min if policy == "not_larger" else max
+            scale = pick(full_scales[i] for i in axes)
+            for i in axes:
+                full_scales[i], out[i] = scale, int(scale * shape[i] + 0.5)
+            scales = [scale] * len(axes)      # (onnx maps coordinates through this scale, not out / in)
+    if coord == "align_corners":
+        # onnxruntime maps align_corners through the whole output size (x * (in - 1) / (out - 1)), where onnx's
+        # reference takes the unrounded in * scale: agrad follows onnxruntime, as exporters' users check with it
+        full_scales = [n / s for n, s in zip(out, shape)]
+    expr = None
+    if out[:2] == shape[:2] and not a.get("antialias", 0) and coord != "tf_crop_and_resize":
+        expr = _resize_interpolate(ctx, node, a, mode, coord, shape, out, full_scales if scales is not None else None)
+    return expr or _resize_separable(ctx, node, a, mode, coord, shape, out, full_scales)
+
+
+def _resize_interpolate(ctx, node, a, mode: str, coord: str, shape: list[int], sizes: list[int],
+                        scales: list[float] | None) -> str | None:
+    """The Resize as agrad's interpolate, where its modes are one of interpolate's (torch's exports);
+    None where they are not."""
+    x = node.input[0]
     # the output's size, or, where a scale does not divide it evenly, the scales: ONNX maps each output
     # coordinate through the scale given (x / scale), as interpolate's scale_factor does, not out / in
-    spatial = lit(sizes[2:])
-    if scales is not None and any(s * f != n for s, f, n in zip(shape[2:], scales[2:], sizes[2:])):
-        spatial = f"scale_factor={lit([float(f) for f in scales[2:]])}"
+    exact = scales is None or all(s * f == n for s, f, n in zip(shape[2:], scales[2:], sizes[2:]))
+    spatial = lit(sizes[2:]) if exact else f"scale_factor={lit([float(f) for f in scales[2:]])}"
     if mode == "nearest":
         nearest = a.get("nearest_mode", "round_prefer_floor")
         if coord == "asymmetric" and (nearest == "floor" or node.op_type == "Upsample"):
             return f"interpolate({ctx.ref(x)}, {spatial}, mode='nearest')"
-        raise Refuse(f"Resize nearest with coordinate_transformation_mode={coord!r}, nearest_mode={nearest!r} "
-                     "(interpolate's nearest is asymmetric + floor)")
+        return None
     if mode == "linear":
         fn = {3: "linear", 4: "bilinear", 5: "trilinear"}.get(len(shape))
         if fn is None:
-            raise Refuse(f"a linear Resize of a {len(shape)}-d tensor")
+            return None
         if coord == "align_corners":
             return f"interpolate({ctx.ref(x)}, {lit(sizes[2:])}, mode={fn!r}, align_corners=True)"
-        if coord in ("half_pixel", "pytorch_half_pixel") and all(s > 1 for s in sizes[2:]):
+        # torch's source index is half_pixel's (clamped at 0: where linear's edge would be); pytorch_half_pixel
+        # differs where an output has size 1
+        if coord == "half_pixel" or coord == "pytorch_half_pixel" and all(s > 1 for s in sizes[2:]):
             return f"interpolate({ctx.ref(x)}, {spatial}, mode={fn!r}, align_corners=False)"
-        raise Refuse(f"Resize linear with coordinate_transformation_mode={coord!r}")
+        return None
     if mode == "cubic":
-        if len(shape) == 4 and coord in ("align_corners", "half_pixel", "pytorch_half_pixel") and \
-                a.get("cubic_coeff_a", -0.75) == -0.75:
+        if len(shape) == 4 and a.get("cubic_coeff_a", -0.75) == -0.75 and not a.get("exclude_outside", 0) and \
+                (coord == "align_corners" or coord in ("half_pixel", "pytorch_half_pixel")
+                 and all(s > 1 for s in sizes[2:])):
             corners = coord == "align_corners"
             return f"interpolate({ctx.ref(x)}, {lit(sizes[2:]) if corners else spatial}, mode='bicubic', " \
                    f"align_corners={corners})"
-        raise Refuse(f"Resize cubic with coordinate_transformation_mode={coord!r}")
+        return None
     raise Refuse(f"Resize mode {mode!r}")
+
+
+# past this many coefficients per dim a Resize is not made a matrix product
+MAX_RESIZE_MATRIX = 1 << 16
+
+
+def _resize_separable(ctx, node, a, mode: str, coord: str, shape: list[int], out: list[int],
+                      scales: list[float]) -> str:
+    """Any Resize as one step per resized dim: an index_select of the nearest input (mode nearest), or
+    a product with the dim's interpolation matrix (linear, cubic, antialiased), each row made by onnx's
+    reference implementation of one output coordinate (`_interpolate_1d_with_x`), so every
+    coordinate_transformation_mode, nearest_mode, cubic_coeff_a, exclude_outside and tf_crop_and_resize's
+    region and extrapolation value are ONNX's. ONNX's n-d interpolation is this 1-d one dim after dim."""
+    from onnx.reference.ops import op_resize
+
+    if mode not in ("nearest", "linear", "cubic"):
+        raise Refuse(f"Resize mode {mode!r}")
+    x = node.input[0]
+    rank = len(shape)
+    dtype = ctx.dtype(x)
+    antialias = bool(a.get("antialias", 0))
+    if mode == "nearest":
+        if antialias:
+            raise Refuse("a nearest Resize with antialias=1")
+        nearest = a.get("nearest_mode", "round_prefer_floor")
+
+        def coeffs(ratio, scale):
+            return op_resize._nearest_coeffs(ratio, mode=nearest)
+    elif mode == "cubic":
+        cubic = op_resize._cubic_coeffs_antialias if antialias else op_resize._cubic_coeffs
+
+        def coeffs(ratio, scale):
+            return cubic(ratio, scale, A=a.get("cubic_coeff_a", -0.75))
+    else:
+        coeffs = op_resize._linear_coeffs_antialias if antialias else op_resize._linear_coeffs
+    if mode != "nearest" and dtype.kind != "f":
+        raise Refuse(f"a {mode} Resize of {dtype.name} values")
+    roi = None
+    if coord == "tf_crop_and_resize":
+        given = np.asarray(ctx.const(node.input[1]), dtype=np.float64).reshape(-1)
+        axes = [_axis(i, rank) for i in a.get("axes", range(rank))]
+        roi = np.array([0.0] * rank + [1.0] * rank)
+        for k, i in enumerate(axes):
+            roi[i], roi[rank + i] = given[k], given[len(axes) + k]
+    extrapolation = float(a.get("extrapolation_value", 0.0))
+    exclude = bool(a.get("exclude_outside", 0))
+    expr = ctx.ref(x)
+
+    def row(data, d, position):
+        return op_resize._interpolate_1d_with_x(
+            data, scales[d], out[d], position, coeffs, roi=None if roi is None else [roi[d], roi[rank + d]],
+            extrapolation_value=extrapolation, coordinate_transformation_mode=coord, exclude_outside=exclude)
+
+    for d in range(rank):
+        n, m = shape[d], out[d]
+        if scales[d] == 1.0 and n == m and roi is None:
+            continue
+        if mode == "nearest":
+            # the coefficients pick one input: on 0, 1, 2 … they give its index
+            index = [int(round(row(np.arange(n, dtype=np.float64), d, p))) for p in range(m)]
+            if roi is not None and extrapolation != 0.0 or roi is not None and any(
+                    row(np.zeros(n), d, p) != 0.0 for p in range(m)):
+                raise Refuse("a nearest tf_crop_and_resize Resize with extrapolation")
+            expr = f"index_select({expr}, {d}, {ctx.index_tensor(index)})"
+            continue
+        if m * n > MAX_RESIZE_MATRIX:
+            raise Refuse(f"Resize {mode} with coordinate_transformation_mode={coord!r}"
+                         f"{' and antialias' if antialias else ''} over {n} -> {m} elements (agrad makes it a "
+                         f"product with an {m} x {n} matrix up to {MAX_RESIZE_MATRIX} entries)")
+        fill = np.array([row(np.zeros(n), d, p) for p in range(m)])       # tf_crop_and_resize's outside
+        eye = np.eye(n)
+        matrix = np.array([[row(eye[j], d, p) for j in range(n)] for p in range(m)]) - fill[:, None]
+        if d == rank - 1:
+            expr = f"matmul({expr}, {ctx.constant(np.ascontiguousarray(matrix.T).astype(dtype))})"
+        else:
+            moved = f"movedim({expr}, [{d}], [{rank - 2}])"
+            expr = f"movedim(matmul({ctx.constant(matrix.astype(dtype))}, {moved}), [{rank - 2}], [{d}])"
+        if fill.any():
+            expr = f"{expr} + {ctx.constant(fill.reshape([m] + [1] * (rank - 1 - d)).astype(dtype))}"
+    return expr if expr != ctx.ref(x) else f"alias({expr})"
 
 
 @op("Size", "Shape")

@@ -63,14 +63,22 @@ class ImportResult:
 
 
 class _Value:
-    __slots__ = ("kind", "expr", "array", "name", "broken")
+    __slots__ = ("kind", "expr", "array", "name", "broken", "grad")
 
-    def __init__(self, kind: str, expr: str | None = None, array=None, name: str | None = None, broken=False):
+    def __init__(self, kind: str, expr: str | None = None, array=None, name: str | None = None, broken=False,
+                 grad: bool = False):
         self.kind = kind            # "tensor" | "const" | "param"
         self.expr = expr            # a tensor's expression (a name, or `name[i]`)
         self.array = array          # a const's or a param's value
         self.name = name            # the ONNX name
         self.broken = broken        # made by a node that could not be translated
+        self.grad = grad            # a gradient can flow to it from a float input or parameter
+
+
+# Ops whose float outputs have no gradient whatever their inputs (a loss of them alone could not
+# be differentiated): one-hot codes, indices, shapes, fills, draws.
+NO_GRADIENT = frozenset({"Hardmax", "ArgMax", "ArgMin", "Shape", "Size", "ConstantOfShape", "EyeLike", "NonZero",
+                         "OneHot", "RandomNormalLike", "RandomUniformLike", "Bernoulli", "Multinomial"})
 
 
 _IDENT = re.compile(r"[^0-9A-Za-z_]+")
@@ -143,6 +151,15 @@ class Importer:
 
     def is_const(self, name: str) -> bool:
         return self._value(name).kind == "const"
+
+    def is_param(self, name: str) -> bool:
+        return self._value(name).kind == "param"
+
+    def constant(self, array: np.ndarray) -> str:
+        """An input holding `array` (a value the translation makes, as a fill value)."""
+        array = np.asarray(array)
+        self._keep_alive.append(array)
+        return self._const_input(array, "const")
 
     def const(self, name: str) -> np.ndarray:
         value = self._value(name)
@@ -275,7 +292,7 @@ class Importer:
             # exporter lifted out of the graph (GELU's 0.044715, an attention scale, a Pow's exponent), whose
             # "gradient" an optimizer must not follow (a Pow exponent's is NaN where the base is negative)
             if array.dtype.kind == "f" and array.ndim:
-                self.values[tensor.name] = _Value("param", array=array, name=tensor.name)
+                self.values[tensor.name] = _Value("param", array=array, name=tensor.name, grad=True)
             else:
                 self.values[tensor.name] = _Value("const", array=array, name=tensor.name)
         float_inputs = []
@@ -298,7 +315,7 @@ class Importer:
             if dtype.kind == "f":
                 entry["requires_grad"] = True      # a gradient with respect to the data is often the point
             self.inputs.append((name, entry, f"ONNX input '{printable(value.name)}' {kind}{list(shape)}"))
-            self.values[value.name] = _Value("tensor", expr=name, name=value.name)
+            self.values[value.name] = _Value("tensor", expr=name, name=value.name, grad=dtype.kind == "f")
             if dtype.kind == "f":
                 float_inputs.append(dtype)
         self.float_inputs = len(float_inputs)
@@ -396,7 +413,7 @@ class Importer:
                 if out and out_expr is not None and self.used(out):
                     name = self.names.make(out, node.op_type.lower())
                     self.nodes.append((name, out_expr, f"{comment} -> '{printable(out)}'"))
-                    self.values[out] = _Value("tensor", expr=name, name=out)
+                    self.values[out] = _Value("tensor", expr=name, name=out, grad=self._carries_grad(node, out))
             self._infer_missing(node)
             return
         name = self.names.make(outputs[0] if outputs else node.name, node.op_type.lower())
@@ -409,7 +426,18 @@ class Importer:
         for i, out in enumerate(node.output):
             if out:
                 self.values[out] = _Value("tensor", expr=f"{name}[{i}]" if isinstance(expr, Multi) else name,
-                                          name=out)
+                                          name=out, grad=self._carries_grad(node, out))
+
+    def _carries_grad(self, node, out: str) -> bool:
+        """Whether a gradient can flow from output `out` of `node` back to an input or parameter."""
+        if node.op_type in NO_GRADIENT:
+            return False
+        dtype = self.loaded.dtypes.get(out)
+        if dtype is not None and dtype.kind != "f":
+            return False
+        # (an input of no elements has nothing to pass a gradient to: the reduction of an empty set is a fill)
+        return any(self.values[n].grad and 0 not in self.loaded.shapes.get(n, (1,))
+                   for n in node.input if n and n in self.values)
 
     def _infer_missing(self, node) -> None:
         """Shapes onnx's whole-model inference left out (a Reshape whose target it could not
@@ -507,7 +535,10 @@ class Importer:
                 self.output_names.append(value.expr)
                 continue
             name = self.names.make(out.name, "output")
-            source = self.ref(out.name)
+            try:
+                source = self.ref(out.name)
+            except Refuse as exc:          # a folded output of a dtype agrad has not
+                raise ModelError([f"{self.file}: graph output '{printable(out.name)}': {exc}"]) from None
             self.nodes.append((name, f"alias({source})", f"ONNX graph output '{printable(out.name)}'"))
             self.output_names.append(name)
         self._loss(options)
@@ -516,7 +547,7 @@ class Importer:
         outputs = []
         for name, onnx_out in zip(self.output_names, self.graph.output):
             dtype = self.loaded.dtypes.get(onnx_out.name)
-            if dtype is None or dtype.kind == "f":
+            if (dtype is None or dtype.kind == "f") and self.values[onnx_out.name].grad:
                 outputs.append((name, onnx_out.name))
         loss = options.loss or "sum"
         kind, _, target = loss.partition(":")

@@ -195,6 +195,184 @@ class Sampling(nn.Module):
         return self.fc(torch.cat([f.flatten(1), h.flatten(1)[:, :3]], 1))
 
 
+class GRUModel(nn.Module):
+    """A two-layer bidirectional GRU, batch first, its last step and final states into a head."""
+
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(4, 5, num_layers=2, batch_first=True, bidirectional=True)
+        self.fc = nn.Linear(10 + 5, 3)
+
+    def forward(self, x):
+        out, h = self.gru(x)
+        return self.fc(torch.cat([out[:, -1], h[-1]], 1))
+
+
+class MaskedEncoder(nn.Module):
+    """A pre-norm transformer encoder layer under a causal mask and a key padding mask (an input)."""
+
+    def __init__(self):
+        super().__init__()
+        self.layer = nn.TransformerEncoderLayer(d_model=8, nhead=2, dim_feedforward=16, dropout=0.0,
+                                                batch_first=True, norm_first=True)
+
+    def forward(self, x, pad):
+        causal = torch.triu(torch.full((x.shape[1], x.shape[1]), float("-inf")), diagonal=1)
+        return self.layer(x, src_mask=causal, src_key_padding_mask=pad)
+
+
+class PositionalEmbedding(nn.Module):
+    """Token embedding, learned and sinusoidal positions (arange, sin/cos of a buffer), layer norm,
+    a masked mean over the tokens (padding id 0), a head."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(13, 8, padding_idx=0)
+        self.pos = nn.Embedding(16, 8)
+        self.register_buffer("freq", torch.exp(torch.arange(0, 8, 2).float() * (-2.0 / 8)))
+        self.ln = nn.LayerNorm(8)
+        self.head = nn.Linear(8, 4)
+
+    def forward(self, tokens):
+        t = torch.arange(tokens.shape[1])
+        angles = t[:, None].float() * self.freq[None, :]
+        sinus = torch.stack([angles.sin(), angles.cos()], -1).flatten(1)
+        h = self.ln(self.emb(tokens) + self.pos(t)[None] + sinus)
+        keep = (tokens != 0).unsqueeze(-1).float()
+        return self.head((h * keep).sum(1) / keep.sum(1).clamp_min(1.0))
+
+
+class UNetBlock(nn.Module):
+    """A U-Net stage: conv, max-pool down, conv, nearest and bilinear upsampling back, the skip
+    concatenated, a transposed convolution, a 1x1 conv."""
+
+    def __init__(self):
+        super().__init__()
+        self.enc = nn.Conv2d(2, 4, 3, padding=1)
+        self.mid = nn.Conv2d(4, 4, 3, padding=1)
+        self.up = nn.ConvTranspose2d(12, 4, 3, stride=2, padding=1, output_padding=1)
+        self.out = nn.Conv2d(4, 1, 1)
+
+    def forward(self, x):
+        e = torch.relu(self.enc(x))                                              # (N, 4, 8, 8)
+        m = torch.relu(self.mid(nn.functional.max_pool2d(e, 2)))                 # (N, 4, 4, 4)
+        a = nn.functional.interpolate(m, scale_factor=2, mode="nearest")
+        b = nn.functional.interpolate(m, size=(8, 8), mode="bilinear", align_corners=False)
+        h = torch.cat([e, a, b], 1)                                              # (N, 12, 8, 8)
+        return self.out(self.up(nn.functional.avg_pool2d(h, 2)))                 # (N, 1, 8, 8)
+
+
+class MoE(nn.Module):
+    """Mixture-of-experts routing: a softmax router, the top 2 experts per token (topk), their
+    outputs gathered from all experts' and mixed by the renormalised router weights."""
+
+    def __init__(self):
+        super().__init__()
+        self.router = nn.Linear(6, 4)
+        self.experts = nn.ModuleList(nn.Sequential(nn.Linear(6, 8), nn.GELU(), nn.Linear(8, 6)) for _ in range(4))
+
+    def forward(self, x):                                                        # (N, T, 6)
+        probs = torch.softmax(self.router(x), -1)
+        weights, chosen = torch.topk(probs, 2, dim=-1)
+        weights = weights / weights.sum(-1, keepdim=True)
+        every = torch.stack([e(x) for e in self.experts], -2)                   # (N, T, 4, 6)
+        index = chosen.unsqueeze(-1).expand(*chosen.shape, 6)
+        picked = torch.gather(every, -2, index)                                  # (N, T, 2, 6)
+        return x + (picked * weights.unsqueeze(-1)).sum(-2)
+
+
+class Depthwise(nn.Module):
+    """MobileNet's depthwise-separable block: a dilated depthwise conv ('same' padding), group
+    norm, hardswish, the pointwise conv, an average pool that leaves its padding out, a 1-d
+    conv and pool over the flattened rows."""
+
+    def __init__(self):
+        super().__init__()
+        self.dw = nn.Conv2d(4, 4, 3, padding="same", dilation=2, groups=4)
+        self.gn = nn.GroupNorm(2, 4)
+        self.pw = nn.Conv2d(4, 6, 1)
+        self.c1 = nn.Conv1d(6, 3, 3, stride=2)
+
+    def forward(self, x):
+        h = self.pw(nn.functional.hardswish(self.gn(self.dw(x))))
+        h = nn.functional.avg_pool2d(h, 3, stride=2, padding=1, count_include_pad=False, ceil_mode=True)
+        h = self.c1(h.flatten(2))
+        return nn.functional.max_pool1d(h, 2, ceil_mode=True)
+
+
+class EinsumAttention(nn.Module):
+    """Attention written with einsum: per-head scores, a causal masked_fill, softmax, the weighted
+    values, the heads merged by another einsum."""
+
+    def __init__(self):
+        super().__init__()
+        self.q, self.k, self.v = (nn.Parameter(torch.randn(2, 8, 4) * 0.3) for _ in range(3))
+        self.o = nn.Parameter(torch.randn(2, 4, 8) * 0.3)
+
+    def forward(self, x):
+        q, k, v = (torch.einsum("btd,hde->bhte", x, w) for w in (self.q, self.k, self.v))
+        scores = torch.einsum("bhqe,bhke->bhqk", q, k) / 2.0
+        t = x.shape[1]
+        mask = torch.ones(t, t, dtype=torch.bool).tril()
+        attn = torch.softmax(scores.masked_fill(~mask, float("-inf")), -1)
+        return torch.einsum("bhqk,bhke,hed->bqd", attn, v, self.o)
+
+
+class Reductions(nn.Module):
+    """Reductions and scans exports write: var and std, norm, logsumexp, cumsum, prod, amax, an
+    argmax's row picked back, flip, roll, repeat, expand."""
+
+    def forward(self, x):                                                        # (N, 4, 5)
+        a = x.var(-1, keepdim=True) + x.std(1, keepdim=True) + torch.linalg.vector_norm(x, dim=-1, keepdim=True)
+        b = torch.logsumexp(x, 1, keepdim=True) + torch.cumsum(x, -1) - torch.flip(x, [1])
+        c = torch.roll(x, 1, -1) * torch.tanh(x).prod(-1, keepdim=True) + x.amax((1, 2), keepdim=True)
+        rows = torch.argmax(x.sum(-1), 1)                                        # (N,)
+        d = x[torch.arange(x.shape[0]), rows].unsqueeze(1).expand(-1, 4, -1)
+        return (a + b + c + d).repeat(1, 2, 1)
+
+
+class Interpolations(nn.Module):
+    """interpolate's modes as each exporter writes them: nearest-exact (half_pixel, round_prefer_ceil),
+    bicubic, bilinear with align_corners on a scale that does not divide the size, trilinear, 1-d linear."""
+
+    def forward(self, x):                                                        # (N, 2, 4, 5)
+        a = nn.functional.interpolate(x, scale_factor=2, mode="nearest-exact")[:, :, ::2, ::2]
+        b = nn.functional.interpolate(x, size=(4, 5), mode="bicubic", align_corners=False)
+        c = nn.functional.interpolate(x, scale_factor=1.7, mode="bilinear", align_corners=True)[:, :, :4, :5]
+        d = nn.functional.interpolate(x.unsqueeze(1), scale_factor=(1, 2, 2), mode="trilinear")[:, 0, :, 1::2, 1::2]
+        e = nn.functional.interpolate(x.flatten(2), size=25, mode="linear").reshape(x.shape[0], 2, 5, 5)[:, :, :4]
+        return a + b + c + d + e
+
+
+class Decoder(nn.Module):
+    """A transformer decoder layer: causal self-attention, cross-attention to a memory, feed-forward."""
+
+    def __init__(self):
+        super().__init__()
+        self.layer = nn.TransformerDecoderLayer(d_model=8, nhead=2, dim_feedforward=16, dropout=0.0, batch_first=True)
+
+    def forward(self, x, memory):
+        mask = nn.Transformer.generate_square_subsequent_mask(x.shape[1])
+        return self.layer(x, memory, tgt_mask=mask, tgt_is_causal=True)
+
+
+class Patches(nn.Module):
+    """ViT's patch embedding (a strided conv, flattened, a class token and positions added) over an
+    image first convolved with reflect and circular padding."""
+
+    def __init__(self):
+        super().__init__()
+        self.reflect = nn.Conv2d(3, 3, 3, padding=1, padding_mode="reflect")
+        self.circular = nn.Conv2d(3, 3, 3, padding=1, padding_mode="circular")
+        self.patch = nn.Conv2d(3, 8, 4, stride=4)
+        self.cls = nn.Parameter(torch.randn(1, 1, 8))
+        self.pos = nn.Parameter(torch.randn(1, 5, 8))
+
+    def forward(self, x):                                                        # (N, 3, 8, 8)
+        h = self.patch(self.reflect(x) + self.circular(x)).flatten(2).transpose(1, 2)
+        return torch.cat([self.cls.expand(x.shape[0], -1, -1), h], 1) + self.pos
+
+
 MODELS = {
     "mlp": (MLP, {"x": (2, 6)}),
     "convbn": (ConvBN, {"x": (2, 3, 6, 6)}),
@@ -206,6 +384,17 @@ MODELS = {
     "rnn": (RNNModel, {"x": (2, 3, 4), "h0": (4, 2, 5)}),
     "indexing": (Indexing, {"x": (2, 4, 5)}),
     "sampling": (Sampling, {"x": (2, 2, 4, 4)}),
+    "gru": (GRUModel, {"x": (2, 3, 4)}),
+    "masked_encoder": (MaskedEncoder, {"x": (2, 5, 8), "pad": (2, 5)}),
+    "positional": (PositionalEmbedding, {"tokens": (2, 6)}),
+    "unet": (UNetBlock, {"x": (2, 2, 8, 8)}),
+    "moe": (MoE, {"x": (2, 3, 6)}),
+    "depthwise": (Depthwise, {"x": (2, 4, 9, 9)}),
+    "einsum_attention": (EinsumAttention, {"x": (2, 5, 8)}),
+    "reductions": (Reductions, {"x": (2, 4, 5)}),
+    "interpolations": (Interpolations, {"x": (2, 2, 4, 5)}),
+    "decoder": (Decoder, {"x": (2, 4, 8), "memory": (2, 6, 8)}),
+    "patches": (Patches, {"x": (2, 3, 8, 8)}),
 }
 
 # The batch-norm models also once without the legacy exporter's folding of BN into Conv.
@@ -215,19 +404,26 @@ EXPORTERS = {"convbn": ("legacy", "dynamo", "unfolded"), "resblock": ("legacy", 
 
 def _inputs(name: str, shapes: dict, seed: int) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(seed)
-    if name == "attention":
+    if name in ("attention", "positional"):
         return {k: rng.integers(0, 11, size=s).astype(np.int64) for k, s in shapes.items()}
+    if name == "masked_encoder":         # the last token of the second sequence is padding
+        return {"x": rng.normal(size=shapes["x"]).astype(np.float32),
+                "pad": np.array([[False] * 5, [False] * 4 + [True]])}
     return {k: rng.normal(size=s).astype(np.float32) for k, s in shapes.items()}
 
 
 def _randomise_stats(model: nn.Module, seed: int) -> None:
     """Batch norms with running statistics that are not the identity, as a trained model's, and
-    layer norms whose weights differ (the dynamo exporter merges equal initializers into one)."""
+    layer norms and attention biases whose weights differ (the exporters merge equal initializers into one)."""
     g = torch.Generator().manual_seed(seed)
     for m in model.modules():
         if isinstance(m, nn.LayerNorm):
             m.weight.data.copy_(torch.rand(m.weight.shape, generator=g) + 0.5)
             m.bias.data.copy_(torch.randn(m.bias.shape, generator=g) * 0.1)
+        if isinstance(m, nn.MultiheadAttention) and m.in_proj_bias is not None:
+            # (zeros at first: two attentions' biases would be one initializer, its gradient their sum)
+            m.in_proj_bias.data.copy_(torch.randn(m.in_proj_bias.shape, generator=g) * 0.1)
+            m.out_proj.bias.data.copy_(torch.randn(m.out_proj.bias.shape, generator=g) * 0.1)
         if isinstance(m, nn.BatchNorm2d):
             m.running_mean.copy_(torch.randn(m.num_features, generator=g) * 0.2)
             m.running_var.copy_(torch.rand(m.num_features, generator=g) + 0.5)

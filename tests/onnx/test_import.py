@@ -383,11 +383,13 @@ def test_a_dynamic_batch_baked_into_a_reshape_stays_free(tmp_path):
     assert run.outputs["y"].shape == (5, 12)
 
 
-def test_an_antialiased_resize_is_refused_not_resized_without_it(tmp_path):
-    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 6, 4])
-    sizes = numpy_helper.from_array(np.array([1, 1, 3, 2], np.int64), "sizes")
+def test_an_antialiased_resize_too_large_for_a_matrix_is_refused_not_resized_without_it(tmp_path):
+    # (a small one is a product with each dim's interpolation matrix: test_import_ops)
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 600, 4])
+    sizes = numpy_helper.from_array(np.array([1, 1, 300, 2], np.int64), "sizes")
     node = helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], name="aa", mode="linear", antialias=1)
-    _refused(tmp_path, _small_model(tmp_path / "aa.onnx", [node], [x], [sizes]), "'aa' (Resize", "antialias=1")
+    _refused(tmp_path, _small_model(tmp_path / "aa.onnx", [node], [x], [sizes]), "'aa' (Resize", "antialias",
+             "600 -> 300")
 
 
 def test_a_0d_float_initializer_is_a_constant_not_a_parameter(tmp_path):
