@@ -95,9 +95,9 @@ def parametrize_chain(lib, initial) -> dict:
     original = m.weight
     P.register_parametrization(m, "weight", Symmetric())
     P.register_parametrization(m, "weight", Scale())
-    out = {"initial": start, "structure": _structure(m), "same_original": m.parametrizations.weight.original is original,
-           "weight": _values(m.weight), "is_parametrized": [P.is_parametrized(m), P.is_parametrized(m, "weight"),
-                                                             P.is_parametrized(m, "bias")]}
+    out = {"initial": start, "structure": _structure(m),
+           "same_original": m.parametrizations.weight.original is original, "weight": _values(m.weight),
+           "is_parametrized": [P.is_parametrized(m), P.is_parametrized(m, "weight"), P.is_parametrized(m, "bias")]}
     x = _input(lib, 1, 2, 3)
     out.update(_run(lib, m, x, calls=(True,)))
     with P.cached():
@@ -145,7 +145,7 @@ def parametrize_buffer(lib, initial) -> dict:
 
 # ---- parametrizations --------------------------------------------------------------------------------
 
-def _weight_norm_module(lib, build, dim, x_shape):
+def _weight_norm_module(build, dim, x_shape):
     def scenario(lib, initial):
         lib.manual_seed(0)
         m = build(lib)
@@ -158,7 +158,7 @@ def _weight_norm_module(lib, build, dim, x_shape):
     return scenario
 
 
-def _spectral_norm_module(lib, build, x_shape, dim=None):
+def _spectral_norm_module(build, x_shape, dim=None):
     def scenario(lib, initial):
         lib.manual_seed(0)
         m = build(lib)
@@ -172,7 +172,7 @@ def _spectral_norm_module(lib, build, x_shape, dim=None):
     return scenario
 
 
-def _orthogonal_module(lib, shape, orthogonal_map, use_trivialization=True):
+def _orthogonal_module(shape, orthogonal_map, use_trivialization=True):
     def scenario(lib, initial):
         lib.manual_seed(0)
         m = lib.nn.Linear(shape[1], shape[0])
@@ -391,22 +391,22 @@ SCENARIOS = {
     "parametrize_chain": parametrize_chain,
     "parametrize_two_originals": parametrize_two_originals,
     "parametrize_buffer": parametrize_buffer,
-    "weight_norm_linear": _weight_norm_module(None, lambda lib: lib.nn.Linear(5, 4), 0, (3, 5)),
-    "weight_norm_conv_dim_none": _weight_norm_module(None, lambda lib: lib.nn.Conv2d(2, 3, 2), None, (1, 2, 4, 4)),
-    "weight_norm_conv_dim_1": _weight_norm_module(None, lambda lib: lib.nn.Conv1d(2, 3, 2), 1, (2, 2, 5)),
-    "spectral_norm_linear": _spectral_norm_module(None, lambda lib: lib.nn.Linear(5, 4), (3, 5)),
-    "spectral_norm_conv": _spectral_norm_module(None, lambda lib: lib.nn.Conv2d(2, 3, 2), (1, 2, 4, 4)),
-    "spectral_norm_conv_transpose": _spectral_norm_module(None, lambda lib: lib.nn.ConvTranspose1d(2, 3, 2),
+    "weight_norm_linear": _weight_norm_module(lambda lib: lib.nn.Linear(5, 4), 0, (3, 5)),
+    "weight_norm_conv_dim_none": _weight_norm_module(lambda lib: lib.nn.Conv2d(2, 3, 2), None, (1, 2, 4, 4)),
+    "weight_norm_conv_dim_1": _weight_norm_module(lambda lib: lib.nn.Conv1d(2, 3, 2), 1, (2, 2, 5)),
+    "spectral_norm_linear": _spectral_norm_module(lambda lib: lib.nn.Linear(5, 4), (3, 5)),
+    "spectral_norm_conv": _spectral_norm_module(lambda lib: lib.nn.Conv2d(2, 3, 2), (1, 2, 4, 4)),
+    "spectral_norm_conv_transpose": _spectral_norm_module(lambda lib: lib.nn.ConvTranspose1d(2, 3, 2),
                                                           (1, 2, 5)),
-    "spectral_norm_dim_minus_1": _spectral_norm_module(None, lambda lib: lib.nn.Linear(3, 4), (2, 3), dim=-1),
-    "orthogonal_matrix_exp": _orthogonal_module(None, (4, 4), None),
-    "orthogonal_cayley": _orthogonal_module(None, (4, 4), "cayley"),
-    "orthogonal_householder_square": _orthogonal_module(None, (4, 4), "householder"),
-    "orthogonal_householder_tall": _orthogonal_module(None, (5, 3), None),
-    "orthogonal_householder_wide": _orthogonal_module(None, (2, 4), None),
-    "orthogonal_matrix_exp_wide": _orthogonal_module(None, (3, 5), "matrix_exp"),
-    "orthogonal_householder_untrivialized": _orthogonal_module(None, (5, 3), "householder", False),
-    "orthogonal_matrix_exp_untrivialized": _orthogonal_module(None, (3, 3), "matrix_exp", False),
+    "spectral_norm_dim_minus_1": _spectral_norm_module(lambda lib: lib.nn.Linear(3, 4), (2, 3), dim=-1),
+    "orthogonal_matrix_exp": _orthogonal_module((4, 4), None),
+    "orthogonal_cayley": _orthogonal_module((4, 4), "cayley"),
+    "orthogonal_householder_square": _orthogonal_module((4, 4), "householder"),
+    "orthogonal_householder_tall": _orthogonal_module((5, 3), None),
+    "orthogonal_householder_wide": _orthogonal_module((2, 4), None),
+    "orthogonal_matrix_exp_wide": _orthogonal_module((3, 5), "matrix_exp"),
+    "orthogonal_householder_untrivialized": _orthogonal_module((5, 3), "householder", False),
+    "orthogonal_matrix_exp_untrivialized": _orthogonal_module((3, 3), "matrix_exp", False),
     "old_weight_norm": old_weight_norm,
     "old_spectral_norm": old_spectral_norm,
     "old_spectral_norm_version0": old_spectral_norm_version0,
