@@ -163,6 +163,13 @@ def _spectral_norm_module(build, x_shape, dim=None):
         lib.manual_seed(0)
         m = build(lib)
         lib.nn.utils.parametrizations.spectral_norm(m, n_power_iterations=2, dim=dim)
+        if initial is None:
+            # u and v far from converged (registration ran 15 steps): each training call's steps show
+            sn = m.parametrizations.weight[0]
+            with lib.no_grad():
+                for buf in (sn._u, sn._v):
+                    buf.copy_(lib.tensor(np.cos(np.arange(buf.numel()) + 1.0).astype(np.float32).tolist()))
+                    buf.div_(buf.norm())
         start = _load(lib, m, initial)
         out = {"initial": start, "structure": _structure(m)}
         out.update(_run(lib, m, _input(lib, 4, *x_shape), calls=(True, True, True, False)))
