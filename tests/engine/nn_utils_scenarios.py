@@ -190,8 +190,9 @@ def _orthogonal_module(shape, orthogonal_map, use_trivialization=True):
                                                  use_trivialization=use_trivialization)
         # the state the registration made from the same weight; then torch's (a wide or tall
         # weight's base is completed with random columns)
+        registered = _state(m)
         out = {"initial": {"before": before, "after": _load(lib, m, None if initial is None else initial["after"])},
-               "registered": _state(m), "structure": _structure(m)}
+               "registered": registered, "structure": _structure(m)}
         out.update(_run(lib, m, _input(lib, 5, 2, shape[1]), calls=(True,)))
         out["weight"] = _values(m.weight)
         return out
