@@ -13,8 +13,10 @@ import warnings
 
 from ..grad_mode import no_grad
 
-__all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_",
-           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]
+__all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_", "dirac_",
+           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_", "sparse_",
+           "uniform", "normal", "constant", "eye", "dirac", "xavier_uniform", "xavier_normal", "kaiming_uniform",
+           "kaiming_normal", "orthogonal", "sparse"]
 
 
 def _no_grad_uniform_(tensor, a, b, generator=None):
@@ -131,6 +133,28 @@ def eye_(tensor):
         return tensor.copy_(agrad.eye(*tensor.shape, dtype=tensor.dtype))
 
 
+def dirac_(tensor, groups: int = 1):
+    """The identity of a 3-, 4- or 5-d convolution weight: per group, a 1 at the kernel's centre
+    for each (output channel d, input channel d); everything else 0."""
+    dimensions = tensor.ndimension()
+    if dimensions not in [3, 4, 5]:
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tensor.size()
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    if tensor.is_meta:
+        return tensor
+    out_chans_per_grp = sizes[0] // groups
+    min_dim = min(out_chans_per_grp, sizes[1])
+    centre = tuple(size // 2 for size in sizes[2:])
+    with no_grad():
+        tensor.zero_()
+        for g in range(groups):
+            for d in range(min_dim):
+                tensor[(g * out_chans_per_grp + d, d) + centre] = 1
+    return tensor
+
+
 def _calculate_fan_in_and_fan_out(tensor) -> tuple[int, int]:
     dimensions = tensor.dim()
     if dimensions < 2:
@@ -185,3 +209,75 @@ def kaiming_normal_(tensor, a: float = 0, mode: str = "fan_in", nonlinearity: st
     gain = calculate_gain(nonlinearity, a)
     std = gain / math.sqrt(fan)
     return _no_grad_normal_(tensor, 0, std, generator)
+
+
+def orthogonal_(tensor, gain: float = 1, generator=None):
+    """A (semi-)orthogonal matrix, viewed as (size(0), the rest), times `gain`: the Q of the QR
+    decomposition of a standard normal matrix (of its transpose when it is wide), each column
+    multiplied by the sign of R's diagonal entry so that Q is uniformly (Haar) distributed."""
+    import agrad
+    if tensor.ndimension() < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0 or tensor.is_meta:
+        return tensor
+    rows = tensor.size(0)
+    cols = tensor.numel() // rows
+    with no_grad():
+        flattened = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)
+        if rows < cols:
+            flattened.t_()
+        q, r = agrad.linalg.qr(flattened)
+        q *= agrad.diag(r, 0).sign()
+        if rows < cols:
+            q.t_()
+        tensor.view_as(q).copy_(q)
+        tensor.mul_(gain)
+    return tensor
+
+
+def sparse_(tensor, sparsity: float, std: float = 0.01, generator=None):
+    """A 2-d tensor of N(0, std) values with ceil(sparsity · rows) entries of each column, at rows
+    drawn at random, set to 0."""
+    import agrad
+    if tensor.ndimension() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    if tensor.is_meta:
+        return tensor
+    rows, cols = tensor.shape
+    num_zeros = math.ceil(sparsity * rows)
+    with no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for col_idx in range(cols):
+            # NOTE: torch draws torch.randperm(rows) from the global generator (not `generator`);
+            # agrad has no randperm: the order of uniform draws from the global generator is one
+            row_indices = agrad.rand(rows).argsort()
+            tensor[row_indices[:num_zeros], col_idx] = 0
+    return tensor
+
+
+def _make_deprecate(meth):
+    """The deprecated name without the trailing underscore: meth, after a FutureWarning."""
+    new_name = meth.__name__
+    old_name = new_name[:-1]
+
+    def deprecated_init(*args, **kwargs):
+        warnings.warn(f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`.", FutureWarning,
+                      stacklevel=2)
+        return meth(*args, **kwargs)
+
+    deprecated_init.__doc__ = f"{old_name}(...): deprecated in favor of nn.init.{new_name}."
+    deprecated_init.__name__ = old_name
+    return deprecated_init
+
+
+uniform = _make_deprecate(uniform_)
+normal = _make_deprecate(normal_)
+constant = _make_deprecate(constant_)
+eye = _make_deprecate(eye_)
+dirac = _make_deprecate(dirac_)
+xavier_uniform = _make_deprecate(xavier_uniform_)
+xavier_normal = _make_deprecate(xavier_normal_)
+kaiming_uniform = _make_deprecate(kaiming_uniform_)
+kaiming_normal = _make_deprecate(kaiming_normal_)
+orthogonal = _make_deprecate(orthogonal_)
+sparse = _make_deprecate(sparse_)

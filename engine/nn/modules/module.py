@@ -92,6 +92,7 @@ class Module:
         object.__setattr__(self, "_backward_pre_hooks", [])
         object.__setattr__(self, "_backward_hooks", [])
         object.__setattr__(self, "_load_state_dict_pre_hooks", [])
+        object.__setattr__(self, "_state_dict_hooks", [])
         if self.call_super_init:
             super().__init__(*args, **kwargs)
 
@@ -153,6 +154,11 @@ class Module:
         (the module first, `with_module`) before this module loads its own entries of a state dict."""
         return self._register_hook(self._load_state_dict_pre_hooks,
                                    functools.partial(hook, self) if with_module else hook, False)
+
+    def _register_state_dict_hook(self, hook) -> RemovableHandle:
+        """`hook(module, state_dict, prefix, local_metadata)` after this module and its children have
+        written their entries; a result that is not None replaces the state dict (PyTorch's private hook)."""
+        return self._register_hook(self._state_dict_hooks, hook, False)
 
     @staticmethod
     def _register_hook(hooks: list, entry: _Hook, prepend: bool) -> RemovableHandle:
@@ -425,6 +431,12 @@ class Module:
             return t.to(device=device, dtype=dtype if t.is_floating_point() else None)
         return self._apply(convert)
 
+    def to_empty(self, *, device, recurse: bool = True):
+        """Every parameter and buffer replaced by uninitialised storage of its shape on `device`
+        (how a module built on the meta device gets real tensors)."""
+        from ...creation import empty_like
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
+
     def cpu(self):
         return self._apply(lambda t: t.cpu())
 
@@ -484,6 +496,10 @@ class Module:
         for name, module in self._modules.items():
             if module is not None:
                 module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        for hook in self.__dict__.get("_state_dict_hooks", ()):
+            hook_result = hook(self, destination, prefix, local_metadata)
+            if hook_result is not None:
+                destination = hook_result
         return destination
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,

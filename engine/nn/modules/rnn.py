@@ -28,7 +28,7 @@ import warnings
 
 from .. import functional as F, init
 from ..parameter import Parameter
-from ..utils.rnn import PackedSequence
+from ..packed_sequence import PackedSequence
 from .module import Module
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
