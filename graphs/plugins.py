@@ -31,8 +31,13 @@ def load_plugin(path) -> ModuleType:
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
-    except (Exception, SystemExit) as exc:      # noqa: BLE001 - whatever it raised, reported at its line
-        # NOTE: a plugin's sys.exit() is its failure, not the end of agrad (which would exit 0)
+    except KeyboardInterrupt:       # Ctrl-C while it imports: an interrupt (exit 130), not its failure
+        del sys.modules[name]
+        raise
+    except BaseException as exc:    # noqa: BLE001 - whatever it raised, reported at its line
+        # NOTE: a plugin's sys.exit() is its failure, not the end of agrad (which would exit 0); so is
+        # any other BaseException it raises (GeneratorExit, its own), which would end agrad in a traceback.
+        # No signal handler of agrad's is installed while a plugin is imported: nothing else arrives here.
         del sys.modules[name]
         import traceback
 

@@ -347,3 +347,14 @@ def test_a_plugin_kernel_that_exits_is_a_located_runtime_failure(tmp_path, graph
             attempt()
         assert (caught.value.code, caught.value.location.line) == ("AG045", line)
         assert "SystemExit" in str(caught.value)
+
+
+@pytest.mark.parametrize("body, said", [("raise GeneratorExit\n", "raised GeneratorExit"),
+                                        ("\nclass Odd(BaseException):\n    pass\nraise Odd('odd')\n",
+                                         "raised Odd: odd")])
+def test_a_plugin_raising_a_base_exception_is_a_diagnostic_at_its_line(tmp_path, graph_file, body, said):
+    # not an Exception, and not the Ctrl-C that KeyboardInterrupt is: the plugin's failure, not a traceback
+    plugin = tmp_path / f"odd_{len(body)}.py"
+    plugin.write_text(body)
+    [found] = graphs.validate(graph_file("inputs: {x: 1.0}\nnodes: {a: neg(x)}\n"), plugins=[plugin])
+    assert (found.code, found.location.line) == ("AG032", body.count("\n")) and said in found.message
