@@ -6,6 +6,7 @@ runs outside code.
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -23,7 +24,8 @@ def load_plugin(path) -> ModuleType:
         return _loaded[resolved]
     import hashlib      # here: a run without --plugin does not import it
 
-    name = "agrad_plugin_" + hashlib.sha1(str(resolved).encode()).hexdigest()[:12]
+    # (os.fsencode: a file name need not be UTF-8 text; its undecodable bytes are surrogates in str)
+    name = "agrad_plugin_" + hashlib.sha1(os.fsencode(resolved)).hexdigest()[:12]
     spec = importlib.util.spec_from_file_location(name, resolved)
     if spec is None or spec.loader is None or not resolved.is_file():
         raise GraphFileError([Diagnostic("AG032", f"cannot import plugin {path}: no such Python file", None)])

@@ -703,11 +703,51 @@ def make_case(rng: random.Random, kinds: list[str]) -> Case:
             ["examples", "seed", "--to", rng.choice(["/dev/null", "/", "g.yaml", "nested/dir"])],
         ])
         return Case(kind, files, argv, {0, 1, 2, 3})
+    if kind == "library":          # the library's loaders, called as a script would call them
+        which = rng.choice(["npz", "safetensors", "sniffed", "bytesio", "graph"])
+        if which == "graph":
+            name = rng.choice(FAST_EXAMPLES)
+            files = _example_files(name)
+            files[name] = mutate_structure(rng, files[name].decode()).encode("utf-8", "surrogatepass") \
+                if rng.random() < 0.5 else mutate_bytes(rng, files[name])
+            return Case(kind, files, ["@library", "graph", name], {0, 2}, note=which)
+        arrays = {"a": np.arange(6.0).reshape(2, 3), "__metadata__": np.array(json.dumps(
+            rng.choice([{"agrad": "dict"}, {"agrad": "tensor"}, {"agrad": "structure", "structure": json.dumps(
+                rng.choice([{"a": 1}, [["x"]], None, {"type": "dict", "items": [[1, 2]]}, "\ud800"]))}])))}
+        if which == "safetensors":
+            data = hostile_safetensors(rng, "a")
+        elif which == "npz" or rng.random() < 0.5:
+            data = hostile_npz(rng, arrays)
+        else:
+            data = rng.choice([hostile_safetensors(rng, "a"), hostile_npy(rng), b"", b"\x80\x02}q\x00."])
+        name = {"npz": "w.npz", "safetensors": "w.safetensors"}.get(which, "w.pt")
+        return Case(kind, {name: data}, ["@library", "bytesio" if which == "bytesio" else "load", name], {0, 2},
+                    note=which)
     raise ValueError(kind)
 
 
+def library_call(argv: list[str]) -> int:
+    """`@library load FILE`: agrad.load as a script calls it; 0 when it loads, 2 when it refuses with its
+    documented error (SerializationError; GraphFileError/GraphRuntimeError for graphs.load), else a
+    traceback on stderr."""
+    import agrad
+    from agrad import graphs
+    what, name = argv
+    try:
+        if what == "load":
+            agrad.load(name)
+        elif what == "bytesio":
+            agrad.load(io.BytesIO(Path(name).read_bytes()))
+        else:
+            graphs.load(name).run()
+    except (agrad.serialization.SerializationError, graphs.GraphFileError, graphs.GraphRuntimeError) as exc:
+        print(f"refused: {str(exc)[:200]}", file=sys.stderr)
+        return 2
+    return 0
+
+
 KINDS = ["yaml-bytes", "yaml-struct", "yaml-text", "train-struct", "data", "checkpoint", "onnx", "plugin", "signal",
-         "cli-args"]
+         "cli-args", "library"]
 
 
 # ---- running a case -----------------------------------------------------------------------------
@@ -753,7 +793,7 @@ class Runner:
                 fd_err = os.open(err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
                 os.dup2(fd_in, 0), os.dup2(fd_out, 1), os.dup2(fd_err, 2)
                 env = {**os.environ, "NO_COLOR": "1", "TERM": "dumb", "COLUMNS": "120"}
-                if self.exec_mode:
+                if self.exec_mode and argv[0] != "@library":
                     os.execve(sys.executable, [sys.executable, "-m", "agrad.cli", *argv], env)
                 os.environ.update(env)
                 for s in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE):
@@ -762,7 +802,10 @@ class Runner:
                 from agrad.cli.main import main
                 code = 0
                 try:
-                    main()
+                    if argv[0] == "@library":
+                        code = library_call(argv[1:])
+                    else:
+                        main()
                 except SystemExit as exc:
                     code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
                 try:
