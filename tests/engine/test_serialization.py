@@ -254,6 +254,11 @@ HOSTILE_SAFETENSORS = {
                        "needs 12 bytes; its data_offsets give 8"),
     "huge_shape": (_safetensors({"a": {"dtype": "F64", "shape": [2**40, 2**40], "data_offsets": [0, 8]}},
                                 bytes(8)), "needs .* bytes; its data_offsets give 8"),
+    # a zero makes the data 0 bytes whatever the other sizes: NumPy's own limits must bound them
+    "size_past_int64": (_safetensors({"a": {"dtype": "F32", "shape": [2**64, 0], "data_offsets": [0, 0]}}),
+                        "more than NumPy's 64 dimensions or a size past int64"),
+    "65_dimensions": (_safetensors({"a": {"dtype": "F32", "shape": [1] * 64 + [0], "data_offsets": [0, 0]}}),
+                      "more than NumPy's 64 dimensions"),
     "overlap": (_safetensors({"a": _F32, "b": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}}, bytes(8)),
                 "overlap or leave a gap"),
     "gap": (_safetensors({"a": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}}, bytes(8)),
