@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from agrad import graphs
-from agrad.graphs import inputs as graph_inputs
+from agrad import _npy_headers as npy_headers
 from agrad.graphs.yaml_loader import MAX_ALIAS_VALUES, MAX_DEPTH
 from graph_helpers import read_text, where
 
@@ -125,7 +125,7 @@ def _npz_graph(graph_file, name="a.npz"):
 def test_a_compressed_npz_bomb_is_refused_from_its_header(graph_file, monkeypatch):
     path = _npz_graph(graph_file)
     np.savez_compressed(path.parent / "a.npz", a=np.zeros(2 ** 18))      # 2 MiB of zeros in ~2 KiB
-    monkeypatch.setattr(graph_inputs, "_BOMB_BYTES", 2 ** 20)
+    monkeypatch.setattr(npy_headers, "BOMB_BYTES", 2 ** 20)
     monkeypatch.setattr(np, "load", lambda *a, **k: pytest.fail("the data was read"))
     error = only_error(path)
     assert (error.code, error.location.line) == ("AG013", 1) and "zip bomb" in error.message
