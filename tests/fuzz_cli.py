@@ -61,10 +61,15 @@ nodes:
 backward: loss
 train:
   loss: loss
-  optimizer: {type: adam, lr: 0.05}
+  params: [W, b]
+  optimizer: {type: adam, lr: 0.05, betas: [0.9, 0.99], weight_decay: 0.001, amsgrad: false}
+  schedule: {type: cosine, warmup: 2}
+  clip_grad_norm: 1.0
   steps: 20
   data: {source: {file: d.npz}, batch_size: 8, shuffle: true}
   eval: {every: 10, data: {file: t.npz}, metrics: [loss, "accuracy(logits, y)"]}
+expect:
+  train: {final_loss: {max: 5.0}, accuracy: {min: 0.0, max: 1.0}}
 """
 
 FILE_GRAPH = """\
@@ -141,6 +146,38 @@ def _set(tree, path, value):
     tree[path[-1]] = value
 
 
+def _get(tree, path):
+    for part in path:
+        tree = tree[part]
+    return tree
+
+
+def _same_type(rng: random.Random, value, strings: list[str]):
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return rng.choice([0, 1, -1, 2, 3, 7, 64, 2 ** 31, 10 ** 6, value + 1, value - 1, -value])
+    if isinstance(value, float):
+        return rng.choice([0.0, -1.0, 0.5, 1e-30, 1e30, 3.4e38, float("nan"), float("inf"), -value, value * 1e6])
+    if isinstance(value, str):
+        if rng.random() < 0.5 and strings:
+            return rng.choice(strings)
+        return rng.choice([value[::-1], value + value, value[: len(value) // 2], value.upper(), value + "[0]",
+                           f"neg({value})", f"{value} @ {value}", f"sum({value}, dim=5)", f"{value}[::2]"])
+    if isinstance(value, list):
+        value = list(value)
+        if value and rng.random() < 0.5:
+            del value[rng.randrange(len(value))]
+        elif value:
+            value.insert(rng.randrange(len(value) + 1), rng.choice(value))
+        return value
+    if isinstance(value, dict) and value:
+        value = dict(value)
+        del value[rng.choice(list(value))]
+        return value
+    return value
+
+
 def _delete(tree, path):
     for part in path[:-1]:
         tree = tree[part]
@@ -170,8 +207,10 @@ def mutate_structure(rng: random.Random, text: str) -> str:
         if not paths:
             break
         path = rng.choice(paths)
-        what = rng.randrange(8)
-        if what == 0:
+        what = rng.randrange(12)
+        if what >= 8:           # same type, other value: past the schema, into the checks behind it
+            _set(tree, path, _same_type(rng, _get(tree, path), [v for _, v in _paths(tree) if isinstance(v, str)]))
+        elif what == 0:
             _delete(tree, path)
         elif what in (1, 2):
             _set(tree, path, _hostile_value(rng))
@@ -601,7 +640,10 @@ def make_case(rng: random.Random, kinds: list[str]) -> Case:
         return Case(kind, files, argv, allowed, note=name)
     if kind == "train-struct":
         files = {"g.yaml": mutate_structure(rng, SMALL_TRAIN).encode("utf-8", "surrogatepass"), **_train_data()}
-        return Case(kind, files, ["train", "g.yaml", "--steps", "3", *(["--format", "json"] * rng.randint(0, 1))])
+        command = rng.choice([["train", "g.yaml", "--steps", "3"], ["train", "g.yaml", "--steps", "3"],
+                              ["test", "g.yaml"], ["validate", "g.yaml"], ["run", "g.yaml"]])
+        return Case(kind, files, [*command, *(["--format", "json"] * rng.randint(0, 1))],
+                    {0, 2} if command[0] == "validate" else {0, 1, 2, 3})
     if kind == "data":
         which = rng.choice(["npy", "npz", "safetensors", "train-npz", "train-csv", "train-npy"])
         if which == "npy":
