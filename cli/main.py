@@ -140,6 +140,18 @@ class AgradGroup(click.Group):
                           "(run again with --debug for the traceback)")
                 code = ExitStatus.RUNTIME
             ctx.exit(code)
+        except BaseException as exc:
+            if isinstance(exc, SystemExit):     # an exit asked for (write_atomically's after a signal)
+                raise
+            # Not an Exception, and no interrupt: what a plugin's kernel raised of its own (GeneratorExit,
+            # a class of its own), which no `except Exception` of the library stops. Still one line and
+            # status 3, never a traceback.
+            if app.debug:
+                app.note(_traceback())
+            said = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            app.error(f"stopped by {said}, which is not an Exception (a plugin's?) "
+                      "(run again with --debug for the traceback)")
+            ctx.exit(ExitStatus.RUNTIME)
 
 
 def _flush_stdout(app: App, ctx: click.Context) -> None:

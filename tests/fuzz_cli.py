@@ -535,7 +535,7 @@ def hostile_onnx(rng: random.Random) -> bytes:
     elif what == 8 and graph.node:
         node = rng.choice(graph.node)
         node.attribute.append(helper.make_attribute(rng.choice(["kernel_shape", "strides", "pads", "axis", "bogus"]),
-                                                    rng.choice([[10 ** 9], [-5], 0, 2 ** 62, "x", 1.5, []])))
+                                                    rng.choice([[10 ** 9], [-5], 0, 2 ** 62, "x", 1.5, [0.5, 2.5]])))
     elif what == 9 and graph.node:
         node = rng.choice(graph.node)
         for attr in node.attribute:
