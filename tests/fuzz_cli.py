@@ -12,7 +12,8 @@ limit (RLIMIT_AS) and a wall-clock timeout. The oracle, SPEC §2.2 and §1.5:
 
 - the exit status is in the set documented for the command (0 1 2 3; 130/143 after a
   signal; validate never 1 or 3); a child ended by a signal we did not send is a crash;
-- no Python traceback, no "internal error in agrad", no "Exception ignored" on stderr;
+- no Python traceback, no "internal error in agrad" (nor "a bug in agrad import"), no "Exception
+  ignored" on stderr;
 - with `--format json`, stdout is one JSON document or empty (an error before any document);
   a status 0 or 1 always carries one;
 - no hang (the timeout) and no runaway memory (the child's peak RSS stays under the bound);
@@ -955,7 +956,7 @@ def judge(case: Case, outcome: Outcome, folder: Path, old_guarded: bytes | None)
         failures.append("crash-signal" if outcome.status < 0 else f"status-{outcome.status}")
     if "Traceback (most recent call last)" in err:
         failures.append("traceback")
-    if "internal error in agrad" in err:
+    if "internal error in agrad" in err or "a bug in agrad" in err:
         failures.append("internal-error")
     if "Exception ignored" in err:
         failures.append("exception-ignored")
