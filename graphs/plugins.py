@@ -5,6 +5,7 @@ runs outside code.
 """
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import sys
@@ -32,7 +33,10 @@ def load_plugin(path) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
-        spec.loader.exec_module(module)
+        # what it prints as it loads (`print("registered myops")`) is no result: stdout holds only the
+        # command's own output (SPEC §2.1: a JSON document under --format json), everything else stderr
+        with contextlib.redirect_stdout(sys.stderr):
+            spec.loader.exec_module(module)
     except KeyboardInterrupt:       # Ctrl-C while it imports: an interrupt (exit 130), not its failure
         del sys.modules[name]
         raise

@@ -217,8 +217,10 @@ def mutate_structure(rng: random.Random, text: str) -> str:
             _set(tree, path, _hostile_value(rng))
         elif what == 3 and "nodes" in tree and isinstance(tree["nodes"], dict) and tree["nodes"]:
             name = rng.choice(list(tree["nodes"]))
-            tree["nodes"][name] = rng.choice(ODD_EXPRESSIONS).replace("x", rng.choice(
-                list(tree.get("inputs") or {"x": 0}) or ["x"]), 1 if rng.random() < 0.5 else -1)
+            inputs = tree.get("inputs")
+            names = list(inputs) if isinstance(inputs, dict) and inputs else ["x"]
+            tree["nodes"][name] = rng.choice(ODD_EXPRESSIONS).replace("x", str(rng.choice(names)),
+                                                                      1 if rng.random() < 0.5 else -1)
         elif what == 4 and "nodes" in tree and isinstance(tree["nodes"], dict) and tree["nodes"]:
             name = rng.choice(list(tree["nodes"]))
             node = tree["nodes"][name]
@@ -1039,7 +1041,11 @@ def main(argv=None) -> int:
         if time.monotonic() - started > args.time:
             break
         rng = random.Random(f"{args.seed}:{number}")
-        case = make_case(rng, kinds)
+        try:
+            case = make_case(rng, kinds)
+        except Exception as exc:       # noqa: BLE001 - a mutation the generator cannot make: the next case
+            print(f"case {number}: no case made ({type(exc).__name__}: {exc})", flush=True)
+            continue
         folder = work / f"case{number}"
         folder.mkdir()
         for name, data in case.files.items():

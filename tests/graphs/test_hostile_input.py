@@ -358,3 +358,12 @@ def test_a_plugin_raising_a_base_exception_is_a_diagnostic_at_its_line(tmp_path,
     plugin.write_text(body)
     [found] = graphs.validate(graph_file("inputs: {x: 1.0}\nnodes: {a: neg(x)}\n"), plugins=[plugin])
     assert (found.code, found.location.line) == ("AG032", body.count("\n")) and said in found.message
+
+
+def test_what_a_plugin_prints_as_it_loads_goes_to_stderr(tmp_path, capsys):
+    # stdout holds the command's own output: a JSON document under --format json, which a
+    # plugin's print would have spoiled
+    plugin = tmp_path / "chatty.py"
+    plugin.write_text("print('registered my ops')\n")
+    graphs.load_plugin(plugin)
+    assert capsys.readouterr() == ("", "registered my ops\n")
