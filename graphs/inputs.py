@@ -64,8 +64,8 @@ class LeafPlan:
 
 
 def _npy_checked(path: Path) -> np.dtype:
-    """An .npy file's dtype, once its header parses (`npy_headers.npy_header`) and, unless it holds Python objects
-    (the caller refuses those), declares no more data than the file holds: a header can declare any
+    """An .npy file's dtype, once its header parses (`npy_headers.npy_header`) and, unless it holds
+    Python objects (the caller refuses those), declares no more data than the file holds: a header can declare any
     size, which NumPy would map or allocate before finding the data short. ValueError says what
     is wrong."""
     with open(path, "rb") as f:

@@ -342,7 +342,8 @@ def hostile_npy(rng: random.Random) -> bytes:
         lambda: _npy(np.array([1.0], dtype=np.float16)),
         lambda: _npy(np.array([1.0], dtype=np.longdouble)),
         lambda: _npy_header("{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }"
-                            % (rng.choice([10 ** 6, 2 ** 31, 10 ** 12]), rng.choice([10 ** 6, 2 ** 31, 3])), b"\0" * 64),
+                            % (rng.choice([10 ** 6, 2 ** 31, 10 ** 12]), rng.choice([10 ** 6, 2 ** 31, 3])),
+                            b"\0" * 64),
         lambda: _npy_header("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }", b"\0" * 24),
         lambda: _npy_header("{'descr': '|O', 'fortran_order': False, 'shape': (2,), }", b"\0" * 16),
         lambda: _npy_header("{'descr': [('a', '<f4', (%d,))], 'fortran_order': False, 'shape': (2,), }" % 10 ** 9),
@@ -1086,7 +1087,8 @@ def main(argv=None) -> int:
         print(f"  {name}: {count}")
     print("statuses (kind status: cases): " + ", ".join(f"{k}: {v}" for k, v in sorted(statuses.items())))
     if args.json:
-        Path(args.json).write_text(json.dumps({"cases": ran, "counts": counts, "statuses": statuses, "failing": failing}, indent=1))
+        summary = {"cases": ran, "counts": counts, "statuses": statuses, "failing": failing}
+        Path(args.json).write_text(json.dumps(summary, indent=1))
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
     return 1 if failing else 0
