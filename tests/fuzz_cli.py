@@ -722,7 +722,7 @@ def make_case(rng: random.Random, kinds: list[str]) -> Case:
             files["g.yaml"] = (EXAMPLES / "mlp.yaml").read_bytes()
             guarded, argv = "trace.json", ["run", "g.yaml", "--trace", "trace.json", "--profile"]
         files[guarded] = b"the old file"
-        return Case(kind, files, argv, {0, 128 + signum, -signum}, signal_at=rng.uniform(0.0, 2.5), signum=signum,
+        return Case(kind, files, argv, {0, 128 + signum, -signum}, signal_at=rng.uniform(0.01, 2.5), signum=signum,
                     guarded=guarded, note=target)
     if kind == "cli-args":
         files = {"g.yaml": (EXAMPLES / "seed.yaml").read_bytes()}
@@ -827,8 +827,10 @@ class Runner:
     def run(self, folder: Path, argv: list[str], signal_at: float | None = None, signum: int = 0) -> Outcome:
         out, err = folder / ".fuzz-stdout", folder / ".fuzz-stderr"
         start = time.monotonic()
+        ready_r, ready_w = os.pipe()        # the child says when agrad starts: signals are timed from then
         pid = os.fork()
         if pid == 0:                                                    # the child
+            os.close(ready_r)
             try:
                 os.chdir(folder)
                 os.setpgid(0, 0)
@@ -839,6 +841,8 @@ class Runner:
                 fd_err = os.open(err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
                 os.dup2(fd_in, 0), os.dup2(fd_out, 1), os.dup2(fd_err, 2)
                 env = {**os.environ, "NO_COLOR": "1", "TERM": "dumb", "COLUMNS": "120"}
+                os.write(ready_w, b"1")
+                os.close(ready_w)
                 if self.exec_mode and argv[0] != "@library":
                     os.execve(sys.executable, [sys.executable, "-m", "agrad.cli", *argv], env)
                 os.environ.update(env)
@@ -864,6 +868,12 @@ class Runner:
                 import traceback
                 traceback.print_exc()
                 os._exit(99)
+        os.close(ready_w)
+        import select
+        if select.select([ready_r], [], [], self.timeout)[0]:
+            os.read(ready_r, 1)
+        os.close(ready_r)
+        start = time.monotonic()
         sent = False
         while True:
             done, wait_status, usage = os.wait4(pid, os.WNOHANG)
@@ -876,7 +886,7 @@ class Runner:
             if elapsed > self.timeout:
                 os.killpg(pid, signal.SIGKILL)
                 os.wait4(pid, 0)
-                return Outcome(None, out.read_bytes(), err.read_bytes(), elapsed, 0)
+                return Outcome(None, _read(out), _read(err), elapsed, 0)
             time.sleep(0.005)
         seconds = time.monotonic() - start
         try:
@@ -884,7 +894,14 @@ class Runner:
         except (ProcessLookupError, PermissionError):
             pass
         status = os.waitstatus_to_exitcode(wait_status)
-        return Outcome(status, out.read_bytes(), err.read_bytes(), seconds, usage.ru_maxrss * 1024)
+        return Outcome(status, _read(out), _read(err), seconds, usage.ru_maxrss * 1024)
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:       # the child ended before it made it
+        return b""
 
 
 def _vm_size() -> int:

@@ -55,6 +55,16 @@ def test_a_plugin_raising_keyboard_interrupt_is_an_interrupt(runner, write, tmp_
     assert "Aborted" not in result.output
 
 
+def test_ctrl_c_while_the_command_line_is_read_is_an_interrupt(runner, monkeypatch):
+    # click turns a KeyboardInterrupt out of its parsing into "Aborted!" and status 1, a failed check to a CI
+    def interrupted(self, ctx, args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(type(cli), "parse_args", interrupted)
+    result = runner.invoke(cli, ["run", "g.yaml"])
+    assert result.exit_code == 130 and result.stderr == "error: interrupted\n"
+
+
 _ODD_KERNEL = """
 import agrad
 from agrad import library
