@@ -66,12 +66,27 @@ def make_parent_folders(option: str, path: str) -> None:
         abort(f"--{option} {path}: cannot create {folder}: {exc.strerror or exc}", ExitStatus.INVALID, exc)
 
 
-def check_output_paths(**paths: str | None) -> None:
+def check_output_paths(reads: str | os.PathLike | None = None, **paths: str | None) -> None:
     """Exit 2 naming the option and path for the first output that cannot be written (a folder, a
-    device such as /dev/null, a pipe: never replaced by a rename)."""
+    device such as /dev/null, a pipe: never replaced by a rename), or that is `reads`, the graph or
+    model the command reads: `agrad export g.yaml -o g.yaml` would replace the source with its result,
+    as `cc x.c -o x.c` would (which cc refuses too)."""
     for option, path in paths.items():
-        if path is not None and (problem := output_path_problem(path)) is not None:
+        if path is None:
+            continue
+        if reads is not None and str(reads) != "-" and _same_file(reads, path):
+            abort(f"--{option} {path}: cannot write: it is {reads}, the file this command reads; give another "
+                  "path", ExitStatus.INVALID)
+        if (problem := output_path_problem(path)) is not None:
             abort(f"--{option} {path}: cannot write: {problem}", ExitStatus.INVALID)
+
+
+def _same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    """Whether `a` and `b` name one file (through links; a file that does not exist is no other's)."""
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False
 
 
 @contextlib.contextmanager

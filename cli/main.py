@@ -60,11 +60,13 @@ def _report(app: App, exc: BaseException) -> ExitStatus | None:
     return code
 
 
-def _closed_stdout_exits_0(make_context):
+def _make_context_ends_cleanly(make_context):
     """`make_context` whose help or version text (eager options print while a context is
     made) going to a closed stdout ends with status 0: `agrad --help | head -1` asked for
     less than all of it, which is no failure. A broken pipe while a command writes its
-    results is 141 (AgradGroup.invoke)."""
+    results is 141 (AgradGroup.invoke). Ctrl-C while the command line is read is an
+    interrupt (130), as it is once the command runs: click would say "Aborted!" and exit 1,
+    which reads as a failed check."""
     @functools.wraps(make_context)
     def make(*args, **kwargs):
         try:
@@ -72,6 +74,9 @@ def _closed_stdout_exits_0(make_context):
         except BrokenPipeError:
             discard_stdout()
             raise click.exceptions.Exit(int(ExitStatus.OK)) from None
+        except KeyboardInterrupt:
+            click.echo("error: interrupted", err=True)
+            raise click.exceptions.Exit(interrupts.exit_status(signal.SIGINT)) from None
     return make
 
 
@@ -87,10 +92,10 @@ class AgradGroup(click.Group):
         return self.commands.get(cmd_name)
 
     def make_context(self, *args, **kwargs) -> click.Context:
-        return _closed_stdout_exits_0(super().make_context)(*args, **kwargs)
+        return _make_context_ends_cleanly(super().make_context)(*args, **kwargs)
 
     def add_command(self, cmd: click.Command, name: str | None = None) -> None:
-        cmd.make_context = _closed_stdout_exits_0(cmd.make_context)      # `agrad run --help | head -1`
+        cmd.make_context = _make_context_ends_cleanly(cmd.make_context)      # `agrad run --help | head -1`
         super().add_command(cmd, name)
 
     def invoke(self, ctx: click.Context):
@@ -140,6 +145,18 @@ class AgradGroup(click.Group):
                           "(run again with --debug for the traceback)")
                 code = ExitStatus.RUNTIME
             ctx.exit(code)
+        except BaseException as exc:
+            if isinstance(exc, SystemExit):     # an exit asked for (write_atomically's after a signal)
+                raise
+            # Not an Exception, and no interrupt: what a plugin's kernel raised of its own (GeneratorExit,
+            # a class of its own), which no `except Exception` of the library stops. Still one line and
+            # status 3, never a traceback.
+            if app.debug:
+                app.note(_traceback())
+            said = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            app.error(f"stopped by {said}, which is not an Exception (a plugin's?) "
+                      "(run again with --debug for the traceback)")
+            ctx.exit(ExitStatus.RUNTIME)
 
 
 def _flush_stdout(app: App, ctx: click.Context) -> None:

@@ -6,6 +6,8 @@ it, one holding a carriage return overwrite the line before it, and a bidi overr
 reorder what is read. Every control character (C0 but tab and newline, DEL, C1)
 and every bidi formatting character is therefore printed as its Python escape
 (`\\x1b`, `\\u202e`), once, here, for every console and plain line the CLI prints.
+So is a lone surrogate (`\\udcff`): the bytes of a file name that are not UTF-8, as Python
+decodes them, which no UTF-8 writer (a JUnit report, a terminal) could otherwise encode.
 JSON needs none of this: `json.dumps` escapes them itself.
 """
 from __future__ import annotations
@@ -16,7 +18,7 @@ import sys
 from rich.console import Console
 from rich.segment import Segment
 
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def _escape(match: re.Match) -> str:

@@ -6,6 +6,7 @@ safetensors`. Every malformed file is a FormatError naming the file and what is 
 from __future__ import annotations
 
 import json
+import math
 import os
 import struct
 
@@ -19,6 +20,7 @@ class FormatError(ValueError):
 
 
 MAX_HEADER = 100_000_000       # safetensors' own limit on the JSON header, in bytes
+MAX_DIMS, MAX_SIZE = 64, 2**63 - 1     # NumPy's most dimensions, and its largest size (an int64)
 
 # safetensors' dtype names; BF16 is read as float32 (exactly: bfloat16 is float32's top half)
 DTYPES = {"F16": np.float16, "F32": np.float32, "F64": np.float64, "I8": np.int8, "I16": np.int16,
@@ -121,6 +123,11 @@ def _checked_entry(path: str, name: str, entry) -> tuple:
 
     if not isinstance(shape, list) or not all(natural(s) for s in shape):
         raise FormatError(f"{path}: entry {name!r} has shape {shape!r}, not a list of sizes")
+    # NOTE: NumPy's limits, past which np.zeros and reshape raise (OverflowError, ValueError): a shape
+    # with a zero in it holds no bytes, so the data_offsets check below does not bound its other sizes
+    if len(shape) > MAX_DIMS or any(s > MAX_SIZE for s in shape):
+        raise FormatError(f"{path}: entry {name!r} has shape {_shown(shape)}: more than NumPy's {MAX_DIMS} "
+                          f"dimensions or a size past int64")
     if not (isinstance(offsets, list) and len(offsets) == 2 and all(natural(o) for o in offsets)
             and offsets[0] <= offsets[1]):
         raise FormatError(f"{path}: entry {name!r} has data_offsets {offsets!r}, not [begin, end]")
@@ -129,6 +136,11 @@ def _checked_entry(path: str, name: str, entry) -> tuple:
         raise FormatError(f"{path}: entry {name!r} of shape {shape} and dtype {dtype_name} needs {nbytes} "
                                  f"bytes; its data_offsets give {offsets[1] - offsets[0]}")
     return name, dtype, tuple(shape), (offsets[0], offsets[1])
+
+
+def _shown(shape: list) -> str:
+    text = str(shape)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def read_tensor(path: str, key: str) -> np.ndarray:
@@ -150,7 +162,7 @@ def read_tensor(path: str, key: str) -> np.ndarray:
     if 8 + header_len + end > size:
         raise FormatError(f"{path}: tensor '{key}' declares bytes {begin}..{end} of the data, which the file "
                           f"({size:,} bytes) does not hold")
-    count = int(np.prod(shape, dtype=np.int64))
+    count = math.prod(shape)
     if count == 0:
         return np.zeros(shape, np.float32 if header[key]["dtype"] == "BF16" else dtype.newbyteorder("="))
     array = np.memmap(path, dtype=dtype, mode="r", offset=start, shape=(count,)).reshape(shape)

@@ -9,7 +9,8 @@ file object (`io.BytesIO`) get `.npz`, a zip as PyTorch's own format is. Loading
 safetensors' header length and `{`); a PyTorch checkpoint (a zip holding a pickle) is refused
 by name. Writes to a path are atomic (agrad._atomic_write): a reader
 sees the old file or the whole new one. Reading trusts nothing in the file: NumPy reads
-with allow_pickle=False, and a safetensors header is checked in full — its length
+with allow_pickle=False, each .npz member's header is checked before its data is inflated
+(agrad._npy_headers: declared sizes, zip bombs), and a safetensors header is checked in full — its length
 against the file, each entry's dtype, shape and byte range, the ranges tiling the data
 exactly — before any array is made; anything wrong is a SerializationError naming the
 file and the problem. Tensors load onto the CPU (or `map_location`).
@@ -28,7 +29,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from . import _safetensors
+from . import _npy_headers, _safetensors
 from ._atomic_write import write_atomically
 from ._saved_structure import StructureError, flatten, unflatten
 
@@ -158,7 +159,12 @@ def _read_npz(path: str, source) -> tuple[dict, dict]:
                                  f"save its tensors with safetensors (safetensors.torch.save_file) to load them")
     try:
         with archive:
+            # each member's header first: one can declare any size, and a compressed one inflate a
+            # few kilobytes to gigabytes (a zip bomb), which NumPy would allocate before reading
+            _npy_headers.check_archive(archive.zip)
             arrays = {name: archive[name] for name in archive.files}
+    except _npy_headers.Refused as exc:
+        raise SerializationError(f"{path}: {exc}") from None
     except unreadable as exc:
         raise SerializationError(f"{path}: not a readable .npz archive ({type(exc).__name__}: {exc})") from None
     metadata = {}

@@ -6,6 +6,7 @@ Files are read with `allow_pickle=False`: a graph file never unpickles anything.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import stat
@@ -14,6 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from agrad import _npy_headers as npy_headers
+from agrad._npy_headers import memory_bytes  # noqa: F401 - the runner's and the ONNX importer's limit too
 
 from .diagnostics import Pos
 from .document import literal_shape
@@ -59,33 +63,13 @@ class LeafPlan:
     source: tuple[Path, str] | None = None   # an .npz and key, inflated only when the leaf is made
 
 
-def _header(stream) -> tuple[tuple[int, ...], np.dtype, int]:
-    """(shape, dtype, header length) of an .npy stream, reading only its header. ValueError for a
-    header that is not one: NumPy parses the header's text with `tokenize`, `ast.literal_eval`
-    and `descr_to_dtype`, which raise whatever a hostile text makes them (TokenError, SyntaxError,
-    TypeError, RecursionError, ...); every reader of .npy data goes through here first."""
-    try:
-        major, _ = np.lib.format.read_magic(stream)
-        read = np.lib.format.read_array_header_1_0 if major == 1 else np.lib.format.read_array_header_2_0
-        shape, _, dtype = read(stream)
-    except (ValueError, EOFError, OSError):
-        raise
-    except Exception as exc:            # noqa: BLE001 - see above: the header's text is the file's
-        raise ValueError(f"not an .npy array header ({type(exc).__name__}: {exc})") from None
-    # NumPy accepts any int in the shape, `True` and negatives too; those would reach np.memmap and
-    # np.fromfile as a TypeError or a size that the data check below cannot trust.
-    if any(type(size) is not int or size < 0 for size in shape):
-        raise ValueError(f"not an .npy array header (shape {shape!r} is not sizes >= 0)")
-    return shape, dtype, stream.tell()
-
-
 def _npy_checked(path: Path) -> np.dtype:
-    """An .npy file's dtype, once its header parses (`_header`) and, unless it holds Python objects
-    (the caller refuses those), declares no more data than the file holds: a header can declare any
+    """An .npy file's dtype, once its header parses (`npy_headers.npy_header`) and, unless it holds
+    Python objects (the caller refuses those), declares no more data than the file holds: a header can declare any
     size, which NumPy would map or allocate before finding the data short. ValueError says what
     is wrong."""
     with open(path, "rb") as f:
-        shape, dtype, header = _header(f)
+        shape, dtype, header = npy_headers.npy_header(f)
         size = os.fstat(f.fileno()).st_size
     nbytes = math.prod(shape) * dtype.itemsize
     if not dtype.hasobject and header + nbytes > size:
@@ -130,24 +114,12 @@ def require_inside_folder(path: Path, folder: Path, pos: Pos, code: str) -> None
                          "folder and below only)", pos)
 
 
-def memory_bytes() -> int | None:
-    """This machine's physical memory (None where the system does not say)."""
-    try:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None
-
-
 def _zip_errors() -> tuple:
     """zipfile's error, looked up while an error is handled: zipfile (with bz2, lzma, shutil) is
     imported by the graphs that read an .npz, not by every run."""
     import zipfile
 
     return (zipfile.BadZipFile,)
-
-
-# A compressed member that inflates past 1 GiB at more than 100:1 is refused unread.
-_BOMB_BYTES, _BOMB_RATIO = 2**30, 100
 
 
 def _npz_header(path: Path, key: str | None, pos: Pos) -> tuple[tuple[int, ...], np.dtype]:
@@ -159,40 +131,20 @@ def _npz_header(path: Path, key: str | None, pos: Pos) -> tuple[tuple[int, ...],
         if key not in names:
             raise InputError("AG013", f"{path.name} has no array '{key}' (it has: "
                              f"{', '.join(names) or 'none'})", pos)
-        shape, dtype, _ = _member_header(archive, archive.getinfo(names[key]), path, key, pos)
+        with _refusals(path, pos, "AG013"):
+            info = archive.getinfo(names[key])
+            shape, dtype, nbytes = npy_headers.member_header(archive, info, key)
+            npy_headers.refuse_inflation(f"array '{key}'", nbytes, info.compress_size)
     return shape, dtype
 
 
-def _member_header(archive, info, path: Path, key: str,
-                   pos: Pos, code: str = "AG013") -> tuple[tuple[int, ...], np.dtype, int]:
-    """(shape, dtype, data bytes) of one .npz member, from its header and the zip directory.
-
-    A compressed member can declare gigabytes in a few kilobytes (a "zip bomb"): its
-    size is checked against the zip directory and this machine's memory first.
-    """
-    if info.flag_bits & 0x1:            # zipfile would raise RuntimeError asking for a password
-        raise InputError(code, f"{path.name}: array '{key}' is encrypted (a password-protected archive)", pos)
-    with archive.open(info) as member:
-        shape, dtype, header = _header(member)
-    if dtype.hasobject:
-        raise _object_array(path, pos, code)
-    nbytes = math.prod(shape) * dtype.itemsize
-    if header + nbytes != info.file_size:
-        raise InputError(code, f"{path.name}: array '{key}' declares {nbytes:,} bytes of data but the archive "
-                         f"holds {info.file_size - header:,}", pos)
-    _refuse_bomb(path, f"array '{key}'", nbytes, info.compress_size, pos, code)
-    return tuple(shape), dtype, nbytes
-
-
-def _refuse_bomb(path: Path, what: str, nbytes: int, compressed: int, pos: Pos, code: str) -> None:
-    if nbytes > _BOMB_BYTES and nbytes > _BOMB_RATIO * compressed:
-        raise InputError(code, f"{path.name}: {what} would inflate to {nbytes / 2**30:.1f} GiB from "
-                         f"{compressed / 2**20:.1f} MiB (a zip bomb?); save large arrays uncompressed "
-                         "(np.savez or np.save)", pos)
-    memory = memory_bytes()
-    if memory is not None and nbytes > memory:
-        raise InputError(code, f"{path.name}: {what} would inflate to {nbytes / 2**30:.1f} GiB, more "
-                         f"than this machine's memory ({memory / 2**30:.1f} GiB)", pos)
+@contextlib.contextmanager
+def _refusals(path: Path, pos: Pos, code: str):
+    """An array refused for what its header declares (agrad._npy_headers) as a located error."""
+    try:
+        yield
+    except npy_headers.Refused as exc:
+        raise InputError(code, f"{path.name}: {exc}", pos) from None
 
 
 def read_npz(path: Path, pos: Pos, code: str = "AG013", what: str = "input file") -> dict[str, np.ndarray]:
@@ -205,16 +157,11 @@ def read_npz(path: Path, pos: Pos, code: str = "AG013", what: str = "input file"
     regular_file_size(path, pos, code, what)
     try:
         with zipfile.ZipFile(path) as archive:
-            infos = archive.infolist()
-            total = compressed = 0
-            for info in infos:
-                key = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+            for info in archive.infolist():
                 if not info.filename.endswith(".npy"):
                     raise InputError(code, f"{path.name}: member '{info.filename}' is not an .npy array", pos)
-                _, _, nbytes = _member_header(archive, info, path, key, pos, code)
-                total += nbytes
-                compressed += info.compress_size
-            _refuse_bomb(path, "the archive", total, compressed, pos, code)
+            with _refusals(path, pos, code):
+                npy_headers.check_archive(archive)
         with np.load(path, allow_pickle=False) as npz:
             return {k: npz[k] for k in npz.files}
     except InputError:

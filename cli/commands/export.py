@@ -36,7 +36,7 @@ def export(app: App, graph_file, model_file, with_grads, strict, plugins):
         abort(str(exc), ExitStatus.RUNTIME)
     # (`-o ""` names no file, as `--save ""` does not: refused by check_output_paths, not the default)
     model_path = Path(model_file) if model_file is not None else Path(graph_file).with_suffix(".onnx")
-    files.check_output_paths(output=str(model_path))
+    files.check_output_paths(graph_file, output=str(model_path))
     library.load_plugins(plugins)
     library.start_up_over()
     try:

@@ -61,9 +61,9 @@ def import_(app: App, model_file, graph_file, shapes, weights, loss):
 
     # (`-o ""` names no file: refused by check_output_paths, not taken for the default)
     graph_path = Path(graph_file) if graph_file is not None else Path(model_file).with_suffix(".yaml")
-    files.check_output_paths(output=str(graph_path))        # first: the weights' name is made from it
+    files.check_output_paths(model_file, output=str(graph_path))        # first: the weights' name is made from it
     weights_path = graph_path.with_suffix(f".{weights}")
-    files.check_output_paths(weights=str(weights_path))
+    files.check_output_paths(model_file, weights=str(weights_path))
     library.start_up_over()
     try:
         with files.writing("output", graph_path):       # the model's reading errors are ModelErrors (exit 2)

@@ -70,7 +70,7 @@ def run(app: App, graph_file, device, dtype, seed, replacements, output_format, 
     if cluster is not None and device != "dask":
         raise click.UsageError("run computes on --workers/--cluster only with --device dask (dask.array on the "
                                "cluster's workers)")
-    files.check_output_paths(save=save_path, trace=trace_path)      # before the run, not after it
+    files.check_output_paths(graph_file, save=save_path, trace=trace_path)      # before the run, not after it
     library.load_plugins(plugins)
     graph = library.load_graph(graph_file, device=device, dtype=dtype, seed=seed, inputs=_inputs(replacements))
     with library.dask_arrays_computed_on(cluster), _progress(app, repeat) as on_repeat:

@@ -88,7 +88,7 @@ def train(app: App, graph_file, steps, seed, output_format, save_path, resume_pa
           anomaly, no_replay, plugins, cluster):
     """Train GRAPH's `train:` section (GRAPH: a file, or - for standard input): optimizer steps on its
     loss, with a summary and loss curve."""
-    files.check_output_paths(save=save_path, plot=plot_path)
+    files.check_output_paths(graph_file, save=save_path, plot=plot_path)
     _check_plot_path(plot_path)
     if graph_file == "-" and cluster is not None:      # workers read the graph by its path
         abort("- (standard input) cannot be sent to --workers/--cluster; give the graph as a file",

@@ -35,11 +35,19 @@ LOSSES = ("sum", "mean", "cross_entropy", "mse")
 
 class TranslationBug(RuntimeError):
     """The graph file the importer made does not load: a bug in agrad import, not in the model
-    (unless the model's own shapes disagree: import_model asks first). `details`: why, per line."""
+    (unless the model's own shapes disagree: import_model asks first). `details`: why, per line;
+    `codes`: the problems' codes."""
 
-    def __init__(self, message: str, details: str):
+    def __init__(self, message: str, details: str, codes: frozenset = frozenset()):
         super().__init__(message)
         self.details = details
+        self.codes = codes
+
+
+# The code of a shape an op refuses on Meta (graphs.build.classify): where it is every problem, the
+# sizes the model declares do not fit its ops (a 3x3 Conv over an input 0 wide), which ONNX's
+# shape inference, strict or not, does not check.
+SHAPE_REFUSED = "AG023"
 
 
 @dataclass
@@ -686,6 +694,9 @@ def import_model(model_path, graph_path=None, options: ImportOptions | None = No
         if disagreement is not None:
             raise ModelError([f"{model_path.name}: the model's shapes disagree (ONNX's strict shape inference: "
                               f"{disagreement}). {bug.details}"]) from None
+        if bug.codes == {SHAPE_REFUSED}:
+            raise ModelError([f"{model_path.name}: the shapes the model declares do not fit its ops (as PyTorch "
+                              f"checks them; ONNX's shape inference does not). {bug.details}"]) from None
         raise
     return ImportResult(graph_path, weights_path, importer.translated, importer.folded,
                         sum(1 for n in importer.param_inputs if n in importer.grad_params), loaded.opset,
@@ -717,7 +728,7 @@ def _write_checked(graph_path: Path, text: str, weights_path: Path, weights: dic
                 return f"line {line or '?'}: {d.message} [{lines[line - 1].strip() if 0 < line <= len(lines) else ''}]"
             details = "; ".join(where(d) for d in problems[:5])
             raise TranslationBug(f"agrad import made a graph that does not load (a bug in agrad import): {details}",
-                                 f"The graph it makes does not load: {details}")
+                                 f"The graph it makes does not load: {details}", frozenset(d.code for d in problems))
         _move_into_place(staged_weights, Path(os.path.realpath(weights_path)))
         os.replace(staged_graph, Path(os.path.realpath(graph_path)))
     finally:

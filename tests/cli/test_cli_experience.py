@@ -54,6 +54,23 @@ def agrad(*arguments: str, env: dict | None = None, stdin: str | None = None, cw
 def test_printable_escapes_controls_but_keeps_newlines_and_tabs():
     assert printable("a\x1b[2Jb\x07c\r\x9b\u202e\td\ne") == "a\\x1b[2Jb\\x07c\\x0d\\x9b\\u202e\td\ne"
     assert printable("ŷ café") == "ŷ café"
+    assert printable("g\udcff.yaml") == "g\\udcff.yaml"      # a file name's byte 0xff that is not UTF-8
+
+
+@pytest.mark.skipif(sys.platform in ("win32", "darwin"), reason="file names there are Unicode text")
+def test_file_names_that_are_not_utf8_are_printed_escaped_and_written(runner, tmp_path):
+    # Python decodes the bytes as lone surrogates, which a UTF-8 writer refuses: the JUnit report and the
+    # plugin's module name, each once an internal error
+    graph = tmp_path / os.fsdecode(b"g\xff.yaml")
+    graph.write_text(Path(SEED).read_text())
+    plugin = tmp_path / os.fsdecode(b"p\xff.py")
+    plugin.write_text("raise ValueError('from the plugin')\n")
+    junit = tmp_path / "j.xml"
+    result = runner.invoke(cli, ["test", str(graph), "--junit-xml", str(junit)])
+    assert result.exit_code == 0, result.output
+    assert 'file="' + str(tmp_path) + '/g\\udcff.yaml"' in junit.read_text()
+    result = runner.invoke(cli, ["run", str(graph), "--plugin", str(plugin)])
+    assert result.exit_code == 2 and "p\\udcff.py:1:1: error[AG032]: plugin raised ValueError" in result.stderr
 
 
 def test_every_console_line_is_escaped_whatever_the_renderable():

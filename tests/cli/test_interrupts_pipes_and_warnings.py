@@ -55,6 +55,44 @@ def test_a_plugin_raising_keyboard_interrupt_is_an_interrupt(runner, write, tmp_
     assert "Aborted" not in result.output
 
 
+def test_ctrl_c_while_the_command_line_is_read_is_an_interrupt(runner, monkeypatch):
+    # click turns a KeyboardInterrupt out of its parsing into "Aborted!" and status 1, a failed check to a CI
+    def interrupted(self, ctx, args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(type(cli), "parse_args", interrupted)
+    result = runner.invoke(cli, ["run", "g.yaml"])
+    assert result.exit_code == 130 and result.stderr == "error: interrupted\n"
+
+
+_ODD_KERNEL = """
+import agrad
+from agrad import library
+
+class Odd(BaseException):
+    pass
+
+def kernel(x):
+    raise {raised}
+
+library.define("odd_{tag}::f(Tensor x) -> Tensor")
+library.impl("odd_{tag}::f", "CPU", kernel)
+library.impl("odd_{tag}::f", "Meta", lambda x: agrad.empty(x.shape, dtype=x.dtype, device="meta"))
+"""
+
+
+@pytest.mark.parametrize("tag, raised, said", [("gen", "GeneratorExit", "stopped by GeneratorExit, which"),
+                                               ("own", "Odd('mine')", "stopped by Odd: mine, which")])
+def test_a_plugin_kernel_raising_a_base_exception_is_one_line_and_status_3(runner, write, tmp_path, tag, raised, said):
+    # no `except Exception` stops it: the CLI's last resort does, where it once ended in a traceback
+    plugin = tmp_path / f"odd_{tag}.py"
+    plugin.write_text(_ODD_KERNEL.format(tag=tag, raised=raised))
+    graph = write("g.yaml", f"inputs: {{x: {{value: [1.0]}}}}\nnodes: {{a: {{op: 'odd_{tag}::f', args: [x]}}}}\n")
+    result = runner.invoke(cli, ["run", graph, "--plugin", str(plugin)])
+    assert result.exit_code == 3 and result.stderr.startswith(f"error: {said} is not an Exception"), result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_the_mean_of_nothing_is_nan_without_numpys_warning(write):
     # PyTorch gives the nan quietly; NumPy's mean warns "Mean of empty slice" (engine/fp_warnings.py)
     graph = write("g.yaml", "inputs:\n  e: {shape: [0], init: zeros}\nnodes:\n  m: mean(e)\noutputs: [m]\n")

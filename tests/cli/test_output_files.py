@@ -94,6 +94,26 @@ def test_a_name_near_the_file_systems_limit_is_written(runner, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([target.name, multibyte.name])
 
 
+@pytest.mark.parametrize("argv, option", [(["run", "{g}", "--save", "{g}"], "--save"),
+                                          (["run", "{g}", "--trace", "{link}"], "--trace"),
+                                          (["train", "{g}", "--save", "{g}"], "--save"),
+                                          (["export", "{g}", "-o", "{g}"], "--output"),
+                                          (["import", "{m}", "-o", "{m}"], "--output")])
+def test_the_file_the_command_reads_is_not_its_output(runner, tmp_path, argv, option):
+    # `agrad export g.yaml -o g.yaml` replaced the graph with its ONNX model, as `cc x.c -o x.c` would
+    graph, model = tmp_path / "g.yaml", tmp_path / "m.onnx"
+    graph.write_text(Path(SEED).read_text())
+    model.write_bytes(b"not read")
+    (tmp_path / "link.yaml").symlink_to(graph)          # the same file by another name
+    names = {"g": str(graph), "m": str(model), "link": str(tmp_path / "link.yaml")}
+    result = runner.invoke(cli, [a.format(**names) for a in argv])
+    assert result.exit_code == 2, result.output
+    source = names["m" if argv[0] == "import" else "g"]
+    assert f"cannot write: it is {source}, the file this command reads" in result.stderr
+    assert option in result.stderr
+    assert graph.read_text() == Path(SEED).read_text() and model.read_bytes() == b"not read"
+
+
 def test_a_path_ending_with_a_slash_is_refused(runner, tmp_path):
     result = runner.invoke(cli, ["run", SEED, "--save", f"{tmp_path}/out.npz/"])
     assert result.exit_code == 2

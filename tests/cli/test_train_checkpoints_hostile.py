@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from agrad.cli.main import cli
-from agrad.graphs import inputs as graph_inputs
+from agrad import _npy_headers as npy_headers
 from train_hardening_helpers import bounded, meta_of, read_arrays, with_meta, write_trainable
 
 
@@ -174,7 +174,7 @@ def test_a_zip_bomb_checkpoint_is_refused_before_inflating(runner, trained, tmp_
     graph, _, arrays, keep = trained
     path = tmp_path / "bomb.npz"
     np.savez_compressed(path, **{**arrays, "params/W": np.zeros(2 ** 18)})          # 2 MiB in ~2 KiB
-    monkeypatch.setattr(graph_inputs, "_BOMB_BYTES", 2 ** 20)            # the 1 GiB rule, scaled down
+    monkeypatch.setattr(npy_headers, "BOMB_BYTES", 2 ** 20)            # the 1 GiB rule, scaled down
     load = np.load
     monkeypatch.setattr(np, "load", lambda f, **k: pytest.fail("inflated") if os.path.basename(f) == "bomb.npz"
                         else load(f, **k))

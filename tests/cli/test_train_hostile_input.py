@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from agrad.cli.main import cli
-from agrad.graphs import inputs as graph_inputs
+from agrad import _npy_headers as npy_headers
 from train_hardening_helpers import TRAIN, bounded, write_trainable
 
 
@@ -52,7 +52,7 @@ def test_a_special_file_as_resume_is_refused_without_opening(runner, tmp_path, f
 def test_a_zip_bomb_as_training_data_is_refused_before_inflating(runner, tmp_path, monkeypatch):
     graph = write_trainable(tmp_path)
     np.savez_compressed(tmp_path / "d.npz", x=np.zeros((2 ** 16, 4), np.float32), y=np.zeros(2 ** 16, np.int64))
-    monkeypatch.setattr(graph_inputs, "_BOMB_BYTES", 2 ** 20)            # the 1 GiB rule, scaled down
+    monkeypatch.setattr(npy_headers, "BOMB_BYTES", 2 ** 20)            # the 1 GiB rule, scaled down
     load = np.load
     monkeypatch.setattr(np, "load", lambda f, **k: pytest.fail("inflated") if os.path.basename(f) == "d.npz"
                         else load(f, **k))

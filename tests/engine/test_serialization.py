@@ -15,6 +15,7 @@ import pytest
 
 import agrad
 import agrad.nn as nn
+from agrad import _npy_headers as npy_headers
 from agrad.serialization import SerializationError
 
 REFERENCE = Path(__file__).resolve().parents[1] / "reference"
@@ -254,6 +255,11 @@ HOSTILE_SAFETENSORS = {
                        "needs 12 bytes; its data_offsets give 8"),
     "huge_shape": (_safetensors({"a": {"dtype": "F64", "shape": [2**40, 2**40], "data_offsets": [0, 8]}},
                                 bytes(8)), "needs .* bytes; its data_offsets give 8"),
+    # a zero makes the data 0 bytes whatever the other sizes: NumPy's own limits must bound them
+    "size_past_int64": (_safetensors({"a": {"dtype": "F32", "shape": [2**64, 0], "data_offsets": [0, 0]}}),
+                        "more than NumPy's 64 dimensions or a size past int64"),
+    "65_dimensions": (_safetensors({"a": {"dtype": "F32", "shape": [1] * 64 + [0], "data_offsets": [0, 0]}}),
+                      "more than NumPy's 64 dimensions"),
     "overlap": (_safetensors({"a": _F32, "b": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}}, bytes(8)),
                 "overlap or leave a gap"),
     "gap": (_safetensors({"a": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}}, bytes(8)),
@@ -336,7 +342,17 @@ def _unknown_compression(path):
     path.write_bytes(bytes(raw))
 
 
-HOSTILE_NPZ = {"object_array": (_pickled_npz, "Object arrays cannot be loaded"),
+def _declares_more_than_it_holds(path):
+    member = io.BytesIO()
+    np.save(member, np.arange(4.0))
+    with zipfile.ZipFile(path, "w") as z:         # a header for 2**40 values over the data of 4
+        z.writestr("w.npy", member.getvalue().replace(b"(4,)", b"(1099511627776,)", 1))
+
+
+HOSTILE_NPZ = {"object_array": (_pickled_npz, "array 'w' holds Python objects, which would need unpickling"),
+               "declares_more_than_it_holds": (_declares_more_than_it_holds,
+                                               "array 'w' declares 8,796,093,022,208 bytes of data but the archive "
+                                               "holds"),
                "unparsable_header": (_unparsable_header, "not a readable .npz archive"),
                "unknown_compression": (_unknown_compression, "not a readable .npz archive"),
                "truncated": (_truncated_npz, "not a readable .npz archive"),
@@ -353,3 +369,15 @@ def test_hostile_npz_are_refused(tmp_path, name):
     make(path)
     with pytest.raises(SerializationError, match=message):
         agrad.load(path)
+
+
+def test_a_compressed_npz_bomb_is_refused_from_its_headers(tmp_path, monkeypatch):
+    # agrad.load checks each member as graph inputs and checkpoints do (agrad._npy_headers), before
+    # NumPy allocates what a header declares: here 2 MiB of zeros in about 2 KiB, past a 1 MiB rule
+    np.savez_compressed(tmp_path / "bomb.npz", w=np.zeros(2 ** 18))
+    monkeypatch.setattr(npy_headers, "BOMB_BYTES", 2 ** 20)
+    for source in (tmp_path / "bomb.npz", io.BytesIO((tmp_path / "bomb.npz").read_bytes())):
+        with pytest.raises(SerializationError, match=r"array 'w' would inflate to 0\.0 GiB from 0\.0 MiB \(a zip bomb"):
+            agrad.load(source)
+    monkeypatch.setattr(npy_headers, "BOMB_BYTES", 2 ** 21)
+    assert agrad.load(tmp_path / "bomb.npz")["w"].shape == (2 ** 18,)

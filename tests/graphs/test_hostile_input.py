@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from agrad import graphs
-from agrad.graphs import inputs as graph_inputs
+from agrad import _npy_headers as npy_headers
 from agrad.graphs.yaml_loader import MAX_ALIAS_VALUES, MAX_DEPTH
 from graph_helpers import read_text, where
 
@@ -125,7 +125,7 @@ def _npz_graph(graph_file, name="a.npz"):
 def test_a_compressed_npz_bomb_is_refused_from_its_header(graph_file, monkeypatch):
     path = _npz_graph(graph_file)
     np.savez_compressed(path.parent / "a.npz", a=np.zeros(2 ** 18))      # 2 MiB of zeros in ~2 KiB
-    monkeypatch.setattr(graph_inputs, "_BOMB_BYTES", 2 ** 20)
+    monkeypatch.setattr(npy_headers, "BOMB_BYTES", 2 ** 20)
     monkeypatch.setattr(np, "load", lambda *a, **k: pytest.fail("the data was read"))
     error = only_error(path)
     assert (error.code, error.location.line) == ("AG013", 1) and "zip bomb" in error.message
@@ -347,3 +347,23 @@ def test_a_plugin_kernel_that_exits_is_a_located_runtime_failure(tmp_path, graph
             attempt()
         assert (caught.value.code, caught.value.location.line) == ("AG045", line)
         assert "SystemExit" in str(caught.value)
+
+
+@pytest.mark.parametrize("body, said", [("raise GeneratorExit\n", "raised GeneratorExit"),
+                                        ("\nclass Odd(BaseException):\n    pass\nraise Odd('odd')\n",
+                                         "raised Odd: odd")])
+def test_a_plugin_raising_a_base_exception_is_a_diagnostic_at_its_line(tmp_path, graph_file, body, said):
+    # not an Exception, and not the Ctrl-C that KeyboardInterrupt is: the plugin's failure, not a traceback
+    plugin = tmp_path / f"odd_{len(body)}.py"
+    plugin.write_text(body)
+    [found] = graphs.validate(graph_file("inputs: {x: 1.0}\nnodes: {a: neg(x)}\n"), plugins=[plugin])
+    assert (found.code, found.location.line) == ("AG032", body.count("\n")) and said in found.message
+
+
+def test_what_a_plugin_prints_as_it_loads_goes_to_stderr(tmp_path, capsys):
+    # stdout holds the command's own output: a JSON document under --format json, which a
+    # plugin's print would have spoiled
+    plugin = tmp_path / "chatty.py"
+    plugin.write_text("print('registered my ops')\n")
+    graphs.load_plugin(plugin)
+    assert capsys.readouterr() == ("", "registered my ops\n")

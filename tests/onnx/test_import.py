@@ -349,6 +349,20 @@ def test_a_model_whose_shapes_disagree_is_the_models_problem_not_a_bug(tmp_path)
     _refused(tmp_path, path, "the model's shapes disagree", "The graph it makes does not load")
 
 
+def test_a_model_whose_declared_sizes_its_ops_refuse_is_the_models_problem_not_a_bug(tmp_path):
+    """A 3x3 Conv over an input declared 0 wide: ONNX's inference, strict too, accepts it, and PyTorch's
+    conv2d refuses it on Meta. Exit 2, the model's fault (it was exit 3, "a bug in agrad import")."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 4, 0])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    conv = helper.make_node("Conv", ["x", "w"], ["y"], kernel_shape=[3, 3], name="conv")
+    model = helper.make_model(helper.make_graph([conv], "g", [x], [y], [numpy_helper.from_array(
+        np.ones((1, 1, 3, 3), np.float32), "w")]), opset_imports=[helper.make_opsetid("", 18)])
+    path = tmp_path / "narrow.onnx"
+    path.write_bytes(model.SerializeToString())
+    _refused(tmp_path, path, "narrow.onnx: the shapes the model declares do not fit its ops",
+             "Kernel size can't be greater than actual input size")
+
+
 def test_bad_shape_and_loss_options_are_usage_errors(tmp_path):
     model = FIXTURES / "mlp.legacy.onnx"
     for args, needle in ((["--shape", "y=2,6"], "the model has no input 'y'"),

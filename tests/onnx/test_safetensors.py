@@ -48,6 +48,8 @@ def test_import_with_safetensors_weights_runs_as_with_npz(tmp_path):
         b'{"w":{"dtype":"F32","shape":[1000],"data_offsets":[0,4000]}}'), "does not hold"),
     (lambda: (lambda h: struct.pack("<Q", len(h)) + h)(b'{"w":{"dtype":[],"shape":[0],"data_offsets":[0,0]}}'),
      "not a dtype's name"),
+    (lambda: (lambda h: struct.pack("<Q", len(h)) + h)(      # once an internal error (OverflowError)
+        b'{"w":{"dtype":"F32","shape":[18446744073709551616,0],"data_offsets":[0,0]}}'), "a size past int64"),
 ])
 def test_malformed_files_are_located_errors(tmp_path, data, message):
     (tmp_path / "w.safetensors").write_bytes(data() if callable(data) else data)
