@@ -57,7 +57,7 @@ FAMILIES = {
         ("_ctc_loss", "_ctc_loss_backward", "ctc_loss"),
         ()),
     "nn.distance": (
-        ("cosine_similarity", "pairwise_distance", "pdist"),
+        ("_cdist_forward", "_euclidean_dist", "cdist", "cosine_similarity", "pairwise_distance", "pdist"),
         ()),
     "nn.dropout": (
         ("_dropout_mask", "dropout"),
