@@ -235,7 +235,8 @@ _ALIASES = ("absolute", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arc
 _INPLACE = frozenset(_UNARY + _BINARY + _ALIASES + ("sinc", "deg2rad", "rad2deg", "heaviside", "acosh", "asinh",
                                                     "atanh", "clip", "floor_divide", "i0", "mvlgamma",
                                                     "addmm", "addmv", "addr", "addbmm", "baddbmm", "renorm",
-                                                    "cumsum", "cumprod", "tril", "triu"))
+                                                    "cumsum", "cumprod", "tril", "triu", "gcd", "lcm", "ldexp",
+                                                    "nextafter"))
 
 
 def _sizes_method(fn):

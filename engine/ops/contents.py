@@ -126,14 +126,14 @@ FAMILIES = {
         ()),
     "pointwise.binary": (
         ("add", "addcdiv", "addcmul", "atan2", "clamp", "clamp_max", "clamp_min", "clip", "copysign", "div",
-         "eq", "float_power", "floor_divide", "fmax", "fmin", "fmod", "ge", "gt", "heaviside", "hypot", "le",
-         "lerp", "logaddexp", "lt", "maximum", "minimum", "mul", "ne", "pow", "remainder", "rsub", "sub",
-         "true_divide", "where"),
+         "eq", "float_power", "floor_divide", "fmax", "fmin", "fmod", "ge", "gt", "heaviside", "hypot",
+         "ldexp", "le", "lerp", "logaddexp", "logaddexp2", "lt", "maximum", "minimum", "mul", "ne",
+         "nextafter", "pow", "remainder", "rsub", "sub", "true_divide", "where"),
         ()),
     "pointwise.logical": (
         ("bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift",
-         "bitwise_xor", "isclose", "isfinite", "isin", "isinf", "isnan", "isneginf", "isposinf", "isreal",
-         "logical_and", "logical_not", "logical_or", "logical_xor", "signbit"),
+         "bitwise_xor", "gcd", "isclose", "isfinite", "isin", "isinf", "isnan", "isneginf", "isposinf",
+         "isreal", "lcm", "logical_and", "logical_not", "logical_or", "logical_xor", "signbit"),
         ()),
     "pointwise.special": (
         ("digamma", "erf", "erfc", "erfinv", "lgamma", "mvlgamma", "polygamma", "special_entr",
@@ -142,9 +142,9 @@ FAMILIES = {
         ()),
     "pointwise.unary": (
         ("abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "ceil", "cos", "cosh", "deg2rad", "exp",
-         "exp2", "expm1", "floor", "frac", "log", "log10", "log1p", "log2", "logit", "nan_to_num", "neg",
-         "rad2deg", "reciprocal", "round", "rsqrt", "sgn", "sign", "sin", "sinc", "sinh", "sqrt", "square",
-         "tan", "trunc"),
+         "exp2", "expm1", "floor", "frac", "frexp", "log", "log10", "log1p", "log2", "logit", "nan_to_num",
+         "neg", "rad2deg", "reciprocal", "round", "rsqrt", "sgn", "sign", "sin", "sinc", "sinh", "sqrt",
+         "square", "tan", "trunc"),
         ()),
     "reduce.arithmetic": (
         ("linalg_vector_norm", "logsumexp", "mean", "nanmean", "nansum", "norm", "prod", "sum", "sum_to_size"),
