@@ -34,14 +34,15 @@ FAMILIES = {
         ("empty_like", "fill", "full_like", "ones_like", "rand_like", "randn_like", "zeros_like"),
         ()),
     "least_squares": (
-        ("_linalg_lstsq", "linalg_lstsq", "linalg_matrix_rank", "linalg_pinv"),
+        ("_linalg_lstsq", "linalg_lstsq", "linalg_matrix_rank", "linalg_pinv", "pinverse"),
         ()),
     "linalg": (
         ("_einsum", "addmm", "baddbmm", "bmm", "cross", "dot", "einsum", "ger", "kron", "linalg_cross",
          "linear", "matmul", "mm", "mv", "outer", "trace"),
         ()),
     "linalg_products": (
-        ("linalg_diagonal", "linalg_multi_dot", "linalg_vander", "linalg_vecdot", "vdot"),
+        ("chain_matmul", "inner", "linalg_diagonal", "linalg_multi_dot", "linalg_vander", "linalg_vecdot",
+         "vdot"),
         ()),
     "matrix_functions": (
         ("linalg_matrix_exp", "matrix_exp"),
@@ -57,7 +58,8 @@ FAMILIES = {
         ("_ctc_loss", "_ctc_loss_backward", "ctc_loss"),
         ()),
     "nn.distance": (
-        ("_cdist_forward", "_euclidean_dist", "cdist", "cosine_similarity", "pairwise_distance", "pdist"),
+        ("_cdist_forward", "_euclidean_dist", "cdist", "cosine_similarity", "dist", "pairwise_distance",
+         "pdist"),
         ()),
     "nn.dropout": (
         ("_dropout_mask", "dropout"),
@@ -165,9 +167,9 @@ FAMILIES = {
         ("std", "std_mean", "var", "var_mean"),
         ()),
     "reduce.selection": (
-        ("_unique2", "all", "amax", "amin", "any", "argmax", "argmin", "argsort", "bincount",
-         "count_nonzero", "cummax", "cummin", "kthvalue", "max", "median", "min", "nanmedian", "sort",
-         "topk", "unique_dim"),
+        ("_unique2", "all", "amax", "amin", "aminmax", "any", "argmax", "argmin", "argsort", "argwhere",
+         "bincount", "count_nonzero", "cummax", "cummin", "kthvalue", "max", "median", "min", "msort",
+         "nanmedian", "sort", "topk", "unique_dim"),
         ("allclose", "equal", "unique")),
     "reduce.vander": (
         ("vander",),
@@ -179,7 +181,7 @@ FAMILIES = {
          "take_along_dim"),
         ("getitem", "setitem")),
     "shape.diagonal": (
-        ("diag", "diag_embed", "diagonal", "diagonal_backward", "diagonal_copy", "tril", "triu"),
+        ("diag", "diag_embed", "diagflat", "diagonal", "diagonal_backward", "diagonal_copy", "tril", "triu"),
         ()),
     "shape.index_reduce": (
         ("index_reduce",),
@@ -195,7 +197,7 @@ FAMILIES = {
         ("pad", "pad_backward"),
         ()),
     "shape.products": (
-        ("block_diag", "cartesian_prod"),
+        ("block_diag", "cartesian_prod", "combinations"),
         ()),
     "shape.rearrange": (
         ("broadcast_tensors", "broadcast_to", "flip", "meshgrid", "moveaxis", "movedim", "ravel", "repeat",

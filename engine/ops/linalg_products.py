@@ -1,11 +1,15 @@
 """torch.linalg's products and views, composites over other ops as in ATen's LinearAlgebra:
 linalg_multi_dot (mm in the cheapest order, PyTorch's matrix_chain_order), linalg_vecdot (the
 sum of x·y along dim; vdot, the op, for two vectors), linalg_diagonal (diagonal over the last
-two dimensions by default), linalg_vander (the Vandermonde matrix, running products)."""
+two dimensions by default), linalg_vander (the Vandermonde matrix, running products); inner (mm of the
+flattened operands, as ATen's tensordot) and the deprecated chain_matmul (multi_dot)."""
 from __future__ import annotations
 
 from ..backends.meta import MetaArray
 from ..errors import DtypeError
+from ..memory_formats import contiguous_format
+from ..warn_once import warn_once
+from .conversion import clone
 from ..messages import scalar_type_name
 from .factories import ones_like
 from .linalg import check_vectors, mm
@@ -15,6 +19,7 @@ from .registry import defop
 from .samples import SampleInput, make_arg
 from .shape.diagonal import diagonal
 from .shape.join import cat
+from .shape.rearrange import _varargs
 from .shape.view import expand, reshape, unsqueeze
 
 # ---- multi_dot ----------------------------------------------------------------------------------
@@ -171,3 +176,53 @@ linalg_vander = defop(
     samples=lambda op: [SampleInput("(4,)", make_arg((4,), key=(op, 0))),
                         SampleInput("(2,3) N=5", make_arg((2, 3), key=(op, 1)), N=5)],
     torch="torch.linalg.vander", doc="The Vandermonde matrix: x's powers 0 … N-1 along a new last dimension.")
+
+
+# ---- inner, chain_matmul ------------------------------------------------------------------------
+
+def _inner(self, other):
+    # ATen's inner: a product where either is 0-d, else tensordot over the last dims (mm of the
+    # flattened operands, viewed as self.shape[:-1] + other.shape[:-1])
+    if self.ndim == 0 or other.ndim == 0:
+        return self * other
+    if self.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(self.shape)} and {list(other.shape)}")
+    k = self.shape[-1]
+    product = mm(reshape(self, [-1, k]), reshape(other, [-1, k]).mT)
+    return reshape(product, list(self.shape[:-1] + other.shape[:-1]))
+
+
+inner = defop(
+    "inner(Tensor self, Tensor other) -> Tensor", composite=_inner,
+    samples=lambda op: [
+        SampleInput("vectors", make_arg((4,), key=(op, 0)), make_arg((4,), key=(op, 1))),
+        SampleInput("(2,3)x(4,3)", make_arg((2, 3), key=(op, 2)), make_arg((4, 3), key=(op, 3))),
+        SampleInput("(2,2,3)x(3,)", make_arg((2, 2, 3), key=(op, 4)), make_arg((3,), key=(op, 5))),
+        SampleInput("0-d", make_arg((), key=(op, 6)), make_arg((2, 3), key=(op, 7)))],
+    torch="torch.inner", doc="The sum of products over the last dimensions of self and other "
+                             "(shape self.shape[:-1] + other.shape[:-1]); a product where either is 0-d.")
+
+
+def _chain_matmul(matrices):
+    warn_once("chain_matmul", "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. "
+                              "Use torch.linalg.multi_dot instead, which accepts a list of two or more tensors "
+                              "rather than multiple parameters.")
+    for i, m in enumerate(matrices):
+        if m.ndim != 2:
+            raise RuntimeError(f"Expected 2-dimensional tensor, but got {m.ndim}-dimensional tensor for argument "
+                               f"#{i + 1} 'matrices' (while checking arguments for chain_matmul)")
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    if len(matrices) == 1:
+        return clone(matrices[0], memory_format=contiguous_format)
+    return _multi_dot(matrices)
+
+
+chain_matmul = _varargs(defop(
+    "chain_matmul(Tensor[] matrices) -> Tensor", composite=_chain_matmul,
+    samples=lambda op: [SampleInput(s.name, s.args[0]) for s in _multi_dot_samples(op)
+                        if "vector" not in s.name] + [SampleInput("one", [make_arg((2, 3), key=(op, 9))])],
+    torch="lambda matrices: torch.chain_matmul(*matrices)",
+    doc="The deprecated torch.chain_matmul(*matrices): linalg.multi_dot of 2-D matrices (one: a contiguous "
+        "copy)."), "chain_matmul")

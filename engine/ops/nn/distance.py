@@ -1,4 +1,4 @@
-"""Distances (ATen's Distance): cdist, and cosine_similarity, pairwise_distance and pdist, composites
+"""Distances (ATen's Distance): cdist and dist, own kernels with derivatives.yaml's formulas, and cosine_similarity, pairwise_distance and pdist, composites
 written as PyTorch writes them, so they record the same nodes (pdist's last node is the norm
 of the pairs' differences, where PyTorch's is its kernel's, PdistBackward0).
 """
@@ -15,6 +15,9 @@ from ...shapes import broadcast_shapes
 from ..conversion import detach, to
 from ..pointwise.binary import clamp_min, where
 from ..reduce.arithmetic import (
+    _norm_grad,
+    _norm_kernel,
+    _norm_meta,
     norm,
     sum,  # noqa: A004
 )
@@ -287,3 +290,27 @@ cdist = defop(
     doc="The p-norm distance between each row of x1 (.., R1, M) and each row of x2 (.., R2, M), batch dims "
         "broadcast: (.., R1, R2). p = 2 goes by a matrix product (_euclidean_dist) with compute_mode "
         "'use_mm_for_euclid_dist', or by default with more than 25 rows; 'donot_use_mm_for_euclid_dist' never.")
+
+
+# ---- dist -----------------------------------------------------------------------------------
+# ATen's dist: the p-norm of self - other (broadcast), its own Node (DistBackward0) whose formulas are
+# the norm's, derivatives.yaml's norm_backward of self - other
+
+def _dist_meta(self, other, p):
+    return _norm_meta(MetaArray(broadcast_shapes(self.shape, other.shape), self.dtype), p)
+
+
+dist = defop(
+    "dist(Tensor self, Tensor other, Scalar p=2) -> Tensor",
+    kernel=lambda xp, self, other, p: _norm_kernel(xp, self - other, p, None, False, None),
+    meta=_dist_meta, promote="same",
+    grads={"self": lambda grad, self, other, p, result: _norm_grad(grad, self - other, result, p, None, False, None),
+           "other": lambda grad, self, other, p, result: -_norm_grad(grad, self - other, result, p, None, False,
+                                                                     None)},
+    samples=lambda op: [
+        SampleInput("(3,4)", make_arg((3, 4), key=(op, 0)), make_arg((3, 4), key=(op, 1))),
+        SampleInput("broadcast p=1", make_arg((2, 3), key=(op, 2)), make_arg((3,), key=(op, 3)), 1),
+        SampleInput("p=3.5", make_arg((4,), key=(op, 4)), make_arg((4,), key=(op, 5)), 3.5),
+        SampleInput("p=inf", make_arg((4,), key=(op, 6)), make_arg((4,), key=(op, 7)), float("inf")),
+        SampleInput("p=0", make_arg((4,), key=(op, 8)), make_arg((4,), key=(op, 9)), 0)],
+    torch="torch.dist", doc="The p-norm of self - other (broadcast), over all elements.")

@@ -30,7 +30,7 @@ from ..pointwise.logical import isclose, isnan
 from ..registry import defop
 from .._common import _data_dependent, weighted_bincount
 from ..samples import SampleInput, int_arg, make_arg, reduction_samples
-from ..shape.advanced_indexing import _zeros, scatter_add
+from ..shape.advanced_indexing import _zeros, nonzero, scatter_add
 from ..shape.view import unsqueeze
 from .arithmetic import (
     _restore,
@@ -734,3 +734,75 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     if return_counts:
         return values, counts
     return values
+
+
+# ---- msort, argwhere, aminmax ------------------------------------------------------------------
+
+msort = defop(
+    "msort(Tensor self) -> Tensor", composite=lambda self: sort(self, 0)[0],      # ATen's: sort's values, dim 0
+    samples=lambda op: [SampleInput("(4,3)", make_arg((4, 3), key=(op, 0))),
+                        SampleInput("(5,)", make_arg((5,), key=(op, 1)))],
+    torch="torch.msort", doc="self sorted along its first dimension (sort(self, 0)'s values).")
+
+argwhere = defop(
+    "argwhere(Tensor self) -> Tensor", composite=lambda self: nonzero(self),     # ATen's: nonzero
+    samples=lambda op: [SampleInput("(3,4)", int_arg((3, 4), (op, 0), -1, 2)),
+                        SampleInput("bool", tensor([True, False, True]))],
+    torch="torch.argwhere", tags=("dynamic_output_shape",),
+    doc="The indices of the nonzero elements, one row (of self.ndim indices) each.")
+
+
+def _aminmax_dims(self, dim):
+    if dim is None:
+        if self.size == 0:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                               "identity.")
+        return None
+    d = normalize_dim(dim, self.ndim or 1)     # (a 0-d tensor takes dim 0 or -1; `max` is the op here)
+    if self.ndim and self.shape[d] == 0:
+        raise IndexError(f"aminmax(): Expected reduction dim {dim} to have non-zero size.")
+    return d
+
+
+def _aminmax_kernel(xp, self, dim, keepdim):
+    d = _aminmax_dims(self, dim)
+    if self.dtype.kind == "c":
+        raise RuntimeError("aminmax(): does not support complex input")
+    if d is None:
+        low, high = xp.min(self), xp.max(self)
+        if keepdim:
+            low, high = low.reshape((1,) * self.ndim), high.reshape((1,) * self.ndim)
+        return xp.asarray(low), xp.asarray(high)
+    axis = d if self.ndim else None
+    return (xp.asarray(xp.min(self, axis=axis, keepdims=keepdim and self.ndim > 0)),
+            xp.asarray(xp.max(self, axis=axis, keepdims=keepdim and self.ndim > 0)))
+
+
+def _aminmax_meta(self, dim, keepdim):
+    d = _aminmax_dims(self, dim)
+    if d is None:
+        shape = (1,) * self.ndim if keepdim else ()
+    else:
+        shape = reduced_shape(self.shape, [d], keepdim) if self.ndim else ()
+    return MetaArray(shape, self.dtype), MetaArray(shape, self.dtype)
+
+
+def _aminmax_backward(grads, self, dim, keepdim, result):
+    # derivatives.yaml's aminmax_backward: each of min and max as amin's and amax's (ties share the gradient)
+    dims = [] if dim is None else [dim]
+    low, high = result
+    return _amin_grad(grads[0], self, low, dims, keepdim) + _amax_grad(grads[1], self, high, dims, keepdim)
+
+
+aminmax = _named_results(defop(
+    "aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)",
+    kernel=_aminmax_kernel, meta=_aminmax_meta, grads={"self": _aminmax_backward},
+    samples=lambda op: [SampleInput("full", make_arg((3, 4), key=(op, 0))),
+                        SampleInput("dim=1", make_arg((3, 4), key=(op, 1)), dim=1),
+                        SampleInput("dim=0 keepdim", make_arg((3, 4), key=(op, 2)), dim=0, keepdim=True),
+                        SampleInput("keepdim full", make_arg((2, 3), key=(op, 3)), keepdim=True),
+                        SampleInput("0-d", make_arg((), key=(op, 4))),
+                        SampleInput("int64", int_arg((2, 5), (op, 5), -4, 4), dim=-1)],
+    torch="torch.aminmax",
+    doc="(min, max) of all elements, or along dim (keepdim keeps it as size 1); ties share the gradient."),
+    "aminmax", fields=("min", "max"))
