@@ -2,6 +2,8 @@
 is `agrad.<op>` through this module's __getattr__: `agrad.ops` imports its family on first use."""
 from __future__ import annotations
 
+import builtins
+
 from . import backends  # noqa: F401,I001 — registers cpu, cuda, meta before anything makes a tensor
 from . import dtypes
 from ._device import DeviceUnavailableError, device
@@ -41,12 +43,36 @@ __all__ = ["Tensor", "Size", "tensor", "as_tensor", "from_numpy", "empty", "empt
            "is_inference_mode_enabled", "is_inference", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled", "autograd",
            "dispatcher", "ops", "library", "testing", "save", "load", "is_tensor", "set_warn_always",
-           "is_warn_always_enabled", "set_printoptions"] + _legacy_types + list(ops.__all__)
+           "is_warn_always_enabled", "set_printoptions", "broadcast_shapes"] + _legacy_types + list(ops.__all__)
 
 
 def is_tensor(obj) -> bool:
     """torch.is_tensor: whether `obj` is a Tensor (a Parameter too)."""
     return isinstance(obj, Tensor)
+
+
+def broadcast_shapes(*shapes) -> Size:
+    """torch.broadcast_shapes: the shape tensors of these shapes broadcast to (an int is a 1-D shape),
+    with torch._refs._broadcast_shapes' checks and messages."""
+    # (builtins.int: agrad.int is the dtype)
+    shapes = tuple((s,) if isinstance(s, builtins.int) else s for s in shapes if s is not None)
+    for shape in shapes:
+        if not isinstance(shape, (tuple, list)):
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {shape}")
+    common = [1] * max((len(s) for s in shapes), default=0)
+    for arg_idx, shape in enumerate(shapes):
+        for idx in range(-1, -1 - len(shape), -1):
+            if shape[idx] == common[idx]:
+                continue
+            if common[idx] == 1:
+                if shape[idx] < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                common[idx] = shape[idx]
+            elif shape[idx] != 1:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {shape[idx]} at {idx}! Mismatching "
+                                   f"argument at index {arg_idx} had {shape}; but expected shape should be "
+                                   f"broadcastable to {common}")
+    return Size(common)
 
 
 # what a graph run does not use, imported on first use: name -> (module, its attribute or None)

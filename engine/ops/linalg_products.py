@@ -208,21 +208,29 @@ def _chain_matmul(matrices):
     warn_once("chain_matmul", "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. "
                               "Use torch.linalg.multi_dot instead, which accepts a list of two or more tensors "
                               "rather than multiple parameters.")
-    for i, m in enumerate(matrices):
+    for m in matrices:
         if m.ndim != 2:
-            raise RuntimeError(f"Expected 2-dimensional tensor, but got {m.ndim}-dimensional tensor for argument "
-                               f"#{i + 1} 'matrices' (while checking arguments for chain_matmul)")
-    if not matrices:
-        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+            raise RuntimeError(f"Tensor dimension is {m.ndim}, expected 2 instead.")
     if len(matrices) == 1:
         return clone(matrices[0], memory_format=contiguous_format)
     return _multi_dot(matrices)
 
 
-chain_matmul = _varargs(defop(
+def _one_or_more(fn):
+    """torch.chain_matmul(*matrices): none is PyTorch's error, not the dispatcher's (an empty Tensor[])."""
+    def chain_matmul(*matrices):
+        if not matrices or (len(matrices) == 1 and isinstance(matrices[0], (list, tuple)) and not matrices[0]):
+            raise RuntimeError("chain_matmul(): Expected one or more matrices")
+        return fn(*matrices)
+    chain_matmul.__doc__, chain_matmul.__module__, chain_matmul.op = fn.__doc__, "agrad", fn.op
+    fn.op.function = chain_matmul
+    return chain_matmul
+
+
+chain_matmul = _one_or_more(_varargs(defop(
     "chain_matmul(Tensor[] matrices) -> Tensor", composite=_chain_matmul,
     samples=lambda op: [SampleInput(s.name, s.args[0]) for s in _multi_dot_samples(op)
                         if "vector" not in s.name] + [SampleInput("one", [make_arg((2, 3), key=(op, 9))])],
     torch="lambda matrices: torch.chain_matmul(*matrices)",
     doc="The deprecated torch.chain_matmul(*matrices): linalg.multi_dot of 2-D matrices (one: a contiguous "
-        "copy)."), "chain_matmul")
+        "copy)."), "chain_matmul"))

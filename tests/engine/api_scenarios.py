@@ -487,3 +487,46 @@ def grid_sample_checks(T):
                        _error(lambda: F.affine_grid(theta, [1, 2, 0, 3], align_corners=False)),
                        _error(lambda: F.affine_grid(theta[0], [1, 2, 3, 3], align_corners=False)),
                        _error(lambda: F.affine_grid(theta, [2, 2, 3, 3], align_corners=False))]}
+
+
+@scenario
+def top_level_functions(T):
+    """torch's top-level in-place functions (torch.abs_(x) is x.abs_()), the nn.functional ones it
+    re-exports, broadcast_shapes, and the checks of cdist, aminmax, frexp, gcd, combinations, inner and
+    chain_matmul."""
+    x = T.tensor([[-1.5, 0.25], [2.0, -0.5]], dtype=T.float64, requires_grad=True)
+    names = []
+    for name, args in (("abs_", ()), ("clamp_", (-1.0, 1.0)), ("cos_", ()), ("sigmoid_", ()), ("round_", ()),
+                       ("nan_to_num_", ()), ("xlogy_", (2.0,)), ("relu_", ()), ("celu_", ()), ("selu_", ()),
+                       ("threshold_", (0.1, 20.0))):
+        y = x * 1
+        out = getattr(T, name)(y, *args)
+        names.append([name, out is y, _name(y), [round(v, 12) for v in y.detach().flatten().tolist()]])
+    z = T.tensor([4, 6, 9])
+    T.gcd_(z, T.tensor([6, 4, 3]))
+    w = T.tensor([1.0, 2.0])
+    T.ldexp_(w, T.tensor([1, 3]))
+    ones = T.ones(2, 3, 2)
+    return {"in_place": names, "gcd_": z.tolist(), "ldexp_": w.tolist(),
+            "dropouts": [T.feature_dropout(ones, 0.0, True).tolist(), T.feature_dropout(ones, 1.0, True).tolist(),
+                         T.alpha_dropout(ones, 0.5, False).tolist(), T.dropout_(ones.clone(), 0.0, True).tolist(),
+                         _error(lambda: T.feature_alpha_dropout_(T.ones(3), 0.5, True))],
+            "channel_shuffle": T.channel_shuffle(T.arange(8.0).reshape(1, 4, 2), 2).tolist(),
+            "bilinear": list(T.bilinear(T.ones(2, 3), T.ones(2, 4), T.ones(5, 3, 4), None).shape),
+            "broadcast_shapes": [list(T.broadcast_shapes((2,), (3, 1), (1, 1, 1))), list(T.broadcast_shapes()),
+                                 list(T.broadcast_shapes(3, [2, 1])), list(T.broadcast_shapes((0, 1), (1,))),
+                                 _error(lambda: T.broadcast_shapes((2, 3), (4,))),
+                                 _error(lambda: T.broadcast_shapes((1,), (-1,)))],
+            "errors": [_error(lambda: T.cdist(T.ones(3), T.ones(2, 3))),
+                       _error(lambda: T.cdist(T.ones(2, 3), T.ones(2, 4))),
+                       _error(lambda: T.cdist(T.ones(2, 3), T.ones(2, 3), -1.0)),
+                       _error(lambda: T.cdist(T.ones(2, 3), T.ones(2, 3), compute_mode="fast")),
+                       _error(lambda: T.cdist(T.ones(2, 3, dtype=T.int64), T.ones(2, 3, dtype=T.int64))),
+                       _error(lambda: T.aminmax(T.ones(0))), _error(lambda: T.aminmax(T.ones(2, 0), dim=1)),
+                       _error(lambda: T.frexp(T.tensor([1, 2]))), _error(lambda: T.gcd(T.ones(2), T.ones(2))),
+                       _error(lambda: T.combinations(T.ones(2, 2))), _error(lambda: T.combinations(T.ones(2), -1)),
+                       _error(lambda: T.inner(T.ones(2, 3), T.ones(2))),
+                       _error(lambda: T.chain_matmul()), _error(lambda: T.chain_matmul(T.ones(2, 2), T.ones(2)))],
+            "combinations r=0": list(T.combinations(T.ones(3), 0).shape),
+            "cdist empty": list(T.cdist(T.ones(0, 3), T.ones(2, 3)).shape),
+            "cdist no columns": T.cdist(T.ones(2, 0), T.ones(3, 0)).tolist()}

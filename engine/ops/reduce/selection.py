@@ -760,7 +760,7 @@ def _aminmax_dims(self, dim):
         return None
     d = normalize_dim(dim, self.ndim or 1)     # (a 0-d tensor takes dim 0 or -1; `max` is the op here)
     if self.ndim and self.shape[d] == 0:
-        raise IndexError(f"aminmax(): Expected reduction dim {dim} to have non-zero size.")
+        raise IndexError(f"aminmax: Expected reduction dim {dim} to have non-zero size.")
     return d
 
 
