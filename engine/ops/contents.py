@@ -107,7 +107,7 @@ FAMILIES = {
         ("interpolate", "interpolate_backward"),
         ()),
     "norms": (
-        ("linalg_cond", "linalg_matrix_norm", "linalg_norm"),
+        ("linalg_cond", "linalg_matrix_norm", "linalg_norm", "renorm"),
         ()),
     "pointwise.activation": (
         ("_prelu_kernel", "_prelu_kernel_backward", "_rrelu_noise", "celu", "elu", "elu_backward", "gelu",
