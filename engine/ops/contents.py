@@ -160,6 +160,9 @@ FAMILIES = {
     "reduce.cumulative": (
         ("cumprod", "cumsum", "diff", "logcumsumexp"),
         ()),
+    "reduce.histogram": (
+        ("histc",),
+        ()),
     "reduce.integration": (
         ("cumulative_trapezoid", "trapezoid", "trapz"),
         ()),
