@@ -806,3 +806,58 @@ aminmax = _named_results(defop(
     torch="torch.aminmax",
     doc="(min, max) of all elements, or along dim (keepdim keeps it as size 1); ties share the gradient."),
     "aminmax", fields=("min", "max"))
+
+
+# ---- mode ---------------------------------------------------------------------------------------
+
+def _mode_dim(self, dim):
+    d = normalize_dim(dim, self.ndim)
+    if self.ndim and self.shape[d] == 0 and math.prod(self.shape[:d] + self.shape[d + 1:]) > 0:
+        raise IndexError(f"mode(): Expected reduction dim {dim} to have non-zero size.")
+    return d
+
+
+def _mode_kernel(xp, self, dim, keepdim):
+    d = _mode_dim(self, dim)
+    if self.ndim == 0:
+        return self.copy(), xp.zeros((), dtype=_INT64)
+    rows = xp.moveaxis(self, d, -1)
+    n = rows.shape[-1]
+    flat = rows.reshape(-1, n)
+    values = xp.empty(flat.shape[0], dtype=self.dtype)
+    indices = xp.empty(flat.shape[0], dtype=_INT64)
+    for r in range(flat.shape[0]):
+        # ATen's CPU mode: the most frequent value, the smallest of those tied, and the last index it is at
+        order = xp.argsort(flat[r], kind="stable")
+        ordered = flat[r][order]
+        starts = xp.flatnonzero(xp.concatenate([[True], ordered[1:] != ordered[:-1]]))
+        counts = xp.diff(xp.append(starts, n))
+        best = int(xp.argmax(counts))
+        values[r] = ordered[starts[best]]
+        indices[r] = order[starts[best]:starts[best] + counts[best]].max()
+    shape = rows.shape[:-1]
+    values, indices = values.reshape(shape), indices.reshape(shape)
+    if keepdim:
+        values, indices = xp.expand_dims(values, d), xp.expand_dims(indices, d)
+    return values, indices
+
+
+def _mode_meta(self, dim, keepdim):
+    d = _mode_dim(self, dim)
+    return _indices_meta(self, reduced_shape(self.shape, (d,), keepdim) if self.ndim else ())
+
+
+mode = _named_results(defop(
+    "mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)",
+    kernel=_mode_kernel, meta=_mode_meta,
+    grads={"self": lambda grad, self_shape, dim, keepdim, result:
+           _select_backward(grad, self_shape, dim, result[1], keepdim)},
+    samples=lambda op: [
+        SampleInput("ties", tensor([[1.0, 2.0, 2.0, 3.0, 3.0, 1.0], [5.0, 5.0, 4.0, 4.0, 4.0, 1.0]],
+                                   dtype=dtypes.float64)),     # (no gradient: a tie moves under any step)
+        SampleInput("dim=0 keepdim", make_arg((4, 3), key=(op, 1), low=0, high=3, integer=True,
+                                              dtype=dtypes.int64), 0, True),
+        SampleInput("distinct", make_arg((2, 5), key=(op, 2))),
+        SampleInput("0-d", make_arg((), key=(op, 3)))],
+    torch="torch.mode",
+    doc="The most frequent value along dim (the smallest of those tied) and the last index it is at."), "mode")
