@@ -727,6 +727,11 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         values, inverse, counts = unique_dim(input, dim, sorted, return_inverse, return_counts)
     else:
         values, inverse, counts = _unique2(input, sorted, return_inverse, return_counts)
+    return _asked(values, inverse, counts, return_inverse, return_counts)
+
+
+def _asked(values, inverse, counts, return_inverse, return_counts):
+    """torch.unique's and unique_consecutive's result: the values, and the outputs asked for."""
     if return_inverse and return_counts:
         return values, inverse, counts
     if return_inverse:
@@ -734,6 +739,54 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     if return_counts:
         return values, counts
     return values
+
+
+def _unique_consecutive_kernel(xp, self, return_inverse, return_counts, dim):
+    # ATen's unique_consecutive_cpu: runs of equal elements (of the flattened input), or of equal slices
+    # along dim, each kept once; the inverse maps each element (slice) to its run, counts are the runs' lengths
+    if dim is None or self.ndim == 0:
+        flat = self.reshape(-1)
+        starts = xp.concatenate([[True], flat[1:] != flat[:-1]]) if flat.size else xp.zeros(0, dtype=bool)
+        values = flat[starts]
+        inverse_shape = self.shape
+    else:
+        d = normalize_dim(dim, self.ndim)
+        rows = xp.moveaxis(self, d, 0).reshape(self.shape[d], -1)
+        differs = (rows[1:] != rows[:-1]).any(axis=1) if rows.shape[1] else xp.zeros(len(rows) - 1, dtype=bool)
+        starts = xp.concatenate([[True], differs]) if len(rows) else xp.zeros(0, dtype=bool)
+        values = xp.compress(starts, self, axis=d)
+        inverse_shape = (self.shape[d],)
+    run = xp.cumsum(starts) - 1
+    inverse = run.reshape(inverse_shape).astype(_INT64) if return_inverse else xp.zeros(0, dtype=_INT64)
+    counts = xp.diff(xp.append(xp.flatnonzero(starts), starts.size)).astype(_INT64) if return_counts else \
+        xp.zeros(0, dtype=_INT64)
+    return values.astype(self.dtype, copy=False), inverse, counts
+
+
+_unique_consecutive = defop(
+    "unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) "
+    "-> (Tensor, Tensor, Tensor)",
+    kernel=_unique_consecutive_kernel, meta=_data_dependent("unique_consecutive"),
+    grads={"self": _not_implemented("unique_consecutive")}, differentiable=False,
+    samples=lambda op: [
+        SampleInput("runs", tensor([1.0, 1.0, 2.0, 2.0, 3.0, 1.0, 1.0, 2.0]), True, True),
+        SampleInput("(2,3) inverse", int_arg((2, 3), (op, 0), 0, 2).double(), return_inverse=True),
+        SampleInput("rows dim=0", tensor([[1, 2], [1, 2], [3, 4], [1, 2]]), True, True, 0),
+        SampleInput("columns dim=1 counts", tensor([[1.0, 1.0, 2.0], [0.0, 0.0, 5.0]]), return_counts=True, dim=1),
+        SampleInput("plain", tensor([2, 2, 2, 7]))],
+    torch="torch.unique_consecutive", tags=("dynamic_output_shape",),
+    doc="The first element of each run of equal consecutive elements (of the flattened input, or slices along "
+        "dim), with each element's run index (return_inverse) and the runs' lengths (return_counts).")
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """torch.unique_consecutive: each run of equal consecutive elements (slices along `dim`) once; with
+    return_inverse and/or return_counts, a tuple adding each element's run index and the runs' lengths."""
+    return _asked(*_unique_consecutive(input, return_inverse, return_counts, dim), return_inverse, return_counts)
+
+
+_unique_consecutive.op.function = unique_consecutive
+unique_consecutive.op = _unique_consecutive.op
 
 
 # ---- msort, argwhere, aminmax ------------------------------------------------------------------
