@@ -172,7 +172,7 @@ FAMILIES = {
     "reduce.selection": (
         ("_unique2", "all", "amax", "amin", "aminmax", "any", "argmax", "argmin", "argsort", "argwhere",
          "bincount", "count_nonzero", "cummax", "cummin", "kthvalue", "max", "median", "min", "mode",
-         "msort", "nanmedian", "sort", "topk", "unique_consecutive", "unique_dim"),
+         "msort", "nanmedian", "nanquantile", "quantile", "sort", "topk", "unique_consecutive", "unique_dim"),
         ("allclose", "equal", "unique")),
     "reduce.vander": (
         ("vander",),

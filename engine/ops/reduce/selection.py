@@ -32,6 +32,8 @@ from .._common import _data_dependent, weighted_bincount
 from ..samples import SampleInput, int_arg, make_arg, reduction_samples
 from ..shape.advanced_indexing import _zeros, nonzero, scatter_add
 from ..shape.view import unsqueeze
+from ..factories import full_like
+from ..shape.rearrange import broadcast_tensors
 from .arithmetic import (
     _restore,
     sum,  # noqa: A004
@@ -914,3 +916,111 @@ mode = _named_results(defop(
         SampleInput("0-d", make_arg((), key=(op, 3)))],
     torch="torch.mode",
     doc="The most frequent value along dim (the smallest of those tied) and the last index it is at."), "mode")
+
+
+# ---- quantile, nanquantile -------------------------------------------------------------------------
+# ATen's quantile_compute (Sorting.cpp), op for op: the input sorted along dim, each q's rank in it
+# (q · (n - 1); NaN's rank the last, or for nanquantile among the non-NaN values), the values at the
+# ranks gathered and, for linear and midpoint, lerped; the q dimension moved to the front in place
+# (so its grad_fn is SqueezeBackward4, as PyTorch's)
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(self, q, dim, keepdim, interpolation, ignore_nan):
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(f"quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, "
+                           f"but got {interpolation}")
+    if self.numel() == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")
+    if q.ndim > 1:
+        raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+    if self.dtype not in (dtypes.float32, dtypes.float64):
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+    if self.dtype != q.dtype:
+        raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+    if self.device != q.device:
+        raise RuntimeError("quantile() q tensor must be on the same device as the input tensor")
+    wrapped = normalize_dim(0 if dim is None else dim, self.ndim)
+    if dim is not None and self.ndim > 0:
+        out_shape = list(self.shape)
+        if keepdim:
+            out_shape[wrapped] = 1
+        else:
+            del out_shape[wrapped]
+    else:
+        out_shape = [1] * self.ndim if keepdim else []
+    if q.ndim > 0:
+        out_shape.insert(0, q.numel())
+    # (as ATen: checked on the CPU only, where reading the values costs no device synchronisation)
+    if self.device.type == "cpu" and not bool(((q >= 0) & (q <= 1)).all()):
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
+    if dim is None:
+        ordered = self.flatten().sort()[0]
+    elif wrapped == self.ndim - 1:
+        ordered = self.sort()[0]
+    else:
+        ordered = self.unsqueeze(-1).transpose(wrapped, -1).sort()[0]
+    if q.ndim == 0:
+        out_shape.insert(0, q.numel())
+    ordered = ordered.view(out_shape[1:] + [ordered.shape[-1]])
+    if ignore_nan:
+        ranks = q * (ordered.isnan().logical_not().sum(-1, True) - 1)
+        ranks = ranks.masked_fill(ranks < 0, 0)
+    else:
+        last = ordered.shape[-1] - 1
+        scaled, has_nan = broadcast_tensors([q * last, ordered.isnan().any(-1, True)])
+        ranks = scaled.masked_fill(has_nan, last)
+    if interpolation == "lower":
+        ranks = ranks.floor()
+    elif interpolation == "higher":
+        ranks = ranks.ceil()
+    elif interpolation == "nearest":
+        ranks = ranks.round()
+    below = ranks.to(dtypes.int64)
+    values = ordered.gather(-1, below)
+    if interpolation in ("linear", "midpoint"):
+        weights = full_like(ranks, 0.5) if interpolation == "midpoint" else ranks - below
+        values.lerp_(ordered.gather(-1, ranks.ceil().to(dtypes.int64)), weights)
+    if q.ndim == 0:
+        return values.squeeze_(-1)
+    return values.unsqueeze_(0).transpose_(0, -1).squeeze_(-1)
+
+
+def _quantile_samples(op):
+    x = make_arg((3, 5), key=(op, 0))
+    return [SampleInput(f"{mode} q=0.3 dim=1", x, tensor(0.3, dtype=dtypes.float64), 1, interpolation=mode)
+            for mode in _INTERPOLATIONS] + [
+        SampleInput("q vector, all", make_arg((7,), key=(op, 1)), tensor([0.0, 0.25, 0.5, 1.0], dtype=dtypes.float64)),
+        SampleInput("q vector dim=0 keepdim", make_arg((4, 3), key=(op, 2)), tensor([0.1, 0.9], dtype=dtypes.float64),
+                    0, True),
+        SampleInput("python float, (2,3,4) dim=1", make_arg((2, 3, 4), key=(op, 3)), 0.6, 1),
+        SampleInput("nearest keepdim no dim", make_arg((2, 3), key=(op, 4)), 0.5, None, True, interpolation="nearest"),
+        SampleInput("nan", tensor([[1.0, float("nan"), 3.0, 2.0], [4.0, 0.5, 2.0, 1.0]], dtype=dtypes.float64),
+                    tensor([0.25, 0.75], dtype=dtypes.float64), 1)]
+
+
+def _quantile_op(name, ignore_nan):
+    op = defop(
+        f"{name}(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation=\"linear\") -> Tensor",
+        composite=lambda self, q, dim, keepdim, interpolation: _quantile(self, q, dim, keepdim, interpolation,
+                                                                        ignore_nan),
+        samples=_quantile_samples, torch=f"torch.{name}",
+        doc=f"The q-th quantiles of self (flattened, or along dim){', NaNs ignored' if ignore_nan else ''}; "
+            f"interpolation linear, lower, higher, midpoint or nearest between the two nearest values.")
+
+    def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):  # noqa: A002 — PyTorch's names
+        if not isinstance(q, Tensor):
+            # ATen's quantile.scalar: a number in [0, 1], as a 0-d tensor of the input's dtype
+            if not 0 <= q <= 1:
+                raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q}")
+            q = tensor(q, dtype=input.dtype, device=input.device)
+        return op(input, q, dim, keepdim, interpolation=interpolation)
+    quantile.__name__ = quantile.__qualname__ = name
+    quantile.__doc__, quantile.op = op.__doc__, op.op
+    op.op.function = quantile
+    return quantile
+
+
+quantile = _quantile_op("quantile", False)
+nanquantile = _quantile_op("nanquantile", True)
