@@ -223,6 +223,9 @@ FAMILIES = {
         ("_unsafe_view", "expand", "flatten", "permute", "reshape", "squeeze", "t", "transpose", "unfold",
          "unfold_backward", "unsqueeze", "view"),
         ()),
+    "shape.view_scatter": (
+        ("diagonal_scatter", "select_scatter", "slice_scatter"),
+        ()),
     "solve": (
         ("linalg_solve", "linalg_solve_ex", "linalg_solve_triangular", "linalg_tensorinv",
          "linalg_tensorsolve"),
