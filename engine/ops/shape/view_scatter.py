@@ -35,7 +35,8 @@ def _scatter_op(name, args, view_of, view_shape, grads, samples, doc):
         _check_src(src.shape, view_shape(self.shape, *rest))
         return MetaArray(self.shape, self.dtype)
 
-    return defop(f"{name}(Tensor self, Tensor src, {args}) -> Tensor", kernel=kernel, meta=meta,     # (src cast to self's dtype, as copy_ casts it)
+    # (no promotion: src is cast to self's dtype, as copy_ casts it)
+    return defop(f"{name}(Tensor self, Tensor src, {args}) -> Tensor", kernel=kernel, meta=meta,
                  grads=grads, samples=samples, torch=f"torch.{name}", doc=doc)
 
 
