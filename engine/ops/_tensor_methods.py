@@ -236,7 +236,8 @@ _INPLACE = frozenset(_UNARY + _BINARY + _ALIASES + ("sinc", "deg2rad", "rad2deg"
                                                     "atanh", "clip", "floor_divide", "i0", "mvlgamma",
                                                     "addmm", "addmv", "addr", "addbmm", "baddbmm", "renorm",
                                                     "cumsum", "cumprod", "tril", "triu", "gcd", "lcm", "ldexp",
-                                                    "nextafter"))
+                                                    "nextafter", "index_fill", "index_copy", "masked_scatter",
+                                                    "put"))
 
 
 def _sizes_method(fn):

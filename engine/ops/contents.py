@@ -189,6 +189,9 @@ FAMILIES = {
     "shape.index_reduce": (
         ("index_reduce",),
         ()),
+    "shape.index_writes": (
+        ("index_copy", "index_fill", "masked_scatter", "put"),
+        ()),
     "shape.indexing": (
         ("alias", "narrow", "select", "select_backward", "slice", "slice_backward"),
         ()),
