@@ -200,7 +200,7 @@ FAMILIES = {
          "unsafe_split_with_sizes"),
         ()),
     "shape.pad": (
-        ("pad", "pad_backward"),
+        ("constant_pad_nd", "pad", "pad_backward"),
         ()),
     "shape.products": (
         ("block_diag", "cartesian_prod", "combinations"),
