@@ -227,7 +227,7 @@ FAMILIES = {
          "unfold_backward", "unsqueeze", "view"),
         ()),
     "shape.view_scatter": (
-        ("diagonal_scatter", "select_scatter", "slice_scatter"),
+        ("as_strided_scatter", "diagonal_scatter", "select_scatter", "slice_scatter"),
         ()),
     "solve": (
         ("linalg_solve", "linalg_solve_ex", "linalg_solve_triangular", "linalg_tensorinv",
