@@ -230,8 +230,8 @@ FAMILIES = {
         ("as_strided_scatter", "diagonal_scatter", "select_scatter", "slice_scatter"),
         ()),
     "solve": (
-        ("linalg_solve", "linalg_solve_ex", "linalg_solve_triangular", "linalg_tensorinv",
-         "linalg_tensorsolve"),
+        ("cholesky_inverse", "cholesky_solve", "linalg_solve", "linalg_solve_ex", "linalg_solve_triangular",
+         "linalg_tensorinv", "linalg_tensorsolve", "triangular_solve"),
         ()),
 }
 
