@@ -80,10 +80,10 @@ _ON_FIRST_USE = {"library": ("library", None), "testing": ("testing", None), "sa
                  "load": ("serialization", "load")}
 
 
-# torch's top-level functions that are an object agrad already has under another roof: the in-place
-# variants torch also exposes as functions (`torch.abs_(x)` is `x.abs_()`: native_functions.yaml's
-# `variants: function, method`), and the torch.nn.functional functions torch re-exports (torch.bilinear,
-# torch.celu_ …); agrad.<name> is that very object
+# torch's top-level in-place functions: the in-place variants it also exposes as functions (`torch.abs_(x)` is
+# `x.abs_()`: native_functions.yaml's `variants: function, method`), agrad.<name> being the Tensor method
+# itself; and those of ops with no Tensor method (torch.celu_ …), the op's in-place variant named as
+# PyTorch names its Node
 _TENSOR_METHODS = frozenset((
     "abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_", "arctanh_",
     "as_strided_", "asin_", "asinh_", "atan_", "atanh_", "ceil_", "clamp_", "clamp_max_", "clamp_min_", "clip_",
@@ -92,34 +92,17 @@ _TENSOR_METHODS = frozenset((
     "logit_", "nan_to_num_", "neg_", "negative_", "rad2deg_", "reciprocal_", "relu_", "resize_as_", "round_",
     "rsqrt_", "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_", "tanh_", "trunc_", "xlogy_",
     "zero_"))
-_FUNCTIONAL = frozenset(("bilinear", "celu_", "selu_", "rrelu_", "threshold_", "channel_shuffle",
-                         "native_channel_shuffle", "alpha_dropout", "feature_alpha_dropout"))
-# ATen's dropout family as torch's top level has it: (input, p, train), `_` in place
-_DROPOUTS = {"dropout_": (False, False, True), "feature_dropout": (True, False, False),
-             "feature_dropout_": (True, False, True), "alpha_dropout_": (False, True, True),
-             "feature_alpha_dropout_": (True, True, True)}
-
-
-def _aten_dropout(name, feature, alpha, inplace):
-    from .nn.functional import _dropout_impl
-
-    def dropout(input, p, train):
-        return _dropout_impl(input, p, train, inplace, feature, alpha, None)
-    dropout.__name__ = dropout.__qualname__ = name
-    dropout.__doc__ = (f"torch.{name}(input, p, train): ATen's {name}, "
-                       f"{'each (N, C) channel' if feature else 'each element'} dropped with probability p"
-                       f"{' (alpha dropout, for SELU networks)' if alpha else ''}{', in place' if inplace else ''}.")
-    return dropout
+_FUNCTION_ONLY = {"celu_": ("celu", "CeluBackward1"), "selu_": ("selu", "EluBackward1"),
+                  "threshold_": ("threshold", "ThresholdBackward1")}
 
 
 def __getattr__(name):
     if name in _TENSOR_METHODS:
         value = getattr(Tensor, name)
-    elif name in _FUNCTIONAL:
-        from .nn import functional
-        value = getattr(functional, name)
-    elif name in _DROPOUTS:
-        value = _aten_dropout(name, *_DROPOUTS[name])
+    elif name in _FUNCTION_ONLY:
+        from .ops._inplace import _method
+        op, backward_name = _FUNCTION_ONLY[name]
+        value = _method(name, getattr(ops, op), backward_name)
     else:
         value = None
     if value is not None:

@@ -37,8 +37,8 @@ FAMILIES = {
         ("_linalg_lstsq", "linalg_lstsq", "linalg_matrix_rank", "linalg_pinv", "pinverse"),
         ()),
     "linalg": (
-        ("_einsum", "addmm", "baddbmm", "bmm", "cross", "dot", "einsum", "ger", "kron", "linalg_cross",
-         "linear", "matmul", "mm", "mv", "outer", "trace"),
+        ("_einsum", "addmm", "baddbmm", "bilinear", "bmm", "cross", "dot", "einsum", "ger", "kron",
+         "linalg_cross", "linear", "matmul", "mm", "mv", "outer", "trace"),
         ()),
     "linalg_products": (
         ("chain_matmul", "inner", "linalg_diagonal", "linalg_multi_dot", "linalg_vander", "linalg_vecdot",
@@ -63,7 +63,8 @@ FAMILIES = {
         ()),
     "nn.dropout": (
         ("_dropout_mask", "dropout"),
-        ()),
+        ("alpha_dropout", "alpha_dropout_", "dropout_", "dropout_impl", "feature_alpha_dropout",
+         "feature_alpha_dropout_", "feature_dropout", "feature_dropout_")),
     "nn.embedding_bag": (
         ("_embedding_bag", "_embedding_bag_freq", "embedding_bag"),
         ()),
@@ -90,7 +91,7 @@ FAMILIES = {
         ("batch_norm", "group_norm", "instance_norm", "layer_norm", "normalize", "rms_norm"),
         ()),
     "nn.pixel_shuffle": (
-        ("pixel_shuffle", "pixel_unshuffle"),
+        ("channel_shuffle", "pixel_shuffle", "pixel_unshuffle"),
         ()),
     "nn.pooling": (
         ("adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool2d_backward", "adaptive_avg_pool3d",
