@@ -42,7 +42,7 @@ FAMILIES = {
         ()),
     "linalg_products": (
         ("chain_matmul", "inner", "linalg_diagonal", "linalg_multi_dot", "linalg_vander", "linalg_vecdot",
-         "vdot"),
+         "tensordot", "vdot"),
         ()),
     "matrix_functions": (
         ("linalg_matrix_exp", "matrix_exp"),
