@@ -16,7 +16,8 @@ from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inferen
 from ._tensor import Size, Tensor
 # NOTE: not creation's zeros_like, ones_like, full_like, empty_like: agrad.<name> is the op of that name
 from .creation import (arange, as_tensor, empty, empty_strided, eye, from_numpy, full, get_rng_state, linspace, logspace,
-                       manual_seed, ones, rand, randint, randn, set_rng_state, tensor, zeros)
+                       manual_seed, ones, rand, randint, randn, set_rng_state, tensor, tril_indices, triu_indices,
+                       zeros)
 from . import autograd, dispatcher
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .autograd.inference_tensors import is_inference
@@ -43,7 +44,7 @@ __all__ = ["Tensor", "Size", "tensor", "as_tensor", "from_numpy", "empty", "empt
            "is_inference_mode_enabled", "is_inference", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled", "autograd",
            "dispatcher", "ops", "library", "testing", "save", "load", "is_tensor", "set_warn_always",
-           "is_warn_always_enabled", "set_printoptions", "broadcast_shapes"] + _legacy_types + list(ops.__all__)
+           "is_warn_always_enabled", "set_printoptions", "broadcast_shapes", "tril_indices", "triu_indices"] + _legacy_types + list(ops.__all__)
 
 
 def is_tensor(obj) -> bool:
