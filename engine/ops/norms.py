@@ -178,7 +178,8 @@ def _renorm_checks(self, p, dim, maxnorm):
     if p <= 0:
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
-        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {float(maxnorm):g}")     # (C++ prints a double with %g)
+        # (C++ prints the double as %g does)
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {float(maxnorm):g}")
     if self.ndim <= 1:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {self.ndim} dimensions")
     d = normalize_dim(dim, self.ndim)

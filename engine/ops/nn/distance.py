@@ -1,4 +1,5 @@
-"""Distances (ATen's Distance): cdist and dist, own kernels with derivatives.yaml's formulas, and cosine_similarity, pairwise_distance and pdist, composites
+"""Distances (ATen's Distance): cdist and dist, own kernels with derivatives.yaml's formulas, and
+cosine_similarity, pairwise_distance and pdist, composites
 written as PyTorch writes them, so they record the same nodes (pdist's last node is the norm
 of the pairs' differences, where PyTorch's is its kernel's, PdistBackward0).
 """

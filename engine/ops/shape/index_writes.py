@@ -9,11 +9,10 @@ import math
 
 import numpy as np
 
-from ... import dtypes
 from ..._tensor import Tensor
 from ...backends.meta import MetaArray
 from ...creation import zeros, zeros_like
-from ...messages import scalar_type_name, sizes
+from ...messages import scalar_type_name
 from ...shapes import broadcast_shapes, normalize_dim
 from ..reduce.arithmetic import sum as sum_op
 from ..pointwise.binary import where
@@ -137,7 +136,8 @@ index_copy = defop(
     grads={"self": lambda grad, dim, index: index_fill(grad, dim, index, 0), "index": None,
            "source": _index_copy_source_grad},
     samples=lambda op: [
-        SampleInput("(4,3) dim 0", make_arg((4, 3), key=(op, 0)), 0, _index_tensor([3, 0]), make_arg((2, 3), key=(op, 1))),
+        SampleInput("(4,3) dim 0", make_arg((4, 3), key=(op, 0)), 0, _index_tensor([3, 0]),
+                    make_arg((2, 3), key=(op, 1))),
         SampleInput("(2,5) dim -1", make_arg((2, 5), key=(op, 2)), -1, _index_tensor([4, 1, 2]),
                     make_arg((2, 3), key=(op, 3))),
         SampleInput("0-d source", make_arg((3,), key=(op, 4)), 0, _index_tensor([1]), make_arg((), key=(op, 5)))],
