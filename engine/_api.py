@@ -2,6 +2,8 @@
 is `agrad.<op>` through this module's __getattr__: `agrad.ops` imports its family on first use."""
 from __future__ import annotations
 
+import builtins
+
 from . import backends  # noqa: F401,I001 — registers cpu, cuda, meta before anything makes a tensor
 from . import dtypes
 from ._device import DeviceUnavailableError, device
@@ -14,7 +16,8 @@ from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inferen
 from ._tensor import Size, Tensor
 # NOTE: not creation's zeros_like, ones_like, full_like, empty_like: agrad.<name> is the op of that name
 from .creation import (arange, as_tensor, empty, empty_strided, eye, from_numpy, full, get_rng_state, linspace, logspace,
-                       manual_seed, ones, rand, randint, randn, set_rng_state, tensor, zeros)
+                       manual_seed, ones, rand, randint, randn, set_rng_state, tensor, tril_indices, triu_indices,
+                       zeros)
 from . import autograd, dispatcher
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .autograd.inference_tensors import is_inference
@@ -41,7 +44,7 @@ __all__ = ["Tensor", "Size", "tensor", "as_tensor", "from_numpy", "empty", "empt
            "is_inference_mode_enabled", "is_inference", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled", "autograd",
            "dispatcher", "ops", "library", "testing", "save", "load", "is_tensor", "set_warn_always",
-           "is_warn_always_enabled", "set_printoptions"] + _legacy_types + list(ops.__all__)
+           "is_warn_always_enabled", "set_printoptions", "broadcast_shapes", "tril_indices", "triu_indices"] + _legacy_types + list(ops.__all__)
 
 
 def is_tensor(obj) -> bool:
@@ -49,12 +52,63 @@ def is_tensor(obj) -> bool:
     return isinstance(obj, Tensor)
 
 
+def broadcast_shapes(*shapes) -> Size:
+    """torch.broadcast_shapes: the shape tensors of these shapes broadcast to (an int is a 1-D shape),
+    with torch._refs._broadcast_shapes' checks and messages."""
+    # (builtins.int: agrad.int is the dtype)
+    shapes = tuple((s,) if isinstance(s, builtins.int) else s for s in shapes if s is not None)
+    for shape in shapes:
+        if not isinstance(shape, (tuple, list)):
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {shape}")
+    common = [1] * max((len(s) for s in shapes), default=0)
+    for arg_idx, shape in enumerate(shapes):
+        for idx in range(-1, -1 - len(shape), -1):
+            if shape[idx] == common[idx]:
+                continue
+            if common[idx] == 1:
+                if shape[idx] < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                common[idx] = shape[idx]
+            elif shape[idx] != 1:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {shape[idx]} at {idx}! Mismatching "
+                                   f"argument at index {arg_idx} had {shape}; but expected shape should be "
+                                   f"broadcastable to {common}")
+    return Size(common)
+
+
 # what a graph run does not use, imported on first use: name -> (module, its attribute or None)
 _ON_FIRST_USE = {"library": ("library", None), "testing": ("testing", None), "save": ("serialization", "save"),
                  "load": ("serialization", "load")}
 
 
+# torch's top-level in-place functions: the in-place variants it also exposes as functions (`torch.abs_(x)` is
+# `x.abs_()`: native_functions.yaml's `variants: function, method`), agrad.<name> being the Tensor method
+# itself; and those of ops with no Tensor method (torch.celu_ …), the op's in-place variant named as
+# PyTorch names its Node
+_TENSOR_METHODS = frozenset((
+    "abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_", "arctanh_",
+    "as_strided_", "asin_", "asinh_", "atan_", "atanh_", "ceil_", "clamp_", "clamp_max_", "clamp_min_", "clip_",
+    "conj_physical_", "cos_", "cosh_", "deg2rad_", "detach_", "erf_", "erfc_", "exp2_", "exp_", "expm1_", "fill_",
+    "fix_", "floor_", "frac_", "gcd_", "i0_", "index_put_", "lcm_", "ldexp_", "log10_", "log1p_", "log2_", "log_",
+    "logit_", "nan_to_num_", "neg_", "negative_", "rad2deg_", "reciprocal_", "relu_", "resize_as_", "round_",
+    "rsqrt_", "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_", "tanh_", "trunc_", "xlogy_",
+    "zero_"))
+_FUNCTION_ONLY = {"celu_": ("celu", "CeluBackward1"), "selu_": ("selu", "EluBackward1"),
+                  "threshold_": ("threshold", "ThresholdBackward1")}
+
+
 def __getattr__(name):
+    if name in _TENSOR_METHODS:
+        value = getattr(Tensor, name)
+    elif name in _FUNCTION_ONLY:
+        from .ops._inplace import _method
+        op, backward_name = _FUNCTION_ONLY[name]
+        value = _method(name, getattr(ops, op), backward_name)
+    else:
+        value = None
+    if value is not None:
+        globals()[name] = value
+        return value
     where = _ON_FIRST_USE.get(name)
     if where is None and name.startswith("_foreach_"):
         where = ("foreach", name)

@@ -12,6 +12,7 @@ from ._device import device as Device
 from ._tensor import Tensor
 from .dispatch_keys import INFERENCE
 from .errors import DtypeNotImplementedError
+from .messages import scalar_type_name
 from .grad_mode import tls
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "empty", "empty_strided", "zeros", "ones", "full", "arange", "linspace", "logspace",
@@ -193,6 +194,34 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     acc = np.float64 if np_dtype.kind == "f" else np.int64
     values = acc(start) + np.arange(size, dtype=acc) * acc(step)
     return tensor(values.astype(np_dtype), dtype=dtype, device=dev, requires_grad=requires_grad)
+
+
+def _triangle_indices(name, row, col, offset, dtype, device, lower):
+    """torch.tril_indices / triu_indices: the (row, column) coordinates of a row x col matrix's lower
+    (upper) triangle from diagonal `offset`, as a 2 x N tensor in row-major order."""
+    if row < 0:
+        raise RuntimeError(f"row must be non-negative, got{row}")
+    if col < 0:
+        raise RuntimeError(f"col must be non-negative, got{col}")
+    dev, _, np_dtype = _resolve(dtypes.int64 if dtype is None else dtype, device)
+    if np_dtype not in (np.dtype(np.int32), np.dtype(np.int64)):
+        raise DtypeNotImplementedError(f"\"{name}\" not implemented for '{scalar_type_name(np_dtype)}'")
+    rows, cols = (np.tril_indices if lower else np.triu_indices)(row, offset, col)
+    return tensor(np.stack([rows, cols]).astype(np_dtype).reshape(2, -1), dtype=dtypes.from_numpy(np_dtype),
+                  device=dev)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None) -> Tensor:
+    return _triangle_indices("tril_indices", row, col, offset, dtype, device, True)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None) -> Tensor:
+    return _triangle_indices("triu_indices", row, col, offset, dtype, device, False)
+
+
+for _fn, _which in ((tril_indices, "lower"), (triu_indices, "upper")):
+    _fn.__doc__ = (f"torch.{_fn.__name__}: the (row, column) indices of a row x col matrix's {_which} triangle from "
+                   f"diagonal offset, a 2 x N int64 (or int32) tensor in row-major order.")
 
 
 def _spaced(start, end, steps, np_dtype, name="linspace"):

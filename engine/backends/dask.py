@@ -36,9 +36,16 @@ REFUSED: dict[str, str] = {
     **dict.fromkeys(("nonzero", "masked_select", "_masked_select_backward", "_unique2", "unique_dim"), _DATA_DEPENDENT),
     **dict.fromkeys(("scatter_reduce", "index_reduce"), _ROUNDS),
     "max_unpool2d": _REPEATS,
+    **dict.fromkeys(("argwhere", "unique_consecutive"), _DATA_DEPENDENT),
     # a view by geometry over the tensor's memory (sizes, strides, storage offset): a dask array has
     # no memory layout to read through
     "as_strided": "it reads the tensor's memory by strides and an offset, and a dask array has no memory layout",
+    # kernels that write into a copy of self through a view or at indices (a dask array is never written through)
+    **dict.fromkeys(("slice_scatter", "select_scatter", "diagonal_scatter", "as_strided_scatter", "index_fill",
+                     "index_copy", "masked_scatter", "put"),
+                    "its kernel writes into a copy of self through a view or at indices, and a dask array is never "
+                    "written through"),
+    "mode": "its kernel counts each row's runs of equal values on the host, which a lazy array does not have",
     # kernels that read index values on the host to lay out their computation (a lazy array has none)
     **dict.fromkeys(("_ctc_loss", "_ctc_loss_backward", "ctc_loss"),
                     "its recursion runs up to each sample's input and target lengths, values a lazy array does not know"),
@@ -150,6 +157,13 @@ class DaskArrayAPI:
         value = getattr(self._da, name)
         setattr(self, name, value)        # found once: later lookups are plain attributes
         return value
+
+    # NumPy's ufuncs, which dask arrays apply lazily, block by block
+    def gcd(self, a, b):
+        return np.gcd(a, b)
+
+    def lcm(self, a, b):
+        return np.lcm(a, b)
 
     def _whole_along(self, a, axis: int):
         """`a` with `axis` in one chunk (the others as they are)."""

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import _api as _agrad
 from ..autograd.inplace import apply_inplace
-from ..messages import c_type_name, require_floating, sizes
+from ..messages import require_floating, sizes
 from ..messages import size_repr as _size
 
 # torch.nn.functional's public functions, as of PyTorch 2.13 (those agrad lacks are left out below)
@@ -448,44 +448,16 @@ __all__ += [_name for _name in ("fractional_max_pool2d", "fractional_max_pool2d_
 
 # ---- dropout1d/2d/3d, alpha_dropout, feature_alpha_dropout: ATen's _dropout_impl --------------------
 
-# SELU's scale · alpha: -this is SELU's saturation, the value a dropped unit takes before the affine correction
-_SELU_ALPHA = 1.7580993408473766
-
-
 def _check_p(p):
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-
-
-def _dropout_impl(input, p, training, inplace, feature, alpha, seed):
-    """input · noise, noise a Bernoulli(1 - p) keep-mask per element (per (N, C) map when `feature`)
-    scaled by 1 / (1 - p); alpha dropout scales it by a = 1/√((α²p + 1)(1 - p)) and adds
-    b = α·a·(keep - 1 + p), which keeps SELU's zero mean and unit variance."""
-    _check_p(p)
-    if p == 0 or not training or input.numel() == 0:
-        return input
-    if p == 1:
-        zero = _agrad.zeros((), dtype=input.dtype, device=input.device)
-        return input.mul_(zero) if inplace else input.mul(zero)
-    if feature and input.dim() < 2:
-        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
-    shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2) if feature else tuple(input.shape)
-    # NOTE: the mask is _dropout_mask's, as F.dropout's: the same for a seed on every device
-    noise = _agrad._dropout_mask(_agrad.empty(shape, dtype=input.dtype, device=input.device), p, seed=seed)
-    if not alpha:
-        return input.mul_(noise) if inplace else input.mul(noise)
-    keep = (noise != 0).to(input.dtype)
-    a = 1.0 / math.sqrt((_SELU_ALPHA * _SELU_ALPHA * p + 1) * (1 - p))
-    b = (keep - 1) * (_SELU_ALPHA * a) + _SELU_ALPHA * a * p
-    keep = keep * a
-    return (input.mul_(keep) if inplace else input.mul(keep)).add_(b)
 
 
 def _feature_dropout_unbatched(input, p, training, inplace, batched, seed):
     """dropout1d and dropout3d: an unbatched input is given a batch dim of 1 for the feature mask."""
     if not batched:
         input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
-    result = _dropout_impl(input, p, training, inplace, True, False, seed)
+    result = _agrad.dropout_impl(input, p, training, inplace, True, False, seed)
     if not batched:
         result = result.squeeze_(0) if inplace else result.squeeze(0)
     return result
@@ -520,7 +492,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False, *, seed=None):
                       "This behavior will change in a future release to interpret the input as one without a batch "
                       "dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please "
                       "switch to using dropout1d instead.", stacklevel=2)
-    return _dropout_impl(input, p, training, inplace, True, False, seed)
+    return _agrad.dropout_impl(input, p, training, inplace, True, False, seed)
 
 
 def dropout3d(input, p=0.5, training=True, inplace=False, *, seed=None):
@@ -533,12 +505,12 @@ def dropout3d(input, p=0.5, training=True, inplace=False, *, seed=None):
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False, *, seed=None):
     _check_p(p)
-    return _dropout_impl(input, p, training, inplace, False, True, seed)
+    return _agrad.dropout_impl(input, p, training, inplace, False, True, seed)
 
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False, *, seed=None):
     _check_p(p)
-    return _dropout_impl(input, p, training, inplace, True, True, seed)
+    return _agrad.dropout_impl(input, p, training, inplace, True, True, seed)
 
 
 for _name, _what in (("dropout1d", "each channel of (N, C, L) or (C, L) input"),
@@ -576,55 +548,8 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     return input / div
 
 
-def _dim_size(t, d):
-    if not -t.dim() <= d < t.dim():
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-t.dim()}, {t.dim() - 1}], but "
-                         f"got {d})")
-    return t.shape[d]
-
-
-def bilinear(input1, input2, weight, bias=None):
-    """torch.nn.functional.bilinear: y_o = x1ᵀ A_o x2 + b_o over the last dims (one einsum), with
-    ATen's checks."""
-    tensors = [("input1", input1), ("input2", input2), ("weight", weight)] + ([("bias", bias)] if bias is not None
-                                                                            else [])
-    if len({t.dtype for _, t in tensors}) != 1:
-        raise RuntimeError("All tensors must have the same dtype, got " + ", ".join(
-            f"{name}: {c_type_name(t.dtype.np)}" for name, t in tensors))
-    if input1.dim() != input2.dim():
-        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}")
-    for i in range(input1.dim() - 1):
-        if input1.shape[i] != input2.shape[i]:
-            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: got {input1.shape[i]} "
-                               f"and {input2.shape[i]}")
-    if _dim_size(input1, -1) != _dim_size(weight, 1):
-        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got {input1.shape[-1]} but "
-                           f"expected {weight.shape[1]}")
-    if _dim_size(input2, -1) != _dim_size(weight, 2):
-        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2.shape[-1]} but "
-                           f"expected {weight.shape[2]}")
-    if bias is not None and _dim_size(bias, 0) != weight.shape[0]:
-        raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.shape[0]} but expected "
-                           f"{weight.shape[0]}")
-    out = _agrad.einsum("...i,oij,...j->...o", input1, weight, input2)
-    return out if bias is None else out + bias
-
-
-def channel_shuffle(input, groups):
-    """torch.nn.functional.channel_shuffle: the C channels of (N, C, *) input as (groups, C / groups),
-    transposed: channel g·(C/groups) + j moves to j·groups + g."""
-    if input.dim() <= 2:
-        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes "
-                           f"{sizes(input.shape)}")
-    if groups <= 0:
-        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
-    b, c, *rest = input.shape
-    if c % groups != 0:
-        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
-    return input.reshape(b, groups, c // groups, *rest).transpose(1, 2).reshape(input.shape)
-
-
-native_channel_shuffle = channel_shuffle
+# bilinear and channel_shuffle are the op library's (agrad.bilinear, agrad.channel_shuffle), as torch's
+channel_shuffle = native_channel_shuffle = _agrad.channel_shuffle
 
 
 def _deprecated_upsample(name):

@@ -243,7 +243,9 @@ _ALIASES = ("absolute", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arc
 _INPLACE = frozenset(_UNARY + _BINARY + _ALIASES + ("sinc", "deg2rad", "rad2deg", "heaviside", "acosh", "asinh",
                                                     "atanh", "clip", "floor_divide", "i0", "mvlgamma",
                                                     "addmm", "addmv", "addr", "addbmm", "baddbmm", "renorm",
-                                                    "cumsum", "cumprod", "tril", "triu", "igamma", "igammac"))
+                                                    "cumsum", "cumprod", "tril", "triu", "igamma", "igammac",
+                                                    "gcd", "lcm", "ldexp", "nextafter", "index_fill", "index_copy",
+                                                    "masked_scatter", "put"))
 
 
 def _sizes_method(fn):

@@ -34,14 +34,15 @@ FAMILIES = {
         ("empty_like", "fill", "full_like", "ones_like", "rand_like", "randn_like", "zeros_like"),
         ()),
     "least_squares": (
-        ("_linalg_lstsq", "linalg_lstsq", "linalg_matrix_rank", "linalg_pinv"),
+        ("_linalg_lstsq", "linalg_lstsq", "linalg_matrix_rank", "linalg_pinv", "pinverse"),
         ()),
     "linalg": (
-        ("_einsum", "addmm", "baddbmm", "bmm", "cross", "dot", "einsum", "ger", "kron", "linalg_cross",
-         "linear", "matmul", "mm", "mv", "outer", "trace"),
+        ("_einsum", "addmm", "baddbmm", "bilinear", "bmm", "cross", "dot", "einsum", "ger", "kron",
+         "linalg_cross", "linear", "matmul", "mm", "mv", "outer", "trace"),
         ()),
     "linalg_products": (
-        ("linalg_diagonal", "linalg_multi_dot", "linalg_vander", "linalg_vecdot", "vdot"),
+        ("chain_matmul", "inner", "linalg_diagonal", "linalg_multi_dot", "linalg_vander", "linalg_vecdot",
+         "tensordot", "vdot"),
         ()),
     "lu_factorization": (
         ("linalg_lu", "linalg_lu_factor", "linalg_lu_factor_ex", "linalg_lu_solve", "lu_unpack"),
@@ -60,11 +61,13 @@ FAMILIES = {
         ("_ctc_loss", "_ctc_loss_backward", "ctc_loss"),
         ()),
     "nn.distance": (
-        ("cosine_similarity", "pairwise_distance", "pdist"),
+        ("_cdist_forward", "_euclidean_dist", "cdist", "cosine_similarity", "dist", "pairwise_distance",
+         "pdist"),
         ()),
     "nn.dropout": (
         ("_dropout_mask", "dropout"),
-        ()),
+        ("alpha_dropout", "alpha_dropout_", "dropout_", "dropout_impl", "feature_alpha_dropout",
+         "feature_alpha_dropout_", "feature_dropout", "feature_dropout_")),
     "nn.embedding_bag": (
         ("_embedding_bag", "_embedding_bag_freq", "embedding_bag"),
         ()),
@@ -91,7 +94,7 @@ FAMILIES = {
         ("batch_norm", "group_norm", "instance_norm", "layer_norm", "normalize", "rms_norm"),
         ()),
     "nn.pixel_shuffle": (
-        ("pixel_shuffle", "pixel_unshuffle"),
+        ("channel_shuffle", "pixel_shuffle", "pixel_unshuffle"),
         ()),
     "nn.pooling": (
         ("adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool2d_backward", "adaptive_avg_pool3d",
@@ -108,7 +111,7 @@ FAMILIES = {
         ("interpolate", "interpolate_backward"),
         ()),
     "norms": (
-        ("linalg_cond", "linalg_matrix_norm", "linalg_norm"),
+        ("linalg_cond", "linalg_matrix_norm", "linalg_norm", "renorm"),
         ()),
     "pointwise.activation": (
         ("_prelu_kernel", "_prelu_kernel_backward", "_rrelu_noise", "celu", "elu", "elu_backward", "gelu",
@@ -130,13 +133,13 @@ FAMILIES = {
     "pointwise.binary": (
         ("_compare_as_self", "add", "addcdiv", "addcmul", "atan2", "clamp", "clamp_max", "clamp_min", "clip",
          "copysign", "div", "eq", "float_power", "floor_divide", "fmax", "fmin", "fmod", "ge", "gt",
-         "heaviside", "hypot", "le", "lerp", "logaddexp", "lt", "maximum", "minimum", "mul", "ne", "pow",
-         "remainder", "rsub", "sub", "true_divide", "where"),
+         "heaviside", "hypot", "ldexp", "le", "lerp", "logaddexp", "logaddexp2", "lt", "maximum", "minimum",
+         "mul", "ne", "nextafter", "pow", "remainder", "rsub", "sub", "true_divide", "where"),
         ()),
     "pointwise.logical": (
         ("bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift",
-         "bitwise_xor", "isclose", "isfinite", "isin", "isinf", "isnan", "isneginf", "isposinf", "isreal",
-         "logical_and", "logical_not", "logical_or", "logical_xor", "signbit"),
+         "bitwise_xor", "gcd", "isclose", "isfinite", "isin", "isinf", "isnan", "isneginf", "isposinf",
+         "isreal", "lcm", "logical_and", "logical_not", "logical_or", "logical_xor", "signbit"),
         ()),
     "pointwise.special": (
         ("digamma", "erf", "erfc", "erfinv", "igamma", "igammac", "lgamma", "mvlgamma", "polygamma",
@@ -145,9 +148,9 @@ FAMILIES = {
         ()),
     "pointwise.unary": (
         ("abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "ceil", "cos", "cosh", "deg2rad", "exp",
-         "exp2", "expm1", "floor", "frac", "log", "log10", "log1p", "log2", "logit", "nan_to_num", "neg",
-         "rad2deg", "reciprocal", "round", "rsqrt", "sgn", "sign", "sin", "sinc", "sinh", "sqrt", "square",
-         "tan", "trunc"),
+         "exp2", "expm1", "floor", "frac", "frexp", "log", "log10", "log1p", "log2", "logit", "nan_to_num",
+         "neg", "rad2deg", "reciprocal", "round", "rsqrt", "sgn", "sign", "sin", "sinc", "sinh", "sqrt",
+         "square", "tan", "trunc"),
         ()),
     "reduce.arithmetic": (
         ("linalg_vector_norm", "logsumexp", "mean", "nanmean", "nansum", "norm", "prod", "sum", "sum_to_size"),
@@ -161,6 +164,9 @@ FAMILIES = {
     "reduce.cumulative": (
         ("cumprod", "cumsum", "diff", "logcumsumexp"),
         ()),
+    "reduce.histogram": (
+        ("histc",),
+        ()),
     "reduce.integration": (
         ("cumulative_trapezoid", "trapezoid", "trapz"),
         ()),
@@ -168,9 +174,9 @@ FAMILIES = {
         ("std", "std_mean", "var", "var_mean"),
         ()),
     "reduce.selection": (
-        ("_unique2", "all", "amax", "amin", "any", "argmax", "argmin", "argsort", "bincount",
-         "count_nonzero", "cummax", "cummin", "kthvalue", "max", "median", "min", "nanmedian", "sort",
-         "topk", "unique_dim"),
+        ("_unique2", "all", "amax", "amin", "aminmax", "any", "argmax", "argmin", "argsort", "argwhere",
+         "bincount", "count_nonzero", "cummax", "cummin", "kthvalue", "max", "median", "min", "mode",
+         "msort", "nanmedian", "nanquantile", "quantile", "sort", "topk", "unique_consecutive", "unique_dim"),
         ("allclose", "equal", "unique")),
     "reduce.vander": (
         ("vander",),
@@ -182,10 +188,13 @@ FAMILIES = {
          "take_along_dim"),
         ("getitem", "setitem")),
     "shape.diagonal": (
-        ("diag", "diag_embed", "diagonal", "diagonal_backward", "diagonal_copy", "tril", "triu"),
+        ("diag", "diag_embed", "diagflat", "diagonal", "diagonal_backward", "diagonal_copy", "tril", "triu"),
         ()),
     "shape.index_reduce": (
         ("index_reduce",),
+        ()),
+    "shape.index_writes": (
+        ("index_copy", "index_fill", "masked_scatter", "put"),
         ()),
     "shape.indexing": (
         ("alias", "narrow", "select", "select_backward", "slice", "slice_backward"),
@@ -195,10 +204,10 @@ FAMILIES = {
          "unsafe_split_with_sizes"),
         ()),
     "shape.pad": (
-        ("pad", "pad_backward"),
+        ("constant_pad_nd", "pad", "pad_backward"),
         ()),
     "shape.products": (
-        ("block_diag", "cartesian_prod"),
+        ("block_diag", "cartesian_prod", "combinations"),
         ()),
     "shape.rearrange": (
         ("broadcast_tensors", "broadcast_to", "flip", "meshgrid", "moveaxis", "movedim", "ravel", "repeat",
@@ -221,9 +230,12 @@ FAMILIES = {
         ("_unsafe_view", "expand", "flatten", "permute", "reshape", "squeeze", "t", "transpose", "unfold",
          "unfold_backward", "unsqueeze", "view"),
         ()),
+    "shape.view_scatter": (
+        ("as_strided_scatter", "diagonal_scatter", "select_scatter", "slice_scatter"),
+        ()),
     "solve": (
-        ("linalg_solve", "linalg_solve_ex", "linalg_solve_triangular", "linalg_tensorinv",
-         "linalg_tensorsolve"),
+        ("cholesky_inverse", "cholesky_solve", "linalg_solve", "linalg_solve_ex", "linalg_solve_triangular",
+         "linalg_tensorinv", "linalg_tensorsolve", "triangular_solve"),
         ()),
 }
 

@@ -246,3 +246,12 @@ linalg_matrix_rank = defop(
     "linalg_matrix_rank(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor",
     composite=_matrix_rank, samples=_matrix_rank_samples, torch="torch.linalg.matrix_rank",
     doc="The number of singular values (|eigenvalues| with hermitian) above max(atol, rtol·σ_max).")
+
+
+pinverse = defop(
+    "pinverse(Tensor self, float rcond=1e-15) -> Tensor",
+    # ATen's pinverse: linalg_pinv with atol 0 and rtol rcond
+    composite=lambda self, rcond: linalg_pinv(self, atol=0.0, rtol=rcond),
+    samples=lambda op: [SampleInput("(3,4)", make_arg((3, 4), key=(op, 0))),
+                        SampleInput("(2,3,2) rcond", make_arg((2, 3, 2), key=(op, 1)), 1e-3)],
+    torch="torch.pinverse", doc="The pseudoinverse, singular values below rcond times the largest dropped.")

@@ -20,7 +20,7 @@ import numpy as np
 from ..backends.meta import MetaArray
 from ..creation import eye
 from ..errors import DtypeError, DtypeNotImplementedError, ShapeError
-from ..messages import scalar_type_name
+from ..messages import c_type_name, scalar_type_name
 from ..shapes import broadcast_shapes, normalize_dim
 from ._common import checked
 from .reduce.arithmetic import _sum_dtype
@@ -638,3 +638,49 @@ def _operands_as_arguments(generated):
 
 
 einsum = get_info("einsum").entry.function = _operands_as_arguments(einsum)
+
+
+# ---- bilinear ---------------------------------------------------------------------------------
+
+def _dim_size(t, d):
+    if not -t.dim() <= d < t.dim():
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-t.dim()}, {t.dim() - 1}], but "
+                         f"got {d})")
+    return t.shape[d]
+
+
+def _bilinear(input1, input2, weight, bias):
+    # ATen's checks; the product one einsum (ATen's is _trilinear)
+    tensors = [("input1", input1), ("input2", input2), ("weight", weight)] + ([("bias", bias)] if bias is not None
+                                                                            else [])
+    if len({t.dtype for _, t in tensors}) != 1:
+        raise RuntimeError("All tensors must have the same dtype, got " + ", ".join(
+            f"{name}: {c_type_name(t.dtype.np)}" for name, t in tensors))
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}")
+    for i in range(input1.dim() - 1):
+        if input1.shape[i] != input2.shape[i]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: got {input1.shape[i]} "
+                               f"and {input2.shape[i]}")
+    if _dim_size(input1, -1) != _dim_size(weight, 1):
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got {input1.shape[-1]} but "
+                           f"expected {weight.shape[1]}")
+    if _dim_size(input2, -1) != _dim_size(weight, 2):
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2.shape[-1]} but "
+                           f"expected {weight.shape[2]}")
+    if bias is not None and _dim_size(bias, 0) != weight.shape[0]:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.shape[0]} but expected "
+                           f"{weight.shape[0]}")
+    out = einsum("...i,oij,...j->...o", input1, weight, input2)
+    return out if bias is None else out + bias
+
+
+bilinear = defop(
+    "bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor", composite=_bilinear,
+    samples=lambda op: [
+        SampleInput("(2,3)x(2,4)", make_arg((2, 3), key=(op, 0)), make_arg((2, 4), key=(op, 1)),
+                    make_arg((5, 3, 4), key=(op, 2)), make_arg((5,), key=(op, 3))),
+        SampleInput("batched, no bias", make_arg((2, 2, 3), key=(op, 4)), make_arg((2, 2, 2), key=(op, 5)),
+                    make_arg((4, 3, 2), key=(op, 6)))],
+    torch="torch.bilinear",
+    doc="y_o = x1ᵀ A_o x2 + b_o over the last dims of input1 and input2, weight (out, in1, in2).")

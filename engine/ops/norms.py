@@ -1,18 +1,20 @@
 """Norms (ATen's LinearAlgebra), PyTorch's composites over linalg_vector_norm (a reduction,
 declared with the others in reduce.arithmetic) and the singular values: linalg_matrix_norm (1, inf: a vector norm then a max; 2, nuc: the singular values; fro: the
 vector 2-norm), linalg_norm (vector or matrix by ord and dim), linalg_cond (the ratio of
-extreme singular values, or ‖A‖‖A⁻¹‖)."""
+extreme singular values, or ‖A‖‖A⁻¹‖); renorm (the slices along dim capped at a p-norm, a kernel with
+derivatives.yaml's renorm_backward)."""
 from __future__ import annotations
 
 import math
 
+from ..backends.meta import MetaArray
 from ..errors import DtypeError
 from ..messages import scalar_type_name
 from ..shapes import normalize_dim
 from .decompositions import linalg_svdvals
 from .determinants import linalg_inv_ex
 from .pointwise.binary import where
-from .reduce.arithmetic import linalg_vector_norm, sum
+from .reduce.arithmetic import _norm_grad, _norm_kernel, linalg_vector_norm, sum
 from .reduce.selection import amax, amin
 from .registry import defop
 from .samples import SampleInput, make_arg
@@ -166,3 +168,51 @@ linalg_cond = defop(
     "linalg_cond(Tensor A, Scalar? p=None) -> Tensor", composite=_cond, samples=_cond_samples,
     torch="torch.linalg.cond",
     doc="The condition number ‖A‖ ‖A⁻¹‖ in the norm p (None or ±2: the ratio of extreme singular values, any shape).")
+
+
+# ---- renorm ------------------------------------------------------------------------------------
+# ATen's renorm: each slice along dim whose p-norm exceeds maxnorm scaled down to maxnorm / (norm + 1e-7);
+# its own Node (RenormBackward0) with derivatives.yaml's renorm_backward
+
+def _renorm_checks(self, p, dim, maxnorm):
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        # (C++ prints the double as %g does)
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {float(maxnorm):g}")
+    if self.ndim <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {self.ndim} dimensions")
+    d = normalize_dim(dim, self.ndim)
+    return [i for i in range(self.ndim) if i != d]
+
+
+def _renorm_kernel(xp, self, p, dim, maxnorm):
+    reduce_dims = _renorm_checks(self, p, dim, maxnorm)
+    norm = _norm_kernel(xp, self, p, reduce_dims, True, None)
+    factor = xp.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0).astype(self.dtype, copy=False)
+    return self * factor
+
+
+def _renorm_meta(self, p, dim, maxnorm):
+    _renorm_checks(self, p, dim, maxnorm)
+    return MetaArray(self.shape, self.dtype)
+
+
+def _renorm_backward(grad, self, p, dim, maxnorm):
+    reduce_dims = _renorm_checks(self, p, dim, maxnorm)
+    norm = linalg_vector_norm(self, p, reduce_dims, True)
+    nb = _norm_grad(sum(self * grad, reduce_dims, True), self, norm, p, reduce_dims, True, None)
+    invnorm = (norm + 1e-7).reciprocal()
+    factor = invnorm * maxnorm
+    return where(norm > maxnorm, factor * grad - (maxnorm * invnorm * invnorm) * nb, grad)
+
+
+renorm = defop(
+    "renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor",
+    kernel=_renorm_kernel, meta=_renorm_meta, grads={"self": _renorm_backward},
+    samples=lambda op: [
+        SampleInput("(3,4) p=2 dim=0", make_arg((3, 4), key=(op, 0)), 2, 0, 1.5),
+        SampleInput("(2,3,2) p=1 dim=1", make_arg((2, 3, 2), key=(op, 1)), 1, 1, 2.0),
+        SampleInput("p=3 dim=-1 none scaled", make_arg((3, 2), key=(op, 2), low=-0.3, high=0.3), 3, -1, 5.0)],
+    torch="torch.renorm",
+    doc="self with each slice along dim whose p-norm exceeds maxnorm scaled to norm maxnorm.")

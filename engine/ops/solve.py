@@ -1,7 +1,8 @@
 """Linear systems (ATen's BatchLinearAlgebra): linalg_solve_ex, the kernel (PyTorch's
 _linalg_solve_ex, whose node is LinalgSolveExBackward0), and linalg_solve over it;
 linalg_solve_triangular (A's triangle only); PyTorch's composites linalg_tensorinv and
-linalg_tensorsolve (a tensor viewed as a matrix).
+linalg_tensorsolve (a tensor viewed as a matrix); the older triangular_solve (deprecated),
+cholesky_solve and cholesky_inverse.
 
 A is a batch of square matrices, B a batch of matrices or, where B has A's shape without its
 last dimension (or is 1-D), of vectors (PyTorch's linalg_solve_is_vector_rhs); their batch
@@ -17,6 +18,7 @@ from ..backends.meta import MetaArray
 from ..errors import DtypeError
 from ..messages import scalar_type_name
 from ..shapes import broadcast_shapes
+from ..warn_once import warn_once
 from .determinants import _invertible, _mT, _square_check, linalg_inv
 from .linalg import matmul
 from .reduce.selection import _named_results
@@ -254,3 +256,167 @@ linalg_tensorsolve = defop(
                         SampleInput("dims=(0,)", _tensor_of(_invertible(op, (6, 6), 1), [6, 2, 3]),
                                     make_arg((2, 3), key=(op, "b1")), dims=[0])],
     torch="torch.linalg.tensorsolve", doc="X with tensordot(A, X, X.ndim) = B.")
+
+
+# ---- the older solvers: triangular_solve, cholesky_solve, cholesky_inverse ----------------------------
+# Each its own Node with derivatives.yaml's formula (triangular_solve_backward, cholesky_solve_backward,
+# cholesky_inverse_backward). cholesky_solve and cholesky_inverse read one triangle of their factor, as
+# LAPACK's potrs/potri, but PyTorch's formulas give a gradient for the whole matrix: their samples are
+# gradchecked through a triangular input (PyTorch's gradcheck_wrapper_triangular_input)
+
+def _b_and_A(name, b, A, b_message):
+    if b.ndim < 2:
+        raise RuntimeError(b_message.format(b.ndim))
+    if A.ndim < 2:
+        raise RuntimeError(f"A should have at least 2 dimensions, but has {A.ndim} dimensions instead")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"A must be batches of square matrices, but they are {A.shape[-2]} by {A.shape[-1]} "
+                           f"matrices")
+    if A.shape[-1] != b.shape[-2]:
+        raise RuntimeError(f"Incompatible matrix sizes for {name}: each A matrix is {A.shape[-1]} by {A.shape[-1]} "
+                           f"but each b matrix is {b.shape[-2]} by {b.shape[-1]}")
+    if b.dtype != A.dtype:
+        raise DtypeError(f"Expected b and A to have the same dtype, but found b of type {scalar_type_name(b.dtype)} "
+                         f"and A of type {scalar_type_name(A.dtype)} instead.")
+    batch = broadcast_shapes(tuple(b.shape[:-2]), tuple(A.shape[:-2]))
+    return batch + tuple(b.shape[-2:]), batch + tuple(A.shape[-2:])
+
+
+def _triangular_solve_shapes(self, A):
+    return _b_and_A("triangular_solve", self, A, "torch.triangular_solve: Expected b to have at least 2 dimensions, "
+                                                 "but it has {} dimensions instead")
+
+
+def _triangular_solve_meta(self, A, upper, transpose, unitriangular):
+    x_shape, a_shape = _triangular_solve_shapes(self, A)
+    return MetaArray(x_shape, self.dtype), MetaArray(a_shape, A.dtype)
+
+
+def _triangular_solve_kernel(xp, self, A, upper, transpose, unitriangular):
+    warn_once("triangular_solve", _TRIANGULAR_SOLVE_DEPRECATED)
+    x_shape, a_shape = _triangular_solve_shapes(self, A)
+    # A's triangle solved as Aᵀ's other triangle when transposed
+    coefficient = xp.swapaxes(A, -1, -2) if transpose else A
+    x = _solve_triangular_kernel(xp, coefficient, self, upper != transpose, True, unitriangular)
+    return x, xp.array(xp.broadcast_to(A, a_shape))
+
+
+def _triangular_solve_grads(grads, self, A, result, upper, transpose, unitriangular):
+    """triangular_solve_backward: gb = the solve with Aᴴ (the other transpose); gA = -gb Xᴴ (-X gbᵀ transposed),
+    kept to the triangle read, plus the cloned coefficient's gradient."""
+    grad_x, grad_m = grads
+    x = result[0]
+    gb = triangular_solve(grad_x, A, upper, not transpose, unitriangular)[0]
+    gA = -matmul(x, _mT(gb)) if transpose else -matmul(gb, _mT(x))
+    gA = triu(gA, int(unitriangular)) if upper else tril(gA, -int(unitriangular))
+    return gb, gA + grad_m
+
+
+_TRIANGULAR_SOLVE_DEPRECATED = (
+    "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed in a future "
+    "PyTorch release.\ntorch.linalg.solve_triangular has its arguments reversed and does not return a copy of one "
+    "of the inputs.\nX = torch.triangular_solve(B, A).solution\nshould be replaced with\n"
+    "X = torch.linalg.solve_triangular(A, B).")
+
+triangular_solve = _named_results(defop(
+    "triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) "
+    "-> (Tensor solution, Tensor cloned_coefficient)",
+    kernel=_triangular_solve_kernel, meta=_triangular_solve_meta,
+    grads={"self": lambda grads, self, A, result, upper, transpose, unitriangular:
+           _triangular_solve_grads(grads, self, A, result, upper, transpose, unitriangular)[0],
+           "A": lambda grads, self, A, result, upper, transpose, unitriangular:
+           _triangular_solve_grads(grads, self, A, result, upper, transpose, unitriangular)[1]},
+    samples=lambda op: [
+        SampleInput("upper", make_arg((3, 2), key=(op, "b")), _invertible(op, (3, 3))),
+        SampleInput("lower transpose", make_arg((3, 2), key=(op, "b2")), _invertible(op, (3, 3), 1), False, True),
+        SampleInput("unitriangular batch broadcast", make_arg((2, 3, 1), key=(op, "b3")), _invertible(op, (3, 3), 2),
+                    True, False, True)],
+    torch="torch.triangular_solve",
+    doc="The deprecated torch.triangular_solve(b, A): (X with A X = b, A's upper or lower triangle read, Aᵀ with "
+        "transpose, a unit diagonal with unitriangular; a copy of A)."),
+    "triangular_solve", fields=("solution", "cloned_coefficient"))
+
+
+def _cholesky_solve_kernel(xp, self, input2, upper):
+    x_shape, _ = _b_and_A("cholesky_solve", self, input2, "b should have at least 2 dimensions, but has {} "
+                                                          "dimensions instead")
+    # (L Lᴴ) X = b: L y = b, then Lᴴ X = y (U as Uᴴ U)
+    L = xp.swapaxes(input2, -1, -2) if upper else input2
+    y = _solve_triangular_kernel(xp, L, self, False, True, False)
+    return _solve_triangular_kernel(xp, xp.swapaxes(L, -1, -2), y, True, True, False).reshape(x_shape)
+
+
+def _cholesky_solve_meta(self, input2, upper):
+    x_shape, _ = _b_and_A("cholesky_solve", self, input2, "b should have at least 2 dimensions, but has {} "
+                                                          "dimensions instead")
+    return MetaArray(x_shape, self.dtype)
+
+
+def _cholesky_solve_grads(grad, input2, result, upper):
+    g_self = cholesky_solve(grad, input2, upper)
+    common = matmul(g_self, _mT(result))
+    common = common + _mT(common)
+    return g_self, (-matmul(input2, common) if upper else -matmul(common, input2))
+
+
+def _triangular_input(index, upper):
+    """PyTorch's gradcheck_wrapper_triangular_input: the op on argument `index`'s triangle (the one it reads)."""
+    def wrapper(op, *args, **kwargs):
+        args = list(args)
+        args[index] = triu(args[index]) if upper else tril(args[index])
+        return op(*args, **kwargs)
+    return wrapper
+
+
+def _factor(op, shape, upper, tweak=0):
+    """A Cholesky factor: a triangle with a diagonal well away from 0, as a leaf that requires grad."""
+    m = _invertible(op, shape, tweak).detach()
+    return (triu(m) if upper else tril(m)).detach().requires_grad_()
+
+
+cholesky_solve = defop(
+    "cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor",
+    kernel=_cholesky_solve_kernel, meta=_cholesky_solve_meta,
+    grads={"self": lambda grad, input2, result, upper: _cholesky_solve_grads(grad, input2, result, upper)[0],
+           "input2": lambda grad, input2, result, upper: _cholesky_solve_grads(grad, input2, result, upper)[1]},
+    samples=lambda op: [
+        SampleInput("lower", make_arg((3, 2), key=(op, "b")), _factor(op, (3, 3), False)).wrapped(
+            _triangular_input(1, False)),
+        SampleInput("upper batch broadcast", make_arg((2, 3, 1), key=(op, "b2")), _factor(op, (3, 3), True, 1),
+                    True).wrapped(_triangular_input(1, True))],
+    torch="torch.cholesky_solve",
+    doc="X with (L Lᴴ) X = b for a Cholesky factor L (lower, or U with Uᴴ U and upper=True).")
+
+
+def _cholesky_inverse_check(self):
+    # (linalg's square-matrix checks, without the "linalg." of their messages, as ATen's squareCheckInputs)
+    if self.ndim < 2:
+        raise RuntimeError("cholesky_inverse: The input tensor A must have at least 2 dimensions.")
+    if self.shape[-1] != self.shape[-2]:
+        raise RuntimeError(f"cholesky_inverse: A must be batches of square matrices, but they are "
+                           f"{self.shape[-2]} by {self.shape[-1]} matrices")
+    _square_check("cholesky_inverse", self)
+
+
+def _cholesky_inverse_kernel(xp, self, upper):
+    _cholesky_inverse_check(self)
+    n = self.shape[-1]
+    eye = xp.broadcast_to(xp.eye(n, dtype=self.dtype), self.shape)
+    return _cholesky_solve_kernel(xp, eye, self, upper)
+
+
+def _cholesky_inverse_grad(grad, self, upper, result):
+    common = matmul(result, matmul(grad + _mT(grad), result))
+    return -matmul(self, common) if upper else -matmul(common, self)
+
+
+cholesky_inverse = defop(
+    "cholesky_inverse(Tensor self, bool upper=False) -> Tensor",
+    kernel=_cholesky_inverse_kernel,
+    meta=lambda self, upper: (_cholesky_inverse_check(self), MetaArray(self.shape, self.dtype))[1],
+    grads={"self": _cholesky_inverse_grad},
+    samples=lambda op: [
+        SampleInput("lower", _factor(op, (3, 3), False)).wrapped(_triangular_input(0, False)),
+        SampleInput("upper batch", _factor(op, (2, 3, 3), True, 1), True).wrapped(_triangular_input(0, True))],
+    torch="torch.cholesky_inverse",
+    doc="(L Lᴴ)⁻¹ for a Cholesky factor L (lower, or U with Uᴴ U and upper=True).")

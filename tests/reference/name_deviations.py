@@ -15,6 +15,8 @@ _SDPA = ("agrad's scaled_dot_product_attention is PyTorch's math reference (matm
          "op is matmul's reshape; PyTorch's CPU kernel for 4-D inputs is one fused flash-attention op")
 
 NAME_DEVIATIONS = {
+    ("bilinear", "EinsumBackward0", "ViewBackward0"): "agrad's bilinear is one einsum (EinsumBackward0); PyTorch's "
+        "is _trilinear over the flattened batch, viewed back to its shape",
     ("linalg_householder_product", "SubBackward0", "LinalgHouseholderProductBackward0"): "agrad's "
         "householder_product is a composite of its reflections (two products each, so its gradient is theirs); "
         "PyTorch's is one kernel (LAPACK's orgqr) with its own backward",

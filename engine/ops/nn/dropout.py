@@ -1,9 +1,11 @@
 """dropout (ATen's Dropout): the input times a seeded Bernoulli mask (`_dropout_mask`),
-scaled by 1 / (1 - p), so a seed gives the same mask on every device.
+scaled by 1 / (1 - p), so a seed gives the same mask on every device; ATen's _dropout_impl
+(feature and alpha dropout) and torch's top-level forms of them (alpha_dropout(input, p, train) …).
 """
 from __future__ import annotations
 
 import contextlib
+import math
 
 import numpy as np
 
@@ -83,3 +85,57 @@ dropout = defop(
           f"input * torch.as_tensor({_TORCH_MASK}, dtype=input.dtype)",
     doc="Zeroes each element with probability p and scales the rest by 1/(1-p); the mask comes from `seed` "
         "and is the same on every device. An identity when not training.")
+
+
+# ---- ATen's _dropout_impl and the dropout family of torch's top level ----------------------------------
+
+# SELU's scale · alpha: -this is SELU's saturation, the value a dropped unit takes before the affine correction
+_SELU_ALPHA = 1.7580993408473766
+
+
+def dropout_impl(input, p, training, inplace, feature, alpha, seed=None):
+    """ATen's _dropout_impl: input · noise, noise a Bernoulli(1 - p) keep-mask per element (per (N, C) map
+    when `feature`) scaled by 1 / (1 - p); alpha dropout scales it by a = 1/√((α²p + 1)(1 - p)) and adds
+    b = α·a·(keep - 1 + p), which keeps SELU's zero mean and unit variance. (F.dropout1d/2d/3d,
+    F.alpha_dropout and F.feature_alpha_dropout run it too.)"""
+    _check_p(p)
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    if p == 1:
+        zero = creation.zeros((), dtype=input.dtype, device=input.device)
+        return input.mul_(zero) if inplace else input.mul(zero)
+    if feature and input.dim() < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2) if feature else tuple(input.shape)
+    # NOTE: the mask is _dropout_mask's, as F.dropout's: the same for a seed on every device
+    noise = _dropout_mask(creation.empty(shape, dtype=input.dtype, device=input.device), p, seed=seed)
+    if not alpha:
+        return input.mul_(noise) if inplace else input.mul(noise)
+    keep = (noise != 0).to(input.dtype)
+    a = 1.0 / math.sqrt((_SELU_ALPHA * _SELU_ALPHA * p + 1) * (1 - p))
+    b = (keep - 1) * (_SELU_ALPHA * a) + _SELU_ALPHA * a * p
+    keep = keep * a
+    return (input.mul_(keep) if inplace else input.mul(keep)).add_(b)
+
+
+def _aten_dropout(name, feature, alpha, inplace):
+    def dropout(input, p, train):
+        return dropout_impl(input, p, train, inplace, feature, alpha)
+    dropout.__name__ = dropout.__qualname__ = name
+    dropout.__doc__ = (f"torch.{name}(input, p, train): {'each (N, C) channel' if feature else 'each element'} "
+                       f"dropped with probability p{' (alpha dropout, for SELU networks)' if alpha else ''}"
+                       f"{', in place' if inplace else ''}.")
+    return dropout
+
+
+# torch's top-level forms (input, p, train), ATen's functions; F's own take (input, p, training, inplace)
+dropout_ = _aten_dropout("dropout_", False, False, True)
+feature_dropout = _aten_dropout("feature_dropout", True, False, False)
+feature_dropout_ = _aten_dropout("feature_dropout_", True, False, True)
+alpha_dropout = _aten_dropout("alpha_dropout", False, True, False)
+alpha_dropout_ = _aten_dropout("alpha_dropout_", False, True, True)
+feature_alpha_dropout = _aten_dropout("feature_alpha_dropout", True, True, False)
+feature_alpha_dropout_ = _aten_dropout("feature_alpha_dropout_", True, True, True)
+
+__all__ = ["dropout_impl", "dropout_", "feature_dropout", "feature_dropout_", "alpha_dropout", "alpha_dropout_",
+           "feature_alpha_dropout", "feature_alpha_dropout_"]

@@ -1,4 +1,5 @@
-"""pixel_shuffle and pixel_unshuffle (ATen's PixelShuffle): (*, C*r*r, H, W) <-> (*, C, H*r, W*r).
+"""pixel_shuffle and pixel_unshuffle (ATen's PixelShuffle): (*, C*r*r, H, W) <-> (*, C, H*r, W*r);
+channel_shuffle (ATen's ChanelShuffle), the channels as (groups, C / groups) transposed.
 
 Each is one reshape, one permutation and one reshape, and each is the other's inverse, so
 each one's gradient is the other applied to grad (derivatives.yaml's formulas). The result
@@ -7,6 +8,7 @@ is always a new array, never a view of the input (factor 1 included), as in PyTo
 from __future__ import annotations
 
 from ...backends.meta import MetaArray
+from ...messages import sizes
 from ..registry import defop
 from ..samples import SampleInput, make_arg
 
@@ -83,3 +85,40 @@ pixel_unshuffle = defop(
     grads={"self": lambda grad, downscale_factor: pixel_shuffle(grad, downscale_factor)},
     samples=lambda op: _samples(op, False), torch="torch.nn.functional.pixel_unshuffle",
     doc="pixel_shuffle's inverse: (*, C, H*r, W*r) rearranged to (*, C*r*r, H, W) (r = downscale_factor).")
+
+
+# ---- channel_shuffle --------------------------------------------------------------------------
+
+def _channel_shuffle_check(self, groups):
+    if self.ndim <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes "
+                           f"{sizes(self.shape)}")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    c = self.shape[1]
+    if c % groups != 0:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
+
+
+def _channel_shuffle_kernel(xp, self, groups):
+    _channel_shuffle_check(self, groups)
+    b, c, *rest = self.shape
+    grouped = self.reshape(b, groups, c // groups, *rest)
+    return xp.ascontiguousarray(xp.swapaxes(grouped, 1, 2)).reshape(self.shape)
+
+
+def _channel_shuffle_meta(self, groups):
+    _channel_shuffle_check(self, groups)
+    return MetaArray(self.shape, self.dtype)
+
+
+channel_shuffle = defop(
+    "channel_shuffle(Tensor self, int groups) -> Tensor",
+    kernel=_channel_shuffle_kernel, meta=_channel_shuffle_meta,
+    # derivatives.yaml: the inverse shuffle, with C / groups groups
+    grads={"self": lambda grad, groups: channel_shuffle(grad, grad.shape[1] // groups)},
+    samples=lambda op: [SampleInput("(2,6,3) groups 3", make_arg((2, 6, 3), key=(op, 0)), 3),
+                        SampleInput("(1,4,2,2) groups 2", make_arg((1, 4, 2, 2), key=(op, 1)), 2)],
+    torch="torch.channel_shuffle",
+    doc="The C channels of (N, C, *) input seen as (groups, C / groups) and transposed: channel g·(C/groups) + j "
+        "moves to j·groups + g.")

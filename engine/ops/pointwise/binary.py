@@ -744,6 +744,47 @@ logaddexp = _float_binary(
         SampleInput("far apart", make_arg((3,), key=(op, "f1"), low=-40.0, high=-30.0),
                     make_arg((3,), key=(op, "f2"), low=30.0, high=40.0))])
 
+logaddexp2 = _float_binary(
+    "logaddexp2", "logaddexp2_cpu",
+    lambda xp, self, other: xp.logaddexp2(self, other),
+    {"self": lambda grad, self, other: grad / (1 + _ops.pow(2, other - self)),
+     "other": lambda grad, self, other: grad / (1 + _ops.pow(2, self - other))},
+    lambda op: binary_samples(scalar_other=None)(op) + [
+        SampleInput("far apart", make_arg((3,), key=(op, "f1"), low=-40.0, high=-30.0),
+                    make_arg((3,), key=(op, "f2"), low=30.0, high=40.0))])
+
+
+# ---- ldexp, nextafter (ATen's: own Nodes, LdexpBackward0 and NextafterBackward0) ---------------
+
+ldexp = defop(
+    "ldexp(Tensor self, Tensor other) -> Tensor",
+    # as ATen's ldexp: self * 2 ** other, in the floating type of the two
+    kernel=lambda xp, self, other: (self * xp.exp2(other)).astype(self.dtype, copy=False),
+    meta=same_meta, promote="float",
+    grads={"self": lambda grad, other: grad * _ops.pow(2, other),
+           "other": lambda grad, result: grad * result * math.log(2.0)},
+    samples=lambda op: binary_samples(low=-2.0, high=2.0)(op)[:-1] + [
+        SampleInput("int64 exponents", make_arg((4,), key=(op, "m")),
+                    # (non-negative: PyTorch's formula pow(2, other) is an integer power, 0 for a negative one)
+                    make_arg((4,), key=(op, "e"), dtype=dtypes.int64, low=0, high=4, integer=True,
+                             requires_grad=False))],
+    torch="torch.ldexp", doc="self * 2 ** other, elementwise, in a floating dtype.")
+
+
+def _nextafter_kernel(xp, self, other):
+    _float_only("nextafter_cpu", self, other)
+    return xp.nextafter(self, other)
+
+
+nextafter = defop(
+    "nextafter(Tensor self, Tensor other) -> Tensor",
+    kernel=_nextafter_kernel,
+    meta=_checked_meta(lambda self, other: _float_only("nextafter_cpu", self, other)), promote="same",
+    grads={"self": lambda grad, self, other: where(self != other, grad, 0.0),
+           "other": lambda grad, other: zeros_like(other)},
+    samples=binary_samples(scalar_other=None),
+    torch="torch.nextafter", doc="The next floating-point value after self towards other, elementwise.")
+
 
 # ---- true_divide, float_power: composites as in PyTorch ---------------------------------------
 

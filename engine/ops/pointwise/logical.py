@@ -102,6 +102,36 @@ bitwise_right_shift = _bitwise_binary("bitwise_right_shift", "right_shift", _shi
                                       "self >> other, elementwise, arithmetic on signed integers (the `>>` operator).")
 
 
+def _gcd_lcm(name, ufunc):
+    def check(*arrays):
+        for a in arrays:
+            dt = getattr(a, "dtype", None)
+            if dt is not None and dt.kind not in "iu":        # (bool too, as PyTorch's integral-only dispatch)
+                raise DtypeNotImplementedError(f"\"{name}_cpu\" not implemented for '{scalar_type_name(dt)}'")
+
+    def kernel(xp, self, other):
+        check(self, other)
+        return getattr(xp, ufunc)(self, other).astype(self.dtype, copy=False)
+
+    def meta(self, other):
+        check(self, other)
+        return pointwise_meta()(self, other)
+
+    def samples(op):
+        from ...creation import tensor
+        return [SampleInput("int64", tensor([5, -10, 15, 0, 7]), tensor([3, 4, -25, 6, 0])),
+                SampleInput("int32 broadcast", tensor([[12, 18], [-8, 9]], dtype=dtypes.int32),
+                            tensor([6, 4], dtype=dtypes.int32))]
+    return defop(f"{name}(Tensor self, Tensor other) -> Tensor", kernel=kernel, meta=meta, promote="same",
+                 samples=samples, torch=f"torch.{name}",
+                 doc=f"The {'greatest common divisor' if name == 'gcd' else 'least common multiple'} of self "
+                     f"and other, elementwise, on integer tensors (non-negative).")
+
+
+gcd = _gcd_lcm("gcd", "gcd")
+lcm = _gcd_lcm("lcm", "lcm")
+
+
 def _bitwise_not_kernel(xp, self):
     _integral_only("bitwise_not", self)
     return xp.invert(self)

@@ -18,6 +18,8 @@ import numpy as np
 from ... import dtypes
 from ...creation import tensor as _tensor
 from ...creation import zeros_like
+from ...backends.meta import MetaArray
+from ...dispatcher import ops as _ops
 from ...errors import DtypeError, DtypeNotImplementedError
 from ...shapes import pointwise_meta
 from ...messages import scalar_type_name
@@ -351,3 +353,34 @@ rad2deg = defop(
     samples=lambda op: unary_samples(low=-4, high=4)(op) + [_int64_sample(op)],
     torch="torch.rad2deg",
     doc="Radians to degrees: self * 180 / pi.")
+
+
+# ---- frexp ---------------------------------------------------------------------------------------
+
+def _frexp_check(self):
+    if self.dtype.kind != "f":
+        raise DtypeError("torch.frexp() only supports floating-point dtypes")
+
+
+def _frexp_kernel(xp, self):
+    _frexp_check(self)
+    mantissa, exponent = xp.frexp(self)
+    return mantissa.astype(self.dtype, copy=False), exponent.astype(np.int32, copy=False)
+
+
+def _frexp_meta(self):
+    _frexp_check(self)
+    return MetaArray(self.shape, self.dtype), MetaArray(self.shape, np.int32)
+
+
+frexp = defop(
+    "frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)",
+    kernel=_frexp_kernel, meta=_frexp_meta,
+    # derivatives.yaml: self: grad / exponent.exp2() (the exponent is piecewise constant, an integer)
+    # NOTE: the saved exponent detached: a saved output is unpacked with this Node as its grad_fn, which
+    # would make the (integer, constant) exponent a path for double backward
+    grads={"self": lambda grad, result: grad / _ops.exp2(result[1].detach())},
+    samples=lambda op: unary_samples(low=-8, high=8, away_from=0.0)(op),
+    torch="torch.frexp",
+    doc="(mantissa, exponent): self = mantissa * 2 ** exponent, |mantissa| in [0.5, 1) (0 for 0), the exponent "
+        "int32.")

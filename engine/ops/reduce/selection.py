@@ -30,8 +30,10 @@ from ..pointwise.logical import isclose, isnan
 from ..registry import defop
 from .._common import _data_dependent, weighted_bincount
 from ..samples import SampleInput, int_arg, make_arg, reduction_samples
-from ..shape.advanced_indexing import _zeros, scatter_add
+from ..shape.advanced_indexing import _zeros, nonzero, scatter_add
 from ..shape.view import unsqueeze
+from ..factories import full_like
+from ..shape.rearrange import broadcast_tensors
 from .arithmetic import (
     _restore,
     sum,  # noqa: A004
@@ -733,6 +735,11 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         values, inverse, counts = unique_dim(input, dim, sorted, return_inverse, return_counts)
     else:
         values, inverse, counts = _unique2(input, sorted, return_inverse, return_counts)
+    return _asked(values, inverse, counts, return_inverse, return_counts)
+
+
+def _asked(values, inverse, counts, return_inverse, return_counts):
+    """torch.unique's and unique_consecutive's result: the values, and the outputs asked for."""
     if return_inverse and return_counts:
         return values, inverse, counts
     if return_inverse:
@@ -740,3 +747,286 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     if return_counts:
         return values, counts
     return values
+
+
+def _unique_consecutive_kernel(xp, self, return_inverse, return_counts, dim):
+    # ATen's unique_consecutive_cpu: runs of equal elements (of the flattened input), or of equal slices
+    # along dim, each kept once; the inverse maps each element (slice) to its run, counts are the runs' lengths
+    if dim is None or self.ndim == 0:
+        flat = self.reshape(-1)
+        starts = xp.concatenate([[True], flat[1:] != flat[:-1]]) if flat.size else xp.zeros(0, dtype=bool)
+        values = flat[starts]
+        inverse_shape = self.shape
+    else:
+        d = normalize_dim(dim, self.ndim)
+        rows = xp.moveaxis(self, d, 0).reshape(self.shape[d], -1)
+        differs = (rows[1:] != rows[:-1]).any(axis=1) if rows.shape[1] else xp.zeros(len(rows) - 1, dtype=bool)
+        starts = xp.concatenate([[True], differs]) if len(rows) else xp.zeros(0, dtype=bool)
+        values = xp.compress(starts, self, axis=d)
+        inverse_shape = (self.shape[d],)
+    run = xp.cumsum(starts) - 1
+    inverse = run.reshape(inverse_shape).astype(_INT64) if return_inverse else xp.zeros(0, dtype=_INT64)
+    counts = xp.diff(xp.append(xp.flatnonzero(starts), starts.size)).astype(_INT64) if return_counts else \
+        xp.zeros(0, dtype=_INT64)
+    return values.astype(self.dtype, copy=False), inverse, counts
+
+
+_unique_consecutive = defop(
+    "unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) "
+    "-> (Tensor, Tensor, Tensor)",
+    kernel=_unique_consecutive_kernel, meta=_data_dependent("unique_consecutive"),
+    grads={"self": _not_implemented("unique_consecutive")}, differentiable=False,
+    samples=lambda op: [
+        SampleInput("runs", tensor([1.0, 1.0, 2.0, 2.0, 3.0, 1.0, 1.0, 2.0]), True, True),
+        SampleInput("(2,3) inverse", int_arg((2, 3), (op, 0), 0, 2).double(), return_inverse=True),
+        SampleInput("rows dim=0", tensor([[1, 2], [1, 2], [3, 4], [1, 2]]), True, True, 0),
+        SampleInput("columns dim=1 counts", tensor([[1.0, 1.0, 2.0], [0.0, 0.0, 5.0]]), return_counts=True, dim=1),
+        SampleInput("plain", tensor([2, 2, 2, 7]))],
+    torch="torch.unique_consecutive", tags=("dynamic_output_shape",),
+    doc="The first element of each run of equal consecutive elements (of the flattened input, or slices along "
+        "dim), with each element's run index (return_inverse) and the runs' lengths (return_counts).")
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """torch.unique_consecutive: each run of equal consecutive elements (slices along `dim`) once; with
+    return_inverse and/or return_counts, a tuple adding each element's run index and the runs' lengths."""
+    return _asked(*_unique_consecutive(input, return_inverse, return_counts, dim), return_inverse, return_counts)
+
+
+_unique_consecutive.op.function = unique_consecutive
+unique_consecutive.op = _unique_consecutive.op
+
+
+# ---- msort, argwhere, aminmax ------------------------------------------------------------------
+
+msort = defop(
+    "msort(Tensor self) -> Tensor", composite=lambda self: sort(self, 0)[0],      # ATen's: sort's values, dim 0
+    samples=lambda op: [SampleInput("(4,3)", make_arg((4, 3), key=(op, 0))),
+                        SampleInput("(5,)", make_arg((5,), key=(op, 1)))],
+    torch="torch.msort", doc="self sorted along its first dimension (sort(self, 0)'s values).")
+
+argwhere = defop(
+    "argwhere(Tensor self) -> Tensor", composite=lambda self: nonzero(self),     # ATen's: nonzero
+    samples=lambda op: [SampleInput("(3,4)", int_arg((3, 4), (op, 0), -1, 2)),
+                        SampleInput("bool", tensor([True, False, True]))],
+    torch="torch.argwhere", tags=("dynamic_output_shape",),
+    doc="The indices of the nonzero elements, one row (of self.ndim indices) each.")
+
+
+def _aminmax_dims(self, dim):
+    if dim is None:
+        if self.size == 0:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                               "identity.")
+        return None
+    d = normalize_dim(dim, self.ndim or 1)     # (a 0-d tensor takes dim 0 or -1; `max` is the op here)
+    if self.ndim and self.shape[d] == 0:
+        raise IndexError(f"aminmax: Expected reduction dim {dim} to have non-zero size.")
+    return d
+
+
+def _aminmax_kernel(xp, self, dim, keepdim):
+    d = _aminmax_dims(self, dim)
+    if self.dtype.kind == "c":
+        raise RuntimeError("aminmax(): does not support complex input")
+    if d is None:
+        low, high = xp.min(self), xp.max(self)
+        if keepdim:
+            low, high = low.reshape((1,) * self.ndim), high.reshape((1,) * self.ndim)
+        return xp.asarray(low), xp.asarray(high)
+    axis = d if self.ndim else None
+    return (xp.asarray(xp.min(self, axis=axis, keepdims=keepdim and self.ndim > 0)),
+            xp.asarray(xp.max(self, axis=axis, keepdims=keepdim and self.ndim > 0)))
+
+
+def _aminmax_meta(self, dim, keepdim):
+    d = _aminmax_dims(self, dim)
+    if d is None:
+        shape = (1,) * self.ndim if keepdim else ()
+    else:
+        shape = reduced_shape(self.shape, [d], keepdim) if self.ndim else ()
+    return MetaArray(shape, self.dtype), MetaArray(shape, self.dtype)
+
+
+def _aminmax_backward(grads, self, dim, keepdim, result):
+    # derivatives.yaml's aminmax_backward: each of min and max as amin's and amax's (ties share the gradient)
+    dims = [] if dim is None else [dim]
+    low, high = result
+    return _amin_grad(grads[0], self, low, dims, keepdim) + _amax_grad(grads[1], self, high, dims, keepdim)
+
+
+aminmax = _named_results(defop(
+    "aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)",
+    kernel=_aminmax_kernel, meta=_aminmax_meta, grads={"self": _aminmax_backward},
+    samples=lambda op: [SampleInput("full", make_arg((3, 4), key=(op, 0))),
+                        SampleInput("dim=1", make_arg((3, 4), key=(op, 1)), dim=1),
+                        SampleInput("dim=0 keepdim", make_arg((3, 4), key=(op, 2)), dim=0, keepdim=True),
+                        SampleInput("keepdim full", make_arg((2, 3), key=(op, 3)), keepdim=True),
+                        SampleInput("0-d", make_arg((), key=(op, 4))),
+                        SampleInput("int64", int_arg((2, 5), (op, 5), -4, 4), dim=-1)],
+    torch="torch.aminmax",
+    doc="(min, max) of all elements, or along dim (keepdim keeps it as size 1); ties share the gradient."),
+    "aminmax", fields=("min", "max"))
+
+
+# ---- mode ---------------------------------------------------------------------------------------
+
+def _mode_dim(self, dim):
+    d = normalize_dim(dim, self.ndim)
+    if self.ndim and self.shape[d] == 0 and math.prod(self.shape[:d] + self.shape[d + 1:]) > 0:
+        raise IndexError(f"mode(): Expected reduction dim {dim} to have non-zero size.")
+    return d
+
+
+def _mode_kernel(xp, self, dim, keepdim):
+    d = _mode_dim(self, dim)
+    if self.ndim == 0:
+        return self.copy(), xp.zeros((), dtype=_INT64)
+    rows = xp.moveaxis(self, d, -1)
+    n = rows.shape[-1]
+    flat = rows.reshape(-1, n)
+    values = xp.empty(flat.shape[0], dtype=self.dtype)
+    indices = xp.empty(flat.shape[0], dtype=_INT64)
+    for r in range(flat.shape[0]):
+        # ATen's CPU mode: the most frequent value, the smallest of those tied, and the last index it is at
+        order = xp.argsort(flat[r], kind="stable")
+        ordered = flat[r][order]
+        starts = xp.flatnonzero(xp.concatenate([[True], ordered[1:] != ordered[:-1]]))
+        counts = xp.diff(xp.append(starts, n))
+        best = int(xp.argmax(counts))
+        values[r] = ordered[starts[best]]
+        indices[r] = order[starts[best]:starts[best] + counts[best]].max()
+    shape = rows.shape[:-1]
+    values, indices = values.reshape(shape), indices.reshape(shape)
+    if keepdim:
+        values, indices = xp.expand_dims(values, d), xp.expand_dims(indices, d)
+    return values, indices
+
+
+def _mode_meta(self, dim, keepdim):
+    d = _mode_dim(self, dim)
+    return _indices_meta(self, reduced_shape(self.shape, (d,), keepdim) if self.ndim else ())
+
+
+mode = _named_results(defop(
+    "mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)",
+    kernel=_mode_kernel, meta=_mode_meta,
+    grads={"self": lambda grad, self_shape, dim, keepdim, result:
+           _select_backward(grad, self_shape, dim, result[1], keepdim)},
+    samples=lambda op: [
+        SampleInput("ties", tensor([[1.0, 2.0, 2.0, 3.0, 3.0, 1.0], [5.0, 5.0, 4.0, 4.0, 4.0, 1.0]],
+                                   dtype=dtypes.float64)),     # (no gradient: a tie moves under any step)
+        SampleInput("dim=0 keepdim", make_arg((4, 3), key=(op, 1), low=0, high=3, integer=True,
+                                              dtype=dtypes.int64), 0, True),
+        SampleInput("distinct", make_arg((2, 5), key=(op, 2))),
+        SampleInput("0-d", make_arg((), key=(op, 3)))],
+    torch="torch.mode",
+    doc="The most frequent value along dim (the smallest of those tied) and the last index it is at."), "mode")
+
+
+# ---- quantile, nanquantile -------------------------------------------------------------------------
+# ATen's quantile_compute (Sorting.cpp), op for op: the input sorted along dim, each q's rank in it
+# (q · (n - 1); NaN's rank the last, or for nanquantile among the non-NaN values), the values at the
+# ranks gathered and, for linear and midpoint, lerped; the q dimension moved to the front in place
+# (so its grad_fn is SqueezeBackward4, as PyTorch's)
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(self, q, dim, keepdim, interpolation, ignore_nan):
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(f"quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, "
+                           f"but got {interpolation}")
+    if self.numel() == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")
+    if q.ndim > 1:
+        raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+    if self.dtype not in (dtypes.float32, dtypes.float64):
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+    if self.dtype != q.dtype:
+        raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+    if self.device != q.device:
+        raise RuntimeError("quantile() q tensor must be on the same device as the input tensor")
+    wrapped = normalize_dim(0 if dim is None else dim, self.ndim)
+    if dim is not None and self.ndim > 0:
+        out_shape = list(self.shape)
+        if keepdim:
+            out_shape[wrapped] = 1
+        else:
+            del out_shape[wrapped]
+    else:
+        out_shape = [1] * self.ndim if keepdim else []
+    if q.ndim > 0:
+        out_shape.insert(0, q.numel())
+    # (as ATen: checked on the CPU only, where reading the values costs no device synchronisation)
+    if self.device.type == "cpu" and not bool(((q >= 0) & (q <= 1)).all()):
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
+    if dim is None:
+        ordered = self.flatten().sort()[0]
+    elif wrapped == self.ndim - 1:
+        ordered = self.sort()[0]
+    else:
+        ordered = self.unsqueeze(-1).transpose(wrapped, -1).sort()[0]
+    if q.ndim == 0:
+        out_shape.insert(0, q.numel())
+    ordered = ordered.view(out_shape[1:] + [ordered.shape[-1]])
+    if ignore_nan:
+        ranks = q * (ordered.isnan().logical_not().sum(-1, True) - 1)
+        ranks = ranks.masked_fill(ranks < 0, 0)
+    else:
+        last = ordered.shape[-1] - 1
+        scaled, has_nan = broadcast_tensors([q * last, ordered.isnan().any(-1, True)])
+        ranks = scaled.masked_fill(has_nan, last)
+    if interpolation == "lower":
+        ranks = ranks.floor()
+    elif interpolation == "higher":
+        ranks = ranks.ceil()
+    elif interpolation == "nearest":
+        ranks = ranks.round()
+    below = ranks.to(dtypes.int64)
+    values = ordered.gather(-1, below)
+    if interpolation in ("linear", "midpoint"):
+        weights = full_like(ranks, 0.5) if interpolation == "midpoint" else ranks - below
+        values.lerp_(ordered.gather(-1, ranks.ceil().to(dtypes.int64)), weights)
+    if q.ndim == 0:
+        return values.squeeze_(-1)
+    return values.unsqueeze_(0).transpose_(0, -1).squeeze_(-1)
+
+
+def _quantile_samples(op):
+    x = make_arg((3, 5), key=(op, 0))
+    return [SampleInput(f"{mode} q=0.3 dim=1", x, tensor(0.3, dtype=dtypes.float64), 1, interpolation=mode)
+            for mode in _INTERPOLATIONS] + [
+        SampleInput("q vector, all", make_arg((7,), key=(op, 1)), tensor([0.0, 0.25, 0.5, 1.0], dtype=dtypes.float64)),
+        SampleInput("q vector dim=0 keepdim", make_arg((4, 3), key=(op, 2)), tensor([0.1, 0.9], dtype=dtypes.float64),
+                    0, True),
+        SampleInput("python float, (2,3,4) dim=1", make_arg((2, 3, 4), key=(op, 3)), 0.6, 1),
+        SampleInput("nearest keepdim no dim", make_arg((2, 3), key=(op, 4)), 0.5, None, True, interpolation="nearest"),
+        SampleInput("nan", tensor([[1.0, float("nan"), 3.0, 2.0], [4.0, 0.5, 2.0, 1.0]], dtype=dtypes.float64),
+                    tensor([0.25, 0.75], dtype=dtypes.float64), 1)]
+
+
+def _quantile_op(name, ignore_nan):
+    op = defop(
+        f"{name}(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation=\"linear\") -> Tensor",
+        composite=lambda self, q, dim, keepdim, interpolation: _quantile(self, q, dim, keepdim, interpolation,
+                                                                        ignore_nan),
+        samples=_quantile_samples, torch=f"torch.{name}",
+        doc=f"The q-th quantiles of self (flattened, or along dim){', NaNs ignored' if ignore_nan else ''}; "
+            f"interpolation linear, lower, higher, midpoint or nearest between the two nearest values.")
+
+    def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):  # noqa: A002 — PyTorch's names
+        if not isinstance(q, Tensor):
+            # ATen's quantile.scalar: a number in [0, 1], as a 0-d tensor of the input's dtype
+            if not 0 <= q <= 1:
+                raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q}")
+            q = tensor(q, dtype=input.dtype, device=input.device)
+        return op(input, q, dim, keepdim, interpolation=interpolation)
+    quantile.__name__ = quantile.__qualname__ = name
+    quantile.__doc__, quantile.op = op.__doc__, op.op
+    op.op.function = quantile
+    return quantile
+
+
+quantile = _quantile_op("quantile", False)
+nanquantile = _quantile_op("nanquantile", True)

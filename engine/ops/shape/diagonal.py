@@ -11,6 +11,7 @@ from ...backends.meta import MetaArray
 from ...shapes import normalize_dim
 from ..registry import defop
 from ..samples import SampleInput, make_arg
+from .view import reshape
 
 # ---- tril, triu ------------------------------------------------------------------------------------
 
@@ -207,3 +208,13 @@ diag = defop(
                         SampleInput("matrix", make_arg((3, 4), key=(op, 2))),
                         SampleInput("matrix offset 1 kw", make_arg((4, 3), key=(op, 3)), diagonal=1)],
     torch="torch.diag", doc="A vector's diagonal matrix (diagonal `diagonal`), or a matrix's diagonal.")
+
+
+diagflat = defop(
+    "diagflat(Tensor self, int offset=0) -> Tensor",
+    # ATen's diagflat: the flattened input as the offset diagonal of a square matrix
+    composite=lambda self, offset: diag(reshape(self, [-1]), offset),
+    samples=lambda op: [SampleInput("(2,2)", make_arg((2, 2), key=(op, 0))),
+                        SampleInput("(3,) offset 1", make_arg((3,), key=(op, 1)), 1),
+                        SampleInput("0-d offset -2", make_arg((), key=(op, 2)), -2)],
+    torch="torch.diagflat", doc="A square matrix with the flattened input on its offset diagonal.")

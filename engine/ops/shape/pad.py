@@ -208,3 +208,16 @@ pad = defop(
         "input.")
 
 _pad_op = pad       # the formula of pad_backward names its int[] argument `pad` too
+
+
+constant_pad_nd = defop(
+    "constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tensor",
+    # ATen's constant_pad_nd is what F.pad's constant mode runs: the same op here (ConstantPadNdBackward0)
+    composite=lambda self, pad, value: _pad_op(self, pad, "constant", float(value)),
+    samples=lambda op: [
+        SampleInput("(2,3) last dim", make_arg((2, 3), key=(op, 0)), [1, 2]),
+        SampleInput("(2,3) crop and pad, value", make_arg((2, 3), key=(op, 1)), [1, 2, -1, 0], 2.5),
+        SampleInput("(2,2,2) three dims", make_arg((2, 2, 2), key=(op, 2)), [0, 1, 1, 0, 2, 1], -1)],
+    torch="torch.constant_pad_nd",
+    doc="self padded with value on the last len(pad) // 2 dims ((before, after) from the last dim back; "
+        "negative pads crop).")

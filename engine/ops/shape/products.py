@@ -1,5 +1,6 @@
 """Tensors combined by a product structure: cartesian_prod (the rows of every combination
-of the vectors' elements, PyTorch's composite of meshgrid, flatten and stack: StackBackward0)
+of the vectors' elements, PyTorch's composite of meshgrid, flatten and stack: StackBackward0),
+combinations (PyTorch's meshgrid masked to i1 < i2 < …, stacked)
 and block_diag (the tensors as the blocks of a block-diagonal matrix, a kernel of its own
 with derivatives.yaml's block_diag_backward: each block's slice of the gradient)."""
 from __future__ import annotations
@@ -8,8 +9,10 @@ import numpy as np
 
 from ... import dtypes
 from ...backends.meta import MetaArray
+from ...creation import empty, tensor
 from ..registry import defop
 from ..samples import SampleInput, make_arg
+from .advanced_indexing import index_select
 from .indexing import slice as slice_op
 from .join import promote_list, stack
 from .rearrange import _varargs, meshgrid
@@ -33,6 +36,38 @@ cartesian_prod = _varargs(defop(
         SampleInput("one", [make_arg((3,), key=(op, 5))])],
     torch="lambda tensors: torch.cartesian_prod(*tensors)",
     doc="Every combination of the vectors' elements, one per row (itertools.product's order)."), "cartesian_prod")
+
+
+def _combinations(self, r, with_replacement):
+    # ATen's combinations: r copies of self in a meshgrid, each masked to the index tuples i1 < i2 < …
+    # (<= with replacement) and stacked. NOTE: here each copy is picked by those tuples' indices
+    # (index_select), the same values and StackBackward0, where masked_select's size would depend on
+    # the mask's values and Meta could not tell it
+    if self.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(self.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return empty((0,), dtype=self.dtype, device=self.device)
+    n = self.shape[0]
+    index = np.indices((n,) * r)
+    mask = np.ones((n,) * r, dtype=bool)
+    for i in range(r - 1):
+        mask &= index[i] <= index[i + 1] if with_replacement else index[i] < index[i + 1]
+    picks = [tensor(index[i][mask], dtype=dtypes.int64, device=self.device) for i in range(r)]
+    return stack([index_select(self, 0, p) for p in picks], 1)
+
+
+combinations = defop(
+    "combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor", composite=_combinations,
+    samples=lambda op: [
+        SampleInput("(4,)", make_arg((4,), key=(op, 0))),
+        SampleInput("(4,) r=3", make_arg((4,), key=(op, 1)), 3),
+        SampleInput("(3,) with replacement", make_arg((3,), key=(op, 2)), 2, True),
+        SampleInput("r=1", make_arg((3,), key=(op, 3)), 1)],
+    torch="torch.combinations",
+    doc="The length-r combinations of the vector's elements, one per row (itertools.combinations' order; "
+        "with_replacement: combinations_with_replacement's).")
 
 
 def _block_shape(i, shape):
