@@ -16,6 +16,7 @@ step joins the ops that rebuild it from the base); the same checks as any in-pla
 from __future__ import annotations
 
 from .._tensor import DifferentiableViewMeta, Tensor
+from ..autograd.forward_ad import _set_tangent, tangent_of
 from ..autograd.inference_tensors import ERR_INPLACE
 from ..autograd.inplace import _renamed, apply_inplace, bump_version, check_inplace
 from ..dispatch_keys import INFERENCE
@@ -121,6 +122,9 @@ def apply_inplace_view(self: Tensor, view_op, *args) -> Tensor:
     if mutation_observers:
         before_mutation(self)
     was_view = self._autograd_meta.__class__ is DifferentiableViewMeta
+    # (forward AD) the tangent changes layout with the primal: the view op's tangent, the same view of
+    # self's. A view keeps finding it through its base and its new steps (out's meta, below).
+    tangent = None if was_view else tangent_of(out)
     self._data = out._data
     om = out._autograd_meta
     if was_view:
@@ -139,6 +143,8 @@ def apply_inplace_view(self: Tensor, view_op, *args) -> Tensor:
         node = om.grad_fn
         m = self._autograd_meta
         m.grad_fn, m.output_nr, m.requires_grad = node, 0, False
+    if tangent is not None:
+        _set_tangent(self, tangent)
     node = self._autograd_meta.grad_fn if self._autograd_meta is not None else None
     if record and node is not None:
         name = _INPLACE_NAMES.get(node.__class__.__name__)

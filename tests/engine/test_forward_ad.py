@@ -125,3 +125,20 @@ def test_out_variant_and_print():
         assert repr(foo) == "tensor([0., 0.], tangent=tensor([1., 1.]))"
         primal, tangent = fwAD.unpack_dual(foo)
         assert "tangent=" not in repr(primal) and "tangent=" not in repr(tangent)
+
+
+@pytest.mark.parametrize("inplace_view", ["squeeze_", "unsqueeze_", "transpose_", "t_"])
+@pytest.mark.parametrize("through_op", [True, False])
+def test_an_in_place_view_op_changes_the_tangent_layout_with_the_primal(inplace_view, through_op):
+    """As PyTorch's: `y.transpose_(0, 1)` on a dual tensor transposes its tangent too (quantile ends so)."""
+    apply = {"squeeze_": lambda d: d.squeeze_(-1), "unsqueeze_": lambda d: d.unsqueeze_(0),
+             "transpose_": lambda d: d.transpose_(0, 1), "t_": lambda d: d.t_()}[inplace_view]
+    primal = agrad.tensor([[1.0], [2.0], [3.0]], dtype=agrad.float64)
+    tangent = agrad.tensor([[0.5], [-1.0], [2.0]], dtype=agrad.float64)
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(primal.clone(), tangent)
+        y = dual * 1.0 if through_op else dual
+        apply(y)
+        got = fwAD.unpack_dual(y).tangent
+        assert tuple(got.shape) == tuple(y.shape)
+        assert got.reshape(-1).tolist() == [0.5, -1.0, 2.0]
