@@ -355,34 +355,3 @@ def igamma_input_derivative_and_in_place(T):
                      "int": _error(lambda: getattr(T, name)(T.tensor([1, 2]), T.tensor([1, 2])))[1],
                      "edges": _reprs(edges)}
     return out
-
-
-@scenario
-def fused_multiply_add_float32(T):
-    """ATen's CPU kernels round `a + alpha * b` (add, sub, rsub and their in-place forms), lerp and
-    addcmul once, as a fused multiply-add: float32 results bit for bit (a quarter of them differ in the
-    last bit when the product is rounded first). Operands made with NumPy, so both start from the same bits;
-    256 of them, a whole number of ATen's vector chunks: with a number for `other`, its scalar loop over the
-    last n % 16 elements (AVX2) adds `alpha * other` rounded first."""
-    rng = np.random.default_rng(34)
-    a, b, c = (T.tensor(rng.standard_normal(256).astype(np.float32).tolist(), dtype=T.float32) for _ in range(3))
-    weight = T.tensor(rng.uniform(-0.5, 1.5, 256).astype(np.float32).tolist(), dtype=T.float32)
-    column = T.tensor(rng.standard_normal((20, 1)).astype(np.float32).tolist(), dtype=T.float32)
-    out = {
-        "add alpha": T.add(a, b, alpha=3), "add alpha small": T.add(a, b, alpha=-0.001),
-        "add number": T.add(a, 0.1, alpha=3), "sub alpha": T.sub(a, b, alpha=0.3),
-        "sub number": T.sub(a, 0.3, alpha=-0.7), "rsub alpha": T.rsub(a, b, alpha=3),
-        "add broadcast": T.add(column, a[:10], alpha=0.37),
-        "lerp 0.1": T.lerp(a, b, 0.1), "lerp 0.8": T.lerp(a, b, 0.8), "lerp tensor": T.lerp(a, b, weight),
-        "addcmul": T.addcmul(a, b, c), "addcmul 0.001": T.addcmul(a, b, c, value=0.001),
-    }
-    x = a.clone()
-    x.add_(b, alpha=-0.01)
-    out["add_"] = x
-    x = a.clone()
-    x.lerp_(b, 0.1)
-    out["lerp_"] = x
-    x = a.clone()
-    x.mul_(0.999).addcmul_(b, b, value=0.001)
-    out["mul_ addcmul_"] = x
-    return {name: _reprs(t) for name, t in out.items()}

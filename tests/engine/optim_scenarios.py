@@ -203,14 +203,7 @@ def run_optimizer(lib, name: str, resume: bool = False) -> dict:
 # round sqrt otherwise (Sleef), or reduce in another order (norms): within float32 rounding.
 BIT_EXACT = {"sgd", "adam", "adam_amsgrad_wd", "adam_maximize", "adamw", "adamw_amsgrad", "adam_groups", "adamax",
              "adamax_groups", "nadam_decoupled", "nadam_wd_maximize", "radam", "adadelta", "adadelta_wd_maximize",
-             "adadelta_groups", "rprop", "rprop_etas_maximize", "rprop_groups",
-             # exact since add/sub with alpha, lerp and addcmul round once as ATen's fused multiply-add does
-             "adafactor", "adafactor_options", "adamax_wd_maximize", "asgd", "asgd_groups_maximize", "asgd_t0_wd",
-             "radam_decoupled", "radam_groups", "radam_wd_maximize", "sgd_dampening_wd", "sgd_groups",
-             "sgd_momentum", "sgd_nesterov_maximize"}
-# Not exact: adagrad, rmsprop, nadam and adafactor with groups take a float32 sqrt, which torch's CPU
-# build computes to within an ulp (15% of 10^5 results differ from a correctly rounded one) where
-# NumPy's is exact.
+             "adadelta_groups", "rprop", "rprop_etas_maximize", "rprop_groups"}
 
 
 def run_fixed_gradients(lib, name: str) -> dict:

@@ -43,53 +43,9 @@ def _is_number(x) -> bool:
     return not hasattr(x, "shape")
 
 
-# ---- PyTorch's fused multiply-add --------------------------------------------------------------
-# ATen's CPU kernels compute `a + alpha * b` (add, sub, rsub), lerp and addcmul with a fused
-# multiply-add (vec::fmadd, and the scalar loops compiled with FMA contraction): the product is not
-# rounded before the sum. Computed as two NumPy operations, float32 results differ in the last bit
-# for a fifth to a quarter of the elements (torch 2.13, this machine's AVX2 build), which every
-# step of SGD (`param.add_(grad, alpha=-lr)`) or Adam (`exp_avg.lerp_(...)`, `addcmul_`) then carries.
-# A float32 product is exact in float64 (24 + 24 bits), so float64 arithmetic rounded once to
-# float32 is the fused result (its double rounding, float64 then float32, changed none of 10^5
-# samples of each op against torch). float16 computes in float32 as ATen's opmath does, then rounds
-# to float16. float64 keeps NumPy's two roundings: exact emulation would need double-double
-# arithmetic, for a last-bit (1e-16) difference. One case stays apart: with a number for `other`,
-# ATen's scalar loop over the elements after its last whole vector chunk (n % 16 of a contiguous
-# float32 tensor, AVX2) adds `alpha * other` rounded first; that is the CPU's vector width speaking.
-
-_FUSED = {np.dtype(np.float32): np.dtype(np.float32), np.dtype(np.float16): np.dtype(np.float32)}
-
-
-def _opmath(xp, x, dt):
-    """`x` (an array or a Python number) in `dt`'s opmath type (float32 for float32 and float16)."""
-    return xp.asarray(x).astype(_FUSED[dt], copy=False)
-
-
-def _fma(xp, a, b, c, dt):
-    """a + b * c rounded once to `dt`'s opmath type (the operands already in it), then to `dt`."""
-    wide = np.float64
-    out = xp.add(a.astype(wide), xp.multiply(b.astype(wide), c.astype(wide))).astype(_FUSED[dt])
-    return out if out.dtype == dt else out.astype(dt)
-
-
-def _result_dtype(self, other):
-    return self.dtype if not _is_number(self) else np.asarray(other).dtype
-
-
-def _add_alpha(xp, self, other, alpha, sign=1):
-    """self + sign * alpha * other (add, sub, rsub with alpha != 1), fused where ATen fuses it."""
-    dt = _result_dtype(self, other)
-    if dt not in _FUSED:
-        return xp.add(self, xp.multiply(other, alpha)) if sign > 0 else xp.subtract(self, xp.multiply(other, alpha))
-    # (ATen takes alpha, and a number for other, in the tensor's dtype first: float16 rounds them)
-    self, other, alpha = (_opmath(xp, xp.asarray(x).astype(dt) if _is_number(x) else x, dt)
-                          for x in (self, other, alpha * sign))
-    return _fma(xp, self, other, alpha, dt)
-
-
 add = defop(
     "add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
-    kernel=lambda xp, self, other, alpha: xp.add(self, other) if alpha == 1 else _add_alpha(xp, self, other, alpha),
+    kernel=lambda xp, self, other, alpha: xp.add(self, other if alpha == 1 else xp.multiply(other, alpha)),
     meta=same_meta, promote="same", wraps_numbers=True,
     grads={"self": lambda grad: grad,
            "other": lambda grad, alpha: grad if alpha == 1 else grad * alpha},
@@ -109,8 +65,8 @@ def _no_bool_sub(rule):
 
 sub = defop(
     "sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
-    kernel=_no_bool_sub(lambda xp, self, other, alpha: xp.subtract(self, other) if alpha == 1 else
-                        _add_alpha(xp, self, other, alpha, -1)),
+    kernel=_no_bool_sub(lambda xp, self, other, alpha: xp.subtract(self, other if alpha == 1 else
+                                                                  xp.multiply(other, alpha))),
     meta=_no_bool_sub(same_meta), promote="same", wraps_numbers=True,
     grads={"self": lambda grad: grad,
            "other": lambda grad, alpha: -grad if alpha == 1 else grad * -alpha},
@@ -119,8 +75,8 @@ sub = defop(
 # rsub: other - alpha * self, its own op in PyTorch (RsubBackward0; RsubBackward1 where other is a number)
 rsub = defop(
     "rsub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
-    kernel=_no_bool_sub(lambda xp, self, other, alpha: xp.subtract(other, self) if alpha == 1 else
-                        _add_alpha(xp, other, self, alpha, -1)),
+    kernel=_no_bool_sub(lambda xp, self, other, alpha: xp.subtract(other, self if alpha == 1 else
+                                                                  xp.multiply(self, alpha))),
     meta=_no_bool_sub(same_meta), promote="same", wraps_numbers=True,
     grads={"self": lambda grad, alpha: -grad if alpha == 1 else grad * -alpha,
            "other": lambda grad: grad},
@@ -623,19 +579,12 @@ def _lerp_kernel(xp, self, end, weight):
 
 def _lerp_formula(xp, self, end, weight):
     # PyTorch's lerp: from the nearer end, so that weight 0 gives self and weight 1 gives end exactly
-    dt = self.dtype
-    if dt in _FUSED:                # each end's formula one fused multiply-add, as ATen's (see _fma)
-        self, end = _opmath(xp, self, dt), _opmath(xp, end, dt)
-        diff, w = end - self, _opmath(xp, weight, dt)
-        if _is_number(weight):
-            return _fma(xp, self, w, diff, dt) if abs(float(w)) < 0.5 else _fma(xp, end, -diff, 1 - w, dt)
-        return xp.where(xp.abs(w) < 0.5, _fma(xp, self, w, diff, dt), _fma(xp, end, -diff, 1 - w, dt))
     if _is_number(weight):          # one end for every element: only its formula is computed
         out = self + weight * (end - self) if abs(weight) < 0.5 else end - (end - self) * (1 - weight)
-        return xp.asarray(out).astype(dt, copy=False)
+        return xp.asarray(out).astype(self.dtype, copy=False)
     small = xp.abs(weight) < 0.5
     out = xp.where(small, self + weight * (end - self), end - (end - self) * (1 - weight))
-    return out.astype(dt, copy=False)
+    return out.astype(self.dtype, copy=False)
 
 
 _lerp_kernel.replay_kernel = _lerp_formula    # its checks are of dtypes, which a replay has as recorded
@@ -673,18 +622,9 @@ def _addc_samples(op):
                         make_arg((3,), key=(op, "a3")), make_arg((3,), key=(op, "b3"), low=0.5, high=2.0), value=2)]
 
 
-def _addcmul(xp, self, tensor1, tensor2, value):
-    dt = self.dtype
-    if dt in _FUSED and tensor1.dtype == dt and tensor2.dtype == dt:
-        # ATen: fmadd(value * tensor1, tensor2, self), value * tensor1 rounded (see _fma)
-        self, tensor1, tensor2 = _opmath(xp, self, dt), _opmath(xp, tensor1, dt), _opmath(xp, tensor2, dt)
-        return _fma(xp, self, tensor1 * _opmath(xp, value, dt), tensor2, dt)
-    return (self + value * tensor1 * tensor2).astype(dt, copy=False)
-
-
 addcmul = defop(
     "addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
-    kernel=lambda xp, self, tensor1, tensor2, value: _addcmul(xp, self, tensor1, tensor2, value),
+    kernel=lambda xp, self, tensor1, tensor2, value: (self + value * tensor1 * tensor2).astype(self.dtype, copy=False),
     meta=same_meta, promote="same",
     grads={"self": lambda grad: grad, "tensor1": lambda grad, tensor2, value: grad * (tensor2 * value),
            "tensor2": lambda grad, tensor1, value: grad * (tensor1 * value)},
