@@ -44,22 +44,14 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from small_classifier import SMALL_CLASSIFIER     # (tests/ is this script's folder: on sys.path)
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "graphs" / "examples"
 MEMORY_LIMIT = 3 << 30          # address space a child may add to the parent's
 RSS_LIMIT = 2 << 30             # peak resident memory past which a case is a runaway
 
-SMALL_TRAIN = """\
-seed: 3
-inputs:
-  x: {shape: [8, 4], init: normal}
-  y: {value: [0, 1, 2, 0, 1, 2, 0, 1], dtype: int64}
-  W: {shape: [4, 3], init: normal, std: 0.5, requires_grad: true}
-  b: {shape: [3], init: zeros, requires_grad: true}
-nodes:
-  logits: x @ W + b
-  loss: cross_entropy(logits, y)
-backward: loss
+SMALL_TRAIN = SMALL_CLASSIFIER + """\
 train:
   loss: loss
   params: [W, b]
