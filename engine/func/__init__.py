@@ -1,0 +1,16 @@
+"""agrad.func, as torch.func: composable function transforms on agrad's engine.
+
+    from agrad.func import grad, vmap, jacrev, functional_call
+    per_sample_grads = vmap(grad(loss), in_dims=(None, 0, 0))(params, xs, ys)
+
+eager_transforms.py holds the differentiation transforms (grad, grad_and_value, vjp, jvp, jacrev,
+jacfwd, hessian, linearize), vmap.py vmap (a loop over the mapped dimension: agrad has no batching
+rules), functional_call.py functional_call and stack_module_state; pytree.py the pytrees they flatten
+their arguments with, grad_level.py how a reverse-mode transform's tensors go in and come out.
+"""
+from .eager_transforms import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, linearize, vjp
+from .functional_call import functional_call, stack_module_state
+from .vmap import vmap
+
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "linearize", "functional_call",
+           "stack_module_state", "vmap"]

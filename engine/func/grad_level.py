@@ -1,0 +1,84 @@
+"""What a reverse-mode transform (grad, vjp, jacrev, linearize) does with the tensors it hands to the
+function and the tensors it hands back: functorch's wrapping at a grad level, on agrad's one graph.
+
+functorch gives each transform a level and wraps tensors in a level's own autograd; agrad has one
+autograd, so a level is the set of fresh leaves a transform differentiates with respect to:
+- in (`wrap`, PyTorch's _create_differentiable): each differentiated input becomes a new tensor, a
+  detached leaf that requires grad, or, when the input already requires grad and grad mode is on (an
+  outer transform, or the caller's own autograd, differentiates it), a view of it, so that the outer
+  graph goes on through it. A forward-AD tangent the input carries (an enclosing jvp) is carried over.
+- the backward runs with create_graph=True, always, as torch.func's does: an outer transform may
+  differentiate the result again (grad(grad(f))).
+- out (`unwrap`, PyTorch's _undo_create_differentiable): a result whose graph reaches only this level's
+  leaves is detached, as torch's unwrapped tensor has no history at the levels below; one whose graph
+  reaches any other tensor that requires grad (an outer level's leaf, a captured parameter) keeps its
+  graph, as torch's keeps the history of the outer levels. Its tangent, if any, is unwrapped alike.
+"""
+from __future__ import annotations
+
+from .._tensor import Tensor
+from ..autograd import forward_ad
+from ..autograd.node import AccumulateGrad
+from ..grad_mode import is_grad_enabled
+from .pytree import tree_map
+
+__all__ = ["GradLevel", "tangent_at_open_level"]
+
+
+def tangent_at_open_level(t):
+    """t's forward-AD tangent, or None (also where no dual level is open)."""
+    return forward_ad.unpack_dual(t).tangent if forward_ad._current_level >= 0 else None
+
+
+class GradLevel:
+    """One reverse-mode transform's leaves; made on entry, before the transform turns grad mode on."""
+
+    def __init__(self):
+        self.outer_grad = is_grad_enabled()
+        self._leaves: list = []          # kept alive, so that their ids stay theirs
+        self._ids: set = set()
+
+    def own(self, t) -> None:
+        """Count `t` (a cotangent the transform made) as this level's."""
+        self._leaves.append(t)
+        self._ids.add(id(t))
+
+    def wrap(self, x):
+        if not isinstance(x, Tensor):
+            raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
+        if self.outer_grad and x.requires_grad:
+            return x.view_as(x)
+        leaf = x.detach().requires_grad_()
+        self.own(leaf)
+        tangent = tangent_at_open_level(x)
+        return leaf if tangent is None else forward_ad.make_dual(leaf, tangent)
+
+    def unwrap(self, tree):
+        return tree_map(self._unwrap_one, tree)
+
+    def _unwrap_one(self, t):
+        if not isinstance(t, Tensor) or not t.requires_grad or self._reaches_outside(t):
+            return t
+        tangent = tangent_at_open_level(t)
+        out = t.detach()
+        return out if tangent is None else forward_ad.make_dual(out, self._unwrap_one(tangent))
+
+    def _reaches_outside(self, t) -> bool:
+        """Whether t's graph reaches a leaf that requires grad and is not this level's."""
+        if id(t) in self._ids:
+            return False
+        root = t.grad_fn
+        if root is None:
+            return True                  # a leaf of someone else's
+        stack, seen = [root], {id(root)}
+        while stack:
+            node = stack.pop()
+            if isinstance(node, AccumulateGrad):
+                if id(node.variable) not in self._ids:
+                    return True
+                continue
+            for fn, _ in node.next_functions:
+                if fn is not None and id(fn) not in seen:
+                    seen.add(id(fn))
+                    stack.append(fn)
+        return False
