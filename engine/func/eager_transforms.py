@@ -207,7 +207,9 @@ def _grad_and_value_impl(func, argnums, has_aux: bool, args: tuple, kwargs: dict
             raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got tensor "
                                f"with {output.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs instead?")
         flat_diff_args, spec = tree_flatten(diff_args)
-        flat_grad_input = _autograd_grad((output,), flat_diff_args, create_graph=True)
+        # NOTE: retain_graph, where torch.func's frees: its levels have a graph each, agrad's transforms
+        # share one, and a transform outside this one differentiates through the forward nodes again
+        flat_grad_input = _autograd_grad((output,), flat_diff_args, retain_graph=True, create_graph=True)
         grad_input = level.unwrap(tree_unflatten(flat_grad_input, spec))
         output = level.unwrap(output)
         if has_aux:
@@ -498,6 +500,6 @@ def linearize(func, *primals):
         for k, o in enumerate(flat_output):
             if isinstance(o, Tensor) and k not in diff:
                 tangents_out[k] = zeros_like(o)
-        return level.unwrap(tree_unflatten(tangents_out, output_spec))
+        return tree_map(level.unwrap_one, tree_unflatten(tangents_out, output_spec))
 
-    return level.unwrap(output), jvp_fn
+    return tree_map(level.unwrap_one, output), jvp_fn

@@ -54,14 +54,20 @@ class GradLevel:
         return leaf if tangent is None else forward_ad.make_dual(leaf, tangent)
 
     def unwrap(self, tree):
-        return tree_map(self._unwrap_one, tree)
+        """Every leaf of tree unwrapped; a leaf that is not a Tensor is PyTorch's error."""
+        def unwrap_tensor(t):
+            if not isinstance(t, Tensor):
+                raise RuntimeError(f"Expected tensors, got unsupported type {type(t)}")
+            return self.unwrap_one(t)
+        return tree_map(unwrap_tensor, tree)
 
-    def _unwrap_one(self, t):
+    def unwrap_one(self, t):
+        """t unwrapped if it is a Tensor, else t as it is."""
         if not isinstance(t, Tensor) or not t.requires_grad or self._reaches_outside(t):
             return t
         tangent = tangent_at_open_level(t)
         out = t.detach()
-        return out if tangent is None else forward_ad.make_dual(out, self._unwrap_one(tangent))
+        return out if tangent is None else forward_ad.make_dual(out, self.unwrap_one(tangent))
 
     def _reaches_outside(self, t) -> bool:
         """Whether t's graph reaches a leaf that requires grad and is not this level's."""
