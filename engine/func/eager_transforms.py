@@ -146,15 +146,17 @@ def _vjp_with_argnums(func, *primals, argnums=None, has_aux: bool = False):
         _assert_non_empty_tensor_output(flat_primals_out, "vjp(f, *primals)")
         flat_diff_primals, primals_spec = tree_flatten(diff_primals)
         results = level.unwrap(primals_out)
+        outputs_reach_outside = level.reaches_outside(flat_primals_out)
         for primal_out in flat_primals_out:
             if not _float(primal_out):
                 raise RuntimeError(f"vjp(f, ...): All outputs of f must be floating-point or complex Tensors, got "
                                    f"Tensor with dtype {primal_out.dtype}")
 
     def wrapper(cotangents, retain_graph: bool = True, create_graph=None):
-        if create_graph is None:
-            create_graph = is_grad_enabled()
         flat_cotangents, cotangents_spec = tree_flatten(cotangents)
+        if create_graph is None:
+            create_graph = level.needs_graph(is_grad_enabled(),
+                                             outputs_reach_outside or level.reaches_outside(flat_cotangents))
         if primals_out_spec != cotangents_spec:
             raise RuntimeError(f"Expected pytree structure of cotangents to be the same as pytree structure of "
                                f"outputs to the function. cotangents: {treespec_pprint(cotangents_spec)}, "
@@ -209,7 +211,9 @@ def _grad_and_value_impl(func, argnums, has_aux: bool, args: tuple, kwargs: dict
         flat_diff_args, spec = tree_flatten(diff_args)
         # NOTE: retain_graph, where torch.func's frees: its levels have a graph each, agrad's transforms
         # share one, and a transform outside this one differentiates through the forward nodes again
-        flat_grad_input = _autograd_grad((output,), flat_diff_args, retain_graph=True, create_graph=True)
+        flat_grad_input = _autograd_grad((output,), flat_diff_args, retain_graph=True,
+                                         create_graph=level.needs_graph(level.outer_grad,
+                                                                        level.reaches_outside((output,))))
         grad_input = level.unwrap(tree_unflatten(flat_grad_input, spec))
         output = level.unwrap(output)
         if has_aux:

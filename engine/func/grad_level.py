@@ -7,12 +7,15 @@ autograd, so a level is the set of fresh leaves a transform differentiates with 
   detached leaf that requires grad, or, when the input already requires grad and grad mode is on (an
   outer transform, or the caller's own autograd, differentiates it), a view of it, so that the outer
   graph goes on through it. A forward-AD tangent the input carries (an enclosing jvp) is carried over.
-- the backward runs with create_graph=True, always, as torch.func's does: an outer transform may
-  differentiate the result again (grad(grad(f))).
+- the backward builds a graph (create_graph, as torch.func's always does) where something outside may
+  differentiate the result: the function's output reaches a tensor that requires grad and is not this
+  level's (an outer transform's leaf, a captured parameter) while grad mode was on at entry, or a
+  forward-AD level is open (jvp(grad(f)): the tangents flow through the backward's ops). Otherwise no
+  one can, and the backward runs as a plain one.
 - out (`unwrap`, PyTorch's _undo_create_differentiable): a result whose graph reaches only this level's
-  leaves is detached, as torch's unwrapped tensor has no history at the levels below; one whose graph
-  reaches any other tensor that requires grad (an outer level's leaf, a captured parameter) keeps its
-  graph, as torch's keeps the history of the outer levels. Its tangent, if any, is unwrapped alike.
+  leaves, or any result where grad mode was off at entry, is detached, as torch's unwrapped tensor has
+  no history at the levels below; one whose graph reaches any other tensor that requires grad keeps
+  its graph, as torch's keeps the history of the outer levels. Its tangent, if any, is unwrapped alike.
 """
 from __future__ import annotations
 
@@ -53,6 +56,16 @@ class GradLevel:
         tangent = tangent_at_open_level(x)
         return leaf if tangent is None else forward_ad.make_dual(leaf, tangent)
 
+    def reaches_outside(self, tensors) -> bool:
+        """Whether any of `tensors` has a graph that reaches a tensor that requires grad and is not this
+        level's."""
+        return any(isinstance(t, Tensor) and t.requires_grad and self._reaches_outside(t) for t in tensors)
+
+    @staticmethod
+    def needs_graph(grad_enabled: bool, reaches_outside: bool) -> bool:
+        """Whether a backward must build a graph (see the module's docstring)."""
+        return forward_ad._current_level >= 0 or (grad_enabled and reaches_outside)
+
     def unwrap(self, tree):
         """Every leaf of tree unwrapped; a leaf that is not a Tensor is PyTorch's error."""
         def unwrap_tensor(t):
@@ -63,7 +76,7 @@ class GradLevel:
 
     def unwrap_one(self, t):
         """t unwrapped if it is a Tensor, else t as it is."""
-        if not isinstance(t, Tensor) or not t.requires_grad or self._reaches_outside(t):
+        if not isinstance(t, Tensor) or not t.requires_grad or (self.outer_grad and self._reaches_outside(t)):
             return t
         tangent = tangent_at_open_level(t)
         out = t.detach()
