@@ -470,3 +470,24 @@ def ensemble_with_stack_module_state(lib):
     out = F.vmap(call, in_dims=(0, 0, None))(params, buffers, _xs(lib))
     return {"params": _out(params), "buffers": _out(buffers), "out": _out(out),
             "empty": _error(lambda: F.stack_module_state([]))}
+
+
+@scenario
+def more_compositions(lib):
+    """A gradient through per-sample gradients (meta-learning's shape), the vjp of a vjp_fn, and vmap of
+    jvp. (Not grad through linearize's jvp_fn: PyTorch's traced jvp_fn is not differentiable with
+    respect to the primals and gives uninitialized memory; test_func.py checks agrad's alone.)"""
+    F, xs = lib.func, _xs(lib)
+    w = _t(lib, [0.3, -0.2, 0.8])
+
+    def loss(w, x):
+        return lib.tanh((w * x).sum()) ** 2
+    through_per_sample = F.grad(lambda w: F.vmap(F.grad(loss), in_dims=(None, 0))(w, xs).pow(2).sum())(w)
+
+    def vjp_of(x):
+        _, vjp_fn = F.vjp(_f1(lib), x)
+        return vjp_fn(lib.sin(x))[0]
+    vjp_of_vjp_fn = F.vjp(vjp_of, _x(lib))[1](_t(lib, [1.0, 2.0, -1.0]))
+    vmap_of_jvp = F.vmap(lambda x, v: F.jvp(_f1(lib), (x,), (v,))[1])(xs, xs.cos())
+    return {"through_per_sample": _out(through_per_sample), "vjp_of_vjp_fn": _out(vjp_of_vjp_fn),
+            "vmap_of_jvp": _out(vmap_of_jvp)}

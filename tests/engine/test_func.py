@@ -78,6 +78,14 @@ def test_vjp_and_jvp_equal_autograd_functional():
     _close(jvp_fn(*t), F.jvp(_f, (x, y), t)[1])
 
 
+def test_grad_through_a_linearized_jvp_fn_is_the_second_derivative():
+    """linearize's jvp_fn is made of differentiable ops: grad of sum(J(x) 1) for an elementwise f is f''."""
+    x, _ = _inputs()
+    f = lambda x: agrad.sin(x) * x ** 2   # noqa: E731
+    got = grad(lambda x: linearize(f, x)[1](agrad.ones(3, dtype=agrad.float64)).sum())(x)
+    _close(got, F.hvp(lambda x: f(x).sum(), x, agrad.ones(3, dtype=agrad.float64))[1])
+
+
 def test_per_sample_gradients_equal_a_loop_of_autograd_grad():
     rng = np.random.default_rng(5)
     w = agrad.tensor(rng.normal(size=(2, 3)))
