@@ -154,13 +154,14 @@ def _vjp_with_argnums(func, *primals, argnums=None, has_aux: bool = False):
 
     def wrapper(cotangents, retain_graph: bool = True, create_graph=None):
         flat_cotangents, cotangents_spec = tree_flatten(cotangents)
-        if create_graph is None:
-            create_graph = level.needs_graph(is_grad_enabled(),
-                                             outputs_reach_outside or level.reaches_outside(flat_cotangents))
         if primals_out_spec != cotangents_spec:
             raise RuntimeError(f"Expected pytree structure of cotangents to be the same as pytree structure of "
                                f"outputs to the function. cotangents: {treespec_pprint(cotangents_spec)}, "
                                f"primal output: {treespec_pprint(primals_out_spec)}")
+        if create_graph is None:
+            # torch's default, is_grad_enabled(), where something outside can differentiate the result
+            create_graph = level.needs_graph(is_grad_enabled(),
+                                             outputs_reach_outside or level.reaches_outside(flat_cotangents))
         result = _autograd_grad(flat_primals_out, flat_diff_primals, flat_cotangents, retain_graph=retain_graph,
                                 create_graph=create_graph)
         return level.unwrap(tree_unflatten(result, primals_spec))
