@@ -27,7 +27,7 @@ from ..grad_mode import enable_grad, is_grad_enabled
 from .grad_level import GradLevel, tangent_at_open_level
 from .pytree import tree_flatten, tree_leaves, tree_map, tree_unflatten, treespec_pprint
 
-__all__ = ["vjp", "grad", "grad_and_value", "jacrev", "jvp", "jacfwd", "hessian", "linearize"]
+__all__ = ["vjp", "grad", "grad_and_value", "jacrev", "jvp", "jacfwd", "hessian", "linearize", "debug_unwrap"]
 
 
 def _as_tuple(val) -> tuple:
@@ -508,3 +508,9 @@ def linearize(func, *primals):
         return tree_map(level.unwrap_one, tree_unflatten(tangents_out, output_spec))
 
     return tree_map(level.unwrap_one, output), jvp_fn
+
+
+def debug_unwrap(tensor, *, recurse: bool = True):
+    """The tensor a transform's wrapper holds: the tensor itself, since agrad's transforms hand the
+    function plain tensors (a GradLevel's leaves and views, forward AD's duals, vmap's slices)."""
+    return tensor

@@ -19,6 +19,10 @@ What a loop changes, and how PyTorch's semantics are kept:
   BatchedTensor, the loop knows whether the samples gave the same tensor (or equal values).
 - a mapped dimension of size 0 leaves no sample to call func on: an error, where PyTorch runs func on
   an empty batch.
+- func runs as ordinary Python once per sample, so what PyTorch refuses inside vmap happens here:
+  reading a value (`.item()`, data-dependent control flow), or an in-place op that writes a per-sample
+  value into a tensor that is not mapped (a captured buffer; BatchNorm's running statistics, which
+  replace_all_batch_norm_modules_ turns off), which the loop writes once per sample.
 """
 from __future__ import annotations
 

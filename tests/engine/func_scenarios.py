@@ -491,3 +491,24 @@ def more_compositions(lib):
     vmap_of_jvp = F.vmap(lambda x, v: F.jvp(_f1(lib), (x,), (v,))[1])(xs, xs.cos())
     return {"through_per_sample": _out(through_per_sample), "vjp_of_vjp_fn": _out(vjp_of_vjp_fn),
             "vmap_of_jvp": _out(vmap_of_jvp)}
+
+
+@scenario
+def batch_norm_ensemble(lib):
+    """replace_all_batch_norm_modules_, then vmap over an ensemble of BatchNorm models (each normalizes
+    the whole batch with its own statistics); debug_unwrap of a plain tensor is the tensor."""
+    F, nn = lib.func, lib.nn
+    models = []
+    for k in range(2):
+        m = nn.Sequential(nn.Linear(3, 2), nn.BatchNorm1d(2)).double()
+        with lib.no_grad():
+            m[0].weight.copy_(_t(lib, [[0.2, -0.5, 1.0], [0.7, 0.1, -0.3]]) * (k + 1))
+            m[0].bias.copy_(_t(lib, [0.1, -0.2]))
+        F.replace_all_batch_norm_modules_(m)
+        models.append(m)
+    bn = models[0][1]
+    params, buffers = F.stack_module_state(models)
+    out = F.vmap(lambda p, b, x: F.functional_call(models[0], (p, b), (x,)), in_dims=(0, 0, None))(
+        params, buffers, _xs(lib))
+    return {"state": [bn.running_mean, bn.running_var, bn.num_batches_tracked, bn.track_running_stats],
+            "buffers": _out(buffers), "out": _out(out), "debug_unwrap": _out(F.debug_unwrap(_x(lib)))}
