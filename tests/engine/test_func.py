@@ -11,6 +11,7 @@ import pytest
 
 import agrad
 import scenario_fixtures
+from engine_loops import engine_loop  # noqa: F401 — every test here runs on the C and the Python loops
 from agrad.func import grad, hessian, jacfwd, jacrev, jvp, linearize, vjp, vmap
 from agrad.func.pytree import broadcast_to_and_flatten, tree_flatten, tree_unflatten, treespec_pprint
 from func_scenarios import SCENARIOS
