@@ -24,7 +24,7 @@ from ..autograd.backward_and_grad import grad as _grad
 from ..creation import zeros_like
 from ..dispatcher import ops as _ops
 from ..grad_mode import enable_grad, is_grad_enabled
-from .grad_level import GradLevel, tangent_at_open_level
+from .grad_level import GradLevel
 from .pytree import tree_flatten, tree_leaves, tree_map, tree_unflatten, treespec_pprint
 
 __all__ = ["vjp", "grad", "grad_and_value", "jacrev", "jvp", "jacfwd", "hessian", "linearize", "debug_unwrap"]

@@ -30,7 +30,7 @@ __all__ = ["GradLevel", "tangent_at_open_level"]
 
 def tangent_at_open_level(t):
     """t's forward-AD tangent, or None (also where no dual level is open)."""
-    return forward_ad.unpack_dual(t).tangent if forward_ad._current_level >= 0 else None
+    return forward_ad.tangent_of(t) if forward_ad._current_level >= 0 else None
 
 
 class GradLevel:
