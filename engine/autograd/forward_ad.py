@@ -36,6 +36,12 @@ _current_level = -1
 # the tensors given a tangent at the open level, whose tangents its exit deletes (PyTorch's
 # ForwardADLevel keeps its ForwardGrads for the same reason)
 _duals: list = []
+# the tangents of the open level's op outputs, by their backward Node and output number: an output that
+# a backward unpacks from its Node (autograd/saved_variable.py) is a new Tensor with the output's
+# history, and must have the output's tangent too, as PyTorch's SavedVariable keeps the output's
+# fw_grad_ (forward-over-reverse: jvp(grad(f)), a Hessian by jacfwd(jacrev(f)), through tanh or exp,
+# whose backward formulas use the output)
+_output_tangents: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 # fw_grad of unpack_dual's primal: a view for backward, but no forward view (PyTorch's _fw_primal), so it
 # does not find its base's tangent. False, not None: the layers below read fw_grad as `None or False: none`
 _NOT_A_FORWARD_VIEW = False
@@ -63,6 +69,11 @@ def tangent_of(t):
         if base_t is not None and base_t is not _NOT_A_FORWARD_VIEW:
             with ExcludeDispatchKeyGuard(FORWARD_AD):
                 fw = replay_view(base_t, m.view_fn)
+            _set_tangent(t, fw)
+            return fw
+    elif _output_tangents and m.grad_fn is not None:
+        fw = _output_tangents.get(m.grad_fn, {}).get(m.output_nr)
+        if fw is not None:
             _set_tangent(t, fw)
             return fw
     return None
@@ -213,6 +224,8 @@ def _forward_ad_fallback(op, keyset, args):
                 # a view op: the tangent is the same view of the input's tangent (PyTorch's forward views)
                 with set_grad_enabled(differentiable):
                     tangent = replay_view(duals[0][3], m.view_fn[-1:])
+            elif m is not None and m.grad_fn is not None:
+                _output_tangents.setdefault(m.grad_fn, {})[m.output_nr] = tangent
             _set_tangent(o, tangent)
     return result
 
@@ -249,6 +262,7 @@ def exit_dual_level(*, level=None) -> None:
         if m is not None and getattr(m, "fw_grad", None) is not None:
             del m.fw_grad
     _duals.clear()
+    _output_tangents.clear()
     tls.included &= ~FORWARD_AD
     tls.refresh()
     _current_level = level - 1

@@ -14,8 +14,8 @@ The contract each function keeps, as PyTorch's does:
 - jvp and hvp use the double-backward trick: the backward of a vjp is linear in its grad_outputs, so
   differentiating it with respect to them gives the forward-mode product.
 
-agrad has neither vmap nor forward-mode AD. `vectorize=True` hands the standard basis to
-`autograd.grad(is_grads_batched=True)`, which runs one backward per basis vector: the numbers and checks
+agrad has no vmap with batching rules (agrad.func.vmap is a loop). `vectorize=True` hands the standard
+basis to `autograd.grad(is_grads_batched=True)`, which runs one backward per basis vector: the numbers and checks
 of PyTorch's vectorized path, not its speed. `strategy="forward-mode"` (with vectorize=True, the only case
 PyTorch runs) gives forward AD's results by the double-backward trick batched over the inputs' basis:
 each entry in its output's dtype, with a graph where PyTorch's tangents would have one; PyTorch's errors

@@ -142,3 +142,21 @@ def test_an_in_place_view_op_changes_the_tangent_layout_with_the_primal(inplace_
         got = fwAD.unpack_dual(y).tangent
         assert tuple(got.shape) == tuple(y.shape)
         assert got.reshape(-1).tolist() == [0.5, -1.0, 2.0]
+
+
+@pytest.mark.parametrize("op", ["tanh", "exp", "sigmoid", "sqrt", "softmax"])
+def test_forward_over_reverse_through_a_formula_that_uses_the_output(op):
+    """A backward formula that reads the op's own output (tanh's 1 - y^2) gets the output's tangent, as
+    PyTorch's SavedVariable keeps fw_grad_: the jvp of a gradient is the Hessian-vector product."""
+    fn = {"softmax": lambda x: agrad.softmax(x, 0)}.get(op, getattr(agrad, op))
+    f = lambda x: (fn(x) * agrad.tensor([1.0, -2.0, 0.5], dtype=agrad.float64)).sum()   # noqa: E731
+    x = agrad.tensor([0.3, 0.7, 1.2], dtype=agrad.float64)
+    v = agrad.tensor([1.0, 0.5, -1.0], dtype=agrad.float64)
+    with fwAD.dual_level():
+        leaf = x.detach().requires_grad_()
+        dual = fwAD.make_dual(leaf, v)
+        with agrad.enable_grad():
+            (g,) = agrad.autograd.grad(f(dual), dual, create_graph=True)
+        tangent = fwAD.unpack_dual(g).tangent
+    want = agrad.autograd.functional.hvp(f, x, v)[1]
+    np.testing.assert_allclose(tangent.detach().numpy(), want.numpy(), rtol=1e-12, atol=1e-14)

@@ -16,6 +16,8 @@ FIRST_IMPORTS = [
     "from agrad.autograd import grad; from agrad.creation import tensor; x = tensor(2., requires_grad=True); "
     "assert grad(x * x, x)[0].item() == 4.",
     "from agrad.testing import gradcheck",
+    "from agrad.func import grad, vmap; from agrad.creation import tensor; "
+    "assert vmap(grad(lambda x: (x * x).sum()))(tensor([[1., 2.]])).tolist() == [[2., 4.]]",
     "from agrad.library import define",
     "from agrad.backends import register_backend",
     "from agrad.grad_mode import no_grad",
