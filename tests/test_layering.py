@@ -38,6 +38,7 @@ FLOORS = [
     ("agrad.special", 8), ("agrad.linalg", 8), ("agrad.foreach", 8),
     ("agrad._api", 9), ("agrad", 9),
     ("agrad.nn", 10), ("agrad.utils", 10),           # checkpoint_sequential takes an nn.Sequential
+    ("agrad.distributions", 10),                     # relaxed and one-hot distributions call nn.functional
     ("agrad.graphs", 11),
     ("agrad.cli", 12), ("agrad.__main__", 12),       # `python -m agrad` runs the CLI
 ]
