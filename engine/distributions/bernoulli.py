@@ -1,18 +1,12 @@
-# mypy: allow-untyped-defs
+"""torch.distributions.Bernoulli (torch/distributions/bernoulli.py)."""
+from math import nan
 
 from .. import _api as agrad
 from .._tensor import Tensor
-from math import inf, nan
+from ..nn.functional import binary_cross_entropy_with_logits
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import (
-    broadcast_all,
-    lazy_property,
-    logits_to_probs,
-    probs_to_logits,
-)
-from ..nn.functional import binary_cross_entropy_with_logits
-from .utils import _Number, _size, Number
+from .utils import broadcast_all, lazy_property, logits_to_probs, Number, _Number, probs_to_logits
 
 
 __all__ = ["Bernoulli"]
@@ -38,8 +32,6 @@ class Bernoulli(ExponentialFamily):
         logits (Number, Tensor): the log-odds of sampling `1`
         validate_args (bool, optional): whether to validate arguments, None by default
     """
-
-    # pyrefly: ignore [bad-override]
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
     has_enumerate_support = True
@@ -57,13 +49,11 @@ class Bernoulli(ExponentialFamily):
             )
         if probs is not None:
             is_scalar = isinstance(probs, _Number)
-            # pyrefly: ignore [read-only]
             (self.probs,) = broadcast_all(probs)
         else:
             if logits is None:
                 raise AssertionError("logits is unexpectedly None")
             is_scalar = isinstance(logits, _Number)
-            # pyrefly: ignore [read-only]
             (self.logits,) = broadcast_all(logits)
         self._param = self.probs if probs is not None else self.logits
         if is_scalar:
@@ -140,7 +130,5 @@ class Bernoulli(ExponentialFamily):
     @property
     def _natural_params(self) -> tuple[Tensor]:
         return (agrad.logit(self.probs),)
-
-    # pyrefly: ignore [bad-override]
     def _log_normalizer(self, x):
         return agrad.log1p(agrad.exp(x))

@@ -1,12 +1,10 @@
-# mypy: allow-untyped-defs
-
+"""torch.distributions.Beta (torch/distributions/beta.py): a Dirichlet over two classes, so its draws are the Dirichlet's."""
 from .. import _api as agrad
 from .._tensor import Tensor
 from . import constraints
 from .dirichlet import Dirichlet
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all
-from .utils import _Number, _size, Number
+from .utils import broadcast_all, _Number, _size
 
 
 __all__ = ["Beta"]
@@ -29,8 +27,6 @@ class Beta(ExponentialFamily):
         concentration0 (float or Tensor): 2nd concentration parameter of the distribution
             (often referred to as beta)
     """
-
-    # pyrefly: ignore [bad-override]
     arg_constraints = {
         "concentration1": constraints.positive,
         "concentration0": constraints.positive,
@@ -112,7 +108,5 @@ class Beta(ExponentialFamily):
     @property
     def _natural_params(self) -> tuple[Tensor, Tensor]:
         return (self.concentration1, self.concentration0)
-
-    # pyrefly: ignore [bad-override]
     def _log_normalizer(self, x, y):
         return agrad.lgamma(x) + agrad.lgamma(y) - agrad.lgamma(x + y)

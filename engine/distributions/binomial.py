@@ -1,16 +1,9 @@
-# mypy: allow-untyped-defs
-
+"""torch.distributions.Binomial (torch/distributions/binomial.py)."""
 from .. import _api as agrad
-from . import _sampling
 from .._tensor import Tensor
-from . import constraints
+from . import constraints, _sampling
 from .distribution import Distribution
-from .utils import (
-    broadcast_all,
-    lazy_property,
-    logits_to_probs,
-    probs_to_logits,
-)
+from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 
 __all__ = ["Binomial"]
@@ -44,8 +37,6 @@ class Binomial(Distribution):
         probs (Tensor): Event probabilities
         logits (Tensor): Event log-odds
     """
-
-    # pyrefly: ignore [bad-override]
     arg_constraints = {
         "total_count": constraints.nonnegative_integer,
         "probs": constraints.unit_interval,
@@ -67,7 +58,6 @@ class Binomial(Distribution):
         if probs is not None:
             (
                 self.total_count,
-                # pyrefly: ignore [read-only]
                 self.probs,
             ) = broadcast_all(total_count, probs)
             self.total_count = self.total_count.type_as(self.probs)
@@ -76,7 +66,6 @@ class Binomial(Distribution):
                 raise AssertionError("logits is unexpectedly None")
             (
                 self.total_count,
-                # pyrefly: ignore [read-only]
                 self.logits,
             ) = broadcast_all(total_count, logits)
             self.total_count = self.total_count.type_as(self.logits)
@@ -103,7 +92,6 @@ class Binomial(Distribution):
         return self._param.new(*args, **kwargs)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
-    # pyrefly: ignore [bad-override]
     def support(self):
         return constraints.integer_interval(0, self.total_count)
 

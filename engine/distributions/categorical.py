@@ -1,13 +1,11 @@
-# mypy: allow-untyped-defs
+"""torch.distributions.Categorical (torch/distributions/categorical.py)."""
+from math import nan
 
 from .. import _api as agrad
-from . import _sampling
-from .utils import finfo
 from .._tensor import Tensor
-from math import inf, nan
-from . import constraints
+from . import constraints, _sampling
 from .distribution import Distribution
-from .utils import lazy_property, logits_to_probs, probs_to_logits
+from .utils import finfo, lazy_property, logits_to_probs, probs_to_logits
 
 
 __all__ = ["Categorical"]
@@ -51,8 +49,6 @@ class Categorical(Distribution):
         probs (Tensor): event probabilities
         logits (Tensor): event log probabilities (unnormalized)
     """
-
-    # pyrefly: ignore [bad-override]
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     has_enumerate_support = True
 
@@ -69,7 +65,6 @@ class Categorical(Distribution):
         if probs is not None:
             if probs.dim() < 1:
                 raise ValueError("`probs` parameter must be at least one-dimensional.")
-            # pyrefly: ignore [read-only]
             self.probs = probs / probs.sum(-1, keepdim=True)
         else:
             if logits is None:
@@ -77,14 +72,12 @@ class Categorical(Distribution):
             if logits.dim() < 1:
                 raise ValueError("`logits` parameter must be at least one-dimensional.")
             # Normalize
-            # pyrefly: ignore [read-only]
             self.logits = logits - logits.logsumexp(dim=-1, keepdim=True)
         self._param = self.probs if probs is not None else self.logits
         self._num_events = self._param.size()[-1]
         batch_shape = (
             self._param.size()[:-1] if self._param.ndimension() > 1 else agrad.Size()
         )
-        # pyrefly: ignore [bad-argument-type]
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
@@ -106,7 +99,6 @@ class Categorical(Distribution):
         return self._param.new(*args, **kwargs)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
-    # pyrefly: ignore [bad-override]
     def support(self):
         return constraints.integer_interval(0, self._num_events - 1)
 

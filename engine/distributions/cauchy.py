@@ -1,13 +1,12 @@
-# mypy: allow-untyped-defs
+"""torch.distributions.Cauchy (torch/distributions/cauchy.py)."""
 import math
+from math import inf, nan
 
 from .. import _api as agrad
 from .._tensor import Tensor
-from math import inf, nan
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all
-from .utils import _Number, _size, Number
+from .utils import broadcast_all, _Number, _size
 
 
 __all__ = ["Cauchy"]
@@ -30,8 +29,6 @@ class Cauchy(Distribution):
         loc (float or Tensor): mode or median of the distribution.
         scale (float or Tensor): half width at half maximum.
     """
-
-    # pyrefly: ignore [bad-override]
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True

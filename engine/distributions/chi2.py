@@ -1,5 +1,4 @@
-# mypy: allow-untyped-defs
-
+"""torch.distributions.Chi2 (torch/distributions/chi2.py): a Gamma of concentration df / 2 and rate 1 / 2."""
 from .._tensor import Tensor
 from . import constraints
 from .gamma import Gamma

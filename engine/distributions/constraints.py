@@ -1,10 +1,6 @@
-# mypy: allow-untyped-defs
+"""torch.distributions.constraints (torch/distributions/constraints.py): what a parameter or a value must
+satisfy.
 
-from collections.abc import Callable
-from typing import Any
-
-
-r"""
 The following constraints are implemented:
 
 - ``constraints.boolean``
@@ -37,9 +33,10 @@ The following constraints are implemented:
 - ``constraints.symmetric``
 - ``constraints.unit_interval``
 """
+from collections.abc import Callable
+from typing import Any
 
-from .. import _api as agrad
-from .. import linalg
+from .. import _api as agrad, linalg
 from .utils import finfo
 
 
@@ -128,13 +125,13 @@ class _Dependent(Constraint):
         super().__init__()
 
     @property
-    def is_discrete(self) -> bool:  # type: ignore[override]
+    def is_discrete(self) -> bool:
         if self._is_discrete is NotImplemented:
             raise NotImplementedError(".is_discrete cannot be determined statically")
         return self._is_discrete
 
     @property
-    def event_dim(self) -> int:  # type: ignore[override]
+    def event_dim(self) -> int:
         if self._event_dim is NotImplemented:
             raise NotImplementedError(".event_dim cannot be determined statically")
         return self._event_dim
@@ -218,7 +215,7 @@ class _DependentProperty(property, _Dependent):
         self._is_discrete = is_discrete
         self._event_dim = event_dim
 
-    def __call__(self, fn: Callable[..., Any]) -> "_DependentProperty":  # type: ignore[override]
+    def __call__(self, fn: Callable[..., Any]) -> "_DependentProperty":
         """
         Support for syntax to customize static attributes::
 
@@ -255,11 +252,11 @@ class _IndependentConstraint(Constraint):
         super().__init__()
 
     @property
-    def is_discrete(self) -> bool:  # type: ignore[override]
+    def is_discrete(self) -> bool:
         return self.base_constraint.is_discrete
 
     @property
-    def event_dim(self) -> int:  # type: ignore[override]
+    def event_dim(self) -> int:
         return self.base_constraint.event_dim + self.reinterpreted_batch_ndims
 
     def check(self, value):
@@ -301,11 +298,11 @@ class MixtureSameFamilyConstraint(Constraint):
         super().__init__()
 
     @property
-    def is_discrete(self) -> bool:  # type: ignore[override]
+    def is_discrete(self) -> bool:
         return self.base_constraint.is_discrete
 
     @property
-    def event_dim(self) -> int:  # type: ignore[override]
+    def event_dim(self) -> int:
         return self.base_constraint.event_dim
 
     def check(self, value):
@@ -674,11 +671,11 @@ class _Cat(Constraint):
         super().__init__()
 
     @property
-    def is_discrete(self) -> bool:  # type: ignore[override]
+    def is_discrete(self) -> bool:
         return any(c.is_discrete for c in self.cseq)
 
     @property
-    def event_dim(self) -> int:  # type: ignore[override]
+    def event_dim(self) -> int:
         return max(c.event_dim for c in self.cseq)
 
     def check(self, value):
@@ -710,11 +707,11 @@ class _Stack(Constraint):
         super().__init__()
 
     @property
-    def is_discrete(self) -> bool:  # type: ignore[override]
+    def is_discrete(self) -> bool:
         return any(c.is_discrete for c in self.cseq)
 
     @property
-    def event_dim(self) -> int:  # type: ignore[override]
+    def event_dim(self) -> int:
         dim = max(c.event_dim for c in self.cseq)
         if self.dim + dim < 0:
             dim += 1

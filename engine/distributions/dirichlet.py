@@ -1,12 +1,10 @@
-# mypy: allow-untyped-defs
-
+"""torch.distributions.Dirichlet (torch/distributions/dirichlet.py)."""
 from .. import _api as agrad
-from ..nn import functional as F
 from .._tensor import Tensor
-from . import _sampling
-from . import constraints
+from ..nn import functional as F
+from . import constraints, _sampling
 from .exp_family import ExponentialFamily
-from .utils import _Number, _size, Number, finfo
+from .utils import finfo, _size
 
 
 __all__ = ["Dirichlet"]
@@ -40,8 +38,6 @@ class Dirichlet(ExponentialFamily):
         concentration (Tensor): concentration parameter of the distribution
             (often referred to as alpha)
     """
-
-    # pyrefly: ignore [bad-override]
     arg_constraints = {
         "concentration": constraints.independent(constraints.positive, 1)
     }
@@ -59,7 +55,6 @@ class Dirichlet(ExponentialFamily):
             )
         self.concentration = concentration
         batch_shape, event_shape = concentration.shape[:-1], concentration.shape[-1:]
-        # pyrefly: ignore [bad-argument-type]
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
@@ -122,7 +117,5 @@ class Dirichlet(ExponentialFamily):
     @property
     def _natural_params(self) -> tuple[Tensor]:
         return (self.concentration,)
-
-    # pyrefly: ignore [bad-override]
     def _log_normalizer(self, x):
         return x.lgamma().sum(-1) - agrad.lgamma(x.sum(-1))

@@ -1,13 +1,12 @@
-# mypy: allow-untyped-defs
+"""torch.distributions.Distribution (torch/distributions/distribution.py): shapes, argument and value
+validation (PyTorch's ValueError messages) and the interface every distribution fills in."""
 import warnings
 from typing_extensions import deprecated
 
 from .. import _api as agrad
-from .utils import _is_all_true
 from .._tensor import Tensor
 from . import constraints
-from .utils import lazy_property
-from .utils import _Number, _size, Number
+from .utils import _is_all_true, lazy_property, _size
 
 
 __all__ = ["Distribution"]

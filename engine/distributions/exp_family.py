@@ -1,5 +1,4 @@
-# mypy: allow-untyped-defs
-
+"""torch.distributions.ExponentialFamily (torch/distributions/exp_family.py): entropy and KL by Bregman divergence."""
 from .. import _api as agrad
 from .._tensor import Tensor
 from .distribution import Distribution

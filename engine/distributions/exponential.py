@@ -1,11 +1,9 @@
-# mypy: allow-untyped-defs
-
+"""torch.distributions.Exponential (torch/distributions/exponential.py)."""
 from .. import _api as agrad
 from .._tensor import Tensor
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all
-from .utils import _Number, _size, Number
+from .utils import broadcast_all, _Number, _size
 
 
 __all__ = ["Exponential"]
@@ -25,8 +23,6 @@ class Exponential(ExponentialFamily):
     Args:
         rate (float or Tensor): rate = 1 / scale of the distribution
     """
-
-    # pyrefly: ignore [bad-override]
     arg_constraints = {"rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
@@ -88,7 +84,5 @@ class Exponential(ExponentialFamily):
     @property
     def _natural_params(self) -> tuple[Tensor]:
         return (-self.rate,)
-
-    # pyrefly: ignore [bad-override]
     def _log_normalizer(self, x):
         return -agrad.log(-x)

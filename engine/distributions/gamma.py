@@ -1,14 +1,9 @@
-# mypy: allow-untyped-defs
-
-from .. import _api as agrad
-from .. import special
-from . import _sampling
-from .utils import finfo
+"""torch.distributions.Gamma (torch/distributions/gamma.py); rsample by _sampling.standard_gamma."""
+from .. import _api as agrad, special
 from .._tensor import Tensor
-from . import constraints
+from . import constraints, _sampling
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all
-from .utils import _Number, _size, Number
+from .utils import broadcast_all, finfo, _Number, _size
 
 
 __all__ = ["Gamma"]
@@ -35,8 +30,6 @@ class Gamma(ExponentialFamily):
         rate (float or Tensor): rate parameter of the distribution
             (often referred to as beta), rate = 1 / scale
     """
-
-    # pyrefly: ignore [bad-override]
     arg_constraints = {
         "concentration": constraints.positive,
         "rate": constraints.positive,
@@ -111,8 +104,6 @@ class Gamma(ExponentialFamily):
     @property
     def _natural_params(self) -> tuple[Tensor, Tensor]:
         return (self.concentration - 1, -self.rate)
-
-    # pyrefly: ignore [bad-override]
     def _log_normalizer(self, x, y):
         return agrad.lgamma(x + 1) + (x + 1) * agrad.log(-y.reciprocal())
 

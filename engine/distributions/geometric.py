@@ -1,18 +1,10 @@
-# mypy: allow-untyped-defs
-
+"""torch.distributions.Geometric (torch/distributions/geometric.py)."""
 from .. import _api as agrad
-from .utils import finfo
 from .._tensor import Tensor
+from ..nn.functional import binary_cross_entropy_with_logits
 from . import constraints
 from .distribution import Distribution
-from .utils import (
-    broadcast_all,
-    lazy_property,
-    logits_to_probs,
-    probs_to_logits,
-)
-from ..nn.functional import binary_cross_entropy_with_logits
-from .utils import _Number, _size, Number
+from .utils import broadcast_all, finfo, lazy_property, logits_to_probs, Number, _Number, probs_to_logits
 
 
 __all__ = ["Geometric"]
@@ -43,8 +35,6 @@ class Geometric(Distribution):
         probs (Number, Tensor): the probability of sampling `1`. Must be in range (0, 1]
         logits (Number, Tensor): the log-odds of sampling `1`.
     """
-
-    # pyrefly: ignore [bad-override]
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.nonnegative_integer
 
@@ -59,12 +49,10 @@ class Geometric(Distribution):
                 "Either `probs` or `logits` must be specified, but not both."
             )
         if probs is not None:
-            # pyrefly: ignore [read-only]
             (self.probs,) = broadcast_all(probs)
         else:
             if logits is None:
                 raise AssertionError("logits is unexpectedly None")
-            # pyrefly: ignore [read-only]
             (self.logits,) = broadcast_all(logits)
         probs_or_logits = probs if probs is not None else logits
         if isinstance(probs_or_logits, _Number):

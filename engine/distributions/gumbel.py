@@ -1,15 +1,13 @@
-# mypy: allow-untyped-defs
+"""torch.distributions.Gumbel (torch/distributions/gumbel.py): a Uniform through exp and affine transforms."""
 import math
 
 from .. import _api as agrad
-from .utils import finfo
 from .._tensor import Tensor
 from . import constraints
 from .transformed_distribution import TransformedDistribution
 from .transforms import AffineTransform, ExpTransform
 from .uniform import Uniform
-from .utils import broadcast_all, euler_constant
-from .utils import _Number, _size, Number
+from .utils import broadcast_all, euler_constant, finfo, _Number
 
 
 __all__ = ["Gumbel"]
@@ -32,7 +30,6 @@ class Gumbel(TransformedDistribution):
     """
 
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    # pyrefly: ignore [bad-override]
     support = constraints.real
 
     def __init__(

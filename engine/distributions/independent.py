@@ -1,12 +1,11 @@
-# mypy: allow-untyped-defs
+"""torch.distributions.Independent (torch/distributions/independent.py)."""
 from typing import Generic, TypeVar
 
 from .. import _api as agrad
 from .._tensor import Tensor
 from . import constraints
 from .distribution import Distribution
-from .utils import _sum_rightmost
-from .utils import _Number, _size, Number
+from .utils import _size, _sum_rightmost
 
 
 __all__ = ["Independent"]
@@ -65,7 +64,6 @@ class Independent(Distribution, Generic[D]):
         event_shape = shape[len(shape) - event_dim :]
         self.base_dist = base_distribution
         self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
-        # pyrefly: ignore [bad-argument-type]
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
@@ -82,17 +80,16 @@ class Independent(Distribution, Generic[D]):
         return new
 
     @property
-    def has_rsample(self) -> bool:  # type: ignore[override]
+    def has_rsample(self) -> bool:
         return self.base_dist.has_rsample
 
     @property
-    def has_enumerate_support(self) -> bool:  # type: ignore[override]
+    def has_enumerate_support(self) -> bool:
         if self.reinterpreted_batch_ndims > 0:
             return False
         return self.base_dist.has_enumerate_support
 
     @constraints.dependent_property
-    # pyrefly: ignore [bad-override]
     def support(self):
         result = self.base_dist.support
         if self.reinterpreted_batch_ndims:

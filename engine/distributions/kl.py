@@ -1,16 +1,15 @@
-# mypy: allow-untyped-defs
+"""torch.distributions.kl (torch/distributions/kl.py): kl_divergence, register_kl and PyTorch's registered pairs
+among the distributions agrad has (the pairs with ContinuousBernoulli, HalfNormal, LowRankMultivariateNormal
+and Pareto are left out with them)."""
 import math
 import warnings
 from collections.abc import Callable
 from functools import total_ordering
+from math import inf
 
-from .. import _api as agrad
-from ..nn import functional as F
-from .. import linalg
-from .. import special
+from .. import _api as agrad, linalg, special
 from .._tensor import Tensor
-from math import inf, nan
-
+from ..nn import functional as F
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .binomial import Binomial
@@ -31,7 +30,7 @@ from .one_hot_categorical import OneHotCategorical
 from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
-from .utils import _sum_rightmost, euler_constant as _euler_gamma
+from .utils import euler_constant as _euler_gamma, _sum_rightmost
 
 
 _KL_REGISTRY: dict[
@@ -120,8 +119,8 @@ def _dispatch_kl(type_p, type_q):
     # Check that the left- and right- lexicographic orders agree.
     # mypy isn't smart enough to know that _Match implements __lt__
     # see: https://github.com/python/typing/issues/760#issuecomment-710670503
-    left_p, left_q = min(_Match(*m) for m in matches).types  # type: ignore[type-var]
-    right_q, right_p = min(_Match(*reversed(m)) for m in matches).types  # type: ignore[type-var]
+    left_p, left_q = min(_Match(*m) for m in matches).types
+    right_q, right_p = min(_Match(*reversed(m)) for m in matches).types
     left_fun = _KL_REGISTRY[left_p, left_q]
     right_fun = _KL_REGISTRY[right_p, right_q]
     if left_fun is not right_fun:
@@ -709,5 +708,4 @@ def _add_kl_info():
         )
     kl_info = "\n\t".join(rows)
     if kl_divergence.__doc__:
-        # pyrefly: ignore [missing-attribute]
         kl_divergence.__doc__ += kl_info

@@ -1,12 +1,9 @@
-# mypy: allow-untyped-defs
-
+"""torch.distributions.Laplace (torch/distributions/laplace.py)."""
 from .. import _api as agrad
-from .utils import finfo
 from .._tensor import Tensor
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all
-from .utils import _Number, _size, Number
+from .utils import broadcast_all, finfo, _Number, _size
 
 
 __all__ = ["Laplace"]
@@ -27,8 +24,6 @@ class Laplace(Distribution):
         loc (float or Tensor): mean of the distribution
         scale (float or Tensor): scale of the distribution
     """
-
-    # pyrefly: ignore [bad-override]
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True

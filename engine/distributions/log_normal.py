@@ -1,5 +1,4 @@
-# mypy: allow-untyped-defs
-
+"""torch.distributions.LogNormal (torch/distributions/log_normal.py)."""
 from .._tensor import Tensor
 from . import constraints
 from .normal import Normal
@@ -31,10 +30,8 @@ class LogNormal(TransformedDistribution):
     """
 
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    # pyrefly: ignore [bad-override]
     support = constraints.positive
     has_rsample = True
-    # pyrefly: ignore [bad-override]
     base_dist: Normal
 
     def __init__(

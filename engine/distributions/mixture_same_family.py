@@ -1,5 +1,4 @@
-# mypy: allow-untyped-defs
-
+"""torch.distributions.MixtureSameFamily (torch/distributions/mixture_same_family.py)."""
 from .. import _api as agrad
 from .._tensor import Tensor
 from . import Categorical, constraints
@@ -102,7 +101,6 @@ class MixtureSameFamily(Distribution):
         event_shape = self._component_distribution.event_shape
         self._event_ndims = len(event_shape)
         super().__init__(
-            # pyrefly: ignore [bad-argument-type]
             batch_shape=cdbs,
             event_shape=event_shape,
             validate_args=validate_args,
@@ -126,7 +124,6 @@ class MixtureSameFamily(Distribution):
         return new
 
     @constraints.dependent_property
-    # pyrefly: ignore [bad-override]
     def support(self):
         return MixtureSameFamilyConstraint(self._component_distribution.support)
 

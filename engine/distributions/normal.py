@@ -1,12 +1,11 @@
-# mypy: allow-untyped-defs
+"""torch.distributions.Normal (torch/distributions/normal.py)."""
 import math
 
 from .. import _api as agrad
 from .._tensor import Tensor
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import _standard_normal, broadcast_all
-from .utils import _Number, _size, Number
+from .utils import broadcast_all, _Number, _size, _standard_normal
 
 
 __all__ = ["Normal"]
@@ -29,8 +28,6 @@ class Normal(ExponentialFamily):
         scale (float or Tensor): standard deviation of the distribution
             (often referred to as sigma)
     """
-
-    # pyrefly: ignore [bad-override]
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
@@ -116,7 +113,5 @@ class Normal(ExponentialFamily):
     @property
     def _natural_params(self) -> tuple[Tensor, Tensor]:
         return (self.loc / self.scale.pow(2), -0.5 * self.scale.pow(2).reciprocal())
-
-    # pyrefly: ignore [bad-override]
     def _log_normalizer(self, x, y):
         return -0.25 * x.pow(2) / y + 0.5 * agrad.log(-math.pi / y)

@@ -1,12 +1,12 @@
-# mypy: allow-untyped-defs
-
+"""torch.distributions.OneHotCategorical and OneHotCategoricalStraightThrough
+(torch/distributions/one_hot_categorical.py)."""
 from .. import _api as agrad
-from ..nn import functional as F
 from .._tensor import Tensor
+from ..nn import functional as F
 from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
-from .utils import _Number, _size, Number
+from .utils import _size
 
 
 __all__ = ["OneHotCategorical", "OneHotCategoricalStraightThrough"]
@@ -41,8 +41,6 @@ class OneHotCategorical(Distribution):
         probs (Tensor): event probabilities
         logits (Tensor): event log probabilities (unnormalized)
     """
-
-    # pyrefly: ignore [bad-override]
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.one_hot
     has_enumerate_support = True
@@ -56,7 +54,6 @@ class OneHotCategorical(Distribution):
         self._categorical = Categorical(probs, logits)
         batch_shape = self._categorical.batch_shape
         event_shape = self._categorical.param_shape[-1:]
-        # pyrefly: ignore [bad-argument-type]
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):

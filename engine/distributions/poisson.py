@@ -1,12 +1,9 @@
-# mypy: allow-untyped-defs
-
+"""torch.distributions.Poisson (torch/distributions/poisson.py)."""
 from .. import _api as agrad
-from . import _sampling
 from .._tensor import Tensor
-from . import constraints
+from . import constraints, _sampling
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all
-from .utils import _Number, _size, Number
+from .utils import broadcast_all, Number, _Number
 
 
 __all__ = ["Poisson"]
@@ -31,8 +28,6 @@ class Poisson(ExponentialFamily):
     Args:
         rate (Number, Tensor): the rate parameter
     """
-
-    # pyrefly: ignore [bad-override]
     arg_constraints = {"rate": constraints.nonnegative}
     support = constraints.nonnegative_integer
 
@@ -82,7 +77,5 @@ class Poisson(ExponentialFamily):
     @property
     def _natural_params(self) -> tuple[Tensor]:
         return (agrad.log(self.rate),)
-
-    # pyrefly: ignore [bad-override]
     def _log_normalizer(self, x):
         return agrad.exp(x)

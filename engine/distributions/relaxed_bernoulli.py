@@ -1,19 +1,11 @@
-# mypy: allow-untyped-defs
-
+"""torch.distributions.RelaxedBernoulli (torch/distributions/relaxed_bernoulli.py)."""
 from .. import _api as agrad
 from .._tensor import Tensor
 from . import constraints
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import SigmoidTransform
-from .utils import (
-    broadcast_all,
-    clamp_probs,
-    lazy_property,
-    logits_to_probs,
-    probs_to_logits,
-)
-from .utils import _Number, _size, Number
+from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs, Number, _Number, probs_to_logits, _size
 
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
@@ -38,8 +30,6 @@ class LogitRelaxedBernoulli(Distribution):
     [2] Categorical Reparametrization with Gumbel-Softmax
     (Jang et al., 2017)
     """
-
-    # pyrefly: ignore [bad-override]
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.real
 
@@ -57,13 +47,11 @@ class LogitRelaxedBernoulli(Distribution):
             )
         if probs is not None:
             is_scalar = isinstance(probs, _Number)
-            # pyrefly: ignore [read-only]
             (self.probs,) = broadcast_all(probs)
         else:
             if logits is None:
                 raise AssertionError("logits is unexpectedly None")
             is_scalar = isinstance(logits, _Number)
-            # pyrefly: ignore [read-only]
             (self.logits,) = broadcast_all(logits)
         self._param = self.probs if probs is not None else self.logits
         if is_scalar:
@@ -141,10 +129,8 @@ class RelaxedBernoulli(TransformedDistribution):
     """
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
-    # pyrefly: ignore [bad-override]
     support = constraints.unit_interval
     has_rsample = True
-    # pyrefly: ignore [bad-override]
     base_dist: LogitRelaxedBernoulli
 
     def __init__(

@@ -1,5 +1,4 @@
-# mypy: allow-untyped-defs
-
+"""torch.distributions.RelaxedOneHotCategorical (torch/distributions/relaxed_categorical.py)."""
 from .. import _api as agrad
 from .._tensor import Tensor
 from . import constraints
@@ -7,8 +6,7 @@ from .categorical import Categorical
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import ExpTransform
-from .utils import broadcast_all, clamp_probs
-from .utils import _Number, _size, Number
+from .utils import broadcast_all, clamp_probs, _size
 
 
 __all__ = ["ExpRelaxedCategorical", "RelaxedOneHotCategorical"]
@@ -36,8 +34,6 @@ class ExpRelaxedCategorical(Distribution):
     [2] Categorical Reparametrization with Gumbel-Softmax
     (Jang et al., 2017)
     """
-
-    # pyrefly: ignore [bad-override]
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = (
         constraints.real_vector
@@ -55,7 +51,6 @@ class ExpRelaxedCategorical(Distribution):
         self.temperature = temperature
         batch_shape = self._categorical.batch_shape
         event_shape = self._categorical.param_shape[-1:]
-        # pyrefly: ignore [bad-argument-type]
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
@@ -128,10 +123,8 @@ class RelaxedOneHotCategorical(TransformedDistribution):
     """
 
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
-    # pyrefly: ignore [bad-override]
     support = constraints.simplex
     has_rsample = True
-    # pyrefly: ignore [bad-override]
     base_dist: ExpRelaxedCategorical
 
     def __init__(

@@ -1,13 +1,12 @@
-# mypy: allow-untyped-defs
+"""torch.distributions.StudentT (torch/distributions/studentT.py); its draws divide a Normal by a Chi2's."""
 import math
+from math import inf, nan
 
 from .. import _api as agrad
 from .._tensor import Tensor
-from math import inf, nan
 from . import Chi2, constraints
 from .distribution import Distribution
-from .utils import _standard_normal, broadcast_all
-from .utils import _Number, _size, Number
+from .utils import broadcast_all, _size, _standard_normal
 
 
 __all__ = ["StudentT"]
@@ -30,8 +29,6 @@ class StudentT(Distribution):
         loc (float or Tensor): mean of the distribution
         scale (float or Tensor): scale of the distribution
     """
-
-    # pyrefly: ignore [bad-override]
     arg_constraints = {
         "df": constraints.positive,
         "loc": constraints.real,

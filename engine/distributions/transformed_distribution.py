@@ -1,13 +1,11 @@
-# mypy: allow-untyped-defs
-
+"""torch.distributions.TransformedDistribution (torch/distributions/transformed_distribution.py)."""
 from .. import _api as agrad
 from .._tensor import Tensor
 from . import constraints
 from .distribution import Distribution
 from .independent import Independent
 from .transforms import ComposeTransform, Transform
-from .utils import _sum_rightmost
-from .utils import _Number, _size, Number
+from .utils import _size, _sum_rightmost
 
 
 __all__ = ["TransformedDistribution"]
@@ -125,7 +123,6 @@ class TransformedDistribution(Distribution):
         return new
 
     @constraints.dependent_property(is_discrete=False)
-    # pyrefly: ignore [bad-override]
     def support(self):
         if not self.transforms:
             return self.base_dist.support
@@ -137,7 +134,7 @@ class TransformedDistribution(Distribution):
         return support
 
     @property
-    def has_rsample(self) -> bool:  # type: ignore[override]
+    def has_rsample(self) -> bool:
         return self.base_dist.has_rsample
 
     def sample(self, sample_shape=agrad.Size()):

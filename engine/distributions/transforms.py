@@ -1,25 +1,17 @@
-# mypy: allow-untyped-defs
+"""torch.distributions.transforms (torch/distributions/transforms.py): the elementwise, shape and simplex
+transforms (Exp, Power, Sigmoid, Softplus, Tanh, Abs, Affine, Softmax, StickBreaking, Independent,
+Reshape, Compose). Not here yet: CorrCholesky, LowerCholesky, PositiveDefinite, Cat, Stack and
+CumulativeDistribution."""
 import functools
 import math
 import operator
-from collections.abc import Sequence
 
 from .. import _api as agrad
-from .. import linalg
-from .utils import finfo
-from ..nn import functional as F
 from .._tensor import Tensor
-from . import constraints
-from .distribution import Distribution
-from .utils import (
-    _sum_rightmost,
-    broadcast_all,
-    lazy_property,
-    tril_matrix_to_vec,
-    vec_to_tril_matrix,
-)
+from ..nn import functional as F
 from ..nn.functional import pad, softplus
-from .utils import _Number, _size, Number
+from . import constraints
+from .utils import broadcast_all, finfo, lazy_property, _Number, _sum_rightmost
 
 
 __all__ = [
@@ -218,21 +210,19 @@ class _InverseTransform(Transform):
         self._inv: Transform | None = transform
 
     @constraints.dependent_property(is_discrete=False)
-    # pyrefly: ignore [bad-override]
     def domain(self):
         if self._inv is None:
             raise AssertionError("_inv must not be None")
         return self._inv.codomain
 
     @constraints.dependent_property(is_discrete=False)
-    # pyrefly: ignore [bad-override]
     def codomain(self):
         if self._inv is None:
             raise AssertionError("_inv must not be None")
         return self._inv.domain
 
     @property
-    def bijective(self) -> bool:  # type: ignore[override]
+    def bijective(self) -> bool:
         if self._inv is None:
             raise AssertionError("_inv must not be None")
         return self._inv.bijective
@@ -245,7 +235,7 @@ class _InverseTransform(Transform):
 
     @property
     def inv(self) -> Transform:
-        return self._inv  # pyrefly: ignore[bad-return]
+        return self._inv
 
     def with_cache(self, cache_size=1):
         if self._inv is None:
@@ -273,10 +263,10 @@ class _InverseTransform(Transform):
         return -self._inv.log_abs_det_jacobian(y, x)
 
     def forward_shape(self, shape):
-        return self._inv.inverse_shape(shape)  # pyrefly: ignore[missing-attribute]
+        return self._inv.inverse_shape(shape)
 
     def inverse_shape(self, shape):
-        return self._inv.forward_shape(shape)  # pyrefly: ignore[missing-attribute]
+        return self._inv.forward_shape(shape)
 
 
 class ComposeTransform(Transform):
@@ -302,7 +292,6 @@ class ComposeTransform(Transform):
         return self.parts == other.parts
 
     @constraints.dependent_property(is_discrete=False)
-    # pyrefly: ignore [bad-override]
     def domain(self):
         if not self.parts:
             return constraints.real
@@ -321,7 +310,6 @@ class ComposeTransform(Transform):
         return domain
 
     @constraints.dependent_property(is_discrete=False)
-    # pyrefly: ignore [bad-override]
     def codomain(self):
         if not self.parts:
             return constraints.real
@@ -340,11 +328,11 @@ class ComposeTransform(Transform):
         return codomain
 
     @lazy_property
-    def bijective(self) -> bool:  # type: ignore[override]
+    def bijective(self) -> bool:
         return all(p.bijective for p in self.parts)
 
     @lazy_property
-    def sign(self) -> int:  # type: ignore[override]
+    def sign(self) -> int:
         sign = 1
         for p in self.parts:
             sign = sign * p.sign
@@ -442,21 +430,19 @@ class IndependentTransform(Transform):
         )
 
     @constraints.dependent_property(is_discrete=False)
-    # pyrefly: ignore [bad-override]
     def domain(self):
         return constraints.independent(
             self.base_transform.domain, self.reinterpreted_batch_ndims
         )
 
     @constraints.dependent_property(is_discrete=False)
-    # pyrefly: ignore [bad-override]
     def codomain(self):
         return constraints.independent(
             self.base_transform.codomain, self.reinterpreted_batch_ndims
         )
 
     @property
-    def bijective(self) -> bool:  # type: ignore[override]
+    def bijective(self) -> bool:
         return self.base_transform.bijective
 
     @property
@@ -517,12 +503,10 @@ class ReshapeTransform(Transform):
         super().__init__(cache_size=cache_size)
 
     @constraints.dependent_property
-    # pyrefly: ignore [bad-override]
     def domain(self):
         return constraints.independent(constraints.real, len(self.in_shape))
 
     @constraints.dependent_property
-    # pyrefly: ignore [bad-override]
     def codomain(self):
         return constraints.independent(constraints.real, len(self.out_shape))
 
@@ -606,8 +590,8 @@ class PowerTransform(Transform):
         return PowerTransform(self.exponent, cache_size=cache_size)
 
     @lazy_property
-    def sign(self) -> int:  # type: ignore[override]
-        return self.exponent.sign()  # type: ignore[return-value]
+    def sign(self) -> int:
+        return self.exponent.sign()
 
     def __eq__(self, other):
         if not isinstance(other, PowerTransform):
@@ -776,14 +760,12 @@ class AffineTransform(Transform):
         return self._event_dim
 
     @constraints.dependent_property(is_discrete=False)
-    # pyrefly: ignore [bad-override]
     def domain(self):
         if self.event_dim == 0:
             return constraints.real
         return constraints.independent(constraints.real, self.event_dim)
 
     @constraints.dependent_property(is_discrete=False)
-    # pyrefly: ignore [bad-override]
     def codomain(self):
         if self.event_dim == 0:
             return constraints.real
@@ -804,20 +786,20 @@ class AffineTransform(Transform):
             if self.loc != other.loc:
                 return False
         else:
-            if not (self.loc == other.loc).all().item():  # type: ignore[union-attr]
+            if not (self.loc == other.loc).all().item():
                 return False
 
         if isinstance(self.scale, _Number) and isinstance(other.scale, _Number):
             if self.scale != other.scale:
                 return False
         else:
-            if not (self.scale == other.scale).all().item():  # type: ignore[union-attr]
+            if not (self.scale == other.scale).all().item():
                 return False
 
         return True
 
     @property
-    def sign(self) -> Tensor | int:  # type: ignore[override]
+    def sign(self) -> Tensor | int:
         if isinstance(self.scale, _Number):
             return 1 if float(self.scale) > 0 else -1 if float(self.scale) < 0 else 0
         return self.scale.sign()

@@ -1,12 +1,11 @@
-# mypy: allow-untyped-defs
+"""torch.distributions.Uniform (torch/distributions/uniform.py)."""
+from math import nan
 
 from .. import _api as agrad
 from .._tensor import Tensor
-from math import inf, nan
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all
-from .utils import _Number, _size, Number
+from .utils import broadcast_all, _Number, _size
 
 
 __all__ = ["Uniform"]
@@ -79,7 +78,6 @@ class Uniform(Distribution):
         return new
 
     @constraints.dependent_property(is_discrete=False, event_dim=0)
-    # pyrefly: ignore [bad-override]
     def support(self):
         return constraints.interval(self.low, self.high)
 

@@ -1,14 +1,13 @@
 """torch.distributions.utils (torch/distributions/utils.py): broadcasting of parameters, probs <-> logits,
 lazy_property, and the few torch helpers the distributions call that agrad has no op for (finfo, _is_all_true)."""
+import numpy as np
 from collections.abc import Callable, Sequence
 from functools import update_wrapper
 from typing import Any, Final, Generic, overload, TypeVar
 
-import numpy as np
-
 from .. import _api as agrad
-from ..nn import functional as F
 from .._tensor import Tensor
+from ..nn import functional as F
 
 # torch.types' aliases: what a distribution accepts as a number, and a shape
 _Number = (bool, int, float)
