@@ -92,8 +92,10 @@ class _StandardGamma(Function):
     @staticmethod
     def forward(ctx, concentration):
         alpha = _host(concentration)
-        # NOTE: NumPy's standard_gamma returns 0 for alpha == 0, as ATen's sample_gamma does
-        x = _like(creation._generator.standard_gamma(alpha), concentration)
+        # NOTE: ATen's kernel clamps every draw to the dtype's smallest normal number (alpha <= 0 included,
+        # which NumPy refuses), so that log_prob and the gradient stay finite
+        draws = creation._generator.standard_gamma(np.maximum(np.nan_to_num(alpha, nan=0.0), 0.0))
+        x = _like(np.maximum(draws, np.finfo(concentration.dtype.np).tiny), concentration)
         ctx.save_for_backward(concentration, x)
         return x
 
@@ -110,22 +112,35 @@ def standard_gamma(concentration: Tensor) -> Tensor:
 
 def poisson(rate: Tensor) -> Tensor:
     """torch.poisson: a Poisson draw of each rate, in the rate's dtype (no gradient)."""
+    lam = _host(rate)
+    if not (lam >= 0).all():        # NaN too
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     with no_grad():
-        return _like(creation._generator.poisson(_host(rate)), rate)
+        return _like(creation._generator.poisson(lam), rate)
 
 
 def binomial(count: Tensor, prob: Tensor) -> Tensor:
     """torch.binomial: a Binomial(count, prob) draw, in prob's dtype (no gradient)."""
+    # NOTE: ATen's sampler reads a negative count as 0 trials and a probability past [0, 1] as its bound
+    n = np.maximum(np.rint(_host(count)), 0).astype(np.int64)
     with no_grad():
-        n = np.rint(_host(count)).astype(np.int64)
-        return _like(creation._generator.binomial(n, _host(prob)), prob)
+        return _like(creation._generator.binomial(n, np.clip(_host(prob), 0.0, 1.0)), prob)
 
 
 def multinomial(probs: Tensor, num_samples: int) -> Tensor:
     """torch.multinomial(probs, num_samples, replacement=True) of a 2-D probs: int64 indices, one row per
     row of probs, drawn by inverting each row's cumulative distribution (the weights need not sum to 1)."""
+    weights = _host(probs).astype(np.float64)
+    # ATen's checks, whose messages differ between its one-draw path and its with-replacement kernel
+    if num_samples == 1 and not (np.isfinite(weights) & (weights >= 0)).all():
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if not (weights >= 0).all():    # NaN too
+        raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
+    if not np.isfinite(weights).all():
+        raise RuntimeError("invalid multinomial distribution (encountering probability entry = infinity or NaN)")
+    if not (weights.sum(-1) > 0).all():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     with no_grad():
-        weights = _host(probs).astype(np.float64)
         cdf = np.cumsum(weights, axis=-1)
         draws = creation._generator.random((weights.shape[0], num_samples)) * cdf[:, -1:]
         index = np.stack([np.searchsorted(row, d, side="right") for row, d in zip(cdf, draws)])

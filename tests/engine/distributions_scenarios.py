@@ -447,6 +447,25 @@ def _errors():
         D = lib.distributions
         D.TransformedDistribution(D.Normal(0.0, 1.0), [D.SoftmaxTransform()])
 
+    def poisson_sample_negative(lib):
+        lib.distributions.Poisson(_value(lib, [1.0, -1.0]), validate_args=False).sample()
+
+    def categorical_sample_zero(lib):
+        lib.distributions.Categorical(probs=_value(lib, [[0.0, 0.0]]), validate_args=False).sample()
+
+    def categorical_sample_negative(lib):
+        lib.distributions.Categorical(probs=_value(lib, [[-0.5, 1.5]]), validate_args=False).sample()
+
+    def categorical_sample_n_negative(lib):
+        lib.distributions.Categorical(probs=_value(lib, [[-0.5, 1.5]]), validate_args=False).sample((3,))
+
+    def categorical_sample_n_inf(lib):
+        lib.distributions.Categorical(logits=_value(lib, [[math.inf, 0.0]]), validate_args=False).sample((3,))
+
+    def one_hot_sample_zero(lib):
+        lib.distributions.OneHotCategorical(logits=_value(lib, [-math.inf, -math.inf]),
+                                            validate_args=False).sample((2,))
+
     def default_validate_bad(lib):
         lib.distributions.Distribution.set_default_validate_args(None)
 
