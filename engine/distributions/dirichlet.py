@@ -1,26 +1,42 @@
 """torch.distributions.Dirichlet (torch/distributions/dirichlet.py)."""
 from .. import _api as agrad
 from .._tensor import Tensor
+from ..autograd.function import Function, once_differentiable
 from ..nn import functional as F
 from . import constraints, _sampling
 from .exp_family import ExponentialFamily
-from .utils import finfo, _size
+from .utils import _size
 
 
 __all__ = ["Dirichlet"]
 
 
-def _sample_dirichlet(concentration: Tensor) -> Tensor:
-    """A reparameterized Dirichlet draw: independent standard Gamma draws, normalized along the last dim.
+# This helper is exposed for testing.
+def _Dirichlet_backward(x, concentration, grad_output):
+    total = concentration.sum(-1, True).expand_as(concentration)
+    grad = _dirichlet_grad(x, concentration, total)
+    return grad * (grad_output - (x * grad_output).sum(-1, True))
 
-    NOTE: PyTorch's _Dirichlet differentiates the draw with _dirichlet_grad (the implicit gradient of
-    each Beta marginal's CDF); here the gradient flows through the Gamma draws' implicit gradients
-    (_sampling.standard_gamma) and the normalization, as TensorFlow Probability's Dirichlet does. Both
-    are exact pathwise gradients of a Dirichlet draw, of different noise, so they agree in expectation.
-    """
-    gammas = _sampling.standard_gamma(concentration)
-    gammas = gammas.clamp(min=finfo(gammas.dtype).tiny)   # an all-zero row (tiny alphas) would give 0/0
-    return gammas / gammas.sum(-1, True)
+
+def _dirichlet_grad(x, concentration, total):
+    """torch._dirichlet_grad on agrad's tensors (_sampling.dirichlet_grad, on the host)."""
+    grad = _sampling.dirichlet_grad(x.detach().cpu().numpy(), concentration.detach().cpu().numpy(),
+                                    total.detach().cpu().numpy())
+    return agrad.tensor(grad, dtype=x.dtype, device=x.device)
+
+
+class _Dirichlet(Function):
+    @staticmethod
+    def forward(ctx, concentration):
+        x = _sampling.sample_dirichlet(concentration)
+        ctx.save_for_backward(x, concentration)
+        return x
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_output):
+        x, concentration = ctx.saved_tensors
+        return _Dirichlet_backward(x, concentration, grad_output)
 
 
 class Dirichlet(ExponentialFamily):
@@ -70,7 +86,7 @@ class Dirichlet(ExponentialFamily):
     def rsample(self, sample_shape: _size = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)
         concentration = self.concentration.expand(shape)
-        return _sample_dirichlet(concentration)
+        return _Dirichlet.apply(concentration)
 
     def log_prob(self, value):
         if self._validate_args:

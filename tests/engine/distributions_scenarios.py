@@ -215,6 +215,16 @@ def _transforms():
 TRANSFORMS = _transforms()
 
 
+def sampler_grid():
+    """Points for ATen's reparameterized gradients (_standard_gamma_grad(alpha, x) and _dirichlet_grad(x,
+    alpha, total)), covering each of their regimes: (alpha, x) and (x, alpha, total) as flat lists."""
+    gamma = [(a, x) for a in (0.05, 0.3, 1.0, 2.5, 7.9, 8.5, 30.0, 200.0)
+             for x in (0.01, 0.2, 0.79, 0.81, 1.5, 4.0, 9.0, 28.0, 31.0, 190.0, 205.0)]
+    dirichlet = [(x, a, a + b) for x in (0.001, 0.02, 0.1, 0.3, 0.5, 0.62, 0.9, 0.99, 0.999)
+                 for a in (0.05, 0.3, 1.0, 2.5, 7.0, 30.0) for b in (0.2, 1.0, 7.5, 40.0)]
+    return [list(c) for c in zip(*gamma)], [list(c) for c in zip(*dirichlet)]
+
+
 def go(n):
     return [(-1) ** k * (1 + (k % 3) / 4) for k in range(n)]
 
