@@ -88,17 +88,21 @@ def standard_gamma_grad(alpha: np.ndarray, x: np.ndarray) -> np.ndarray:
     return out
 
 
+def _gamma_draws(concentration: Tensor) -> np.ndarray:
+    """Standard Gamma draws of each concentration, on the host. NOTE: ATen's kernel clamps every draw to
+    the dtype's smallest normal number (alpha <= 0 included, which NumPy refuses), so that log_prob and
+    the gradients stay finite."""
+    alpha = np.maximum(np.nan_to_num(_host(concentration), nan=0.0), 0.0)
+    return np.maximum(creation._generator.standard_gamma(alpha), np.finfo(concentration.dtype.np).tiny)
+
+
 class _StandardGamma(Function):
     """torch._standard_gamma: a Gamma(concentration, 1) draw; its backward is StandardGammaBackward0's
     `grad * _standard_gamma_grad(self, result)`."""
 
     @staticmethod
     def forward(ctx, concentration):
-        alpha = _host(concentration)
-        # NOTE: ATen's kernel clamps every draw to the dtype's smallest normal number (alpha <= 0 included,
-        # which NumPy refuses), so that log_prob and the gradient stay finite
-        draws = creation._generator.standard_gamma(np.maximum(np.nan_to_num(alpha, nan=0.0), 0.0))
-        x = _like(np.maximum(draws, np.finfo(concentration.dtype.np).tiny), concentration)
+        x = _like(_gamma_draws(concentration), concentration)
         ctx.save_for_backward(concentration, x)
         return x
 
@@ -116,9 +120,7 @@ def standard_gamma(concentration: Tensor) -> Tensor:
 def sample_dirichlet(concentration: Tensor) -> Tensor:
     """torch._sample_dirichlet: standard Gamma draws (clamped as _standard_gamma's) normalized along the last
     dim; no gradient (Dirichlet.rsample's _Dirichlet gives it one, by dirichlet_grad)."""
-    alpha = np.nan_to_num(_host(concentration), nan=0.0)
-    gammas = np.maximum(creation._generator.standard_gamma(np.maximum(alpha, 0.0)), np.finfo(
-        concentration.dtype.np).tiny)
+    gammas = _gamma_draws(concentration)
     return _like(gammas / gammas.sum(-1, keepdims=True), concentration)
 
 
