@@ -106,10 +106,10 @@ class Dirichlet(ExponentialFamily):
         concentrationm1 = (self.concentration - 1).clamp(min=0.0)
         mode = concentrationm1 / concentrationm1.sum(-1, True)
         mask = (self.concentration < 1).all(dim=-1)
-        # NOTE: PyTorch writes mode[mask] = one_hot(...); a where is the same values, and agrad's
-        # indexing refuses the 0-d mask of an unbatched Dirichlet
-        one_hot = F.one_hot(mode.argmax(dim=-1), concentrationm1.shape[-1]).to(mode)
-        return agrad.where(mask.unsqueeze(-1), one_hot, mode)
+        mode[mask] = F.one_hot(
+            mode[mask].argmax(dim=-1), concentrationm1.shape[-1]
+        ).to(mode)
+        return mode
 
     @property
     def variance(self) -> Tensor:

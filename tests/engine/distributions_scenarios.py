@@ -152,6 +152,77 @@ def _cases():
         comp = D.Independent(D.Normal(L([[0.0, 1.0], [1.0, -1.0]]), L([[1.0, 0.5], [0.7, 2.0]])), 1)
         return D.MixtureSameFamily(mix, comp), [0.5, 0.0], None
 
+    def continuous_bernoulli(lib, L):
+        d = lib.distributions.ContinuousBernoulli(probs=L([0.2, 0.5, 0.8]))
+        return d, [0.3, 0.6, 0.9], [0.3, 0.5, 0.9]
+
+    def continuous_bernoulli_logits(lib, L):
+        return lib.distributions.ContinuousBernoulli(logits=L([-1.0, 2.0])), [0.1, 0.7], [0.4, 0.8]
+
+    def fisher_snedecor(lib, L):
+        return lib.distributions.FisherSnedecor(L([3.0, 6.0]), L([5.0, 10.0])), [0.5, 2.0], None
+
+    def generalized_pareto(lib, L):
+        d = lib.distributions.GeneralizedPareto(L([0.0, 1.0]), L([1.0, 2.0]), L([0.2, -0.1]))
+        return d, [0.5, 3.0], [0.3, 0.7]
+
+    def generalized_pareto_float32(lib, L):
+        # NOTE: in float64 PyTorch's log_prob and cdf fail (isclose with a float32 zero); in float32 they run
+        d = lib.distributions.GeneralizedPareto(L([0.0, 1.0]).float(), L([1.0, 2.0]).float(), L([0.2, 0.0]).float())
+        return d, [0.5, 3.0], [0.3, 0.7]
+
+    def half_cauchy(lib, L):
+        return lib.distributions.HalfCauchy(L([1.0, 2.0])), [0.5, 3.0], [0.3, 0.9]
+
+    def half_normal(lib, L):
+        return lib.distributions.HalfNormal(L([1.0, 0.5, 2.0])), [0.3, 1.2, 0.1], [0.2, 0.5, 0.9]
+
+    def inverse_gamma(lib, L):
+        return lib.distributions.InverseGamma(L([2.5, 4.0]), L([1.0, 2.0])), [0.5, 1.0], None
+
+    def kumaraswamy(lib, L):
+        return lib.distributions.Kumaraswamy(L([0.5, 2.0]), L([1.5, 3.0])), [0.3, 0.7], None
+
+    def lkj_cholesky(lib, L):
+        d = lib.distributions.LKJCholesky(3, L(1.5))
+        return d, [[1.0, 0.0, 0.0], [0.6, 0.8, 0.0], [0.0, 0.6, 0.8]], None
+
+    def logistic_normal(lib, L):
+        return lib.distributions.LogisticNormal(L([0.0, 0.5]), L([1.0, 0.5])), [0.2, 0.3, 0.5], None
+
+    def lowrank_mvn(lib, L):
+        d = lib.distributions.LowRankMultivariateNormal(L([0.5, -1.0]), L([[1.0], [0.5]]), L([0.5, 1.0]))
+        return d, [[0.3, -0.2], [1.0, 0.0]], None
+
+    def multinomial(lib, L):
+        return lib.distributions.Multinomial(5, probs=L([0.2, 0.3, 0.5])), [1.0, 1.0, 3.0], None
+
+    def multinomial_logits(lib, L):
+        return lib.distributions.Multinomial(4, logits=L([[0.2, -0.3], [1.0, 0.0]])), [[1.0, 3.0], [4.0, 0.0]], None
+
+    def negative_binomial(lib, L):
+        return lib.distributions.NegativeBinomial(L([3.0, 5.0]), probs=L([0.4, 0.7])), [2.0, 4.0], None
+
+    def negative_binomial_logits(lib, L):
+        return lib.distributions.NegativeBinomial(L([2.0]), logits=L([0.3])), [[0.0], [6.0]], None
+
+    def pareto(lib, L):
+        return lib.distributions.Pareto(L([1.0, 2.0, 0.5]), L([2.5, 3.0, 4.0])), [1.5, 4.0, 0.6], [0.3, 0.7, 0.5]
+
+    def von_mises(lib, L):
+        return lib.distributions.VonMises(L([0.0, 1.0, -2.0]), L([0.5, 4.0, 20.0])), [0.3, -2.0, -2.1], None
+
+    def weibull(lib, L):
+        return lib.distributions.Weibull(L([1.0, 2.0]), L([1.5, 3.0])), [0.5, 2.0], [0.3, 0.6]
+
+    def wishart(lib, L):
+        d = lib.distributions.Wishart(df=L(4.0), covariance_matrix=L([[2.0, 0.3], [0.3, 1.0]]))
+        return d, [[1.0, 0.2], [0.2, 0.5]], None
+
+    def wishart_scale_tril(lib, L):
+        d = lib.distributions.Wishart(df=L([3.5, 5.0]), scale_tril=L([[1.0, 0.0], [0.4, 0.7]]))
+        return d, [[1.0, 0.2], [0.2, 0.5]], None
+
     return {k: v for k, v in locals().items() if callable(v)}
 
 
@@ -170,6 +241,12 @@ KL_PAIRS = [
     ("gumbel", "gumbel"), ("gumbel", "normal"), ("laplace", "normal"), ("normal", "gumbel"), ("normal", "laplace"),
     ("beta", "exponential"), ("beta", "gamma"), ("beta", "normal"), ("beta", "uniform"), ("normal", "uniform"),
     ("bernoulli_probs", "poisson"), ("exponential", "uniform"), ("chi2", "chi2"),
+    ("continuous_bernoulli", "continuous_bernoulli"), ("half_normal", "half_normal"), ("pareto", "pareto"),
+    ("lowrank_mvn", "lowrank_mvn"), ("mvn_covariance", "lowrank_mvn"), ("lowrank_mvn", "mvn_covariance"),
+    ("beta", "continuous_bernoulli"), ("continuous_bernoulli", "normal"), ("continuous_bernoulli", "exponential"),
+    ("continuous_bernoulli", "uniform"), ("uniform", "continuous_bernoulli"), ("pareto", "exponential"),
+    ("pareto", "gamma"), ("pareto", "normal"), ("pareto", "uniform"), ("uniform", "pareto"), ("beta", "pareto"),
+    ("exponential", "pareto"), ("normal", "pareto"),
 ]
 
 
@@ -209,6 +286,37 @@ def _transforms():
     def independent_exp(lib, L):
         return lib.distributions.IndependentTransform(lib.distributions.ExpTransform(), 1), [[0.5, -1.0]]
 
+    def abs_(lib, L):
+        return lib.distributions.AbsTransform(), [-1.5, 0.5]
+
+    def softmax(lib, L):
+        return lib.distributions.SoftmaxTransform(), [[0.5, -1.0, 2.0]]
+
+    def reshape(lib, L):
+        return lib.distributions.ReshapeTransform((2, 3), (3, 2)), [[[0.5, -1.0, 2.0], [1.0, 0.0, -0.5]]]
+
+    def corr_cholesky(lib, L):
+        return lib.distributions.CorrCholeskyTransform(), [[0.5, -1.0, 2.0]]
+
+    def lower_cholesky(lib, L):
+        return lib.distributions.LowerCholeskyTransform(), [[0.5, 0.0], [-1.0, 0.3]]
+
+    def positive_definite(lib, L):
+        return lib.distributions.PositiveDefiniteTransform(), [[0.5, 0.0], [-1.0, 0.3]]
+
+    def cat(lib, L):
+        D = lib.distributions
+        return D.CatTransform([D.ExpTransform(), D.AffineTransform(L(1.0), L(2.0))], dim=0, lengths=[1, 2]), \
+            [[0.5, -1.0], [1.0, 2.0], [0.0, -0.5]]
+
+    def stack(lib, L):
+        D = lib.distributions
+        return D.StackTransform([D.ExpTransform(), D.SigmoidTransform()], dim=1), [[0.5, -1.0], [1.0, 2.0]]
+
+    def cumulative_distribution(lib, L):
+        D = lib.distributions
+        return D.CumulativeDistributionTransform(D.Normal(L([0.5, -1.0]), L([1.0, 2.0]))), [0.3, 0.0]
+
     return {k: v for k, v in locals().items() if callable(v)}
 
 
@@ -234,7 +342,9 @@ def _flat(t):
 
 
 def _message(exc):
-    return [type(exc).__name__, str(exc).replace("torch", "LIB").replace("agrad", "LIB")]
+    # the builtin class: agrad's own errors subclass PyTorch's (DtypeError is a RuntimeError)
+    kind = next(c.__name__ for c in type(exc).__mro__ if c.__module__ == "builtins")
+    return [kind, str(exc).replace("torch", "LIB").replace("agrad", "LIB")]
 
 
 def _record(lib, out, leaves):
@@ -251,13 +361,24 @@ def _record(lib, out, leaves):
     return rec
 
 
+def _attempt(lib, fn, leaves):
+    """_record of fn(), or the error it raises."""
+    try:
+        out = fn()
+    except NotImplementedError:
+        return "NotImplementedError"
+    except Exception as exc:   # noqa: BLE001 — the error is the fact recorded
+        return {"raised": _message(exc)}
+    return _record(lib, out, leaves)
+
+
 def _method(lib, d, method, value, q):
     if method in ("log_prob", "cdf"):
         return getattr(d, method)(value)
     if method == "icdf":
         if q is None:
             return None
-        return d.icdf(_value(lib, q))
+        return d.icdf(_value(lib, q, lib.float32 if d.mean.dtype == lib.float32 else None))
     if method in ("entropy", "perplexity"):
         return getattr(d, method)()
     if method == "enumerate_support":
@@ -286,6 +407,7 @@ def build(lib, name, perturb=None):
         return t
     d, value, q = CASES[name](lib, L)
     dtype = lib.int64 if "categorical" in name and "one_hot" not in name else lib.float64
+    dtype = lib.float32 if name.endswith("float32") else dtype
     return d, leaves, _value(lib, value, dtype), q
 
 
@@ -335,13 +457,53 @@ def run_transform(lib, name):
              "domain": repr(t.domain).replace("torch", "LIB").replace("agrad", "LIB"),
              "codomain": repr(t.codomain).replace("torch", "LIB").replace("agrad", "LIB"),
              "bijective": t.bijective, "y": _record(lib, y, leaves),
-             "inv": _record(lib, t.inv(y.detach()), leaves),
-             "log_abs_det_jacobian": _record(lib, t.log_abs_det_jacobian(x, y), leaves),
+             "inv": _attempt(lib, lambda: t.inv(y.detach()), leaves),
+             "log_abs_det_jacobian": _attempt(lib, lambda: t.log_abs_det_jacobian(x, y), leaves),
              "forward_shape": list(t.forward_shape(x.shape)), "inverse_shape": list(t.inverse_shape(y.shape))}
     try:
         facts["sign"] = float(t.sign) if not isinstance(t.sign, lib.Tensor) else _flat(t.sign)
     except NotImplementedError:
         facts["sign"] = "NotImplementedError"
+    return facts
+
+
+# constraint -> (build(lib), x): biject_to and transform_to of the constraint, applied to x
+def _registry():
+    C = "constraints"
+    return {
+        "real": (lambda lib: getattr(lib.distributions, C).real, [0.5, -1.0]),
+        "positive": (lambda lib: getattr(lib.distributions, C).positive, [0.5, -1.0]),
+        "greater_than": (lambda lib: getattr(lib.distributions, C).greater_than(1.5), [0.5, -1.0]),
+        "less_than": (lambda lib: getattr(lib.distributions, C).less_than(1.5), [0.5, -1.0]),
+        "unit_interval": (lambda lib: getattr(lib.distributions, C).unit_interval, [0.5, -1.0]),
+        "interval": (lambda lib: getattr(lib.distributions, C).interval(-1.0, 2.0), [0.5, -1.0]),
+        "simplex": (lambda lib: getattr(lib.distributions, C).simplex, [0.5, -1.0]),
+        "lower_cholesky": (lambda lib: getattr(lib.distributions, C).lower_cholesky, [[0.5, 0.0], [-1.0, 0.3]]),
+        "corr_cholesky": (lambda lib: getattr(lib.distributions, C).corr_cholesky, [0.5, -1.0, 2.0]),
+        "positive_definite": (lambda lib: getattr(lib.distributions, C).positive_definite,
+                              [[0.5, 0.0], [-1.0, 0.3]]),
+        "independent": (lambda lib: getattr(lib.distributions, C).independent(
+            getattr(lib.distributions, C).positive, 1), [0.5, -1.0]),
+    }
+
+
+REGISTRY = _registry()
+
+
+def run_registry(lib, name):
+    make, x = REGISTRY[name]
+    facts = {}
+    for registry in ("biject_to", "transform_to"):
+        try:
+            t = getattr(lib.distributions, registry)(make(lib))
+        except NotImplementedError as exc:          # biject_to has no lower_cholesky, as PyTorch
+            facts[registry] = {"raised": _message(exc)}
+            continue
+        leaf = _leaf(lib, x)
+        y = t(leaf)
+        facts[registry] = {"repr": repr(t).replace("torch", "LIB").replace("agrad", "LIB"),
+                           "y": _record(lib, y, [leaf]),
+                           "log_abs_det_jacobian": _attempt(lib, lambda: t.log_abs_det_jacobian(leaf, y), [leaf])}
     return facts
 
 

@@ -36,6 +36,7 @@ def main() -> None:
            "cases": {name: S.run_case(torch, name) for name in S.CASES},
            "kl": {f"{p}|{q}": S.run_kl(torch, p, q) for p, q in S.KL_PAIRS},
            "transforms": {name: S.run_transform(torch, name) for name in S.TRANSFORMS},
+           "registry": {name: S.run_registry(torch, name) for name in S.REGISTRY},
            "straight_through": S.run_straight_through(torch),
            "sampler_grads": sampler_grads(),
            "errors": {name: S.run_error(torch, name) for name in S.ERRORS}}
