@@ -1,7 +1,6 @@
 """torch.distributions.Distribution (torch/distributions/distribution.py): shapes, argument and value
 validation (PyTorch's ValueError messages) and the interface every distribution fills in."""
 import warnings
-from typing_extensions import deprecated
 
 from .. import _api as agrad
 from .._tensor import Tensor
@@ -180,15 +179,14 @@ class Distribution:
         """
         raise NotImplementedError
 
-    @deprecated(
-        "`sample_n(n)` will be deprecated. Use `sample((n,))` instead.",
-        category=FutureWarning,
-    )
     def sample_n(self, n: int) -> Tensor:
         """
         Generates n samples or n batches of samples if the distribution
         parameters are batched.
         """
+        # NOTE: PyTorch's @typing_extensions.deprecated, whose warning this is; agrad does not depend on
+        # typing_extensions
+        warnings.warn("`sample_n(n)` will be deprecated. Use `sample((n,))` instead.", FutureWarning, stacklevel=2)
         return self.sample(agrad.Size((n,)))
 
     def log_prob(self, value: Tensor) -> Tensor:
