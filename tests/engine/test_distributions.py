@@ -419,3 +419,17 @@ def test_student_t_rsample_gradient():
     # E[x^2] = scale^2 df / (df - 2)
     _close(g_df.numpy(), [-2 * 4.0 / (6.0 - 2) ** 2], rtol=0.1)
     _close(g_scale.numpy(), [2 * 2.0 * 6.0 / 4.0], rtol=0.05)
+
+
+def test_distributions_on_a_cuda_device(standin_cuda):
+    # parameters on the GPU give draws, densities and pathwise gradients there (the host samplers move their
+    # numbers to the parameters' device)
+    concentration = agrad.tensor([0.5, 2.0], device="cuda", requires_grad=True)
+    rate = agrad.tensor([1.0, 3.0], device="cuda")
+    for d in (D.Gamma(concentration, rate), D.Dirichlet(concentration), D.Normal(concentration, rate),
+              D.Poisson(rate), D.Categorical(logits=concentration)):
+        x = d.sample((3,))
+        assert x.device.type == "cuda" and d.log_prob(x).device.type == "cuda"
+        if d.has_rsample:
+            (g,) = agrad.autograd.grad(d.rsample((3,)).sum(), [concentration])
+            assert g.device.type == "cuda" and bool(g.isfinite().all())
