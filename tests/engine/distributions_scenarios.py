@@ -247,6 +247,17 @@ KL_PAIRS = [
     ("continuous_bernoulli", "uniform"), ("uniform", "continuous_bernoulli"), ("pareto", "exponential"),
     ("pareto", "gamma"), ("pareto", "normal"), ("pareto", "uniform"), ("uniform", "pareto"), ("beta", "pareto"),
     ("exponential", "pareto"), ("normal", "pareto"),
+    # every other pair torch 2.13 registers, on the first cases of its two types
+    ("continuous_bernoulli", "pareto"), ("exponential", "beta"), ("exponential", "continuous_bernoulli"),
+    ("gamma", "beta"), ("gamma", "continuous_bernoulli"), ("gamma", "pareto"), ("gamma", "uniform"),
+    ("gumbel", "beta"), ("gumbel", "continuous_bernoulli"), ("gumbel", "exponential"), ("gumbel", "gamma"),
+    ("gumbel", "pareto"), ("gumbel", "uniform"), ("laplace", "beta"), ("laplace", "continuous_bernoulli"),
+    ("laplace", "exponential"), ("laplace", "gamma"), ("laplace", "pareto"), ("laplace", "uniform"),
+    ("normal", "beta"), ("normal", "continuous_bernoulli"), ("normal", "exponential"), ("normal", "gamma"),
+    ("pareto", "beta"), ("pareto", "continuous_bernoulli"), ("poisson", "bernoulli_probs"), ("poisson", "binomial"),
+    ("transformed_affine_sigmoid", "transformed_affine_sigmoid"),
+    # (ExponentialFamily, ExponentialFamily): the Bregman divergence of the log-normalizer, by autograd
+    ("wishart", "wishart"), ("multinomial", "multinomial"),
 ]
 
 
@@ -391,12 +402,26 @@ def _method(lib, d, method, value, q):
     return getattr(d, method)
 
 
-def build(lib, name, perturb=None):
+def _moved(lib, values):
+    """Other valid parameters of the same kind: a square matrix scaled by 1.1 (still lower triangular,
+    symmetric, positive definite), anything else each element times 1.05, 1.08 or 1.11 (probabilities stay
+    under 1 and, renormalized, change)."""
+    t = lib.tensor(values, dtype=lib.float64)
+    if t.dim() == 2 and t.shape[0] == t.shape[1]:
+        return (t * 1.1).tolist()
+    factors = lib.tensor([1.05 + 0.03 * (k % 3) for k in range(t.numel())], dtype=lib.float64)
+    return (t.reshape(-1) * factors).reshape(t.shape).tolist()
+
+
+def build(lib, name, perturb=None, moved=False):
     """The case's distribution, its leaves, value and icdf probabilities; `perturb` = (leaf, flat indices, h)
-    adds h to those elements of one leaf before the distribution is made (finite differences)."""
+    adds h to those elements of one leaf before the distribution is made (finite differences); `moved`
+    makes it from other parameters (_moved), so that KL(p || q) of one case with itself is not 0."""
     leaves = []
 
     def L(values):
+        if moved:
+            values = _moved(lib, values)
         if perturb is not None and perturb[0] == len(leaves):
             flat = lib.tensor(values, dtype=lib.float64).reshape(-1).tolist()
             for k in perturb[1]:
@@ -435,7 +460,7 @@ def run_case(lib, name):
 
 def run_kl(lib, p_name, q_name):
     p, p_leaves, _, _ = build(lib, p_name)
-    q, q_leaves, _, _ = build(lib, q_name)
+    q, q_leaves, _, _ = build(lib, q_name, moved=True)
     try:
         out = lib.distributions.kl_divergence(p, q)
     except Exception as exc:   # noqa: BLE001
