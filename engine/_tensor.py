@@ -854,6 +854,13 @@ class Tensor:
         # PyTorch's torch/_tensor_str.py, ported: values, summarization, suffixes
         return _tensor_str._str(self)
 
+    def __format__(self, format_spec):
+        # torch.Tensor.__format__: a 0-d plain tensor formats as its Python number (f"{t:.3f}", and
+        # torch.distributions' reprs print "Normal(loc: 0.0, …)"); anything else as object does
+        if self._data.ndim == 0 and self._device.type != "meta" and type(self) is Tensor:
+            return self.detach().item().__format__(format_spec)
+        return object.__format__(self, format_spec)
+
 
 Tensor.__module__ = "agrad"      # agrad.Tensor, as torch.Tensor (the module is private)
 

@@ -39,6 +39,7 @@ FLOORS = [
     ("agrad._api", 9), ("agrad", 9),
     ("agrad.nn", 10), ("agrad.utils", 10),           # checkpoint_sequential takes an nn.Sequential
     ("agrad.func", 10),                              # functional_call is nn.utils.stateless's
+    ("agrad.distributions", 10),                     # relaxed and one-hot distributions call nn.functional
     ("agrad.graphs", 11),
     ("agrad.cli", 12), ("agrad.__main__", 12),       # `python -m agrad` runs the CLI
 ]

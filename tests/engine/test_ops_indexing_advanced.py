@@ -322,3 +322,14 @@ def test_as_strided_scatter_gradient_of_self_is_grad_off_the_written_positions()
     grad = agrad.arange(6.0, dtype=agrad.float64).reshape(2, 3)
     gx, gsrc = agrad.autograd.grad(agrad.as_strided_scatter(x, src, [2], [3], 1), (x, src), grad)
     assert gx.tolist() == [[0.0, 0.0, 2.0], [3.0, 0.0, 5.0]] and gsrc.tolist() == [1.0, 4.0]
+
+
+def test_0d_bool_tensor_indexes_as_a_python_bool():
+    # PyTorch: a 0-d bool tensor is a 0-d mask, a new dimension of size 1 (True) or 0 (False), read or written
+    x = agrad.arange(6.0).reshape(2, 3)
+    assert x[agrad.tensor(True)].shape == (1, 2, 3)
+    assert x[agrad.tensor(False), 0].shape == (0, 3)
+    assert x[..., agrad.tensor(True)].shape == (2, 3, 1)
+    y = agrad.tensor(-2.0, requires_grad=True) * 1
+    y[y <= 0] = float("nan")                       # torch.distributions.Wishart.mode of an unbatched Wishart
+    assert y.isnan().item() and type(y.grad_fn).__name__ == "CopySlices"

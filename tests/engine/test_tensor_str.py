@@ -80,3 +80,13 @@ def test_subclass_prints_its_name():
 
     # PyTorch's rule: a subclass is named; Tensor and Parameter print as `tensor(`
     assert repr(agrad.tensor([1.0, 2.0]).as_subclass(Sub)) == "Sub([1., 2.])"
+
+
+def test_format_of_a_0d_tensor_is_its_number():
+    # torch.Tensor.__format__: a 0-d tensor formats as its Python number; others (and Parameters) as their repr
+    assert f"{agrad.tensor(0.5, requires_grad=True):.3f}" == "0.500"
+    assert f"{agrad.tensor(3)}" == "3"
+    assert f"{agrad.tensor([0.5, 1.0])}" == repr(agrad.tensor([0.5, 1.0]))
+    assert f"{agrad.nn.Parameter(agrad.tensor(1.0))}" == repr(agrad.nn.Parameter(agrad.tensor(1.0)))
+    with pytest.raises(TypeError):
+        f"{agrad.tensor([0.5]):.3f}"

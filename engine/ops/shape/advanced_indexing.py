@@ -925,9 +925,10 @@ def advanced_parts(tensor, index):
         elif item is None:
             basic.append(None)
             out_dim += 1
-        elif isinstance(item, bool):    # a 0-d mask: a new dimension, of size 1 (True) or 0 (False)
+        elif isinstance(item, bool) or _is_0d_mask(item):
+            # a 0-d mask (a bool, or a 0-d bool tensor as in PyTorch): a new dimension, of size 1 (True) or 0
             basic.append(None)
-            indices.append(_index_tensor([0] if item else np.zeros(0, np.int64)).to(tensor.device))
+            indices.append(_index_tensor([0] if bool(item) else np.zeros(0, np.int64)).to(tensor.device))
             dims.append(out_dim)
             out_dim += 1
         elif _is_integer_scalar(item):
@@ -970,6 +971,11 @@ def _is_mask(np_dtype) -> bool:
 def _is_integer_scalar(item) -> bool:
     return (isinstance(item, Tensor) and item.ndim == 0 and item.dtype.np.kind in _INT_KINDS
             and not _is_mask(item.dtype.np) and item.device.type != "meta")
+
+
+def _is_0d_mask(item) -> bool:
+    return (isinstance(item, Tensor) and item.ndim == 0 and _is_mask(item.dtype.np)
+            and item.device.type != "meta")
 
 
 def _dims_consumed(item) -> int:
