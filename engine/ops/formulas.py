@@ -89,14 +89,12 @@ def formula_text(fn) -> str:
 
 def _node_of(code):
     """The `lambda` or `def` node that compiled to `code`, or None where no source is found."""
-    tree = _tree(code.co_filename)
-    if tree is None:
+    source = _source(code.co_filename)
+    if source is None:
         return None
     parameters = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
     candidates = []
-    for node in ast.walk(tree):
-        if getattr(node, "lineno", None) != code.co_firstlineno:
-            continue
+    for node in source.functions.get(code.co_firstlineno, ()):
         if isinstance(node, ast.Lambda) and code.co_name == "<lambda>" or \
                 isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == code.co_name:
             arguments = node.args
@@ -119,11 +117,38 @@ def _within(node, position) -> bool:
     return start <= (line, column) and (end_line, end_column) <= end
 
 
+class _Source:
+    """A declaring file read once: its lines, and its lambdas and defs by first line (the survey asks
+    for hundreds of formulas of one file: walking its tree, or splitting its text, per formula made
+    `agrad ops --formulas` take seconds)."""
+    __slots__ = ("lines", "functions")
+
+    def __init__(self, lines: list[str], tree: ast.AST):
+        self.lines = lines
+        self.functions: dict[int, list] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.functions.setdefault(node.lineno, []).append(node)
+
+    def segment(self, node) -> str | None:
+        """ast.get_source_segment's text of `node` (its columns count UTF-8 bytes)."""
+        if getattr(node, "end_lineno", None) is None or node.end_col_offset is None:
+            return None
+        first, last = node.lineno - 1, node.end_lineno - 1
+        if last >= len(self.lines):
+            return None
+        if first == last:
+            return self.lines[first].encode()[node.col_offset:node.end_col_offset].decode()
+        parts = [self.lines[first].encode()[node.col_offset:].decode(), *self.lines[first + 1:last],
+                 self.lines[last].encode()[:node.end_col_offset].decode()]
+        return "".join(parts)
+
+
 @functools.lru_cache(maxsize=None)
-def _tree(filename: str):
-    source = "".join(linecache.getlines(filename))
+def _source(filename: str) -> _Source | None:
+    lines = linecache.getlines(filename)
     try:
-        return ast.parse(source) if source else None
+        return _Source(lines, ast.parse("".join(lines))) if lines else None
     except SyntaxError:
         return None
 
@@ -131,7 +156,8 @@ def _tree(filename: str):
 def _text(filename: str, node) -> str:
     """The node's source on one line: comments dropped, each line break with its indent one space
     (none just inside a bracket)."""
-    segment = ast.get_source_segment("".join(linecache.getlines(filename)), node)
+    source = _source(filename)
+    segment = source.segment(node) if source is not None else None
     if segment is None:
         return ast.unparse(node)
     lines = segment.splitlines()
