@@ -4,7 +4,7 @@ distribution whose bounds or spread come from the tensor's fans and a gain.
 The fans are PyTorch's: fan_in = size(1) · receptive field, fan_out = size(0) ·
 receptive field, the receptive field being the product of the sizes after the first two
 (a conv kernel's k_h · k_w). The numbers come from agrad's generator (`agrad.manual_seed`,
-or `generator=`, a NumPy Generator), so the distributions, not the draws, equal PyTorch's.
+or `generator=`, an agrad.Generator), so the distributions, not the draws, equal PyTorch's.
 """
 from __future__ import annotations
 
