@@ -159,17 +159,16 @@ def _poisson_kernel(xp, self, seed):
     if rates.size and float(rates.max()) > _POISSON_MAX_RATE:
         raise RuntimeError(f"invalid Poisson rate, agrad samples rates up to {_POISSON_MAX_RATE:g}, got "
                            f"{float(rates.max()):g}")
-    return xp.asarray(_rng(seed).poisson(rates).astype(self.dtype))
+    return xp.asarray(np.asarray(_rng(seed).poisson(rates), dtype=self.dtype))
 
 
 poisson = defop(
     "poisson(Tensor self, *, int? seed=None) -> Tensor",
     kernel=_poisson_kernel, meta=_poisson_meta,
     grads={"self": _zero_grad}, backward_name="PoissonBackward0",
-    samples=lambda op: [SampleInput("rates 0", creation.zeros(2, 3, dtype=dtypes.float64, requires_grad=True),
-                                    seed=0),
-                        SampleInput("0-d rate 0", creation.zeros((), dtype=dtypes.float64, requires_grad=True),
-                                    seed=1)],
+    # rate 0: the draws are PyTorch's (0); not requiring grad, as finite differences would step to a negative rate
+    samples=lambda op: [SampleInput("rates 0", creation.zeros(2, 3, dtype=dtypes.float64), seed=0),
+                        SampleInput("0-d rate 0", creation.zeros((), dtype=dtypes.float64), seed=1)],
     gradgrad=False, torch="lambda self, seed=None: torch.poisson(self)",
     doc="Poisson draws of rate `self`, in self's dtype; from `seed`, or agrad's global generator when seed is "
         "None. Its gradient is zero, as PyTorch's.")
