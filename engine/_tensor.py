@@ -427,10 +427,12 @@ class Tensor:
         without a GPU, PyTorch's error. Only a CPU tensor can be pinned."""
         from . import cuda
 
+        if self._device.type != "cpu":
+            kind = {"cuda": "CUDA"}.get(self._device.type, self._device.type.capitalize())
+            raise RuntimeError(f"cannot pin '{kind}{scalar_type_name(self._data.dtype)}Type' only dense CPU tensors "
+                               f"can be pinned")
         if not cuda.is_available():
             raise RuntimeError("Cannot access accelerator device when none is available.")
-        if self._device.type != "cpu":
-            raise RuntimeError(f"cannot pin '{self.type()}' only dense CPU tensors can be pinned")
         if self.is_pinned():
             return self
         import cupyx

@@ -60,6 +60,8 @@ def _cpu():
 def _finish(array, dev, backend, requires_grad):
     t = Tensor._make(array, dev, backend.key | _inference_key())
     if requires_grad:
+        if array.dtype.kind != "f":         # (a factory's message: Tensor.requires_grad_'s starts "only")
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         t.requires_grad = True
     return t
 

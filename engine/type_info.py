@@ -26,7 +26,7 @@ class finfo:
         self.bits = info.bits
         self.eps, self.max, self.min = float(info.eps), float(info.max), float(info.min)
         self.tiny = self.smallest_normal = float(info.smallest_normal)
-        self.resolution = float(info.resolution)       # 10^-precision, c10's 10^-digits10
+        self.resolution = 10.0 ** -info.precision      # c10's 10^-digits10, a double (NumPy's is in the dtype)
         self.dtype = type.name
 
     def __eq__(self, other):

@@ -195,12 +195,17 @@ def _binomial_kernel(xp, count, prob, seed):
     shape = broadcast_shapes(count.shape, prob.shape)
     n = np.broadcast_to(_host(count).astype(np.float64), shape)
     p = np.broadcast_to(_host(prob).astype(np.float64), shape)
-    # PyTorch's sampler: a count below 0 draws 0, a fractional count its whole part, a probability past [0, 1]
-    # the nearest bound; a NaN probability or a count that is not finite gives NaN
-    undefined = np.isnan(p) | ~np.isfinite(n)
-    trials = np.where(undefined, 0, np.floor(np.clip(n, 0, None))).astype(np.int64)
-    draws = _rng(seed).binomial(trials, np.where(undefined, 0, np.clip(p, 0, 1))).astype(np.float64)
-    return xp.asarray(np.where(undefined, np.nan, draws).astype(dt))
+    # ATen's sample_binomial, case by case: no trials or no chance gives 0, certainty the count itself (a
+    # fractional one too); between, a draw of the count's whole trials (an infinite count stays infinite);
+    # a NaN probability NaN
+    zero = (n <= 0) | (p <= 0)
+    certain = ~zero & (p >= 1)
+    between = ~zero & ~certain & ~np.isnan(p)
+    drawn = between & np.isfinite(n)
+    trials = np.floor(np.where(drawn, n, 0)).astype(np.int64)
+    draws = _rng(seed).binomial(trials, np.where(drawn, p, 0)).astype(np.float64)
+    values = np.where(zero, 0.0, np.where(certain | (between & ~drawn), n, np.where(drawn, draws, np.nan)))
+    return xp.asarray(values.astype(dt))
 
 
 def _binomial_grad(grad):
@@ -257,7 +262,7 @@ def _multinomial_kernel(xp, self, num_samples, replacement, seed):
         keys = probs / rng.standard_exponential(probs.shape)
         picked = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
     else:
-        if bool((probs < 0).any()):
+        if not bool((probs >= 0).all()):      # (NaN fails this first, as in PyTorch's kernel)
             raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
         if not bool(np.isfinite(probs).all()):
             raise RuntimeError("invalid multinomial distribution (encountering probability entry = infinity or NaN)")
