@@ -248,9 +248,8 @@ def sparse_(tensor, sparsity: float, std: float = 0.01, generator=None):
     with no_grad():
         tensor.normal_(0, std, generator=generator)
         for col_idx in range(cols):
-            # NOTE: torch draws torch.randperm(rows) from the global generator (not `generator`);
-            # agrad has no randperm: the order of uniform draws from the global generator is one
-            row_indices = agrad.rand(rows).argsort()
+            # NOTE: torch draws torch.randperm(rows) from the global generator (not `generator`)
+            row_indices = agrad.randperm(rows)
             tensor[row_indices[:num_zeros], col_idx] = 0
     return tensor
 

@@ -39,9 +39,8 @@ def _bernoulli_meta(self, p, seed):
 
 def _bernoulli_kernel(xp, self, p, seed):
     _check(self, p)
-    rng = np.random.default_rng(seed) if seed is not None else creation._generator
     # NOTE: drawn on the host so a seed gives the same numbers on every device
-    draws = xp.asarray(rng.random(self.shape))
+    draws = xp.asarray(_rng(seed).random(self.shape))
     return (draws < (self if p is None else p)).astype(self.dtype)
 
 
