@@ -19,9 +19,9 @@ from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inferen
                         set_grad_enabled)
 from ._tensor import Size, Tensor
 # NOTE: not creation's zeros_like, ones_like, full_like, empty_like: agrad.<name> is the op of that name
-from .creation import (arange, as_tensor, empty, empty_strided, eye, from_numpy, full, get_default_device, get_rng_state,
-                       initial_seed, linspace, logspace, manual_seed, ones, rand, randint, randn, randperm, seed,
-                       set_default_device, set_rng_state, tensor, tril_indices, triu_indices, zeros)
+from .creation import (arange, as_tensor, asarray, empty, empty_strided, eye, from_numpy, full, get_default_device,
+                       get_rng_state, initial_seed, linspace, logspace, manual_seed, ones, rand, randint, randn,
+                       randperm, seed, set_default_device, set_rng_state, tensor, tril_indices, triu_indices, zeros)
 from .generator import Generator, default_generator
 from . import autograd, creation, dispatcher
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
@@ -55,7 +55,8 @@ __all__ = ["Tensor", "Size", "tensor", "as_tensor", "from_numpy", "empty", "empt
            # constants, dtypes and the default dtype and device
            "pi", "e", "inf", "nan", "newaxis", "dtype", "finfo", "iinfo", "promote_types", "result_type", "can_cast",
            "set_default_dtype", "set_default_tensor_type", "get_default_device", "set_default_device", "typename",
-           "is_floating_point", "is_complex", "is_signed", "is_nonzero", "is_same_size", "numel",
+           "is_floating_point", "is_complex", "is_signed", "is_nonzero", "is_same_size", "numel", "is_conj", "is_neg",
+           "get_device", "asarray",
            # generators
            "Generator", "default_generator", "seed", "initial_seed", "randperm",
            ] + _runtime_settings + _legacy_types + list(ops.__all__)
@@ -120,6 +121,24 @@ def is_same_size(input, other) -> bool:
     _must_be_tensor("is_same_size", input)
     _must_be_tensor("is_same_size", other, "other", 2)
     return input.is_same_size(other)
+
+
+def is_conj(input) -> bool:
+    """False for every agrad tensor (no conjugate views)."""
+    _must_be_tensor("is_conj", input)
+    return input.is_conj()
+
+
+def is_neg(input) -> bool:
+    """False for every agrad tensor (no lazily negated views)."""
+    _must_be_tensor("is_neg", input)
+    return input.is_neg()
+
+
+def get_device(input) -> builtins.int:
+    """torch.get_device: the CUDA device's index, -1 on the CPU."""
+    _must_be_tensor("get_device", input)
+    return input.get_device()
 
 
 def numel(input) -> builtins.int:

@@ -400,6 +400,14 @@ class Tensor:
     def is_signed(self) -> bool:
         return self._data.dtype.kind in "fi"
 
+    def is_conj(self) -> bool:
+        """Whether this is a lazily conjugated view: never in agrad (no complex dtypes, no conjugate bit)."""
+        return False
+
+    def is_neg(self) -> bool:
+        """Whether this is a lazily negated view (PyTorch's negative bit, of conj views): never in agrad."""
+        return False
+
     # -- where the memory lies: shared between processes, page-locked for transfers --
     def share_memory_(self) -> "Tensor":
         """Moves the values into memory shared with the processes forked after (an anonymous shared

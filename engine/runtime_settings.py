@@ -1,5 +1,5 @@
 """The process-wide settings PyTorch keeps and agrad keeps with it: thread counts, deterministic
-algorithms, float32 matmul precision (torch/__init__.py and ATen's Context, with their checks and
+algorithms, float32 matmul precision, flushing denormals (torch/__init__.py and ATen's Context, with their checks and
 messages).
 
 agrad keeps them as state to read back, so that code written for PyTorch runs and sees what it
@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 import warnings
 
-__all__ = ["set_num_threads", "get_num_threads", "set_num_interop_threads", "get_num_interop_threads",
+__all__ = ["set_num_threads", "get_num_threads", "init_num_threads", "set_num_interop_threads", "get_num_interop_threads",
+           "set_flush_denormal",
            "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
            "is_deterministic_algorithms_warn_only_enabled", "set_deterministic_debug_mode",
            "get_deterministic_debug_mode", "set_float32_matmul_precision", "get_float32_matmul_precision"]
@@ -44,6 +45,19 @@ def set_num_threads(num: int) -> None:
 def get_num_threads() -> int:
     """torch.get_num_threads: what set_num_threads set, else the cores this process may run on."""
     return _state["num_threads"] or _cores()
+
+
+def init_num_threads() -> None:
+    """torch.init_num_threads: sets up the calling thread's intra-op pool in PyTorch; agrad has none to set
+    up (NumPy's BLAS keeps its own), so it does nothing."""
+
+
+def set_flush_denormal(mode: bool) -> bool:
+    """torch.set_flush_denormal: whether denormal floats could be flushed to zero. agrad's kernels are
+    NumPy's, which leave the CPU's denormal mode alone: False, PyTorch's answer where it is unsupported."""
+    if not isinstance(mode, bool):
+        raise RuntimeError(f"flush_denormal expects a bool, but got {type(mode).__name__}")
+    return False
 
 
 def set_num_interop_threads(num: int) -> None:

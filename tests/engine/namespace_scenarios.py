@@ -3,7 +3,7 @@ torch.dtype, finfo/iinfo, promote_types/result_type/can_cast, the is_* predicate
 dtype and device, typename, the thread/determinism/matmul-precision settings, Generator and the
 global seed, the sampling functions (normal's overloads, multinomial, randperm, poisson, binomial,
 randint_like, the in-place log_normal_/cauchy_/geometric_) and the Tensor casts and memory
-predicates (byte/char/short, is_signed, is_nonzero, new_empty_strided, share_memory_).
+predicates (byte/char/short, is_signed, is_nonzero, new_empty_strided, share_memory_), asarray.
 
 Random numbers cannot equal PyTorch's (another bit generator): the scenarios record what does not
 depend on the draws (shapes, dtypes, Nodes, messages, the values a certain draw gives, whether a
@@ -442,3 +442,31 @@ def tensor_casts_and_memory(T):
                        _error(lambda: meta.share_memory_())],
             "pinned": [x.is_pinned(), meta.is_pinned(), _error(lambda: meta.pin_memory())],
             "storage_offset": [x[1:].storage_offset(), T.ones(4, 4)[1, 2:].storage_offset()]}
+
+
+@scenario
+def asarray_sharing(T):
+    import numpy as np
+    t = T.ones(3)
+    n = np.ones(3)
+    viewed, copied = T.asarray(n), T.asarray(n, copy=True)
+    n[0] = 5
+    same = T.asarray(t)
+    grad = T.asarray(T.zeros(2), requires_grad=True)
+    return {"tensor": [same is t, _dname(T.asarray(t, dtype=T.float64).dtype), T.asarray(t, copy=True) is t],
+            "ndarray": [viewed.tolist(), copied.tolist(), _dname(viewed.dtype)],
+            "data": [_dname(T.asarray([1, 2.5]).dtype), list(T.asarray(3).shape), T.asarray([[1, 2]], dtype=T.int8).tolist(),
+                     _dname(T.asarray(np.float64(2.0)).dtype), _dname(T.asarray(2.0).dtype)],
+            "requires_grad": [grad.requires_grad, grad.grad_fn is None],
+            "errors": [_error(lambda: T.asarray(t, dtype=T.float64, copy=False)),
+                       _error(lambda: T.asarray([1.5], copy=False)),
+                       _error(lambda: T.asarray(np.ones(2), dtype=T.float32, copy=False))]}
+
+
+@scenario
+def conj_neg_device_flags(T):
+    t = T.ones(2)
+    return {"values": [T.is_conj(t), T.is_neg(t), t.is_conj(), t.is_neg(), T.get_device(t), T.init_num_threads()],
+            "errors": [_error(lambda: T.is_conj(3)), _error(lambda: T.get_device(3)),
+                       _error(lambda: T.set_flush_denormal(1))],
+            "flush_denormal returns": type(T.set_flush_denormal(False)).__name__}
