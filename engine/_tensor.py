@@ -69,6 +69,13 @@ def _address(array) -> int:
     return ctypes.data if ctypes is not None else array.data.ptr
 
 
+def _is_nonzero(t) -> bool:
+    if t._data.size != 1:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous" if t._data.size == 0
+                           else "Boolean value of Tensor with more than one value is ambiguous")
+    return bool(t.item())
+
+
 def _bases(array):
     """An array and what holds its memory, outermost last (NumPy's .base chain, through a memoryview)."""
     while array is not None:
@@ -555,14 +562,11 @@ class Tensor:
 
 
     def __bool__(self):
-        return self.is_nonzero()
+        return _is_nonzero(self)
 
     def is_nonzero(self) -> bool:
         """Whether the one element is not zero (NaN is not): PyTorch's is_nonzero, which is bool(t)."""
-        if self._data.size != 1:
-            raise RuntimeError("Boolean value of Tensor with no values is ambiguous" if self._data.size == 0
-                               else "Boolean value of Tensor with more than one value is ambiguous")
-        return bool(self.item())
+        return _is_nonzero(self)
 
     def __float__(self):
         return float(self.item())
