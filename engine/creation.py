@@ -18,9 +18,11 @@ from .generator import Generator, default_generator, numpy_rng
 from .messages import scalar_type_name
 from .grad_mode import tls
 
-__all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "empty", "empty_strided", "zeros", "ones", "full", "arange", "linspace", "logspace",
+__all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "empty", "empty_strided", "zeros", "ones", "full", "arange",
+           "linspace", "logspace",
            "eye", "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "randint", "rand_like",
-           "randn_like", "randperm", "set_default_device", "get_default_device", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state"]
+           "randn_like", "randperm", "normal", "set_default_device", "get_default_device", "manual_seed", "seed",
+           "initial_seed", "get_rng_state", "set_rng_state"]
 
 _CPU = None
 # torch.set_default_device's device, per thread as PyTorch's (_GLOBAL_DEVICE_CONTEXT); None is the CPU

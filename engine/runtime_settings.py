@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 import warnings
 
-__all__ = ["set_num_threads", "get_num_threads", "init_num_threads", "set_num_interop_threads", "get_num_interop_threads",
-           "set_flush_denormal",
+__all__ = ["set_num_threads", "get_num_threads", "init_num_threads", "set_num_interop_threads",
+           "get_num_interop_threads", "set_flush_denormal",
            "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
            "is_deterministic_algorithms_warn_only_enabled", "set_deterministic_debug_mode",
            "get_deterministic_debug_mode", "set_float32_matmul_precision", "get_float32_matmul_precision"]

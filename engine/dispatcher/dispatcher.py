@@ -553,6 +553,7 @@ def _function_source(entry: OperatorEntry, py_name: str):
            f"        return _call_with_out(_op, [{', '.join(names)}], out)\n"
            f"{_fast_path(entry, names)}"
            f"    return _call(_op, [{', '.join(names)}])\n")
-    namespace = {"_call": call, "_call_with_out": call_with_out, "_op": entry, "_cache": entry._cache, "_seed_of": seed_of,
-                 "_Tensor": Tensor, "_tls": tls, "_observers": _observers, "_UNSET": _UNSET, **defaults}
+    namespace = {"_call": call, "_call_with_out": call_with_out, "_op": entry, "_cache": entry._cache,
+                 "_seed_of": seed_of, "_Tensor": Tensor, "_tls": tls, "_observers": _observers, "_UNSET": _UNSET,
+                 **defaults}
     return src, namespace, f"<agrad op {entry.name}>"

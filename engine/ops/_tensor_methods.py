@@ -220,7 +220,8 @@ _ELSEWHERE = {"__getitem__": ("shape.advanced_indexing", "getitem"), "__setitem_
               "uniform_": ("_random_inplace", "_uniform_"), "normal_": ("_random_inplace", "_normal_"),
               "bernoulli_": ("_random_inplace", "_bernoulli_"), "exponential_": ("_random_inplace", "_exponential_"),
               "log_normal_": ("_random_inplace", "_log_normal_"), "cauchy_": ("_random_inplace", "_cauchy_"),
-              "geometric_": ("_random_inplace", "_geometric_"), "random_": ("_random_inplace", "_random_"), "fill_diagonal_": ("_random_inplace", "_fill_diagonal_"),
+              "geometric_": ("_random_inplace", "_geometric_"), "random_": ("_random_inplace", "_random_"),
+              "fill_diagonal_": ("_random_inplace", "_fill_diagonal_"),
               "float_power_": ("_random_inplace", "_float_power_"),     # needs a double self: not the generic variant
               "allclose": ("reduce.selection", "allclose"), "equal": ("reduce.selection", "equal"),
               "unique": ("reduce.selection", "unique"),

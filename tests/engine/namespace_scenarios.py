@@ -397,7 +397,8 @@ def binomial_checks(T):
 @scenario
 def randint_like_checks(T):
     x = T.zeros(2, 3)
-    return {"dtypes": [_dname(T.randint_like(x, 5).dtype), _dname(T.randint_like(T.zeros(2, dtype=T.int32), high=5).dtype),
+    return {"dtypes": [_dname(T.randint_like(x, 5).dtype),
+                       _dname(T.randint_like(T.zeros(2, dtype=T.int32), high=5).dtype),
                        _dname(T.randint_like(x, 3, dtype=T.int16).dtype)],
             "certain": [T.randint_like(x, 1).tolist(), T.randint_like(T.zeros(3), 4, 5).tolist(),
                         T.randint_like(T.zeros(2), low=1, high=2).tolist()],
@@ -455,7 +456,8 @@ def asarray_sharing(T):
     grad = T.asarray(T.zeros(2), requires_grad=True)
     return {"tensor": [same is t, _dname(T.asarray(t, dtype=T.float64).dtype), T.asarray(t, copy=True) is t],
             "ndarray": [viewed.tolist(), copied.tolist(), _dname(viewed.dtype)],
-            "data": [_dname(T.asarray([1, 2.5]).dtype), list(T.asarray(3).shape), T.asarray([[1, 2]], dtype=T.int8).tolist(),
+            "data": [_dname(T.asarray([1, 2.5]).dtype), list(T.asarray(3).shape),
+                     T.asarray([[1, 2]], dtype=T.int8).tolist(),
                      _dname(T.asarray(np.float64(2.0)).dtype), _dname(T.asarray(2.0).dtype)],
             "requires_grad": [grad.requires_grad, grad.grad_fn is None],
             "errors": [_error(lambda: T.asarray(t, dtype=T.float64, copy=False)),
