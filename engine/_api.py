@@ -3,22 +3,27 @@ is `agrad.<op>` through this module's __getattr__: `agrad.ops` imports its famil
 from __future__ import annotations
 
 import builtins
+import math
 
 from . import backends  # noqa: F401,I001 — registers cpu, cuda, meta before anything makes a tensor
 from . import dtypes
 from ._device import DeviceUnavailableError, device
-from .dtypes import (bool_, float16, float32, float64, get_default_dtype, int8, int16, int32, int64, uint8, uint32,
-                     uint64)
+from .dtypes import (bool_, can_cast, dtype, float16, float32, float64, get_default_dtype, int8, int16, int32, int64,
+                     promote_types, set_default_dtype, uint8, uint32, uint64)
+from .type_info import finfo, iinfo
+from .runtime_settings import *  # noqa: F401,F403 — set_num_threads, use_deterministic_algorithms, …
+from .runtime_settings import __all__ as _runtime_settings
 from .layouts import layout, strided
 from .memory_formats import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                         set_grad_enabled)
 from ._tensor import Size, Tensor
 # NOTE: not creation's zeros_like, ones_like, full_like, empty_like: agrad.<name> is the op of that name
-from .creation import (arange, as_tensor, empty, empty_strided, eye, from_numpy, full, get_rng_state, linspace, logspace,
-                       manual_seed, ones, rand, randint, randn, set_rng_state, tensor, tril_indices, triu_indices,
-                       zeros)
-from . import autograd, dispatcher
+from .creation import (arange, as_tensor, asarray, empty, empty_strided, eye, from_numpy, full, get_default_device,
+                       get_rng_state, initial_seed, linspace, logspace, manual_seed, ones, rand, randint, randn,
+                       randperm, seed, set_default_device, set_rng_state, tensor, tril_indices, triu_indices, zeros)
+from .generator import Generator, default_generator
+from . import autograd, creation, dispatcher
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .autograd.inference_tensors import is_inference
 from . import ops
@@ -32,6 +37,8 @@ bool = bool_  # noqa: A001 — agrad.bool, as torch.bool
 # not in __all__, so that `from agrad import *` leaves Python's int and float alone
 half, float, double = float16, float32, float64  # noqa: A001
 short, int, long = int16, int32, int64  # noqa: A001
+# torch's constants (torch.pi is math.pi; torch.newaxis is None, as NumPy's)
+pi, e, inf, nan, newaxis = math.pi, math.e, math.inf, math.nan, None
 
 __all__ = ["Tensor", "Size", "tensor", "as_tensor", "from_numpy", "empty", "empty_strided", "zeros", "ones", "full", "arange", "linspace",
            "logspace", "eye",
@@ -44,7 +51,15 @@ __all__ = ["Tensor", "Size", "tensor", "as_tensor", "from_numpy", "empty", "empt
            "is_inference_mode_enabled", "is_inference", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled", "autograd",
            "dispatcher", "ops", "library", "testing", "save", "load", "is_tensor", "set_warn_always",
-           "is_warn_always_enabled", "set_printoptions", "broadcast_shapes", "tril_indices", "triu_indices"] + _legacy_types + list(ops.__all__)
+           "is_warn_always_enabled", "set_printoptions", "broadcast_shapes", "tril_indices", "triu_indices",
+           # constants, dtypes and the default dtype and device
+           "pi", "e", "inf", "nan", "newaxis", "dtype", "finfo", "iinfo", "promote_types", "result_type", "can_cast",
+           "set_default_dtype", "set_default_tensor_type", "get_default_device", "set_default_device", "typename",
+           "is_floating_point", "is_complex", "is_signed", "is_nonzero", "is_same_size", "numel", "is_conj", "is_neg",
+           "get_device", "asarray",
+           # generators
+           "Generator", "default_generator", "seed", "initial_seed", "randperm",
+           ] + _runtime_settings + _legacy_types + list(ops.__all__)
 
 
 def is_tensor(obj) -> bool:
@@ -74,6 +89,136 @@ def broadcast_shapes(*shapes) -> Size:
                                    f"argument at index {arg_idx} had {shape}; but expected shape should be "
                                    f"broadcastable to {common}")
     return Size(common)
+
+
+def _must_be_tensor(fn: str, value, name: str = "input", position: builtins.int = 1) -> None:
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not {type(value).__name__}")
+
+
+def is_floating_point(input) -> bool:
+    _must_be_tensor("is_floating_point", input)
+    return input.is_floating_point()
+
+
+def is_complex(input) -> bool:
+    """False for every agrad tensor: agrad has no complex dtypes."""
+    _must_be_tensor("is_complex", input)
+    return input.is_complex()
+
+
+def is_signed(input) -> bool:
+    _must_be_tensor("is_signed", input)
+    return input.is_signed()
+
+
+def is_nonzero(input) -> bool:
+    _must_be_tensor("is_nonzero", input)
+    return input.is_nonzero()
+
+
+def is_same_size(input, other) -> bool:
+    _must_be_tensor("is_same_size", input)
+    _must_be_tensor("is_same_size", other, "other", 2)
+    return input.is_same_size(other)
+
+
+def is_conj(input) -> bool:
+    """False for every agrad tensor (no conjugate views)."""
+    _must_be_tensor("is_conj", input)
+    return input.is_conj()
+
+
+def is_neg(input) -> bool:
+    """False for every agrad tensor (no lazily negated views)."""
+    _must_be_tensor("is_neg", input)
+    return input.is_neg()
+
+
+def get_device(input) -> builtins.int:
+    """torch.get_device: the CUDA device's index, -1 on the CPU."""
+    _must_be_tensor("get_device", input)
+    return input.get_device()
+
+
+def numel(input) -> builtins.int:
+    _must_be_tensor("numel", input)
+    return input.numel()
+
+
+def result_type(tensor1, tensor2) -> dtype:
+    """torch.result_type: the dtype an op of these two operands (tensors or Python numbers) computes in,
+    with PyTorch's priorities (dimensioned tensors, then 0-d tensors, then numbers: dtypes.result_type)."""
+    operands = (tensor1, tensor2)
+    if not all(isinstance(x, (Tensor, builtins.bool, builtins.int, builtins.float)) for x in operands):
+        raise TypeError(f"result_type() received an invalid combination of arguments - got "
+                        f"({', '.join(type(x).__name__ for x in operands)}), but expected one of:\n"
+                        f" * (Tensor tensor, Tensor other)\n * (Tensor tensor, Number other)\n"
+                        f" * (Number scalar, Tensor tensor)\n * (Number scalar1, Number scalar2)\n")
+    return dtypes.from_numpy(dtypes.result_type([x._data if isinstance(x, Tensor) else x for x in operands]))
+
+
+def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
+           pin_memory=False, requires_grad=False) -> Tensor:
+    """torch.normal's four overloads: a tensor mean or std (or both, broadcast) is the `normal` op, whose
+    gradients are zero; two numbers and a size, the factory creation.normal."""
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        if size is not None or dtype is not None or device is not None or requires_grad:
+            raise TypeError("normal() received an invalid combination of arguments: size, dtype, device and "
+                            "requires_grad are taken with a number mean and std only")
+        return ops.normal(mean, std, generator=generator, out=out)
+    if size is None:
+        raise TypeError(f"normal() received an invalid combination of arguments - got ({type(mean).__name__}, "
+                        f"{type(std).__name__}), but expected one of:\n * (Tensor mean, Tensor std, *, "
+                        f"torch.Generator generator = None, Tensor out = None)\n * (Tensor mean, float std = 1, *, "
+                        f"torch.Generator generator = None, Tensor out = None)\n * (float mean, Tensor std, *, "
+                        f"torch.Generator generator = None, Tensor out = None)\n * (float mean, float std, tuple of "
+                        f"ints size, *, torch.Generator generator = None, Tensor out = None, torch.dtype dtype = None, "
+                        f"torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool "
+                        f"requires_grad = False)\n")
+    made = creation.normal(mean, std, size, generator=generator, dtype=dtype, device=device,
+                           requires_grad=requires_grad)
+    if out is None:
+        return made
+    with no_grad():
+        return out.resize_(made.shape).copy_(made)
+
+
+def set_default_tensor_type(t) -> None:
+    """torch.set_default_tensor_type (deprecated, as PyTorch says once): a legacy type, agrad.DoubleTensor or
+    its dotted name "agrad.DoubleTensor", sets the default dtype (agrad's legacy types are CPU types)."""
+    from .legacy_tensor_types import _LegacyTensorType
+    from .warn_once import warn_once
+
+    if isinstance(t, str):
+        import importlib
+
+        module, _, name = t.rpartition(".")
+        t = getattr(importlib.import_module(module), name)
+    warn_once("set_default_tensor_type", "agrad.set_default_tensor_type() is deprecated as of PyTorch 2.1, please "
+              "use agrad.set_default_dtype() and agrad.set_default_device() as alternatives.")
+    if not isinstance(t, _LegacyTensorType):
+        raise TypeError("invalid type object: only floating-point types are supported as the default type")
+    if not t.dtype.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    set_default_dtype(t.dtype)
+
+
+def typename(obj, /) -> str:
+    """torch.typename: a tensor's type() ('agrad.FloatTensor'), else the object's module and qualified name."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        qualname = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qualname = obj.__name__
+    else:
+        module = obj.__class__.__module__ or ""
+        qualname = obj.__class__.__qualname__
+    if module in {"", "builtins"}:
+        return qualname
+    return f"{module}.{qualname}"
 
 
 # what a graph run does not use, imported on first use: name -> (module, its attribute or None)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import mmap
 import re
 import warnings
 import weakref
@@ -66,6 +67,20 @@ def _address(array) -> int:
     """Where an array's first element is in memory (NumPy's or CuPy's pointer)."""
     ctypes = getattr(array, "ctypes", None)
     return ctypes.data if ctypes is not None else array.data.ptr
+
+
+def _is_nonzero(t) -> bool:
+    if t._data.size != 1:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous" if t._data.size == 0
+                           else "Boolean value of Tensor with more than one value is ambiguous")
+    return bool(t.item())
+
+
+def _bases(array):
+    """An array and what holds its memory, outermost last (NumPy's .base chain, through a memoryview)."""
+    while array is not None:
+        yield array
+        array = array.obj if isinstance(array, memoryview) else getattr(array, "base", None)
 
 
 def version_counter(t) -> VariableVersion:
@@ -389,6 +404,63 @@ class Tensor:
     def is_complex(self) -> bool:
         return self._data.dtype.kind == "c"
 
+    def is_signed(self) -> bool:
+        return self._data.dtype.kind in "fi"
+
+    def is_conj(self) -> bool:
+        """Whether this is a lazily conjugated view: never in agrad (no complex dtypes, no conjugate bit)."""
+        return False
+
+    def is_neg(self) -> bool:
+        """Whether this is a lazily negated view (PyTorch's negative bit, of conj views): never in agrad."""
+        return False
+
+    # -- where the memory lies: shared between processes, page-locked for transfers --
+    def share_memory_(self) -> "Tensor":
+        """Moves the values into memory shared with the processes forked after (an anonymous shared
+        mapping, as PyTorch's storage in shared memory); a no-op where they are there already, and on a
+        GPU. Views taken before keep the old memory (PyTorch moves the storage under them)."""
+        if self._device.type == "meta":
+            raise RuntimeError("_share_fd_: only available on CPU")
+        if self._device.type != "cpu" or self.is_shared():
+            return self
+        data = self._data
+        shared = np.frombuffer(mmap.mmap(-1, max(data.nbytes, 1)), dtype=data.dtype, count=data.size)
+        shared = shared.reshape(data.shape)
+        shared[...] = data
+        self._data = shared
+        return self
+
+    def is_shared(self) -> bool:
+        """Whether the values lie in shared memory (share_memory_, or a GPU's, as PyTorch counts them)."""
+        if self._device.type == "cuda":
+            return True
+        return any(isinstance(b, mmap.mmap) for b in _bases(self._data))
+
+    def pin_memory(self, device=None) -> "Tensor":
+        """A copy in page-locked host memory (CuPy's pinned memory), for faster transfers to a GPU;
+        without a GPU, PyTorch's error. Only a CPU tensor can be pinned."""
+        from . import cuda
+
+        if self._device.type != "cpu":
+            kind = {"cuda": "CUDA"}.get(self._device.type, self._device.type.capitalize())
+            raise RuntimeError(f"cannot pin '{kind}{scalar_type_name(self._data.dtype)}Type' only dense CPU tensors "
+                               f"can be pinned")
+        if not cuda.is_available():
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        if self.is_pinned():
+            return self
+        import cupyx
+
+        pinned = cupyx.empty_pinned(self._data.shape, self._data.dtype)
+        pinned[...] = self._data
+        return Tensor._make(pinned, self._device, self._keys & ~AUTOGRAD)
+
+    def is_pinned(self, device=None) -> bool:
+        """Whether the values lie in page-locked memory (pin_memory)."""
+        return self._device.type == "cpu" and any(type(b).__name__ == "PinnedMemoryPointer"
+                                                  for b in _bases(self._data))
+
     # -- memory layout (PyTorch's terms: strides in elements, the offset into the storage) --
     def is_contiguous(self, memory_format=None) -> bool:
         if memory_format is None:
@@ -490,9 +562,11 @@ class Tensor:
 
 
     def __bool__(self):
-        if self._data.size != 1:
-            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-        return bool(self.item())
+        return _is_nonzero(self)
+
+    def is_nonzero(self) -> bool:
+        """Whether the one element is not zero (NaN is not): PyTorch's is_nonzero, which is bool(t)."""
+        return _is_nonzero(self)
 
     def __float__(self):
         return float(self.item())
@@ -808,6 +882,15 @@ class Tensor:
 
     def half(self):
         return self.to(dtype=dtypes.float16)
+
+    def byte(self):
+        return self.to(dtype=dtypes.uint8)
+
+    def char(self):
+        return self.to(dtype=dtypes.int8)
+
+    def short(self):
+        return self.to(dtype=dtypes.int16)
 
     def long(self):
         return self.to(dtype=dtypes.int64)

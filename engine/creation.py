@@ -1,6 +1,8 @@
 """Creating tensors: agrad.tensor and the factory functions."""
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from . import (
@@ -12,18 +14,35 @@ from ._device import device as Device
 from ._tensor import Tensor
 from .dispatch_keys import INFERENCE
 from .errors import DtypeNotImplementedError
+from .generator import Generator, default_generator, numpy_rng
 from .messages import scalar_type_name
 from .grad_mode import tls
 
-__all__ = ["tensor", "as_tensor", "from_numpy", "empty", "empty_strided", "zeros", "ones", "full", "arange", "linspace", "logspace",
+__all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "empty", "empty_strided", "zeros", "ones", "full", "arange",
+           "linspace", "logspace",
            "eye", "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "randint", "rand_like",
-           "randn_like", "manual_seed", "get_rng_state", "set_rng_state"]
+           "randn_like", "randperm", "normal", "set_default_device", "get_default_device", "manual_seed", "seed",
+           "initial_seed", "get_rng_state", "set_rng_state"]
 
 _CPU = None
+# torch.set_default_device's device, per thread as PyTorch's (_GLOBAL_DEVICE_CONTEXT); None is the CPU
+_default_device = threading.local()
+
+
+def set_default_device(device) -> None:
+    """torch.set_default_device: where the factories (tensor, zeros, rand, arange …) put a tensor given no
+    device, in this thread; None puts them back on the CPU. A device that is not there (cuda without a
+    GPU) is refused when a factory uses it, as in PyTorch."""
+    _default_device.device = None if device is None else Device(device)
+
+
+def get_default_device() -> Device:
+    """torch.get_default_device: the factories' device (cuda with its index)."""
+    return getattr(_default_device, "device", None) or _cpu()
 
 
 def _resolve(dtype, device):
-    dev = Device(device) if device is not None else _cpu()
+    dev = Device(device) if device is not None else (getattr(_default_device, "device", None) or _cpu())
     backend = dev.backend
     if dev.type != "cpu" and dev.type != "meta":
         backend.check_device(dev)
@@ -43,6 +62,8 @@ def _cpu():
 def _finish(array, dev, backend, requires_grad):
     t = Tensor._make(array, dev, backend.key | _inference_key())
     if requires_grad:
+        if array.dtype.kind != "f":         # (a factory's message: Tensor.requires_grad_'s starts "only")
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         t.requires_grad = True
     return t
 
@@ -86,6 +107,41 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     if isinstance(data, Tensor) and dtype is None and device is None:
         return data
     return tensor(data, dtype=dtype, device=device)
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False) -> Tensor:
+    """torch.asarray: `obj` as a tensor, sharing its memory where it can (a tensor of that dtype and device
+    is itself; a NumPy array of an agrad dtype on the CPU, a view of it) unless copy=True; copy=False
+    refuses where it would have to copy, with PyTorch's messages."""
+    want = None if dtype is None else (dtype if isinstance(dtype, dtypes.dtype) else dtypes.from_name(str(dtype)))
+    if isinstance(obj, Tensor):
+        dev = Device(device) if device is not None else obj._device
+        if (want is None or want == obj.dtype) and dev is obj._device and copy is not True:
+            result = obj
+        elif copy is False:
+            if want is not None and want != obj.dtype:
+                raise ValueError(f"can't alias tensor with dtype '{scalar_type_name(obj.dtype.np)}' into dtype "
+                                 f"'{scalar_type_name(want.np)}'.")
+            raise ValueError(f"can't alias tensor on device '{obj._device}' into device '{dev}'.")
+        else:
+            result = obj.to(dtype=want or obj.dtype, device=dev, copy=True)
+    elif isinstance(obj, np.ndarray):
+        dev = Device(device) if device is not None else get_default_device()
+        have = dtypes.from_numpy(obj.dtype)
+        if (want is None or want == have) and dev.type == "cpu" and copy is not True:
+            result = from_numpy(obj)
+        elif copy is False:
+            if want is not None and want != have:
+                raise ValueError(f"can't alias tensor with dtype '{scalar_type_name(have.np)}' into dtype "
+                                 f"'{scalar_type_name(want.np)}'.")
+            raise ValueError(f"can't alias tensor on device 'cpu' into device '{dev}'.")
+        else:
+            result = tensor(obj, dtype=want, device=dev)
+    else:
+        if copy is False:
+            raise ValueError("can't alias arbitrary sequence into a tensor.")
+        result = tensor(obj, dtype=want, device=device)
+    return result.requires_grad_() if requires_grad else result
 
 
 def from_numpy(array: np.ndarray) -> Tensor:
@@ -268,62 +324,43 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False) -> Tensor:
                   requires_grad=requires_grad)
 
 
-def manual_seed(seed: int) -> None:
-    """Seed agrad's global generator (NumPy's PCG64: the same numbers on every device)."""
-    global _generator
-    _generator = np.random.default_rng(seed)
+def manual_seed(seed) -> Generator:
+    """torch.manual_seed: seed agrad's default generator (NumPy's PCG64: the same numbers on every
+    device); returns it. A seed is any integer in [-2^63, 2^64) (or what int() makes one of)."""
+    return default_generator.manual_seed(int(seed))
 
 
-# The global generator's state as PyTorch gives it, a uint8 Tensor (ByteTensor): NumPy's PCG64
-# state and increment (128 bits each, little-endian), then its buffered 32-bit half (has_uint32,
-# uinteger), so that a restored state draws exactly the numbers the saved one would have.
-_STATE_BYTES = 16 + 16 + 1 + 4
+def seed() -> int:
+    """torch.seed: seed the default generator from the operating system's entropy; returns the seed."""
+    return default_generator.seed()
+
+
+def initial_seed() -> int:
+    """torch.initial_seed: the default generator's seed (0 until manual_seed: agrad's runs repeat)."""
+    return default_generator.initial_seed()
 
 
 def get_rng_state() -> Tensor:
-    """torch.get_rng_state: the global generator's state, to give back to set_rng_state."""
-    state = _global_generator().bit_generator.state
-    raw = (state["state"]["state"].to_bytes(16, "little") + state["state"]["inc"].to_bytes(16, "little")
-           + bytes([state["has_uint32"]]) + int(state["uinteger"]).to_bytes(4, "little"))
-    return tensor(np.frombuffer(raw, dtype=np.uint8).copy(), dtype=dtypes.uint8)
+    """torch.get_rng_state: the default generator's state, to give back to set_rng_state."""
+    return default_generator.get_state()
 
 
 def set_rng_state(new_state: Tensor) -> None:
-    """torch.set_rng_state: put the global generator back to a state get_rng_state gave."""
-    if not isinstance(new_state, Tensor) or new_state.dtype != dtypes.uint8:
-        raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}"
-                        + (f" of dtype {new_state.dtype}" if isinstance(new_state, Tensor) else ""))
-    raw = bytes(np.asarray(new_state.detach().numpy(), dtype=np.uint8).reshape(-1))
-    if len(raw) != _STATE_BYTES:
-        raise RuntimeError(f"RNG state is wrong size: expected {_STATE_BYTES} bytes, got {len(raw)}")
-    generator = _global_generator()
-    generator.bit_generator.state = {
-        "bit_generator": "PCG64",
-        "state": {"state": int.from_bytes(raw[:16], "little"), "inc": int.from_bytes(raw[16:32], "little")},
-        "has_uint32": raw[32], "uinteger": int.from_bytes(raw[33:37], "little")}
+    """torch.set_rng_state: put the default generator back to a state get_rng_state gave."""
+    default_generator.set_state(new_state)
 
 
 def __getattr__(name):
-    """`creation._generator`, agrad's global generator, made (seeded with 0) on first use:
-    importing numpy.random is a tenth of NumPy's own import, which a program without
-    random numbers need not pay."""
+    """`creation._generator`, the default generator's NumPy generator, which agrad's random ops
+    draw from when given no seed."""
     if name != "_generator":
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return _global_generator()
-
-
-def _global_generator():
-    generator = globals().get("_generator")
-    if generator is None:
-        manual_seed(0)
-        generator = globals()["_generator"]
-    return generator
+    return default_generator._numpy()
 
 
 def _random(sample):
     def factory(*size, dtype=None, device=None, requires_grad=False, generator=None) -> Tensor:
-        rng = generator if generator is not None else _global_generator()
-        values = sample(rng, _shape(size))
+        values = sample(numpy_rng(generator), _shape(size))
         return tensor(values, dtype=dtype or dtypes.get_default_dtype(), device=device, requires_grad=requires_grad)
     return factory
 
@@ -339,6 +376,18 @@ def _normal(rng, shape):
 rand = _random(_uniform)
 randn = _random(_normal)
 rand.__name__, randn.__name__ = "rand", "randn"
+
+
+def normal(mean, std, size, *, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """torch.normal's float_float overload: normal draws of mean `mean` and standard deviation `std` (numbers),
+    of `size`, the default float dtype unless `dtype` (agrad.normal takes the tensor overloads to the op)."""
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
+    dev, _, np_dtype = _resolve(dtype or dtypes.get_default_dtype(), device)
+    if np_dtype.kind != "f":
+        raise DtypeNotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{scalar_type_name(np_dtype)}'")
+    values = numpy_rng(generator).normal(float(mean), float(std), _shape((size,)))
+    return tensor(values.astype(np_dtype), dtype=dtypes.from_numpy(np_dtype), device=dev, requires_grad=requires_grad)
 
 
 def randint(*args, low=None, high=None, size=None, dtype=None, device=None, requires_grad=False,
@@ -357,9 +406,34 @@ def randint(*args, low=None, high=None, size=None, dtype=None, device=None, requ
     low = 0 if low is None else int(low)
     if low >= int(high):
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={int(high)}")
-    rng = generator if generator is not None else _global_generator()
-    values = rng.integers(low, int(high), size=_shape((size,)))
+    values = numpy_rng(generator).integers(low, int(high), size=_shape((size,)))
     return tensor(values, dtype=dtype or dtypes.int64, device=device, requires_grad=requires_grad)
+
+
+# the C++ type names c10's checked_convert gives in its message (AT_FORALL_SCALAR_TYPES' spelling)
+_SCALAR_CPP_NAME = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
+                    "uint32": "uint32_t", "uint64": "uint64_t"}
+# the most elements randperm can number exactly in a float dtype (ATen's check_supported_max_int_with_precision)
+_RANDPERM_LIMITS = {"float16": (2 ** 11 + 1, "2049", "Half"), "float32": (2 ** 24 + 1, "2^24+1", "Float"),
+                    "float64": (2 ** 53 + 1, "2^53+1", "Double")}
+
+
+def randperm(n, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
+             pin_memory=False) -> Tensor:
+    """torch.randperm: a random permutation of 0 … n-1 (int64 unless `dtype`), with PyTorch's checks."""
+    n = int(n)
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    dev, _, np_dtype = _resolve(dtype or dtypes.int64, device)
+    if np_dtype.kind == "b":
+        raise DtypeNotImplementedError("\"randperm\" not implemented for 'Bool'")
+    if np_dtype.kind in "iu" and max(n - 1, 0) > np.iinfo(np_dtype).max:
+        raise RuntimeError(f"value cannot be converted to type {_SCALAR_CPP_NAME[np_dtype.name]} without overflow")
+    limit = _RANDPERM_LIMITS.get(np_dtype.name)
+    if limit is not None and n > limit[0]:
+        raise RuntimeError(f"n cannot be greater than {limit[1]} for {limit[2]} type.")
+    values = numpy_rng(generator).permutation(n).astype(np_dtype)
+    return tensor(values, dtype=dtypes.from_numpy(np_dtype), device=dev, requires_grad=requires_grad)
 
 
 def _random_like(sample):
@@ -372,8 +446,7 @@ def _random_like(sample):
         device = device or t.device
         if Device(device).type == "meta":
             return full(t.shape, 0, dtype=dtype, device=device, requires_grad=requires_grad)
-        rng = generator if generator is not None else (np.random.default_rng(seed) if seed is not None
-                                                       else _global_generator())
+        rng = np.random.default_rng(seed) if seed is not None else numpy_rng(generator)
         made = tensor(sample(rng, tuple(t.shape)), dtype=dtype, device=device, requires_grad=requires_grad)
         return _laid_out_like(made, t, memory_format)
     return like

@@ -15,11 +15,15 @@ import numpy as np
 
 __all__ = ["dtype", "float16", "float32", "float64", "int8", "uint8", "int16", "int32", "int64", "uint32", "uint64",
            "bool_",
-           "from_name", "from_numpy", "get_default_dtype", "result_type"]
+           "from_name", "from_numpy", "get_default_dtype", "set_default_dtype", "result_type", "promote_types",
+           "can_cast"]
 
 
 class dtype:
-    __slots__ = ("name", "np", "is_floating_point", "category", "itemsize")
+    """torch.dtype: is_floating_point, is_signed, is_complex (always False: agrad has no complex
+    dtypes), itemsize, to_real(); `np` is the NumPy dtype that holds the values."""
+    __slots__ = ("name", "np", "is_floating_point", "category", "itemsize", "is_signed")
+    is_complex = False
 
     def __init__(self, name: str, np_dtype, category: int):
         self.name = name
@@ -27,6 +31,11 @@ class dtype:
         self.category = category            # 0 bool, 1 integral, 2 floating
         self.is_floating_point = category == 2
         self.itemsize = self.np.itemsize
+        self.is_signed = self.np.kind in "fi"
+
+    def to_real(self) -> "dtype":
+        """The real dtype of this one: itself (agrad's dtypes are all real)."""
+        return self
 
     def __repr__(self):
         return f"agrad.{self.name}"
@@ -64,7 +73,41 @@ _default_float = float32
 
 
 def get_default_dtype() -> dtype:
+    """The dtype of a tensor made from Python floats, of the float factories (zeros, rand …) and of
+    a Python float operand: float32 unless set_default_dtype said otherwise."""
     return _default_float
+
+
+def set_default_dtype(d: dtype) -> None:
+    """torch.set_default_dtype: float16, float32 or float64 (PyTorch's floating dtypes; it refuses the
+    others with these messages)."""
+    global _default_float
+    if not isinstance(d, dtype):
+        raise TypeError("invalid dtype object: only floating-point types are supported as the default type")
+    if not d.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    _default_float = d
+
+
+def promote_types(type1: dtype, type2: dtype) -> dtype:
+    """torch.promote_types: the smallest dtype both promote to (PyTorch's table; see _promote_pair)."""
+    for position, (name, value) in enumerate((("type1", type1), ("type2", type2)), 1):
+        if not isinstance(value, dtype):
+            raise TypeError(f"promote_types(): argument '{name}' (position {position}) must be torch.dtype, not "
+                            f"{type(value).__name__}")
+    return _BY_NP[_promote(type1.np, type2.np)]
+
+
+def can_cast(from_: dtype, to: dtype) -> bool:
+    """torch.can_cast: whether PyTorch's type promotion allows the cast (c10's canCast): not floating to
+    integral, not anything but bool to bool."""
+    for position, (name, value) in enumerate((("from_", from_), ("to", to)), 1):
+        if not isinstance(value, dtype):
+            raise TypeError(f"can_cast(): argument '{name}' (position {position}) must be torch.dtype, not "
+                            f"{type(value).__name__}")
+    if from_.category == 2 and to.category == 1:
+        return False
+    return not (from_.category != 0 and to.category == 0)
 
 
 def from_name(name: str) -> dtype:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import contextlib
 
-from .creation import get_rng_state, manual_seed, set_rng_state
+from .creation import get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from .generator import default_generator
 
-__all__ = ["manual_seed", "get_rng_state", "set_rng_state", "fork_rng"]
+__all__ = ["manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state", "fork_rng", "default_generator"]
 
 
 @contextlib.contextmanager

@@ -30,7 +30,7 @@ FLOORS = [
     ("agrad.watchers", 1), ("agrad.cuda", 1),
     ("agrad.shapes", 2), ("agrad._tensor_str", 2),
     ("agrad._tensor", 3),
-    ("agrad.creation", 4), ("agrad.random", 4),
+    ("agrad.generator", 4), ("agrad.creation", 4), ("agrad.random", 4),
     ("agrad.dispatcher", 5),
     ("agrad.autograd", 6),
     ("agrad.ops", 7),

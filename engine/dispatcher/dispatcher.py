@@ -16,6 +16,7 @@ import warnings
 from .._tensor import Tensor, load_op_library
 from .. import codegen
 from ..creation import tensor as _tensor_of
+from ..generator import seed_of
 from ..dispatch_keys import (
     _ALIAS_TARGETS,
     AUTOGRAD,
@@ -488,6 +489,15 @@ def _alias_prelude(py_name: str, arguments, aliases: dict) -> str:
     return "".join(lines)
 
 
+def _generator_prelude(py_name: str) -> str:
+    """A random op's `generator=` (PyTorch's argument): its schema takes `int? seed`, which a graph
+    file can write; a Generator given becomes the seed it draws (generator.seed_of)."""
+    return (f"    if generator is not None:\n"
+            f"        if seed is not None:\n"
+            f"            raise TypeError(\"{py_name}() takes a seed or a generator, not both\")\n"
+            f"        seed = _seed_of(generator)\n")
+
+
 def _make_function(entry: OperatorEntry):
     """`def add(self, other, *, alpha=1)` that calls the dispatcher, generated on its first call
     (codegen.deferred: an op a program never calls costs no compile).
@@ -532,13 +542,18 @@ def _function_source(entry: OperatorEntry, py_name: str):
         params += ([] if star else ["*"]) + [f"{alias}=_UNSET" for alias in aliases.values()]
         star = True
     params += ([] if star else ["*"]) + ["out=None"]            # PyTorch's out variants (call_with_out)
+    takes_generator = any(a.name == "seed" and a.base == "int" and a.optional for a in arguments)
+    if takes_generator:
+        params.append("generator=None")
     src = (f"def {py_name}({', '.join(params)}):\n"
            f"{_alias_prelude(py_name, arguments, aliases)}"
+           f"{_generator_prelude(py_name) if takes_generator else ''}"
            f"{''.join(given_none)}"
            f"    if out is not None:\n"
            f"        return _call_with_out(_op, [{', '.join(names)}], out)\n"
            f"{_fast_path(entry, names)}"
            f"    return _call(_op, [{', '.join(names)}])\n")
     namespace = {"_call": call, "_call_with_out": call_with_out, "_op": entry, "_cache": entry._cache,
-                 "_Tensor": Tensor, "_tls": tls, "_observers": _observers, "_UNSET": _UNSET, **defaults}
+                 "_seed_of": seed_of, "_Tensor": Tensor, "_tls": tls, "_observers": _observers, "_UNSET": _UNSET,
+                 **defaults}
     return src, namespace, f"<agrad op {entry.name}>"

@@ -4,7 +4,7 @@ distribution whose bounds or spread come from the tensor's fans and a gain.
 The fans are PyTorch's: fan_in = size(1) · receptive field, fan_out = size(0) ·
 receptive field, the receptive field being the product of the sizes after the first two
 (a conv kernel's k_h · k_w). The numbers come from agrad's generator (`agrad.manual_seed`,
-or `generator=`, a NumPy Generator), so the distributions, not the draws, equal PyTorch's.
+or `generator=`, an agrad.Generator), so the distributions, not the draws, equal PyTorch's.
 """
 from __future__ import annotations
 
@@ -248,9 +248,8 @@ def sparse_(tensor, sparsity: float, std: float = 0.01, generator=None):
     with no_grad():
         tensor.normal_(0, std, generator=generator)
         for col_idx in range(cols):
-            # NOTE: torch draws torch.randperm(rows) from the global generator (not `generator`);
-            # agrad has no randperm: the order of uniform draws from the global generator is one
-            row_indices = agrad.rand(rows).argsort()
+            # NOTE: torch draws torch.randperm(rows) from the global generator (not `generator`)
+            row_indices = agrad.randperm(rows)
             tensor[row_indices[:num_zeros], col_idx] = 0
     return tensor
 

@@ -1,5 +1,5 @@
 """In-place random initialisers and fill_diagonal_, as Tensor methods: uniform_, normal_,
-bernoulli_, exponential_, random_ and fill_diagonal_ (plus the Tensor methods of the
+bernoulli_, exponential_, log_normal_, cauchy_, geometric_, random_ and fill_diagonal_ (plus the Tensor methods of the
 non-op functions allclose, equal and unique; float_power_, which needs a double self; and
 sinc_, deg2rad_, rad2deg_, heaviside_).
 
@@ -21,6 +21,7 @@ from .. import creation, dtypes
 from .._tensor import Tensor
 from ..autograd.inplace import apply_inplace
 from ..errors import DtypeNotImplementedError
+from ..generator import numpy_rng
 from ..messages import c_type_name, scalar_type_name
 from .conversion import copy
 from .pointwise.binary import float_power
@@ -78,6 +79,32 @@ def _exponential_(self, lambd=1.0, *, generator=None):
         raise RuntimeError(f"Exponential distribution is a continuous probability distribution. dtype must be a "
                            f"floating point but you specified {scalar_type_name(self.dtype.np)}")
     return _write_random(self, _rng(generator).exponential(1.0 / lambd, tuple(self.shape)), "ExponentialBackward0")
+
+
+def _log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    if std <= 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_num(std)}")
+    _floating_only(self, "log_normal_cpu")
+    return _write_random(self, _rng(generator).lognormal(mean, std, tuple(self.shape)), "LogNormalBackward0")
+
+
+def _cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    if sigma <= 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_num(sigma)}")
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(f"Cauchy distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {c_type_name(self.dtype.np)}")
+    values = median + sigma * _rng(generator).standard_cauchy(tuple(self.shape))
+    return _write_random(self, values, "CauchyBackward0")
+
+
+def _geometric_(self, p, *, generator=None):
+    """The number of Bernoulli(p) trials to the first success (1, 2, …), in any dtype but bool."""
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_num(p)}")
+    if self.dtype == dtypes.bool_:
+        raise DtypeNotImplementedError("\"geometric_cpu\" not implemented for 'Bool'")
+    return _write_random(self, _rng(generator).geometric(p, tuple(self.shape)), "GeometricBackward0")
 
 
 def _dtype_range(dt) -> tuple[int, int]:
@@ -151,7 +178,7 @@ def _no_extra(kwargs, name):
 
 
 def _rng(generator):
-    return generator if generator is not None else creation._generator
+    return numpy_rng(generator)
 
 
 def _fill_diagonal_(self, fill_value, wrap=False):

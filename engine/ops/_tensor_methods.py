@@ -28,7 +28,7 @@ from .. import dtypes, memory_formats
 from .._tensor import _UNTIL_LOADED, Tensor, _size
 from ..autograd.backward_and_grad import backward
 from ..autograd.inplace import bump_version, check_inplace
-from ..creation import full, tensor
+from ..creation import empty_strided, full, tensor
 from ..dispatcher import UnknownOperatorError, get_op
 from ..dispatcher import ops as _ops
 from ..grad_mode import is_grad_enabled, is_inference_mode_enabled
@@ -78,6 +78,10 @@ class _Methods:
         return self.new_full(size, 1, dtype=dtype, device=device, requires_grad=requires_grad)
 
     new_empty = new_zeros          # NOTE: zero-filled: agrad never hands out uninitialised memory
+
+    def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False) -> "Tensor":
+        return empty_strided(size, stride, dtype=dtype or self.dtype, device=device or self._device,
+                             requires_grad=requires_grad)
 
     def new(self, *args, device=None) -> "Tensor":
         """The legacy constructor (Tensor.new): `x.new()` empty, `x.new(2, 3)` or `x.new(y.shape)` of that
@@ -215,7 +219,9 @@ _ELSEWHERE = {"__getitem__": ("shape.advanced_indexing", "getitem"), "__setitem_
               "unsqueeze_": ("_inplace", "_unsqueeze_"), "as_strided_": ("_inplace", "_as_strided_"),
               "uniform_": ("_random_inplace", "_uniform_"), "normal_": ("_random_inplace", "_normal_"),
               "bernoulli_": ("_random_inplace", "_bernoulli_"), "exponential_": ("_random_inplace", "_exponential_"),
-              "random_": ("_random_inplace", "_random_"), "fill_diagonal_": ("_random_inplace", "_fill_diagonal_"),
+              "log_normal_": ("_random_inplace", "_log_normal_"), "cauchy_": ("_random_inplace", "_cauchy_"),
+              "geometric_": ("_random_inplace", "_geometric_"), "random_": ("_random_inplace", "_random_"),
+              "fill_diagonal_": ("_random_inplace", "_fill_diagonal_"),
               "float_power_": ("_random_inplace", "_float_power_"),     # needs a double self: not the generic variant
               "allclose": ("reduce.selection", "allclose"), "equal": ("reduce.selection", "equal"),
               "unique": ("reduce.selection", "unique"),

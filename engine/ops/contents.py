@@ -28,7 +28,7 @@ FAMILIES = {
          "matrix_power", "slogdet"),
         ()),
     "distributions": (
-        ("bernoulli",),
+        ("bernoulli", "binomial", "multinomial", "normal", "poisson", "randint_like"),
         ()),
     "factories": (
         ("empty_like", "fill", "full_like", "ones_like", "rand_like", "randn_like", "zeros_like"),

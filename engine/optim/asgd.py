@@ -2,10 +2,9 @@
 size eta and, after step t0, a running average `ax` of the parameters."""
 from __future__ import annotations
 
-from .. import dtypes
 from ..creation import ones, tensor, zeros_like
 from ..watchers import unreplayable
-from .optimizer import Optimizer, _float_state, _use_no_grad, single_tensor_only
+from .optimizer import Optimizer, _float_state, _scalar_dtype, _use_no_grad, single_tensor_only
 
 __all__ = ["ASGD"]
 
@@ -35,8 +34,8 @@ class ASGD(Optimizer):
                 state = self.state[param]
                 if len(state) == 0:
                     state["step"] = _float_state(param)
-                    state["eta"] = tensor(float(lr), dtype=dtypes.float32)
-                    state["mu"] = ones((), dtype=dtypes.float32)
+                    state["eta"] = tensor(float(lr), dtype=_scalar_dtype())
+                    state["mu"] = ones((), dtype=_scalar_dtype())
                     state["ax"] = zeros_like(param)
                 grad = param.grad if not group["maximize"] else -param.grad
                 mu, ax, eta, step_t = state["mu"], state["ax"], state["eta"], state["step"]

@@ -3,9 +3,8 @@ momentum, whose momentum coefficient mu_t warms up by `momentum_decay`."""
 from __future__ import annotations
 
 from ..creation import ones, zeros_like
-from .. import dtypes
 from ..watchers import host_numbers
-from .optimizer import Optimizer, _float_state, _use_no_grad, check_betas, single_tensor_only
+from .optimizer import Optimizer, _float_state, _scalar_dtype, _use_no_grad, check_betas, single_tensor_only
 
 __all__ = ["NAdam"]
 
@@ -59,7 +58,7 @@ class NAdam(Optimizer):
                 state = self.state[param]
                 if len(state) == 0:
                     state["step"] = _float_state(param)
-                    state["mu_product"] = ones((), dtype=dtypes.float32)
+                    state["mu_product"] = ones((), dtype=_scalar_dtype())
                     state["exp_avg"] = zeros_like(param)
                     state["exp_avg_sq"] = zeros_like(param)
                 grad = param.grad if not group["maximize"] else -param.grad

@@ -189,9 +189,15 @@ def check_betas(lr, eps, betas, weight_decay) -> None:
         raise ValueError(f"Invalid weight_decay value: {weight_decay}")
 
 
+def _scalar_dtype():
+    """PyTorch's _get_scalar_dtype: the dtype of an optimizer's scalar state (steps, asgd's eta and mu,
+    nadam's mu_product): float64 where the default dtype is, else float32."""
+    return dtypes.float64 if dtypes.get_default_dtype() == dtypes.float64 else dtypes.float32
+
+
 def _float_state(param) -> Tensor:
-    """PyTorch's `state['step']`: a float32 0-d tensor on the CPU, whatever the parameter."""
-    return tensor(0.0, dtype=dtypes.float32)
+    """PyTorch's `state['step']`: a 0-d tensor of _scalar_dtype on the CPU, whatever the parameter."""
+    return tensor(0.0, dtype=_scalar_dtype())
 
 
 def zero_grads(params, set_to_none: bool = True) -> None:

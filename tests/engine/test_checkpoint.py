@@ -116,8 +116,10 @@ def test_rng_state_round_trip_and_fork_rng():
     agrad.set_rng_state(state)
     agrad.rand(6)
     np.testing.assert_array_equal(agrad.rand(3).numpy(), after)
-    with pytest.raises(TypeError, match="expected a torch.ByteTensor"):
+    with pytest.raises(TypeError, match="RNG state must be a torch.ByteTensor"):     # PyTorch's messages
         agrad.set_rng_state(agrad.zeros(37))
+    with pytest.raises(TypeError, match="expected a torch.ByteTensor, but got int"):
+        agrad.set_rng_state(5)
 
 
 def test_non_reentrant_works_with_autograd_grad_and_kwargs():

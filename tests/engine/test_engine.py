@@ -191,8 +191,11 @@ def test_leaf_requiring_grad_rejects_inplace():
 
 
 def test_integer_tensors_cannot_require_grad():
-    with pytest.raises(RuntimeError, match="only Tensors of floating point"):
+    # PyTorch's two messages: a factory's, and the requires_grad setter's
+    with pytest.raises(RuntimeError, match="^Only Tensors of floating point and complex dtype can require gradients"):
         agrad.tensor([1, 2], requires_grad=True)
+    with pytest.raises(RuntimeError, match="^only Tensors of floating point and complex dtype can require gradients"):
+        agrad.tensor([1, 2]).requires_grad = True
 
 
 def test_error_in_a_backward_node_names_it():
