@@ -1,11 +1,11 @@
 """The samplers torch.distributions reaches through ATen ops that agrad's op library does not have:
 torch._standard_gamma (with its reparameterized gradient), torch._sample_dirichlet and
-torch._dirichlet_grad, torch.poisson, torch.binomial and torch.multinomial (with replacement).
+torch._dirichlet_grad. (torch.poisson, torch.binomial and torch.multinomial are agrad's ops of
+those names: engine/ops/distributions.py.)
 
 They draw, as agrad's own random ops do (engine/ops/distributions.py), from agrad's global generator on
 the host (NumPy's PCG64), so a seed gives the same numbers on every device; the numbers cannot be
-PyTorch's (another bit generator), only their distribution is. The integer-valued draws carry no
-gradient (PyTorch's poisson and binomial have none either). `standard_gamma` is differentiable in
+PyTorch's (another bit generator), only their distribution is. `standard_gamma` is differentiable in
 its concentration by implicit reparameterization, dx/dalpha = -(dF(x; alpha)/dalpha) / f(x; alpha)
 for the standard Gamma's CDF F and density f, the gradient ATen's `_standard_gamma_grad` returns;
 its three regimes follow ATen's `standard_gamma_grad_one` (aten/src/ATen/native/Distributions.h).
@@ -22,8 +22,7 @@ from .._tensor import Tensor
 from ..autograd.function import Function, once_differentiable
 from ..grad_mode import no_grad
 
-__all__ = ["standard_gamma", "standard_gamma_grad", "sample_dirichlet", "dirichlet_grad", "poisson", "binomial",
-           "multinomial"]
+__all__ = ["standard_gamma", "standard_gamma_grad", "sample_dirichlet", "dirichlet_grad"]
 
 
 def _host(t: Tensor) -> np.ndarray:
@@ -231,41 +230,3 @@ def dirichlet_grad(x: np.ndarray, alpha: np.ndarray, total: np.ndarray) -> np.nd
         out[mid] = _beta_grad_alpha_mid(x[mid], alpha[mid], beta[mid])
         out[rest] = _dirichlet_grad_rational(x[rest], alpha[rest], total[rest])
     return out.reshape(shape)
-
-
-def poisson(rate: Tensor) -> Tensor:
-    """torch.poisson: a Poisson draw of each rate, in the rate's dtype (no gradient)."""
-    lam = _host(rate)
-    if not (lam >= 0).all():        # NaN too
-        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    with no_grad():
-        return _like(creation._generator.poisson(lam), rate)
-
-
-def binomial(count: Tensor, prob: Tensor) -> Tensor:
-    """torch.binomial: a Binomial(count, prob) draw, in prob's dtype (no gradient)."""
-    # NOTE: ATen's sampler reads a negative count as 0 trials and a probability past [0, 1] as its bound
-    n = np.maximum(np.rint(_host(count)), 0).astype(np.int64)
-    with no_grad():
-        return _like(creation._generator.binomial(n, np.clip(_host(prob), 0.0, 1.0)), prob)
-
-
-def multinomial(probs: Tensor, num_samples: int) -> Tensor:
-    """torch.multinomial(probs, num_samples, replacement=True) of a 2-D probs: int64 indices, one row per
-    row of probs, drawn by inverting each row's cumulative distribution (the weights need not sum to 1)."""
-    weights = _host(probs).astype(np.float64)
-    # ATen's checks, whose messages differ between its one-draw path and its with-replacement kernel
-    if num_samples == 1 and not (np.isfinite(weights) & (weights >= 0)).all():
-        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    if not (weights >= 0).all():    # NaN too
-        raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
-    if not np.isfinite(weights).all():
-        raise RuntimeError("invalid multinomial distribution (encountering probability entry = infinity or NaN)")
-    if not (weights.sum(-1) > 0).all():
-        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    with no_grad():
-        cdf = np.cumsum(weights, axis=-1)
-        draws = creation._generator.random((weights.shape[0], num_samples)) * cdf[:, -1:]
-        index = np.stack([np.searchsorted(row, d, side="right") for row, d in zip(cdf, draws)])
-        index = np.minimum(index, weights.shape[-1] - 1)   # NOTE: a draw can round onto the last edge
-        return creation.tensor(index.reshape(weights.shape[0], num_samples), device=probs.device)

@@ -1,7 +1,7 @@
 """torch.distributions.Binomial (torch/distributions/binomial.py)."""
 from .. import _api as agrad
 from .._tensor import Tensor
-from . import constraints, _sampling
+from . import constraints
 from .distribution import Distribution
 from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
@@ -122,7 +122,7 @@ class Binomial(Distribution):
     def sample(self, sample_shape=agrad.Size()):
         shape = self._extended_shape(sample_shape)
         with agrad.no_grad():
-            return _sampling.binomial(
+            return agrad.binomial(
                 self.total_count.expand(shape), self.probs.expand(shape)
             )
 

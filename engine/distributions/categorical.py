@@ -3,7 +3,7 @@ from math import nan
 
 from .. import _api as agrad
 from .._tensor import Tensor
-from . import constraints, _sampling
+from . import constraints
 from .distribution import Distribution
 from .utils import finfo, lazy_property, logits_to_probs, probs_to_logits
 
@@ -140,7 +140,7 @@ class Categorical(Distribution):
         if not isinstance(sample_shape, agrad.Size):
             sample_shape = agrad.Size(sample_shape)
         probs_2d = self.probs.reshape(-1, self._num_events)
-        samples_2d = _sampling.multinomial(probs_2d, sample_shape.numel()).T
+        samples_2d = agrad.multinomial(probs_2d, sample_shape.numel(), True).T
         return samples_2d.reshape(self._extended_shape(sample_shape))
 
     def log_prob(self, value):

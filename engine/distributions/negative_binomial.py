@@ -2,7 +2,7 @@
 from .. import _api as agrad
 from .._tensor import Tensor
 from ..nn import functional as F
-from . import constraints, _sampling
+from . import constraints
 from .distribution import Distribution
 from .gamma import Gamma
 from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
@@ -115,7 +115,7 @@ class NegativeBinomial(Distribution):
     def sample(self, sample_shape=agrad.Size()):
         with agrad.no_grad():
             rate = self._gamma.sample(sample_shape=sample_shape)
-            return _sampling.poisson(rate)
+            return agrad.poisson(rate)
 
     def log_prob(self, value):
         if self._validate_args:

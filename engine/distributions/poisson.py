@@ -1,7 +1,7 @@
 """torch.distributions.Poisson (torch/distributions/poisson.py)."""
 from .. import _api as agrad
 from .._tensor import Tensor
-from . import constraints, _sampling
+from . import constraints
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all, Number, _Number
 
@@ -66,7 +66,7 @@ class Poisson(ExponentialFamily):
     def sample(self, sample_shape=agrad.Size()):
         shape = self._extended_shape(sample_shape)
         with agrad.no_grad():
-            return _sampling.poisson(self.rate.expand(shape))
+            return agrad.poisson(self.rate.expand(shape))
 
     def log_prob(self, value):
         if self._validate_args:

@@ -32,6 +32,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from .. import creation
+from ..generator import default_generator
 from ..dispatcher import ops as _ops
 from .pytree import broadcast_to_and_flatten, tree_flatten, tree_unflatten
 
@@ -175,7 +176,7 @@ def _same_value(a, b) -> bool:
 
 
 class _RandomnessError:
-    """Stands in for the global generator while an 'error' vmap runs: any draw raises PyTorch's error.
+    """Stands in for the default generator's NumPy generator while an 'error' vmap runs: any draw raises PyTorch's error.
     Its bit_generator stays reachable, so that saving and restoring the state (get_rng_state, forward
     AD's replay of a primal) still works, as torch.get_rng_state does inside vmap."""
 
@@ -194,9 +195,9 @@ class _Randomness:
 
     def __enter__(self):
         if self.randomness == "error":
-            self.original = creation._generator
+            self.original = default_generator._numpy()
             self.guard = _RandomnessError(self.original)
-            creation._generator = self.guard
+            default_generator._rng = self.guard
             return lambda: None
         if self.randomness == "same":
             state = creation.get_rng_state()
@@ -205,5 +206,5 @@ class _Randomness:
 
     def __exit__(self, *exc) -> None:
         # a manual_seed inside func replaced the guard with a new generator: that one stays
-        if self.randomness == "error" and creation.__dict__.get("_generator") is self.guard:
-            creation._generator = self.original
+        if self.randomness == "error" and default_generator._rng is self.guard:
+            default_generator._rng = self.original
