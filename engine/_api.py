@@ -44,7 +44,8 @@ __all__ = ["Tensor", "Size", "tensor", "as_tensor", "from_numpy", "empty", "empt
            "is_inference_mode_enabled", "is_inference", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled", "autograd",
            "dispatcher", "ops", "library", "testing", "save", "load", "is_tensor", "set_warn_always",
-           "is_warn_always_enabled", "set_printoptions", "broadcast_shapes", "tril_indices", "triu_indices"] + _legacy_types + list(ops.__all__)
+           "is_warn_always_enabled", "set_printoptions", "broadcast_shapes", "tril_indices", "triu_indices",
+           "hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window"] + _legacy_types + list(ops.__all__)
 
 
 def is_tensor(obj) -> bool:
@@ -78,7 +79,9 @@ def broadcast_shapes(*shapes) -> Size:
 
 # what a graph run does not use, imported on first use: name -> (module, its attribute or None)
 _ON_FIRST_USE = {"library": ("library", None), "testing": ("testing", None), "save": ("serialization", "save"),
-                 "load": ("serialization", "load")}
+                 "load": ("serialization", "load"),
+                 **{name: ("windows", name) for name in ("hann_window", "hamming_window", "blackman_window",
+                                                         "bartlett_window", "kaiser_window")}}
 
 
 # torch's top-level in-place functions: the in-place variants it also exposes as functions (`torch.abs_(x)` is
