@@ -230,6 +230,11 @@ FAMILIES = {
         ("_unsafe_view", "expand", "flatten", "permute", "reshape", "squeeze", "t", "transpose", "unfold",
          "unfold_backward", "unsqueeze", "view"),
         ()),
+    "shape.view_copy": (
+        ("alias_copy", "as_strided_copy", "detach_copy", "expand_copy", "narrow_copy", "permute_copy",
+         "select_copy", "slice_copy", "split_copy", "split_with_sizes_copy", "squeeze_copy", "t_copy",
+         "transpose_copy", "unbind_copy", "unfold_copy", "unsqueeze_copy", "view_copy"),
+        ()),
     "shape.view_scatter": (
         ("as_strided_scatter", "diagonal_scatter", "select_scatter", "slice_scatter"),
         ()),
