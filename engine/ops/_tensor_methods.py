@@ -32,6 +32,7 @@ from ..creation import full, tensor
 from ..dispatcher import UnknownOperatorError, get_op
 from ..dispatcher import ops as _ops
 from ..grad_mode import is_grad_enabled, is_inference_mode_enabled
+from ..warn_once import warn_once
 from ..watchers import before_mutation, mutation_observers
 
 __all__: list = []
@@ -169,6 +170,24 @@ class _Methods:
 
     @property
     def mT(self):
+        return _ops.transpose(self, -2, -1)
+
+    @property
+    def mH(self):
+        if self.ndim < 2:
+            raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got {self.ndim}-D "
+                               f"tensor.")
+        return _ops.transpose(self, -2, -1)       # the conjugate transpose; agrad's dtypes are real
+
+    @property
+    def H(self):
+        # ATen's matrix_H: a 2-D tensor's conjugate transpose, a 0-D tensor itself (deprecated)
+        if self.ndim == 0:
+            warn_once("tensor_H_0d", "Tensor.H is deprecated on 0-D tensors. Consider using x.conj().")
+            return self
+        if self.ndim != 2:
+            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor."
+                               + (" For batches of matrices, consider using tensor.mH" if self.ndim > 2 else ""))
         return _ops.transpose(self, -2, -1)
 
     def __radd__(self, other): return _ops.add(other, self)

@@ -20,8 +20,8 @@ FAMILIES = {
         ("_to_copy", "_view_dtype", "clone", "contiguous", "copy", "detach", "to"),
         ()),
     "decompositions": (
-        ("linalg_cholesky", "linalg_cholesky_ex", "linalg_eigh", "linalg_eigvalsh",
-         "linalg_householder_product", "linalg_qr", "linalg_svd", "linalg_svdvals"),
+        ("cholesky", "linalg_cholesky", "linalg_cholesky_ex", "linalg_eigh", "linalg_eigvalsh",
+         "linalg_householder_product", "linalg_qr", "linalg_svd", "linalg_svdvals", "qr", "svd"),
         ()),
     "determinants": (
         ("det", "inverse", "linalg_det", "linalg_inv", "linalg_inv_ex", "linalg_slogdet", "logdet",
@@ -111,7 +111,7 @@ FAMILIES = {
         ("interpolate", "interpolate_backward"),
         ()),
     "norms": (
-        ("linalg_cond", "linalg_matrix_norm", "linalg_norm", "renorm"),
+        ("frobenius_norm", "linalg_cond", "linalg_matrix_norm", "linalg_norm", "nuclear_norm", "renorm"),
         ()),
     "pointwise.activation": (
         ("_prelu_kernel", "_prelu_kernel_backward", "_rrelu_noise", "celu", "elu", "elu_backward", "gelu",
@@ -227,8 +227,8 @@ FAMILIES = {
         ("as_strided",),
         ()),
     "shape.view": (
-        ("_unsafe_view", "expand", "flatten", "permute", "reshape", "squeeze", "t", "transpose", "unfold",
-         "unfold_backward", "unsqueeze", "view"),
+        ("_unsafe_view", "adjoint", "expand", "flatten", "permute", "reshape", "squeeze", "t", "transpose",
+         "unfold", "unfold_backward", "unsqueeze", "view"),
         ()),
     "shape.view_copy": (
         ("alias_copy", "as_strided_copy", "detach_copy", "expand_copy", "narrow_copy", "permute_copy",
