@@ -236,6 +236,7 @@ _ELSEWHERE = {"__getitem__": ("shape.advanced_indexing", "getitem"), "__setitem_
               "bernoulli_": ("_random_inplace", "_bernoulli_"), "exponential_": ("_random_inplace", "_exponential_"),
               "random_": ("_random_inplace", "_random_"), "fill_diagonal_": ("_random_inplace", "_fill_diagonal_"),
               "float_power_": ("_random_inplace", "_float_power_"),     # needs a double self: not the generic variant
+              "polygamma_": ("_inplace", "_polygamma_"),       # polygamma takes n first: not the generic variant
               "allclose": ("reduce.selection", "allclose"), "equal": ("reduce.selection", "equal"),
               "unique": ("reduce.selection", "unique"),
               "eq_": ("_inplace", "_eq_"), "ne_": ("_inplace", "_ne_"), "lt_": ("_inplace", "_lt_"),
@@ -264,7 +265,9 @@ _INPLACE = frozenset(_UNARY + _BINARY + _ALIASES + ("sinc", "deg2rad", "rad2deg"
                                                     "addmm", "addmv", "addr", "addbmm", "baddbmm", "renorm",
                                                     "cumsum", "cumprod", "tril", "triu", "igamma", "igammac",
                                                     "gcd", "lcm", "ldexp", "nextafter", "index_fill", "index_copy",
-                                                    "masked_scatter", "put"))
+                                                    "masked_scatter", "put", "bitwise_and", "bitwise_or",
+                                                    "bitwise_xor", "bitwise_not", "bitwise_left_shift",
+                                                    "bitwise_right_shift"))
 
 
 def _sizes_method(fn):

@@ -419,3 +419,30 @@ def logical_in_place(T):
     out["logical_not_"] = {"leaf": _cmp_state(leaf), "view": _cmp_state(base),
                            "int": _cmp_state(T.tensor([0, 3, -2]).logical_not_())}
     return out
+
+
+@scenario
+def bitwise_and_polygamma_in_place(T):
+    """bitwise_and_ … bitwise_right_shift_ on integer and bool tensors (a number or a broadcast tensor),
+    their refusal of a float self; polygamma_ (n after self, unlike polygamma) recorded as
+    PolygammaBackward1, with its gradient."""
+    out = {}
+    for op, other in (("bitwise_and_", 6), ("bitwise_or_", [1, 2, 4]), ("bitwise_xor_", 3),
+                      ("bitwise_left_shift_", 2), ("bitwise_right_shift_", [1, 0, 2])):
+        a = T.tensor([5, -3, 8])
+        version = a._version
+        getattr(a, op)(T.tensor(other) if isinstance(other, list) else other)
+        out[op] = {"int": [a.tolist(), str(a.dtype).split(".")[-1], a._version - version],
+                   "float": error(T, lambda: getattr(T.tensor([1.0]), op)(1))}
+    b = T.tensor([True, False, True])
+    b.bitwise_and_(T.tensor([True, True, False]))
+    b.bitwise_not_()
+    out["bool"] = b.tolist()
+    out["bitwise_not_"] = T.tensor([5, -3, 0]).bitwise_not_().tolist()
+    x = data(T, (3,), 90)
+    y = x.abs() + 1
+    y.polygamma_(1)
+    # (to 8 digits: PyTorch's trigamma is a series accurate to about 1e-10, agrad's SciPy's polygamma to 1e-16)
+    out["polygamma_"] = {"value": np.round(value(y), 8).tolist(), "name": name(y),
+                         "grad": np.round(value(grads(T, y.sum(), [x])[0]), 8).tolist()}
+    return out
