@@ -45,7 +45,8 @@ __all__ = ["Tensor", "Size", "tensor", "as_tensor", "from_numpy", "empty", "empt
            "is_anomaly_check_nan_enabled", "autograd",
            "dispatcher", "ops", "library", "testing", "save", "load", "is_tensor", "set_warn_always",
            "is_warn_always_enabled", "set_printoptions", "broadcast_shapes", "tril_indices", "triu_indices",
-           "hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window"] + _legacy_types + list(ops.__all__)
+           "hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window",
+           "asarray", "frombuffer", "scalar_tensor"] + _legacy_types + list(ops.__all__)
 
 
 def is_tensor(obj) -> bool:
@@ -81,7 +82,8 @@ def broadcast_shapes(*shapes) -> Size:
 _ON_FIRST_USE = {"library": ("library", None), "testing": ("testing", None), "save": ("serialization", "save"),
                  "load": ("serialization", "load"),
                  **{name: ("windows", name) for name in ("hann_window", "hamming_window", "blackman_window",
-                                                         "bartlett_window", "kaiser_window")}}
+                                                         "bartlett_window", "kaiser_window")},
+                 **{name: ("from_data", name) for name in ("asarray", "frombuffer", "scalar_tensor")}}
 
 
 # torch's top-level in-place functions: the in-place variants it also exposes as functions (`torch.abs_(x)` is

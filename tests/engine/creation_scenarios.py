@@ -50,3 +50,104 @@ def window_functions(T):
                           _described(T.kaiser_window(9, True, 0.5, dtype=T.float64)),
                           _described(T.kaiser_window(5, True, 30.0))]
     return out
+
+
+@scenario
+def scalar_tensor(T):
+    return {"int": _described(T.scalar_tensor(3)), "bool": _described(T.scalar_tensor(True)),
+            "float": _described(T.scalar_tensor(-2.5)),
+            "int64": _described(T.scalar_tensor(7, dtype=T.int64)),
+            "float64 requires_grad": _described(T.scalar_tensor(1.5, dtype=T.float64, requires_grad=True))}
+
+
+def _asarray_case(T, make, **kwargs):
+    """What asarray(make(), **kwargs) gives: the result, whether it is the input object or shares its memory,
+    and what became of the input; or the error."""
+    import warnings
+    obj = make()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            out = T.asarray(obj, **kwargs)
+        except Exception as exc:  # noqa: BLE001 — the scenario records what was raised
+            return {"error": [type(exc).__name__, str(exc)]}
+    before = obj.tolist() if hasattr(obj, "tolist") else None
+    first = out.reshape(-1)[:1]
+    if out.numel() and out.dtype in (T.float32, T.float64, T.int64, T.int32):
+        with T.no_grad():
+            first.add_(100)           # the memory shared, or not
+    after = obj.tolist() if hasattr(obj, "tolist") else None
+    grad_fn = out.grad_fn
+    return {"out": _described(out.detach()), "requires_grad": out.requires_grad, "is_leaf": out.is_leaf,
+            "grad_fn": None if grad_fn is None else type(grad_fn).__name__, "is_input": out is obj,
+            "shares_memory": before != after if before is not None else None,
+            "input_requires_grad": getattr(obj, "requires_grad", None),
+            "warned": sorted({str(w.message)[:60] for w in caught})}
+
+
+@scenario
+def asarray(T):
+    import numpy as np
+
+    def leaf():
+        return T.tensor([1.0, 2.0], requires_grad=True)
+
+    def non_leaf():
+        return T.tensor([1.0, 2.0], requires_grad=True) * 2
+
+    def plain():
+        return T.tensor([1.0, 2.0, 3.0])
+
+    cases = {
+        "tensor": (plain, {}), "tensor copy": (plain, {"copy": True}),
+        "tensor float64": (plain, {"dtype": T.float64}),
+        "tensor float64 copy=False": (plain, {"dtype": T.float64, "copy": False}),
+        "tensor int64 copy=True": (plain, {"dtype": T.int64, "copy": True}),
+        "tensor requires_grad": (plain, {"requires_grad": True}),
+        "leaf": (leaf, {}), "leaf requires_grad=False": (leaf, {"requires_grad": False}),
+        "leaf copy": (leaf, {"copy": True}),
+        "leaf copy requires_grad=False": (leaf, {"copy": True, "requires_grad": False}),
+        "non-leaf": (non_leaf, {}), "non-leaf requires_grad=False": (non_leaf, {"requires_grad": False}),
+        "non-leaf float64": (non_leaf, {"dtype": T.float64}),
+        "int tensor requires_grad": (lambda: T.tensor([1, 2]), {"requires_grad": True}),
+        "numpy int": (lambda: np.array([1, 2, 3]), {}),
+        "numpy float64 as float32": (lambda: np.array([1.0, 2.0]), {"dtype": T.float32}),
+        "numpy float64 as float32 copy=False": (lambda: np.array([1.0, 2.0]), {"dtype": T.float32, "copy": False}),
+        "numpy copy": (lambda: np.array([1.0, 2.0]), {"copy": True}),
+        "numpy requires_grad": (lambda: np.array([1.0, 2.0]), {"requires_grad": True}),
+        "numpy scalar": (lambda: np.float32(2.5), {}),
+        "numpy int16 scalar": (lambda: np.int16(3), {}),
+        "list int": (lambda: [1, 2], {}), "list float": (lambda: [1.0, 2.0], {}),
+        "list mixed": (lambda: [1, 2.5, True], {}), "nested float64": (lambda: [[1, 2], [3, 4]], {"dtype": T.float64}),
+        "list as int64": (lambda: [1.0, 2.7], {"dtype": T.int64}),
+        "list copy=False": (lambda: [1, 2], {"copy": False}), "number": (lambda: 3, {}), "float": (lambda: 3.5, {}),
+        "bool": (lambda: True, {}), "list requires_grad": (lambda: [1.0, 2.0], {"requires_grad": True}),
+        "int list requires_grad": (lambda: [1, 2], {"requires_grad": True}),
+        "bytearray int32": (lambda: bytearray(b"\x01\x00\x00\x00\x02\x00\x00\x00"), {"dtype": T.int32}),
+        "bytearray default dtype": (lambda: bytearray(b"\x00\x00\x80\x3f"), {}),
+        "bytes odd length": (lambda: b"\x01\x02", {}),
+    }
+    return {name: _asarray_case(T, make, **kwargs) for name, (make, kwargs) in cases.items()}
+
+
+@scenario
+def frombuffer(T):
+    def case(buffer, **kwargs):
+        try:
+            return _described(T.frombuffer(buffer, **kwargs))
+        except Exception as exc:  # noqa: BLE001
+            return [type(exc).__name__, str(exc)]
+    data = bytearray(range(1, 17))
+    shared = bytearray(b"\x01\x00\x00\x00\x02\x00\x00\x00")
+    t = T.frombuffer(shared, dtype=T.int32)
+    shared[0] = 7
+    return {"int32": case(data, dtype=T.int32), "uint8 count offset": case(data, dtype=T.uint8, count=4, offset=3),
+            "int16 offset": case(data, dtype=T.int16, offset=2), "float64": case(data, dtype=T.float64),
+            "shared": t.tolist(), "requires_grad": case(bytearray(8), dtype=T.float32, requires_grad=True),
+            "empty": case(bytearray(), dtype=T.int32), "count 0": case(data, dtype=T.int32, count=0),
+            "offset past end": case(data, dtype=T.int32, offset=16),
+            "negative offset": case(data, dtype=T.int32, offset=-1),
+            "not a multiple": case(data, dtype=T.int32, offset=1),
+            "count too large": case(data, dtype=T.int32, count=5),
+            "count too large offset": case(data, dtype=T.int16, count=8, offset=2),
+            "not a buffer": case([1, 2], dtype=T.int32)}
