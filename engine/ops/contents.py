@@ -184,9 +184,9 @@ FAMILIES = {
     "shape.advanced_indexing": (
         ("_embedding_counts", "_index", "_index_backward", "_masked_select_backward", "embedding",
          "embedding_dense_backward", "gather", "index_add", "index_put", "index_select", "masked_fill",
-         "masked_select", "nonzero", "one_hot", "scatter", "scatter_add", "scatter_reduce", "take",
-         "take_along_dim"),
-        ("getitem", "setitem")),
+         "masked_select", "nonzero", "nonzero_static", "one_hot", "scatter", "scatter_add", "scatter_reduce",
+         "take", "take_along_dim"),
+        ("getitem", "setitem", "unravel_index")),
     "shape.diagonal": (
         ("diag", "diag_embed", "diagflat", "diagonal", "diagonal_backward", "diagonal_copy", "tril", "triu"),
         ()),

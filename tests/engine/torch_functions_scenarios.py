@@ -1,9 +1,10 @@
-"""torch's factories that take no tensor (the window functions) and the functions that make a
-tensor from other data, as scenarios that run on PyTorch and on agrad alike: values, dtypes,
+"""torch's functions that are not ops of agrad's table, as scenarios that run on PyTorch and on agrad
+alike: the factories that take no tensor (the window functions), those that make a tensor from other
+data (asarray, frombuffer, scalar_tensor), torch.functional's unravel_index: values, dtypes,
 requires_grad and the messages of bad arguments.
 
-`tests/reference/make_creation_reference.py` runs them on torch 2.13.0 and writes
-`tests/reference/engine/creation.json`; `test_creation_reference.py` runs them on agrad and
+`tests/reference/make_torch_functions_reference.py` runs them on torch 2.13.0 and writes
+`tests/reference/engine/torch_functions.json`; `test_torch_functions_reference.py` runs them on agrad and
 compares (floats to 1e-6 relative: float32 windows may differ from PyTorch's in the last bit of
 a cosine).
 """
@@ -151,3 +152,19 @@ def frombuffer(T):
             "count too large": case(data, dtype=T.int32, count=5),
             "count too large offset": case(data, dtype=T.int16, count=8, offset=2),
             "not a buffer": case([1, 2], dtype=T.int32)}
+
+
+@scenario
+def unravel_index(T):
+    def case(indices, shape):
+        try:
+            return [t.tolist() for t in T.unravel_index(indices, shape)]
+        except Exception as exc:  # noqa: BLE001
+            return [type(exc).__name__, str(exc).replace(T.__name__ + ".", "LIB.")]
+    return {"vector": case(T.tensor([4, 1, 5]), (2, 3)), "0-d int shape": case(T.tensor(7), 5),
+            "negative": case(T.tensor([-1, -6]), (2, 3)), "2-D int32": case(T.tensor([[0, 11], [5, 6]],
+                                                                                        dtype=T.int32), [3, 2, 2]),
+            "past the end wraps": case(T.tensor([6, 13]), (2, 3)), "empty shape": case(T.tensor([0]), ()),
+            "float indices": case(T.tensor([1.0]), (2,)), "bool indices": case(T.tensor([True]), (2,)),
+            "float in shape": case(T.tensor([1]), (2.0,)), "negative shape": case(T.tensor([1]), (-2, 3)),
+            "float shape": case(T.tensor([1]), 2.0), "str shape": case(T.tensor([1]), "ab")}
