@@ -165,8 +165,8 @@ FAMILIES = {
         ("cumprod", "cumsum", "diff", "logcumsumexp"),
         ()),
     "reduce.histogram": (
-        ("histc",),
-        ()),
+        ("_histogramdd_bin_edges", "_histogramdd_from_bin_tensors", "histc", "histogram"),
+        ("histogramdd",)),
     "reduce.integration": (
         ("cumulative_trapezoid", "trapezoid", "trapz"),
         ()),

@@ -168,3 +168,55 @@ def unravel_index(T):
             "float indices": case(T.tensor([1.0]), (2,)), "bool indices": case(T.tensor([True]), (2,)),
             "float in shape": case(T.tensor([1]), (2.0,)), "negative shape": case(T.tensor([1]), (-2, 3)),
             "float shape": case(T.tensor([1]), 2.0), "str shape": case(T.tensor([1]), "ab")}
+
+
+@scenario
+def histogram_and_histogramdd(T):
+    """histogram's two forms (bin count, edge tensor) and histogramdd's (ints, edge tensors), their
+    results and grad_fn, and the checks of ATen's histogramdd with their messages."""
+    def case(call):
+        try:
+            out = call()
+        except Exception:  # noqa: BLE001 — the scenario records what was raised
+            return _error(call)
+        edges = out.bin_edges if isinstance(out.bin_edges, tuple) else (out.bin_edges,)
+        return {"type": type(out).__name__, "hist": _described(out.hist.detach()),
+                "edges": [e.detach().tolist() for e in edges], "grad_fn": _name(out.hist)}
+
+    def _name(t):
+        return None if t.grad_fn is None else type(t.grad_fn).__name__
+
+    x = T.tensor([1.0, 2, 1, 4, 2.5, 2])
+    y = T.tensor([[0.0, 0.0], [1.0, 1.0], [2.0, 0.5], [0.3, 2.0]])
+    return {
+        "bin count requires grad": case(lambda: T.histogram(x.clone().requires_grad_(), 3)),
+        "edges": case(lambda: T.histogram(x, T.tensor([0.0, 1.5, 2.0, 5.0]))),
+        "range weight density": case(lambda: T.histogram(x, 4, range=(0.0, 3.0),
+                                                         weight=T.tensor([1.0, 2, 3, 4, 5, 6]), density=True)),
+        "one value": case(lambda: T.histogram(T.tensor([3.0, 3.0]), 2)),
+        "empty": case(lambda: T.histogram(T.tensor([]), 2)),
+        "2-D weight": case(lambda: T.histogram(T.tensor([[1.0, 2], [3, 4]]), 2, weight=T.tensor([[1.0, 1], [2, 2]]))),
+        "decreasing edges": case(lambda: T.histogram(x, T.tensor([2.0, 1.0]))),
+        "int input": case(lambda: T.histogram(T.tensor([1, 2]), 2)),
+        "0 bins": case(lambda: T.histogram(x, 0)),
+        "min > max": case(lambda: T.histogram(x, 2, range=(3.0, 1.0))),
+        "weight shape": case(lambda: T.histogram(x, 2, weight=T.ones(3))),
+        "weight dtype": case(lambda: T.histogram(x, 2, weight=T.ones(6, dtype=T.float64))),
+        "2-D edges": case(lambda: T.histogram(x, T.tensor([[1.0, 2.0]]))),
+        "no edges": case(lambda: T.histogram(x, T.tensor([]))),
+        "nan range": case(lambda: T.histogram(x, 2, range=(float("nan"), 1.0))),
+        "inf data": case(lambda: T.histogram(T.tensor([1.0, float("inf")]), 2)),
+        "edges dtype": case(lambda: T.histogram(x.double(), T.tensor([0.0, 1.0]))),
+        "range of 3": case(lambda: T.histogram(x, 2, range=[0.0, 1.0, 2.0])),
+        "dd ints": case(lambda: T.histogramdd(y, bins=[2, 3])),
+        "dd int range density": case(lambda: T.histogramdd(y, bins=2, range=[0.0, 2.0, 0.0, 2.0], density=True)),
+        "dd edges": case(lambda: T.histogramdd(y, bins=[T.tensor([0.0, 1.0, 2.0]), T.tensor([0.0, 2.0])])),
+        "dd weight": case(lambda: T.histogramdd(y, bins=[2, 2], weight=T.tensor([1.0, 2.0, 3.0, 4.0]))),
+        "dd requires grad": case(lambda: T.histogramdd(y.clone().requires_grad_(), bins=[2, 1])),
+        "dd bins count": case(lambda: T.histogramdd(y, bins=[2, 3, 4])),
+        "dd edge count": case(lambda: T.histogramdd(y, bins=[T.tensor([0.0, 1.0, 2.0])])),
+        "dd empty edges": case(lambda: T.histogramdd(y, bins=[T.tensor([0.0, 1.0]), T.tensor([])])),
+        "dd 0 bins": case(lambda: T.histogramdd(y, bins=[2, 0])),
+        "dd range of 3": case(lambda: T.histogramdd(y, bins=2, range=[0.0, 1.0, 2.0])),
+        "dd 1-D input": case(lambda: T.histogramdd(T.tensor([1.0, 2.0, 3.0]), bins=2)),
+    }
