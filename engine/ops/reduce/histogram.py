@@ -258,7 +258,7 @@ def _histogram_samples(op):
     return [SampleInput("(3,4) 4 bins", x, 4), SampleInput("(3,4) edges", x, tensor([-2.0, -1.0, 0.5, 2.0],
                                                                                    dtype=dtypes.float64)),
             SampleInput("(3,4) range weight density", x, 5, range=[-1.0, 1.0], weight=weight, density=True),
-            SampleInput("(12,) requires grad", make_arg((12,), key=(op, 2)), 3),
+            SampleInput("(12,) 3 bins", make_arg((12,), key=(op, 2), requires_grad=False), 3),
             SampleInput("0 elements", make_arg((0,), key=(op, 3), requires_grad=False), 2)]
 
 

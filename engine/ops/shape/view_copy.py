@@ -123,5 +123,7 @@ detach_copy = defop(
     # requires grad, and a backward through it raises
     grads={"self": _detach_copy_not_implemented}, backward_name="NotImplemented",
     differentiable=False, gradgrad=False,
-    samples=lambda op: [SampleInput("(3,)", make_arg((3,), key=(op, 0)))], torch="torch.detach_copy",
+    # (a sample without grad: a backward through it raises; test_ops_shape checks that it does)
+    samples=lambda op: [SampleInput("(3,)", make_arg((3,), key=(op, 0), requires_grad=False))],
+    torch="torch.detach_copy",
     doc="A copy of self; as in PyTorch its result records a node whose backward is not implemented.")
