@@ -168,7 +168,7 @@ FAMILIES = {
         ("_histogramdd_bin_edges", "_histogramdd_from_bin_tensors", "histc", "histogram"),
         ("histogramdd",)),
     "reduce.integration": (
-        ("cumulative_trapezoid", "trapezoid", "trapz"),
+        ("cumulative_trapezoid", "gradient", "trapezoid", "trapz"),
         ()),
     "reduce.moments": (
         ("std", "std_mean", "var", "var_mean"),

@@ -220,3 +220,31 @@ def histogram_and_histogramdd(T):
         "dd range of 3": case(lambda: T.histogramdd(y, bins=2, range=[0.0, 1.0, 2.0])),
         "dd 1-D input": case(lambda: T.histogramdd(T.tensor([1.0, 2.0, 3.0]), bins=2)),
     }
+
+
+@scenario
+def gradient(T):
+    """torch.gradient's forms (a number, one per dim, coordinates), edge orders, an integer input, the
+    gradients through it (coordinates' included), and its checks."""
+    x = T.tensor([[1.0, 2, 4, 8, 10], [0, 3, 1, 2, 7], [5, 5, 1, 0, 2]], dtype=T.float64, requires_grad=True)
+    rows = T.tensor([0.0, 1, 3], dtype=T.float64, requires_grad=True)
+    columns = T.tensor([0.0, 0.5, 2, 2.5, 4], dtype=T.float64)
+    out = {"default": [g.tolist() for g in T.gradient(x.detach())],
+           "number dim edge_order 2": [g.tolist() for g in T.gradient(x.detach(), spacing=2.0, dim=1, edge_order=2)],
+           "per dim": [g.tolist() for g in T.gradient(x.detach(), spacing=[0.5, 3.0])],
+           "coordinates edge_order 2": [g.tolist() for g in T.gradient(x.detach(), spacing=(rows.detach(), columns),
+                                                                       edge_order=2)],
+           "coordinates dim -1": [g.tolist() for g in T.gradient(x.detach(), spacing=[columns], dim=-1)],
+           "int": [[g.tolist(), str(g.dtype).split(".")[-1]] for g in T.gradient(T.tensor([1, 4, 9, 16]))]}
+    gx, gy = T.gradient(x, spacing=(rows, columns), edge_order=2)
+    (gx * T.arange(15.0, dtype=T.float64).reshape(3, 5)).sum().add(gy.pow(2).sum()).backward()
+    out["backward"] = [x.grad.tolist(), rows.grad.tolist(), type(gx.grad_fn).__name__]
+    for name, call in {"spacing length": lambda: T.gradient(x, spacing=[1.0, 2, 3]),
+                       "spacing and dim": lambda: T.gradient(x, spacing=[1.0, 2], dim=1),
+                       "edge_order 3": lambda: T.gradient(x, edge_order=3),
+                       "repeated dim": lambda: T.gradient(x, dim=[0, 0]),
+                       "too short": lambda: T.gradient(T.ones(2, 3), edge_order=2),
+                       "2-D coordinates": lambda: T.gradient(x, spacing=[T.ones(2, 2)], dim=0),
+                       "uint8": lambda: T.gradient(T.tensor([1, 2], dtype=T.uint8))}.items():
+        out[name] = _error(call)
+    return out
