@@ -128,7 +128,11 @@ FAMILIES = {
          "negative", "not_equal", "positive", "resolve_conj", "resolve_neg", "subtract"),
         ()),
     "pointwise.bessel": (
-        ("i0", "special_bessel_j0", "special_bessel_j1", "special_i0e", "special_i1", "special_i1e"),
+        ("i0", "special_airy_ai", "special_bessel_j0", "special_bessel_j1", "special_bessel_y0",
+         "special_bessel_y1", "special_i0e", "special_i1", "special_i1e", "special_modified_bessel_i0",
+         "special_modified_bessel_i1", "special_modified_bessel_k0", "special_modified_bessel_k1",
+         "special_scaled_modified_bessel_k0", "special_scaled_modified_bessel_k1",
+         "special_spherical_bessel_j0"),
         ()),
     "pointwise.binary": (
         ("_compare_as_self", "add", "addcdiv", "addcmul", "atan2", "clamp", "clamp_max", "clamp_min", "clip",
@@ -140,6 +144,13 @@ FAMILIES = {
         ("bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift",
          "bitwise_xor", "gcd", "isclose", "isfinite", "isin", "isinf", "isnan", "isneginf", "isposinf",
          "isreal", "lcm", "logical_and", "logical_not", "logical_or", "logical_xor", "signbit"),
+        ()),
+    "pointwise.polynomials": (
+        ("special_chebyshev_polynomial_t", "special_chebyshev_polynomial_u",
+         "special_chebyshev_polynomial_v", "special_chebyshev_polynomial_w", "special_hermite_polynomial_h",
+         "special_hermite_polynomial_he", "special_laguerre_polynomial_l", "special_legendre_polynomial_p",
+         "special_shifted_chebyshev_polynomial_t", "special_shifted_chebyshev_polynomial_u",
+         "special_shifted_chebyshev_polynomial_v", "special_shifted_chebyshev_polynomial_w"),
         ()),
     "pointwise.special": (
         ("digamma", "erf", "erfc", "erfinv", "igamma", "igammac", "lgamma", "mvlgamma", "polygamma",
