@@ -33,6 +33,9 @@ FAMILIES = {
     "factories": (
         ("empty_like", "fill", "full_like", "ones_like", "rand_like", "randn_like", "zeros_like"),
         ()),
+    "ldl_factorization": (
+        ("linalg_ldl_factor", "linalg_ldl_factor_ex", "linalg_ldl_solve"),
+        ()),
     "least_squares": (
         ("_linalg_lstsq", "linalg_lstsq", "linalg_matrix_rank", "linalg_pinv", "pinverse"),
         ()),

@@ -344,3 +344,20 @@ def test_adjoint_H_mH_are_transposing_views():
             assert scalar.H is scalar
         finally:
             agrad.set_warn_always(False)
+
+
+def test_ldl_factor_and_solve():
+    A = _t([[0.0, 1.0, 2.0], [1.0, 0.0, 3.0], [2.0, 3.0, 1.0]], requires_grad=True)      # needs 2×2 pivots
+    LD, pivots = LA.ldl_factor(A)
+    assert pivots.dtype == agrad.int32 and LD.grad_fn.name() == "NotImplemented"
+    B = _rand(2, 3, 2)
+    X = LA.ldl_solve(LD.detach(), pivots, B)
+    np.testing.assert_allclose(A.detach() @ X, B, atol=1e-12)
+    with pytest.raises(RuntimeError, match="derivative for aten::linalg_ldl_factor_ex is not implemented"):
+        LD.sum().backward()
+    _, _, info = LA.ldl_factor_ex(agrad.zeros(2, 2))
+    assert int(info) == 1
+    with pytest.raises(RuntimeError, match="torch.linalg.ldl_factor: The factorization could not be completed"):
+        LA.ldl_factor(agrad.zeros(2, 2))
+    with pytest.raises(RuntimeError, match="Incompatible shapes of A and B for the equation AX = B"):
+        LA.ldl_solve(LD.detach(), pivots, _rand(2, 2))
