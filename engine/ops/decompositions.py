@@ -1,6 +1,7 @@
 """Matrix decompositions (ATen's BatchLinearAlgebra): linalg_cholesky_ex (linalg_cholesky),
 linalg_qr (and linalg_householder_product, geqrf's Q from its reflectors, a composite), linalg_eigh
 (linalg_eigvalsh), linalg_svd (linalg_svdvals), and the deprecated svd, qr and cholesky over them;
+geqrf (LAPACK's QR reflectors) with orgqr and ormqr, which form or apply their Q;
 each over the
 leading (batch) dimensions, by LAPACK through NumPy as PyTorch's CPU kernels call LAPACK
 (potrf, geqrf/orgqr, syevd, gesdd). Where a decomposition leaves signs free, they are LAPACK's:
@@ -28,7 +29,7 @@ from ..warn_once import warn_once
 from .determinants import _mT, _square_check
 from .linalg import matmul
 from .reduce.selection import _named_results
-from .registry import defop
+from .registry import NotImplementedDerivative, defop
 from .samples import SampleInput, make_arg
 from .shape.diagonal import diag_embed, diagonal, tril, triu
 from .shape.indexing import narrow
@@ -543,3 +544,85 @@ cholesky = defop(
     torch="torch.cholesky",
     doc="linalg_cholesky with a positional `upper` (torch.cholesky, deprecated for linalg.cholesky); "
         "CholeskyBackward0.")
+
+
+# ---- geqrf, orgqr, ormqr: QR as LAPACK's Householder reflectors ------------------------------------------
+
+def _geqrf_meta(self):
+    if self.ndim < 2:
+        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+    *batch, m, n = self.shape
+    return MetaArray(self.shape, self.dtype), MetaArray(tuple(batch) + (min(m, n),), self.dtype)
+
+
+def _geqrf_kernel(xp, self):
+    _geqrf_meta(self)
+    if self.dtype.kind != "f" or self.dtype == np.float16:
+        raise DtypeNotImplementedError(f"\"geqrf_cpu\" not implemented for '{scalar_type_name(self.dtype)}'")
+    *batch, m, n = self.shape
+    a, tau = xp.zeros(self.shape, dtype=self.dtype), xp.zeros(tuple(batch) + (min(m, n),), dtype=self.dtype)
+    for index in np.ndindex(*batch):
+        # NumPy's raw QR is LAPACK's geqrf, its reflectors transposed (Fortran order)
+        h, t = xp.linalg.qr(self[index], mode="raw")
+        a[index], tau[index] = h.T, t
+    return a, tau
+
+
+geqrf = defop(
+    "geqrf(Tensor self) -> (Tensor a, Tensor tau)",
+    kernel=_geqrf_kernel, meta=_geqrf_meta,
+    grads={"self": NotImplementedDerivative("geqrf")}, differentiable=False, gradgrad=False,
+    samples=lambda op: [SampleInput("(4,3)", make_arg((4, 3), key=(op, 0), requires_grad=False)),
+                        SampleInput("(3,5) wide", make_arg((3, 5), key=(op, 1), requires_grad=False)),
+                        SampleInput("(2,3,3) batch", make_arg((2, 3, 3), key=(op, 2), requires_grad=False))],
+    torch="torch.geqrf",
+    doc="LAPACK's geqrf: R on and above the diagonal, the Householder vectors below it, and their factors tau "
+        "(Q = householder_product(a, tau)). No derivative, as PyTorch's.")
+
+orgqr = defop(
+    "orgqr(Tensor self, Tensor input2) -> Tensor",
+    composite=lambda self, input2: linalg_householder_product(self, input2),
+    # (householder_product's own samples: the same op, on inputs whose float32 gradients are well conditioned)
+    samples=lambda op: _householder_samples("linalg_householder_product"), torch="torch.orgqr",
+    doc="linalg_householder_product under LAPACK's name: the first n columns of Q from geqrf's (a, tau).")
+
+
+def _ormqr(self, input2, input3, left=True, transpose=False):
+    """Q (m × m, from self's reflectors and tau) or Qᵀ times input3 from the left or the right, as LAPACK's
+    ormqr; Q is formed by householder_product of the reflectors padded to m columns, so the gradient (to
+    the reflectors, tau and input3) is that of the products."""
+    if self.ndim < 2:
+        raise RuntimeError("torch.ormqr: input must have at least 2 dimensions.")
+    if input3.ndim < 2:
+        raise RuntimeError("torch.ormqr: other must have at least 2 dimensions.")
+    m = self.shape[-2]
+    side = -2 if left else -1
+    if input3.shape[side] != m:
+        raise RuntimeError(f"torch.ormqr: other.shape[{side}] must be equal to input.shape[-2]")
+    if input2.shape[-1] != min(input3.shape[side], self.shape[-1]):
+        raise RuntimeError(f"torch.ormqr: tau.shape[-1] must be equal to min(other.shape[{side}], input.shape[-1])")
+    reflectors = narrow(self, -1, 0, input2.shape[-1])
+    missing = m - reflectors.shape[-1]
+    if missing:
+        reflectors = cat([reflectors, zeros(*reflectors.shape[:-1], missing, dtype=self.dtype, device=self.device)], -1)
+    Q = linalg_householder_product(reflectors, input2)
+    if transpose:
+        Q = _mT(Q)
+    return matmul(Q, input3) if left else matmul(input3, Q)
+
+
+def _ormqr_samples(op):
+    a = make_arg((4, 3), key=(op, 0))
+    tau = make_arg((3,), key=(op, 1), low=0.5, high=1.5)
+    return [SampleInput("left", a, tau, make_arg((4, 2), key=(op, 2))),
+            SampleInput("right transposed", a, tau, make_arg((2, 4), key=(op, 3)), left=False, transpose=True),
+            SampleInput("(2,4,2) batch, 2 reflectors, transposed", make_arg((2, 4, 2), key=(op, 4)),
+                        make_arg((2, 2), key=(op, 5), low=0.5, high=1.5), make_arg((2, 4, 3), key=(op, 6)), True,
+                        True)]
+
+
+ormqr = defop(
+    "ormqr(Tensor self, Tensor input2, Tensor input3, bool left=True, bool transpose=False) -> Tensor",
+    composite=_ormqr, samples=_ormqr_samples, torch="torch.ormqr",
+    doc="input3 multiplied by the Q of geqrf's (self, input2) = (a, tau), or by Qᵀ (transpose), from the left or "
+        "the right (left=False), as LAPACK's ormqr.")
