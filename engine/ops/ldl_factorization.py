@@ -16,6 +16,7 @@ import numpy as np
 from ..backends.meta import MetaArray
 from ..creation import tensor
 from ..messages import scalar_type_name
+from ._common import host
 from .reduce.selection import _named_results
 from .registry import defop
 from .samples import SampleInput, make_arg
@@ -47,12 +48,13 @@ def _lapack():
 
 def _ldl_factor_ex_kernel(xp, self, hermitian, check_errors):
     _square("ldl_factor_ex", self)
-    sytrf = _lapack().get_lapack_funcs("sytrf", (np.asarray(self),))
+    self = host(self)
+    sytrf = _lapack().get_lapack_funcs("sytrf", (self,))
     LD = np.zeros(self.shape, dtype=self.dtype)
     pivots = np.zeros(self.shape[:-1], dtype=_INT32)
     info = np.zeros(self.shape[:-2], dtype=_INT32)
     for index in np.ndindex(*self.shape[:-2]):
-        ldu, ipiv, info[index] = sytrf(np.asarray(self[index]), lower=1)
+        ldu, ipiv, info[index] = sytrf(self[index], lower=1)
         LD[index], pivots[index] = np.tril(ldu), ipiv
         if check_errors and info[index] > 0:
             raise RuntimeError(_singular_message("torch.linalg.ldl_factor_ex", index, self.shape, info[index]))
@@ -95,11 +97,12 @@ linalg_ldl_factor_ex = _named_results(defop(
 def _ldl_factor(self, hermitian=False):
     LD, pivots, info = linalg_ldl_factor_ex(self, hermitian=hermitian)
     if info.device.type != "meta":
-        failed = np.flatnonzero(info.numpy().reshape(-1))
+        codes = info.cpu().numpy().reshape(-1)
+        failed = np.flatnonzero(codes)
         if failed.size:
             index = np.unravel_index(failed[0], tuple(self.shape[:-2]))
             raise RuntimeError(_singular_message("torch.linalg.ldl_factor", index, tuple(self.shape),
-                                                 int(info.numpy().reshape(-1)[failed[0]])))
+                                                 int(codes[failed[0]])))
     return LD, pivots
 
 
@@ -131,13 +134,14 @@ def _ldl_solve_shapes(LD, pivots, B):
 
 def _ldl_solve_kernel(xp, LD, pivots, B, hermitian):
     shape = _ldl_solve_shapes(LD, pivots, B)
+    LD, pivots, B = host(LD), host(pivots), host(B)
     batch = shape[:-2]
     LD_, pivots_ = np.broadcast_to(LD, batch + LD.shape[-2:]), np.broadcast_to(pivots, batch + pivots.shape[-1:])
     B_ = np.broadcast_to(B, shape)
-    sytrs = _lapack().get_lapack_funcs("sytrs", (np.asarray(LD_),))
+    sytrs = _lapack().get_lapack_funcs("sytrs", (LD_,))
     X = np.zeros(shape, dtype=B.dtype)
     for index in np.ndindex(*batch):
-        X[index] = sytrs(np.asarray(LD_[index]), np.asarray(pivots_[index]), np.asarray(B_[index]), lower=1)[0]
+        X[index] = sytrs(LD_[index], pivots_[index], B_[index], lower=1)[0]
     return xp.asarray(X)
 
 

@@ -16,15 +16,11 @@ import numpy as np
 from ... import dtypes
 from ...creation import tensor
 from ...shapes import pointwise_meta
+from .._common import host
 from ..registry import defop
 from ..samples import SampleInput, make_arg
 
 _meta = pointwise_meta()
-
-
-def _host(a):
-    """A NumPy array of a number or a backend's array (CuPy's `get` copies to the host)."""
-    return a.get() if hasattr(a, "get") else np.asarray(a)
 
 
 def _evaluate(x, n, cases, first, step):
@@ -55,9 +51,9 @@ def _polynomial(name, cases, first, step, doc):
     def kernel(xp, x, n):
         dtype = (n if isinstance(x, (int, float)) else x).dtype
         # (evaluated on the host: the loop runs to the largest degree among the elements)
-        x = _host(x).astype(dtype, copy=False)
+        x = host(x).astype(dtype, copy=False)
         # degree: ATen's static_cast<int64_t>(n) (a fraction truncated)
-        n = np.trunc(_host(n).astype(dtype, copy=False)).astype(np.int64)
+        n = np.trunc(host(n).astype(dtype, copy=False)).astype(np.int64)
         x, n = np.broadcast_arrays(x, n)
         return xp.asarray(_evaluate(x, n, cases, first, step))
 
