@@ -54,10 +54,12 @@ __all__ = ["expit", "logit", "erf", "erfc", "erfinv", "expm1", "exp2", "log1p", 
            "polygamma", "ndtr", "sinc", "round", "softmax", "log_softmax", "logsumexp", "xlogy", "i0", "i0e", "i1",
            "i1e", "ndtri", "log_ndtr", "erfcx", "xlog1py", "zeta", "entr", "multigammaln", "bessel_j0", "bessel_j1",
            "gammainc", "gammaincc",
-           "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1",
+           "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0",
+           "modified_bessel_k1",
            "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "spherical_bessel_j0", "airy_ai",
            "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
-           "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w",
+           "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+           "shifted_chebyshev_polynomial_w",
            "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p"]
 
 

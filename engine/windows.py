@@ -97,5 +97,6 @@ def _kaiser(beta):
 
 def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None, device=None, pin_memory=False,
                   requires_grad=False):
-    """I₀(β √(1 - ((n - α) / α)²)) / I₀(β), α = (N - 1) / 2, I₀ the modified Bessel function of order 0."""
+    """I₀(β √(1 - ((n - α) / α)²)) / I₀(β), α = (N - 1) / 2, I₀ the modified Bessel function of
+    order 0."""
     return _window("kaiser_window", window_length, periodic, dtype, device, requires_grad, _kaiser(beta))

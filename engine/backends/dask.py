@@ -44,7 +44,8 @@ REFUSED: dict[str, str] = {
     **dict.fromkeys(("linalg_ldl_factor_ex", "linalg_ldl_factor", "linalg_ldl_solve", "geqrf"),
                     "its LAPACK routine (geqrf, sytrf, sytrs) factors or solves NumPy arrays on the host, which a lazy "
                     "array is not"),
-    "nonzero_static": "it finds where the nonzero elements are to fill its fixed rows, which a lazy array does not know",
+    "nonzero_static": "it finds where the nonzero elements are to fill its fixed rows, which a lazy array does not "
+                      "know",
     # kernels that write into a copy of self through a view or at indices (a dask array is never written through)
     **dict.fromkeys(("slice_scatter", "select_scatter", "diagonal_scatter", "as_strided_scatter", "index_fill",
                      "index_copy", "masked_scatter", "put"),

@@ -119,7 +119,8 @@ def _ldl_solve_shapes(LD, pivots, B):
         raise RuntimeError(f"torch.linalg.ldl_solve: Expected B to have at least 2 dimensions, but it has {B.ndim} "
                            f"dimensions instead")
     if pivots.dtype != _INT32:
-        raise RuntimeError(f"torch.linalg.ldl_solve: Expected pivots to be integers. Got {scalar_type_name(pivots.dtype)}")
+        raise RuntimeError(f"torch.linalg.ldl_solve: Expected pivots to be integers. Got "
+                           f"{scalar_type_name(pivots.dtype)}")
     if LD.dtype != B.dtype:
         raise RuntimeError(f"torch.linalg.ldl_solve: LD dtype {scalar_type_name(LD.dtype)} does not match b dtype "
                            f"{scalar_type_name(B.dtype)}")

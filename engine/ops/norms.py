@@ -1,7 +1,8 @@
 """Norms (ATen's LinearAlgebra), PyTorch's composites over linalg_vector_norm (a reduction,
 declared with the others in reduce.arithmetic) and the singular values: linalg_matrix_norm (1, inf: a vector norm then a max; 2, nuc: the singular values; fro: the
 vector 2-norm), linalg_norm (vector or matrix by ord and dim), linalg_cond (the ratio of
-extreme singular values, or ‖A‖‖A⁻¹‖), the deprecated nuclear_norm and frobenius_norm; renorm (the slices along dim capped at a p-norm, a kernel with
+extreme singular values, or ‖A‖‖A⁻¹‖), the deprecated nuclear_norm and frobenius_norm;
+renorm (the slices along dim capped at a p-norm, a kernel with
 derivatives.yaml's renorm_backward)."""
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The scenarios of torch functions that are not ops (torch_functions_scenarios.py) compared with what PyTorch 2.13.0 did in them:
+"""The scenarios of torch functions that are not ops (torch_functions_scenarios.py) compared with what
+PyTorch 2.13.0 did in them:
 tests/reference/engine/torch_functions.json, written by tests/reference/make_torch_functions_reference.py.
 This file never imports torch."""
 

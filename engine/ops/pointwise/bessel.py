@@ -97,10 +97,12 @@ def _spherical_j0(special, x):
         return np.where(np.isinf(x), 0.0, np.where(np.abs(x) < 0.5, series, np.sin(x) / x))
 
 
-special_bessel_y0 = _unary("special_bessel_y0", lambda special, x: _cephes_ports.bessel_y0(x), None, samples=_positive_samples,
-                           doc="Y₀(x), the Bessel function of the second kind of order 0 (no gradient, as PyTorch's).")
-special_bessel_y1 = _unary("special_bessel_y1", lambda special, x: _cephes_ports.bessel_y1(x), None, samples=_positive_samples,
-                           doc="Y₁(x), the Bessel function of the second kind of order 1 (no gradient, as PyTorch's).")
+special_bessel_y0 = _unary(
+    "special_bessel_y0", lambda special, x: _cephes_ports.bessel_y0(x), None, samples=_positive_samples,
+    doc="Y₀(x), the Bessel function of the second kind of order 0 (no gradient, as PyTorch's).")
+special_bessel_y1 = _unary(
+    "special_bessel_y1", lambda special, x: _cephes_ports.bessel_y1(x), None, samples=_positive_samples,
+    doc="Y₁(x), the Bessel function of the second kind of order 1 (no gradient, as PyTorch's).")
 special_modified_bessel_i0 = _unary(
     "special_modified_bessel_i0", "i0", None,
     doc="I₀(x), the modified Bessel function of the first kind of order 0 (torch.special's, without gradient).")

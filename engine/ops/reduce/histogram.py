@@ -1,7 +1,7 @@
-"""Histograms (ATen's Histogram.cpp): histogram and histogramdd (below), and histc, the counts of the elements in `bins` equal-width bins
-over [min, max] (the input's own range when min == max, widened by 1 each way when that is one
-value); elements outside are not counted, one equal to max falls in the last bin. Counts are not
-differentiable (derivatives.yaml: output_differentiability [False])."""
+"""Histograms (ATen's Histogram.cpp): histogram and histogramdd (below), and histc, the counts
+of the elements in `bins` equal-width bins over [min, max] (the input's own range when min == max,
+widened by 1 each way when that is one value); elements outside are not counted, one equal to
+max falls in the last bin. Counts are not differentiable (derivatives.yaml: output_differentiability [False])."""
 from __future__ import annotations
 
 import builtins

@@ -70,8 +70,8 @@ split_copy = _copy_of("split", schema="split_copy(Tensor self, SymInt split_size
                       samples=lambda op: [
                           SampleInput("(5,4) size 2", make_arg((5, 4), key=(op, 0)), 2),
                           SampleInput("(5,4) size 3 dim 1", make_arg((5, 4), key=(op, 1)), 3, 1),
-                          SampleInput("T (4,3) size 7 (one piece) dim -1", make_arg((4, 3), key=(op, 2), transposed=True),
-                                      7, dim=-1)])
+                          SampleInput("T (4,3) size 7 (one piece) dim -1",
+                                      make_arg((4, 3), key=(op, 2), transposed=True), 7, dim=-1)])
 
 
 def _narrowed(shape, dim, start, length):
