@@ -19,7 +19,7 @@ from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inferen
                         set_grad_enabled)
 from ._tensor import Size, Tensor
 # NOTE: not creation's zeros_like, ones_like, full_like, empty_like: agrad.<name> is the op of that name
-from .creation import (arange, as_tensor, asarray, empty, empty_strided, eye, from_numpy, full, get_default_device,
+from .creation import (arange, as_tensor, empty, empty_strided, eye, from_numpy, full, get_default_device,
                        get_rng_state, initial_seed, linspace, logspace, manual_seed, ones, rand, randint, randn,
                        randperm, seed, set_default_device, set_rng_state, tensor, tril_indices, triu_indices, zeros)
 from .generator import Generator, default_generator
@@ -56,7 +56,9 @@ __all__ = ["Tensor", "Size", "tensor", "as_tensor", "from_numpy", "empty", "empt
            "pi", "e", "inf", "nan", "newaxis", "dtype", "finfo", "iinfo", "promote_types", "result_type", "can_cast",
            "set_default_dtype", "set_default_tensor_type", "get_default_device", "set_default_device", "typename",
            "is_floating_point", "is_complex", "is_signed", "is_nonzero", "is_same_size", "numel", "is_conj", "is_neg",
-           "get_device", "asarray",
+           "get_device", "asarray", "frombuffer", "scalar_tensor",
+           # window functions
+           "hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window",
            # generators
            "Generator", "default_generator", "seed", "initial_seed", "randperm",
            ] + _runtime_settings + _legacy_types + list(ops.__all__)
@@ -223,7 +225,10 @@ def typename(obj, /) -> str:
 
 # what a graph run does not use, imported on first use: name -> (module, its attribute or None)
 _ON_FIRST_USE = {"library": ("library", None), "testing": ("testing", None), "save": ("serialization", "save"),
-                 "load": ("serialization", "load")}
+                 "load": ("serialization", "load"),
+                 **{name: ("windows", name) for name in ("hann_window", "hamming_window", "blackman_window",
+                                                         "bartlett_window", "kaiser_window")},
+                 **{name: ("from_data", name) for name in ("asarray", "frombuffer", "scalar_tensor")}}
 
 
 # torch's top-level in-place functions: the in-place variants it also exposes as functions (`torch.abs_(x)` is

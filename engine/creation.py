@@ -18,7 +18,7 @@ from .generator import Generator, default_generator, numpy_rng
 from .messages import scalar_type_name
 from .grad_mode import tls
 
-__all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "empty", "empty_strided", "zeros", "ones", "full", "arange",
+__all__ = ["tensor", "as_tensor", "from_numpy", "empty", "empty_strided", "zeros", "ones", "full", "arange",
            "linspace", "logspace",
            "eye", "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "randint", "rand_like",
            "randn_like", "randperm", "normal", "set_default_device", "get_default_device", "manual_seed", "seed",
@@ -107,41 +107,6 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     if isinstance(data, Tensor) and dtype is None and device is None:
         return data
     return tensor(data, dtype=dtype, device=device)
-
-
-def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False) -> Tensor:
-    """torch.asarray: `obj` as a tensor, sharing its memory where it can (a tensor of that dtype and device
-    is itself; a NumPy array of an agrad dtype on the CPU, a view of it) unless copy=True; copy=False
-    refuses where it would have to copy, with PyTorch's messages."""
-    want = None if dtype is None else (dtype if isinstance(dtype, dtypes.dtype) else dtypes.from_name(str(dtype)))
-    if isinstance(obj, Tensor):
-        dev = Device(device) if device is not None else obj._device
-        if (want is None or want == obj.dtype) and dev is obj._device and copy is not True:
-            result = obj
-        elif copy is False:
-            if want is not None and want != obj.dtype:
-                raise ValueError(f"can't alias tensor with dtype '{scalar_type_name(obj.dtype.np)}' into dtype "
-                                 f"'{scalar_type_name(want.np)}'.")
-            raise ValueError(f"can't alias tensor on device '{obj._device}' into device '{dev}'.")
-        else:
-            result = obj.to(dtype=want or obj.dtype, device=dev, copy=True)
-    elif isinstance(obj, np.ndarray):
-        dev = Device(device) if device is not None else get_default_device()
-        have = dtypes.from_numpy(obj.dtype)
-        if (want is None or want == have) and dev.type == "cpu" and copy is not True:
-            result = from_numpy(obj)
-        elif copy is False:
-            if want is not None and want != have:
-                raise ValueError(f"can't alias tensor with dtype '{scalar_type_name(have.np)}' into dtype "
-                                 f"'{scalar_type_name(want.np)}'.")
-            raise ValueError(f"can't alias tensor on device 'cpu' into device '{dev}'.")
-        else:
-            result = tensor(obj, dtype=want, device=dev)
-    else:
-        if copy is False:
-            raise ValueError("can't alias arbitrary sequence into a tensor.")
-        result = tensor(obj, dtype=want, device=device)
-    return result.requires_grad_() if requires_grad else result
 
 
 def from_numpy(array: np.ndarray) -> Tensor:

@@ -20,6 +20,9 @@ from .ops import linalg_eigvalsh as eigvalsh
 from .ops import linalg_householder_product as householder_product
 from .ops import linalg_inv as inv
 from .ops import linalg_inv_ex as inv_ex
+from .ops import linalg_ldl_factor as ldl_factor
+from .ops import linalg_ldl_factor_ex as ldl_factor_ex
+from .ops import linalg_ldl_solve as ldl_solve
 from .ops import linalg_lstsq as lstsq
 from .ops import linalg_lu as lu
 from .ops import linalg_lu_factor as lu_factor
@@ -46,7 +49,7 @@ from .ops import linalg_vector_norm as vector_norm
 from .ops import matmul, matrix_power
 
 __all__ = ["cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "householder_product",
-           "inv", "inv_ex",
+           "inv", "inv_ex", "ldl_factor", "ldl_factor_ex", "ldl_solve",
            "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm",
            "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv",
            "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve",

@@ -39,7 +39,13 @@ REFUSED: dict[str, str] = {
     **dict.fromkeys(("argwhere", "unique_consecutive"), _DATA_DEPENDENT),
     # a view by geometry over the tensor's memory (sizes, strides, storage offset): a dask array has
     # no memory layout to read through
-    "as_strided": "it reads the tensor's memory by strides and an offset, and a dask array has no memory layout",
+    **dict.fromkeys(("as_strided", "as_strided_copy"),
+                    "it reads the tensor's memory by strides and an offset, and a dask array has no memory layout"),
+    **dict.fromkeys(("linalg_ldl_factor_ex", "linalg_ldl_factor", "linalg_ldl_solve", "geqrf"),
+                    "its LAPACK routine (geqrf, sytrf, sytrs) factors or solves NumPy arrays on the host, which a lazy "
+                    "array is not"),
+    "nonzero_static": "it finds where the nonzero elements are to fill its fixed rows, which a lazy array does not "
+                      "know",
     # kernels that write into a copy of self through a view or at indices (a dask array is never written through)
     **dict.fromkeys(("slice_scatter", "select_scatter", "diagonal_scatter", "as_strided_scatter", "index_fill",
                      "index_copy", "masked_scatter", "put"),

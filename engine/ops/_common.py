@@ -1,11 +1,18 @@
 """Helpers that several op families share: `checked` (a kernel that runs its Meta rule
 first), `_float_only` (PyTorch's "not implemented for" dtype error on every array),
 `_data_dependent` (the Meta rule of an op whose result shape depends on values) and
-`weighted_bincount` (every scatter-add of floats: the same sums on every backend).
+`weighted_bincount` (every scatter-add of floats: the same sums on every backend), `host` (a
+NumPy copy of a backend's array, for kernels that run host code: LAPACK through SciPy, loops).
 Not an op family: it declares no op."""
 from __future__ import annotations
 
 from ..messages import require_floating
+
+
+def host(a):
+    """A NumPy array of a number or of a backend's array (CuPy's `get` copies it to the host)."""
+    import numpy as np
+    return a.get() if hasattr(a, "get") else np.asarray(a)
 
 
 def _float_only(kernel_name, *arrays):

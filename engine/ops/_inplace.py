@@ -26,6 +26,7 @@ from .conversion import copy
 from .factories import fill
 from .pointwise.binary import _compare_as_self
 from .pointwise.logical import logical_and, logical_not, logical_or, logical_xor
+from .pointwise.special import polygamma
 from .shape.advanced_indexing import index_put
 from .shape.strided import as_strided
 from .shape.view import squeeze, t, transpose, unsqueeze
@@ -40,6 +41,15 @@ def _method(name, op, backward_name=None):
     method.__name__ = method.__qualname__ = name
     method.__doc__ = f"In-place {op.__name__}: the result is written into self (see agrad.{op.__name__})."
     return method
+
+
+def _polygamma_of(self, n):
+    return polygamma(n, self)
+
+
+def _polygamma_(self, n):
+    # derivatives.yaml's polygamma_ (self first, unlike polygamma): PolygammaBackward1
+    return apply_inplace(self, _polygamma_of, (n,), None, "PolygammaBackward1")
 
 
 def _zero_(self):

@@ -23,15 +23,21 @@ from __future__ import annotations
 
 import importlib
 import math
+import warnings
+
+import numpy as np
 
 from .. import dtypes, memory_formats
 from .._tensor import _UNTIL_LOADED, Tensor, _size
 from ..autograd.backward_and_grad import backward
 from ..autograd.inplace import bump_version, check_inplace
+from ..autograd.tensor_functions import Resize
 from ..creation import empty_strided, full, tensor
 from ..dispatcher import UnknownOperatorError, get_op
 from ..dispatcher import ops as _ops
 from ..grad_mode import is_grad_enabled, is_inference_mode_enabled
+from ..messages import tensor_type_name
+from ..warn_once import warn_once
 from ..watchers import before_mutation, mutation_observers
 
 __all__: list = []
@@ -124,6 +130,33 @@ class _Methods:
     def resize_as_(self, the_template, memory_format=None) -> "Tensor":
         return self.resize_(the_template.shape, memory_format=memory_format)
 
+    # torch/csrc/utils/tensor_apply.cpp: a Python callable on each element, in place, CPU only; autograd sees
+    # nothing (a tensor that requires grad is refused) and the version does not move, as in PyTorch
+    def apply_(self, callable) -> "Tensor":  # noqa: A002 — PyTorch's name
+        if self.requires_grad:
+            raise RuntimeError("Can't call apply_() on Variable that requires grad. Use var.detach().apply_() instead.")
+        return _elementwise_python(self, "apply_", callable, {})
+
+    def map_(self, tensor, callable) -> "Tensor":  # noqa: A002
+        if self.requires_grad:
+            raise RuntimeError("Can't call map_() on Variable that requires grad. Use var.detach().map_() instead.")
+        return _elementwise_python(self, "map_", callable, {"'other'": tensor})
+
+    def map2_(self, x, y, callable) -> "Tensor":  # noqa: A002
+        if self.requires_grad:
+            raise RuntimeError("Can't call map2_() on Variable that requires grad. Use var.detach().map2_() instead.")
+        return _elementwise_python(self, "map2_", callable, {"argument 'x'": x, "argument 'y'": y})
+
+    def resize(self, *sizes) -> "Tensor":
+        """The deprecated out-of-place resize (torch/_tensor.py's): a reshape to as many elements, through the
+        Resize Function (ResizeBackward)."""
+        warnings.warn("non-inplace resize is deprecated", stacklevel=2)
+        return Resize.apply(self, sizes)
+
+    def resize_as(self, tensor) -> "Tensor":
+        warnings.warn("non-inplace resize_as is deprecated", stacklevel=2)
+        return Resize.apply(self, tensor.size())
+
     def set_(self, source=None) -> "Tensor":
         """Tensor.set_(source): this tensor takes source's memory, shape and strides (set_() makes it
         empty). In-place rules as PyTorch's: a leaf that requires grad only outside grad mode."""
@@ -175,6 +208,24 @@ class _Methods:
     def mT(self):
         return _ops.transpose(self, -2, -1)
 
+    @property
+    def mH(self):
+        if self.ndim < 2:
+            raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got {self.ndim}-D "
+                               f"tensor.")
+        return _ops.transpose(self, -2, -1)       # the conjugate transpose; agrad's dtypes are real
+
+    @property
+    def H(self):
+        # ATen's matrix_H: a 2-D tensor's conjugate transpose, a 0-D tensor itself (deprecated)
+        if self.ndim == 0:
+            warn_once("tensor_H_0d", "Tensor.H is deprecated on 0-D tensors. Consider using x.conj().")
+            return self
+        if self.ndim != 2:
+            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor."
+                               + (" For batches of matrices, consider using tensor.mH" if self.ndim > 2 else ""))
+        return _ops.transpose(self, -2, -1)
+
     def __radd__(self, other): return _ops.add(other, self)
     def __rsub__(self, other): return _ops.sub(other, self)
     def __rmul__(self, other): return _ops.mul(other, self)
@@ -210,6 +261,29 @@ class _Methods:
 _OPERATORS = {"__add__": "add", "__sub__": "sub", "__mul__": "mul", "__truediv__": "div", "__matmul__": "matmul",
               "__neg__": "neg", "__pow__": "pow"}
 
+def _elementwise_python(self, name, fn, others):
+    """self[i] = fn(self[i], *(o[i] for o in others)) for every element, the others broadcast to self, each
+    result converted to self's dtype as a Python number is (ints truncated)."""
+    for what, other in others.items():
+        if not isinstance(other, Tensor) or other.dtype != self.dtype:
+            got = tensor_type_name(other.dtype.np) if isinstance(other, Tensor) else type(other).__name__
+            raise TypeError(f"{name}: expected {tensor_type_name(self.dtype.np)} for {what} (got {got})")
+    if self._device.type == "meta":
+        return self
+    if self._device.type != "cpu":
+        raise TypeError(f"{name} is only implemented on CPU tensors")
+    arrays = [_ops.expand(o, list(self.shape))._data for o in others.values()]
+    data = self._data
+    kind = data.dtype.kind
+    convert = bool if kind == "b" else int if kind in "iu" else float
+    for index in np.ndindex(data.shape):
+        value = fn(data[index].item(), *(a[index].item() for a in arrays))
+        if not isinstance(value, (int, float, np.number)):
+            raise TypeError(f"must be real number, not {type(value).__name__}")
+        data[index] = convert(value)
+    return self
+
+
 # step 2: what other modules hold, as (module below agrad.ops, its name)
 _ELSEWHERE = {"__getitem__": ("shape.advanced_indexing", "getitem"), "__setitem__": ("shape.advanced_indexing", "setitem"),
               "zero_": ("_inplace", "_zero_"), "fill_": ("_inplace", "_fill_"), "copy_": ("_inplace", "_copy_"),
@@ -223,6 +297,7 @@ _ELSEWHERE = {"__getitem__": ("shape.advanced_indexing", "getitem"), "__setitem_
               "geometric_": ("_random_inplace", "_geometric_"), "random_": ("_random_inplace", "_random_"),
               "fill_diagonal_": ("_random_inplace", "_fill_diagonal_"),
               "float_power_": ("_random_inplace", "_float_power_"),     # needs a double self: not the generic variant
+              "polygamma_": ("_inplace", "_polygamma_"),       # polygamma takes n first: not the generic variant
               "allclose": ("reduce.selection", "allclose"), "equal": ("reduce.selection", "equal"),
               "unique": ("reduce.selection", "unique"),
               "eq_": ("_inplace", "_eq_"), "ne_": ("_inplace", "_ne_"), "lt_": ("_inplace", "_lt_"),
@@ -251,7 +326,9 @@ _INPLACE = frozenset(_UNARY + _BINARY + _ALIASES + ("sinc", "deg2rad", "rad2deg"
                                                     "addmm", "addmv", "addr", "addbmm", "baddbmm", "renorm",
                                                     "cumsum", "cumprod", "tril", "triu", "igamma", "igammac",
                                                     "gcd", "lcm", "ldexp", "nextafter", "index_fill", "index_copy",
-                                                    "masked_scatter", "put"))
+                                                    "masked_scatter", "put", "bitwise_and", "bitwise_or",
+                                                    "bitwise_xor", "bitwise_not", "bitwise_left_shift",
+                                                    "bitwise_right_shift"))
 
 
 def _sizes_method(fn):

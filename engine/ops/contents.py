@@ -20,8 +20,9 @@ FAMILIES = {
         ("_to_copy", "_view_dtype", "clone", "contiguous", "copy", "detach", "to"),
         ()),
     "decompositions": (
-        ("linalg_cholesky", "linalg_cholesky_ex", "linalg_eigh", "linalg_eigvalsh",
-         "linalg_householder_product", "linalg_qr", "linalg_svd", "linalg_svdvals"),
+        ("cholesky", "geqrf", "linalg_cholesky", "linalg_cholesky_ex", "linalg_eigh", "linalg_eigvalsh",
+         "linalg_householder_product", "linalg_qr", "linalg_svd", "linalg_svdvals", "orgqr", "ormqr", "qr",
+         "svd"),
         ()),
     "determinants": (
         ("det", "inverse", "linalg_det", "linalg_inv", "linalg_inv_ex", "linalg_slogdet", "logdet",
@@ -32,6 +33,9 @@ FAMILIES = {
         ()),
     "factories": (
         ("empty_like", "fill", "full_like", "ones_like", "rand_like", "randn_like", "zeros_like"),
+        ()),
+    "ldl_factorization": (
+        ("linalg_ldl_factor", "linalg_ldl_factor_ex", "linalg_ldl_solve"),
         ()),
     "least_squares": (
         ("_linalg_lstsq", "linalg_lstsq", "linalg_matrix_rank", "linalg_pinv", "pinverse"),
@@ -111,7 +115,7 @@ FAMILIES = {
         ("interpolate", "interpolate_backward"),
         ()),
     "norms": (
-        ("linalg_cond", "linalg_matrix_norm", "linalg_norm", "renorm"),
+        ("frobenius_norm", "linalg_cond", "linalg_matrix_norm", "linalg_norm", "nuclear_norm", "renorm"),
         ()),
     "pointwise.activation": (
         ("_prelu_kernel", "_prelu_kernel_backward", "_rrelu_noise", "celu", "elu", "elu_backward", "gelu",
@@ -128,7 +132,11 @@ FAMILIES = {
          "negative", "not_equal", "positive", "resolve_conj", "resolve_neg", "subtract"),
         ()),
     "pointwise.bessel": (
-        ("i0", "special_bessel_j0", "special_bessel_j1", "special_i0e", "special_i1", "special_i1e"),
+        ("i0", "special_airy_ai", "special_bessel_j0", "special_bessel_j1", "special_bessel_y0",
+         "special_bessel_y1", "special_i0e", "special_i1", "special_i1e", "special_modified_bessel_i0",
+         "special_modified_bessel_i1", "special_modified_bessel_k0", "special_modified_bessel_k1",
+         "special_scaled_modified_bessel_k0", "special_scaled_modified_bessel_k1",
+         "special_spherical_bessel_j0"),
         ()),
     "pointwise.binary": (
         ("_compare_as_self", "add", "addcdiv", "addcmul", "atan2", "clamp", "clamp_max", "clamp_min", "clip",
@@ -140,6 +148,13 @@ FAMILIES = {
         ("bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift",
          "bitwise_xor", "gcd", "isclose", "isfinite", "isin", "isinf", "isnan", "isneginf", "isposinf",
          "isreal", "lcm", "logical_and", "logical_not", "logical_or", "logical_xor", "signbit"),
+        ()),
+    "pointwise.polynomials": (
+        ("special_chebyshev_polynomial_t", "special_chebyshev_polynomial_u",
+         "special_chebyshev_polynomial_v", "special_chebyshev_polynomial_w", "special_hermite_polynomial_h",
+         "special_hermite_polynomial_he", "special_laguerre_polynomial_l", "special_legendre_polynomial_p",
+         "special_shifted_chebyshev_polynomial_t", "special_shifted_chebyshev_polynomial_u",
+         "special_shifted_chebyshev_polynomial_v", "special_shifted_chebyshev_polynomial_w"),
         ()),
     "pointwise.special": (
         ("digamma", "erf", "erfc", "erfinv", "igamma", "igammac", "lgamma", "mvlgamma", "polygamma",
@@ -165,10 +180,10 @@ FAMILIES = {
         ("cumprod", "cumsum", "diff", "logcumsumexp"),
         ()),
     "reduce.histogram": (
-        ("histc",),
-        ()),
+        ("_histogramdd_bin_edges", "_histogramdd_from_bin_tensors", "histc", "histogram"),
+        ("histogramdd",)),
     "reduce.integration": (
-        ("cumulative_trapezoid", "trapezoid", "trapz"),
+        ("cumulative_trapezoid", "gradient", "trapezoid", "trapz"),
         ()),
     "reduce.moments": (
         ("std", "std_mean", "var", "var_mean"),
@@ -184,9 +199,9 @@ FAMILIES = {
     "shape.advanced_indexing": (
         ("_embedding_counts", "_index", "_index_backward", "_masked_select_backward", "embedding",
          "embedding_dense_backward", "gather", "index_add", "index_put", "index_select", "masked_fill",
-         "masked_select", "nonzero", "one_hot", "scatter", "scatter_add", "scatter_reduce", "take",
-         "take_along_dim"),
-        ("getitem", "setitem")),
+         "masked_select", "nonzero", "nonzero_static", "one_hot", "scatter", "scatter_add", "scatter_reduce",
+         "take", "take_along_dim"),
+        ("getitem", "setitem", "unravel_index")),
     "shape.diagonal": (
         ("diag", "diag_embed", "diagflat", "diagonal", "diagonal_backward", "diagonal_copy", "tril", "triu"),
         ()),
@@ -227,8 +242,13 @@ FAMILIES = {
         ("as_strided",),
         ()),
     "shape.view": (
-        ("_unsafe_view", "expand", "flatten", "permute", "reshape", "squeeze", "t", "transpose", "unfold",
-         "unfold_backward", "unsqueeze", "view"),
+        ("_unsafe_view", "adjoint", "expand", "flatten", "permute", "reshape", "squeeze", "t", "transpose",
+         "unfold", "unfold_backward", "unsqueeze", "view"),
+        ()),
+    "shape.view_copy": (
+        ("alias_copy", "as_strided_copy", "detach_copy", "expand_copy", "narrow_copy", "permute_copy",
+         "select_copy", "slice_copy", "split_copy", "split_with_sizes_copy", "squeeze_copy", "t_copy",
+         "transpose_copy", "unbind_copy", "unfold_copy", "unsqueeze_copy", "view_copy"),
         ()),
     "shape.view_scatter": (
         ("as_strided_scatter", "diagonal_scatter", "select_scatter", "slice_scatter"),

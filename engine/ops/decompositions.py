@@ -1,6 +1,8 @@
 """Matrix decompositions (ATen's BatchLinearAlgebra): linalg_cholesky_ex (linalg_cholesky),
 linalg_qr (and linalg_householder_product, geqrf's Q from its reflectors, a composite), linalg_eigh
-(linalg_eigvalsh), linalg_svd (linalg_svdvals), each over the
+(linalg_eigvalsh), linalg_svd (linalg_svdvals), and the deprecated svd, qr and cholesky over them;
+geqrf (LAPACK's QR reflectors) with orgqr and ormqr, which form or apply their Q;
+each over the
 leading (batch) dimensions, by LAPACK through NumPy as PyTorch's CPU kernels call LAPACK
 (potrf, geqrf/orgqr, syevd, gesdd). Where a decomposition leaves signs free, they are LAPACK's:
 QR's match PyTorch's (Householder's convention), but eigh's and svd's columns can differ in
@@ -20,13 +22,14 @@ import numpy as np
 
 from .. import dtypes
 from ..backends.meta import MetaArray
-from ..creation import eye
+from ..creation import eye, zeros
 from ..errors import DtypeNotImplementedError
 from ..messages import scalar_type_name
+from ..warn_once import warn_once
 from .determinants import _mT, _square_check
 from .linalg import matmul
 from .reduce.selection import _named_results
-from .registry import defop
+from .registry import NotImplementedDerivative, defop
 from .samples import SampleInput, make_arg
 from .shape.diagonal import diag_embed, diagonal, tril, triu
 from .shape.indexing import narrow
@@ -428,3 +431,198 @@ linalg_householder_product = defop(
     samples=_householder_samples, torch="torch.linalg.householder_product",
     doc="The first n columns of the product of Householder reflections I - τᵢ vᵢ vᵢᴴ (geqrf's Q from its "
         "reflectors).")
+
+
+# ---- the deprecated torch.svd, torch.qr, torch.cholesky ---------------------------------------------
+# ATen's own composites over the linalg ops (BatchLinearAlgebra.cpp, LinearAlgebra.cpp): svd returns V,
+# not Vh, and zeros for U and V without compute_uv; qr's `some` is mode 'reduced' or 'complete'.
+# cholesky is an op of its own in PyTorch (CholeskyBackward0), linalg_cholesky_ex's kernel and formula.
+
+_QR_DEPRECATED = (
+    "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch release.\n"
+    "The boolean parameter 'some' has been replaced with a string parameter 'mode'.\n"
+    "Q, R = torch.qr(A, some)\nshould be replaced with\n"
+    "Q, R = torch.linalg.qr(A, 'reduced' if some else 'complete')")
+_CHOLESKY_DEPRECATED = (
+    "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future PyTorch "
+    "release.\nL = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)\nand\n"
+    "U = torch.cholesky(A, upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\n"
+    "This transform will produce equivalent results for all valid (symmetric positive definite) inputs.")
+
+
+def _svd(self, some=True, compute_uv=True):
+    if self.ndim < 2:
+        raise RuntimeError(f"linalg.svd: input should have at least 2 dimensions, but has {self.ndim} dimensions "
+                           f"instead")
+    if compute_uv:
+        U, S, Vh = linalg_svd(self, full_matrices=not some)
+    else:
+        # U and V are (m, m) and (n, n) zeros whatever `some` says, as ATen's svd gives them
+        S = linalg_svdvals(self)
+        *batch, m, n = self.shape
+        U = zeros(*batch, m, m, dtype=self.dtype, device=self.device)
+        Vh = zeros(*batch, n, n, dtype=self.dtype, device=self.device)
+    return U, S, _mT(Vh)
+
+
+def svd_v_gauge_invariant(outputs):
+    """svd_gauge_invariant for torch.svd's (U, S, V): V's first k columns are Vh's first k rows."""
+    U, S, V = outputs
+    k = S.shape[-1]
+    return U[..., :k].abs(), S, V[..., :k].abs()
+
+
+def _legacy_svd_samples(op):
+    samples = [SampleInput("(3,3)", make_arg((3, 3), key=(op, 0))),
+               SampleInput("(4,3)", make_arg((4, 3), key=(op, 1))),
+               SampleInput("(3,5) wide", make_arg((3, 5), key=(op, 2)), True),
+               SampleInput("(2,3,2) batch", make_arg((2, 3, 2), key=(op, 3))),
+               SampleInput("(4,2) some=False", make_arg((4, 2), key=(op, 4)), some=False),
+               SampleInput("(3,4) compute_uv=False", make_arg((3, 4), key=(op, 5)), compute_uv=False),
+               SampleInput("(2,4,3) some=False compute_uv=False", make_arg((2, 4, 3), key=(op, 6)), False, False)]
+    return [s.processed(svd_v_gauge_invariant) for s in samples]
+
+
+svd = _named_results(defop(
+    "svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)",
+    composite=_svd, samples=_legacy_svd_samples, torch="torch.svd",
+    doc="(U, S, V) with self = U diag(S) Vᴴ (torch.svd, deprecated for linalg.svd, which gives Vh): reduced with "
+        "some=True, else U (m, m) and V (n, n); without compute_uv, U and V are zeros."),
+    "svd", fields=("U", "S", "V"))
+
+
+def _qr(self, some=True):
+    warn_once("qr", _QR_DEPRECATED)
+    return tuple(linalg_qr(self, "reduced" if some else "complete"))
+
+
+qr = _named_results(defop(
+    "qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)", composite=_qr,
+    samples=lambda op: [SampleInput("(4,3)", make_arg((4, 3), key=(op, 0))),
+                        SampleInput("(3,5) wide", make_arg((3, 5), key=(op, 1))),
+                        # (complete QR of a tall matrix has no derivative: its extra columns of Q are free)
+                        SampleInput("(2,3,4) batch some=False", make_arg((2, 3, 4), key=(op, 2)), False),
+                        SampleInput("(3,4) some=False", make_arg((3, 4), key=(op, 3)), some=False)],
+    torch="torch.qr",
+    doc="linalg_qr(self, 'reduced' if some else 'complete') (torch.qr, deprecated for linalg.qr)."),
+    "qr", fields=("Q", "R"))
+
+
+def _legacy_cholesky_check(A):
+    if A.ndim < 2:
+        raise RuntimeError("cholesky: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"cholesky: A must be batches of square matrices, but they are {A.shape[-2]} by "
+                           f"{A.shape[-1]} matrices")
+
+
+def _legacy_cholesky_kernel(xp, self, upper):
+    warn_once("cholesky", _CHOLESKY_DEPRECATED)
+    _legacy_cholesky_check(self)
+    L, info = _cholesky_ex_kernel(xp, self, upper, False)
+    failed = np.flatnonzero(np.asarray(info))
+    if failed.size:
+        where = f"(Batch element {failed[0]}): " if self.ndim > 2 else ""
+        raise RuntimeError(f"cholesky: {where}The factorization could not be completed because the input is not "
+                           f"positive-definite (the leading minor of order {np.asarray(info).flat[failed[0]]} is not "
+                           f"positive-definite).")
+    return L
+
+
+def _legacy_cholesky_meta(self, upper):
+    _legacy_cholesky_check(self)
+    return _cholesky_ex_meta(self, upper)[0]
+
+
+cholesky = defop(
+    "cholesky(Tensor self, bool upper=False) -> Tensor",
+    kernel=_legacy_cholesky_kernel, meta=_legacy_cholesky_meta,
+    grads={"self": lambda grad, result, upper: _cholesky_grad([grad], [result], upper)},
+    samples=lambda op: [SampleInput("(3,3)", _spd(op, (3, 3))).wrapped(hermitian_input),
+                        SampleInput("(2,4,4) batch", _spd(op, (2, 4, 4))).wrapped(hermitian_input),
+                        SampleInput("upper", _spd(op, (3, 3), 1), True).wrapped(hermitian_input)],
+    torch="torch.cholesky",
+    doc="linalg_cholesky with a positional `upper` (torch.cholesky, deprecated for linalg.cholesky); "
+        "CholeskyBackward0.")
+
+
+# ---- geqrf, orgqr, ormqr: QR as LAPACK's Householder reflectors ------------------------------------------
+
+def _geqrf_meta(self):
+    if self.ndim < 2:
+        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+    *batch, m, n = self.shape
+    return MetaArray(self.shape, self.dtype), MetaArray(tuple(batch) + (min(m, n),), self.dtype)
+
+
+def _geqrf_kernel(xp, self):
+    _geqrf_meta(self)
+    if self.dtype.kind != "f" or self.dtype == np.float16:
+        raise DtypeNotImplementedError(f"\"geqrf_cpu\" not implemented for '{scalar_type_name(self.dtype)}'")
+    *batch, m, n = self.shape
+    a, tau = xp.zeros(self.shape, dtype=self.dtype), xp.zeros(tuple(batch) + (min(m, n),), dtype=self.dtype)
+    for index in np.ndindex(*batch):
+        # NumPy's raw QR is LAPACK's geqrf, its reflectors transposed (Fortran order)
+        h, t = xp.linalg.qr(self[index], mode="raw")
+        a[index], tau[index] = h.T, t
+    return a, tau
+
+
+geqrf = defop(
+    "geqrf(Tensor self) -> (Tensor a, Tensor tau)",
+    kernel=_geqrf_kernel, meta=_geqrf_meta,
+    grads={"self": NotImplementedDerivative("geqrf")}, differentiable=False, gradgrad=False,
+    samples=lambda op: [SampleInput("(4,3)", make_arg((4, 3), key=(op, 0), requires_grad=False)),
+                        SampleInput("(3,5) wide", make_arg((3, 5), key=(op, 1), requires_grad=False)),
+                        SampleInput("(2,3,3) batch", make_arg((2, 3, 3), key=(op, 2), requires_grad=False))],
+    torch="torch.geqrf",
+    doc="LAPACK's geqrf: R on and above the diagonal, the Householder vectors below it, and their factors tau "
+        "(Q = householder_product(a, tau)). No derivative, as PyTorch's.")
+
+orgqr = defop(
+    "orgqr(Tensor self, Tensor input2) -> Tensor",
+    composite=lambda self, input2: linalg_householder_product(self, input2),
+    # (householder_product's own samples: the same op, on inputs whose float32 gradients are well conditioned)
+    samples=lambda op: _householder_samples("linalg_householder_product"), torch="torch.orgqr",
+    doc="linalg_householder_product under LAPACK's name: the first n columns of Q from geqrf's (a, tau).")
+
+
+def _ormqr(self, input2, input3, left=True, transpose=False):
+    """Q (m × m, from self's reflectors and tau) or Qᵀ times input3 from the left or the right, as LAPACK's
+    ormqr; Q is formed by householder_product of the reflectors padded to m columns, so the gradient (to
+    the reflectors, tau and input3) is that of the products."""
+    if self.ndim < 2:
+        raise RuntimeError("torch.ormqr: input must have at least 2 dimensions.")
+    if input3.ndim < 2:
+        raise RuntimeError("torch.ormqr: other must have at least 2 dimensions.")
+    m = self.shape[-2]
+    side = -2 if left else -1
+    if input3.shape[side] != m:
+        raise RuntimeError(f"torch.ormqr: other.shape[{side}] must be equal to input.shape[-2]")
+    if input2.shape[-1] != min(input3.shape[side], self.shape[-1]):
+        raise RuntimeError(f"torch.ormqr: tau.shape[-1] must be equal to min(other.shape[{side}], input.shape[-1])")
+    reflectors = narrow(self, -1, 0, input2.shape[-1])
+    missing = m - reflectors.shape[-1]
+    if missing:
+        reflectors = cat([reflectors, zeros(*reflectors.shape[:-1], missing, dtype=self.dtype, device=self.device)], -1)
+    Q = linalg_householder_product(reflectors, input2)
+    if transpose:
+        Q = _mT(Q)
+    return matmul(Q, input3) if left else matmul(input3, Q)
+
+
+def _ormqr_samples(op):
+    a = make_arg((4, 3), key=(op, 0))
+    tau = make_arg((3,), key=(op, 1), low=0.5, high=1.5)
+    return [SampleInput("left", a, tau, make_arg((4, 2), key=(op, 2))),
+            SampleInput("right transposed", a, tau, make_arg((2, 4), key=(op, 3)), left=False, transpose=True),
+            SampleInput("(2,4,2) batch, 2 reflectors, transposed", make_arg((2, 4, 2), key=(op, 4)),
+                        make_arg((2, 2), key=(op, 5), low=0.5, high=1.5), make_arg((2, 4, 3), key=(op, 6)), True,
+                        True)]
+
+
+ormqr = defop(
+    "ormqr(Tensor self, Tensor input2, Tensor input3, bool left=True, bool transpose=False) -> Tensor",
+    composite=_ormqr, samples=_ormqr_samples, torch="torch.ormqr",
+    doc="input3 multiplied by the Q of geqrf's (self, input2) = (a, tau), or by Qᵀ (transpose), from the left or "
+        "the right (left=False), as LAPACK's ormqr.")

@@ -1,7 +1,8 @@
 """Norms (ATen's LinearAlgebra), PyTorch's composites over linalg_vector_norm (a reduction,
 declared with the others in reduce.arithmetic) and the singular values: linalg_matrix_norm (1, inf: a vector norm then a max; 2, nuc: the singular values; fro: the
 vector 2-norm), linalg_norm (vector or matrix by ord and dim), linalg_cond (the ratio of
-extreme singular values, or ‖A‖‖A⁻¹‖); renorm (the slices along dim capped at a p-norm, a kernel with
+extreme singular values, or ‖A‖‖A⁻¹‖), the deprecated nuclear_norm and frobenius_norm;
+renorm (the slices along dim capped at a p-norm, a kernel with
 derivatives.yaml's renorm_backward)."""
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ from ..backends.meta import MetaArray
 from ..errors import DtypeError
 from ..messages import scalar_type_name
 from ..shapes import normalize_dim
+from ..warn_once import warn_once
 from .decompositions import linalg_svdvals
 from .determinants import linalg_inv_ex
 from .pointwise.binary import where
-from .reduce.arithmetic import _norm_grad, _norm_kernel, linalg_vector_norm, sum
+from .reduce.arithmetic import _norm_grad, _norm_kernel, linalg_vector_norm, norm, sum
 from .reduce.selection import amax, amin
 from .registry import defop
 from .samples import SampleInput, make_arg
@@ -96,6 +98,43 @@ linalg_matrix_norm = defop(
     composite=_matrix_norm, samples=_matrix_norm_samples, torch="torch.linalg.matrix_norm",
     doc="The matrix norm of the matrices in dims `dim`: 'fro', 'nuc', ±1 (max/min column sum), ±2 (largest/"
         "smallest singular value), ±inf (max/min row sum).")
+
+
+# ATen's deprecated nuclear_norm and frobenius_norm, kept for TorchScript: matrix_norm's 'nuc' and norm's 2
+def _nuclear_norm(self, dim=(-2, -1), keepdim=False):
+    warn_once("nuclear_norm", "at::nuclear_norm is deprecated and it is just left for JIT compatibility. It will be "
+                              "removed in a future PyTorch release. Please use `linalg.matrix_norm(A, 'nuc', dim, "
+                              "keepdim)` instead")
+    return _matrix_norm(self, "nuc", dim, keepdim)
+
+
+nuclear_norm = defop(
+    "nuclear_norm(Tensor self, int[] dim=[-2, -1], bool keepdim=False) -> Tensor", composite=_nuclear_norm,
+    samples=lambda op: [SampleInput("(3,4)", make_arg((3, 4), key=(op, 0))),
+                        SampleInput("(2,3,4) dim=(0,2) keepdim", make_arg((2, 3, 4), key=(op, 1)), [0, 2], True),
+                        SampleInput("(3,2,2) keepdim kw", make_arg((3, 2, 2), key=(op, 2)), keepdim=True)],
+    torch="lambda x, dim=None, keepdim=False: torch.nuclear_norm(x, keepdim) if dim is None else "
+          "torch.nuclear_norm(x, dim, keepdim)",
+    doc="The sum of the singular values of the matrices in dims `dim` (deprecated: linalg.matrix_norm(A, 'nuc')).")
+
+
+def _frobenius_norm(self, dim, keepdim=False):
+    warn_once("frobenius_norm", "at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will "
+                                "be removed in a future PyTorch release. Please use `linalg.vector_norm(A, 2., dim, "
+                                "keepdim)` instead")
+    if len(dim) > 2:
+        raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dim)} dimensions instead.")
+    return norm(self, 2, dim, keepdim)
+
+
+frobenius_norm = defop(
+    "frobenius_norm(Tensor self, int[] dim, bool keepdim=False) -> Tensor", composite=_frobenius_norm,
+    samples=lambda op: [SampleInput("(3,4) dim=(0,1)", make_arg((3, 4), key=(op, 0), away_from=0.0), [0, 1]),
+                        SampleInput("(2,3,4) dim=-1 keepdim", make_arg((2, 3, 4), key=(op, 1), away_from=0.0), [-1],
+                                    True),
+                        SampleInput("(2,3,4) dim=(2,0)", make_arg((2, 3, 4), key=(op, 2), away_from=0.0), [2, 0])],
+    torch="torch.frobenius_norm",
+    doc="The 2-norm over at most two dims (deprecated: linalg.vector_norm(A, 2, dim)).")
 
 
 def _norm(A, ord=None, dim=None, keepdim=False, dtype=None):

@@ -54,10 +54,12 @@ class OpInfo:
     """The op library's record of one op (what tests, `agrad ops` and Meta read)."""
 
     def __init__(self, entry, *, kernel, promote, grads, composite, samples, backward_names,
-                 differentiable, gradgrad, torch, tags, special=False, saved_as=None):
+                 differentiable, gradgrad, torch, tags, special=False, saved_as=None, meta=None, overload=None):
         self.entry = entry
         self.name = entry.name
         self.kernel = kernel
+        self.meta = meta                  # the Meta rule (shape and dtype of the outputs)
+        self.overload = overload          # which of backward_names a call records (squeeze's three)
         self.special = special            # the kernel takes the backend's special functions (SciPy)
         self.promote = promote
         self.grads = grads
@@ -1064,7 +1066,7 @@ def defop(schema: str, *, kernel=None, meta=None, promote=None, grads=None, comp
     info = OpInfo(entry, kernel=kernel, promote=promote, grads=grads, composite=composite,
                   samples=samples, backward_names=None, differentiable=differentiable,
                   gradgrad=gradgrad, torch=torch, tags=tuple(tags) + (("view",) if view else ()), special=special,
-                  saved_as=saved_as)
+                  saved_as=saved_as, meta=meta, overload=overload)
     entry.info = info
     if composite is None:
         if grads is None:

@@ -271,3 +271,93 @@ def test_eigenvalue_and_singular_value_gradients_where_they_repeat():
     np.testing.assert_allclose(b.grad.numpy(), np.eye(3), atol=1e-14)
     assert LA.svdvals(b).grad_fn.name() == "LinalgSvdBackward0"
     assert LA.eigvalsh(a).grad_fn.name() == "LinalgEighBackward0"
+
+
+# ---- the deprecated torch.svd, qr, cholesky, nuclear_norm, frobenius_norm; adjoint, H, mH --------------
+# (messages and warnings as torch 2.13 gives them)
+
+def test_legacy_svd_returns_v_and_zeros_without_compute_uv():
+    A = _rand(4, 3, requires_grad=True)
+    U, S, V = agrad.svd(A)
+    assert type(agrad.svd(A)).__name__ == "svd" and V.grad_fn.name() == "TransposeBackward0"
+    np.testing.assert_allclose((U * S.unsqueeze(-2)) @ V.mT.detach(), A.detach(), atol=1e-12)
+    U, S, V = A.svd(some=False)
+    assert U.shape == (4, 4) and V.shape == (3, 3)
+    U, S, V = agrad.svd(A, compute_uv=False)
+    assert U.shape == (4, 4) and V.shape == (3, 3) and not U.any() and not V.any() and not U.requires_grad
+    np.testing.assert_allclose(S.detach(), LA.svdvals(A).detach(), atol=1e-12)
+    with pytest.raises(RuntimeError, match="linalg.svd: input should have at least 2 dimensions, but has 1 "
+                                           "dimensions instead"):
+        agrad.svd(_rand(3))
+
+
+def test_legacy_qr_and_cholesky_warn_once_and_name_their_results():
+    A = _rand(3, 4)
+    agrad.set_warn_always(True)
+    try:
+        with pytest.warns(UserWarning, match="torch.qr is deprecated in favor of torch.linalg.qr"):
+            Q, R = agrad.qr(A, some=False)
+        with pytest.warns(UserWarning, match="torch.cholesky is deprecated in favor of torch.linalg.cholesky"):
+            L = _spd(3).cholesky()
+    finally:
+        agrad.set_warn_always(False)
+    assert type(agrad.qr(A)).__name__ == "qr" and Q.shape == (3, 3) and R.shape == (3, 4)
+    np.testing.assert_allclose(L @ L.mT, _spd(3), atol=1e-12)
+    np.testing.assert_allclose(agrad.cholesky(_spd(3), True), LA.cholesky(_spd(3), upper=True), atol=1e-12)
+    with pytest.raises(RuntimeError, match=r"cholesky: \(Batch element 0\): The factorization could not be "
+                                           r"completed because the input is not positive-definite \(the leading "
+                                           r"minor of order 2 is not positive-definite\)."):
+        agrad.cholesky(_t([[[1.0, 2.0], [2.0, 1.0]], [[1.0, 0.0], [0.0, 1.0]]]))
+    with pytest.raises(RuntimeError, match="^cholesky: A must be batches of square matrices, but they are 2 by 3"):
+        agrad.cholesky(_rand(2, 3))
+
+
+def test_nuclear_and_frobenius_norms():
+    A = _rand(2, 3, 4)
+    np.testing.assert_allclose(agrad.nuclear_norm(A[0]), LA.matrix_norm(A[0], "nuc"), atol=1e-12)
+    np.testing.assert_allclose(agrad.nuclear_norm(A, [0, 2], keepdim=True), LA.matrix_norm(A, "nuc", [0, 2], True),
+                               atol=1e-12)
+    np.testing.assert_allclose(agrad.frobenius_norm(A, [2, 0]), LA.vector_norm(A, 2, [2, 0]), atol=1e-12)
+    with pytest.raises(RuntimeError, match="Expected at most 2 dimensions, but got 3 dimensions instead."):
+        agrad.frobenius_norm(A, [0, 1, 2])
+
+
+def test_adjoint_H_mH_are_transposing_views():
+    A = _rand(2, 3, 4, requires_grad=True)
+    for view in (A.mH, A.adjoint(), agrad.adjoint(A), A[0].H):
+        assert view._base is A and view.grad_fn.name() == "TransposeBackward0"
+    assert A.mH.shape == (2, 4, 3) and A[0].H.shape == (4, 3)
+    for call, message in [(lambda: _rand(3).H, "tensor.H is only supported on matrices (2-D tensors). Got 1-D tensor."),
+                          (lambda: A.H, "tensor.H is only supported on matrices (2-D tensors). Got 3-D tensor. For "
+                                        "batches of matrices, consider using tensor.mH"),
+                          (lambda: _rand(3).mH, "tensor.mH is only supported on matrices or batches of matrices. "
+                                                "Got 1-D tensor."),
+                          (lambda: _rand(3).adjoint(), "tensor.adjoint() is only supported on matrices or batches of "
+                                                       "matrices. Got 1-D tensor.")]:
+        with pytest.raises(RuntimeError) as raised:
+            call()
+        assert str(raised.value) == message
+    scalar = _t(2.0)
+    with pytest.warns(UserWarning, match="Tensor.H is deprecated on 0-D tensors"):
+        agrad.set_warn_always(True)
+        try:
+            assert scalar.H is scalar
+        finally:
+            agrad.set_warn_always(False)
+
+
+def test_ldl_factor_and_solve():
+    A = _t([[0.0, 1.0, 2.0], [1.0, 0.0, 3.0], [2.0, 3.0, 1.0]], requires_grad=True)      # needs 2×2 pivots
+    LD, pivots = LA.ldl_factor(A)
+    assert pivots.dtype == agrad.int32 and LD.grad_fn.name() == "NotImplemented"
+    B = _rand(2, 3, 2)
+    X = LA.ldl_solve(LD.detach(), pivots, B)
+    np.testing.assert_allclose(A.detach() @ X, B, atol=1e-12)
+    with pytest.raises(RuntimeError, match="derivative for aten::linalg_ldl_factor_ex is not implemented"):
+        LD.sum().backward()
+    _, _, info = LA.ldl_factor_ex(agrad.zeros(2, 2))
+    assert int(info) == 1
+    with pytest.raises(RuntimeError, match="torch.linalg.ldl_factor: The factorization could not be completed"):
+        LA.ldl_factor(agrad.zeros(2, 2))
+    with pytest.raises(RuntimeError, match="Incompatible shapes of A and B for the equation AX = B"):
+        LA.ldl_solve(LD.detach(), pivots, _rand(2, 2))

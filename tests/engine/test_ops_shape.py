@@ -327,3 +327,22 @@ def test_meta_shapes_and_errors_without_data():
         agrad.cat([x, x[:, :1]])
     with pytest.raises(IndexError, match="index 2 is out of bounds"):
         x[2]
+
+
+def test_view_copies_own_their_memory():
+    x = agrad.tensor(np.arange(24.0).reshape(2, 3, 4), requires_grad=True)
+    for out in (agrad.permute_copy(x, [2, 0, 1]), agrad.expand_copy(x[:1], [3, 3, 4]), agrad.select_copy(x, 1, 2),
+                agrad.split_copy(x, 2, 2)[1], agrad.unbind_copy(x, 1)[0], agrad.unfold_copy(x, 2, 2, 1),
+                agrad.as_strided_copy(x, [2, 2], [1, 2], 1), agrad.narrow_copy(x, -1, -2, 2), agrad.alias_copy(x)):
+        assert out._base is None and out.is_contiguous() and not np.shares_memory(out._data, x._data)
+    with pytest.raises(RuntimeError, match=r"start \(3\) \+ length \(2\) exceeds dimension size \(4\)."):
+        agrad.narrow_copy(x, 2, 3, 2)
+
+
+def test_detach_copy_records_a_node_whose_backward_is_not_implemented():
+    # PyTorch's detach_copy has no derivative: its result requires grad, its backward raises
+    x = agrad.tensor([1.0, 2.0], requires_grad=True)
+    y = agrad.detach_copy(x)
+    assert y.requires_grad and y.grad_fn.name() == "NotImplemented"
+    with pytest.raises(RuntimeError, match="^derivative for aten::detach_copy is not implemented"):
+        y.sum().backward()

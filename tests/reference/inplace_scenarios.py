@@ -419,3 +419,75 @@ def logical_in_place(T):
     out["logical_not_"] = {"leaf": _cmp_state(leaf), "view": _cmp_state(base),
                            "int": _cmp_state(T.tensor([0, 3, -2]).logical_not_())}
     return out
+
+
+@scenario
+def bitwise_and_polygamma_in_place(T):
+    """bitwise_and_ … bitwise_right_shift_ on integer and bool tensors (a number or a broadcast tensor),
+    their refusal of a float self; polygamma_ (n after self, unlike polygamma) recorded as
+    PolygammaBackward1, with its gradient."""
+    out = {}
+    for op, other in (("bitwise_and_", 6), ("bitwise_or_", [1, 2, 4]), ("bitwise_xor_", 3),
+                      ("bitwise_left_shift_", 2), ("bitwise_right_shift_", [1, 0, 2])):
+        a = T.tensor([5, -3, 8])
+        version = a._version
+        getattr(a, op)(T.tensor(other) if isinstance(other, list) else other)
+        out[op] = {"int": [a.tolist(), str(a.dtype).split(".")[-1], a._version - version],
+                   "float": error(T, lambda: getattr(T.tensor([1.0]), op)(1))}
+    b = T.tensor([True, False, True])
+    b.bitwise_and_(T.tensor([True, True, False]))
+    b.bitwise_not_()
+    out["bool"] = b.tolist()
+    out["bitwise_not_"] = T.tensor([5, -3, 0]).bitwise_not_().tolist()
+    x = data(T, (3,), 90)
+    y = x.abs() + 1
+    y.polygamma_(1)
+    # (to 8 digits: PyTorch's trigamma is a series accurate to about 1e-10, agrad's SciPy's polygamma to 1e-16)
+    out["polygamma_"] = {"value": np.round(value(y), 8).tolist(), "name": name(y),
+                         "grad": np.round(value(grads(T, y.sum(), [x])[0]), 8).tolist()}
+    return out
+
+
+@scenario
+def apply_map_and_resize(T):
+    """apply_/map_/map2_ (a Python callable per element, in place, the version unmoved, a tensor that
+    requires grad refused) and the deprecated out-of-place resize/resize_as (ResizeBackward)."""
+    import warnings
+
+    def outcome(call):
+        try:
+            return call().tolist()
+        except (RuntimeError, TypeError, ZeroDivisionError) as exc:
+            return [type(exc).__name__ if not isinstance(exc, RuntimeError) else "RuntimeError",
+                    str(exc).replace(T.__name__ + ".", "LIB.")]
+    x = T.tensor([[1.0, 2], [3, 4]])
+    y = T.tensor([1.0, 2])
+    y.apply_(lambda v: v * 3)
+    v = T.tensor([1.0, 2, 3])
+    v[1:].apply_(lambda a: 0)
+    out = {"apply_": x.clone().apply_(lambda e: e * 10).tolist(), "version": y._version, "values": y.tolist(),
+           "view": v.tolist(), "int": outcome(lambda: T.tensor([1, 2]).apply_(lambda e: e + 0.5)),
+           "bool": outcome(lambda: T.tensor([True, False]).apply_(lambda e: not e)),
+           "not a number": outcome(lambda: T.tensor([1.0, 2]).apply_(lambda e: "a")),
+           "raises": outcome(lambda: T.tensor([1.0, 2]).apply_(lambda e: 1 / 0)),
+           "requires grad": outcome(lambda: T.tensor([1.0, 2], requires_grad=True).apply_(lambda e: e)),
+           "map_": outcome(lambda: x.clone().map_(T.tensor([10.0, 20]), lambda a, b: a + b)),
+           "map_ dtype": outcome(lambda: x.clone().map_(T.tensor([10, 20]), lambda a, b: a + b)),
+           "map_ shape": outcome(lambda: x.clone().map_(T.tensor([10.0, 20, 30]), lambda a, b: a + b)),
+           "map_ requires grad": outcome(lambda: T.tensor([1.0, 2], requires_grad=True).map_(T.tensor([1.0, 2]),
+                                                                                            lambda a, b: a)),
+           "map2_": outcome(lambda: x.clone().map2_(T.tensor([1.0, 1]), T.tensor([[2.0], [3.0]]),
+                                                    lambda a, b, c: a * b + c)),
+           "map2_ dtype y": outcome(lambda: x.clone().map2_(T.tensor([1.0, 1]), T.tensor([1, 1]), lambda a, b, c: a)),
+           "map2_ dtype x": outcome(lambda: x.clone().map2_(T.tensor([1, 1]), T.tensor([1.0, 1]), lambda a, b, c: a))}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        w = data(T, (6,), 95)
+        r = w.resize(2, 3)
+        s = w.resize_as(T.ones(3, 2))
+        (r * T.arange(6.0, dtype=T.float64).reshape(2, 3)).sum().backward()
+        (s ** 2).sum().backward()
+        out["resize"] = {"shapes": [list(r.shape), list(s.shape)], "name": name(r), "is_view": r._base is w,
+                         "grad": value(w.grad), "too many": outcome(lambda: w.resize(4)),
+                         "warnings": sorted({str(c.message) for c in caught})}
+    return out

@@ -45,6 +45,14 @@ NAME_DEVIATIONS = {
     ("pairwise_distance", "LinalgVectorNormBackward0", "NormBackward1"): "ATen's pairwise_distance calls at::norm; "
                                                                          "agrad's norm is torch.norm's Python path "
                                                                          "(linalg.vector_norm)",
+    ("orgqr", "SubBackward0", "LinalgHouseholderProductBackward0"): "orgqr is linalg_householder_product, a "
+                                                                     "composite in agrad",
+    ("ormqr", "MmBackward0", "OrmqrBackward0"): "agrad's ormqr forms Q (householder_product) and multiplies: a "
+                                                "composite, its gradient that of the products",
+    ("ormqr", "BmmBackward0", "OrmqrBackward0"): "as ormqr's MmBackward0",
+    ("ormqr", "UnsafeViewBackward0", "OrmqrBackward0"): "as ormqr's MmBackward0",
+    ("frobenius_norm", "LinalgVectorNormBackward0", "NormBackward1"): "as pairwise_distance: ATen's frobenius_norm "
+                                                                      "calls at::norm",
     ("nll_loss_backward", "NllLossBackwardBackward0", "NllLoss2DBackwardBackward0"): "as nll_loss",
     ("cross_entropy", "DivBackward0", "DivBackward1"): "PyTorch's C++ divides by a Scalar (div.Scalar); a "
                                                        "Python number is wrapped as a tensor (div.Tensor)",

@@ -83,12 +83,15 @@ def _shift_samples(op):
             SampleInput("int64", tensor([5, -9, 1 << 40]), tensor([1, 2, 3]))]
 
 
-def _bitwise_binary(name, ufunc, samples=_bitwise_samples, doc=None):
+def _bitwise_binary(name, ufunc, samples=_bitwise_samples, doc=None, kernel_name=None):
+    """`kernel_name`: ATen's kernel's, which its dtype errors name (lshift_cpu for the shifts)."""
+    kernel_name = kernel_name or name
+
     def kernel(xp, self, other):
-        _integral_only(name, self, other)
+        _integral_only(kernel_name, self, other)
         return getattr(xp, ufunc)(self, other)
     return defop(f"{name}(Tensor self, Tensor other) -> Tensor",
-                 kernel=kernel, meta=_bitwise_meta(name), promote="same", wraps_numbers=True,
+                 kernel=kernel, meta=_bitwise_meta(kernel_name), promote="same", wraps_numbers=True,
                  samples=samples, torch=f"torch.{name}",
                  doc=doc or f"Elementwise bitwise {name.split('_')[1]} of bool or integer tensors (logical on bool).")
 
@@ -97,9 +100,10 @@ bitwise_and = _bitwise_binary("bitwise_and", "bitwise_and")
 bitwise_or = _bitwise_binary("bitwise_or", "bitwise_or")
 bitwise_xor = _bitwise_binary("bitwise_xor", "bitwise_xor")
 bitwise_left_shift = _bitwise_binary("bitwise_left_shift", "left_shift", _shift_samples,
-                                     "self << other, elementwise, on integer tensors (the `<<` operator).")
+                                     "self << other, elementwise, on integer tensors (the `<<` operator).", "lshift")
 bitwise_right_shift = _bitwise_binary("bitwise_right_shift", "right_shift", _shift_samples,
-                                      "self >> other, elementwise, arithmetic on signed integers (the `>>` operator).")
+                                      "self >> other, elementwise, arithmetic on signed integers (the `>>` operator).",
+                                      "rshift")
 
 
 def _gcd_lcm(name, ufunc):

@@ -1,7 +1,8 @@
 """Indexing with integer and bool tensors (ATen's TensorAdvancedIndexing): gather/scatter_add
 and index_select/index_add, each the other's adjoint (the backward of one is the other into
 zeros); scatter and scatter_reduce; take and take_along_dim; embedding; masked_select,
-masked_fill; one_hot; nonzero; `_index`, the op behind `x[idx]`, `x[:, [0, 2]]` and `x[mask]`
+masked_fill; one_hot; nonzero, nonzero_static and unravel_index (torch.functional's, flat indices to
+coordinates); `_index`, the op behind `x[idx]`, `x[:, [0, 2]]` and `x[mask]`
 (PyTorch's IndexBackward0), and `index_put`, the op behind `x[idx] = v`; and `getitem`/
 `setitem`, Tensor's `x[i]` and `x[i] = v`.
 
@@ -12,6 +13,7 @@ for `scatter`). Integer index tensors get no gradient.
 """
 from __future__ import annotations
 
+import collections.abc
 import math
 import zlib
 
@@ -27,14 +29,15 @@ from ...messages import scalar_type_name, sizes, tensor_type_name
 from ...shapes import broadcast_shapes, normalize_dim
 from .._common import _data_dependent, checked, weighted_bincount
 from ..conversion import to
-from ..pointwise.binary import remainder, where
+from ..pointwise.binary import floor_divide, remainder, where
 from ..reduce.arithmetic import sum as sum_op
 from ..registry import defop
 from ..samples import SampleInput, int_arg, make_arg
 from .indexing import basic_getitem, slice_backward
+from .join import unbind
 from .view import expand, reshape, unsqueeze
 
-__all__ = ["getitem", "setitem"]
+__all__ = ["getitem", "setitem", "unravel_index"]
 
 _INT64 = np.dtype(np.int64)
 
@@ -94,6 +97,57 @@ nonzero = defop(
         SampleInput("0-d", tensor(3.0)), SampleInput("0-d zero", tensor(0.0))],
     torch="torch.nonzero", tags=("dynamic_output_shape",),
     doc="The indices of the nonzero elements, one row per element: (count, ndim), int64.")
+
+
+
+def _nonzero_static_kernel(xp, self, size, fill_value):
+    if size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    found = xp.argwhere(self)[:size].astype(_INT64, copy=False)
+    out = xp.full((size, self.ndim), fill_value, dtype=_INT64)
+    out[:len(found)] = found
+    return out
+
+
+def _nonzero_static_meta(self, size, fill_value):
+    if size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    return MetaArray((size, self.ndim), _INT64)
+
+
+nonzero_static = defop(
+    "nonzero_static(Tensor self, *, SymInt size, int fill_value=-1) -> Tensor",
+    kernel=_nonzero_static_kernel, meta=_nonzero_static_meta,
+    samples=lambda op: [
+        SampleInput("(3,4) size 6 (padded)", tensor(np.where(np.arange(12).reshape(3, 4) % 5 == 0, 1.5, 0.0)), size=6),
+        SampleInput("int64 (2,2,3) size 2 (cut)", int_arg((2, 2, 3), (op, 0), -1, 2), size=2, fill_value=7),
+        SampleInput("0-d size 2", tensor(3.0), size=2), SampleInput("bool size 0", tensor([True, False]), size=0)],
+    torch="torch.nonzero_static",
+    doc="nonzero's first `size` rows, padded with fill_value to exactly `size` rows: (size, ndim), int64.")
+
+
+def unravel_index(indices, shape):
+    """torch.unravel_index: the coordinates, in a tensor of `shape`, of each flat index (a tuple of int64
+    tensors of indices' shape, one per dim); negative indices count from the end, as floor division
+    and a remainder give them (torch.functional's)."""
+    if not isinstance(indices, Tensor) or indices.dtype.is_floating_point or indices.dtype == dtypes.bool_:
+        got = indices.dtype if isinstance(indices, Tensor) else type(indices)
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {got}")
+    if isinstance(shape, int) and not isinstance(shape, bool):
+        shape = [shape]
+    elif not isinstance(shape, collections.abc.Sequence):
+        raise TypeError(f"expected 'shape' to be int or sequence of ints, but got {type(shape)}")
+    for dim in shape:
+        if not isinstance(dim, int):
+            raise TypeError(f"expected 'shape' sequence to only contain ints, but got {type(dim)}")
+    if any(dim < 0 for dim in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {tuple(shape)}")
+    coefs = [math.prod(shape[i + 1:]) for i in range(len(shape))]
+    device = indices.device
+    coordinates = remainder(floor_divide(unsqueeze(indices, -1), tensor(coefs, dtype=dtypes.int64, device=device)),
+                            tensor(list(shape), dtype=dtypes.int64, device=device))
+    return unbind(coordinates, -1)
+
 
 _INT_KINDS = ("i", "u")
 _SCATTER_REDUCES = ("sum", "prod", "mean", "amax", "amin")

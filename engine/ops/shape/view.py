@@ -1,5 +1,6 @@
 """Views (ATen's TensorShape), all views of their input as in PyTorch: view, reshape (a
-view when the strides allow one, else a copy), _unsafe_view, transpose, t, permute,
+view when the strides allow one, else a copy), _unsafe_view, transpose, t, adjoint (a composite
+transpose of the last two dims), permute,
 expand; squeeze and unsqueeze, which drop or add size-1 dimensions; flatten (composite
 over reshape, as PyTorch's flatten is); unfold, a strided view, with its backward op.
 """
@@ -158,6 +159,21 @@ t = defop(
                         SampleInput("(3,)", make_arg((3,), key=(op, 1))),
                         SampleInput("0-d", make_arg((), key=(op, 2)))],
     torch="torch.t")
+
+
+def _adjoint(self):
+    if self.ndim < 2:
+        raise RuntimeError(f"tensor.adjoint() is only supported on matrices or batches of matrices. Got "
+                           f"{self.ndim}-D tensor.")
+    return transpose(self, -2, -1)
+
+
+adjoint = defop(
+    "adjoint(Tensor self) -> Tensor", composite=_adjoint,
+    samples=lambda op: [SampleInput("(2,3)", make_arg((2, 3), key=(op, 0))),
+                        SampleInput("(2,3,4) batch", make_arg((2, 3, 4), key=(op, 1)))],
+    torch="torch.adjoint",
+    doc="The conjugate transpose of the last two dims, a view (their transpose: agrad's dtypes are real).")
 
 
 def _permute_dims(dims, ndim):
