@@ -23,7 +23,7 @@ import weakref
 from collections import namedtuple
 
 from .._tensor import AutogradMeta, DifferentiableViewMeta, Tensor, replay_view
-from .. import creation
+from ..generator import default_generator
 from ..dispatch_keys import DispatchKey, FORWARD_AD
 from ..dispatcher import call, ops, register_fallback
 from ..grad_mode import ExcludeDispatchKeyGuard, enable_grad, set_grad_enabled, tls
@@ -206,14 +206,15 @@ def _forward_ad_fallback(op, keyset, args):
     if not duals:
         return op.redispatch(below, args)
     differentiable = tls.grad_enabled and any(a.requires_grad or v.requires_grad for _, _, a, v in duals)
-    generator = creation.__dict__.get("_generator")
-    state = generator.bit_generator.state if generator is not None else None
+    # the default Generator's NumPy generator (made now if nothing drew yet, so that the tangent's draws
+    # and the primal's start from one state)
+    generator = default_generator._numpy()
+    state = generator.bit_generator.state
     with ExcludeDispatchKeyGuard(FORWARD_AD):
         # forward AD does not depend on grad mode (PyTorch's tangents flow under no_grad too)
         with enable_grad():
             tangents = _jvp(op, args, duals, differentiable)
-        if state is not None:
-            generator.bit_generator.state = state     # the primal draws the same random numbers
+        generator.bit_generator.state = state     # the primal draws the same random numbers
         result = op.redispatch(below, args)
         inputs = [d[2] for d in duals]
         for o, tangent in zip(_outputs(result), tangents):

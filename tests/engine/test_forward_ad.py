@@ -39,6 +39,12 @@ def test_op_tangents(info, sample):
         pytest.skip("no float64 input in this sample")
     if "ties" in sample.name:
         pytest.skip("no directional derivative where values tie")
+    if info.name == "as_strided_copy" and "T" in sample.name.split(" ")[0]:
+        # agrad lays out p + eps * t C-contiguous where PyTorch's TensorIterator follows the first operand
+        # (a transposed p): the finite differences then read another layout than the tangent, which the
+        # double-vjp trick lays out as p (as PyTorch's set_fw_grad does). as_strided, a view, replays on the
+        # tangent as it is, and passes either way.
+        pytest.xfail("an elementwise result's layout is C order, not its first operand's as in PyTorch")
     primals = [t.detach() for t in inputs]
     rng = np.random.default_rng(len(sample.name))
     tangents = [agrad.tensor(rng.uniform(-1, 1, tuple(p.shape))) for p in primals]
