@@ -13,6 +13,7 @@ from .adam import Adam, AdamW
 from .adamax import Adamax
 from .asgd import ASGD
 from .lbfgs import LBFGS
+from .muon import Muon
 from .nadam import NAdam
 from .optimizer import Optimizer
 from .radam import RAdam
@@ -21,7 +22,8 @@ from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam", "Adadelta",
-           "Rprop", "ASGD", "LBFGS", "Adafactor", "lr_scheduler"]
+           "Rprop", "ASGD", "LBFGS", "Adafactor", "Muon",
+           "lr_scheduler"]
 
 
 def __getattr__(name: str):

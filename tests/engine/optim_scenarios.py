@@ -71,6 +71,15 @@ OPTIMIZERS = {
     "adafactor_options": ("Adafactor", {"lr": 0.05, "beta2_decay": -0.5, "eps": (1e-6, 1e-3), "d": 1.5,
                                         "weight_decay": 0.1, "maximize": True}),
     "adafactor_groups": ("Adafactor", {"lr": 0.02, "groups": [{"lr": 0.5, "d": 1.0}, {"weight_decay": 0.2}]}),
+    # Muon takes 2-D parameters only ("matrix_only": W alone); W is 4x3, so tall: transposed for Newton-Schulz.
+    # float64: the update is bfloat16 (Muon's own rounding), the rest of the step float64's
+    "muon": ("Muon", {"lr": 0.02, "matrix_only": True, "dtype": "float64"}),
+    "muon_plain_momentum_rms": ("Muon", {"lr": 0.01, "momentum": 0.9, "nesterov": False, "weight_decay": 0.05,
+                                         "adjust_lr_fn": "match_rms_adamw", "matrix_only": True,
+                                         "dtype": "float64"}),
+    "muon_coefficients_wide": ("Muon", {"lr": 0.03, "ns_coefficients": (2.0, -1.5, 0.5), "ns_steps": 3,
+                                        "eps": 1e-5, "weight_decay": 0.0, "adjust_lr_fn": "original",
+                                        "matrix_only": True, "wide": True, "dtype": "float64"}),
 }
 # the step after which run_optimizer(..., resume=True) saves the optimizer and goes on with a new one
 RESUME_AT = 3
@@ -141,17 +150,19 @@ def _data():
             "x": rng.normal(size=(5, 4)).astype(f32), "y": rng.normal(size=(5, 3)).astype(f32)}
 
 
-def _params(lib, dtype: str = "float32"):
+def _params(lib, dtype: str = "float32", wide: bool = False):
+    """W (4x3; `wide`: stored transposed, 3x4, for the loss to use as W.T), b, x, y."""
     d = _data()
     dtype = getattr(lib, dtype)
-    W = lib.tensor(d["W"].tolist(), dtype=dtype, requires_grad=True)
+    W = lib.tensor((d["W"].T if wide else d["W"]).tolist(), dtype=dtype, requires_grad=True)
     b = lib.tensor(d["b"].tolist(), dtype=dtype, requires_grad=True)
     x = lib.tensor(d["x"].tolist(), dtype=dtype)
     y = lib.tensor(d["y"].tolist(), dtype=dtype)
     return W, b, x, y
 
 
-def _loss(lib, W, b, x, y):
+def _loss(lib, W, b, x, y, wide: bool = False):
+    W = W.T if wide else W
     return ((lib.tanh(lib.matmul(x, W) + b) - y) ** 2).mean() + (W * W).sum() * 0.01
 
 
@@ -167,10 +178,13 @@ def run_optimizer(lib, name: str, resume: bool = False) -> dict:
     kwargs = dict(kwargs)
     groups = kwargs.pop("groups", None)
     steps = kwargs.pop("steps", STEPS)
-    W, b, x, y = _params(lib, kwargs.pop("dtype", "float32"))
+    matrix_only, wide = kwargs.pop("matrix_only", False), kwargs.pop("wide", False)
+    W, b, x, y = _params(lib, kwargs.pop("dtype", "float32"), wide)
 
     def make():
         params = [W, b] if groups is None else [dict(groups[0], params=[W]), dict(groups[1], params=[b])]
+        if matrix_only:
+            params = [W]
         return getattr(lib.optim, cls_name)(params, **kwargs)
     opt = make()
     losses = []
@@ -189,13 +203,17 @@ def run_optimizer(lib, name: str, resume: bool = False) -> dict:
             losses.append(float(opt.step(closure).item()))
             continue
         opt.zero_grad()
-        loss = _loss(lib, W, b, x, y)
+        loss = _loss(lib, W, b, x, y, wide)
         loss.backward()
         opt.step()
         losses.append(float(loss.item()))
     state_keys = sorted(opt.state_dict()["state"].get(0, {}))
-    return {"losses": losses, "W": _values(W), "b": _values(b), "state_keys": state_keys}
+    return {"losses": losses, "W": _values(W.T if wide else W), "b": _values(b), "state_keys": state_keys}
 
+
+# float64 scenarios whose trajectories agree with torch's to 1e-13: Muon's bfloat16 update is
+# rounded as torch's (only a float32 accumulation tie could tell them apart, and none occurs here)
+FLOAT64_EXACT = {"muon", "muon_plain_momentum_rms", "muon_coefficients_wide"}
 
 # Scenarios whose parameters equal torch's bit for bit when both take the same gradients
 # (run_fixed_gradients): each op is one torch's CPU kernel rounds alike. The others differ in
@@ -212,16 +230,17 @@ def run_fixed_gradients(lib, name: str) -> dict:
     cls_name, kwargs = OPTIMIZERS[name]
     kwargs = dict(kwargs)
     groups, steps = kwargs.pop("groups", None), kwargs.pop("steps", STEPS)
-    kwargs.pop("dtype", None)
-    W, b, _, _ = _params(lib)
+    matrix_only, wide = kwargs.pop("matrix_only", False), kwargs.pop("wide", False)
+    dtype = kwargs.pop("dtype", "float32")
+    W, b, _, _ = _params(lib, dtype, wide)
     params = [W, b] if groups is None else [dict(groups[0], params=[W]), dict(groups[1], params=[b])]
-    opt = getattr(lib.optim, cls_name)(params, **kwargs)
+    opt = getattr(lib.optim, cls_name)([W] if matrix_only else params, **kwargs)
     rng = np.random.default_rng(7)
     for _ in range(steps):
-        W.grad = lib.tensor(rng.normal(size=(4, 3)).astype(np.float32).tolist(), dtype=lib.float32)
-        b.grad = lib.tensor(rng.normal(size=(3,)).astype(np.float32).tolist(), dtype=lib.float32)
+        W.grad = lib.tensor(rng.normal(size=tuple(W.shape)).astype(np.float32).tolist(), dtype=getattr(lib, dtype))
+        b.grad = lib.tensor(rng.normal(size=(3,)).astype(np.float32).tolist(), dtype=getattr(lib, dtype))
         opt.step()
-    return {"W": _values(W), "b": _values(b)}
+    return {"W": _values(W.T if wide else W), "b": _values(b)}
 
 
 def run_clip(lib, name: str) -> dict:
@@ -322,6 +341,13 @@ ERRORS = {
     "sequential_milestones": ("SequentialLR", {"schedulers": [("ConstantLR", {})], "milestones": [2]}, {}),
     "sequential_plateau": ("SequentialLR", {"schedulers": [("ReduceLROnPlateau", {})], "milestones": []}, {}),
     "chained_empty": ("ChainedScheduler", {"schedulers": []}, {}),
+    "muon_vector": ("Muon", {}),                    # b is 1-D
+    "muon_lr": ("Muon", {"lr": -0.1, "matrix_only": True}),
+    "muon_momentum": ("Muon", {"momentum": -0.5, "matrix_only": True}),
+    "muon_wd": ("Muon", {"weight_decay": -0.1, "matrix_only": True}),
+    "muon_adjust_lr_fn": ("Muon", {"adjust_lr_fn": "spectral", "matrix_only": True}),
+    "muon_ns_steps": ("Muon", {"ns_steps": 100, "matrix_only": True, "step": True}),
+    "muon_coefficients": ("Muon", {"ns_coefficients": (1.0, 2.0), "matrix_only": True, "step": True}),
 }
 
 
@@ -333,7 +359,8 @@ def run_error(lib, name: str) -> list:
     try:
         if len(entry) == 2:
             groups, step = kwargs.pop("groups", False), kwargs.pop("step", False)
-            opt = getattr(lib.optim, entry[0])([{"params": [W]}, {"params": [b]}] if groups else [W, b], **kwargs)
+            params = [W] if kwargs.pop("matrix_only", False) else [W, b]
+            opt = getattr(lib.optim, entry[0])([{"params": [W]}, {"params": [b]}] if groups else params, **kwargs)
             if step:
                 def closure():
                     loss = _loss(lib, W, b, x, y)
@@ -353,5 +380,6 @@ def run_error(lib, name: str) -> list:
                     return ["no error", ""]
             getattr(schedulers, entry[0])(opt, **kwargs)
     except Exception as exc:   # noqa: BLE001 - the error is the result
-        return [type(exc).__name__, str(exc)]
+        # the library's name in its own reprs (torch.Size, agrad.Size) is not the message's
+        return [type(exc).__name__, str(exc).replace("torch.", "LIB.").replace("agrad.", "LIB.")]
     return ["no error", ""]
