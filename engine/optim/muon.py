@@ -16,7 +16,8 @@ import math
 import numpy as np
 
 from .. import dtypes
-from ..creation import zeros_like
+from ..creation import empty, zeros_like
+from ..ops import copy
 from ..watchers import host_numbers
 from .optimizer import Optimizer, _use_no_grad
 
@@ -35,7 +36,7 @@ _ADJUST_LR_FNS = ("original", "match_rms_adamw")
 def _to_bfloat16_values(t):
     """`t` rounded as torch's conversion to bfloat16 rounds (through float32, then to nearest-even
     at the top 16 bits), as a float32 tensor: bfloat16 is float32's top half."""
-    bits = t.to(dtypes.float32).view(dtypes.int32)
+    bits = _cast(t, dtypes.float32).view(dtypes.int32)
     # NOTE: 0xFFFF0000 as an int32 (the mask keeps sign, exponent and 7 mantissa bits)
     return ((bits + 0x7FFF + ((bits >> 16) & 1)) & -65536).view(dtypes.float32)
 
@@ -47,19 +48,26 @@ def _bfloat16_number(x: float) -> float:
     return float(np.uint32(((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16).view(np.float32))
 
 
+def _cast(t, dtype):
+    """`t` in `dtype`, through the `copy` op rather than `.to(dtype)`: a training step's replay
+    (engine/replay) gives a recorded `.to(dtype)` the recorded step's values, and `copy` it redoes."""
+    return copy(empty(t.shape, dtype=dtype, device=t.device), t)
+
+
 def _exact(t):
     """float64, where sums and products of bfloat16 values (and of their float32 factors) are exact."""
-    return t.to(dtypes.float64)
+    return _cast(t, dtypes.float64)
 
 
 def _addmm(input, mat1, mat2, beta, alpha):
-    """torch's bfloat16 addmm on the CPU: the product rounded to float32 (torch accumulates it in
-    float32, here in float64) and scaled by alpha in float32, then beta * input added in one fused
-    multiply-add (exact in float64: a bfloat16 times a float32 fits its mantissa), rounded to
-    bfloat16. Found against torch's results: rounding alpha * product + beta * input in float32
-    op by op, or all of it in float64, misses a few roundings where the two terms cancel."""
-    scaled = (_exact(mat1) @ _exact(mat2)).to(dtypes.float32).mul(float(np.float32(alpha)))
-    return _to_bfloat16_values(_exact(input).mul(float(np.float32(beta))).add(_exact(scaled)))
+    """torch's bfloat16 addmm on the CPU, of bfloat16 values given in float64: the product rounded
+    to float32 (torch accumulates it in float32, here in float64) and scaled by alpha in float32,
+    then beta * input added in one fused multiply-add (exact in float64: a bfloat16 times a
+    float32 fits its mantissa), rounded to bfloat16. Found against torch's results: rounding
+    alpha * product + beta * input in float32 op by op, or all of it in float64, misses a few
+    roundings where the two terms cancel."""
+    scaled = _cast(mat1 @ mat2, dtypes.float32).mul(float(np.float32(alpha)))
+    return _to_bfloat16_values(input.mul(float(np.float32(beta))).add(_exact(scaled)))
 
 
 def _zeropower_via_newtonschulz(grad, ns_coefficients, ns_steps: int, eps: float):
@@ -80,9 +88,10 @@ def _zeropower_via_newtonschulz(grad, ns_coefficients, ns_steps: int, eps: float
     norm = _to_bfloat16_values((ortho_grad * ortho_grad).sum().sqrt()).clamp(min=_bfloat16_number(eps))
     ortho_grad = _to_bfloat16_values(ortho_grad / norm)
     for _ in range(ns_steps):
-        gram_matrix = _to_bfloat16_values(_exact(ortho_grad) @ _exact(ortho_grad).T)
-        gram_update = _addmm(gram_matrix, gram_matrix, gram_matrix, beta=b, alpha=c)
-        ortho_grad = _addmm(ortho_grad, gram_update, ortho_grad, beta=a, alpha=1)
+        x = _exact(ortho_grad)
+        gram_matrix = _exact(_to_bfloat16_values(x @ x.T))
+        gram_update = _exact(_addmm(gram_matrix, gram_matrix, gram_matrix, beta=b, alpha=c))
+        ortho_grad = _addmm(x, gram_update, x, beta=a, alpha=1)
     if tall:
         ortho_grad = ortho_grad.T
     return ortho_grad
