@@ -334,10 +334,11 @@ def _param_groups(groups, trainer) -> list[dict]:
 
 
 def _optimizer_accepts(trainer, group: dict, where: str) -> None:
-    """The optimizer class's own checks of its hyper-parameters (beta < 1, ...), on a twin."""
+    """The optimizer class's own checks of its hyper-parameters (beta < 1, ...), on a twin (of a
+    1x1 parameter: Muon takes matrices only)."""
     options = {k: v for k, v in group.items() if k in trainer.optimizer.defaults}
     try:
-        type(trainer.optimizer)([agrad.zeros(1, requires_grad=True)], **options)
+        type(trainer.optimizer)([agrad.zeros(1, 1, requires_grad=True)], **options)
     except (ValueError, TypeError) as exc:
         raise CheckpointError(f"{type(trainer.optimizer).__name__} refuses these values: {exc}", where) from None
 

@@ -15,12 +15,17 @@ OPTIMIZERS: dict[str, Callable] = {"sgd": agrad.optim.SGD, "adam": agrad.optim.A
                                    "adamax": agrad.optim.Adamax, "nadam": agrad.optim.NAdam,
                                    "radam": agrad.optim.RAdam, "adadelta": agrad.optim.Adadelta,
                                    "rprop": agrad.optim.Rprop, "asgd": agrad.optim.ASGD,
-                                   "adafactor": agrad.optim.Adafactor}
+                                   "adafactor": agrad.optim.Adafactor, "muon": agrad.optim.Muon}
 # torch.optim's optimizers a `train:` section cannot run, and why (its check says so, located)
 REFUSED_OPTIMIZERS: dict[str, str] = {
     "lbfgs": "LBFGS re-evaluates the loss several times per step through a closure, and a `train:` step "
              "evaluates the graph once; use agrad.optim.LBFGS from Python with a closure",
     "sparseadam": "SparseAdam needs sparse gradients, which agrad does not have",
+}
+# optimizers for matrices only, and why: every parameter they train must be 2-D
+MATRIX_OPTIMIZERS: dict[str, str] = {
+    "muon": "Muon orthogonalizes each parameter's update as a matrix; train the others with a second run or "
+            "another optimizer",
 }
 # keyword arguments each schedule takes (besides `warmup`), as lr_scheduler's classes name them
 SCHEDULES: dict[str, tuple[str, ...]] = {
@@ -38,7 +43,7 @@ def make_optimizer(spec: dict, params: list) -> agrad.optim.Optimizer:
     """`{type: adam, lr: 1e-3, ...}`: the rest of the mapping is the class's keyword arguments."""
     options = dict(spec)
     kind = options.pop("type")
-    for key, value in options.items():        # betas, etas, step_sizes, Adafactor's eps: pairs
+    for key, value in options.items():        # betas, etas, step_sizes, Adafactor's eps, ns_coefficients
         if isinstance(value, list):
             options[key] = tuple(value)
     return OPTIMIZERS[kind](params, **options)

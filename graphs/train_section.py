@@ -14,7 +14,7 @@ import numpy as np
 
 from .data_sources import SOURCE_KEYS, SourceProblem, load_source
 from .diagnostics import Collector, did_you_mean
-from .optimizers import CYCLIC_MODES, OPTIMIZERS, REFUSED_OPTIMIZERS, SCHEDULES, make_optimizer
+from .optimizers import CYCLIC_MODES, MATRIX_OPTIMIZERS, OPTIMIZERS, REFUSED_OPTIMIZERS, SCHEDULES, make_optimizer
 from .results import GraphFileError
 from .shape_check import ShapeCheck
 
@@ -233,13 +233,18 @@ class _Reader:
                 self.error("AG061", f"unknown key '{key}' for optimizer {kind}; it takes {', '.join(allowed)}",
                            path + (key,), did_you_mean(key, allowed), key=True)
                 ok = False
-            elif isinstance(signature[key].default, tuple):     # betas, etas, step_sizes, eps (Adafactor)
+            elif isinstance(signature[key].default, tuple):     # betas, etas, step_sizes, eps, ns_coefficients
                 default = signature[key].default
                 if not (isinstance(v, list) and len(v) == len(default) and all(
                         _finite_number(b) or (b is None and d is None) for b, d in zip(v, default))):
                     also = " (the first may be null)" if None in default else ""
-                    self.error("AG061", f"optimizer {key} must be a list of two finite numbers{also}, not {v!r}",
-                               path + (key,))
+                    count = {2: "two", 3: "three"}.get(len(default), str(len(default)))
+                    self.error("AG061", f"optimizer {key} must be a list of {count} finite numbers{also}, "
+                                        f"not {v!r}", path + (key,))
+                    ok = False
+            elif signature[key].default is None:                # Muon's adjust_lr_fn: a name, or null
+                if not (v is None or isinstance(v, str)):
+                    self.error("AG061", f"optimizer {key} must be a name or null, not {_shown(v)}", path + (key,))
                     ok = False
             elif isinstance(signature[key].default, bool):
                 if type(v) is not bool:
@@ -252,12 +257,19 @@ class _Reader:
             return None
         import agrad
         try:                                 # the class's own checks (PyTorch's messages): lr < 0, ...
-            make_optimizer(value, [agrad.zeros(1, requires_grad=True)])
+            make_optimizer(value, [agrad.zeros(1, 1, requires_grad=True)])     # 1x1: Muon takes matrices only
         except (ValueError, TypeError) as exc:
             bad = next((k for k in value if k != "type" and str(value[k]) in str(exc)), None)
             self.error("AG061", f"optimizer {kind}: {exc}", path + (bad,) if bad else path)
             return None
-        return dict(value)
+        if kind in MATRIX_OPTIMIZERS:
+            for name in params:
+                shape = self.checked.leaves[name].shape
+                if len(shape) != 2:
+                    self.error("AG061", f"optimizer {kind} trains 2-D parameters only, and '{name}' has shape "
+                                        f"{list(shape)}: {MATRIX_OPTIMIZERS[kind]}", path + ("type",))
+                    ok = False
+        return dict(value) if ok else None
 
     def data(self, value, path: tuple):
         section = self.mapping(value, path, "train.data", DATA_KEYS)

@@ -38,6 +38,7 @@ FLOORS = [
     ("agrad.special", 8), ("agrad.linalg", 8), ("agrad.foreach", 8),
     ("agrad._api", 9), ("agrad", 9),
     ("agrad.nn", 10), ("agrad.utils", 10),           # checkpoint_sequential takes an nn.Sequential
+    ("agrad.optim.swa_utils", 10),                   # AveragedModel is a Module
     ("agrad.func", 10),                              # functional_call is nn.utils.stateless's
     ("agrad.distributions", 10),                     # relaxed and one-hot distributions call nn.functional
     ("agrad.graphs", 11),

@@ -3,8 +3,11 @@
     opt = agrad.optim.Adam([W, b], lr=1e-3)
     loss.backward(); opt.step(); opt.zero_grad()
 
-SparseAdam is left out: agrad has no sparse tensors.
+SparseAdam is left out: agrad has no sparse tensors. swa_utils sits above agrad.nn (its
+AveragedModel is a Module), so it is imported on first use, as agrad's own submodules are.
 """
+import importlib
+
 from . import lr_scheduler
 from .adadelta import Adadelta
 from .adafactor import Adafactor
@@ -13,6 +16,7 @@ from .adam import Adam, AdamW
 from .adamax import Adamax
 from .asgd import ASGD
 from .lbfgs import LBFGS
+from .muon import Muon
 from .nadam import NAdam
 from .optimizer import Optimizer
 from .radam import RAdam
@@ -21,10 +25,13 @@ from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam", "Adadelta",
-           "Rprop", "ASGD", "LBFGS", "Adafactor", "lr_scheduler"]
+           "Rprop", "ASGD", "LBFGS", "Adafactor", "Muon", "lr_scheduler",
+           "swa_utils"]
 
 
 def __getattr__(name: str):
+    if name == "swa_utils":
+        return importlib.import_module(f"{__name__}.{name}")
     if name == "SparseAdam":
         raise AttributeError("agrad.optim has no SparseAdam: it updates sparse gradients, and agrad has no sparse "
                              "tensors")

@@ -107,7 +107,28 @@ def test_every_optimizer_resumes_bit_for_bit(runner, trainable, tmp_path, optimi
     assert straight["losses"][-1] != straight["losses"][0]          # the parameters moved
 
 
+def test_muon_trains_the_matrices_and_resumes_bit_for_bit(runner, trainable, tmp_path):
+    graph = trainable(TRAIN.replace("  optimizer: {type: adam, lr: 0.05}",
+                                    "  params: [W]\n  optimizer: {type: muon, lr: 0.05, ns_coefficients: [3.4445, "
+                                    "-4.775, 2.0315], adjust_lr_fn: original}").replace("steps: 90", "steps: 30"),
+                      max_loss=5.0)
+    ckpt = str(tmp_path / "ck.npz")
+    first = runner.invoke(cli, ["train", graph, "--steps", "17", "--save", ckpt])
+    assert first.exit_code == 0, first.output
+    _, resumed = _json(runner, graph, "--resume", ckpt)
+    _, straight = _json(runner, graph)
+    assert resumed["losses"] == straight["losses"]
+    assert straight["losses"][-1] < straight["losses"][0]
+
+
 @pytest.mark.parametrize("optimizer,message", [
+    ("{type: muon, lr: 0.05}", "g.yaml:13:21: error[AG061]: optimizer muon trains 2-D parameters only, and 'b' has "
+                               "shape [3]: Muon orthogonalizes"),
+    ("{type: muon, ns_coefficients: [1, 2]}", "error[AG061]: optimizer ns_coefficients must be a list of three "
+                                              "finite numbers, not [1, 2]"),
+    ("{type: muon, adjust_lr_fn: 3}", "error[AG061]: optimizer adjust_lr_fn must be a name or null, not 3"),
+    ("{type: muon, adjust_lr_fn: spectral}", "error[AG061]: optimizer muon: Adjust learning rate function "
+                                             "spectral is not supported"),
     ("{type: lbfgs, lr: 1}", "g.yaml:13:21: error[AG061]: optimizer lbfgs cannot be used in a train section: "
                              "LBFGS re-evaluates the loss"),
     ("{type: rprop, etas: [0.5]}", "g.yaml:13:34: error[AG061]: optimizer etas must be a list of two finite numbers"),

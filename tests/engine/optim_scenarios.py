@@ -71,6 +71,15 @@ OPTIMIZERS = {
     "adafactor_options": ("Adafactor", {"lr": 0.05, "beta2_decay": -0.5, "eps": (1e-6, 1e-3), "d": 1.5,
                                         "weight_decay": 0.1, "maximize": True}),
     "adafactor_groups": ("Adafactor", {"lr": 0.02, "groups": [{"lr": 0.5, "d": 1.0}, {"weight_decay": 0.2}]}),
+    # Muon takes 2-D parameters only ("matrix_only": W alone); W is 4x3, so tall: transposed for Newton-Schulz.
+    # float64: the update is bfloat16 (Muon's own rounding), the rest of the step float64's
+    "muon": ("Muon", {"lr": 0.02, "matrix_only": True, "dtype": "float64"}),
+    "muon_plain_momentum_rms": ("Muon", {"lr": 0.01, "momentum": 0.9, "nesterov": False, "weight_decay": 0.05,
+                                         "adjust_lr_fn": "match_rms_adamw", "matrix_only": True,
+                                         "dtype": "float64"}),
+    "muon_coefficients_wide": ("Muon", {"lr": 0.03, "ns_coefficients": (2.0, -1.5, 0.5), "ns_steps": 3,
+                                        "eps": 1e-5, "weight_decay": 0.0, "adjust_lr_fn": "original",
+                                        "matrix_only": True, "wide": True, "dtype": "float64"}),
 }
 # the step after which run_optimizer(..., resume=True) saves the optimizer and goes on with a new one
 RESUME_AT = 3
@@ -121,6 +130,14 @@ SCHEDULERS = {
                                           "milestones": [2, 6]}, 12),
     "chained": ("ChainedScheduler", {"schedulers": [("ConstantLR", {"factor": 0.5, "total_iters": 3}),
                                                     ("ExponentialLR", {"gamma": 0.9})]}, 8),
+    # swa_utils.SWALR: annealed to swa_lr, then held
+    "swalr": ("SWALR", {"swa_lr": 0.05, "anneal_epochs": 4}, 8),
+    "swalr_linear_per_group": ("SWALR", {"swa_lr": [0.01, 0.5], "anneal_epochs": 3, "anneal_strategy": "linear"},
+                               6),
+    "swalr_no_annealing": ("SWALR", {"swa_lr": 0.02, "anneal_epochs": 0}, 4),
+    "swalr_after_exponential": ("SequentialLR", {"schedulers": [("ExponentialLR", {"gamma": 0.5}),
+                                                                ("SWALR", {"swa_lr": 0.2, "anneal_epochs": 3})],
+                                                 "milestones": [3]}, 9),
 }
 # lr_lambda by name (functions are not data)
 LAMBDAS = {"pow095": lambda epoch: 0.95 ** epoch, "alternating": lambda epoch: 0.9 if epoch % 2 else 0.95}
@@ -141,17 +158,24 @@ def _data():
             "x": rng.normal(size=(5, 4)).astype(f32), "y": rng.normal(size=(5, 3)).astype(f32)}
 
 
-def _params(lib, dtype: str = "float32"):
+def _scheduler_class(lib, name: str):
+    """lr_scheduler's classes, and swa_utils' SWALR."""
+    return getattr(lib.optim.swa_utils if name == "SWALR" else lib.optim.lr_scheduler, name)
+
+
+def _params(lib, dtype: str = "float32", wide: bool = False):
+    """W (4x3; `wide`: stored transposed, 3x4, for the loss to use as W.T), b, x, y."""
     d = _data()
     dtype = getattr(lib, dtype)
-    W = lib.tensor(d["W"].tolist(), dtype=dtype, requires_grad=True)
+    W = lib.tensor((d["W"].T if wide else d["W"]).tolist(), dtype=dtype, requires_grad=True)
     b = lib.tensor(d["b"].tolist(), dtype=dtype, requires_grad=True)
     x = lib.tensor(d["x"].tolist(), dtype=dtype)
     y = lib.tensor(d["y"].tolist(), dtype=dtype)
     return W, b, x, y
 
 
-def _loss(lib, W, b, x, y):
+def _loss(lib, W, b, x, y, wide: bool = False):
+    W = W.T if wide else W
     return ((lib.tanh(lib.matmul(x, W) + b) - y) ** 2).mean() + (W * W).sum() * 0.01
 
 
@@ -167,10 +191,13 @@ def run_optimizer(lib, name: str, resume: bool = False) -> dict:
     kwargs = dict(kwargs)
     groups = kwargs.pop("groups", None)
     steps = kwargs.pop("steps", STEPS)
-    W, b, x, y = _params(lib, kwargs.pop("dtype", "float32"))
+    matrix_only, wide = kwargs.pop("matrix_only", False), kwargs.pop("wide", False)
+    W, b, x, y = _params(lib, kwargs.pop("dtype", "float32"), wide)
 
     def make():
         params = [W, b] if groups is None else [dict(groups[0], params=[W]), dict(groups[1], params=[b])]
+        if matrix_only:
+            params = [W]
         return getattr(lib.optim, cls_name)(params, **kwargs)
     opt = make()
     losses = []
@@ -189,13 +216,17 @@ def run_optimizer(lib, name: str, resume: bool = False) -> dict:
             losses.append(float(opt.step(closure).item()))
             continue
         opt.zero_grad()
-        loss = _loss(lib, W, b, x, y)
+        loss = _loss(lib, W, b, x, y, wide)
         loss.backward()
         opt.step()
         losses.append(float(loss.item()))
     state_keys = sorted(opt.state_dict()["state"].get(0, {}))
-    return {"losses": losses, "W": _values(W), "b": _values(b), "state_keys": state_keys}
+    return {"losses": losses, "W": _values(W.T if wide else W), "b": _values(b), "state_keys": state_keys}
 
+
+# float64 scenarios whose trajectories agree with torch's to 1e-13: Muon's bfloat16 update is
+# rounded as torch's (only a float32 accumulation tie could tell them apart, and none occurs here)
+FLOAT64_EXACT = {"muon", "muon_plain_momentum_rms", "muon_coefficients_wide"}
 
 # Scenarios whose parameters equal torch's bit for bit when both take the same gradients
 # (run_fixed_gradients): each op is one torch's CPU kernel rounds alike. The others differ in
@@ -212,16 +243,17 @@ def run_fixed_gradients(lib, name: str) -> dict:
     cls_name, kwargs = OPTIMIZERS[name]
     kwargs = dict(kwargs)
     groups, steps = kwargs.pop("groups", None), kwargs.pop("steps", STEPS)
-    kwargs.pop("dtype", None)
-    W, b, _, _ = _params(lib)
+    matrix_only, wide = kwargs.pop("matrix_only", False), kwargs.pop("wide", False)
+    dtype = kwargs.pop("dtype", "float32")
+    W, b, _, _ = _params(lib, dtype, wide)
     params = [W, b] if groups is None else [dict(groups[0], params=[W]), dict(groups[1], params=[b])]
-    opt = getattr(lib.optim, cls_name)(params, **kwargs)
+    opt = getattr(lib.optim, cls_name)([W] if matrix_only else params, **kwargs)
     rng = np.random.default_rng(7)
     for _ in range(steps):
-        W.grad = lib.tensor(rng.normal(size=(4, 3)).astype(np.float32).tolist(), dtype=lib.float32)
-        b.grad = lib.tensor(rng.normal(size=(3,)).astype(np.float32).tolist(), dtype=lib.float32)
+        W.grad = lib.tensor(rng.normal(size=tuple(W.shape)).astype(np.float32).tolist(), dtype=getattr(lib, dtype))
+        b.grad = lib.tensor(rng.normal(size=(3,)).astype(np.float32).tolist(), dtype=getattr(lib, dtype))
         opt.step()
-    return {"W": _values(W), "b": _values(b)}
+    return {"W": _values(W.T if wide else W), "b": _values(b)}
 
 
 def run_clip(lib, name: str) -> dict:
@@ -257,8 +289,8 @@ def run_scheduler(lib, name: str, resume: bool = False) -> dict:
     def make():
         opt = getattr(lib.optim, optimizer)([{"params": [W]}, {"params": [b], "lr": 0.3}], lr=0.1)
         if inner is None:
-            return opt, getattr(schedulers, cls_name)(opt, **kwargs)
-        made = [getattr(schedulers, inner_name)(opt, **inner_kwargs) for inner_name, inner_kwargs in inner]
+            return opt, _scheduler_class(lib, cls_name)(opt, **kwargs)
+        made = [_scheduler_class(lib, inner_name)(opt, **inner_kwargs) for inner_name, inner_kwargs in inner]
         if cls_name == "ChainedScheduler":
             return opt, schedulers.ChainedScheduler(made)
         return opt, getattr(schedulers, cls_name)(opt, made, **kwargs)
@@ -322,6 +354,17 @@ ERRORS = {
     "sequential_milestones": ("SequentialLR", {"schedulers": [("ConstantLR", {})], "milestones": [2]}, {}),
     "sequential_plateau": ("SequentialLR", {"schedulers": [("ReduceLROnPlateau", {})], "milestones": []}, {}),
     "chained_empty": ("ChainedScheduler", {"schedulers": []}, {}),
+    "swalr_strategy": ("SWALR", {"swa_lr": 0.1, "anneal_strategy": "exp"}, {}),
+    "swalr_epochs": ("SWALR", {"swa_lr": 0.1, "anneal_epochs": -1}, {}),
+    "swalr_epochs_float": ("SWALR", {"swa_lr": 0.1, "anneal_epochs": 2.5}, {}),
+    "swalr_lrs_count": ("SWALR", {"swa_lr": [0.1, 0.2, 0.3]}, {}),
+    "muon_vector": ("Muon", {}),                    # b is 1-D
+    "muon_lr": ("Muon", {"lr": -0.1, "matrix_only": True}),
+    "muon_momentum": ("Muon", {"momentum": -0.5, "matrix_only": True}),
+    "muon_wd": ("Muon", {"weight_decay": -0.1, "matrix_only": True}),
+    "muon_adjust_lr_fn": ("Muon", {"adjust_lr_fn": "spectral", "matrix_only": True}),
+    "muon_ns_steps": ("Muon", {"ns_steps": 100, "matrix_only": True, "step": True}),
+    "muon_coefficients": ("Muon", {"ns_coefficients": (1.0, 2.0), "matrix_only": True, "step": True}),
 }
 
 
@@ -333,7 +376,8 @@ def run_error(lib, name: str) -> list:
     try:
         if len(entry) == 2:
             groups, step = kwargs.pop("groups", False), kwargs.pop("step", False)
-            opt = getattr(lib.optim, entry[0])([{"params": [W]}, {"params": [b]}] if groups else [W, b], **kwargs)
+            params = [W] if kwargs.pop("matrix_only", False) else [W, b]
+            opt = getattr(lib.optim, entry[0])([{"params": [W]}, {"params": [b]}] if groups else params, **kwargs)
             if step:
                 def closure():
                     loss = _loss(lib, W, b, x, y)
@@ -347,11 +391,89 @@ def run_error(lib, name: str) -> list:
             if "lr_lambda" in kwargs:
                 kwargs["lr_lambda"] = [LAMBDAS.get(f, f) for f in kwargs["lr_lambda"]]
             if "schedulers" in kwargs:
-                kwargs["schedulers"] = [getattr(schedulers, n)(opt, **k) for n, k in kwargs["schedulers"]]
+                kwargs["schedulers"] = [_scheduler_class(lib, n)(opt, **k) for n, k in kwargs["schedulers"]]
                 if entry[0] == "ChainedScheduler":
                     schedulers.ChainedScheduler(**kwargs)
                     return ["no error", ""]
-            getattr(schedulers, entry[0])(opt, **kwargs)
+            _scheduler_class(lib, entry[0])(opt, **kwargs)
+    except Exception as exc:   # noqa: BLE001 - the error is the result
+        # the library's name in its own reprs (torch.Size, agrad.Size) is not the message's
+        return [type(exc).__name__, str(exc).replace("torch.", "LIB.").replace("agrad.", "LIB.")]
+    return ["no error", ""]
+
+
+# swa_utils.AveragedModel over a small BatchNorm network trained with SGD (float64): name ->
+# keyword arguments; "avg_fn"/"multi_avg_fn" name a maker and its arguments. After the steps,
+# update_bn over batches given as tensors and as (input, target) pairs.
+SWA = {
+    "swa": {},
+    "swa_buffers": {"use_buffers": True},
+    "swa_avg_fn": {"avg_fn": ("get_swa_avg_fn",)},
+    "swa_multi_avg_fn": {"multi_avg_fn": ("get_swa_multi_avg_fn",)},
+    "ema_avg_fn": {"avg_fn": ("get_ema_avg_fn", 0.8)},
+    "ema_multi_avg_fn_buffers": {"multi_avg_fn": ("get_ema_multi_avg_fn", 0.9), "use_buffers": True},
+    "ema_default_decay": {"multi_avg_fn": ("get_ema_multi_avg_fn",)},
+}
+SWA_STEPS = 5
+# refusals of swa_utils' makers and AveragedModel
+SWA_ERRORS = {
+    "ema_decay_high": ("get_ema_avg_fn", 1.5),
+    "ema_multi_decay_negative": ("get_ema_multi_avg_fn", -0.1),
+    "averaged_model_both_fns": ("AveragedModel",),
+}
+
+
+def _swa_network(lib):
+    rng = np.random.default_rng(99)
+    nn = lib.nn
+    model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4, momentum=0.3), nn.ReLU(), nn.Linear(4, 2)).double()
+    with lib.no_grad():
+        for p in model.parameters():
+            p.copy_(lib.tensor(rng.normal(size=tuple(p.shape)).tolist(), dtype=lib.float64))
+    batches = [(lib.tensor(rng.normal(size=(6, 3)).tolist(), dtype=lib.float64),
+                lib.tensor(rng.normal(size=(6, 2)).tolist(), dtype=lib.float64)) for _ in range(SWA_STEPS)]
+    return model, batches
+
+
+def _state_values(module) -> dict:
+    return {k: np.asarray(v.detach().numpy(), dtype=np.float64).tolist() for k, v in module.state_dict().items()}
+
+
+def run_swa(lib, name: str) -> dict:
+    """The averaged model's state after each update_parameters, then after update_bn, and its
+    output in eval mode on the first batch's input."""
+    swa_utils = lib.optim.swa_utils
+    kwargs = dict(SWA[name])
+    for key in ("avg_fn", "multi_avg_fn"):
+        if key in kwargs:
+            maker, *args = kwargs[key]
+            kwargs[key] = getattr(swa_utils, maker)(*args)
+    model, batches = _swa_network(lib)
+    averaged = swa_utils.AveragedModel(model, **kwargs)
+    opt = lib.optim.SGD(model.parameters(), lr=0.1, momentum=0.5)
+    states = []
+    for x, y in batches:
+        opt.zero_grad()
+        ((model(x) - y) ** 2).mean().backward()
+        opt.step()
+        averaged.update_parameters(model)
+        states.append(_state_values(averaged))
+    averaged.eval()
+    swa_utils.update_bn([batches[0][0], batches[1], list(batches[2])], averaged)
+    out = averaged(batches[3][0])
+    return {"states": states, "after_update_bn": _state_values(averaged), "training": averaged.training,
+            "output": np.asarray(out.detach().numpy(), dtype=np.float64).tolist()}
+
+
+def run_swa_error(lib, name: str) -> list:
+    maker, *args = SWA_ERRORS[name]
+    swa_utils = lib.optim.swa_utils
+    try:
+        if maker == "AveragedModel":
+            swa_utils.AveragedModel(lib.nn.Linear(2, 2), avg_fn=swa_utils.get_swa_avg_fn(),
+                                    multi_avg_fn=swa_utils.get_swa_multi_avg_fn())
+        else:
+            getattr(swa_utils, maker)(*args)
     except Exception as exc:   # noqa: BLE001 - the error is the result
         return [type(exc).__name__, str(exc)]
     return ["no error", ""]

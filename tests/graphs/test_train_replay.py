@@ -105,6 +105,17 @@ def test_every_schedule_replays_the_engines_bits(graph_file, schedule):
     _assert_same(replayed, engine)
 
 
+def test_muon_replays_the_engines_bits(graph_file):
+    # Muon takes the 2-D W only; its bfloat16 rounding (int32 views and masks) is replayed like any op
+    graph = G.load(graph_file(SMALL_CLASSIFIER))
+    replayed, engine = _trainers(graph, 6, loss="loss", params=["W"],
+                                 optimizer={"type": "muon", "lr": 0.05, "adjust_lr_fn": "match_rms_adamw"},
+                                 schedule={"type": "cosine", "warmup": 2})
+    assert replayed.replayed_steps == 4 and replayed.replay_reason is None
+    _assert_same(replayed, engine)
+    assert engine.run.losses[-1] < engine.run.losses[0]
+
+
 DROPOUT = SMALL_CLASSIFIER.replace("  logits: x @ W + b", "  logits: dropout(x, 0.5) @ W + b")
 
 

@@ -1,6 +1,6 @@
 """Write tests/reference/optim_fixtures.json: torch.optim's parameters after N steps, the
-gradient-clipping norms, the schedulers' learning rates and the constructors' errors, for every scenario in
-tests/engine/optim_scenarios.py. Run with the torch venv (tests/reference/README.md):
+gradient-clipping norms, the schedulers' learning rates, swa_utils' averaged models and the
+constructors' errors, for every scenario in tests/engine/optim_scenarios.py. Run with the torch venv (tests/reference/README.md):
 
     /work/torchvenv/bin/python tests/reference/make_optim_reference.py
 """
@@ -25,6 +25,8 @@ def main() -> None:
            "clips": {name: S.run_clip(torch, name) for name in S.CLIPS},
            "schedulers": {name: S.run_scheduler(torch, name) for name in S.SCHEDULERS},
            "errors": {name: S.run_error(torch, name) for name in S.ERRORS},
+           "swa": {name: S.run_swa(torch, name) for name in S.SWA},
+           "swa_errors": {name: S.run_swa_error(torch, name) for name in S.SWA_ERRORS},
            "fixed_gradients": {name: S.run_fixed_gradients(torch, name) for name in S.OPTIMIZERS
                                if S.OPTIMIZERS[name][0] != "LBFGS"}}
     path = HERE / "optim_fixtures.json"
