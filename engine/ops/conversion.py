@@ -15,7 +15,7 @@ ratio, which needs it contiguous and divisible, as in PyTorch.
 """
 from __future__ import annotations
 
-from .. import dtypes, memory_formats
+from .. import dtypes, memory_formats, watchers
 from .._device import device as Device
 from .._tensor import Tensor
 from ..backends.meta import MetaArray
@@ -123,11 +123,16 @@ def _to_copy_meta(self, dtype, device, memory_format):
     return MetaArray(self.shape, _np_dtype(self.dtype, dtype))
 
 
+def _astype(array, dtype):
+    return array.astype(dtype)
+
+
 def _to_copy_kernel(self, dtype, device, memory_format):
     dev, np_dtype = _target(self, device, dtype)
     src, dst = self._device.backend, dev.backend
     data = self._data
-    if dev is not self._device:
+    moved = dev is not self._device
+    if moved:
         if dev.type != "meta" and dev.type != "cpu":
             dst.check_device(dev)
         if src.type == "meta" and dst.type != "meta":
@@ -140,7 +145,18 @@ def _to_copy_kernel(self, dtype, device, memory_format):
     if dev.type != "meta" and memory_format is not None and getattr(data, "strides", None) is not None and \
             memory_formats.dims_order(data, None) != memory_formats.dims_order(self._data, memory_format):
         data = memory_formats.copy(dst.xp, data, memory_format, like=self._data)
-    return Tensor._make(data, dev, dst.key)
+        moved = True            # (not one astype: the replay below cannot write it as one)
+    result = Tensor._make(data, dev, dst.key)
+    recorder = watchers.recorder
+    if recorder is not None:
+        # this kernel is boxed (it may move between backends), so no backend kernel call records it: a
+        # pass recorded for replay must see the cast as a step, or it would replay the value cast when
+        # recorded (a training step's batch, a perturbed input of `check`)
+        if moved:
+            recorder.unreplayable("a tensor moved between devices or memory formats (`to`)")
+        else:
+            recorder.kernel(_astype, (), [self._data, np_dtype], [self._data, np_dtype], data, result)
+    return result
 
 
 def _to_samples(op):

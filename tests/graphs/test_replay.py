@@ -162,6 +162,21 @@ def test_a_schedule_replays_on_new_values_of_its_inputs():
         assert got.shape == want.shape and np.array_equal(got, want.detach().numpy())
 
 
+def test_a_cast_is_a_step_of_the_schedule_and_a_device_move_is_unreplayable():
+    # `to` runs boxed (it may move between backends): a cast recorded as a constant would replay the value
+    # cast when recorded, a training step's first batch for every later one
+    def fn(x):
+        y = (x.to(agrad.float32) * 2).to(agrad.float64).sum()
+        y.backward()
+        return y
+    recorder, (x,), y = _recorded(fn, [1.0, 2.0])
+    assert recorder.reason is None
+    (y_r, gx_r), _ = recorder.schedule([y._data, x.grad._data]).run(np.array([3.0, 4.0]))
+    assert y_r.tolist() == 14.0 and gx_r.tolist() == [2.0, 2.0]
+    moved, _, _ = _recorded(lambda x: x.to("meta"), [1.0])
+    assert "moved between devices" in moved.reason
+
+
 def test_in_place_ops_on_arrays_the_schedule_makes_are_replayed():
     def fn(x):
         c = x.detach().clone()
