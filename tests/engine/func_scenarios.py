@@ -7,7 +7,7 @@ as its shape, values and requires_grad; a tuple or list as a list; a dict as a l
 pairs (so that the order of the keys is compared too); an error as [built-in exception type, first
 line of the message] with the library's name reading LIB (api_scenarios' `_error`).
 `tests/reference/make_func_reference.py` runs them on torch 2.13.0 and writes
-`tests/reference/func_fixtures.json`; `test_func.py` runs them on agrad and compares (never importing
+`tests/reference/engine/func.json`; `test_func.py` runs them on agrad and compares (never importing
 torch).
 """
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """agrad.func against torch.func 2.13.0: every scenario of func_scenarios.py compared with what PyTorch did
-(tests/reference/func_fixtures.json, written by tests/reference/make_func_reference.py): values to 1e-12
+(tests/reference/engine/func.json, written by tests/reference/make_func_reference.py): values to 1e-12
 relative, requires_grad, and error types and messages exactly. Then checks of agrad alone: the
 transforms against agrad.autograd.functional where they overlap, vmap against an explicit loop, and
 the pytree helper. This file never imports torch."""
-import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,7 +15,7 @@ from agrad.func.pytree import broadcast_to_and_flatten, tree_flatten, tree_unfla
 from func_scenarios import SCENARIOS
 
 F = agrad.autograd.functional
-EXPECTED = json.loads((Path(__file__).resolve().parents[1] / "reference" / "func_fixtures.json").read_text())
+EXPECTED = scenario_fixtures.expected("func.json")
 
 
 def test_fixture_is_from_the_pytorch_version_we_follow():
