@@ -1,6 +1,7 @@
 """Creating tensors: agrad.tensor and the factory functions."""
 from __future__ import annotations
 
+import operator
 import threading
 
 import numpy as np
@@ -434,7 +435,10 @@ _RANDPERM_LIMITS = {"float16": (2 ** 11 + 1, "2049", "Half"), "float32": (2 ** 2
 def randperm(n, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
              pin_memory=False) -> Tensor:
     """torch.randperm: a random permutation of 0 … n-1 (int64 unless `dtype`), with PyTorch's checks."""
-    n = int(n)
+    # an integer: a float (NaN included) or a bool is PyTorch's TypeError
+    if isinstance(n, bool) or not hasattr(n, "__index__"):
+        raise TypeError(f"randperm(): argument 'n' (position 1) must be int, not {type(n).__name__}")
+    n = operator.index(n)
     dev, _, np_dtype = _resolve(dtype or dtypes.int64, device)
     check_allocation((n,), np_dtype)            # (as ATen's randperm: its result is allocated before the checks)
     if np_dtype.kind == "b":

@@ -167,9 +167,11 @@ def test_an_absurd_size_is_pytorchs_runtime_error_before_numpy_allocates(make, m
     (lambda: agrad.normal(agrad.zeros(2), agrad.tensor([float("nan"), 1.])),
      "normal expects all elements of std >= 0.0"),
     (lambda: agrad.bernoulli(agrad.zeros(2), seed=-1), "bernoulli seed must be a non-negative integer, but got -1"),
-    (lambda: agrad.binomial(agrad.tensor([1e30]), agrad.tensor([0.5])), "invalid binomial count")])
+    (lambda: agrad.binomial(agrad.tensor([1e30]), agrad.tensor([0.5])), "invalid binomial count"),
+    (lambda: agrad.randperm(float("nan")), "randperm(): argument 'n' (position 1) must be int, not float"),
+    (lambda: agrad.randperm(True), "randperm(): argument 'n' (position 1) must be int, not bool")])
 def test_nan_std_negative_seeds_and_uncountable_trials_are_refused(make, message):
-    with pytest.raises((RuntimeError, ValueError), match=re.escape(message)):
+    with pytest.raises((RuntimeError, ValueError, TypeError), match=re.escape(message)):
         make()
     # an infinite std is PyTorch's too: draws of infinite spread, not an error
     assert agrad.normal(0., float("inf"), size=(2,)).shape == (2,)
