@@ -16,7 +16,7 @@ from ._device import device as Device
 from ._tensor import Tensor
 from .dispatch_keys import INFERENCE
 from .errors import DtypeNotImplementedError
-from .generator import Generator, default_generator, numpy_rng
+from .generator import Generator, check_seed, default_generator, numpy_rng
 from .messages import scalar_type_name
 from .grad_mode import tls
 
@@ -452,12 +452,13 @@ def randperm(n, *, generator=None, dtype=None, layout=None, device=None, require
     return tensor(values, dtype=dtypes.from_numpy(np_dtype), device=dev, requires_grad=requires_grad)
 
 
-def _random_like(sample):
+def _random_like(sample, name):
     def like(t: Tensor, *, dtype=None, device=None, requires_grad=False, generator=None, seed=None,
              memory_format=None) -> Tensor:
         """Random values of `t`'s shape (its dtype and device unless given): drawn on the host from
         `generator`, a new generator seeded with `seed`, or agrad's global one (manual_seed), so a seed
         gives the same numbers on every device."""
+        check_seed(name, seed)          # (before the Meta shortcut: a graph file's negative seed is found there)
         dtype = dtype or t.dtype
         device = device or t.device
         if Device(device).type == "meta":
@@ -469,6 +470,6 @@ def _random_like(sample):
     return like
 
 
-rand_like = _random_like(_uniform)
-randn_like = _random_like(_normal)
+rand_like = _random_like(_uniform, "rand_like")
+randn_like = _random_like(_normal, "randn_like")
 rand_like.__name__, randn_like.__name__ = "rand_like", "randn_like"

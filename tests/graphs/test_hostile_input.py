@@ -288,7 +288,8 @@ def test_normal_parameters_must_be_finite(graph_file):
 @pytest.mark.parametrize("call", ["dropout(x, 0.5, True, seed=-1)", "bernoulli(sigmoid(x), seed=-1)",
                                   "normal(x, 1.0, seed=-1)", "poisson(abs(x), seed=-1)",
                                   "binomial(abs(x), sigmoid(x), seed=-1)", "multinomial(abs(x), 1, seed=-1)",
-                                  "randint_like(x, 5, seed=-1)", "rrelu(x, training=True, seed=-1)"])
+                                  "randint_like(x, 5, seed=-1)", "rrelu(x, training=True, seed=-1)",
+                                  "rand_like(x, seed=-1)", "randn_like(x, seed=-1)"])
 def test_a_negative_seed_of_a_random_op_is_found_on_meta(graph_file, call):
     # (NumPy's default_rng raised "expected non-negative integer" from the kernel: exit 3, not the file's error)
     path = graph_file(f"inputs: {{x: {{shape: [2], init: ones}}}}\nnodes:\n  a: {call}\n")
