@@ -155,8 +155,8 @@ SAMPLING_EXPRESSIONS = [
     "randint_like(x, 10**30)", "randint_like(x, -5)", "randint_like(x, 0, 9223372036854775807, seed=-1)",
     "randint_like(x, 5, dtype='bool')", "randint_like(x, 5, dtype='float128')", "randint_like(x, 3, 2)",
     "randint_like(expand(x, [1000000000, 1000000000]), 5)", "randperm(10000000000000)", "randperm(-1)",
-    "randn([1000000000, 1000000000])", "rand_like(x, seed=-1)", "randn_like(x, seed=-7)", "randint(0, 5, [10000000000000])",
-    "dropout(x, 0.5, True, seed=-1)"]
+    "randn([1000000000, 1000000000])", "rand_like(x, seed=-1)", "randn_like(x, seed=-7)",
+    "randint(0, 5, [10000000000000])", "dropout(x, 0.5, True, seed=-1)"]
 
 
 def _hostile_value(rng: random.Random):
