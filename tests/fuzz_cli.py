@@ -13,7 +13,8 @@ limit (RLIMIT_AS) and a wall-clock timeout. The oracle, SPEC §2.2 and §1.5:
 - the exit status is in the set documented for the command (0 1 2 3; 130/143 after a
   signal; validate never 1 or 3); a child ended by a signal we did not send is a crash;
 - no Python traceback, no "internal error in agrad" (nor "a bug in agrad import"), no "Exception
-  ignored" on stderr;
+  ignored" on stderr; no NumPy message for what agrad should have refused in its own words
+  (NUMPY_WORDS: a negative seed, an absurd size, a count NumPy cannot take);
 - with `--format json`, stdout is one JSON document or empty (an error before any document);
   a status 0 or 1 always carries one;
 - no hang (the timeout) and no runaway memory (the child's peak RSS stays under the bound);
@@ -51,6 +52,13 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "graphs" / "examples"
 MEMORY_LIMIT = 3 << 30          # address space a child may add to the parent's
 RSS_LIMIT = 2 << 30             # peak resident memory past which a case is a runaway
+# NumPy's own words for a size, seed or parameter agrad should have refused first, in its terms: the
+# user cannot act on them, and the status is often wrong (a file's error found only once a kernel ran).
+# (Not "Unable to allocate": a size that fits the machine but not the child's address-space limit is
+# an honest out of memory, AG044.)
+NUMPY_WORDS = ["expected non-negative integer", "array is too big", "negative dimensions are not allowed",
+               "ValueError: n < 0", "lam value too large", "Maximum allowed size exceeded", "low >= high",
+               "high is out of bounds", "cannot convert float NaN to integer"]
 
 SMALL_TRAIN = SMALL_CLASSIFIER + """\
 train:
@@ -1025,6 +1033,8 @@ def judge(case: Case, outcome: Outcome, folder: Path, old_guarded: bytes | None)
         failures.append("internal-error")
     if "Exception ignored" in err:
         failures.append("exception-ignored")
+    if any(words in err for words in NUMPY_WORDS):
+        failures.append("numpy-message")
     if outcome.peak_rss > RSS_LIMIT:
         failures.append("memory")
     if "--format" in case.argv and case.argv[case.argv.index("--format") + 1] == "json" and outcome.status in (
