@@ -695,6 +695,14 @@ def make_case(rng: random.Random, kinds: list[str]) -> Case:
             files[name] = mutate_text(rng, text)
         argv, allowed = _graph_command(rng, name)
         return Case(kind, files, argv, allowed, note=name)
+    if kind == "sampling":         # one hostile sampling call in an otherwise valid graph: nothing masks it
+        tree = yaml.safe_load(SAMPLING_GRAPH)
+        node = rng.choice(list(tree["nodes"]))
+        tree["nodes"][node] = re.sub(r"\bx\b", lambda _: rng.choice(["x", "n"]), rng.choice(SAMPLING_EXPRESSIONS))
+        if rng.random() < 0.3:
+            tree = yaml.safe_load(mutate_structure(rng, _dump(tree))) or tree
+        argv, allowed = _graph_command(rng, "g.yaml")
+        return Case(kind, {"g.yaml": _dump(tree).encode("utf-8", "surrogatepass")}, argv, allowed, note=node)
     if kind == "train-struct":
         files = {"g.yaml": mutate_structure(rng, SMALL_TRAIN).encode("utf-8", "surrogatepass"), **_train_data()}
         command = rng.choice([["train", "g.yaml", "--steps", "3"], ["train", "g.yaml", "--steps", "3"],
@@ -846,7 +854,7 @@ def library_call(argv: list[str]) -> int:
 
 
 KINDS = ["yaml-bytes", "yaml-struct", "yaml-text", "train-struct", "data", "checkpoint", "onnx", "plugin", "signal",
-         "cli-args", "library"]
+         "cli-args", "library", "sampling"]
 
 
 # ---- running a case -----------------------------------------------------------------------------
