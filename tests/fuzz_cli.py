@@ -5,8 +5,9 @@ the classes of failure it found each have a regression test in the hostile-input
     PYTHONPATH=.pp python tests/fuzz_cli.py --seed 1 --cases 2000 --time 1800
 
 Each case is a folder of files (a mutated example graph and its data, a corrupt checkpoint,
-a corrupt ONNX model, ...) and one `agrad` command line, run in a child process forked
-from a parent that has imported agrad once (a fresh interpreter per case costs a second;
+a corrupt ONNX model, a graph with one hostile sampling call (kind `sampling`), ...) and one
+`agrad` command line, run in a child process forked from a parent that has imported agrad
+once (a fresh interpreter per case costs a second;
 `--exec` runs each in one, for a check of the fork). The child runs under an address-space
 limit (RLIMIT_AS) and a wall-clock timeout. The oracle, SPEC §2.2 and §1.5:
 
