@@ -10,9 +10,10 @@ not hold, a bomb) is a Refused. Messages name the array, not the file: the calle
 from __future__ import annotations
 
 import math
-import os
 
 import numpy as np
+
+from ._allocation import memory_bytes
 
 # A compressed member that inflates past 1 GiB at more than 100:1 is refused unread.
 BOMB_BYTES, BOMB_RATIO = 2**30, 100
@@ -20,14 +21,6 @@ BOMB_BYTES, BOMB_RATIO = 2**30, 100
 
 class Refused(ValueError):
     """An array whose header reads, refused for what it declares."""
-
-
-def memory_bytes() -> int | None:
-    """This machine's physical memory (None where the system does not say)."""
-    try:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None
 
 
 def npy_header(stream) -> tuple[tuple[int, ...], np.dtype, int]:

@@ -1,6 +1,7 @@
 """Creating tensors: agrad.tensor and the factory functions."""
 from __future__ import annotations
 
+import operator
 import threading
 
 import numpy as np
@@ -10,11 +11,12 @@ from . import (
     dtypes,
     memory_formats,
 )
+from ._allocation import check_allocation
 from ._device import device as Device
 from ._tensor import Tensor
 from .dispatch_keys import INFERENCE
 from .errors import DtypeNotImplementedError
-from .generator import Generator, default_generator, numpy_rng
+from .generator import Generator, check_seed, default_generator, numpy_rng
 from .messages import scalar_type_name
 from .grad_mode import tls
 
@@ -123,18 +125,29 @@ def _shape(size) -> tuple:
     return tuple(int(s) for s in size)
 
 
+def _host_shape(size, np_dtype, dev=None) -> tuple:
+    """`size` as a shape, refused (check_allocation) where its array would be made in this process's
+    memory: on the CPU, or drawn on the host (the random factories, whatever the device)."""
+    shape = _shape(size)
+    if dev is None or dev.type == "cpu":
+        check_allocation(shape, np_dtype)
+    return shape
+
+
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor:
     dev, backend, np_dtype = _resolve(dtype, device)
     if np_dtype is None:
         np_dtype = _infer_np_dtype(fill_value)
-    return _finish(backend.full(_shape((size,)), fill_value, np_dtype, dev), dev, backend, requires_grad)
+    return _finish(backend.full(_host_shape((size,), np_dtype, dev), fill_value, np_dtype, dev), dev, backend,
+                   requires_grad)
 
 
 def _filled(value):
     def factory(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
         dev, backend, np_dtype = _resolve(dtype, device)
         np_dtype = np_dtype or dtypes.get_default_dtype().np
-        return _finish(backend.full(_shape(size), value, np_dtype, dev), dev, backend, requires_grad)
+        return _finish(backend.full(_host_shape(size, np_dtype, dev), value, np_dtype, dev), dev, backend,
+                       requires_grad)
     return factory
 
 
@@ -325,8 +338,9 @@ def __getattr__(name):
 
 def _random(sample):
     def factory(*size, dtype=None, device=None, requires_grad=False, generator=None) -> Tensor:
-        values = sample(numpy_rng(generator), _shape(size))
-        return tensor(values, dtype=dtype or dtypes.get_default_dtype(), device=device, requires_grad=requires_grad)
+        dtype = dtype or dtypes.get_default_dtype()
+        values = sample(numpy_rng(generator), _host_shape(size, _resolve(dtype, device)[2]))
+        return tensor(values, dtype=dtype, device=device, requires_grad=requires_grad)
     return factory
 
 
@@ -346,12 +360,12 @@ rand.__name__, randn.__name__ = "rand", "randn"
 def normal(mean, std, size, *, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
     """torch.normal's float_float overload: normal draws of mean `mean` and standard deviation `std` (numbers),
     of `size`, the default float dtype unless `dtype` (agrad.normal takes the tensor overloads to the op)."""
-    if std < 0:
+    if not std >= 0:            # (NaN too, as ATen's check)
         raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
     dev, _, np_dtype = _resolve(dtype or dtypes.get_default_dtype(), device)
     if np_dtype.kind != "f":
         raise DtypeNotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{scalar_type_name(np_dtype)}'")
-    values = numpy_rng(generator).normal(float(mean), float(std), _shape((size,)))
+    values = numpy_rng(generator).normal(float(mean), float(std), _host_shape((size,), np_dtype))
     return tensor(values.astype(np_dtype), dtype=dtypes.from_numpy(np_dtype), device=dev, requires_grad=requires_grad)
 
 
@@ -371,7 +385,7 @@ def randint(*args, low=None, high=None, size=None, dtype=None, device=None, requ
     low = 0 if low is None else int(low)
     if low >= int(high):
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={int(high)}")
-    values = numpy_rng(generator).integers(low, int(high), size=_shape((size,)))
+    values = numpy_rng(generator).integers(low, int(high), size=_host_shape((size,), np.int64))
     return tensor(values, dtype=dtype or dtypes.int64, device=device, requires_grad=requires_grad)
 
 
@@ -386,10 +400,12 @@ _RANDPERM_LIMITS = {"float16": (2 ** 11 + 1, "2049", "Half"), "float32": (2 ** 2
 def randperm(n, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
              pin_memory=False) -> Tensor:
     """torch.randperm: a random permutation of 0 … n-1 (int64 unless `dtype`), with PyTorch's checks."""
-    n = int(n)
-    if n < 0:
-        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    # an integer: a float (NaN included) or a bool is PyTorch's TypeError
+    if isinstance(n, bool) or not hasattr(n, "__index__"):
+        raise TypeError(f"randperm(): argument 'n' (position 1) must be int, not {type(n).__name__}")
+    n = operator.index(n)
     dev, _, np_dtype = _resolve(dtype or dtypes.int64, device)
+    check_allocation((n,), np_dtype)            # (as ATen's randperm: its result is allocated before the checks)
     if np_dtype.kind == "b":
         raise DtypeNotImplementedError("\"randperm\" not implemented for 'Bool'")
     if np_dtype.kind in "iu" and max(n - 1, 0) > np.iinfo(np_dtype).max:
@@ -401,22 +417,24 @@ def randperm(n, *, generator=None, dtype=None, layout=None, device=None, require
     return tensor(values, dtype=dtypes.from_numpy(np_dtype), device=dev, requires_grad=requires_grad)
 
 
-def _random_like(sample):
+def _random_like(sample, name):
     def like(t: Tensor, *, dtype=None, device=None, requires_grad=False, generator=None, seed=None,
              memory_format=None) -> Tensor:
         """Random values of `t`'s shape (its dtype and device unless given): drawn on the host from
         `generator`, a new generator seeded with `seed`, or agrad's global one (manual_seed), so a seed
         gives the same numbers on every device."""
+        check_seed(name, seed)          # (before the Meta shortcut: a graph file's negative seed is found there)
         dtype = dtype or t.dtype
         device = device or t.device
         if Device(device).type == "meta":
             return full(t.shape, 0, dtype=dtype, device=device, requires_grad=requires_grad)
         rng = np.random.default_rng(seed) if seed is not None else numpy_rng(generator)
-        made = tensor(sample(rng, tuple(t.shape)), dtype=dtype, device=device, requires_grad=requires_grad)
+        shape = _host_shape(t.shape, _resolve(dtype, device)[2])
+        made = tensor(sample(rng, shape), dtype=dtype, device=device, requires_grad=requires_grad)
         return _laid_out_like(made, t, memory_format)
     return like
 
 
-rand_like = _random_like(_uniform)
-randn_like = _random_like(_normal)
+rand_like = _random_like(_uniform, "rand_like")
+randn_like = _random_like(_normal, "randn_like")
 rand_like.__name__, randn_like.__name__ = "rand_like", "randn_like"

@@ -8,7 +8,7 @@ test the type.
 from __future__ import annotations
 
 __all__ = ["ShapeError", "DimensionError", "DtypeError", "DtypeNotImplementedError", "FreedGraphError",
-           "UnsupportedOnDeviceError"]
+           "UnsupportedOnDeviceError", "AllocationError"]
 
 
 class ShapeError(RuntimeError):
@@ -35,3 +35,8 @@ class FreedGraphError(RuntimeError):
 class UnsupportedOnDeviceError(NotImplementedError):
     """An op its device's backend declares it cannot run (Backend.refusal): `dask` cannot make
     an output whose shape depends on the input's values, for one."""
+
+
+class AllocationError(RuntimeError):
+    """An array refused before it was allocated (agrad._allocation): more bytes than this machine has,
+    or than a storage can number. PyTorch's CPU allocator raises a RuntimeError with these words."""

@@ -15,7 +15,7 @@ import os
 
 import numpy as np
 
-__all__ = ["Generator", "default_generator", "numpy_rng", "seed_of"]
+__all__ = ["Generator", "default_generator", "numpy_rng", "seed_of", "check_seed", "seeded_rng"]
 
 _DEFAULT_SEED = 67280421310721          # c10's default_rng_seed_val
 # the state as bytes (a uint8 Tensor, as PyTorch's ByteTensor): PCG64's state and increment (128
@@ -131,3 +131,18 @@ def seed_of(generator) -> int | None:
     if generator is None or generator is default_generator:
         return None
     return int(numpy_rng(generator).integers(2 ** 63))
+
+
+def check_seed(op: str, seed) -> None:
+    """An op's `seed` argument checked: NumPy's default_rng takes non-negative seeds only. The ops
+    call it from their Meta function too, so that a graph file's negative seed is found before any
+    kernel runs (seed_of never makes one)."""
+    if seed is not None and seed < 0:
+        raise ValueError(f"{op} seed must be a non-negative integer, but got {seed}")
+
+
+def seeded_rng(op: str, seed) -> np.random.Generator:
+    """The NumPy generator an op with a `seed` argument draws from: a new one seeded with `seed`, or
+    the default generator's when None."""
+    check_seed(op, seed)
+    return np.random.default_rng(seed) if seed is not None else default_generator._numpy()

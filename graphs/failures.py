@@ -6,7 +6,7 @@ the same from every command: `FILE:LINE:COL: error[AGnnn]: MESSAGE`.
 """
 from __future__ import annotations
 
-from agrad.errors import FreedGraphError
+from agrad.errors import AllocationError, FreedGraphError
 
 from .results import GraphRuntimeError, SourceLocation
 
@@ -27,7 +27,8 @@ def _code(exc: BaseException, default: str) -> str:
         return FREED_GRAPH
     if isinstance(exc, DeviceUnavailableError):
         return DEVICE_UNAVAILABLE
-    if isinstance(exc, MemoryError):        # NumPy's and CuPy's out-of-memory errors are MemoryErrors
+    # NumPy's and CuPy's out-of-memory errors are MemoryErrors; agrad's own refusal ahead of one is an AllocationError
+    if isinstance(exc, (MemoryError, AllocationError)):
         return OUT_OF_MEMORY
     return default
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from agrad import _npy_headers as npy_headers
-from agrad._npy_headers import memory_bytes  # noqa: F401 - the runner's and the ONNX importer's limit too
+from agrad._allocation import memory_bytes  # noqa: F401 - the runner's and the ONNX importer's limit too
 
 from .diagnostics import Pos
 from .document import literal_shape

@@ -12,8 +12,9 @@ import ast
 # Module names PyTorch (and NumPy) code calls functions through: `torch.relu`, `F.softmax`,
 # `torch.nn.functional.gelu`, `np.exp`.
 MODULE_PREFIXES = frozenset({"torch", "F", "nn", "functional", "np", "numpy", "agrad", "math", "special"})
-# Keyword arguments spelled the NumPy way, and agrad's (PyTorch's) names for them.
-KEYWORD_ALIASES = {"axis": "dim", "axes": "dims", "keepdims": "keepdim", "dims": "dim"}
+# Keyword arguments spelled the NumPy way, and agrad's (PyTorch's) names for them; and PyTorch's
+# `generator=` (a Generator object, which a file cannot hold), for which the random ops take `seed`.
+KEYWORD_ALIASES = {"axis": "dim", "axes": "dims", "keepdims": "keepdim", "dims": "dim", "generator": "seed"}
 
 
 def _dotted(node: ast.AST) -> tuple[list[str], ast.AST]:

@@ -5,15 +5,17 @@ the classes of failure it found each have a regression test in the hostile-input
     PYTHONPATH=.pp python tests/fuzz_cli.py --seed 1 --cases 2000 --time 1800
 
 Each case is a folder of files (a mutated example graph and its data, a corrupt checkpoint,
-a corrupt ONNX model, ...) and one `agrad` command line, run in a child process forked
-from a parent that has imported agrad once (a fresh interpreter per case costs a second;
+a corrupt ONNX model, a graph with one hostile sampling call (kind `sampling`), ...) and one
+`agrad` command line, run in a child process forked from a parent that has imported agrad
+once (a fresh interpreter per case costs a second;
 `--exec` runs each in one, for a check of the fork). The child runs under an address-space
 limit (RLIMIT_AS) and a wall-clock timeout. The oracle, SPEC §2.2 and §1.5:
 
 - the exit status is in the set documented for the command (0 1 2 3; 130/143 after a
   signal; validate never 1 or 3); a child ended by a signal we did not send is a crash;
 - no Python traceback, no "internal error in agrad" (nor "a bug in agrad import"), no "Exception
-  ignored" on stderr;
+  ignored" on stderr; no NumPy message for what agrad should have refused in its own words
+  (NUMPY_WORDS: a negative seed, an absurd size, a count NumPy cannot take);
 - with `--format json`, stdout is one JSON document or empty (an error before any document);
   a status 0 or 1 always carries one;
 - no hang (the timeout) and no runaway memory (the child's peak RSS stays under the bound);
@@ -30,6 +32,7 @@ import io
 import json
 import os
 import random
+import re
 import resource
 import shutil
 import signal
@@ -50,6 +53,13 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "graphs" / "examples"
 MEMORY_LIMIT = 3 << 30          # address space a child may add to the parent's
 RSS_LIMIT = 2 << 30             # peak resident memory past which a case is a runaway
+# NumPy's own words for a size, seed or parameter agrad should have refused first, in its terms: the
+# user cannot act on them, and the status is often wrong (a file's error found only once a kernel ran).
+# (Not "Unable to allocate": a size that fits the machine but not the child's address-space limit is
+# an honest out of memory, AG044.)
+NUMPY_WORDS = ["expected non-negative integer", "array is too big", "negative dimensions are not allowed",
+               "ValueError: n < 0", "lam value too large", "Maximum allowed size exceeded", "low >= high",
+               "high is out of bounds", "cannot convert float NaN to integer"]
 
 SMALL_TRAIN = SMALL_CLASSIFIER + """\
 train:
@@ -71,6 +81,25 @@ inputs:
 nodes:
   s: sum(x * x)
 backward: s
+"""
+
+# every sampling op with a seed, for the structural mutations to change their sizes, parameters and seeds
+SAMPLING_GRAPH = """\
+seed: 3
+inputs:
+  x: {value: [[0.2, 0.3, 0.5], [0.1, 0.1, 0.8]], requires_grad: true}
+  n: {value: [4.0, 10.0, 2.0]}
+nodes:
+  k: multinomial(x, 2, False, seed=5)
+  m: {op: multinomial, args: [x, 6], replacement: true, seed: 11}
+  z: normal(x, 0.5, seed=1)
+  p: poisson(n, seed=2)
+  b: binomial(n, sigmoid(n), seed=3)
+  c: bernoulli(sigmoid(x), seed=4)
+  r: randint_like(x, 0, 10, seed=6)
+  d: dropout(x, 0.5, True, seed=7)
+  loss: sum(z * d)
+backward: loss
 """
 
 CSV_TRAIN = SMALL_TRAIN.replace("data: {source: {file: d.npz}", "data: {source: {inputs: {x: x.csv, y: y.npy}}")
@@ -112,6 +141,31 @@ ODD_EXPRESSIONS = ["x.attr", "lambda: 1", "[i for i in x]", "a < b < c", "x[::0]
                    "\\u0000", "x\x00", "x # comment", "x;y", "import os", "__import__('os')", "x.__class__",
                    "getattr(x, 'a')", "neg(x)\nneg(x)", "repeat(x, [1000000, 1000000])", "max_pool2d(x, 0)",
                    "conv2d(x, x, stride=0)", "nll_loss(x, x)", "embedding(x, x)", "index_select(x, 0, x)"]
+# the sampling ops (engine/ops/distributions.py) with hostile sizes, parameters, dtypes and seeds; and the
+# library's factories, which a graph file cannot call (an unknown op, or a keyword it does not take)
+SAMPLING_EXPRESSIONS = [
+    "multinomial(x, 1000000000000, True)", "multinomial(softmax(x, dim=-1), 9223372036854775807, True)",
+    "multinomial(abs(x), -1)", "multinomial(abs(x), 0)", "multinomial(abs(x), 1000)", "multinomial(neg(abs(x)), 1)",
+    "multinomial(x * 0, 1)", "multinomial(exp(x * 1e30), 2, True)", "multinomial(log(neg(abs(x))), 1)",
+    "multinomial(abs(x), 1.5)", "multinomial(abs(x), True)", "multinomial(abs(x), 1, replacement='yes')",
+    "multinomial(reshape(abs(x), [-1]), 3, True, seed=-1)", "multinomial(abs(x), 1, seed='s')",
+    "multinomial(expand(abs(x), [100000000, 100000000]), 2, True)", "multinomial(to(x, dtype='int64'), 1)",
+    "normal(x, -1.0)", "normal(x, x * 0 - 1)", "normal(x, log(neg(abs(x))))", "normal(x, exp(x * 1e30))",
+    "normal(x, 1.0, seed=-1)", "normal(x, 1.0, seed=18446744073709551616)", "normal(x, 1.0, seed=1.5)",
+    "normal(x, 1.0, seed='7')", "normal(x, generator=x)", "normal(0.0, 1.0, size=[1000000000, 1000000000])",
+    "normal(0.0, 1.0, [1000000000, 1000000000])", "normal(to(x, dtype='int64'), 1.0)", "normal(1.0, 2.0)",
+    "normal(expand(x, [1000000000, 1000000000]), 1.0)", "poisson(x)", "poisson(neg(abs(x)) - 1)",
+    "poisson(exp(x * 1e30))", "poisson(log(neg(abs(x))))", "poisson(to(x, dtype='int32'))", "poisson(x, seed=-5)",
+    "poisson(expand(abs(x), [1000000000, 1000000000]))", "binomial(abs(x) * 1e30, sigmoid(x))",
+    "binomial(exp(x * 1e30), sigmoid(x))", "binomial(neg(abs(x)), sigmoid(x) * 2)", "binomial(x, to(x, 'float64'))",
+    "binomial(to(x, dtype='int64'), x)", "binomial(abs(x), log(neg(abs(x))), seed=-2)", "bernoulli(x, p=2.0)",
+    "bernoulli(sigmoid(x), seed=-1)", "bernoulli(sigmoid(x), seed=9223372036854775808)", "bernoulli(x, p=-0.5)",
+    "bernoulli(to(x, dtype='int64'))", "bernoulli(sigmoid(x), generator=None)", "bernoulli(sigmoid(x), p=1e400)",
+    "randint_like(x, 10**30)", "randint_like(x, -5)", "randint_like(x, 0, 9223372036854775807, seed=-1)",
+    "randint_like(x, 5, dtype='bool')", "randint_like(x, 5, dtype='float128')", "randint_like(x, 3, 2)",
+    "randint_like(expand(x, [1000000000, 1000000000]), 5)", "randperm(10000000000000)", "randperm(-1)",
+    "randn([1000000000, 1000000000])", "rand_like(x, seed=-1)", "randn_like(x, seed=-7)",
+    "randint(0, 5, [10000000000000])", "dropout(x, 0.5, True, seed=-1)"]
 
 
 def _hostile_value(rng: random.Random):
@@ -211,14 +265,19 @@ def mutate_structure(rng: random.Random, text: str) -> str:
             name = rng.choice(list(tree["nodes"]))
             inputs = tree.get("inputs")
             names = list(inputs) if isinstance(inputs, dict) and inputs else ["x"]
-            tree["nodes"][name] = rng.choice(ODD_EXPRESSIONS).replace("x", str(rng.choice(names)),
-                                                                      1 if rng.random() < 0.5 else -1)
+            name_in = str(rng.choice(names))
+            if rng.random() < 0.3:      # (the word x only: these name ops with an x in them)
+                tree["nodes"][name] = re.sub(r"\bx\b", lambda _: name_in, rng.choice(SAMPLING_EXPRESSIONS))
+            else:
+                tree["nodes"][name] = rng.choice(ODD_EXPRESSIONS).replace("x", name_in,
+                                                                          1 if rng.random() < 0.5 else -1)
         elif what == 4 and "nodes" in tree and isinstance(tree["nodes"], dict) and tree["nodes"]:
             name = rng.choice(list(tree["nodes"]))
             node = tree["nodes"][name]
             if isinstance(node, str) and node.endswith(")"):
-                tree["nodes"][name] = node[:-1] + f", {rng.choice(['bogus', 'dim', 'keepdim', 'dtype', 'p'])}=" \
-                    f"{rng.choice(['1', '-1', '1e400', 'None', 'True', '[0, 0]', 'x', chr(39) * 2])})"
+                keyword = rng.choice(['bogus', 'dim', 'keepdim', 'dtype', 'p', 'seed', 'generator', 'num_samples'])
+                tree["nodes"][name] = node[:-1] + f", {keyword}=" \
+                    f"{rng.choice(['1', '-1', '1e400', 'None', 'True', '[0, 0]', 'x', chr(39) * 2, str(2 ** 64)])})"
         elif what == 5:
             parent_path = path[:-1]
             parent = tree
@@ -623,8 +682,11 @@ def _graph_command(rng: random.Random, graph: str) -> tuple[list[str], set[int]]
 def make_case(rng: random.Random, kinds: list[str]) -> Case:
     kind = rng.choice(kinds)
     if kind in ("yaml-bytes", "yaml-struct", "yaml-text"):
-        name = rng.choice(ALL_EXAMPLES if rng.random() < 0.15 else FAST_EXAMPLES)
-        files = _example_files(name)
+        if rng.random() < 0.15:
+            name, files = "sampling.yaml", {"sampling.yaml": SAMPLING_GRAPH.encode()}
+        else:
+            name = rng.choice(ALL_EXAMPLES if rng.random() < 0.15 else FAST_EXAMPLES)
+            files = _example_files(name)
         text = files[name].decode()
         if kind == "yaml-bytes":
             files[name] = mutate_bytes(rng, files[name])
@@ -634,6 +696,14 @@ def make_case(rng: random.Random, kinds: list[str]) -> Case:
             files[name] = mutate_text(rng, text)
         argv, allowed = _graph_command(rng, name)
         return Case(kind, files, argv, allowed, note=name)
+    if kind == "sampling":         # one hostile sampling call in an otherwise valid graph: nothing masks it
+        tree = yaml.safe_load(SAMPLING_GRAPH)
+        node = rng.choice(list(tree["nodes"]))
+        tree["nodes"][node] = re.sub(r"\bx\b", lambda _: rng.choice(["x", "n"]), rng.choice(SAMPLING_EXPRESSIONS))
+        if rng.random() < 0.3:
+            tree = yaml.safe_load(mutate_structure(rng, _dump(tree))) or tree
+        argv, allowed = _graph_command(rng, "g.yaml")
+        return Case(kind, {"g.yaml": _dump(tree).encode("utf-8", "surrogatepass")}, argv, allowed, note=node)
     if kind == "train-struct":
         files = {"g.yaml": mutate_structure(rng, SMALL_TRAIN).encode("utf-8", "surrogatepass"), **_train_data()}
         command = rng.choice([["train", "g.yaml", "--steps", "3"], ["train", "g.yaml", "--steps", "3"],
@@ -785,7 +855,7 @@ def library_call(argv: list[str]) -> int:
 
 
 KINDS = ["yaml-bytes", "yaml-struct", "yaml-text", "train-struct", "data", "checkpoint", "onnx", "plugin", "signal",
-         "cli-args", "library"]
+         "cli-args", "library", "sampling"]
 
 
 # ---- running a case -----------------------------------------------------------------------------
@@ -972,6 +1042,8 @@ def judge(case: Case, outcome: Outcome, folder: Path, old_guarded: bytes | None)
         failures.append("internal-error")
     if "Exception ignored" in err:
         failures.append("exception-ignored")
+    if any(words in err for words in NUMPY_WORDS):
+        failures.append("numpy-message")
     if outcome.peak_rss > RSS_LIMIT:
         failures.append("memory")
     if "--format" in case.argv and case.argv[case.argv.index("--format") + 1] == "json" and outcome.status in (

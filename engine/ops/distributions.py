@@ -18,8 +18,9 @@ import math
 import numpy as np
 
 from .. import creation, dtypes
+from .._allocation import check_allocation
 from ..backends.meta import MetaArray
-from ..generator import Generator
+from ..generator import Generator, check_seed, seeded_rng
 from ..messages import require_floating, scalar_type_name
 from ..shapes import broadcast_shapes, shape_of
 from .registry import defop
@@ -34,13 +35,15 @@ def _check(self, p):
 
 def _bernoulli_meta(self, p, seed):
     _check(self, p)
+    check_seed("bernoulli", seed)
     return MetaArray(self.shape, self.dtype)
 
 
 def _bernoulli_kernel(xp, self, p, seed):
     _check(self, p)
+    check_allocation(self.shape, self.dtype)
     # NOTE: drawn on the host so a seed gives the same numbers on every device
-    draws = xp.asarray(_rng(seed).random(self.shape))
+    draws = xp.asarray(seeded_rng("bernoulli", seed).random(self.shape))
     return (draws < (self if p is None else p)).astype(self.dtype)
 
 
@@ -74,10 +77,6 @@ bernoulli = defop(
         "or agrad's global generator when seed is None. Its gradient is zero, as PyTorch's.")
 
 
-def _rng(seed) -> np.random.Generator:
-    return np.random.default_rng(seed) if seed is not None else creation._generator
-
-
 def _host(a) -> np.ndarray:
     """An array's values on the host, to sample from (NumPy's generator takes host arrays)."""
     if isinstance(a, np.ndarray):
@@ -92,21 +91,24 @@ def _normal_dtype(mean, std):
     """The result's dtype: mean's where it is a tensor, else std's (PyTorch's empty_like of either)."""
     dt = (mean if hasattr(mean, "dtype") else std).dtype
     require_floating("normal_kernel_cpu", dt)
-    if not hasattr(std, "dtype") and std < 0:
+    if not hasattr(std, "dtype") and not std >= 0:      # (NaN too, as ATen's check)
         raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
     return dt
 
 
 def _normal_meta(mean, std, seed):
+    check_seed("normal", seed)
     return MetaArray(broadcast_shapes(shape_of(mean), shape_of(std)), _normal_dtype(mean, std))
 
 
 def _normal_kernel(xp, mean, std, seed):
     dt = _normal_dtype(mean, std)
     shape = broadcast_shapes(shape_of(mean), shape_of(std))
-    if hasattr(std, "dtype") and bool((std < 0).any()):
+    # (ATen's std.min().ge(0): a NaN fails it too)
+    if hasattr(std, "dtype") and not bool((std >= 0).all()):
         raise RuntimeError("normal expects all elements of std >= 0.0")
-    draws = xp.asarray(_rng(seed).standard_normal(shape))
+    check_allocation(shape, dt)
+    draws = xp.asarray(seeded_rng("normal", seed).standard_normal(shape))
     return (mean + std * draws).astype(dt)
 
 
@@ -143,6 +145,7 @@ normal = defop(
 
 def _poisson_meta(self, seed):
     require_floating("poisson_cpu", self.dtype)
+    check_seed("poisson", seed)
     return MetaArray(self.shape, self.dtype)
 
 
@@ -152,13 +155,14 @@ _POISSON_MAX_RATE = float(np.iinfo(np.int64).max) - 10 * np.sqrt(float(np.iinfo(
 
 def _poisson_kernel(xp, self, seed):
     require_floating("poisson_cpu", self.dtype)
+    check_allocation(self.shape, self.dtype)
     rates = _host(self).astype(np.float64)
     if not bool((rates >= 0).all()):      # (a NaN rate fails this too, as PyTorch's check)
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     if rates.size and float(rates.max()) > _POISSON_MAX_RATE:
         raise RuntimeError(f"invalid Poisson rate, agrad samples rates up to {_POISSON_MAX_RATE:g}, got "
                            f"{float(rates.max()):g}")
-    return xp.asarray(np.asarray(_rng(seed).poisson(rates), dtype=self.dtype))
+    return xp.asarray(np.asarray(seeded_rng("poisson", seed).poisson(rates), dtype=self.dtype))
 
 
 poisson = defop(
@@ -186,12 +190,18 @@ def _binomial_dtype(count, prob):
 
 
 def _binomial_meta(count, prob, seed):
+    check_seed("binomial", seed)
     return MetaArray(broadcast_shapes(count.shape, prob.shape), _binomial_dtype(count, prob))
+
+
+# NumPy draws int64 counts of trials: 2^63 and beyond (finite) would wrap negative (agrad refuses, as poisson's rates)
+_BINOMIAL_MAX_COUNT = float(2 ** 63)
 
 
 def _binomial_kernel(xp, count, prob, seed):
     dt = _binomial_dtype(count, prob)
     shape = broadcast_shapes(count.shape, prob.shape)
+    check_allocation(shape, dt)
     n = np.broadcast_to(_host(count).astype(np.float64), shape)
     p = np.broadcast_to(_host(prob).astype(np.float64), shape)
     # ATen's sample_binomial, case by case: no trials or no chance gives 0, certainty the count itself (a
@@ -201,8 +211,11 @@ def _binomial_kernel(xp, count, prob, seed):
     certain = ~zero & (p >= 1)
     between = ~zero & ~certain & ~np.isnan(p)
     drawn = between & np.isfinite(n)
+    if bool((n[drawn] >= _BINOMIAL_MAX_COUNT).any()):
+        raise RuntimeError(f"invalid binomial count, agrad samples counts below {_BINOMIAL_MAX_COUNT:g}, got "
+                           f"{float(n[drawn].max()):g}")
     trials = np.floor(np.where(drawn, n, 0)).astype(np.int64)
-    draws = _rng(seed).binomial(trials, np.where(drawn, p, 0)).astype(np.float64)
+    draws = seeded_rng("binomial", seed).binomial(trials, np.where(drawn, p, 0)).astype(np.float64)
     values = np.where(zero, 0.0, np.where(certain | (between & ~drawn), n, np.where(drawn, draws, np.nan)))
     return xp.asarray(values.astype(dt))
 
@@ -243,15 +256,17 @@ def _multinomial_shape(self, num_samples, replacement):
 
 
 def _multinomial_meta(self, num_samples, replacement, seed):
+    check_seed("multinomial", seed)
     return MetaArray(_multinomial_shape(self, num_samples, replacement), np.dtype(np.int64))
 
 
 def _multinomial_kernel(xp, self, num_samples, replacement, seed):
     shape = _multinomial_shape(self, num_samples, replacement)
+    check_allocation(shape, np.int64)
     if not math.prod(shape):
         return xp.zeros(shape, dtype=np.int64)
     probs = _host(self).astype(np.float64).reshape(-1, self.shape[-1])
-    rng = _rng(seed)
+    rng = seeded_rng("multinomial", seed)
     if not replacement or num_samples == 1:
         if not (bool((probs < np.inf).all()) and bool((probs >= 0).all())):      # (NaN fails both)
             raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
@@ -299,6 +314,7 @@ multinomial = defop(
 def _randint_like(input, low, high, dtype, device, requires_grad, memory_format, seed):
     if high is None:                # randint_like(input, high): PyTorch's overload without low
         low, high = 0, low
+    check_seed("randint_like", seed)
     generator = Generator().manual_seed(seed) if seed is not None else None
     made = creation.empty_like(input, dtype=dtype, device=device, memory_format=memory_format)
     made.random_(low, high, generator=generator)

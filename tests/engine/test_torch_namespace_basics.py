@@ -4,6 +4,7 @@ tests/reference/make_namespace_reference.py), and the distributions of the sampl
 which cannot be compared draw by draw (another bit generator), tested statistically with fixed
 seeds: each bound is several standard errors wide. This file never imports torch."""
 import math
+import re
 import warnings
 
 import numpy as np
@@ -134,6 +135,46 @@ def test_sampling_in_a_graph_file_op_takes_a_seed():
     x = agrad.zeros(3, 4)
     assert agrad.equal(agrad.ops.normal(x, 1.0, seed=3), agrad.ops.normal(x, 1.0, seed=3))
     assert agrad.equal(agrad.multinomial(agrad.ones(2, 9), 5, seed=1), agrad.multinomial(agrad.ones(2, 9), 5, seed=1))
+
+
+# what PyTorch 2.13 raised for each (its CPU allocator's words; the sizes make the same byte counts)
+_TOO_LARGE = "DefaultCPUAllocator: can't allocate memory: you tried to allocate {} bytes. Error code 12"
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: agrad.randperm(10 ** 13), _TOO_LARGE.format(80000000000000)),
+    (lambda: agrad.randperm(2 ** 62), "Storage size calculation overflowed with sizes=[4611686018427387904]"),
+    (lambda: agrad.multinomial(agrad.tensor([0.2, 0.8]), 10 ** 12, True), _TOO_LARGE.format(8000000000000)),
+    (lambda: agrad.multinomial(agrad.ones(3, 2), 10 ** 12, True), _TOO_LARGE.format(24000000000000)),
+    (lambda: agrad.normal(0., 1., size=(10 ** 9, 10 ** 9)), _TOO_LARGE.format(4000000000000000000)),
+    (lambda: agrad.normal(0., 1., size=(-1,)), "Trying to create tensor with negative dimension -1: [-1]"),
+    (lambda: agrad.poisson(agrad.zeros(1).expand(10 ** 12)), _TOO_LARGE.format(4000000000000)),
+    (lambda: agrad.bernoulli(agrad.zeros(1).expand(10 ** 12)), _TOO_LARGE.format(4000000000000)),
+    (lambda: agrad.randint(0, 5, (10 ** 13,)), _TOO_LARGE.format(80000000000000)),
+    (lambda: agrad.zeros(10 ** 13), _TOO_LARGE.format(40000000000000)),
+    (lambda: agrad.rand_like(agrad.zeros(1).expand(10 ** 12)), _TOO_LARGE.format(4000000000000))])
+def test_an_absurd_size_is_pytorchs_runtime_error_before_numpy_allocates(make, message, monkeypatch):
+    # (the limit is this machine's memory: 64 GiB here, whatever the machine running the test has)
+    monkeypatch.setattr(agrad._allocation, "memory_bytes", lambda: 64 << 30)
+    with pytest.raises(RuntimeError) as info:
+        make()
+    assert message in str(info.value) and not isinstance(info.value, MemoryError)
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: agrad.normal(0., float("nan"), size=(2,)), "normal expects std >= 0.0, but found std nan"),
+    (lambda: agrad.normal(agrad.zeros(2), float("nan")), "normal expects std >= 0.0, but found std nan"),
+    (lambda: agrad.normal(agrad.zeros(2), agrad.tensor([float("nan"), 1.])),
+     "normal expects all elements of std >= 0.0"),
+    (lambda: agrad.bernoulli(agrad.zeros(2), seed=-1), "bernoulli seed must be a non-negative integer, but got -1"),
+    (lambda: agrad.binomial(agrad.tensor([1e30]), agrad.tensor([0.5])), "invalid binomial count"),
+    (lambda: agrad.randperm(float("nan")), "randperm(): argument 'n' (position 1) must be int, not float"),
+    (lambda: agrad.randperm(True), "randperm(): argument 'n' (position 1) must be int, not bool")])
+def test_nan_std_negative_seeds_and_uncountable_trials_are_refused(make, message):
+    with pytest.raises((RuntimeError, ValueError, TypeError), match=re.escape(message)):
+        make()
+    # an infinite std is PyTorch's too: draws of infinite spread, not an error
+    assert agrad.normal(0., float("inf"), size=(2,)).shape == (2,)
 
 
 def test_default_dtype_reaches_the_optimizers_scalar_state():

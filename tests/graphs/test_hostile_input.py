@@ -285,10 +285,47 @@ def test_normal_parameters_must_be_finite(graph_file):
     assert problems(path) == [("AG005", 2)]
 
 
-def test_a_negative_dropout_seed_is_found_on_meta(graph_file):
-    path = graph_file("inputs: {x: {shape: [2], init: ones}}\nnodes:\n  a: dropout(x, 0.5, True, seed=-1)\n")
+@pytest.mark.parametrize("call", ["dropout(x, 0.5, True, seed=-1)", "bernoulli(sigmoid(x), seed=-1)",
+                                  "normal(x, 1.0, seed=-1)", "poisson(abs(x), seed=-1)",
+                                  "binomial(abs(x), sigmoid(x), seed=-1)", "multinomial(abs(x), 1, seed=-1)",
+                                  "randint_like(x, 5, seed=-1)", "rrelu(x, training=True, seed=-1)",
+                                  "rand_like(x, seed=-1)", "randn_like(x, seed=-1)"])
+def test_a_negative_seed_of_a_random_op_is_found_on_meta(graph_file, call):
+    # (NumPy's default_rng raised "expected non-negative integer" from the kernel: exit 3, not the file's error)
+    path = graph_file(f"inputs: {{x: {{shape: [2], init: ones}}}}\nnodes:\n  a: {call}\n")
     error = only_error(path)
-    assert (error.code, error.location.line) == ("AG025", 3) and "seed" in error.message
+    assert (error.code, error.location.line) == ("AG025", 3)
+    assert f"{call.split('(')[0]} seed must be a non-negative integer, but got -1" in error.message
+
+
+@pytest.mark.parametrize("call", ["multinomial(abs(x), 1000000000000, True)",
+                                  "multinomial(abs(x), 9223372036854775807, True)",
+                                  "normal(expand(x, [1000000000, 1000000000]), 1.0)",
+                                  "poisson(expand(abs(x), [1000000000, 1000000000]))"])
+def test_a_sampling_result_larger_than_memory_is_refused_before_running(graph_file, call):
+    path = graph_file(f"inputs: {{x: {{shape: [1], init: ones}}}}\nnodes:\n  a: {call}\n")
+    with pytest.raises(graphs.GraphRuntimeError) as info:
+        graphs.load(path).run()
+    d = info.value.diagnostic
+    assert (d.code, d.location.line) == ("AG044", 3) and "nothing was run" in d.message
+
+
+@pytest.mark.parametrize("call, message", [
+    ("binomial(x * 1e30, sigmoid(x))", "invalid binomial count, agrad samples counts below 9.22337e+18, got 1e+30"),
+    ("normal(x, log(x - 2))", "normal expects all elements of std >= 0.0"),       # a NaN std, as ATen's check
+    ("poisson(x * 1e300 * 1e300)", "invalid Poisson rate")])
+def test_a_sampling_parameter_out_of_range_is_a_located_runtime_error(graph_file, call, message):
+    path = graph_file(f"inputs: {{x: {{shape: [2], init: ones}}}}\nnodes:\n  a: {call}\n")
+    with pytest.raises(graphs.GraphRuntimeError) as info:
+        graphs.load(path).run()
+    d = info.value.diagnostic
+    assert (d.code, d.location.line) == ("AG041", 3) and message in d.message and "Error:" not in d.message
+
+
+def test_a_generator_in_a_graph_file_points_at_seed(graph_file):
+    error = only_error(graph_file("inputs: {x: [1.0]}\nnodes:\n  a: normal(x, 1.0, generator=None)\n"))
+    assert (error.code, error.location.line) == ("AG017", 3)
+    assert "unexpected keyword argument 'generator'" in error.message and error.hint == "'seed'"
 
 
 @pytest.mark.parametrize("text", ["device: meta\ninputs: {x: 1.0}\nnodes: {a: neg(x)}\n",

@@ -11,6 +11,7 @@ import numpy as np
 
 from ... import creation, dtypes
 from ...backends.meta import MetaArray
+from ...generator import check_seed, seeded_rng
 from ..registry import defop
 from ..samples import SampleInput, make_arg
 
@@ -26,23 +27,16 @@ def _mask_dtype(input):
     return input.dtype if input.dtype.kind == "f" else dtypes.get_default_dtype().np
 
 
-def _check_seed(seed):
-    # NumPy's default_rng takes non-negative seeds only; said on Meta too, before any run.
-    if seed is not None and seed < 0:
-        raise ValueError(f"dropout seed must be a non-negative integer, but got {seed}")
-
-
 def _dropout_mask_meta(input, p, seed):
     _check_p(p)
-    _check_seed(seed)
+    check_seed("dropout", seed)
     return MetaArray(input.shape, _mask_dtype(input))
 
 
 def _dropout_mask_kernel(xp, input, p, seed):
     _check_p(p)
-    _check_seed(seed)
     # NOTE: drawn on the host with NumPy's PCG64 so a seed gives the same mask on every device
-    rng = np.random.default_rng(seed) if seed is not None else creation._generator
+    rng = seeded_rng("dropout", seed)
     keep = rng.random(input.shape) < 1.0 - p
     scale = 1.0 / (1.0 - p) if p < 1.0 else 0.0
     mask = (keep * scale).astype(_mask_dtype(input))
@@ -68,7 +62,7 @@ _dropout_mask = defop(
 
 def _dropout(input, p, training, seed):
     _check_p(p)
-    _check_seed(seed)
+    check_seed("dropout", seed)
     if not training or p == 0 or input.numel() == 0:
         return input
     return input * _dropout_mask(input, p, seed=seed)

@@ -19,6 +19,7 @@ import numpy as np
 from ... import creation
 from ...backends.meta import MetaArray
 from ...creation import zeros_like
+from ...generator import check_seed, seeded_rng
 from ...grad_mode import is_grad_enabled
 from ...messages import scalar_type_name
 from ...shapes import broadcast_shapes, normalize_dim, pointwise_meta
@@ -181,15 +182,14 @@ def _rrelu_check(self, lower, upper):
 
 def _rrelu_noise_meta(self, lower, upper, seed):
     _rrelu_check(self, lower, upper)
+    check_seed("rrelu", seed)
     return MetaArray(self.shape, self.dtype)
 
 
 def _rrelu_noise_kernel(xp, self, lower, upper, seed):
     _rrelu_check(self, lower, upper)
-    if seed is not None and seed < 0:
-        raise ValueError(f"rrelu seed must be a non-negative integer, but got {seed}")
     # NOTE: drawn on the host with NumPy's PCG64, as dropout's mask, so a seed gives the same slopes on every device
-    rng = np.random.default_rng(seed) if seed is not None else creation._generator
+    rng = seeded_rng("rrelu", seed)
     slopes = rng.uniform(lower, upper, tuple(self.shape))
     host = self if xp is np else np.asarray(self.get() if hasattr(self, "get") else self)
     noise = np.where(host <= 0, slopes, 1.0).astype(self.dtype)
