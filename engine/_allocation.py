@@ -9,6 +9,7 @@ the graph runner, the ONNX importer and the .npy readers refuse at too).
 """
 from __future__ import annotations
 
+import functools
 import math
 import os
 
@@ -21,8 +22,10 @@ __all__ = ["check_allocation", "memory_bytes"]
 _STORAGE_MAX = 2 ** 63 - 1          # c10's storage_max(): the most bytes a storage can number
 
 
+@functools.cache
 def memory_bytes() -> int | None:
-    """This machine's physical memory (None where the system does not say)."""
+    """This machine's physical memory (None where the system does not say); asked once (every factory
+    call checks against it)."""
     try:
         return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):
