@@ -166,3 +166,15 @@ def test_forward_over_reverse_through_a_formula_that_uses_the_output(op):
         tangent = fwAD.unpack_dual(g).tangent
     want = agrad.autograd.functional.hvp(f, x, v)[1]
     np.testing.assert_allclose(tangent.detach().numpy(), want.numpy(), rtol=1e-12, atol=1e-14)
+
+
+def test_a_random_op_draws_under_forward_ad_what_a_plain_run_draws():
+    # the fallback runs the op twice (the tangent's double-vjp, then the primal): the default Generator's
+    # state goes back between them, so the primal is the plain run's and the tangent has its mask
+    x = agrad.ones(16, dtype=agrad.float64)
+    agrad.manual_seed(5)
+    plain = agrad.nn.functional.dropout(x, 0.5)
+    agrad.manual_seed(5)
+    with fwAD.dual_level():
+        primal, tangent = fwAD.unpack_dual(agrad.nn.functional.dropout(fwAD.make_dual(x, x.clone()), 0.5))
+    assert agrad.equal(primal, plain) and agrad.equal(tangent, plain)
