@@ -6,8 +6,6 @@ every scenario in tests/engine/distributions_scenarios.py. Run with the torch ve
 """
 from __future__ import annotations
 
-import json
-import os
 import sys
 from pathlib import Path
 
@@ -16,6 +14,7 @@ import torch.distributions  # noqa: F401 — `lib.distributions` in the scenario
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "engine"))
+from scenario_recording import write_fixture  # noqa: E402 - beside this script
 import distributions_scenarios as S  # noqa: E402
 
 
@@ -41,9 +40,7 @@ def main() -> None:
            "sampler_grads": sampler_grads(),
            "errors": {name: S.run_error(torch, name) for name in S.ERRORS}}
     path = HERE / "distributions_fixtures.json"
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
-    os.replace(tmp, path)
+    write_fixture(path, out)
     print(f"wrote {path}")
 
 

@@ -8,9 +8,7 @@ every scenario in tests/engine/nn_scenarios.py. Run with the torch venv
 """
 from __future__ import annotations
 
-import json
 import math
-import os
 import sys
 from pathlib import Path
 
@@ -19,6 +17,7 @@ from torch.nn import init
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "engine"))
+from scenario_recording import write_fixture  # noqa: E402 - beside this script
 import nn_scenarios as S  # noqa: E402
 
 
@@ -69,9 +68,7 @@ def main() -> None:
            "load_errors": {name: S.load_error(torch, name) for name in S.LOAD_ERRORS},
            "train": S.train(torch, None)}
     path = HERE / "nn_fixtures.json"
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
-    os.replace(tmp, path)
+    write_fixture(path, out)
     print(f"wrote {path}")
 
 

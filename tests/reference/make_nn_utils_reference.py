@@ -7,8 +7,6 @@ starts from. Run with the torch venv (tests/reference/README.md):
 """
 from __future__ import annotations
 
-import json
-import os
 import sys
 from pathlib import Path
 
@@ -16,6 +14,7 @@ import torch
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "engine"))
+from scenario_recording import write_fixture  # noqa: E402 - beside this script
 import nn_utils_scenarios as S  # noqa: E402
 
 
@@ -24,9 +23,7 @@ def main() -> None:
     out = {"torch_version": torch.__version__,
            "scenarios": {name: scenario(torch, None) for name, scenario in S.SCENARIOS.items()}}
     path = HERE / "nn_utils_fixtures.json"
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
-    os.replace(tmp, path)
+    write_fixture(path, out)
     print(f"wrote {path}")
 
 

@@ -6,8 +6,6 @@ constructors' errors, for every scenario in tests/engine/optim_scenarios.py. Run
 """
 from __future__ import annotations
 
-import json
-import os
 import sys
 from pathlib import Path
 
@@ -15,6 +13,7 @@ import torch
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "engine"))
+from scenario_recording import write_fixture  # noqa: E402 - beside this script
 import optim_scenarios as S  # noqa: E402
 
 
@@ -30,9 +29,7 @@ def main() -> None:
            "fixed_gradients": {name: S.run_fixed_gradients(torch, name) for name in S.OPTIMIZERS
                                if S.OPTIMIZERS[name][0] != "LBFGS"}}
     path = HERE / "optim_fixtures.json"
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
-    os.replace(tmp, path)
+    write_fixture(path, out)
     print(f"wrote {path}")
 
 
