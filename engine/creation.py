@@ -328,14 +328,6 @@ def set_rng_state(new_state: Tensor) -> None:
     default_generator.set_state(new_state)
 
 
-def __getattr__(name):
-    """`creation._generator`, the default generator's NumPy generator, which agrad's random ops
-    draw from when given no seed."""
-    if name != "_generator":
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return default_generator._numpy()
-
-
 def _random(sample):
     def factory(*size, dtype=None, device=None, requires_grad=False, generator=None) -> Tensor:
         dtype = dtype or dtypes.get_default_dtype()

@@ -78,15 +78,15 @@ def data_file_names(checked) -> list[str]:
 # ---- the RNG of graphs that draw from agrad's global generator -----------------------------
 
 def _rng_state() -> dict:
-    # NOTE: the engine has no public get_rng_state()/set_rng_state() yet; this is the one
-    # place that reaches into agrad.creation's generator.
-    from agrad import creation
-    return creation._generator.bit_generator.state
+    # NOTE: NumPy's own state dict of the default Generator (what `meta.rng` holds), not
+    # agrad.get_rng_state()'s byte tensor: a checkpoint's meta is JSON
+    from agrad.generator import numpy_rng
+    return numpy_rng(None).bit_generator.state
 
 
 def _set_rng_state(state: dict) -> None:
-    from agrad import creation
-    creation._generator.bit_generator.state = state
+    from agrad.generator import numpy_rng
+    numpy_rng(None).bit_generator.state = state
 
 
 # ---- writing ------------------------------------------------------------------------------

@@ -49,8 +49,8 @@ class ReplayCache:
 
 
 def _generator_state():
-    from agrad import creation
-    generator = creation._generator
+    from agrad.generator import numpy_rng
+    generator = numpy_rng(None)
     return generator, generator.bit_generator.state
 
 

@@ -18,6 +18,7 @@ import numpy as np
 from scipy import special
 
 from .. import creation
+from ..generator import numpy_rng
 from .._tensor import Tensor
 from ..autograd.function import Function, once_differentiable
 from ..grad_mode import no_grad
@@ -92,7 +93,7 @@ def _gamma_draws(concentration: Tensor) -> np.ndarray:
     the dtype's smallest normal number (alpha <= 0 included, which NumPy refuses), so that log_prob and
     the gradients stay finite."""
     alpha = np.maximum(np.nan_to_num(_host(concentration), nan=0.0), 0.0)
-    return np.maximum(creation._generator.standard_gamma(alpha), np.finfo(concentration.dtype.np).tiny)
+    return np.maximum(numpy_rng(None).standard_gamma(alpha), np.finfo(concentration.dtype.np).tiny)
 
 
 class _StandardGamma(Function):
