@@ -23,7 +23,7 @@ import weakref
 from collections import namedtuple
 
 from .._tensor import AutogradMeta, DifferentiableViewMeta, Tensor, replay_view
-from ..generator import default_generator
+from ..generator import numpy_rng
 from ..dispatch_keys import DispatchKey, FORWARD_AD
 from ..dispatcher import call, ops, register_fallback
 from ..grad_mode import ExcludeDispatchKeyGuard, enable_grad, set_grad_enabled, tls
@@ -208,7 +208,7 @@ def _forward_ad_fallback(op, keyset, args):
     differentiable = tls.grad_enabled and any(a.requires_grad or v.requires_grad for _, _, a, v in duals)
     # the default Generator's NumPy generator (made now if nothing drew yet, so that the tangent's draws
     # and the primal's start from one state)
-    generator = default_generator._numpy()
+    generator = numpy_rng(None)
     state = generator.bit_generator.state
     with ExcludeDispatchKeyGuard(FORWARD_AD):
         # forward AD does not depend on grad mode (PyTorch's tangents flow under no_grad too)
