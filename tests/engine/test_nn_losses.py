@@ -596,3 +596,37 @@ def test_no_warnings_from_the_common_calls():
         F.ctc_loss(_lp(True), _T2, _ints([6, 5]), _ints([2, 2])).backward()
         F.ctc_loss(_lp(True), _T2, _ints([1, 5]), _ints([2, 2]), zero_infinity=True).backward()
         F.poisson_nll_loss(_randn(3, low=0.0, high=2.0), _randn(3, low=0.0, high=2.0), False, True).backward()
+
+
+@pytest.mark.parametrize("shape, classes_dim", [((6, 4), 1), ((4,), 0), ((2, 3, 2, 2), 1)])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("dtype", [agrad.float32, agrad.float64])
+def test_nll_loss_without_weights_or_ignored_targets_is_the_weighted_loss_with_unit_weights(
+        shape, classes_dim, reduction, dtype):
+    # nll_loss skips its masks when no target is ignored and no weight is given (every weight 1):
+    # values and gradients are those of the general path, given weights of one, bit for bit
+    rng = np.random.default_rng(len(shape))
+    classes = shape[classes_dim]
+    target_shape = shape[:classes_dim] + shape[classes_dim + 1:]
+    target = _ints(rng.integers(0, classes, size=target_shape).tolist())
+    results = []
+    for weight in (None, agrad.ones(classes, dtype=dtype)):
+        x = agrad.tensor(rng.normal(size=shape) if weight is None else x0, dtype=dtype, requires_grad=True)
+        x0 = x.detach().numpy()
+        loss = F.nll_loss(x, target, weight=weight, reduction=reduction)
+        grad, = agrad.autograd.grad(loss.sum() * 3.0, x)
+        results.append((loss.detach().numpy(), grad.numpy()))
+    (loss_fast, grad_fast), (loss_weighted, grad_weighted) = results
+    assert loss_fast.dtype == loss_weighted.dtype and loss_fast.shape == loss_weighted.shape
+    np.testing.assert_array_equal(loss_fast, loss_weighted)
+    np.testing.assert_array_equal(grad_fast, grad_weighted)
+
+
+def test_nll_loss_takes_the_general_path_for_an_ignored_target_or_one_out_of_bounds():
+    x = agrad.tensor([[0.1, 0.2, 0.7], [0.3, 0.3, 0.4], [0.5, 0.25, 0.25]], requires_grad=True)
+    loss = F.nll_loss(x, _ints([0, 1, 2]), ignore_index=1)     # 1 lies between the targets' min and max
+    np.testing.assert_allclose(loss.item(), -(0.1 + 0.25) / 2, rtol=1e-6)
+    with _raises(IndexError, "Target 3 is out of bounds."):
+        F.nll_loss(x, _ints([0, 3, 2]))
+    with _raises(IndexError, "Target -1 is out of bounds."):
+        F.nll_loss(x, _ints([0, -1, 2]))
