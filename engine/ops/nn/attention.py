@@ -11,6 +11,7 @@ import warnings
 
 from ... import dtypes
 from ..._tensor import filled
+from ...messages import c_type_name
 from ...runtime_settings import sdp_enabled
 from ..linalg import matmul
 from ..pointwise.binary import where
@@ -54,9 +55,8 @@ def _flash_refusal(query, key, value, attn_mask, dropout_p, enable_gqa):
                     f"Key sizes: {list(key.shape)}, Value sizes: {list(value.shape)}, Query sizes: "
                     f"{list(query.shape)} instead.")
         if q_heads % k_heads:
-            return ("FlashAttentionV2 only supports grouped query attention, where the number of heads in "
-                    f"key/value must divide number of heads in query.Got input Key sizes(): {k_heads}, Value "
-                    f"sizes(): {v_heads}, Query sizes(): {q_heads} instead.")
+            return ("The number of heads in key/value must divide number of heads in query.Got input Key sizes(): "
+                    f"{k_heads}, Value sizes(): {v_heads}, Query sizes(): {q_heads} instead.")
     elif not q_heads == k_heads == v_heads:
         return ("For dense input, both fused kernels require query, key and value to have the same num_heads. "
                 + sizes % (" sizes()", " sizes()") + " instead. To broadcast dense inputs, try using unsqueeze and "
@@ -73,14 +73,15 @@ def _flash_refusal(query, key, value, attn_mask, dropout_p, enable_gqa):
                 f"{query.shape[-1]}, Key.size(-1): {key.shape[-1]}, Value.size(-1): {value.shape[-1]} instead.")
     if query.shape[-2] == 0 or key.shape[-2] == 0:
         return "All fused kernels do not support zero seq_len_q or seq_len_kv."
-    if any(t.stride(-1) != 1 for t in qkv) or (attn_mask is not None and attn_mask.stride(-1) != 1):
-        mask = "" if attn_mask is None else f", Attn_mask.stride(-1): {attn_mask.stride(-1)}"
+    # (on the CPU the mask's own stride does not matter)
+    if any(t.stride(-1) != 1 for t in qkv):
         return (f"All fused kernels require the last dimension of the input to have stride 1. Got "
                 f"Query.stride(-1): {query.stride(-1)}, Key.stride(-1): {key.stride(-1)}, Value.stride(-1): "
-                f"{value.stride(-1)}{mask} instead.")
+                f"{value.stride(-1)}")
     if not (query.dtype == key.dtype == value.dtype and query.dtype.is_floating_point):
+        names = [c_type_name(t.dtype.np) for t in qkv]
         return (f"Expected query, key and value to all be of dtype: {{Float, Double, BFloat16, Half}}. Got Query "
-                f"dtype: {query.dtype}, Key dtype: {key.dtype}, and Value dtype: {value.dtype} instead.")
+                f"dtype: {names[0]}, Key dtype: {names[1]}, and Value dtype: {names[2]} instead.")
     return None
 
 
@@ -110,16 +111,17 @@ def _sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, sca
     if not (query.dtype == key.dtype == value.dtype):
         raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
                            f"{query.dtype} key.dtype: {key.dtype} and value.dtype: {value.dtype} instead.")
+    kernel = _choose_kernel(query, key, value, attn_mask, dropout_p, enable_gqa)
     if enable_gqa and key.ndim >= 3 and key.shape[-3] != query.shape[-3]:
         if query.shape[-3] % key.shape[-3]:
             raise RuntimeError(f"number of heads in query ({query.shape[-3]}) must be a multiple of the number of "
                                f"heads in key/value ({key.shape[-3]})")
-        groups = query.shape[-3] // key.shape[-3]
-        key, value = _repeat_heads(key, groups), _repeat_heads(value, groups)
+        # (each of key and value by its own group count, as PyTorch's math path repeats them)
+        key = _repeat_heads(key, query.shape[-3] // key.shape[-3])
+        value = _repeat_heads(value, query.shape[-3] // value.shape[-3])
     scale_factor = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     scores = matmul(query, transpose(key, -2, -1)) * scale_factor
     L, S = query.shape[-2], key.shape[-2]
-    kernel = _choose_kernel(query, key, value, attn_mask, dropout_p, enable_gqa)
     if is_causal:
         if attn_mask is not None and kernel != "flash":
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
