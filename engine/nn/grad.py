@@ -6,19 +6,24 @@ differentiable again; `input_size` / `weight_size` name the shape of the gradien
 from __future__ import annotations
 
 from .. import _api as _agrad
-from .modules.utils import _pair, _single, _triple
 
 __all__ = ["conv1d_input", "conv1d_weight", "conv2d_input", "conv2d_weight", "conv3d_input", "conv3d_weight"]
 
 
-def _grads(n: int, expand):
+def _ints(value) -> list:
+    # NOTE: one number stands for every spatial dimension: the backward ops expand a 1-element list, as
+    # ATen's convolution_backward expands torch's _single/_pair/_triple of it
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def _grads(n: int):
     def conv_input(input_size, weight, grad_output, stride=1, padding=0, dilation=1, groups=1):
-        return _agrad.convolution_backward_input(grad_output, weight, list(input_size), list(expand(stride)),
-                                                 list(expand(padding)), list(expand(dilation)), groups)
+        return _agrad.convolution_backward_input(grad_output, weight, list(input_size), _ints(stride), _ints(padding),
+                                                 _ints(dilation), groups)
 
     def conv_weight(input, weight_size, grad_output, stride=1, padding=0, dilation=1, groups=1):
-        return _agrad.convolution_backward_weight(grad_output, input, list(weight_size), list(expand(stride)),
-                                                  list(expand(padding)), list(expand(dilation)), groups)
+        return _agrad.convolution_backward_weight(grad_output, input, list(weight_size), _ints(stride),
+                                                  _ints(padding), _ints(dilation), groups)
 
     conv_input.__name__ = conv_input.__qualname__ = f"conv{n}d_input"
     conv_input.__doc__ = (f"The gradient of conv{n}d with respect to its input, of shape input_size (conv_transpose"
@@ -28,6 +33,6 @@ def _grads(n: int, expand):
     return conv_input, conv_weight
 
 
-conv1d_input, conv1d_weight = _grads(1, _single)
-conv2d_input, conv2d_weight = _grads(2, _pair)
-conv3d_input, conv3d_weight = _grads(3, _triple)
+conv1d_input, conv1d_weight = _grads(1)
+conv2d_input, conv2d_weight = _grads(2)
+conv3d_input, conv3d_weight = _grads(3)

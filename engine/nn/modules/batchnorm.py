@@ -204,9 +204,10 @@ class SyncBatchNorm(_BatchNorm):
     def convert_sync_batchnorm(cls, module, process_group=None):
         """`module` with every BatchNorm*D (lazy ones included, not the instance norms) replaced by a
         SyncBatchNorm holding the same parameters and buffers; a BatchNorm itself is returned converted."""
-        from .instancenorm import _InstanceNorm
         module_output = module
-        if isinstance(module, _BatchNorm) and not isinstance(module, _InstanceNorm):
+        # NOTE: torch's _BatchNorm subclasses; agrad's instance norms derive from _BatchNorm too, so by name
+        if isinstance(module, (BatchNorm1d, BatchNorm2d, BatchNorm3d, LazyBatchNorm1d, LazyBatchNorm2d,
+                               LazyBatchNorm3d, SyncBatchNorm)):
             module_output = SyncBatchNorm(module.num_features, module.eps, module.momentum, module.affine,
                                           module.track_running_stats, process_group, bias=module.bias is not None)
             if module.affine:
