@@ -46,8 +46,10 @@ __all__ = ["Node", "Edge", "AccumulateGrad", "GraphRoot", "Engine", "GraphTask",
 
 
 def __getattr__(name):
-    # agrad.autograd.profiler_util (torch.autograd.profiler_util), imported on first use: see profiler.py
-    if name == "profiler_util":
+    # agrad.autograd.profiler_util (torch.autograd.profiler_util), imported on first use: see profiler.py;
+    # DeviceType, the profiler events' device enum, is torch.autograd's name for its class
+    if name in ("profiler_util", "DeviceType"):
         import importlib     # (not `from . import`, which would ask this __getattr__ again)
-        return importlib.import_module(f"{__name__}.profiler_util")
+        module = importlib.import_module(f"{__name__}.profiler_util")
+        return module if name == "profiler_util" else module.DeviceType
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

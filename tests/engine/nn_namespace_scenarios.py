@@ -4,8 +4,8 @@ nn.attention (SDPBackend, sdpa_kernel's flags and priority, scaled_dot_product_a
 backend list with PyTorch's CPU errors and warnings, SDPAParams, can_use_*), nn.attention.bias (the
 causal variants, their masks and outputs), nn.grad (the convolutions' input and weight gradients),
 F.linear_cross_entropy and nn.LinearCrossEntropyLoss, nn.SyncBatchNorm on one process, nn.Container,
-and torch.autograd's is_tensor_like, NestedIOFunction, enforce_grad_layout_policy and
-torch.set_anomaly_enabled.
+nn.factory_kwargs, and torch.autograd's is_tensor_like, NestedIOFunction, DeviceType,
+enforce_grad_layout_policy and torch.set_anomaly_enabled.
 
 Each scenario takes the library module `T` (torch, or agrad) and returns plain JSON values.
 `tests/reference/make_nn_namespace_reference.py` runs them on torch 2.13.0 and writes
@@ -428,6 +428,18 @@ def container(T):
             "parameters": [n for n, _ in c.named_parameters()], "is_module": isinstance(c, nn.Module)}
 
 
+@scenario
+def factory_kwargs(T):
+    fk = T.nn.factory_kwargs
+    both = fk({"device": "cpu", "factory_kwargs": {"dtype": T.float64}})
+    given = {"dtype": T.float16}
+    fk({"factory_kwargs": given, "device": "cpu"})
+    return {"none": fk(None), "empty": fk({}), "both": sorted(both), "dtype": str(both["dtype"]).split(".")[-1],
+            "untouched": sorted(given), "made": str(T.empty(2, **both).dtype).split(".")[-1],
+            "unexpected": _error(lambda: fk({"device": "cpu", "requires_grad": True})),
+            "twice": _error(lambda: fk({"dtype": T.float32, "factory_kwargs": {"dtype": T.float64}}))}
+
+
 # ---- torch.autograd --------------------------------------------------------------------------------
 
 @scenario
@@ -451,6 +463,7 @@ def autograd_names(T):
     out["nested_instance"] = [warned, _error(lambda: f(x, x))]
     out["nested_apply"] = _error(lambda: Nested.apply(x, x))
     out["nested_is_function"] = issubclass(Nested, T.autograd.Function)
+    out["device_type"] = [[d.name, int(d)] for d in (T.autograd.DeviceType.CPU, T.autograd.DeviceType.CUDA)]
     T.set_anomaly_enabled(True, False)
     out["anomaly_on"] = [T.is_anomaly_enabled(), T.is_anomaly_check_nan_enabled()]
     T.set_anomaly_enabled(False)
