@@ -218,6 +218,31 @@ def sdpa_under_backends(T):
 
 
 @scenario
+def sdpa_empty_inputs(T):
+    """No value or no query row: zeros before any backend is chosen, zero gradients for every input."""
+    F = _F(T)
+    A = T.nn.attention
+    out = {}
+    for shapes in (((2, 0), (2, 0), (2, 3)), ((2, 0), (2, 0), (0, 3)), ((0, 4), (2, 4), (2, 3)),
+                   ((1, 4), (0, 4), (0, 3)), ((1, 4), (2, 4), (2, 0)), ((1, 2, 0, 4), (1, 2, 3, 4), (1, 2, 3, 4)),
+                   ((1, 2, 3, 4), (1, 2, 0, 4), (1, 2, 0, 4))):
+        for name, backends in (("all", None), ("none", [])):
+            q, k, v = (T.ones(s, requires_grad=True) for s in shapes)
+
+            def run():
+                y = F.scaled_dot_product_attention(q, k, v)
+                y.sum().backward()
+                return [list(y.shape), y.sum().item(), [None if t.grad is None else list(t.grad.shape)
+                                                        for t in (q, k, v)]]
+            if backends is None:
+                out[f"{shapes}/{name}"] = _error(run) or run()
+            else:
+                with A.sdpa_kernel(backends):
+                    out[f"{shapes}/{name}"] = _error(run) or run()
+    return out
+
+
+@scenario
 def sdpa_gradients_under_flash(T):
     """The value and the gradients do not depend on the kernel chosen."""
     F = _F(T)

@@ -15,6 +15,7 @@ from ...messages import c_type_name
 from ...runtime_settings import sdp_enabled
 from ..linalg import matmul
 from ..pointwise.binary import where
+from ..reduce.arithmetic import sum  # noqa: A004
 from ..registry import defop
 from ..samples import SampleInput, make_arg
 from ..shape.diagonal import tril
@@ -111,6 +112,11 @@ def _sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, sca
     if not (query.dtype == key.dtype == value.dtype):
         raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
                            f"{query.dtype} key.dtype: {key.dtype} and value.dtype: {value.dtype} instead.")
+    if 0 in value.shape or query.shape[-2] == 0:
+        # NOTE: PyTorch's guard before any backend is chosen (attention.cpp): with no value or no query
+        # row the output is zeros; sum() * 0 makes every input's gradient zeros of its shape
+        out = filled(list(query.shape[:-1]) + [value.shape[-1]], 0, query.dtype.np, query._device)
+        return out + (sum(query) + sum(key) + sum(value)) * 0
     kernel = _choose_kernel(query, key, value, attn_mask, dropout_p, enable_gqa)
     if enable_gqa and key.ndim >= 3 and key.shape[-3] != query.shape[-3]:
         if query.shape[-3] % key.shape[-3]:
@@ -119,7 +125,9 @@ def _sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, sca
         # (each of key and value by its own group count, as PyTorch's math path repeats them)
         key = _repeat_heads(key, query.shape[-3] // key.shape[-3])
         value = _repeat_heads(value, query.shape[-3] // value.shape[-3])
-    scale_factor = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    # NOTE: with a head size of 0 every score is an empty sum, 0, whatever the scale: the weights are
+    # uniform and the output is the values' mean, as PyTorch's math path gives
+    scale_factor = (1.0 / math.sqrt(query.shape[-1]) if query.shape[-1] else 1.0) if scale is None else scale
     scores = matmul(query, transpose(key, -2, -1)) * scale_factor
     L, S = query.shape[-2], key.shape[-2]
     if is_causal:
