@@ -12,8 +12,8 @@ Each scenario takes the library module `T` (torch, or agrad) and returns plain J
 `tests/reference/engine/nn_namespace.json`; `test_nn_namespace.py` runs them on agrad and compares
 (never importing torch), floats to float32's precision. An error is its built-in type (agrad's
 ShapeError is a RuntimeError) and its message's first line, which reads LIB for the library's name;
-PyTorch's C++ warnings lose their "(Triggered internally at ...)" tail. Inputs are fixed (no random draws); a scenario puts back any
-global setting it changes.
+PyTorch's C++ warnings lose their "(Triggered internally at ...)" tail. Inputs are fixed (no random
+draws); a scenario puts back any global setting it changes.
 """
 from __future__ import annotations
 
@@ -194,6 +194,7 @@ def sdpa_under_backends(T):
         "int64": lambda: F.scaled_dot_product_attention(*(t.long() for t in (q4, k4, v4))),
         "strided_mask": lambda: F.scaled_dot_product_attention(q4, k4, v4, float_mask.T.contiguous().T),
         "head_dim": lambda: F.scaled_dot_product_attention(q4, k4, v4[..., :2].contiguous()),
+        "mask_1d": lambda: F.scaled_dot_product_attention(q4, k4, v4, float_mask[0]),
         "mask_3d": lambda: F.scaled_dot_product_attention(q4, k4, v4, mask.unsqueeze(0)),
         "mask_heads": lambda: F.scaled_dot_product_attention(q4, k4, v4, float_mask.expand(1, 3, 3, 3)),
         "strided": lambda: F.scaled_dot_product_attention(q4.transpose(-1, -2).contiguous().transpose(-1, -2), k4,

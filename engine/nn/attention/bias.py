@@ -14,7 +14,7 @@ from warnings import warn
 
 from ... import _api as _agrad
 from ..._tensor import Tensor
-from . import SDPAParams, _raise_kernel_warnings, can_use_efficient_attention, can_use_flash_attention
+from . import SDPAParams, _raise_kernel_warnings
 
 __all__ = ["causal_upper_left", "causal_lower_right", "CausalVariant", "CausalBias"]
 
@@ -84,10 +84,9 @@ class CausalBias(Tensor):
         elif attn_mask.variant == CausalVariant.LOWER_RIGHT:
             _validate_sdpa_input(query, key, value, None, dropout_p, is_causal, scale)
             sdpa_params = SDPAParams(query, key, value, None, dropout_p, is_causal, enable_gqa)
-            # NOTE: torch runs its fused kernels' lower-right causal mode here where they apply; agrad has
-            # none (can_use_* are False), so it takes torch's fallback: the materialized mask
-            if can_use_flash_attention(sdpa_params) or can_use_efficient_attention(sdpa_params):
-                raise AssertionError("no fused attention kernel in agrad")
+            # NOTE: torch runs its fused kernels' lower-right causal mode here where can_use_flash_attention or
+            # can_use_efficient_attention allow; agrad has neither kernel (both are False), so it always takes
+            # torch's fallback: the materialized mask
             _raise_kernel_warnings(sdpa_params)
             return _agrad.scaled_dot_product_attention(query, key, value, attn_mask._materialize(query.device),
                                                        dropout_p, False, scale=scale, enable_gqa=enable_gqa,

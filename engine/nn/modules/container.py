@@ -1,7 +1,8 @@
 """torch.nn.Sequential, ModuleList, ModuleDict, ParameterList and ParameterDict
-(torch/nn/modules/container.py), and the deprecated Container (modules by keyword): modules registered under their position ("0", "1", …) or key,
+(torch/nn/modules/container.py): modules registered under their position ("0", "1", …) or key,
 so their parameters' names are PyTorch's (`0.weight`, `layers.1.bias`); the parameter containers
-register a tensor put in them as a Parameter the same way (`params.0`, `params.scale`)."""
+register a tensor put in them as a Parameter the same way (`params.0`, `params.scale`). And the
+deprecated Container, a Module with its keyword arguments as children."""
 from __future__ import annotations
 
 import operator

@@ -13,6 +13,7 @@ from ... import dtypes
 from ..._tensor import filled
 from ...messages import c_type_name
 from ...runtime_settings import sdp_enabled
+from ...shapes import normalize_dim
 from ..linalg import matmul
 from ..pointwise.binary import where
 from ..reduce.arithmetic import sum  # noqa: A004
@@ -64,6 +65,7 @@ def _flash_refusal(query, key, value, attn_mask, dropout_p, enable_gqa):
                 "expand_to before passing them into the kernel.")
     if attn_mask is not None:
         m = attn_mask.shape
+        normalize_dim(-2, attn_mask.ndim)      # PyTorch's check reads size(-2): its IndexError under 2 dims
         if attn_mask.requires_grad or m[-2] not in (query.shape[2], 1) or m[-1] not in (key.shape[2], 1):
             return ""
         if not (attn_mask.ndim == 2 or attn_mask.ndim == 4 and m[0] in (1, query.shape[0]) and m[1] in (1, q_heads)):
