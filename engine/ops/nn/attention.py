@@ -92,7 +92,8 @@ def _choose_kernel(query, key, value, attn_mask, dropout_p, enable_gqa) -> str:
     """PyTorch's CPU backend choice (select_sdp_backend_cpp): "flash" where the flash kernel is enabled and
     applies, else "math" where math is enabled; with neither, PyTorch's errors (the flash kernel's reason
     given as warnings first, when only it was enabled). agrad computes both kernels' value with the one
-    composition below; the choice decides whether an explicit mask and is_causal may meet."""
+    composition below; the choice decides whether an explicit mask and is_causal may meet. The CPU's rules
+    hold on every device: agrad has no GPU kernels (flash, efficient, cuDNN) whose own rules would apply."""
     if not sdp_enabled("math") and not sdp_enabled("flash"):
         raise RuntimeError("No viable backend for scaled_dot_product_attention was found. This is likely due to "
                            "turning off both the math kernel and the fused kernels.")
