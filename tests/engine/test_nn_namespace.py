@@ -47,3 +47,11 @@ def test_sdpa_kernel_restores_the_flags_a_failing_attention_left():
         with agrad.nn.attention.sdpa_kernel([]):
             agrad.nn.functional.scaled_dot_product_attention(q, q, q)
     assert agrad.nn.functional.scaled_dot_product_attention(q, q, q).shape == (1, 1, 2, 2)
+
+
+def test_linear_cross_entropy_refuses_the_chunked_options_it_does_not_have():
+    x, w, t = agrad.ones(2, 3), agrad.ones(4, 3), agrad.tensor([0, 1])
+    with pytest.raises(NotImplementedError, match="no chunked implementation; pass options=None"):
+        agrad.nn.functional.linear_cross_entropy(x, w, t, options=object())
+    with pytest.raises(NotImplementedError, match="no chunked implementation"):
+        agrad.nn.LinearCrossEntropyLoss(3, 4, options=object())(x, t)
