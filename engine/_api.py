@@ -24,7 +24,7 @@ from .creation import (arange, as_tensor, empty, empty_strided, eye, from_numpy,
                        randperm, seed, set_default_device, set_rng_state, tensor, tril_indices, triu_indices, zeros)
 from .generator import Generator, default_generator
 from . import autograd, creation, dispatcher
-from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
 from .autograd.inference_tensors import is_inference
 from . import ops
 from .legacy_tensor_types import *  # noqa: F401,F403 — agrad.FloatTensor, agrad.LongTensor, …
@@ -49,7 +49,7 @@ __all__ = ["Tensor", "Size", "tensor", "as_tensor", "from_numpy", "empty", "empt
            "memory_format", "contiguous_format", "channels_last", "channels_last_3d", "preserve_format",
            "get_default_dtype", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
            "is_inference_mode_enabled", "is_inference", "is_anomaly_enabled",
-           "is_anomaly_check_nan_enabled", "autograd",
+           "is_anomaly_check_nan_enabled", "set_anomaly_enabled", "autograd",
            "dispatcher", "ops", "library", "testing", "save", "load", "is_tensor", "set_warn_always",
            "is_warn_always_enabled", "set_printoptions", "broadcast_shapes", "tril_indices", "triu_indices",
            # constants, dtypes and the default dtype and device

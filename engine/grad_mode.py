@@ -19,7 +19,7 @@ from .dispatch_keys import AUTOGRAD, INFERENCE
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
            "is_inference_mode_enabled", "set_multithreading_enabled", "is_multithreading_enabled",
-           "is_view_replay_enabled", "_force_original_view_tracking",
+           "is_view_replay_enabled", "_force_original_view_tracking", "enforce_grad_layout_policy",
            "ExcludeDispatchKeyGuard", "IncludeDispatchKeyGuard"]
 
 
@@ -39,6 +39,9 @@ class _DispatchTLS(threading.local):
         # _force_original_view_tracking: whether a view made now is regenerated, after an in-place
         # change, by replaying its view ops rather than by one as_strided (_tensor.DifferentiableViewMeta)
         self.view_replay = False
+        # enforce_grad_layout_policy: whether AccumulateGrad copies a stealable first gradient whose
+        # strides break the gradient layout contract (autograd/node.py's accumulate_grad)
+        self.grad_layout_enforced = True
 
     def refresh(self):
         drop = self.excluded | (0 if self.grad_enabled else AUTOGRAD)
@@ -222,6 +225,32 @@ class set_multithreading_enabled(_DecoratorContextManager):
 
 def is_view_replay_enabled() -> bool:
     return tls.view_replay
+
+
+class enforce_grad_layout_policy(_DecoratorContextManager):
+    """`enforce_grad_layout_policy(False)`: a first gradient that `.grad` may take over (nothing else
+    holds it) is taken as it is even where its strides are not its leaf's (the gradient layout
+    contract); a gradient that must be copied is still copied into the leaf's layout. Thread-local;
+    set when constructed, so it works as a function too, and restored on leaving the block (PyTorch's
+    torch.autograd.enforce_grad_layout_policy)."""
+
+    def __init__(self, enable: bool = True) -> None:
+        self.prev = tls.grad_layout_enforced
+        tls.grad_layout_enforced = enable
+        self.mode = enable
+
+    def __call__(self, orig_func):
+        tls.grad_layout_enforced = self.prev       # as a decorator it applies per call, not from now on
+        return super().__call__(orig_func)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, exc_type, exc_value, traceback) -> None:
+        tls.grad_layout_enforced = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)
 
 
 class _force_original_view_tracking(_DecoratorContextManager):

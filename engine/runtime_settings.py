@@ -6,6 +6,10 @@ agrad keeps them as state to read back, so that code written for PyTorch runs an
 set; they change no numerics. agrad's kernels are NumPy's, which are deterministic already and
 compute float32 products in float32 whatever the precision asked; NumPy's BLAS picks its own
 threads (OPENBLAS_NUM_THREADS, MKL_NUM_THREADS), which these counts do not set.
+
+The scaled-dot-product-attention backends the user enabled (ATen Context's userEnabled*SDP and its
+priority order, which torch.nn.attention.sdpa_kernel sets) are the exception: they choose whether
+scaled_dot_product_attention may run at all, as PyTorch's CPU backend choice reads them.
 """
 from __future__ import annotations
 
@@ -130,3 +134,29 @@ def set_float32_matmul_precision(precision: str) -> None:
 
 def get_float32_matmul_precision() -> str:
     return _state["matmul_precision"]
+
+
+# ATen Context's SDP flags, by torch.nn.attention's names (all enabled, as PyTorch starts), and its
+# priority order of the SDPBackend values (flash, efficient, math, cudnn, overrideable)
+_sdp_enabled = {"cudnn": True, "flash": True, "mem_efficient": True, "math": True, "overrideable": True}
+_sdp_priority = [1, 2, 0, 3, 4]
+
+
+def sdp_enabled(name: str) -> bool:
+    """Whether the SDP backend `name` ("flash", "mem_efficient", "math", "cudnn", "overrideable") is
+    enabled (torch._C._get_<name>_sdp_enabled)."""
+    return _sdp_enabled[name]
+
+
+def set_sdp_enabled(name: str, enabled: bool) -> None:
+    if name not in _sdp_enabled:
+        raise KeyError(name)
+    _sdp_enabled[name] = bool(enabled)
+
+
+def sdp_priority_order() -> list[int]:
+    return list(_sdp_priority)
+
+
+def set_sdp_priority_order(order) -> None:
+    _sdp_priority[:] = [int(b) for b in order]

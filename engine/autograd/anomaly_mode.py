@@ -8,7 +8,7 @@ import threading
 import warnings
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
-           "AnomalyError"]
+           "set_anomaly_enabled", "AnomalyError"]
 
 
 class AnomalyError(RuntimeError):
@@ -37,6 +37,16 @@ def is_anomaly_enabled() -> bool:
 
 def is_anomaly_check_nan_enabled() -> bool:
     return _state.check_nan
+
+
+def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
+    """torch.set_anomaly_enabled: anomaly mode on or off for this thread from now on (what
+    set_detect_anomaly sets and restores), without detect_anomaly's warning."""
+    for position, (name, value) in enumerate((("enabled", enabled), ("check_nan", check_nan)), 1):
+        if not isinstance(value, bool):
+            raise TypeError(f"set_anomaly_enabled(): argument '{name}' (position {position}) must be bool, not "
+                            f"{type(value).__name__}")
+    _state.enabled, _state.check_nan = enabled, check_nan
 
 
 class set_detect_anomaly:

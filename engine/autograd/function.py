@@ -23,7 +23,7 @@ from .node import Node, collect_next_edges, record, set_history
 from ..watchers import unreplayable
 from .saved_variable import ERR_BACKWARD_TWICE, SAVED_NONE, SavedVariable
 
-__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "InplaceFunction", "once_differentiable"]
+__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "InplaceFunction", "NestedIOFunction", "once_differentiable"]
 
 # what each incoming-gradient slot of a Function's Node stands for
 _DIFFERENTIABLE, _NON_DIFFERENTIABLE, _NOT_A_TENSOR = 0, 1, 2
@@ -508,6 +508,117 @@ class InplaceFunction(Function):
     def __init__(self, inplace: bool = False):
         super().__init__()
         self.inplace = inplace
+
+
+# ---- NestedIOFunction: the legacy Function over nested lists/tuples/dicts of tensors -------------
+
+def _nesting_error(obj, accepted: str) -> ValueError:
+    return ValueError(f"Auto nesting doesn't know how to process an input object of type {type(obj).__name__}. "
+                      f"Accepted types: {accepted}, or lists/tuples of them")
+
+
+def _iter_nested(obj, accept_none: bool = False):
+    """The tensors of a nested structure, in order (with its Nones, where `accept_none`)."""
+    if isinstance(obj, Tensor) or accept_none and obj is None:
+        yield obj
+    elif obj is None:
+        return
+    elif isinstance(obj, (list, tuple)):
+        for o in obj:
+            yield from _iter_nested(o, accept_none)
+    elif isinstance(obj, dict):
+        for o in obj.values():
+            yield from _iter_nested(o, accept_none)
+    else:
+        raise _nesting_error(obj, "Tensors or None" if accept_none else "Tensors")
+
+
+def _map_tensor_data(obj):
+    """The structure with each tensor replaced by its `.data`."""
+    if isinstance(obj, Tensor):
+        return obj.data
+    if obj is None:
+        return None
+    if isinstance(obj, (list, tuple)):
+        mapped = (_map_tensor_data(x) for x in obj)
+        return type(obj)(*mapped) if hasattr(obj, "_fields") else type(obj)(mapped)
+    if isinstance(obj, dict):
+        return {k: _map_tensor_data(v) for k, v in obj.items()}
+    raise _nesting_error(obj, "Tensors")
+
+
+def _unflatten(flat, proto):
+    """The flat sequence `flat` in the nested list/tuple structure of `proto`."""
+    def helper(flat, proto):
+        if not isinstance(proto, (list, tuple)):
+            return flat[0], flat[1:]
+        res = []
+        for e in proto:
+            if e is None:
+                res.append(e)
+            else:
+                e, flat = helper(flat, e)
+                res.append(e)
+        return type(proto)(res), flat
+    return helper(flat, proto)[0]
+
+
+class NestedIOFunction(Function):
+    """torch.autograd.NestedIOFunction, kept (as in PyTorch) only for backward compatibility: a
+    legacy, instance-style Function whose forward_extended/backward_extended take and return nested
+    structures of tensors. As in PyTorch 2.13 its legacy call path is gone: calling an instance
+    raises AttributeError (there is no Function._do_forward any more), and `apply` reaches forward
+    with the backward Node as self, which has no nested input. Use Function."""
+
+    def _do_forward(self, *input):
+        self._nested_input = input
+        flat_input = tuple(_iter_nested(input))
+        flat_output = super()._do_forward(*flat_input)
+        return _unflatten(flat_output, self._nested_output)
+
+    def _do_backward(self, gradients, retain_variables):
+        self.retain_variables = retain_variables
+        result = super()._do_backward(gradients, retain_variables)
+        if not retain_variables:
+            del self._nested_output
+            del self._to_save_nested
+        return result
+
+    def backward(self, *gradients):
+        nested_gradients = _unflatten(gradients, self._nested_output)
+        result = self.backward_extended(*nested_gradients)
+        return tuple(_iter_nested(result, accept_none=True))
+
+    __call__ = _do_forward
+
+    def forward(self, *args):
+        nested_tensors = _map_tensor_data(self._nested_input)
+        result = self.forward_extended(*nested_tensors)
+        del self._nested_input
+        self._nested_output = result
+        return tuple(_iter_nested(result))
+
+    def save_for_backward(self, *args) -> None:
+        self.to_save = tuple(_iter_nested(args))
+        self._to_save_nested = args
+
+    @property
+    def saved_tensors(self):
+        return _unflatten(self.to_save, self._to_save_nested)
+
+    def mark_dirty(self, *args, **kwargs) -> None:
+        self.dirty_tensors = tuple(_iter_nested((args, kwargs)))
+
+    def mark_non_differentiable(self, *args, **kwargs) -> None:
+        self.non_differentiable = tuple(_iter_nested((args, kwargs)))
+
+    def forward_extended(self, *input):
+        """User defined forward."""
+        raise NotImplementedError
+
+    def backward_extended(self, *grad_output):
+        """User defined backward."""
+        raise NotImplementedError
 
 
 def once_differentiable(fn):

@@ -336,7 +336,7 @@ def accumulate_grad(variable, grad, grads) -> None:
             # 3 to its array: the tensor, `data`, getrefcount's argument
             if sys.getrefcount(grad) > 4 or sys.getrefcount(data) > 3 \
                     or not getattr(getattr(data, "flags", None), "writeable", True) or not _owns_memory(data, grad) \
-                    or not _obeys_layout_contract(data, variable._data):
+                    or tls.grad_layout_enforced and not _obeys_layout_contract(data, variable._data):
                 grad = _clone_obey_contract(grad, variable)
             elif grad._autograd_meta.__class__ is DifferentiableViewMeta:
                 grad = grad.detach()        # PyTorch's update_grad(new_grad.detach()): `.grad` is no view

@@ -667,6 +667,65 @@ __all__ += [_name for _name in ("ctc_loss", "triplet_margin_with_distance_loss",
             if _name not in __all__]
 
 
+# ---- scaled_dot_product_attention with a causal bias; linear_cross_entropy -----------------------
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None,
+                                 enable_gqa=False, **kwargs):
+    """torch.nn.functional.scaled_dot_product_attention: agrad.scaled_dot_product_attention, except that
+    a CausalBias attn_mask (agrad.nn.attention.bias) computes as its `_dispatch` says, as torch's
+    CausalBias.__torch_function__ makes it (`kwargs`: the op's dropout `seed`)."""
+    from .attention.bias import CausalBias
+    if isinstance(attn_mask, CausalBias):
+        return CausalBias._dispatch(query, key, value, attn_mask, dropout_p, is_causal, scale=scale,
+                                    enable_gqa=enable_gqa, **kwargs)
+    return _agrad.scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale=scale,
+                                               enable_gqa=enable_gqa, **kwargs)
+
+
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None, reduction="mean",
+                         ignore_index=None, label_smoothing=0.0, options=None):
+    """torch.nn.functional.linear_cross_entropy (PyTorch 2.13): cross_entropy(linear(input, linear_weight,
+    linear_bias), target, ...) with PyTorch's shape checks. linear_weight (C, *out_features, in_features)
+    gives logits (N, C, *out_features), the K-dimensional loss; ignore_index None means -100 for class
+    indices and is refused for class probabilities. agrad computes PyTorch's reference path: `options`
+    (its LinearCrossEntropyOptions, a chunked kernel that saves memory) is not available."""
+    if options is not None:
+        raise NotImplementedError("linear_cross_entropy: agrad has no chunked implementation; pass options=None "
+                                  "(the reference implementation)")
+    if input.dim() < 1 or input.dim() > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
+    if linear_weight.dim() < 2:
+        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got {linear_weight.dim()}")
+    num_batches = tuple(input.shape[:-1])
+    in_features = input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError("expected equal input and linear_weight last dimensions (in_features), "
+                           f"got {input.shape[-1]} and {linear_weight.shape[-1]}, respectively")
+    num_classes = linear_weight.shape[0]
+    out_features = tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (num_classes, *out_features):
+        raise RuntimeError(f"expected linear_bias shape {(num_classes, *out_features)}, got "
+                           f"{tuple(linear_bias.shape)}")
+    if len(out_features) > 0 and len(num_batches) == 0:
+        raise RuntimeError(f"K-dimensional loss defined by linear_weight shape {tuple(linear_weight.shape)} requires"
+                           f" batched input, (N, {in_features}), got unbatched input with shape {tuple(input.shape)}")
+    logits_shape = (*num_batches, num_classes, *out_features)
+    # NOTE: as cross_entropy tells probabilities from class indices: by the target's shape
+    if tuple(target.shape) == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    ignore_index = ignore_index if ignore_index is not None else -100
+    if out_features:
+        linear_weight = linear_weight.reshape((math.prod(out_features, start=num_classes), in_features))
+        if linear_bias is not None:
+            linear_bias = linear_bias.reshape(math.prod(out_features, start=num_classes))
+    logits = _agrad.linear(input, linear_weight, linear_bias).reshape(logits_shape)
+    return _agrad.cross_entropy(logits, target, weight=weight, reduction=reduction, ignore_index=ignore_index,
+                                label_smoothing=label_smoothing)
+
+
+__all__ += ["linear_cross_entropy"]
+
+
 # ---- torch/nn/functional.py's helpers ---------------------------------------------------------------
 
 def _none_or_dtype(input):
@@ -1092,3 +1151,5 @@ __all__ += ["max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_wi
 for _name in _INPLACE_FLAGS:
     globals()[_name].__doc__ = (f"torch.nn.functional.{_name}: agrad.{_name}, or with inplace=True its in-place "
                                 f"variant (the result written into input).")
+
+from . import grad  # noqa: E402,F401 — torch.nn.functional.grad is torch.nn.grad

@@ -5,6 +5,11 @@ one of its parameters when it is assigned as an attribute (`self.weight = Parame
 detached alias), is a leaf, and requires grad unless told otherwise. Ops on a Parameter
 return plain Tensors, as in PyTorch.
 
+torch.nn.Buffer (PyTorch 2.5+) is not a class of tensors but a mark: `Buffer(t, persistent=...)`
+is a detached alias of t (its requires_grad kept) with `_is_buffer` and `persistent` set, and
+`isinstance(x, Buffer)` asks for the mark (torch's _BufferMeta). A Module registers a marked
+tensor assigned as an attribute as a buffer, persistent as marked.
+
 UninitializedParameter and UninitializedBuffer are the lazy modules' placeholders of unknown
 shape (see UninitializedTensorMixin); `is_lazy` tells them apart.
 """
@@ -12,7 +17,7 @@ from __future__ import annotations
 
 from .._tensor import Tensor
 
-__all__ = ["Parameter", "UninitializedParameter", "UninitializedBuffer", "is_lazy"]
+__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "is_lazy"]
 
 
 class Parameter(Tensor):
@@ -39,6 +44,34 @@ class Parameter(Tensor):
 
 
 Parameter.__module__ = "agrad.nn"
+
+
+class _BufferMeta(type):
+    # NOTE: as torch's: `isinstance(t, Buffer)` is True for any tensor with the _is_buffer mark, since
+    # Buffer(...) returns a plain Tensor (a buffer stays a Tensor through `module.to` and state_dict)
+    def __instancecheck__(cls, instance) -> bool:
+        if cls is Buffer and isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False):
+            return True
+        return super().__instancecheck__(instance)
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
+    """A tensor that, assigned as a Module attribute, is registered as one of its buffers
+    (part of its state, not a parameter); `persistent=False` keeps it out of the state_dict."""
+    __slots__ = ()
+
+    def __new__(cls, data=None, *, persistent=True):
+        if data is None:
+            import agrad
+            data = agrad.empty(0)
+        # NOTE: torch calls data.detach() unchecked, so anything else raises its AttributeError
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t
+
+
+Buffer.__module__ = "agrad.nn"
 
 
 class UninitializedTensorMixin:

@@ -7,9 +7,10 @@ from .activation import (CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Ha
                          LogSigmoid, LogSoftmax, Mish, PReLU, ReLU, ReLU6, Sigmoid, SiLU, Softmax, Softmax2d, Softmin,
                          RReLU, Softplus, Softshrink, Softsign, Tanh, Tanhshrink, Threshold)
 from .adaptive import AdaptiveLogSoftmaxWithLoss
-from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d
+from .batchnorm import (BatchNorm1d, BatchNorm2d, BatchNorm3d, LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d,
+                        SyncBatchNorm)
 from .channelshuffle import ChannelShuffle
-from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .container import Container, ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import (Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d, LazyConv1d, LazyConv2d,
                    LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d)
 from .distance import CosineSimilarity, PairwiseDistance
@@ -21,9 +22,9 @@ from .instancenorm import (InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LazyI
 from .lazy import LazyModuleMixin  # noqa: F401 — torch.nn.modules has it, torch.nn does not
 from .linear import Bilinear, Identity, LazyLinear, Linear
 from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, CTCLoss, GaussianNLLLoss,
-                   HingeEmbeddingLoss, HuberLoss, KLDivLoss, L1Loss, MarginRankingLoss, MSELoss, MultiLabelMarginLoss,
-                   MultiLabelSoftMarginLoss, MultiMarginLoss, NLLLoss, NLLLoss2d, PoissonNLLLoss, SmoothL1Loss,
-                   SoftMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss)
+                   HingeEmbeddingLoss, HuberLoss, KLDivLoss, L1Loss, LinearCrossEntropyLoss, MarginRankingLoss,
+                   MSELoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss, MultiMarginLoss, NLLLoss, NLLLoss2d,
+                   PoissonNLLLoss, SmoothL1Loss, SoftMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss)
 from .module import Module
 from .multihead_attention import MultiheadAttention
 from .normalization import CrossMapLRN2d, GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
@@ -69,4 +70,6 @@ __all__ = ["Module", "Identity", "Linear", "Conv1d", "Conv2d", "Embedding", "Lay
            "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d",
            "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d",
            "LazyInstanceNorm2d", "LazyInstanceNorm3d", "AdaptiveLogSoftmaxWithLoss", "FractionalMaxPool2d",
-           "FractionalMaxPool3d", "CrossMapLRN2d"]
+           "FractionalMaxPool3d", "CrossMapLRN2d",
+           # PyTorch 2.13's LinearCrossEntropyLoss, SyncBatchNorm (one process) and the deprecated Container
+           "LinearCrossEntropyLoss", "SyncBatchNorm", "Container"]

@@ -2,7 +2,11 @@
 zeros, and three buffers — running_mean (zeros), running_var (ones) and
 num_batches_tracked (an int64 0) — which F.batch_norm updates in training mode and uses
 in eval mode. momentum=None averages over all batches seen (1 / num_batches_tracked).
-LazyBatchNorm1d/2d/3d take num_features from the first input's dim 1 (lazy.py)."""
+LazyBatchNorm1d/2d/3d take num_features from the first input's dim 1 (lazy.py).
+
+SyncBatchNorm synchronizes the batch statistics across the processes of a torch.distributed group.
+agrad has no process groups, so distributed is never initialized, and PyTorch's SyncBatchNorm then
+normalizes each batch by itself: a batch norm over any (N, C, +) input."""
 from __future__ import annotations
 
 from ... import dtypes
@@ -11,7 +15,8 @@ from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d",
+           "SyncBatchNorm"]
 
 
 class _BatchNorm(Module):
@@ -170,3 +175,53 @@ class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
 class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
     cls_to_become = BatchNorm3d
     _check_input_dim = BatchNorm3d._check_input_dim
+
+
+class SyncBatchNorm(_BatchNorm):
+    """torch.nn.SyncBatchNorm on one process: `process_group` is kept; the statistics are the batch's own
+    (PyTorch takes F.batch_norm's path whenever torch.distributed is not initialized)."""
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, process_group=None, device=None, dtype=None, *,
+                 bias: bool = True) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input) -> None:
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+
+    def _check_non_zero_input_channels(self, input) -> None:
+        if input.size(1) == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        self._check_non_zero_input_channels(input)
+        return super().forward(input)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """`module` with every BatchNorm*D (lazy ones included, not the instance norms) replaced by a
+        SyncBatchNorm holding the same parameters and buffers; a BatchNorm itself is returned converted."""
+        module_output = module
+        # NOTE: torch's _BatchNorm subclasses; agrad's instance norms derive from _BatchNorm too, so by name
+        if isinstance(module, (BatchNorm1d, BatchNorm2d, BatchNorm3d, LazyBatchNorm1d, LazyBatchNorm2d,
+                               LazyBatchNorm3d, SyncBatchNorm)):
+            module_output = SyncBatchNorm(module.num_features, module.eps, module.momentum, module.affine,
+                                          module.track_running_stats, process_group, bias=module.bias is not None)
+            if module.affine:
+                import agrad
+                with agrad.no_grad():
+                    module_output.weight = module.weight
+                    module_output.bias = module.bias
+            module_output.running_mean = module.running_mean
+            module_output.running_var = module.running_var
+            module_output.num_batches_tracked = module.num_batches_tracked
+            module_output.training = module.training
+            if hasattr(module, "qconfig"):
+                module_output.qconfig = module.qconfig
+        for name, child in module.named_children():
+            module_output.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        del module
+        return module_output

@@ -1,10 +1,12 @@
 """torch.nn.Sequential, ModuleList, ModuleDict, ParameterList and ParameterDict
 (torch/nn/modules/container.py): modules registered under their position ("0", "1", …) or key,
 so their parameters' names are PyTorch's (`0.weight`, `layers.1.bias`); the parameter containers
-register a tensor put in them as a Parameter the same way (`params.0`, `params.scale`)."""
+register a tensor put in them as a Parameter the same way (`params.0`, `params.scale`). And the
+deprecated Container, a Module with its keyword arguments as children."""
 from __future__ import annotations
 
 import operator
+import warnings
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from itertools import chain, islice
@@ -13,7 +15,18 @@ from ..._tensor import Tensor
 from ..parameter import Parameter
 from .module import Module, _addindent
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+__all__ = ["Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+
+
+class Container(Module):
+    """Deprecated (a FutureWarning, as torch's): a Module with the keyword arguments as its children."""
+
+    def __init__(self, **kwargs) -> None:
+        warnings.warn("`nn.Container` is deprecated. All of its functionality is now implemented in `nn.Module`. "
+                      "Subclass that instead.", FutureWarning, stacklevel=2)
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)
 
 
 class Sequential(Module):

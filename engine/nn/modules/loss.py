@@ -10,17 +10,20 @@ PyTorch does. NLLLoss, CrossEntropyLoss, BCEWithLogitsLoss, SmoothL1Loss and KLD
 their options after `weight` keyword-only (`reduction=`, `ignore_index=` …)."""
 from __future__ import annotations
 
+import math
 import warnings
 
 from ...ops.nn.loss import legacy_get_string
 from .. import functional as F
 from .distance import PairwiseDistance
+from .linear import Linear
 from .module import Module
 
 __all__ = ["L1Loss", "MSELoss", "NLLLoss", "NLLLoss2d", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss",
            "SmoothL1Loss", "HuberLoss", "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss", "HingeEmbeddingLoss",
            "MultiLabelMarginLoss", "SoftMarginLoss", "MultiLabelSoftMarginLoss", "CosineEmbeddingLoss",
-           "MarginRankingLoss", "MultiMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss", "CTCLoss"]
+           "MarginRankingLoss", "MultiMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss", "CTCLoss",
+           "LinearCrossEntropyLoss"]
 
 
 class _Loss(Module):
@@ -81,6 +84,45 @@ class CrossEntropyLoss(_WeightedLoss):
     def forward(self, input, target):
         return F.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
                                reduction=self.reduction, label_smoothing=self.label_smoothing)
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """torch.nn.LinearCrossEntropyLoss (PyTorch 2.13): a Linear(in_features, C·prod(out_features)) whose
+    logits, seen as (N, C, *out_features), go into cross entropy — F.linear_cross_entropy. The weight is
+    stored flat, as in PyTorch (`linear.weight` is (C·prod(out_features), in_features)) and reshaped in
+    forward. `options` (PyTorch's chunked kernel) is not available in agrad: F.linear_cross_entropy
+    refuses anything but None."""
+
+    def __init__(self, in_features: int, num_classes: int, *, out_features: tuple = (), bias: bool = False,
+                 device=None, dtype=None, reduction: str = "mean", weight=None, ignore_index: int | None = None,
+                 label_smoothing: float = 0.0, options=None) -> None:
+        if weight is not None and tuple(weight.shape) != (num_classes,):
+            raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got {tuple(weight.shape)}")
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError(f"expected label_smoothing to be in range [0, 1], got {label_smoothing}")
+        super().__init__(weight=weight, size_average=None, reduce=None, reduction=reduction)
+        self.num_classes = num_classes
+        self.out_features = out_features
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+        # NOTE: Linear holds 2-D weights only: stored flat, reshaped to (C, *out_features, in) in forward
+        self.linear = Linear(in_features, math.prod(out_features, start=num_classes), bias=bias, device=device,
+                             dtype=dtype)
+        self.options = options
+
+    def forward(self, input, target):
+        linear_weight = self.linear.weight.reshape((self.num_classes, *self.out_features, self.linear.in_features))
+        linear_bias = (self.linear.bias.reshape((self.num_classes, *self.out_features))
+                       if self.linear.bias is not None else None)
+        return F.linear_cross_entropy(input, linear_weight, target, linear_bias=linear_bias, weight=self.weight,
+                                      reduction=self.reduction, ignore_index=self.ignore_index,
+                                      label_smoothing=self.label_smoothing, options=self.options)
+
+    def extra_repr(self) -> str:
+        return (f"in_features={self.linear.in_features}, num_classes={self.num_classes}, "
+                f"out_features={self.out_features}, bias={self.linear.bias is not None}, "
+                f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
+                f"label_smoothing={self.label_smoothing}, options={self.options}")
 
 
 class BCELoss(_WeightedLoss):

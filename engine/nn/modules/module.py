@@ -22,7 +22,7 @@ from ..._tensor import RemovableHandle, Tensor
 from ...grad_mode import no_grad
 from ...messages import size_repr as _size   # (other modules import it from here)
 from ...optim.optimizer import zero_grads
-from ..parameter import Parameter, is_lazy
+from ..parameter import Buffer, Parameter, is_lazy
 from .backward_hook import BackwardHook
 
 __all__ = ["Module"]
@@ -282,11 +282,14 @@ class Module:
                 modules[name] = value
             else:
                 buffers = self.__dict__.get("_buffers")
-                if buffers is not None and name in buffers:
+                if isinstance(value, Buffer) or buffers is not None and name in buffers:
                     if value is not None and not isinstance(value, Tensor):
                         raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
                                         "(torch.nn.Buffer, torch.Tensor or None expected)")
-                    self.register_buffer(name, value, name not in self._non_persistent_buffers_set)
+                    # a Buffer brings its own persistence; a plain Tensor keeps the registered one's
+                    persistent = (value.persistent if isinstance(value, Buffer)
+                                  else name not in self._non_persistent_buffers_set)
+                    self.register_buffer(name, value, persistent)
                 else:
                     object.__setattr__(self, name, value)
 
