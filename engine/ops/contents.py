@@ -76,8 +76,9 @@ FAMILIES = {
         ("_embedding_bag", "_embedding_bag_freq", "embedding_bag"),
         ()),
     "nn.grid_sampler": (
-        ("affine_grid", "grid_sample", "grid_sampler_2d", "grid_sampler_2d_backward",
-         "grid_sampler_2d_double_backward"),
+        ("affine_grid", "affine_grid_generator", "affine_grid_generator_backward", "grid_sample",
+         "grid_sampler", "grid_sampler_2d", "grid_sampler_2d_backward", "grid_sampler_2d_double_backward",
+         "grid_sampler_3d", "grid_sampler_3d_backward", "grid_sampler_3d_double_backward"),
         ()),
     "nn.im2col": (
         ("col2im", "im2col"),

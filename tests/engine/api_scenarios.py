@@ -490,6 +490,35 @@ def grid_sample_checks(T):
 
 
 @scenario
+def grid_sampler_3d_checks(T):
+    """torch.grid_sampler's dispatch on the input's rank, grid_sampler_3d's checks, affine_grid_generator's."""
+    x = T.arange(36.0, dtype=T.float64).reshape(1, 2, 2, 3, 3).requires_grad_()
+    theta = T.tensor([[[0.9, 0.2, 0.1, 0.0], [-0.1, 1.1, 0.05, 0.2], [0.1, 0.0, 0.8, -0.1]]], dtype=T.float64,
+                     requires_grad=True)
+    grid = T.affine_grid_generator(theta, [1, 2, 2, 2, 3], False)
+    y = T.grid_sampler(x, grid, 0, 2, False)
+    (gx, gg) = T.autograd.grad(y.sum(), [x, grid], create_graph=True)
+    (gt,) = T.autograd.grad((gg * gg).sum() + (gx * gx).sum(), [theta])
+    g2 = T.zeros(2, 2, 2, 2, dtype=T.float64)
+    return {"grad_fn": [_name(y), _name(gx), _name(gg), _name(grid)], "values": _round(y.flatten().tolist()),
+            "theta_grad": _round(gt.flatten().tolist()),
+            "2d": _name(T.grid_sampler(x[0], g2, 1, 0, True)),
+            "errors": [_error(lambda: T.grid_sampler_3d(x, grid, 2, 0, False)),
+                       _error(lambda: T.grid_sampler(x, grid, 2, 0, False)),
+                       _error(lambda: T.grid_sampler_3d(x, grid.float(), 0, 0, False)),
+                       _error(lambda: T.grid_sampler_3d(x.int(), grid.int(), 0, 0, False)),
+                       _error(lambda: T.grid_sampler_3d(x[0], grid[0], 0, 0, False)),
+                       _error(lambda: T.grid_sampler(x[0], grid[0], 0, 0, False)),
+                       _error(lambda: T.grid_sampler(x, grid[..., :2], 0, 0, False)),
+                       _error(lambda: T.grid_sampler_3d(x, T.zeros(2, 2, 2, 2, 3, dtype=T.float64), 0, 0, False)),
+                       _error(lambda: T.grid_sampler_3d(x[:, :, :0], grid, 0, 0, False)),
+                       _error(lambda: T.affine_grid_generator(theta, [1, 2, 3], False)),
+                       _error(lambda: T.affine_grid_generator(theta, [2, 2, 3, 3, 3], False)),
+                       _error(lambda: T.affine_grid_generator(theta, [1, 2, 3, 3], False)),
+                       _error(lambda: T.affine_grid_generator(theta[0], [1, 2, 3, 3, 3], False))]}
+
+
+@scenario
 def top_level_functions(T):
     """torch's top-level in-place functions (torch.abs_(x) is x.abs_()), the nn.functional ones it
     re-exports, broadcast_shapes, and the checks of cdist, aminmax, frexp, gcd, combinations, inner and

@@ -64,9 +64,6 @@ NAME_DEVIATIONS = {
         "the reference slices aten::convolution_backward's outputs; agrad has one op per gradient",
     **{(op, "ConvolutionBackward0", "SqueezeBackward1"): "as conv2d"
        for op in ("conv1d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d")},
-    ("affine_grid", "ViewBackward0", "AffineGridGeneratorBackward0"):
-        "agrad's affine_grid is a composite (the base grid times theta, as PyTorch's affine_grid_generator "
-        "computes it); PyTorch's is one op",
     ("pad_backward", "PadBackwardBackward0", "SliceBackwardBackward0"):
         "PyTorch's circular pad is a composition of slice copies (CopySlices); its gradient has no op of its own",
     ("special_ndtr", "MulBackward0", "MulBackward1"): "(1 + erf(x/√2)) * 0.5: agrad's mul records a number factor "
