@@ -109,6 +109,9 @@ FAMILIES = {
          "max_pool2d_with_indices_backward", "max_pool3d", "max_pool3d_double_backward",
          "max_pool3d_with_indices", "max_pool3d_with_indices_backward", "max_unpool2d"),
         ()),
+    "nn.rnn": (
+        ("gru", "gru_cell", "lstm", "lstm_cell", "rnn_relu", "rnn_relu_cell", "rnn_tanh", "rnn_tanh_cell"),
+        ()),
     "nn.softmax": (
         ("_log_softmax_backward_data", "_softmax_backward_data", "log_softmax", "softmax", "softmin"),
         ()),

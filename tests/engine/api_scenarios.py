@@ -519,6 +519,44 @@ def grid_sampler_3d_checks(T):
 
 
 @scenario
+def recurrent_function_checks(T):
+    """torch.lstm / gru / rnn_tanh and the cells with nn.LSTM's and nn.GRU's flat weights: values, grad_fns
+    and ATen's checks (two hidden states, the parameter count, the layers' hidden states and weights)."""
+    def values(*shape, step=0.37):
+        n = 1
+        for size in shape:
+            n *= size
+        return (T.arange(n, dtype=T.float64).reshape(shape) * step).sin() * 0.5
+
+    x = values(5, 3, 4, step=0.7).requires_grad_()
+    h, c = values(2, 3, 6, step=0.3), values(2, 3, 6, step=0.9)
+    p = [values(*w.shape, step=0.1 * (i + 1)) for i, w in enumerate(T.nn.LSTM(4, 6, 2)._flat_weights)]
+    q = [values(*w.shape, step=0.2 * (i + 1)) for i, w in enumerate(T.nn.GRU(4, 6, 1)._flat_weights)]
+    out, hn, cn = T.lstm(x, [h, c], p, True, 2, 0.0, False, False, False)
+    g_out, g_h = T.gru(x.transpose(0, 1), h[:1], q, True, 1, 0.0, False, False, True)
+    cell = T.lstm_cell(x[0], [h[0], c[0]], *p[:4])
+    return {"lstm": _round(out.sum(0).flatten().tolist()) + _round(hn.flatten().tolist()),
+            "gru": _round(g_h.flatten().tolist()), "cell": _round(cell[1].flatten().tolist()),
+            "grad_fn": [_name(out), _name(hn), _name(cn), _name(g_out), _name(g_h), _name(cell[0]),
+                        _name(cell[1]), _name(T.gru_cell(x[0], h[0], *q)),
+                        _name(T.rnn_tanh_cell(x[0], h[0], q[0][:6], q[1][:6, :6])),
+                        _name(T.rnn_relu_cell(x[0], h[0], q[0][:6], q[1][:6, :6]))],
+            "errors": [_error(lambda: T.lstm(x, [h], p, True, 2, 0.0, False, False, False)),
+                       _error(lambda: T.lstm(x, [h, c], p[:-1], True, 2, 0.0, False, False, False)),
+                       _error(lambda: T.lstm(x, [h, c], p[:4], True, 2, 0.0, False, False, False)),
+                       _error(lambda: T.lstm(x, [h[:1], c[:1]], p, True, 2, 0.0, False, False, False)),
+                       _error(lambda: T.lstm(x, [h, c], p, True, 2, 0.0, False, True, False)),
+                       _error(lambda: T.lstm(x[:0], [h, c], p, True, 2, 0.0, False, False, False)),
+                       _error(lambda: T.gru(x, h, q, True, 1, 0.0, False, False, False)),
+                       _error(lambda: T.gru(x, h[:1], q, True, 1, 0.0, False, True, False)),
+                       _error(lambda: T.gru_cell(x[0], h[0, :2], *q)),
+                       _error(lambda: T.gru_cell(x[0], h[0, :, :5], *q)),
+                       _error(lambda: T.gru_cell(x[0, :, :3], h[0], *q)),
+                       _error(lambda: T.lstm_cell(x[0], [h[0]], *p[:4])),
+                       _error(lambda: T.lstm_cell(x[0], [h[0], c[0, :, :5]], *p[:4]))]}
+
+
+@scenario
 def top_level_functions(T):
     """torch's top-level in-place functions (torch.abs_(x) is x.abs_()), the nn.functional ones it
     re-exports, broadcast_shapes, and the checks of cdist, aminmax, frexp, gcd, combinations, inner and
