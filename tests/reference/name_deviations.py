@@ -66,6 +66,8 @@ NAME_DEVIATIONS = {
        for op in ("conv1d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d")},
     ("lstm", "StackBackward0", "MkldnnRnnLayerBackward0"): "PyTorch's CPU LSTM runs float32 through oneDNN's fused "
         "layer (mkldnn_rnn_layer); agrad's is ATen's own CPU path, the one PyTorch takes in float64",
+    ("_convolution", "ConvolutionBackward0", "ConvolutionBackward1"): "PyTorch's _convolution records its own Node "
+        "(derivatives.yaml's second Convolution entry, convolution's formulas); agrad's _convolution is convolution",
     ("pad_backward", "PadBackwardBackward0", "SliceBackwardBackward0"):
         "PyTorch's circular pad is a composition of slice copies (CopySlices); its gradient has no op of its own",
     ("special_ndtr", "MulBackward0", "MulBackward1"): "(1 + erf(x/√2)) * 0.5: agrad's mul records a number factor "
