@@ -96,7 +96,8 @@ FAMILIES = {
          "multilabel_margin_loss", "multilabel_margin_loss_backward"),
         ()),
     "nn.normalization": (
-        ("batch_norm", "group_norm", "instance_norm", "layer_norm", "normalize", "rms_norm"),
+        ("batch_norm", "group_norm", "instance_norm", "layer_norm", "native_batch_norm", "native_group_norm",
+         "native_layer_norm", "norm_except_dim", "normalize", "rms_norm"),
         ()),
     "nn.pixel_shuffle": (
         ("channel_shuffle", "pixel_shuffle", "pixel_unshuffle"),
