@@ -69,7 +69,7 @@ FAMILIES = {
          "pdist"),
         ()),
     "nn.dropout": (
-        ("_dropout_mask", "dropout"),
+        ("_dropout_mask", "dropout", "native_dropout"),
         ("alpha_dropout", "alpha_dropout_", "dropout_", "dropout_impl", "feature_alpha_dropout",
          "feature_alpha_dropout_", "feature_dropout", "feature_dropout_")),
     "nn.embedding_bag": (
@@ -106,7 +106,7 @@ FAMILIES = {
         ("adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool2d_backward", "adaptive_avg_pool3d",
          "adaptive_avg_pool3d_backward", "adaptive_max_pool2d", "adaptive_max_pool2d_backward", "avg_pool1d",
          "avg_pool2d", "avg_pool2d_backward", "avg_pool3d", "avg_pool3d_backward", "max_pool1d",
-         "max_pool2d", "max_pool2d_double_backward", "max_pool2d_with_indices",
+         "max_pool1d_with_indices", "max_pool2d", "max_pool2d_double_backward", "max_pool2d_with_indices",
          "max_pool2d_with_indices_backward", "max_pool3d", "max_pool3d_double_backward",
          "max_pool3d_with_indices", "max_pool3d_with_indices_backward", "max_unpool2d"),
         ()),
@@ -202,10 +202,10 @@ FAMILIES = {
         ("vander",),
         ()),
     "shape.advanced_indexing": (
-        ("_embedding_counts", "_index", "_index_backward", "_masked_select_backward", "embedding",
-         "embedding_dense_backward", "gather", "index_add", "index_put", "index_select", "masked_fill",
-         "masked_select", "nonzero", "nonzero_static", "one_hot", "scatter", "scatter_add", "scatter_reduce",
-         "take", "take_along_dim"),
+        ("_embedding_counts", "_embedding_renorm", "_index", "_index_backward", "_masked_select_backward",
+         "embedding", "embedding_dense_backward", "gather", "index_add", "index_put", "index_select",
+         "masked_fill", "masked_select", "nonzero", "nonzero_static", "one_hot", "scatter", "scatter_add",
+         "scatter_reduce", "take", "take_along_dim"),
         ("getitem", "setitem", "unravel_index")),
     "shape.diagonal": (
         ("diag", "diag_embed", "diagflat", "diagonal", "diagonal_backward", "diagonal_copy", "tril", "triu"),

@@ -557,6 +557,45 @@ def recurrent_function_checks(T):
 
 
 @scenario
+def aten_function_checks(T):
+    """torch.range (deprecated, end included), embedding_renorm_, rrelu_, native_dropout out of training,
+    and the checks of convolution, conv_tbc, native_group_norm and native_dropout."""
+    x = T.arange(24.0, dtype=T.float64).reshape(2, 3, 4).sin().requires_grad_()
+    w = T.arange(12.0, dtype=T.float64).reshape(4, 3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ranges = [T.range(1, 4).tolist(), T.range(1, 4).dtype == T.float32, T.range(0, 1, 0.25).tolist(),
+                  T.range(1, 4, dtype=T.int64).tolist(), T.range(4, 1, -1.5).tolist(),
+                  _error(lambda: T.range(1, 4, 0)), _error(lambda: T.range(4, 1))]
+    renormed = T.embedding_renorm_(w.clone(), T.tensor([0, 2, 2]), 5.0, 2.0)
+    y = x * 1
+    kept, mask = T.native_dropout(x, 0.5, False)
+    gone, none = T.native_dropout(x, 1.0, True)
+    tbc = T.conv_tbc(x.transpose(0, 1).contiguous(), T.ones(2, 4, 5, dtype=T.float64), T.zeros(5, dtype=T.float64), 1)
+    return {"range": ranges, "warnings": [str(c.message) for c in caught],
+            "embedding_renorm_": _round(renormed.flatten().tolist()),
+            "rrelu_": [_name(T.rrelu_(y, 0.1, 0.3)), y is T.rrelu_(y), _round(y.flatten().tolist())],
+            "native_dropout": [_name(kept), mask.all().item(), mask.dtype == T.bool, gone.abs().sum().item(),
+                               none.any().item()],
+            "conv_tbc": [list(tbc.shape), _name(tbc)],
+            "errors": [_error(lambda: T.embedding_renorm_(w.clone().requires_grad_(), T.tensor([0]), 5.0, 2.0)),
+                       _error(lambda: T.embedding_renorm_(T.ones(3), T.tensor([0]), 5.0, 2.0)),
+                       _error(lambda: T.embedding_renorm_(w.clone(), T.tensor([0.0]), 5.0, 2.0)),
+                       _error(lambda: T.native_dropout(x, 1.5, True)),
+                       _error(lambda: T.native_group_norm(x, None, None, 2, 3, 5, 3, 1e-5)),
+                       _error(lambda: T.native_group_norm(x, None, None, 2, 3, 4, 2, 1e-5)),
+                       _error(lambda: T.convolution(x[0], T.ones(2, 3, 2, dtype=T.float64), None, [1], [0], [1], False,
+                                                    [0], 1)),
+                       _error(lambda: T.convolution(x, T.ones(2, 3, 2, dtype=T.float64), None, [1, 1], [0], [1], False,
+                                                    [0], 1)),
+                       _error(lambda: T.conv_tbc(x[0], T.ones(2, 4, 5, dtype=T.float64), T.zeros(5, dtype=T.float64))),
+                       _error(lambda: T.conv_tbc(x, T.ones(2, 4), T.zeros(5, dtype=T.float64))),
+                       _error(lambda: T.conv_tbc(x, T.ones(2, 4, 5, dtype=T.float64), T.zeros(1, 5, dtype=T.float64))),
+                       _error(lambda: T.conv_tbc(x, T.ones(2, 3, 5, dtype=T.float64), T.zeros(5, dtype=T.float64))),
+                       _error(lambda: T.conv_tbc(x, T.ones(2, 4, 5, dtype=T.float64), T.zeros(4, dtype=T.float64)))]}
+
+
+@scenario
 def top_level_functions(T):
     """torch's top-level in-place functions (torch.abs_(x) is x.abs_()), the nn.functional ones it
     re-exports, broadcast_shapes, and the checks of cdist, aminmax, frexp, gcd, combinations, inner and

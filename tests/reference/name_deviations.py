@@ -73,6 +73,8 @@ NAME_DEVIATIONS = {
     ("native_group_norm", "RsqrtBackward0", "NativeGroupNormBackward0"): "as native_group_norm's mean",
     ("norm_except_dim", "LinalgVectorNormBackward0", "NormBackward0"): "as pairwise_distance: ATen's norm_except_dim "
         "calls at::norm; agrad's norm is torch.norm's Python path (linalg.vector_norm)",
+    ("native_dropout", "NativeDropoutBackward0", "MulBackward0"): "the reference applies agrad's seeded mask with a "
+        "multiplication (PyTorch's native_dropout would draw its own); where it draws none it is PyTorch's op",
     ("pad_backward", "PadBackwardBackward0", "SliceBackwardBackward0"):
         "PyTorch's circular pad is a composition of slice copies (CopySlices); its gradient has no op of its own",
     ("special_ndtr", "MulBackward0", "MulBackward1"): "(1 + erf(x/√2)) * 0.5: agrad's mul records a number factor "
