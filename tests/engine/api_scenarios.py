@@ -578,6 +578,8 @@ def aten_function_checks(T):
             "native_dropout": [_name(kept), mask.all().item(), mask.dtype == T.bool, gone.abs().sum().item(),
                                none.any().item()],
             "conv_tbc": [list(tbc.shape), _name(tbc)],
+            "adaptive_max_pool1d": [[_round(t.flatten().tolist()) for t in T.adaptive_max_pool1d(x, 3)],
+                                    _name(T.adaptive_max_pool1d(x, 3)[0])],
             "errors": [_error(lambda: T.embedding_renorm_(w.clone().requires_grad_(), T.tensor([0]), 5.0, 2.0)),
                        _error(lambda: T.embedding_renorm_(T.ones(3), T.tensor([0]), 5.0, 2.0)),
                        _error(lambda: T.embedding_renorm_(w.clone(), T.tensor([0.0]), 5.0, 2.0)),
