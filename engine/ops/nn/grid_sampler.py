@@ -19,6 +19,7 @@ with the derivatives' table; a third order is not implemented.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -438,68 +439,102 @@ def _double_samples(dims):
 _MODE_ARGS = "int interpolation_mode, int padding_mode, bool align_corners"
 
 
-def _declare(dims):
-    """grid_sampler_{dims}d, its backward and its double backward (dims 2 or 3): one declaration each,
-    their kernels those above with `dims` bound."""
-    name, node = f"grid_sampler_{dims}d", f"GridSampler{dims}D"
+# grid_sampler_2d and _3d, their backward and double backward: the kernels above with `dims` bound
 
-    def bound(fn):
-        def kernel(*args):
-            return fn(dims, *args)
-        return kernel
-
+def _not_twice(dims):
+    """The double backward's `grads`: a third derivative is not implemented."""
     def not_implemented(grads):
-        raise NotImplementedError(f"the derivative for '{name}_double_backward' is not implemented: agrad "
-                                  f"differentiates {name} twice, not three times")
-
-    double = defop(
-        f"{name}_double_backward(Tensor grad_grad_input, Tensor grad_grad_grid, Tensor grad_output, "
-        f"Tensor input, Tensor grid, {_MODE_ARGS}, bool[] output_mask) -> (Tensor, Tensor, Tensor)",
-        kernel=bound(_double_kernel), meta=bound(_double_meta),
-        grads=dict.fromkeys(("grad_grad_input", "grad_grad_grid", "grad_output", "input", "grid"), not_implemented),
-        samples=_double_samples(dims), gradgrad=False,
-        torch=f"lambda ggi, ggg, g, x, grid, m, p, a, output_mask: (lambda g, x, grid: torch.autograd.grad("
-              f"torch.ops.aten.{name}_backward(g, x, grid, m, p, a, [True, True]), (g, x, grid), (ggi, ggg)))("
-              f"g.detach().requires_grad_(), x.detach().requires_grad_(), grid.detach().requires_grad_())",
-        doc=f"The gradients of {name}_backward's (grad_input, grad_grid) w.r.t. grad_output, input and grid "
-            f"(PyTorch's {node}BackwardBackward0); an output output_mask leaves out is zeros.")
-
-    def second(which):
-        mask = [i == which for i in range(3)]
-        return lambda grads, grad_output, input, grid, interpolation_mode, padding_mode, align_corners: double(
-            grads[0], grads[1], grad_output, input, grid, interpolation_mode, padding_mode, align_corners,
-            mask)[which]
-
-    backward = defop(
-        f"{name}_backward(Tensor grad_output, Tensor input, Tensor grid, {_MODE_ARGS}, bool[] output_mask) "
-        f"-> (Tensor, Tensor)",
-        kernel=bound(_backward_kernel), meta=bound(_backward_meta),
-        grads={"grad_output": second(0), "input": second(1), "grid": second(2)},
-        backward_name=f"{node}BackwardBackward0", samples=_backward_samples(dims), gradgrad=False,
-        torch=f"torch.ops.aten.{name}_backward",
-        doc=f"The gradients of {name}: (grad_input, grad_grid), each as PyTorch's kernel computes it; an output "
-            f"output_mask leaves out is zeros (PyTorch's is undefined).")
-
-    def first(which):
-        mask = [i == which for i in range(2)]
-        return lambda grad, input, grid, interpolation_mode, padding_mode, align_corners: backward(
-            grad, input, grid, interpolation_mode, padding_mode, align_corners, mask)[which]
-
-    shapes = ("(N, C, H, W)", "(N, H_out, W_out, 2) grid's (x, y)") if dims == 2 else \
-        ("(N, C, D, H, W)", "(N, D_out, H_out, W_out, 3) grid's (x, y, z)")
-    forward = defop(
-        f"{name}(Tensor input, Tensor grid, {_MODE_ARGS}) -> Tensor",
-        kernel=bound(_forward_kernel), meta=bound(_forward_meta),
-        grads={"input": first(0), "grid": first(1)},
-        backward_name=f"{node}Backward0", samples=_forward_samples(dims), torch=f"torch.{name}",
-        doc=f"{shapes[0]} input sampled at the {shapes[1]} locations in [-1, 1]: interpolation_mode 0 "
-            f"{'bilinear' if dims == 2 else 'trilinear'}, 1 nearest{', 2 bicubic' if dims == 2 else ''}; "
-            f"padding_mode 0 zeros, 1 border, 2 reflection.")
-    return forward, backward, double
+        raise NotImplementedError(f"the derivative for 'grid_sampler_{dims}d_double_backward' is not implemented: "
+                                  f"agrad differentiates grid_sampler_{dims}d twice, not three times")
+    return dict.fromkeys(("grad_grad_input", "grad_grad_grid", "grad_output", "input", "grid"), not_implemented)
 
 
-grid_sampler_2d, grid_sampler_2d_backward, grid_sampler_2d_double_backward = _declare(2)
-grid_sampler_3d, grid_sampler_3d_backward, grid_sampler_3d_double_backward = _declare(3)
+def _double_torch(dims):
+    return (f"lambda ggi, ggg, g, x, grid, m, p, a, output_mask: (lambda g, x, grid: torch.autograd.grad("
+            f"torch.ops.aten.grid_sampler_{dims}d_backward(g, x, grid, m, p, a, [True, True]), (g, x, grid), "
+            f"(ggi, ggg)))(g.detach().requires_grad_(), x.detach().requires_grad_(), grid.detach().requires_grad_())")
+
+
+def _double_doc(dims):
+    return (f"The gradients of grid_sampler_{dims}d_backward's (grad_input, grad_grid) w.r.t. grad_output, input "
+            f"and grid (PyTorch's GridSampler{dims}DBackwardBackward0); an output output_mask leaves out is zeros.")
+
+
+def _backward_doc(dims):
+    return (f"The gradients of grid_sampler_{dims}d: (grad_input, grad_grid), each as PyTorch's kernel computes it; "
+            f"an output output_mask leaves out is zeros (PyTorch's is undefined).")
+
+
+_DOUBLE_SCHEMA = ("_double_backward(Tensor grad_grad_input, Tensor grad_grad_grid, Tensor grad_output, Tensor input, "
+                  f"Tensor grid, {_MODE_ARGS}, bool[] output_mask) -> (Tensor, Tensor, Tensor)")
+_BACKWARD_SCHEMA = f"_backward(Tensor grad_output, Tensor input, Tensor grid, {_MODE_ARGS}, bool[] output_mask) " \
+                   f"-> (Tensor, Tensor)"
+
+grid_sampler_2d_double_backward = defop(
+    "grid_sampler_2d" + _DOUBLE_SCHEMA,
+    kernel=functools.partial(_double_kernel, 2), meta=functools.partial(_double_meta, 2), grads=_not_twice(2),
+    samples=_double_samples(2), gradgrad=False, torch=_double_torch(2), doc=_double_doc(2))
+
+grid_sampler_3d_double_backward = defop(
+    "grid_sampler_3d" + _DOUBLE_SCHEMA,
+    kernel=functools.partial(_double_kernel, 3), meta=functools.partial(_double_meta, 3), grads=_not_twice(3),
+    samples=_double_samples(3), gradgrad=False, torch=_double_torch(3), doc=_double_doc(3))
+
+grid_sampler_2d_backward = defop(
+    "grid_sampler_2d" + _BACKWARD_SCHEMA,
+    kernel=functools.partial(_backward_kernel, 2), meta=functools.partial(_backward_meta, 2),
+    grads={"grad_output": lambda grads, grad_output, input, grid, interpolation_mode, padding_mode, align_corners:
+               grid_sampler_2d_double_backward(grads[0], grads[1], grad_output, input, grid, interpolation_mode,
+                                               padding_mode, align_corners, [True, False, False])[0],
+           "input": lambda grads, grad_output, input, grid, interpolation_mode, padding_mode, align_corners:
+               grid_sampler_2d_double_backward(grads[0], grads[1], grad_output, input, grid, interpolation_mode,
+                                               padding_mode, align_corners, [False, True, False])[1],
+           "grid": lambda grads, grad_output, input, grid, interpolation_mode, padding_mode, align_corners:
+               grid_sampler_2d_double_backward(grads[0], grads[1], grad_output, input, grid, interpolation_mode,
+                                               padding_mode, align_corners, [False, False, True])[2]},
+    backward_name="GridSampler2DBackwardBackward0", samples=_backward_samples(2), gradgrad=False,
+    torch="torch.ops.aten.grid_sampler_2d_backward", doc=_backward_doc(2))
+
+grid_sampler_3d_backward = defop(
+    "grid_sampler_3d" + _BACKWARD_SCHEMA,
+    kernel=functools.partial(_backward_kernel, 3), meta=functools.partial(_backward_meta, 3),
+    grads={"grad_output": lambda grads, grad_output, input, grid, interpolation_mode, padding_mode, align_corners:
+               grid_sampler_3d_double_backward(grads[0], grads[1], grad_output, input, grid, interpolation_mode,
+                                               padding_mode, align_corners, [True, False, False])[0],
+           "input": lambda grads, grad_output, input, grid, interpolation_mode, padding_mode, align_corners:
+               grid_sampler_3d_double_backward(grads[0], grads[1], grad_output, input, grid, interpolation_mode,
+                                               padding_mode, align_corners, [False, True, False])[1],
+           "grid": lambda grads, grad_output, input, grid, interpolation_mode, padding_mode, align_corners:
+               grid_sampler_3d_double_backward(grads[0], grads[1], grad_output, input, grid, interpolation_mode,
+                                               padding_mode, align_corners, [False, False, True])[2]},
+    backward_name="GridSampler3DBackwardBackward0", samples=_backward_samples(3), gradgrad=False,
+    torch="torch.ops.aten.grid_sampler_3d_backward", doc=_backward_doc(3))
+
+grid_sampler_2d = defop(
+    f"grid_sampler_2d(Tensor input, Tensor grid, {_MODE_ARGS}) -> Tensor",
+    kernel=functools.partial(_forward_kernel, 2), meta=functools.partial(_forward_meta, 2),
+    grads={"input": lambda grad, input, grid, interpolation_mode, padding_mode, align_corners:
+               grid_sampler_2d_backward(grad, input, grid, interpolation_mode, padding_mode, align_corners,
+                                        [True, False])[0],
+           "grid": lambda grad, input, grid, interpolation_mode, padding_mode, align_corners:
+               grid_sampler_2d_backward(grad, input, grid, interpolation_mode, padding_mode, align_corners,
+                                        [False, True])[1]},
+    backward_name="GridSampler2DBackward0", samples=_forward_samples(2), torch="torch.grid_sampler_2d",
+    doc="(N, C, H, W) input sampled at the (N, H_out, W_out, 2) grid's (x, y) locations in [-1, 1]: "
+        "interpolation_mode 0 bilinear, 1 nearest, 2 bicubic; padding_mode 0 zeros, 1 border, 2 reflection.")
+
+grid_sampler_3d = defop(
+    f"grid_sampler_3d(Tensor input, Tensor grid, {_MODE_ARGS}) -> Tensor",
+    kernel=functools.partial(_forward_kernel, 3), meta=functools.partial(_forward_meta, 3),
+    grads={"input": lambda grad, input, grid, interpolation_mode, padding_mode, align_corners:
+               grid_sampler_3d_backward(grad, input, grid, interpolation_mode, padding_mode, align_corners,
+                                        [True, False])[0],
+           "grid": lambda grad, input, grid, interpolation_mode, padding_mode, align_corners:
+               grid_sampler_3d_backward(grad, input, grid, interpolation_mode, padding_mode, align_corners,
+                                        [False, True])[1]},
+    backward_name="GridSampler3DBackward0", samples=_forward_samples(3), torch="torch.grid_sampler_3d",
+    doc="(N, C, D, H, W) input sampled at the (N, D_out, H_out, W_out, 3) grid's (x, y, z) locations in [-1, 1]: "
+        "interpolation_mode 0 trilinear, 1 nearest; padding_mode 0 zeros, 1 border, 2 reflection.")
 
 
 def _grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
