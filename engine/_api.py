@@ -225,7 +225,9 @@ def typename(obj, /) -> str:
 
 # what a graph run does not use, imported on first use: name -> (module, its attribute or None)
 _ON_FIRST_USE = {"library": ("library", None), "testing": ("testing", None), "save": ("serialization", "save"),
-                 "load": ("serialization", "load"),
+                 "load": ("serialization", "load"), "range": ("creation", "inclusive_range"),
+                 # ATen's adaptive_max_pool1d: (values, indices), as F's _with_indices form
+                 "adaptive_max_pool1d": ("nn.functional", "adaptive_max_pool1d_with_indices"),
                  **{name: ("windows", name) for name in ("hann_window", "hamming_window", "blackman_window",
                                                          "bartlett_window", "kaiser_window")},
                  **{name: ("from_data", name) for name in ("asarray", "frombuffer", "scalar_tensor")}}
@@ -244,7 +246,8 @@ _TENSOR_METHODS = frozenset((
     "rsqrt_", "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_", "tanh_", "trunc_", "xlogy_",
     "zero_"))
 _FUNCTION_ONLY = {"celu_": ("celu", "CeluBackward1"), "selu_": ("selu", "EluBackward1"),
-                  "threshold_": ("threshold", "ThresholdBackward1")}
+                  "threshold_": ("threshold", "ThresholdBackward1"), "rrelu_": ("rrelu", "RreluWithNoiseBackward1"),
+                  "embedding_renorm_": ("_embedding_renorm", "EmbeddingRenormBackward0")}
 
 
 def __getattr__(name):
@@ -268,5 +271,6 @@ def __getattr__(name):
 
     module = importlib.import_module(f"{__package__}.{where[0]}")
     value = module if where[1] is None else getattr(module, where[1])
-    globals()[name] = value
+    if not hasattr(builtins, name):     # NOTE: agrad.range cached here would be this module's `range`
+        globals()[name] = value
     return value

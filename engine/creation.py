@@ -230,6 +230,38 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     return tensor(values.astype(np_dtype), dtype=dtype, device=dev, requires_grad=requires_grad)
 
 
+_RANGE_WARNING = ("torch.range is deprecated and will be removed in a future release because its behavior is "
+                  "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
+                  "[start, end).")
+
+
+def inclusive_range(start, end, step=1, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """torch.range (deprecated, as it warns): `[start, end]` by `step`, end included; its length
+    trunc((end - start) / step) + 1, the values start + i * step in the accumulate type, the dtype the
+    default float dtype unless given (whatever the arguments' types, unlike arange)."""
+    import math
+
+    from .user_warnings import warn_user
+
+    warn_user(_RANGE_WARNING)
+    dev, _, np_dtype = _resolve(dtypes.get_default_dtype() if dtype is None else dtype, device)
+    acc = np.float64 if np_dtype.kind == "f" else np.int64
+    first, last, by = float(start), float(end), float(step)
+    if by == 0:
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(first) and math.isfinite(last)):
+        raise RuntimeError(f"unsupported range: {acc(start)} -> {acc(end)}")
+    if (by > 0 and last < first) or (by < 0 and last > first):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    size = int((acc(end) - acc(start)) / acc(step) + 1)
+    values = acc(start) + np.arange(size, dtype=acc) * acc(step)
+    return tensor(values.astype(np_dtype), dtype=dtypes.from_numpy(np_dtype), device=dev,
+                  requires_grad=requires_grad)
+
+
+inclusive_range.__name__ = inclusive_range.__qualname__ = "range"
+
+
 def _triangle_indices(name, row, col, offset, dtype, device, lower):
     """torch.tril_indices / triu_indices: the (row, column) coordinates of a row x col matrix's lower
     (upper) triangle from diagonal `offset`, as a 2 x N tensor in row-major order."""

@@ -654,7 +654,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False, *,
     """torch.nn.functional.rrelu: agrad.rrelu (slopes drawn from `seed`, or agrad's global generator),
     or with inplace=True its in-place variant (the result written into input)."""
     if inplace:
-        return apply_inplace(input, _agrad.rrelu, (lower, upper, training), {"seed": seed})
+        return _agrad.rrelu_(input, lower, upper, training, seed=seed)
     return _agrad.rrelu(input, lower, upper, training, seed=seed)
 
 

@@ -6,7 +6,7 @@ once (see registry.defop) in the family file its content belongs to:
     shape/      view, diagonal, rearrange, join, pad, indexing, advanced_indexing
     nn/         convolution, pooling, normalization, loss, distance, softmax, dropout,
                 attention, upsample, pixel_shuffle, im2col, grid_sampler, multi_margin,
-                ctc, embedding_bag
+                ctc, embedding_bag, rnn
     linalg, blas, determinants, factories, conversion, distributions, autograd
 
 A family is imported when one of its ops is first asked for — `agrad.ops.<op>`, the

@@ -58,8 +58,8 @@ FAMILIES = {
         ("scaled_dot_product_attention",),
         ()),
     "nn.convolution": (
-        ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
-         "convolution_backward_input", "convolution_backward_weight"),
+        ("_convolution", "conv1d", "conv2d", "conv3d", "conv_tbc", "conv_transpose1d", "conv_transpose2d",
+         "conv_transpose3d", "convolution", "convolution_backward_input", "convolution_backward_weight"),
         ()),
     "nn.ctc": (
         ("_ctc_loss", "_ctc_loss_backward", "ctc_loss"),
@@ -69,15 +69,16 @@ FAMILIES = {
          "pdist"),
         ()),
     "nn.dropout": (
-        ("_dropout_mask", "dropout"),
+        ("_dropout_mask", "dropout", "native_dropout"),
         ("alpha_dropout", "alpha_dropout_", "dropout_", "dropout_impl", "feature_alpha_dropout",
          "feature_alpha_dropout_", "feature_dropout", "feature_dropout_")),
     "nn.embedding_bag": (
         ("_embedding_bag", "_embedding_bag_freq", "embedding_bag"),
         ()),
     "nn.grid_sampler": (
-        ("affine_grid", "grid_sample", "grid_sampler_2d", "grid_sampler_2d_backward",
-         "grid_sampler_2d_double_backward"),
+        ("affine_grid", "affine_grid_generator", "affine_grid_generator_backward", "grid_sample",
+         "grid_sampler", "grid_sampler_2d", "grid_sampler_2d_backward", "grid_sampler_2d_double_backward",
+         "grid_sampler_3d", "grid_sampler_3d_backward", "grid_sampler_3d_double_backward"),
         ()),
     "nn.im2col": (
         ("col2im", "im2col"),
@@ -95,7 +96,8 @@ FAMILIES = {
          "multilabel_margin_loss", "multilabel_margin_loss_backward"),
         ()),
     "nn.normalization": (
-        ("batch_norm", "group_norm", "instance_norm", "layer_norm", "normalize", "rms_norm"),
+        ("batch_norm", "group_norm", "instance_norm", "layer_norm", "native_batch_norm", "native_group_norm",
+         "native_layer_norm", "norm_except_dim", "normalize", "rms_norm"),
         ()),
     "nn.pixel_shuffle": (
         ("channel_shuffle", "pixel_shuffle", "pixel_unshuffle"),
@@ -104,9 +106,12 @@ FAMILIES = {
         ("adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool2d_backward", "adaptive_avg_pool3d",
          "adaptive_avg_pool3d_backward", "adaptive_max_pool2d", "adaptive_max_pool2d_backward", "avg_pool1d",
          "avg_pool2d", "avg_pool2d_backward", "avg_pool3d", "avg_pool3d_backward", "max_pool1d",
-         "max_pool2d", "max_pool2d_double_backward", "max_pool2d_with_indices",
+         "max_pool1d_with_indices", "max_pool2d", "max_pool2d_double_backward", "max_pool2d_with_indices",
          "max_pool2d_with_indices_backward", "max_pool3d", "max_pool3d_double_backward",
          "max_pool3d_with_indices", "max_pool3d_with_indices_backward", "max_unpool2d"),
+        ()),
+    "nn.rnn": (
+        ("gru", "gru_cell", "lstm", "lstm_cell", "rnn_relu", "rnn_relu_cell", "rnn_tanh", "rnn_tanh_cell"),
         ()),
     "nn.softmax": (
         ("_log_softmax_backward_data", "_softmax_backward_data", "log_softmax", "softmax", "softmin"),
@@ -197,10 +202,10 @@ FAMILIES = {
         ("vander",),
         ()),
     "shape.advanced_indexing": (
-        ("_embedding_counts", "_index", "_index_backward", "_masked_select_backward", "embedding",
-         "embedding_dense_backward", "gather", "index_add", "index_put", "index_select", "masked_fill",
-         "masked_select", "nonzero", "nonzero_static", "one_hot", "scatter", "scatter_add", "scatter_reduce",
-         "take", "take_along_dim"),
+        ("_embedding_counts", "_embedding_renorm", "_index", "_index_backward", "_masked_select_backward",
+         "embedding", "embedding_dense_backward", "gather", "index_add", "index_put", "index_select",
+         "masked_fill", "masked_select", "nonzero", "nonzero_static", "one_hot", "scatter", "scatter_add",
+         "scatter_reduce", "take", "take_along_dim"),
         ("getitem", "setitem", "unravel_index")),
     "shape.diagonal": (
         ("diag", "diag_embed", "diagflat", "diagonal", "diagonal_backward", "diagonal_copy", "tril", "triu"),

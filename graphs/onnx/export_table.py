@@ -529,6 +529,19 @@ def _layer_norm(b, a):
     return b.node("LayerNormalization", inputs, axis=axis, epsilon=float(a["eps"]), stash_type=stash)
 
 
+@op("affine_grid_generator")
+def _affine_grid_generator(b, a):
+    # the base grid (every location's normalized coordinates and a 1, a constant of the size) @ theta^T:
+    # its coordinates are affine_grid_generator's own output for the identity theta
+    import agrad
+    size, dims = list(a["size"]), len(a["size"]) - 2
+    identity = agrad.eye(dims, dims + 1, dtype=agrad.float64).unsqueeze(0)
+    coords = agrad.affine_grid_generator(identity, [1] + size[1:], a["align_corners"]).reshape(-1, dims)
+    base = np.concatenate([coords.numpy(), np.ones((coords.shape[0], 1))], axis=1).astype(b.out_dtype)
+    theta_t = b.node("Transpose", [b.t(a["theta"])], perm=[0, 2, 1])
+    return b.node("Reshape", [b.node("MatMul", [b.const(base), theta_t]), b.ints(b.out_shape)])
+
+
 @op("softmax", "log_softmax")
 def _softmax(b, a):
     if a.get("dtype") is not None:

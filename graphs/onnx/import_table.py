@@ -542,13 +542,15 @@ _GRID_PADDINGS = {"zeros": 0, "border": 1, "reflection": 2}
 def _grid_sample(ctx, node, a):
     x, grid = node.input
     d = len(ctx.shape(x)) - 2
-    if d != 2:
-        raise Refuse(f"a {d}-d GridSample (agrad's grid_sampler is 2-d)")
+    if d not in (2, 3):
+        raise Refuse(f"a {d}-d GridSample (agrad's grid_sampler is 2-d or 3-d)")
     mode = a.get("mode", "linear" if ctx.opset >= 20 else "bilinear")
     padding = a.get("padding_mode", "zeros")
     if mode not in _GRID_MODES or padding not in _GRID_PADDINGS:
         raise Refuse(f"GridSample with mode {mode!r} and padding_mode {padding!r}")
-    return (f"grid_sampler_2d({ctx.ref(x)}, {ctx.ref(grid)}, {_GRID_MODES[mode]}, {_GRID_PADDINGS[padding]}, "
+    if d == 3 and _GRID_MODES[mode] == 2:
+        raise Refuse(f"a 3-d GridSample with mode {mode!r} (agrad's cubic grid_sampler is 2-d, as torch's)")
+    return (f"grid_sampler_{d}d({ctx.ref(x)}, {ctx.ref(grid)}, {_GRID_MODES[mode]}, {_GRID_PADDINGS[padding]}, "
             f"{bool(a.get('align_corners', 0))})")
 
 

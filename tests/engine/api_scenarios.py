@@ -490,6 +490,114 @@ def grid_sample_checks(T):
 
 
 @scenario
+def grid_sampler_3d_checks(T):
+    """torch.grid_sampler's dispatch on the input's rank, grid_sampler_3d's checks, affine_grid_generator's."""
+    x = T.arange(36.0, dtype=T.float64).reshape(1, 2, 2, 3, 3).requires_grad_()
+    theta = T.tensor([[[0.9, 0.2, 0.1, 0.0], [-0.1, 1.1, 0.05, 0.2], [0.1, 0.0, 0.8, -0.1]]], dtype=T.float64,
+                     requires_grad=True)
+    grid = T.affine_grid_generator(theta, [1, 2, 2, 2, 3], False)
+    y = T.grid_sampler(x, grid, 0, 2, False)
+    (gx, gg) = T.autograd.grad(y.sum(), [x, grid], create_graph=True)
+    (gt,) = T.autograd.grad((gg * gg).sum() + (gx * gx).sum(), [theta])
+    g2 = T.zeros(2, 2, 2, 2, dtype=T.float64)
+    return {"grad_fn": [_name(y), _name(gx), _name(gg), _name(grid)], "values": _round(y.flatten().tolist()),
+            "theta_grad": _round(gt.flatten().tolist()),
+            "2d": _name(T.grid_sampler(x[0], g2, 1, 0, True)),
+            "errors": [_error(lambda: T.grid_sampler_3d(x, grid, 2, 0, False)),
+                       _error(lambda: T.grid_sampler(x, grid, 2, 0, False)),
+                       _error(lambda: T.grid_sampler_3d(x, grid.float(), 0, 0, False)),
+                       _error(lambda: T.grid_sampler_3d(x.int(), grid.int(), 0, 0, False)),
+                       _error(lambda: T.grid_sampler_3d(x[0], grid[0], 0, 0, False)),
+                       _error(lambda: T.grid_sampler(x[0], grid[0], 0, 0, False)),
+                       _error(lambda: T.grid_sampler(x, grid[..., :2], 0, 0, False)),
+                       _error(lambda: T.grid_sampler_3d(x, T.zeros(2, 2, 2, 2, 3, dtype=T.float64), 0, 0, False)),
+                       _error(lambda: T.grid_sampler_3d(x[:, :, :0], grid, 0, 0, False)),
+                       _error(lambda: T.affine_grid_generator(theta, [1, 2, 3], False)),
+                       _error(lambda: T.affine_grid_generator(theta, [2, 2, 3, 3, 3], False)),
+                       _error(lambda: T.affine_grid_generator(theta, [1, 2, 3, 3], False)),
+                       _error(lambda: T.affine_grid_generator(theta[0], [1, 2, 3, 3, 3], False))]}
+
+
+@scenario
+def recurrent_function_checks(T):
+    """torch.lstm / gru / rnn_tanh and the cells with nn.LSTM's and nn.GRU's flat weights: values, grad_fns
+    and ATen's checks (two hidden states, the parameter count, the layers' hidden states and weights)."""
+    def values(*shape, step=0.37):
+        n = 1
+        for size in shape:
+            n *= size
+        return (T.arange(n, dtype=T.float64).reshape(shape) * step).sin() * 0.5
+
+    x = values(5, 3, 4, step=0.7).requires_grad_()
+    h, c = values(2, 3, 6, step=0.3), values(2, 3, 6, step=0.9)
+    p = [values(*w.shape, step=0.1 * (i + 1)) for i, w in enumerate(T.nn.LSTM(4, 6, 2)._flat_weights)]
+    q = [values(*w.shape, step=0.2 * (i + 1)) for i, w in enumerate(T.nn.GRU(4, 6, 1)._flat_weights)]
+    out, hn, cn = T.lstm(x, [h, c], p, True, 2, 0.0, False, False, False)
+    g_out, g_h = T.gru(x.transpose(0, 1), h[:1], q, True, 1, 0.0, False, False, True)
+    cell = T.lstm_cell(x[0], [h[0], c[0]], *p[:4])
+    return {"lstm": _round(out.sum(0).flatten().tolist()) + _round(hn.flatten().tolist()),
+            "gru": _round(g_h.flatten().tolist()), "cell": _round(cell[1].flatten().tolist()),
+            "grad_fn": [_name(out), _name(hn), _name(cn), _name(g_out), _name(g_h), _name(cell[0]),
+                        _name(cell[1]), _name(T.gru_cell(x[0], h[0], *q)),
+                        _name(T.rnn_tanh_cell(x[0], h[0], q[0][:6], q[1][:6, :6])),
+                        _name(T.rnn_relu_cell(x[0], h[0], q[0][:6], q[1][:6, :6]))],
+            "errors": [_error(lambda: T.lstm(x, [h], p, True, 2, 0.0, False, False, False)),
+                       _error(lambda: T.lstm(x, [h, c], p[:-1], True, 2, 0.0, False, False, False)),
+                       _error(lambda: T.lstm(x, [h, c], p[:4], True, 2, 0.0, False, False, False)),
+                       _error(lambda: T.lstm(x, [h[:1], c[:1]], p, True, 2, 0.0, False, False, False)),
+                       _error(lambda: T.lstm(x, [h, c], p, True, 2, 0.0, False, True, False)),
+                       _error(lambda: T.lstm(x[:0], [h, c], p, True, 2, 0.0, False, False, False)),
+                       _error(lambda: T.gru(x, h, q, True, 1, 0.0, False, False, False)),
+                       _error(lambda: T.gru(x, h[:1], q, True, 1, 0.0, False, True, False)),
+                       _error(lambda: T.gru_cell(x[0], h[0, :2], *q)),
+                       _error(lambda: T.gru_cell(x[0], h[0, :, :5], *q)),
+                       _error(lambda: T.gru_cell(x[0, :, :3], h[0], *q)),
+                       _error(lambda: T.lstm_cell(x[0], [h[0]], *p[:4])),
+                       _error(lambda: T.lstm_cell(x[0], [h[0], c[0, :, :5]], *p[:4]))]}
+
+
+@scenario
+def aten_function_checks(T):
+    """torch.range (deprecated, end included), embedding_renorm_, rrelu_, native_dropout out of training,
+    and the checks of convolution, conv_tbc, native_group_norm and native_dropout."""
+    x = T.arange(24.0, dtype=T.float64).reshape(2, 3, 4).sin().requires_grad_()
+    w = T.arange(12.0, dtype=T.float64).reshape(4, 3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ranges = [T.range(1, 4).tolist(), T.range(1, 4).dtype == T.float32, T.range(0, 1, 0.25).tolist(),
+                  T.range(1, 4, dtype=T.int64).tolist(), T.range(4, 1, -1.5).tolist(),
+                  _error(lambda: T.range(1, 4, 0)), _error(lambda: T.range(4, 1))]
+    renormed = T.embedding_renorm_(w.clone(), T.tensor([0, 2, 2]), 5.0, 2.0)
+    y = x * 1
+    kept, mask = T.native_dropout(x, 0.5, False)
+    gone, none = T.native_dropout(x, 1.0, True)
+    tbc = T.conv_tbc(x.transpose(0, 1).contiguous(), T.ones(2, 4, 5, dtype=T.float64), T.zeros(5, dtype=T.float64), 1)
+    return {"range": ranges, "warnings": [str(c.message) for c in caught],
+            "embedding_renorm_": _round(renormed.flatten().tolist()),
+            "rrelu_": [_name(T.rrelu_(y, 0.1, 0.3)), y is T.rrelu_(y), _round(y.flatten().tolist())],
+            "native_dropout": [_name(kept), mask.all().item(), mask.dtype == T.bool, gone.abs().sum().item(),
+                               none.any().item()],
+            "conv_tbc": [list(tbc.shape), _name(tbc)],
+            "adaptive_max_pool1d": [[_round(t.flatten().tolist()) for t in T.adaptive_max_pool1d(x, 3)],
+                                    _name(T.adaptive_max_pool1d(x, 3)[0])],
+            "errors": [_error(lambda: T.embedding_renorm_(w.clone().requires_grad_(), T.tensor([0]), 5.0, 2.0)),
+                       _error(lambda: T.embedding_renorm_(T.ones(3), T.tensor([0]), 5.0, 2.0)),
+                       _error(lambda: T.embedding_renorm_(w.clone(), T.tensor([0.0]), 5.0, 2.0)),
+                       _error(lambda: T.native_dropout(x, 1.5, True)),
+                       _error(lambda: T.native_group_norm(x, None, None, 2, 3, 5, 3, 1e-5)),
+                       _error(lambda: T.native_group_norm(x, None, None, 2, 3, 4, 2, 1e-5)),
+                       _error(lambda: T.convolution(x[0], T.ones(2, 3, 2, dtype=T.float64), None, [1], [0], [1], False,
+                                                    [0], 1)),
+                       _error(lambda: T.convolution(x, T.ones(2, 3, 2, dtype=T.float64), None, [1, 1], [0], [1], False,
+                                                    [0], 1)),
+                       _error(lambda: T.conv_tbc(x[0], T.ones(2, 4, 5, dtype=T.float64), T.zeros(5, dtype=T.float64))),
+                       _error(lambda: T.conv_tbc(x, T.ones(2, 4), T.zeros(5, dtype=T.float64))),
+                       _error(lambda: T.conv_tbc(x, T.ones(2, 4, 5, dtype=T.float64), T.zeros(1, 5, dtype=T.float64))),
+                       _error(lambda: T.conv_tbc(x, T.ones(2, 3, 5, dtype=T.float64), T.zeros(5, dtype=T.float64))),
+                       _error(lambda: T.conv_tbc(x, T.ones(2, 4, 5, dtype=T.float64), T.zeros(4, dtype=T.float64)))]}
+
+
+@scenario
 def top_level_functions(T):
     """torch's top-level in-place functions (torch.abs_(x) is x.abs_()), the nn.functional ones it
     re-exports, broadcast_shapes, and the checks of cdist, aminmax, frexp, gcd, combinations, inner and

@@ -33,7 +33,6 @@ NOT_PASSING = {
     "test_*bfloat16*": _NO_DTYPE.format("bfloat16"),
     "test_equal_string*": "string tensors",
     "simple/test_strnorm_*": "string tensors (StringNormalizer)",
-    "test_gridsample_volumetric_*": "a 3-d GridSample (agrad's grid_sampler is 2-d)",
     "test_col2im_5d": "a 3-d Col2Im (agrad's col2im is 2-d, as torch's fold)",
     "test_lstm_with_peepholes": "LSTM peepholes (torch's LSTM has none)",
     "test_maxpool_with_argmax_2d_precomputed_strides": "MaxPool indices in column-major order (storage_order=1)",

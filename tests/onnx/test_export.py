@@ -158,6 +158,22 @@ def test_max_pool3d_exports_as_maxpool_with_its_gradient(tmp_path):
     np.testing.assert_allclose(outputs["loss"], run.values["loss"].detach().numpy(), rtol=1e-5)
 
 
+@pytest.mark.parametrize("size,align", [([2, 1, 3, 4], False), ([2, 1, 2, 3, 2], True)])
+def test_affine_grid_exports_as_a_constant_base_grid_times_theta(size, align, tmp_path):
+    path = tmp_path / "g.yaml"
+    dims = len(size) - 2
+    path.write_text(f"inputs:\n  theta: {{shape: [2, {dims}, {dims + 1}], init: normal, requires_grad: true}}\n"
+                    f"nodes:\n  grid: affine_grid(theta, {size}, {align})\n"
+                    f"  loss: sum(grid * grid)\n"
+                    f"backward: loss\n")
+    result = _cli("export", path, "-o", tmp_path / "g.onnx", "--with-grads", "--strict")
+    assert result.exit_code == 0, result.output
+    outputs = _onnxruntime(path, tmp_path / "g.onnx")
+    run = graphs.load(path).run()
+    np.testing.assert_allclose(outputs["loss"], run.values["loss"].detach().numpy(), rtol=1e-5)
+    np.testing.assert_allclose(outputs["grad_theta"], run.grads["theta"].detach().numpy(), rtol=1e-5, atol=1e-5)
+
+
 def test_a_slice_bound_past_int64_exports_as_python_slices_it(tmp_path):
     path = tmp_path / "g.yaml"
     path.write_text("inputs:\n  a: {value: [1.0, 2.0, 3.0], requires_grad: true}\n"

@@ -116,6 +116,12 @@ CASES += [
     Case("GridSample", {"x": f(1, 2, 4, 5), "g": f(1, 3, 2, 2, low=-1.6, high=1.6)},
          {"mode": "cubic", "padding_mode": "border", "align_corners": 1}, opset=20,
          name="GridSample-20-cubic-border-align-corners"),
+    # 5-d input: grid_sampler_3d (trilinear, nearest)
+    Case("GridSample", {"x": f(1, 2, 3, 4, 3), "g": f(1, 2, 3, 2, 3, low=-1.6, high=1.6)},
+         {"mode": "linear", "padding_mode": "reflection"}, opset=20, name="GridSample-20-volumetric-linear-reflection"),
+    Case("GridSample", {"x": f(2, 2, 3, 3, 4), "g": f(2, 2, 2, 3, 3, low=-1.6, high=1.6)},
+         {"mode": "nearest", "padding_mode": "border", "align_corners": 1}, opset=20,
+         name="GridSample-20-volumetric-nearest-border-align-corners"),
     Case("GlobalAveragePool", {"x": f(2, 3, 4, 4)}), Case("GlobalMaxPool", {"x": f(2, 3, 4, 4)}),
     Case("BatchNormalization", {"x": f(2, 3, 4)}, {"epsilon": 1e-3},
          consts={"s": pos(3), "b": f(3), "m": f(3), "v": pos(3)}),

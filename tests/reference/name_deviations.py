@@ -64,9 +64,17 @@ NAME_DEVIATIONS = {
         "the reference slices aten::convolution_backward's outputs; agrad has one op per gradient",
     **{(op, "ConvolutionBackward0", "SqueezeBackward1"): "as conv2d"
        for op in ("conv1d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d")},
-    ("affine_grid", "ViewBackward0", "AffineGridGeneratorBackward0"):
-        "agrad's affine_grid is a composite (the base grid times theta, as PyTorch's affine_grid_generator "
-        "computes it); PyTorch's is one op",
+    ("lstm", "StackBackward0", "MkldnnRnnLayerBackward0"): "PyTorch's CPU LSTM runs float32 through oneDNN's fused "
+        "layer (mkldnn_rnn_layer); agrad's is ATen's own CPU path, the one PyTorch takes in float64",
+    ("_convolution", "ConvolutionBackward0", "ConvolutionBackward1"): "PyTorch's _convolution records its own Node "
+        "(derivatives.yaml's second Convolution entry, convolution's formulas); agrad's _convolution is convolution",
+    ("native_group_norm", "MeanBackward1", "NativeGroupNormBackward0"): "agrad's native_group_norm is group_norm and "
+        "its statistics recomputed with agrad ops, which differentiate them; PyTorch's one Node serves all three",
+    ("native_group_norm", "RsqrtBackward0", "NativeGroupNormBackward0"): "as native_group_norm's mean",
+    ("norm_except_dim", "LinalgVectorNormBackward0", "NormBackward0"): "as pairwise_distance: ATen's norm_except_dim "
+        "calls at::norm; agrad's norm is torch.norm's Python path (linalg.vector_norm)",
+    ("native_dropout", "NativeDropoutBackward0", "MulBackward0"): "the reference applies agrad's seeded mask with a "
+        "multiplication (PyTorch's native_dropout would draw its own); where it draws none it is PyTorch's op",
     ("pad_backward", "PadBackwardBackward0", "SliceBackwardBackward0"):
         "PyTorch's circular pad is a composition of slice copies (CopySlices); its gradient has no op of its own",
     ("special_ndtr", "MulBackward0", "MulBackward1"): "(1 + erf(x/√2)) * 0.5: agrad's mul records a number factor "

@@ -1,24 +1,11 @@
-"""torch.nn.RNN, LSTM, GRU and their cells (torch/nn/modules/rnn.py, computed as ATen's
-aten/src/ATen/native/RNN.cpp computes them on the CPU). The Python side is PyTorch's: the
-same arguments, checks and messages, parameters named, shaped and registered as PyTorch
-registers them (`weight_ih_l{k}`, `weight_hh_l{k}`, `bias_ih_l{k}`, `bias_hh_l{k}`,
-`weight_hr_l{k}`, `_reverse` for the second direction; `_flat_weights_names` in that
-order), all starting U(-1/√hidden_size, 1/√hidden_size).
-
-The recurrence is a Python loop over time steps of agrad ops, so the engine differentiates
-it and no op of its own is needed. As ATen does:
-- a layer's input projections W_ih x + b_ih are computed for the whole sequence at once,
-  then each step adds W_hh h + b_hh and applies the cell (`_cells`):
-  RNN: h' = tanh|relu(·); LSTM: gates i, f, g, o (σ, σ, tanh, σ), c' = f c + i g,
-  h' = o tanh(c'), projected h' = W_hr h' where proj_size > 0; GRU: gates r, z, n,
-  n = tanh(W_in x + b_in + r (W_hn h + b_hn)), h' = (h - n) z + n;
-- a bidirectional layer runs the reverse direction over the reversed steps and
-  concatenates both outputs on the last dimension; the final states are ordered layer by
-  layer, forward then reverse;
-- dropout (training only) is applied to each layer's output but the last's.
-`_layer` is the one loop for both a padded batch (every step the same batch size) and a
-PackedSequence (batch sizes that shrink, agrad.nn.utils.rnn): a sequence that has ended
-leaves its state behind, as ATen's PackedLayer and ReversedPackedLayer do.
+"""torch.nn.RNN, LSTM, GRU and their cells (torch/nn/modules/rnn.py). The Python side is
+PyTorch's: the same arguments, checks and messages, parameters named, shaped and registered as
+PyTorch registers them (`weight_ih_l{k}`, `weight_hh_l{k}`, `bias_ih_l{k}`, `bias_hh_l{k}`,
+`weight_hr_l{k}`, `_reverse` for the second direction; `_flat_weights_names` in that order), all
+starting U(-1/√hidden_size, 1/√hidden_size). The computation is agrad's recurrent functions
+(engine/ops/nn/rnn.py), called as torch.nn calls _VF's: agrad.lstm, gru, rnn_tanh, rnn_relu with the
+flat weights (a PackedSequence: their `recurrent` core with its batch sizes, ATen's `data`
+overload), and agrad.lstm_cell, gru_cell, rnn_tanh_cell, rnn_relu_cell for the cells.
 """
 from __future__ import annotations
 
@@ -26,92 +13,13 @@ import math
 import numbers
 import warnings
 
-from .. import functional as F, init
+from ...ops.nn.rnn import recurrent
+from .. import init
 from ..parameter import Parameter
 from ..packed_sequence import PackedSequence
 from .module import Module
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
-
-
-# ---- the cells: one step from the input projection `ig` = W_ih x + b_ih (ATen's *Cell) ----------
-
-def _simple_cell(activation):
-    def cell(ig, h, w_hh, b_hh, w_hr):
-        return activation(F.linear(h, w_hh, b_hh) + ig)
-    return cell
-
-
-def _lstm_cell(ig, hidden, w_hh, b_hh, w_hr):
-    import agrad
-    h, c = hidden
-    i, f, g, o = (F.linear(h, w_hh, b_hh) + ig).chunk(4, 1)
-    i, f, g, o = agrad.sigmoid(i), agrad.sigmoid(f), agrad.tanh(g), agrad.sigmoid(o)
-    c = f * c + i * g
-    h = o * agrad.tanh(c)
-    return (h if w_hr is None else F.linear(h, w_hr)), c
-
-
-def _gru_cell(ig, h, w_hh, b_hh, w_hr):
-    import agrad
-    i_r, i_z, i_n = ig.chunk(3, 1)
-    h_r, h_z, h_n = F.linear(h, w_hh, b_hh).chunk(3, 1)
-    r = agrad.sigmoid(h_r + i_r)
-    z = agrad.sigmoid(h_z + i_z)
-    n = agrad.tanh(i_n + h_n * r)
-    return (h - n) * z + n
-
-
-def _cells():
-    import agrad
-    return {"RNN_TANH": _simple_cell(agrad.tanh), "RNN_RELU": _simple_cell(agrad.relu), "LSTM": _lstm_cell,
-            "GRU": _gru_cell}
-
-
-# ---- a hidden state is a tensor, or LSTM's (h, c) ------------------------------------------------
-
-def _hidden_slice(hidden, start: int, end: int):
-    if isinstance(hidden, tuple):
-        return tuple(_hidden_slice(t, start, end) for t in hidden)
-    return hidden if (start, end) == (0, hidden.size(0)) else hidden.narrow(0, start, end - start)
-
-
-def _hidden_concat(hiddens: list):
-    import agrad
-    if len(hiddens) == 1:
-        return hiddens[0]
-    if isinstance(hiddens[0], tuple):
-        return tuple(agrad.cat(list(parts), 0) for parts in zip(*hiddens))
-    return agrad.cat(hiddens, 0)
-
-
-def _layer(cell, steps: list, hidden, weights: tuple, reverse: bool):
-    """One direction of one layer: `cell` over `steps` (each step's input projections, batch
-    sizes non-increasing), from `hidden`. Returns each step's output in time order and the
-    final state, every sequence's own last one (ATen's FullLayer, PackedLayer and
-    ReversedPackedLayer)."""
-    outputs = []
-    if not reverse:
-        ended, h, last = [], hidden, steps[0].size(0)
-        for ig in steps:
-            batch = ig.size(0)
-            if batch < last:         # sequences batch..last-1 have ended: keep their states
-                ended.append(_hidden_slice(h, batch, last))
-                h = _hidden_slice(h, 0, batch)
-            last = batch
-            h = cell(ig, h, *weights)
-            outputs.append(h[0] if isinstance(h, tuple) else h)
-        return outputs, _hidden_concat([h] + ended[::-1])
-    last = steps[-1].size(0)
-    h = _hidden_slice(hidden, 0, last)
-    for ig in reversed(steps):
-        batch = ig.size(0)
-        if batch > last:             # sequences last..batch-1 start here, from their initial states
-            h = _hidden_concat([h, _hidden_slice(hidden, last, batch)])
-        last = batch
-        h = cell(ig, h, *weights)
-        outputs.append(h[0] if isinstance(h, tuple) else h)
-    return outputs[::-1], h
 
 
 class RNNBase(Module):
@@ -316,39 +224,14 @@ class RNNBase(Module):
         return output, hidden
 
     def _run(self, input, hx, batch_sizes):
-        """ATen's rnn_tanh / rnn_relu / lstm / gru on a checked input: (output, final state)."""
+        """_VF's rnn_tanh / rnn_relu / lstm / gru on a checked input: (output, final state)."""
         import agrad
-        cell = _cells()[self.mode]
-        num_directions = 2 if self.bidirectional else 1
-        lstm = self.mode == "LSTM"
-        if lstm:
-            hiddens = list(zip(hx[0].unbind(0), hx[1].unbind(0)))
-        else:
-            hiddens = list(hx.unbind(0))
-        x = input.transpose(0, 1) if self.batch_first and batch_sizes is None else input
-        if batch_sizes is None and x.size(0) == 0:
-            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
-        finals = []
-        for layer in range(self.num_layers):
-            outputs = []
-            for direction in range(num_directions):
-                suffix = "_reverse" if direction == 1 else ""
-                w_ih, w_hh, b_ih, b_hh, w_hr = (getattr(self, f"{name}_l{layer}{suffix}", None) for name in
-                                                ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr"))
-                igates = F.linear(x, w_ih, b_ih)
-                steps = list(igates.unbind(0) if batch_sizes is None else igates.split(batch_sizes.tolist(), 0))
-                step_outputs, final = _layer(cell, steps, hiddens[layer * num_directions + direction],
-                                             (w_hh, b_hh, w_hr), reverse=direction == 1)
-                outputs.append(agrad.stack(step_outputs, 0) if batch_sizes is None else agrad.cat(step_outputs, 0))
-                finals.append(final)
-            x = outputs[0] if num_directions == 1 else agrad.cat(outputs, -1)
-            if self.dropout != 0 and self.training and layer < self.num_layers - 1:
-                x = F.dropout(x, self.dropout, True)
-        if self.batch_first and batch_sizes is None:
-            x = x.transpose(0, 1)
-        if lstm:
-            return x, (agrad.stack([h for h, _ in finals], 0), agrad.stack([c for _, c in finals], 0))
-        return x, agrad.stack(finals, 0)
+        args = (self._flat_weights, self.bias, self.num_layers, self.dropout, self.training, self.bidirectional)
+        if batch_sizes is not None:
+            return recurrent(self.mode, input, batch_sizes.tolist(), hx, *args)
+        out = getattr(agrad, self.mode.lower())(input, list(hx) if self.mode == "LSTM" else hx, *args,
+                                                self.batch_first)
+        return (out[0], out[1:]) if self.mode == "LSTM" else out
 
 
 class RNN(RNNBase):
@@ -448,18 +331,6 @@ class GRU(RNNBase):
 
 # ---- the cells as modules: one step, a batch (N, H_in) or one sample (H_in) ----------------------
 
-def _check_cell_input(input, input_size: int) -> None:
-    if input.size(1) != input_size:
-        raise RuntimeError(f"input has inconsistent input_size: got {input.size(1)} expected {input_size}")
-
-
-def _check_cell_hidden(input, hx, hidden_size: int, label: int) -> None:
-    if input.size(0) != hx.size(0):
-        raise RuntimeError(f"Input batch size {input.size(0)} doesn't match hidden{label} batch size {hx.size(0)}")
-    if hx.size(1) != hidden_size:
-        raise RuntimeError(f"hidden{label} has inconsistent hidden_size: got {hx.size(1)}, expected {hidden_size}")
-
-
 class RNNCellBase(Module):
     __constants__ = ["input_size", "hidden_size", "bias"]
 
@@ -512,11 +383,11 @@ class RNNCellBase(Module):
         return input, hx, is_batched
 
     def _step(self, mode: str, input, hx):
-        """ATen's rnn_*_cell / lstm_cell / gru_cell on a batch: its checks, then the cell."""
-        _check_cell_input(input, self.weight_ih.size(1))
-        for label, h in enumerate(hx if isinstance(hx, tuple) else (hx,)):
-            _check_cell_hidden(input, h, self.weight_hh.size(1), label)
-        return _cells()[mode](F.linear(input, self.weight_ih, self.bias_ih), hx, self.weight_hh, self.bias_hh, None)
+        """_VF's rnn_*_cell / lstm_cell / gru_cell on a batch."""
+        import agrad
+        step = getattr(agrad, f"{mode.lower()}_cell")
+        return step(input, list(hx) if mode == "LSTM" else hx, self.weight_ih, self.weight_hh, self.bias_ih,
+                    self.bias_hh)
 
 
 class RNNCell(RNNCellBase):

@@ -27,6 +27,7 @@ from ..registry import defop
 from ..samples import SampleInput, make_arg
 from ..shape.indexing import slice as _slice
 from ..shape.pad import pad
+from ..shape.view import permute
 
 
 def _expand_param(value, name, dims=2):
@@ -458,3 +459,118 @@ convolution_backward_weight = defop(
         batched="x.dim() == len(size)", wsize="size", input="x if x.dim() == len(size) else x.unsqueeze(0)",
         weight="torch.zeros(size, dtype=g.dtype)", mask="[False, True, False]", index="1"),
     doc="The gradient of conv1d/2d/3d w.r.t. its weight; weight_size is the weight's shape.")
+
+
+# ---- convolution, _convolution: ATen's entry points, one of the ops above by the weight's rank -----
+
+def _convolution_composite(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups,
+                           *_backend_flags):
+    # ATen's convolution takes a batch only (conv1d ... add the batch dim of unbatched input themselves)
+    if input.ndim != weight.ndim:
+        raise ShapeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight "
+                         f"{sizes(weight.shape)}, but got {input.ndim}-dimensional input of size {sizes(input.shape)} "
+                         f"instead")
+    dims = weight.ndim - 2
+    if dims not in (1, 2, 3):
+        raise ShapeError(f"convolution: expected a weight of 1, 2 or 3 spatial dims (3-, 4- or 5-dimensional), but "
+                         f"got weight of size {sizes(weight.shape)}")
+    if transposed:
+        return _TRANSPOSED[dims](input, weight, bias, stride, padding, output_padding, groups, dilation)
+    return _CONV[dims](input, weight, bias, stride, padding, dilation, groups)
+
+
+_TRANSPOSED = {1: conv_transpose1d, 2: conv_transpose2d, 3: conv_transpose3d}
+
+
+def _convolution_samples(op):
+    out = []
+    for dims in (1, 2, 3):
+        def arg(shape, k, **kw):
+            return make_arg(shape, key=(op, dims, k), **kw)
+
+        def sp(n, extra=0):
+            return (n + extra,) * dims if dims < 3 else (n,) * dims
+
+        def rep(v):
+            return [v] * dims
+        out += [SampleInput(f"{dims}-d +b", arg((2, 3) + sp(3, 1), 0), arg((2, 3) + sp(2, 1), 1), arg((2,), 2),
+                            rep(1), rep(0), rep(1), False, rep(0), 1),
+                SampleInput(f"{dims}-d stride padding dilation groups", arg((1, 4) + sp(4), 3),
+                            arg((4, 2) + sp(2), 4), None, rep(2), rep(1), rep(2), False, rep(0), 2),
+                SampleInput(f"{dims}-d transposed stride padding output_padding", arg((1, 2) + sp(3), 5),
+                            arg((2, 3) + sp(2), 6), arg((3,), 7), rep(2), rep(1), rep(1), True, rep(1), 1)]
+    return out
+
+
+_CONVOLUTION_ARGS = ("Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, "
+                     "bool transposed, int[] output_padding, int groups")
+
+convolution = defop(
+    f"convolution({_CONVOLUTION_ARGS}) -> Tensor",
+    composite=_convolution_composite, samples=_convolution_samples, torch="torch.convolution",
+    doc="ATen's convolution: conv1d/2d/3d, or conv_transpose1d/2d/3d where transposed, of batched (N, C, *) input, "
+        "by the weight's rank.")
+
+_convolution = defop(
+    f"_convolution({_CONVOLUTION_ARGS}, bool benchmark, bool deterministic, bool cudnn_enabled, "
+    f"bool allow_tf32=True) -> Tensor",
+    composite=_convolution_composite,
+    samples=lambda op: [SampleInput(s.name, *s.args, False, False, True, True) for s in _convolution_samples(op)],
+    torch="torch._convolution",
+    doc="ATen's _convolution: convolution, its backend flags (benchmark, deterministic, cudnn_enabled, "
+        "allow_tf32) without effect on the CPU.")
+
+
+# ---- conv_tbc: a 1-d convolution of (time, batch, channel) input -------------------------------------
+
+def _tbc_meta(self, weight, bias, pad):
+    if self.ndim != 3:
+        raise ShapeError("Input must have 3 dims: time, batch, in_channel")
+    if weight.ndim != 3:
+        raise ShapeError("Weight tensor must have 3 dims: kernel_width, in_channels, out_channels.")
+    if bias.ndim != 1:
+        raise ShapeError("Bias must be 1-D")
+    if self.shape[2] != weight.shape[1]:
+        raise ShapeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    if weight.shape[2] != bias.shape[0]:
+        raise ShapeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    length = self.shape[0] + 2 * pad - weight.shape[0] + 1
+    if length < 0:
+        raise ShapeError(f"conv_tbc: the padded input ({self.shape[0] + 2 * pad} steps) is shorter than the kernel "
+                         f"({weight.shape[0]})")
+    require_floating("conv_tbc", self.dtype)
+    return MetaArray((length, self.shape[1], weight.shape[2]), self.dtype)
+
+
+def _tbc_kernel(xp, self, weight, bias, pad):
+    _tbc_meta(self, weight, bias, pad)
+    # (T, B, Cin) -> (B, Cin, T) and (K, Cin, Cout) -> (Cout, Cin, K): conv1d's layout
+    out = _conv(xp, xp.transpose(self, (1, 2, 0)), xp.transpose(weight, (2, 1, 0)), (1,), (pad,), (pad,), (1,), 1)
+    return (xp.transpose(out, (2, 0, 1)) + bias).astype(self.dtype, copy=False)
+
+
+def _tbc_grad_self(grad, self, weight, pad):
+    g = permute(grad, [1, 2, 0])
+    size = [self.shape[1], self.shape[2], self.shape[0]]
+    return permute(convolution_backward_input(g, permute(weight, [2, 1, 0]), size, [1], [pad], [1], 1), [2, 0, 1])
+
+
+def _tbc_grad_weight(grad, self, weight_shape, pad):
+    size = [weight_shape[2], weight_shape[1], weight_shape[0]]
+    return permute(convolution_backward_weight(permute(grad, [1, 2, 0]), permute(self, [1, 2, 0]), size, [1], [pad],
+                                               [1], 1), [2, 1, 0])
+
+
+conv_tbc = defop(
+    "conv_tbc(Tensor self, Tensor weight, Tensor bias, int pad=0) -> Tensor",
+    kernel=_tbc_kernel, meta=_tbc_meta,
+    grads={"self": _tbc_grad_self, "weight": _tbc_grad_weight, "bias": lambda grad: sum(grad, [0, 1])},
+    backward_name="ConvTbcBackward0",
+    samples=lambda op: [
+        SampleInput("(7,2,3)*(3,3,4)", make_arg((7, 2, 3), key=(op, 0)), make_arg((3, 3, 4), key=(op, 1)),
+                    make_arg((4,), key=(op, 2))),
+        SampleInput("pad 2", make_arg((5, 3, 2), key=(op, 3)), make_arg((4, 2, 3), key=(op, 4)),
+                    make_arg((3,), key=(op, 5)), 2)],
+    torch="torch.conv_tbc",
+    doc="ATen's conv_tbc: the 1-d convolution of (time, batch, in_channels) input with (kernel_width, "
+        "in_channels, out_channels) weight and (out_channels,) bias, time padded by `pad` on both sides.")

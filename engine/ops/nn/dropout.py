@@ -81,6 +81,45 @@ dropout = defop(
         "and is the same on every device. An identity when not training.")
 
 
+# ---- native_dropout: ATen's, the output and its keep-mask ---------------------------------------------
+
+def _native_dropout_meta(input, p, train, seed):
+    check_seed("dropout", seed)
+    if input.size and (train is None or train) and not 0.0 <= 1.0 - p <= 1.0:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={1.0 - p}")   # ATen's bernoulli_(1 - p)
+    return MetaArray(input.shape, input.dtype), MetaArray(input.shape, np.dtype(bool))
+
+
+def _native_dropout_kernel(xp, input, p, train, seed):
+    _native_dropout_meta(input, p, train, seed)
+    if input.size and (train is None or train):
+        # NOTE: _dropout_mask's scaled keep-mask (the same for a seed on every device), as F.dropout's
+        noise = _dropout_mask_kernel(xp, input, p, seed)
+        return (input * noise).astype(input.dtype, copy=False), noise != 0
+    return input.copy(), xp.ones(input.shape, dtype=bool)
+
+
+def _native_dropout_grad(grad, result, p, train):
+    # derivatives.yaml: grad * mask * scale, the scale 1 out of training, 0 for p = 1, else 1 / (1 - p)
+    scale = 1.0 if train is False else (0.0 if p == 1 else 1.0 / (1.0 - p))
+    return grad * result[1].detach() * scale
+
+
+native_dropout = defop(
+    "native_dropout(Tensor input, float p, bool? train, *, int? seed=None) -> (Tensor, Tensor)",
+    kernel=_native_dropout_kernel, meta=_native_dropout_meta, grads={"input": _native_dropout_grad},
+    backward_name="NativeDropoutBackward0",
+    samples=lambda op: [SampleInput("(4,5) p=0.5", make_arg((4, 5), key=(op, 0)), 0.5, True, seed=1),
+                        SampleInput("(3,) p=0.2 train=None", make_arg((3,), key=(op, 1)), 0.2, None, seed=7),
+                        SampleInput("p=1", make_arg((2, 2), key=(op, 2)), 1.0, True, seed=0),
+                        SampleInput("eval", make_arg((2, 2), key=(op, 3)), 0.5, False, seed=0)],
+    # (PyTorch's own where it draws nothing; else agrad's mask applied as PyTorch applies its own)
+    torch=f"lambda input, p, train, seed=None: torch.native_dropout(input, p, train) if train is False or p == 1 "
+          f"else (lambda mask: (input * mask, mask != 0))(torch.as_tensor({_TORCH_MASK}, dtype=input.dtype))",
+    doc="ATen's native_dropout: (input times dropout's scaled keep-mask, the mask as bool) when train is True or "
+        "None, (a copy of input, all True) when False; the mask comes from `seed` (agrad's), as dropout's.")
+
+
 # ---- ATen's _dropout_impl and the dropout family of torch's top level ----------------------------------
 
 # SELU's scale · alpha: -this is SELU's saturation, the value a dropped unit takes before the affine correction

@@ -380,3 +380,115 @@ layer_norm = defop(
     backward_name="NativeLayerNormBackward0", samples=_layer_norm_samples,
     torch="torch.nn.functional.layer_norm",
     doc="(x - mean) / sqrt(var + eps) * weight + bias over the last len(normalized_shape) dimensions.")
+
+
+# ---- native_layer_norm, native_batch_norm, native_group_norm: ATen's, with their saved statistics ---
+# PyTorch's layer_norm, batch_norm and group_norm are these ops' first outputs; here the other way round:
+# each is its norm above (so its output's Node is the Native*Backward0 one) and the statistics it saves,
+# recomputed. native_layer_norm's and native_batch_norm's statistics are not differentiable (PyTorch's
+# output_differentiability); native_group_norm's are, through the ops that compute them.
+
+def _native_layer_norm(input, normalized_shape, weight, bias, eps):
+    out = layer_norm(input, normalized_shape, weight, bias, eps)
+    with no_grad():
+        dims = list(range(input.ndim - len(normalized_shape), input.ndim))
+        centered = input - mean(input, dims, True)
+        return out, mean(input, dims, True), rsqrt(mean(centered * centered, dims, True) + eps)
+
+
+native_layer_norm = defop(
+    "native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps) "
+    "-> (Tensor, Tensor, Tensor)",
+    composite=_native_layer_norm,
+    samples=lambda op: [SampleInput(s.name, *(list(s.args) + [None] * (4 - len(s.args))), s.kwargs.get("eps", 1e-5))
+                        for s in _layer_norm_samples(op)],
+    torch="torch.native_layer_norm",
+    doc="ATen's native_layer_norm: (layer_norm's output, the mean, 1/sqrt(var + eps)), the statistics of shape "
+        "input.shape[:-len(normalized_shape)] + [1] * len(normalized_shape).")
+
+
+def _native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    with no_grad():                     # the batch's statistics, before batch_norm updates the running ones
+        if training:
+            dims = _reduce_dims(input.ndim)
+            centered = input - mean(input, dims, True)
+            saved = (reshape(mean(input, dims, True), [-1]), reshape(rsqrt(mean(centered * centered, dims, True)
+                                                                           + eps), [-1]))
+        else:                           # PyTorch's CPU kernel saves nothing in evaluation
+            saved = tuple(reshape(input, [-1])[:0].clone() for _ in range(2))
+    return (batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps), *saved)
+
+
+def _native_bn_samples(op):
+    out = []
+    for s in _bn_samples(op):
+        args = list(s.args) + [None] * (5 - len(s.args))
+        training = args[5] if len(args) > 5 else s.kwargs.get("training", False)
+        momentum = args[6] if len(args) > 6 else 0.1
+        eps = args[7] if len(args) > 7 else 1e-5
+        out.append(SampleInput(s.name, args[0], args[3], args[4], args[1], args[2], training, momentum, eps))
+    return out
+
+
+native_batch_norm = defop(
+    "native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, "
+    "bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)",
+    composite=_native_batch_norm, samples=_native_bn_samples, torch="torch.native_batch_norm",
+    doc="ATen's native_batch_norm: (batch_norm's output, save_mean, save_invstd), the batch's per-channel mean and "
+        "1/sqrt(var + eps) when training (empty in evaluation); the running statistics are updated in place.")
+
+
+def _native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+    if input.numel() != N * C * HxW:
+        raise RuntimeError("Expected X.numel() == N * C * HxW to be true, but got false.  (Could this error message "
+                           "be improved?  If so, please report an enhancement request to PyTorch.)")
+    if not input.is_contiguous():
+        raise RuntimeError("Expected X.is_contiguous(memory_format) to be true, but got false.  (Could this error "
+                           "message be improved?  If so, please report an enhancement request to PyTorch.)")
+    out = group_norm(input, group, weight, bias, eps)
+    grouped = _grouped(input, group)
+    centered = grouped - mean(grouped, [2], True)
+    return out, mean(grouped, [2]), rsqrt(mean(centered * centered, [2]) + eps)
+
+
+def _native_gn_samples(op):
+    out = []
+    for s in _gn_samples(op):
+        x, groups = s.args[0], s.args[1]
+        if not x.is_contiguous():       # refused, as PyTorch's kernel refuses it
+            continue
+        args = list(s.args[2:]) + [None] * (4 - len(s.args))
+        n, c = x.shape[0], x.shape[1]
+        out.append(SampleInput(s.name, x, args[0], args[1], n, c, x.numel() // (n * c), groups,
+                               s.kwargs.get("eps", 1e-5)))
+    return out
+
+
+native_group_norm = defop(
+    "native_group_norm(Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps) "
+    "-> (Tensor, Tensor, Tensor)",
+    composite=_native_group_norm, samples=_native_gn_samples, torch="torch.native_group_norm",
+    doc="ATen's native_group_norm: (group_norm's output, the (N, group) means, 1/sqrt(var + eps)); the "
+        "statistics are differentiable, as PyTorch's.")
+
+
+# ---- norm_except_dim: weight_norm's norm (ATen's WeightNorm.cpp) -------------------------------------
+
+def _norm_except_dim(v, pow, dim):
+    if dim == -1:
+        return norm(v, pow)
+    if dim == 0:
+        return reshape(norm(reshape(v, [v.shape[0], -1]), pow, [1]), [v.shape[0]] + [1] * (v.ndim - 1))
+    if dim == v.ndim - 1:
+        return reshape(norm(reshape(v, [-1, v.shape[-1]]), pow, [0]), [1] * (v.ndim - 1) + [v.shape[-1]])
+    return _norm_except_dim(v.transpose(0, dim), pow, 0).transpose(0, dim)
+
+
+norm_except_dim = defop(
+    "norm_except_dim(Tensor v, int pow=2, int dim=0) -> Tensor",
+    composite=_norm_except_dim,
+    samples=lambda op: [SampleInput(f"(3,4,5) dim={d} pow={p}", make_arg((3, 4, 5), key=(op, d)), p, d)
+                        for d, p in ((0, 2), (1, 3), (2, 2), (-1, 2))],
+    torch="torch.norm_except_dim",
+    doc="The pow-norm of v over every dimension but dim, keeping v's rank (size 1 but at dim); dim=-1: the norm of "
+        "all of v. weight_norm's g is norm_except_dim(v, 2, dim).")

@@ -632,6 +632,15 @@ max_pool1d = defop(
     torch="torch.nn.functional.max_pool1d",
     doc="The max of each window of (N, C, L) or (C, L) input: max_pool2d over (N, C, 1, L).")
 
+max_pool1d_with_indices = defop(
+    "max_pool1d_with_indices(Tensor self, int[] kernel_size, int[] stride=[], int[] padding=0, int[] dilation=1, "
+    "bool ceil_mode=False) -> (Tensor, Tensor)",
+    composite=lambda self, kernel_size, stride, padding, dilation, ceil_mode: _max_pool1d(
+        self, kernel_size, stride, padding, dilation, ceil_mode, True),
+    samples=lambda op: [SampleInput(s.name, *s.args, **s.kwargs) for s in _pool1d_samples(op)],
+    torch="torch.max_pool1d_with_indices",
+    doc="ATen's max_pool1d_with_indices: max_pool1d's (values, indices); an empty stride is kernel_size.")
+
 avg_pool1d = defop(
     "avg_pool1d(Tensor self, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, "
     "bool count_include_pad=True) -> Tensor",

@@ -31,7 +31,7 @@ from .._common import _data_dependent, checked, weighted_bincount
 from ..conversion import to
 from ..pointwise.binary import floor_divide, remainder, where
 from ..reduce.arithmetic import sum as sum_op
-from ..registry import defop
+from ..registry import NotImplementedDerivative, defop
 from ..samples import SampleInput, int_arg, make_arg
 from .indexing import basic_getitem, slice_backward
 from .join import unbind
@@ -1208,3 +1208,53 @@ def setitem(self: Tensor, index, value) -> None:
     else:                          # a nested list or an array: as torch, a tensor of self's dtype
         from ...creation import tensor
         target.copy_(tensor(value, dtype=self.dtype, device=self.device))
+
+
+# ---- embedding_renorm_: each indexed row of weight scaled down to max_norm ------------------------
+
+def _renorm_rows_meta(self, indices, max_norm, norm_type):
+    if self.ndim != 2:
+        raise RuntimeError(f"Expected 2-dimensional tensor, but got {self.ndim}-dimensional tensor for argument #1 "
+                           f"'self' (while checking arguments for embedding_renorm_)")
+    if indices.dtype.kind not in _INT_KINDS or indices.dtype.itemsize < 4:
+        raise RuntimeError(f"Expected tensor for argument #2 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {tensor_type_name(indices.dtype)} instead (while checking arguments "
+                           f"for embedding_renorm_)")
+    return MetaArray(self.shape, self.dtype)
+
+
+def _renorm_rows_kernel(xp, self, indices, max_norm, norm_type):
+    _renorm_rows_meta(self, indices, max_norm, norm_type)
+    flat = indices.reshape(-1)
+    bad = (flat < -self.shape[0]) | (flat >= self.shape[0])
+    if flat.size and bool(bad.any()):
+        raise IndexError(f"index {int(flat[bad][0])} is out of bounds for dimension 0 with size {self.shape[0]}")
+    # ATen's loop over the distinct indices, vectorized: every row's norm, scaled where it is indexed and
+    # above max_norm (scale max_norm / (norm + 1e-7)); the other rows are multiplied by exactly 1
+    indexed = xp.bincount(xp.where(flat < 0, flat + self.shape[0], flat), minlength=self.shape[0]) > 0
+    magnitude = xp.abs(self.astype(np.float64))
+    if norm_type == math.inf:
+        norms = magnitude.max(axis=1)
+    elif norm_type == -math.inf:
+        norms = magnitude.min(axis=1)
+    elif norm_type == 0:
+        norms = (magnitude != 0).sum(axis=1).astype(np.float64)
+    else:
+        norms = (magnitude ** norm_type).sum(axis=1) ** (1.0 / norm_type)
+    scale = xp.where(indexed & (norms > max_norm), max_norm / (norms + 1e-7), 1.0).astype(self.dtype)
+    return self * scale[:, None]
+
+
+_embedding_renorm = defop(
+    "_embedding_renorm(Tensor self, Tensor indices, float max_norm, float norm_type) -> Tensor",
+    kernel=_renorm_rows_kernel, meta=_renorm_rows_meta,
+    # derivatives.yaml's embedding_renorm_: self: not_implemented("embedding_renorm")
+    grads={"self": NotImplementedDerivative("embedding_renorm"), "indices": None},
+    backward_name="EmbeddingRenormBackward0", differentiable=False,
+    samples=lambda op: [
+        SampleInput(f"(5,3) p={p}", make_arg((5, 3), key=(op, p), requires_grad=False),
+                    _index_tensor([0, 2, 2, 4, -1][:4 if p == 2.0 else 5]), m, p)
+        for p, m in ((2.0, 1.0), (1.0, 1.5), (math.inf, 0.8))],
+    torch="lambda w, i, m, p: torch.embedding_renorm_(w.clone(), i, m, p)",
+    doc="torch.embedding_renorm_'s result out of place (agrad.embedding_renorm_ writes it into self): each row "
+        "of self that indices name, scaled by max_norm / (norm + 1e-7) where its norm_type-norm exceeds max_norm.")
