@@ -42,7 +42,7 @@ import warnings
 
 import numpy as np
 
-import agrad
+agrad = None  # the library standing for torch: agrad, or torch itself with --library torch (calibration)
 
 
 class HarnessLimit(Exception):
@@ -408,7 +408,7 @@ def _resolve(name):
     if name == "torch":
         return agrad
     try:
-        return importlib.import_module("agrad" + name[len("torch"):])
+        return importlib.import_module(agrad.__name__ + name[len("torch"):])
     except ImportError:
         pass
     obj = agrad
@@ -520,6 +520,15 @@ def classify(test_name, exc_type, message):
     return f"fail:{exc_type}: {first[:110]}"
 
 
+def _exception_line(tb):
+    """The traceback's `Type: message` line (agrad notes a failing Node on a line of its own after it)."""
+    lines = [ln for ln in tb.strip().splitlines() if ln and not ln.startswith((" ", "("))]
+    for ln in reversed(lines):
+        if re.match(r"[A-Za-z_][\w.]*(: |$)", ln):
+            return ln
+    return lines[-1]
+
+
 class _Timeout(BaseException):
     pass
 
@@ -558,7 +567,7 @@ def run(mod, pattern, timeout):
                 if "_Timeout" in tb:
                     results[full] = ("timeout", "")
                     continue
-                last = [ln for ln in tb.strip().splitlines() if ln and not ln.startswith(" ")][-1]
+                last = _exception_line(tb)
                 exc_type, _, message = last.partition(": ")
                 exc_type = exc_type.split(".")[-1]
                 if exc_type in ("AssertionError", "failureException"):
@@ -588,7 +597,12 @@ def main(argv=None):
     ap.add_argument("--json")
     ap.add_argument("--timeout", type=int, default=30)
     ap.add_argument("--show", default="", help="print the tracebacks of the tests in categories containing this")
+    ap.add_argument("--library", default="agrad", choices=("agrad", "torch"),
+                    help="torch runs the same harness on PyTorch itself (in a venv that has it): what fails "
+                         "there is the harness's or the test file's version, not agrad's")
     args = ap.parse_args(argv)
+    global agrad
+    agrad = importlib.import_module(args.library)
     global EXPECT_DIR
     EXPECT_DIR = os.path.join(os.path.dirname(os.path.abspath(args.path)), "expect")
     mod = load(args.path)
