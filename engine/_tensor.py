@@ -905,16 +905,19 @@ class Tensor:
         return self.to(dtype=other.dtype)
 
     def type(self, dtype=None, non_blocking=False):
-        """PyTorch's `t.type()`: no dtype, the type's name ('agrad.FloatTensor'); a dtype or
-        such a name, `t` converted (`t` itself when it already has that dtype)."""
+        """PyTorch's `t.type()`: no dtype, the type's name ('agrad.FloatTensor'); a dtype, a legacy
+        type (agrad.DoubleTensor) or such a name ('agrad.DoubleTensor', or as code written for PyTorch
+        spells it, 'torch.DoubleTensor'), `t` converted (`t` itself when it already has that dtype)."""
         names = _legacy_type_names()
         if dtype is None:
             return f"agrad.{names[self.dtype]}"
         if isinstance(dtype, str):
-            by_name = {f"agrad.{n}": dt for dt, n in names.items()}
+            by_name = {f"{module}.{n}": dt for dt, n in names.items() for module in ("agrad", "torch")}
             if dtype not in by_name:
                 raise ValueError(f"invalid type: '{dtype}'")
             dtype = by_name[dtype]
+        elif isinstance(dtype, type) and getattr(dtype, "dtype", None) in names:   # a legacy tensor type
+            dtype = dtype.dtype
         return self.to(dtype=dtype)
 
     # -- shaped like another tensor, and new tensors like this one (PyTorch's methods) ----
