@@ -205,6 +205,13 @@ def _forward_ad_fallback(op, keyset, args):
     below = keyset & ~FORWARD_AD
     if not duals:
         return op.redispatch(below, args)
+    info = getattr(op, "info", None)
+    if info is not None and not info.forward_ad_supported:
+        raise NotImplementedError(
+            f"Trying to use forward AD with {op.name} that does not support it because it has not been "
+            "implemented yet.\nPlease file an issue to PyTorch at https://github.com/pytorch/pytorch/issues/new?"
+            "template=feature-request.yml so that we can prioritize its implementation or submit a PR adding the "
+            "implementation to derivatives.yaml")
     differentiable = tls.grad_enabled and any(a.requires_grad or v.requires_grad for _, _, a, v in duals)
     # the default Generator's NumPy generator (made now if nothing drew yet, so that the tangent's draws
     # and the primal's start from one state)

@@ -81,6 +81,12 @@ class OpInfo:
             self.entry.kernel(DispatchKey.Autograd)
         return self._array_grads
 
+    @property
+    def forward_ad_supported(self) -> bool:
+        """False for an op with a not_implemented derivative: PyTorch's codegen derives no forward
+        formula for it, and a call with any tangent among its inputs is refused (forward_ad.py)."""
+        return not any(isinstance(f, NotImplementedDerivative) for f in (self.grads or {}).values())
+
     def __repr__(self):
         return f"<OpInfo {self.entry.schema}>"
 

@@ -52,6 +52,12 @@ def test_op_tangents(info, sample):
     if any(isinstance(a, agrad.Tensor) and not np.array_equal(a.detach().numpy(), b.detach().numpy(), equal_nan=True)
            for a, b in zip(first, again)):
         pytest.skip("random op: no finite difference")
+    if not info.forward_ad_supported:
+        # a not_implemented derivative: PyTorch refuses any tangent, even on an input whose gradient it has
+        with fwAD.dual_level(), pytest.raises(NotImplementedError, match=f"Trying to use forward AD with "
+                                                                          f"{info.name} that does not support it"):
+            fn(*[fwAD.make_dual(p, t) for p, t in zip(primals, tangents)])
+        return
     with fwAD.dual_level():
         try:
             outs = fn(*[fwAD.make_dual(p, t) for p, t in zip(primals, tangents)])
@@ -178,3 +184,18 @@ def test_a_random_op_draws_under_forward_ad_what_a_plain_run_draws():
     with fwAD.dual_level():
         primal, tangent = fwAD.unpack_dual(agrad.nn.functional.dropout(fwAD.make_dual(x, x.clone()), 0.5))
     assert agrad.equal(primal, plain) and agrad.equal(tangent, plain)
+
+
+def test_an_op_with_a_not_implemented_derivative_refuses_every_tangent():
+    # PyTorch 2.13: igamma's derivative in its input is not_implemented, so it has no forward AD at all
+    x, v = agrad.rand(3, dtype=agrad.float64) + 0.5, agrad.rand(3, dtype=agrad.float64)
+    message = ("Trying to use forward AD with igamma that does not support it because it has not been implemented "
+               "yet.\nPlease file an issue to PyTorch at https://github.com/pytorch/pytorch/issues/new?template="
+               "feature-request.yml so that we can prioritize its implementation or submit a PR adding the "
+               "implementation to derivatives.yaml")
+    with fwAD.dual_level():
+        for a, b in ((fwAD.make_dual(x, v), x), (x, fwAD.make_dual(x, v))):
+            with pytest.raises(NotImplementedError) as info:
+                agrad.igamma(a, b)
+            assert str(info.value) == message
+        assert agrad.igamma(x, x).shape == (3,)            # no tangent: the op runs
