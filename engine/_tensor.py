@@ -21,6 +21,8 @@ from .grad_mode import enable_grad, tls
 from .layouts import strided
 from .messages import c_type_name, scalar_type_name, size_repr, sizes
 from .shapes import normalize_dim
+from .storage import TypedStorage, UntypedStorage, storage_root
+from .warn_once import warn_once
 
 __all__ = ["Tensor", "AutogradMeta", "DifferentiableViewMeta", "VariableVersion", "update_tensor_hooks_on_new_gradfn"]
 
@@ -487,13 +489,26 @@ class Tensor:
         data = self._data
         if not hasattr(data, "strides"):
             return 0
-        base = data
-        while base.base is not None and base.base.__class__ is data.__class__:
-            base = base.base
-        return (_address(data) - _address(base)) // data.itemsize
+        return (_address(data) - _address(storage_root(data))) // data.itemsize
 
     def data_ptr(self) -> int:
         return _address(self._data) if hasattr(self._data, "strides") else 0
+
+    def untyped_storage(self) -> UntypedStorage:
+        """The memory this tensor's array lives in, shared by every view of it (agrad/storage.py)."""
+        data = self._data
+        if not hasattr(data, "strides"):
+            return UntypedStorage(None, int(data.size) * data.dtype.itemsize, 0, self.device)
+        root = storage_root(data)
+        return UntypedStorage(root, int(root.nbytes), _address(root), self.device)
+
+    def storage(self) -> TypedStorage:
+        """That memory as elements of this tensor's dtype (PyTorch's deprecated TypedStorage)."""
+        warn_once("TypedStorage", "TypedStorage is deprecated. It will be removed in the future and UntypedStorage "
+                  "will be the only storage class. This should only matter to you if you are using storages "
+                  "directly.  To access UntypedStorage directly, use tensor.untyped_storage() instead of "
+                  "tensor.storage()")
+        return TypedStorage(self.untyped_storage(), self.dtype)
 
     def element_size(self) -> int:
         return self._data.dtype.itemsize
