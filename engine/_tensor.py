@@ -877,7 +877,9 @@ class Tensor:
         if m is not None:
             if m.grad_fn is not None:
                 version_counter(self).detached = True
-            m.grad_fn, m.requires_grad = None, False
+            m.grad_fn, m.requires_grad, m.output_nr = None, False, 0
+            if hasattr(m, "fw_grad"):
+                del m.fw_grad       # the tangent goes too, as PyTorch's detach_ resets fw_grad_
         self._keys &= ~AUTOGRAD
         return self
 

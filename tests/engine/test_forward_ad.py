@@ -220,3 +220,15 @@ def test_make_dual_lays_the_tangent_out_as_the_primal():
         assert tuple(fwAD.unpack_dual(d.ravel()).tangent.shape) == (12,)
         same = agrad.randn(4, dtype=agrad.float64)
         assert fwAD.unpack_dual(fwAD.make_dual(agrad.randn(4, dtype=agrad.float64), same)).tangent is same
+
+
+def test_detach_in_place_drops_the_tangent():
+    # PyTorch 2.13 (test_autograd's test_advanced_packing_unpacking): detach_() resets fw_grad_ as well
+    foo, bar = agrad.rand(2, dtype=agrad.float64), agrad.ones(2, dtype=agrad.float64)
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(foo, bar).clone()
+        assert fwAD.unpack_dual(dual * 2).tangent is not None
+        dual.detach_()
+        p, t = fwAD.unpack_dual(dual * 2)
+        assert t is None and not p.requires_grad
+        np.testing.assert_array_equal(p.numpy(), foo.numpy() * 2)
