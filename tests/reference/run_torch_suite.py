@@ -1,7 +1,9 @@
 """Run PyTorch's own test/test_autograd.py with agrad standing in for torch (a developer tool, not a CI test).
 
     PYTHONPATH=<agrad on the path> python tests/reference/run_torch_suite.py PATH/TO/test_autograd.py \
-        [-k SUBSTRING] [--json OUT.json] [--timeout SECONDS] [--show CATEGORY]
+        [-k SUBSTRING] [--json OUT.json] [--timeout SECONDS] [--show CATEGORY] [--calibration TORCH.json]
+    python tests/reference/run_torch_suite.py PATH/TO/test_autograd.py --library torch --json TORCH.json
+        (in a venv with torch: the same harness on PyTorch itself; what fails there is not agrad's)
 
 The test file is not in this repository: take it from a PyTorch source tree of the version agrad follows
 (`git show v2.X.0:test/test_autograd.py` in a pytorch clone, or test/ of the release's source tarball);
@@ -498,13 +500,19 @@ _HARNESS_PATTERNS = [  # (category, regex over "ExcType: message" and the test n
     ("harness:complex", r"[Cc]omplex|cfloat|cdouble|conj"),
     ("harness:sparse", r"[Ss]parse|sparse_coo|to_dense"),
     ("harness:jit", r"\bjit\b|script|trace"),
-    ("harness:subclass/dispatch mode", r"TorchDispatchMode|__torch_function__|__torch_dispatch__|no_dispatch|"
+    ("harness:subclass/dispatch mode", r"TorchDispatchMode|torch_function|torch_dispatch|no_dispatch|"
                                        r"FlopCounterMode|_make_subclass|_make_wrapper_subclass|Subclass"),
     ("harness:nested tensor", r"nested"),
+    ("harness:subprocess running torch", r"CalledProcessError|runWithPytorchAPIUsageStderr"),
+    ("harness:mkldnn", r"mkldnn"),
+    ("harness:bfloat16/autocast (NumPy has no bfloat16)", r"bfloat|autocast"),
+    ("harness:complex", r"view_as_real|view_as_complex"),
 ]
 
 
-def classify(test_name, exc_type, message):
+def classify(test_name, exc_type, message, tb=""):
+    if "CalledProcessError" in tb:      # the test ran `python -c "import torch ..."`: real torch, not agrad
+        return "harness:subprocess running torch"
     first = message.strip().splitlines()[0] if message.strip() else ""
     text = f"{exc_type}: {first}"
     if exc_type == "HarnessLimit":
@@ -572,7 +580,7 @@ def run(mod, pattern, timeout):
                 exc_type = exc_type.split(".")[-1]
                 if exc_type in ("AssertionError", "failureException"):
                     message = message or tb.strip().splitlines()[-1]
-                results[full] = (classify(full, exc_type, message), tb)
+                results[full] = (classify(full, exc_type, message, tb), tb)
             else:
                 results[full] = ("pass", "")
             gc.collect()
@@ -600,6 +608,8 @@ def main(argv=None):
     ap.add_argument("--library", default="agrad", choices=("agrad", "torch"),
                     help="torch runs the same harness on PyTorch itself (in a venv that has it): what fails "
                          "there is the harness's or the test file's version, not agrad's")
+    ap.add_argument("--calibration", help="the --json of a --library torch run: a test that fails there too "
+                                          "counts as harness:fails on torch too (the file's version, or the harness)")
     args = ap.parse_args(argv)
     global agrad
     agrad = importlib.import_module(args.library)
@@ -607,6 +617,13 @@ def main(argv=None):
     EXPECT_DIR = os.path.join(os.path.dirname(os.path.abspath(args.path)), "expect")
     mod = load(args.path)
     results = run(mod, args.k, args.timeout)
+    if args.calibration:
+        with open(args.calibration) as f:
+            on_torch = json.load(f)
+        for name, (cat, tb) in list(results.items()):
+            if (cat.startswith("fail:") or cat == "timeout") and (on_torch.get(name, "").startswith("fail:")
+                                                                   or on_torch.get(name) == "timeout"):
+                results[name] = ("harness:fails on torch too", tb)
     if args.show:
         for name, (cat, tb) in sorted(results.items()):
             if args.show in cat:
