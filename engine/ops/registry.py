@@ -415,7 +415,7 @@ class OpNode(Node):
         if name == "result":
             self.saved_result_vc = None
 
-    def _saved_value(self, name: str):
+    def _read_saved(self, name: str):
         """`grad_fn._saved_<name>`, PyTorch's generated attribute: what this call saved as `name`, as its
         formula sees it (a tensor unpacked, with its checks; None where this call saved nothing under
         that name). Each op's Node class has these as properties (`_saved_properties`): a __getattr__
@@ -461,7 +461,7 @@ def _saved_properties(saved_names) -> dict:
     saves as `self_shape` is PyTorch's `self_sym_sizes` too)."""
     props = {}
     for name in saved_names:
-        value = property(functools.partial(OpNode._saved_value, name=name))
+        value = property(functools.partial(OpNode._read_saved, name=name))
         props[f"_saved_{name}"] = value
         props[f"_raw_saved_{name}"] = property(functools.partial(OpNode._raw_saved, name=name))
         if name.endswith("_shape"):
