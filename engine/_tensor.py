@@ -21,6 +21,8 @@ from .grad_mode import enable_grad, tls
 from .layouts import strided
 from .messages import c_type_name, scalar_type_name, size_repr, sizes
 from .shapes import normalize_dim
+from .storage import TypedStorage, UntypedStorage, storage_root
+from .warn_once import warn_once
 
 __all__ = ["Tensor", "AutogradMeta", "DifferentiableViewMeta", "VariableVersion", "update_tensor_hooks_on_new_gradfn"]
 
@@ -487,13 +489,26 @@ class Tensor:
         data = self._data
         if not hasattr(data, "strides"):
             return 0
-        base = data
-        while base.base is not None and base.base.__class__ is data.__class__:
-            base = base.base
-        return (_address(data) - _address(base)) // data.itemsize
+        return (_address(data) - _address(storage_root(data))) // data.itemsize
 
     def data_ptr(self) -> int:
         return _address(self._data) if hasattr(self._data, "strides") else 0
+
+    def untyped_storage(self) -> UntypedStorage:
+        """The memory this tensor's array lives in, shared by every view of it (agrad/storage.py)."""
+        data = self._data
+        if not hasattr(data, "strides"):
+            return UntypedStorage(None, int(data.size) * data.dtype.itemsize, 0, self.device)
+        root = storage_root(data)
+        return UntypedStorage(root, int(root.nbytes), _address(root), self.device)
+
+    def storage(self) -> TypedStorage:
+        """That memory as elements of this tensor's dtype (PyTorch's deprecated TypedStorage)."""
+        warn_once("TypedStorage", "TypedStorage is deprecated. It will be removed in the future and UntypedStorage "
+                  "will be the only storage class. This should only matter to you if you are using storages "
+                  "directly.  To access UntypedStorage directly, use tensor.untyped_storage() instead of "
+                  "tensor.storage()")
+        return TypedStorage(self.untyped_storage(), self.dtype)
 
     def element_size(self) -> int:
         return self._data.dtype.itemsize
@@ -862,7 +877,9 @@ class Tensor:
         if m is not None:
             if m.grad_fn is not None:
                 version_counter(self).detached = True
-            m.grad_fn, m.requires_grad = None, False
+            m.grad_fn, m.requires_grad, m.output_nr = None, False, 0
+            if hasattr(m, "fw_grad"):
+                del m.fw_grad       # the tangent goes too, as PyTorch's detach_ resets fw_grad_
         self._keys &= ~AUTOGRAD
         return self
 
@@ -905,16 +922,19 @@ class Tensor:
         return self.to(dtype=other.dtype)
 
     def type(self, dtype=None, non_blocking=False):
-        """PyTorch's `t.type()`: no dtype, the type's name ('agrad.FloatTensor'); a dtype or
-        such a name, `t` converted (`t` itself when it already has that dtype)."""
+        """PyTorch's `t.type()`: no dtype, the type's name ('agrad.FloatTensor'); a dtype, a legacy
+        type (agrad.DoubleTensor) or such a name ('agrad.DoubleTensor', or as code written for PyTorch
+        spells it, 'torch.DoubleTensor'), `t` converted (`t` itself when it already has that dtype)."""
         names = _legacy_type_names()
         if dtype is None:
             return f"agrad.{names[self.dtype]}"
         if isinstance(dtype, str):
-            by_name = {f"agrad.{n}": dt for dt, n in names.items()}
+            by_name = {f"{module}.{n}": dt for dt, n in names.items() for module in ("agrad", "torch")}
             if dtype not in by_name:
                 raise ValueError(f"invalid type: '{dtype}'")
             dtype = by_name[dtype]
+        elif isinstance(dtype, type) and getattr(dtype, "dtype", None) in names:   # a legacy tensor type
+            dtype = dtype.dtype
         return self.to(dtype=dtype)
 
     # -- shaped like another tensor, and new tensors like this one (PyTorch's methods) ----

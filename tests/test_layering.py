@@ -31,7 +31,7 @@ FLOORS = [
     ("agrad.warn_once", 0), ("agrad.user_warnings", 0), ("agrad.fp_warnings", 0), ("agrad._atomic_write", 0),
     ("agrad.backends", 1), ("agrad.grad_mode", 1), ("agrad.messages", 1), ("agrad.codegen", 1),
     ("agrad.watchers", 1), ("agrad.cuda", 1),
-    ("agrad.shapes", 2), ("agrad._tensor_str", 2),
+    ("agrad.shapes", 2), ("agrad._tensor_str", 2), ("agrad.storage", 2),
     ("agrad._tensor", 3),
     ("agrad.generator", 4), ("agrad.creation", 4), ("agrad.random", 4),
     ("agrad.dispatcher", 5),

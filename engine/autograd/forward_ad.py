@@ -23,6 +23,7 @@ import weakref
 from collections import namedtuple
 
 from .._tensor import AutogradMeta, DifferentiableViewMeta, Tensor, replay_view
+from ..creation import zeros
 from ..generator import numpy_rng
 from ..dispatch_keys import DispatchKey, FORWARD_AD
 from ..dispatcher import call, ops, register_fallback
@@ -111,6 +112,8 @@ def set_tangent(self, new, is_inplace_op: bool) -> None:
                            f"original Tensor, this is not supported. Tensor is of size {list(self.shape)} "
                            f"while the given forward gradient is of size {list(new.shape)}.")
     if not is_inplace_op:
+        if not _has_same_meta(new, self):
+            new = _new_with_same_meta(new, self)
         _set_tangent(self, new)
         return
     with ExcludeDispatchKeyGuard(FORWARD_AD):
@@ -129,6 +132,29 @@ def set_tangent(self, new, is_inplace_op: bool) -> None:
             _set_tangent(self, view_t)
             return
     _set_tangent(self, new)
+
+
+def _has_same_meta(tangent, primal) -> bool:
+    """PyTorch's has_same_meta: the same offset, strides (where a size is not 0 or 1) and storage size, so
+    that a view of the primal's storage replays on the tangent's (a backend without strides: always)."""
+    if not (hasattr(tangent._data, "strides") and hasattr(primal._data, "strides")):
+        return True
+    if tangent.storage_offset() != primal.storage_offset():
+        return False
+    if any(a != b and n not in (0, 1) for a, b, n in zip(tangent.stride(), primal.stride(), primal.shape)):
+        return False
+    return len(tangent.untyped_storage()) // tangent.element_size() == \
+        len(primal.untyped_storage()) // primal.element_size()
+
+
+def _new_with_same_meta(tangent, primal):
+    """The tangent's values in a new tensor laid out as the primal in a storage of the primal's size
+    (PyTorch's _new_zeros_with_same_feature_meta then copy_), so the caller's tangent is never written."""
+    with ExcludeDispatchKeyGuard(FORWARD_AD):
+        numel = len(primal.untyped_storage()) // primal.element_size()
+        out = zeros(numel, dtype=tangent.dtype, device=tangent.device).as_strided(
+            list(primal.shape), list(primal.stride()), primal.storage_offset())
+        return out.copy_(tangent)
 
 
 # ---- the ForwardAD key's fallback ---------------------------------------------------------------------
@@ -205,6 +231,13 @@ def _forward_ad_fallback(op, keyset, args):
     below = keyset & ~FORWARD_AD
     if not duals:
         return op.redispatch(below, args)
+    info = getattr(op, "info", None)
+    if info is not None and not info.forward_ad_supported:
+        raise NotImplementedError(
+            f"Trying to use forward AD with {op.name} that does not support it because it has not been "
+            "implemented yet.\nPlease file an issue to PyTorch at https://github.com/pytorch/pytorch/issues/new?"
+            "template=feature-request.yml so that we can prioritize its implementation or submit a PR adding the "
+            "implementation to derivatives.yaml")
     differentiable = tls.grad_enabled and any(a.requires_grad or v.requires_grad for _, _, a, v in duals)
     # the default Generator's NumPy generator (made now if nothing drew yet, so that the tangent's draws
     # and the primal's start from one state)
@@ -225,8 +258,14 @@ def _forward_ad_fallback(op, keyset, args):
                 # a view op: the tangent is the same view of the input's tangent (PyTorch's forward views)
                 with set_grad_enabled(differentiable):
                     tangent = replay_view(duals[0][3], m.view_fn[-1:])
-            elif m is not None and m.grad_fn is not None:
-                _output_tangents.setdefault(m.grad_fn, {})[m.output_nr] = tangent
+            else:
+                if not _has_same_meta(tangent, o):
+                    # laid out as the output, as PyTorch's set_fw_grad does: a view of the output (a later
+                    # view op) then replays on its tangent
+                    with set_grad_enabled(differentiable):
+                        tangent = _new_with_same_meta(tangent, o)
+                if m is not None and m.grad_fn is not None:
+                    _output_tangents.setdefault(m.grad_fn, {})[m.output_nr] = tangent
             _set_tangent(o, tangent)
     return result
 

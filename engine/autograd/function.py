@@ -221,6 +221,16 @@ class Function:
         raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it "
                                   "with forward mode AD.")
 
+    # PyTorch's defaults for torch.func.vmap. agrad's vmap (func/vmap.py) calls the function once per sample,
+    # so a Function runs as it is there and neither is consulted; they are here for code that reads or sets them.
+    generate_vmap_rule = False
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        """The Function's batching rule: (output, out_dims) from batched inputs and their in_dims."""
+        raise NotImplementedError("To use autograd.Function with vmap, you must either override the vmap "
+                                  "staticmethod or set generate_vmap_rule=True.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run forward with grad mode off and record its Node. Keyword arguments go to forward as they

@@ -81,6 +81,12 @@ class OpInfo:
             self.entry.kernel(DispatchKey.Autograd)
         return self._array_grads
 
+    @property
+    def forward_ad_supported(self) -> bool:
+        """False for an op with a not_implemented derivative: PyTorch's codegen derives no forward
+        formula for it, and a call with any tangent among its inputs is refused (forward_ad.py)."""
+        return not any(isinstance(f, NotImplementedDerivative) for f in (self.grads or {}).values())
+
     def __repr__(self):
         return f"<OpInfo {self.entry.schema}>"
 
@@ -409,7 +415,7 @@ class OpNode(Node):
         if name == "result":
             self.saved_result_vc = None
 
-    def _saved_value(self, name: str):
+    def _read_saved(self, name: str):
         """`grad_fn._saved_<name>`, PyTorch's generated attribute: what this call saved as `name`, as its
         formula sees it (a tensor unpacked, with its checks; None where this call saved nothing under
         that name). Each op's Node class has these as properties (`_saved_properties`): a __getattr__
@@ -455,7 +461,7 @@ def _saved_properties(saved_names) -> dict:
     saves as `self_shape` is PyTorch's `self_sym_sizes` too)."""
     props = {}
     for name in saved_names:
-        value = property(functools.partial(OpNode._saved_value, name=name))
+        value = property(functools.partial(OpNode._read_saved, name=name))
         props[f"_saved_{name}"] = value
         props[f"_raw_saved_{name}"] = property(functools.partial(OpNode._raw_saved, name=name))
         if name.endswith("_shape"):

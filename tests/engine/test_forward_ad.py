@@ -39,11 +39,10 @@ def test_op_tangents(info, sample):
         pytest.skip("no float64 input in this sample")
     if "ties" in sample.name:
         pytest.skip("no directional derivative where values tie")
-    if info.name == "as_strided_copy" and "T" in sample.name.split(" ")[0]:
+    if info.name in ("as_strided", "as_strided_copy") and "T" in sample.name.split(" ")[0]:
         # agrad lays out p + eps * t C-contiguous where PyTorch's TensorIterator follows the first operand
-        # (a transposed p): the finite differences then read another layout than the tangent, which the
-        # double-vjp trick lays out as p (as PyTorch's set_fw_grad does). as_strided, a view, replays on the
-        # tangent as it is, and passes either way.
+        # (a transposed p): the finite differences then read another layout than the tangent, which make_dual
+        # and the double-vjp trick lay out as p (as PyTorch's set_fw_grad does).
         pytest.xfail("an elementwise result's layout is C order, not its first operand's as in PyTorch")
     primals = [t.detach() for t in inputs]
     rng = np.random.default_rng(len(sample.name))
@@ -52,6 +51,12 @@ def test_op_tangents(info, sample):
     if any(isinstance(a, agrad.Tensor) and not np.array_equal(a.detach().numpy(), b.detach().numpy(), equal_nan=True)
            for a, b in zip(first, again)):
         pytest.skip("random op: no finite difference")
+    if not info.forward_ad_supported:
+        # a not_implemented derivative: PyTorch refuses any tangent, even on an input whose gradient it has
+        with fwAD.dual_level(), pytest.raises(NotImplementedError, match=f"Trying to use forward AD with "
+                                                                          f"{info.name} that does not support it"):
+            fn(*[fwAD.make_dual(p, t) for p, t in zip(primals, tangents)])
+        return
     with fwAD.dual_level():
         try:
             outs = fn(*[fwAD.make_dual(p, t) for p, t in zip(primals, tangents)])
@@ -178,3 +183,52 @@ def test_a_random_op_draws_under_forward_ad_what_a_plain_run_draws():
     with fwAD.dual_level():
         primal, tangent = fwAD.unpack_dual(agrad.nn.functional.dropout(fwAD.make_dual(x, x.clone()), 0.5))
     assert agrad.equal(primal, plain) and agrad.equal(tangent, plain)
+
+
+def test_an_op_with_a_not_implemented_derivative_refuses_every_tangent():
+    # PyTorch 2.13: igamma's derivative in its input is not_implemented, so it has no forward AD at all
+    x, v = agrad.rand(3, dtype=agrad.float64) + 0.5, agrad.rand(3, dtype=agrad.float64)
+    message = ("Trying to use forward AD with igamma that does not support it because it has not been implemented "
+               "yet.\nPlease file an issue to PyTorch at https://github.com/pytorch/pytorch/issues/new?template="
+               "feature-request.yml so that we can prioritize its implementation or submit a PR adding the "
+               "implementation to derivatives.yaml")
+    with fwAD.dual_level():
+        for a, b in ((fwAD.make_dual(x, v), x), (x, fwAD.make_dual(x, v))):
+            with pytest.raises(NotImplementedError) as info:
+                agrad.igamma(a, b)
+            assert str(info.value) == message
+        assert agrad.igamma(x, x).shape == (3,)            # no tangent: the op runs
+
+
+def test_make_dual_lays_the_tangent_out_as_the_primal():
+    # PyTorch's set_fw_grad: a tangent of another layout or storage size is copied into one laid out as the
+    # primal (so a view of the primal replays on it); the caller's tangent is never written
+    primal = agrad.randn(5, dtype=agrad.float64)[:4]
+    tangent = agrad.randn(4, dtype=agrad.float64)
+    before = tangent.clone()
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(primal, tangent)
+        unpacked = fwAD.unpack_dual(dual).tangent
+        assert unpacked is not tangent and len(unpacked.untyped_storage()) == len(primal.untyped_storage())
+        unpacked *= 2
+        np.testing.assert_array_equal(tangent.numpy(), before.numpy())
+        np.testing.assert_array_equal(fwAD.unpack_dual(dual.as_strided((5,), (1,), 0)).tangent.numpy()[:4],
+                                      2 * before.numpy())
+        t = agrad.randn(3, 4, dtype=agrad.float64).t()
+        d = fwAD.make_dual(t, agrad.randn(4, 3, dtype=agrad.float64))
+        assert fwAD.unpack_dual(d).tangent.stride() == t.stride()
+        assert tuple(fwAD.unpack_dual(d.ravel()).tangent.shape) == (12,)
+        same = agrad.randn(4, dtype=agrad.float64)
+        assert fwAD.unpack_dual(fwAD.make_dual(agrad.randn(4, dtype=agrad.float64), same)).tangent is same
+
+
+def test_detach_in_place_drops_the_tangent():
+    # PyTorch 2.13 (test_autograd's test_advanced_packing_unpacking): detach_() resets fw_grad_ as well
+    foo, bar = agrad.rand(2, dtype=agrad.float64), agrad.ones(2, dtype=agrad.float64)
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(foo, bar).clone()
+        assert fwAD.unpack_dual(dual * 2).tangent is not None
+        dual.detach_()
+        p, t = fwAD.unpack_dual(dual * 2)
+        assert t is None and not p.requires_grad
+        np.testing.assert_array_equal(p.numpy(), foo.numpy() * 2)

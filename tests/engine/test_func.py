@@ -146,3 +146,25 @@ def test_pytree_round_trip_and_prefix_broadcast():
     assert broadcast_to_and_flatten(({"a": 1, "b": 2}, 3), spec) == [1, 1, 1, 2, 3]
     assert broadcast_to_and_flatten((0,), spec) is None
     assert broadcast_to_and_flatten(({"a": 1}, 3), spec) is None
+
+
+def test_a_custom_function_has_pytorchs_vmap_defaults_and_vmap_runs_it_per_sample():
+    class MySquare(agrad.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x ** 2
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * 2 * x
+
+    assert MySquare.generate_vmap_rule is False and hasattr(MySquare, "vmap")
+    with pytest.raises(NotImplementedError, match="override the vmap staticmethod or set generate_vmap_rule=True"):
+        MySquare.vmap(None, (0,), agrad.ones(2))
+    x = agrad.arange(6.0, dtype=agrad.float64).view(3, 2)
+    np.testing.assert_array_equal(agrad.func.vmap(MySquare.apply)(x).numpy(), x.numpy() ** 2)

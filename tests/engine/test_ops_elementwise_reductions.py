@@ -435,3 +435,30 @@ def test_second_derivatives_against_finite_differences(op, kwargs, name):
         xv = t(v)
         return grad_of(getattr(agrad, op)(xv, **kwargs).sum(), xv).detach().numpy()
     np.testing.assert_allclose(h, (first(a + eps) - first(a - eps)) / (2 * eps), rtol=1e-5, atol=1e-7)
+
+
+# ---- the graph a reduction's backward records (create_graph): PyTorch's Nodes, from torch 2.13 ----
+
+def _first_chain(grad_fn):
+    names = []
+    while grad_fn is not None and grad_fn.next_functions:
+        names.append(type(grad_fn).__name__)
+        grad_fn = grad_fn.next_functions[0][0]
+    return names
+
+
+@pytest.mark.parametrize("reduce, chain", [
+    (lambda x: x.sum(), ["ExpandBackward0"]),                   # sum_backward: a 0-d grad expands at once
+    (lambda x: x.sum(1), ["ExpandBackward0", "UnsqueezeBackward0"]),   # unsqueeze_multiple, one per dim
+    (lambda x: x.sum((0, 2)), ["ExpandBackward0", "UnsqueezeBackward0", "UnsqueezeBackward0"]),
+    (lambda x: x.sum(-1, keepdim=True), ["ExpandBackward0"]),
+    (lambda x: x.prod(1), ["MulBackward0", "UnsqueezeBackward0"]),
+    (lambda x: x.logsumexp(1), ["MulBackward0", "UnsqueezeBackward0"]),
+    (lambda x: x.amax((0, 1)), ["MulBackward0", "DivBackward0", "ViewBackward0"]),  # restore_reduced_dims
+])
+def test_a_reductions_backward_restores_the_reduced_dims_as_pytorch_does(reduce, chain):
+    x = agrad.randn(3, 4, 5, dtype=f64, requires_grad=True)
+    y = reduce(x)
+    g = grad_of(y, x, create_graph=True, grad_output=agrad.ones_like(y, requires_grad=True))
+    assert tuple(g.shape) == (3, 4, 5)
+    assert _first_chain(g.grad_fn) == chain

@@ -333,3 +333,44 @@ def test_0d_bool_tensor_indexes_as_a_python_bool():
     y = agrad.tensor(-2.0, requires_grad=True) * 1
     y[y <= 0] = float("nan")                       # torch.distributions.Wishart.mode of an unbatched Wishart
     assert y.isnan().item() and type(y.grad_fn).__name__ == "CopySlices"
+
+
+# ---- a list holding slices or sequences indexes as a tuple (PyTorch's treatSequenceAsTuple) ------
+
+_SEQUENCE_WARNING = "Using a non-tuple sequence for multidimensional indexing is deprecated"
+
+
+@pytest.mark.parametrize("index, shape", [
+    ([slice(None), [2, 3]], (4, 2)),          # x[:, [2, 3]]
+    ([[2, 3], slice(None)], (2, 4)),
+    ([[0, 1], [1, 0]], (2,)),                 # x[[0, 1], [1, 0]]: two index lists, not one 2-d index
+    ([[0, 1]], (2, 4)),
+    ([None, 1], (1, 4)),
+    ([Ellipsis, 1], (4,)),
+])
+def test_a_list_holding_slices_or_sequences_indexes_as_a_tuple(index, shape):
+    x = agrad.arange(16.0, dtype=agrad.float64).view(4, 4).requires_grad_()
+    with pytest.warns(UserWarning, match=_SEQUENCE_WARNING):
+        y = x[index]
+    assert tuple(y.shape) == shape
+    np.testing.assert_array_equal(y.detach().numpy(), np.arange(16.0).reshape(4, 4)[tuple(index)])
+    y.sum().backward()
+    expected = np.zeros((4, 4))
+    np.add.at(expected, tuple(index), 1.0)
+    np.testing.assert_array_equal(x.grad.numpy(), expected)
+
+
+def test_a_list_of_integers_or_of_32_sequences_is_one_index_tensor():
+    x = agrad.arange(16.0).view(4, 4)
+    assert tuple(x[[0, 1]].shape) == (2, 4)                   # no warning: one index tensor
+    assert tuple(x[[[0, 1]] * 32].shape) == (32, 2, 4)        # 32 elements or more: never a tuple
+    assert tuple(x[np.array([[0, 1], [1, 0]])].shape) == (2, 2, 4)   # an ndarray is one index tensor
+
+
+def test_setitem_with_a_list_holding_a_slice_writes_the_tuple_index():
+    x = agrad.zeros(5, 5, 5, dtype=agrad.float64)
+    with pytest.warns(UserWarning, match=_SEQUENCE_WARNING):
+        x[[slice(None), [2, 4], [1, 3]]] = 1.0
+    expected = np.zeros((5, 5, 5))
+    expected[:, [2, 4], [1, 3]] = 1.0
+    np.testing.assert_array_equal(x.numpy(), expected)

@@ -293,3 +293,10 @@ def test_a_raw_saved_tensor_is_a_SavedTensor_which_python_cannot_make():
     assert isinstance(y.grad_fn._raw_saved_self, agrad.autograd.SavedTensor)
     with pytest.raises(RuntimeError, match=r"^Trying to create a SavedTensor object from Python is forbidden\.$"):
         agrad.autograd.SavedTensor()
+
+
+def test_a_nodes_saved_attributes_are_only_what_it_saved():
+    # as PyTorch 2.13's dir(grad_fn): graph printers (torchviz's show_attrs) read every `_saved_*` name
+    x = agrad.ones(2, 2, requires_grad=True)
+    assert [n for n in dir((x * x).grad_fn) if n.startswith("_saved_")] == ["_saved_other", "_saved_self"]
+    assert [n for n in dir(x.exp().grad_fn) if n.startswith("_saved_")] == ["_saved_result"]

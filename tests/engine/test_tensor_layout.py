@@ -118,3 +118,33 @@ def test_every_tensor_is_strided_and_dense():
     assert x.layout is agrad.strided and isinstance(agrad.strided, agrad.layout)
     assert repr(agrad.strided) == "agrad.strided" and pickle.loads(pickle.dumps(agrad.strided)) is agrad.strided
     assert x.is_sparse is False
+
+
+def test_storage_is_the_whole_allocation_a_view_shares():
+    # PyTorch 2.13: len(torch.randn(5)[1:4].storage()) == 5, its nbytes 20, its data_ptr the allocation's start
+    x = agrad.randn(5)
+    v = x[1:4]
+    with pytest.warns(UserWarning, match="TypedStorage is deprecated"):
+        agrad.set_warn_always(True)
+        try:
+            s = v.storage()
+        finally:
+            agrad.set_warn_always(False)
+    assert len(s) == s.size() == 5 and s.nbytes() == 20 and s.element_size() == 4
+    assert s.dtype == agrad.float32 and s.device == v.device
+    assert s.data_ptr() == x.data_ptr() == v.data_ptr() - 4
+    assert s.tolist() == x.tolist()
+    u = v.untyped_storage()
+    assert len(u) == u.nbytes() == 20 and u.element_size() == 1 and u.data_ptr() == x.data_ptr()
+    assert v.clone().untyped_storage().data_ptr() != x.data_ptr()     # a copy has its own
+    assert len(agrad.randn(4, 4, device="meta").untyped_storage()) == 64
+
+
+def test_a_dual_tensor_and_its_primal_share_the_storage():
+    import agrad.autograd.forward_ad as fwAD
+    foo, bar = agrad.rand(2), agrad.ones(2)
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(foo, bar)
+        primal, tangent = fwAD.unpack_dual(dual)
+        assert dual.untyped_storage().data_ptr() == primal.untyped_storage().data_ptr() == foo.data_ptr()
+        assert tangent.untyped_storage().data_ptr() == bar.untyped_storage().data_ptr()

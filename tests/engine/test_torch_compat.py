@@ -63,6 +63,10 @@ def test_type_converts_and_names():
     assert agrad.tensor([1, 2]).type() == "agrad.LongTensor"
     with pytest.raises(ValueError, match="invalid type"):
         x.type("agrad.NoSuchTensor")
+    # a legacy type, or its name as code written for PyTorch spells it (test_autograd's test_type_conversions)
+    for legacy in (agrad.DoubleTensor, agrad.IntTensor, agrad.ByteTensor):
+        assert isinstance(x.type(legacy), legacy)
+    assert x.type("torch.IntTensor").dtype == agrad.int32
 
 
 def test_type_keeps_the_graph():

@@ -49,11 +49,14 @@ def _sum_kernel(xp, self, dim, keepdim, dtype):
 
 
 def _keepdim_grad(grad, self_shape, dim, keepdim):
-    """Reinsert the reduced dimensions as size 1, so the gradient broadcasts back."""
-    if keepdim or not self_shape:
+    """Reinsert the reduced dimensions as size 1, so the gradient broadcasts back: PyTorch's
+    unsqueeze_multiple, one unsqueeze (UnsqueezeBackward0) per reduced dim. A reduction over every dim
+    (no dim given) leaves the 0-d gradient as it is: it broadcasts (sum's backward is then one expand)."""
+    if keepdim or not self_shape or dim is None or (isinstance(dim, (list, tuple)) and not dim):
         return grad
-    dims = normalize_dims(dim, len(self_shape))
-    return _ops.reshape(grad, [1 if i in dims else s for i, s in enumerate(self_shape)])
+    for d in sorted(normalize_dims(dim, len(self_shape))):
+        grad = _ops.unsqueeze(grad, d)
+    return grad
 
 
 def sum_backward(grad, self_shape, dim, keepdim):
@@ -162,6 +165,15 @@ _INF = float("inf")
 
 def _restore(t, self_shape, dim, keepdim):
     return _keepdim_grad(t, tuple(self_shape), dim, keepdim)
+
+
+def _restore_reduced_dims(t, self_shape, dim, keepdim):
+    """PyTorch's restore_reduced_dims (amax/amin's backward): the reduced dims back as size 1 by one
+    reshape (ViewBackward0), where the other reductions unsqueeze (_keepdim_grad)."""
+    if keepdim or not self_shape:
+        return t
+    dims = normalize_dims(dim, len(self_shape))
+    return _ops.reshape(t, [1 if i in dims else s for i, s in enumerate(self_shape)])
 
 
 # ---- prod ---------------------------------------------------------------------------------

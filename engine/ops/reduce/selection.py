@@ -35,7 +35,7 @@ from ..shape.view import unsqueeze
 from ..factories import full_like
 from ..shape.rearrange import broadcast_tensors
 from .arithmetic import (
-    _restore,
+    _restore_reduced_dims,
     sum,  # noqa: A004
 )
 
@@ -72,8 +72,8 @@ def _extremum(name, fn):
     def grad_formula(grad, self, result, dim, keepdim):
         # PyTorch's scale_grad_by_count: ties share the gradient evenly
         dims = normalize_dims(dim, self.ndim)
-        mask = self == _restore(result, self.shape, dim, keepdim)
-        return _restore(grad, self.shape, dim, keepdim) / sum(mask, dims, keepdim=True) * mask
+        mask = self == _restore_reduced_dims(result, self.shape, dim, keepdim)
+        return _restore_reduced_dims(grad, self.shape, dim, keepdim) / sum(mask, dims, keepdim=True) * mask
     return kernel, meta, grad_formula
 
 
