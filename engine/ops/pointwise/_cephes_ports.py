@@ -2,8 +2,11 @@
 ATen's J₀, J₁) and Ai. ATen evaluates each rational approximation's denominator as a plain polynomial
 (Cephes' p1evl has an implicit leading 1), so its values differ from SciPy's by up to about 1e-6
 relative; these follow ATen's formulas term by term, in the input's float dtype, so that results are
-PyTorch's. NumPy arrays in, NumPy arrays out (the CPU; CuPy arrays support the same calls)."""
+PyTorch's. NumPy arrays in, NumPy arrays out (the CPU; CuPy arrays support the same calls; a dask array's
+chunks are each given to them)."""
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
@@ -79,6 +82,16 @@ _AI_AGD = (9.30892908077441974853e+00, 1.98352928718312140417e+01, 1.55646628932
            4.91834570062930015649e-09)
 
 
+def _chunk_by_chunk(port):
+    """`port` applied to each chunk of a chunked (dask) array: the ports are elementwise and written with
+    NumPy's functions, and airy_ai's series loops until every element has converged (`while
+    active.any()`), which on a lazy array would compute its whole growing graph once a round."""
+    @functools.wraps(port)
+    def apply(x):
+        return x.map_blocks(port, dtype=x.dtype) if hasattr(x, "map_blocks") else port(x)
+    return apply
+
+
 def _polevl(z, coefficients):
     f = z.dtype.type
     acc = np.zeros_like(z)
@@ -99,6 +112,7 @@ def _asymptotic(x, z, pp, pq, qp, qq, shift, sine_first):
     return (p * np.cos(angle) - q * np.sin(angle)) * f(_SQRT_TWO_OVER_PI) / np.sqrt(x)
 
 
+@_chunk_by_chunk
 def bessel_j0(x):
     f = x.dtype.type
     x = np.abs(x)
@@ -110,6 +124,7 @@ def bessel_j0(x):
     return np.where(x <= 5, np.where(x < f(0.00001), f(1) - z / f(4), small), large)
 
 
+@_chunk_by_chunk
 def bessel_y0(x):
     f = x.dtype.type
     z = x * x
@@ -119,6 +134,7 @@ def bessel_y0(x):
     return np.where(x <= 5, np.where(x == 0, f(-np.inf), small), large)
 
 
+@_chunk_by_chunk
 def bessel_j1(x):
     f = x.dtype.type
     sign = np.where(x < 0, f(-1), f(1))
@@ -131,6 +147,7 @@ def bessel_j1(x):
     return sign * np.where(x <= 5, small, large)
 
 
+@_chunk_by_chunk
 def bessel_y1(x):
     f = x.dtype.type
     z = x * x
@@ -141,6 +158,7 @@ def bessel_y1(x):
     return np.where(x <= 5, np.where(x == 0, f(-np.inf), np.where(x < 0, f(np.nan), small)), large)
 
 
+@_chunk_by_chunk
 def airy_ai(x):
     f = x.dtype.type
     with np.errstate(all="ignore"):
