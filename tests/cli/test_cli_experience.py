@@ -373,6 +373,13 @@ def test_examples_work_from_an_installed_copy(tmp_path):
                            text=True, timeout=120)
     # the example folders are declared (what `pip install` would otherwise warn of, a screenful per folder)
     assert "absent from the `packages` configuration" not in build.stderr, build.stderr
+    # and every package of the checkout is in it: one left out of `packages` is left out silently
+    # (an editable install hides it), to fail on import only where agrad was installed
+    roots = {"engine": built / "agrad", "graphs": built / "agrad" / "graphs", "cli": built / "agrad" / "cli"}
+    missing = [str(init.parent.relative_to(ROOT)) for folder, target in roots.items()
+               for init in (ROOT / folder).rglob("__init__.py")
+               if not (target / init.relative_to(ROOT / folder)).exists()]
+    assert missing == [], f"packages missing from pyproject.toml's `packages`: {missing}"
     env = {"PYTHONPATH": str(built)}
     where = subprocess.run([sys.executable, "-c", "import agrad; print(agrad.__file__)"], capture_output=True,
                            text=True, timeout=60, env={**os.environ, **env}, cwd=tmp_path)
