@@ -24,3 +24,19 @@ def standin_cuda():
     yield
     get_default_engine().shutdown_workers()
     register_backend(previous)
+
+
+# The suite's longest tests (each 10-40 s, the ONNX conformance cases' shared fixture the longest),
+# run first: pytest-xdist hands tests to its workers in collection order, and one of these among the
+# last tests keeps one worker busy while the other has nothing left (tests/onnx is collected late).
+_LONG_FIRST = ("onnx/test_conformance.py::",
+               "engine/test_engine.py::test_million_node_chain_has_no_recursion",
+               "graphs/test_schema_and_examples.py::test_example_gradients_check",
+               "graphs/test_check_replay.py::",
+               "onnx/test_export.py::test_a_chain_of_thousands_of_ops_exports_with_its_gradient")
+
+
+def pytest_collection_modifyitems(items):
+    def rank(item):
+        return next((i for i, long in enumerate(_LONG_FIRST) if long in item.nodeid), len(_LONG_FIRST))
+    items.sort(key=rank)    # stable: in the order above, the rest as collected
