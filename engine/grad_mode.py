@@ -227,55 +227,51 @@ def is_view_replay_enabled() -> bool:
     return tls.view_replay
 
 
-class enforce_grad_layout_policy(_DecoratorContextManager):
-    """`enforce_grad_layout_policy(False)`: a first gradient that `.grad` may take over (nothing else
-    holds it) is taken as it is even where its strides are not its leaf's (the gradient layout
-    contract); a gradient that must be copied is still copied into the leaf's layout. Thread-local;
-    set when constructed, so it works as a function too, and restored on leaving the block (PyTorch's
-    torch.autograd.enforce_grad_layout_policy)."""
+class _ThreadFlag(_DecoratorContextManager):
+    """A switch of one thread-local flag (`tls.<_flag>`): set when constructed, so it works as a function
+    too; set again on entering a block and restored on leaving it; as a decorator it applies per call,
+    not from the decoration on (PyTorch's enforce_grad_layout_policy and _force_original_view_tracking)."""
 
-    def __init__(self, enable: bool = True) -> None:
-        self.prev = tls.grad_layout_enforced
-        tls.grad_layout_enforced = enable
-        self.mode = enable
-
-    def __call__(self, orig_func):
-        tls.grad_layout_enforced = self.prev       # as a decorator it applies per call, not from now on
-        return super().__call__(orig_func)
-
-    def __enter__(self) -> None:
-        pass
-
-    def __exit__(self, exc_type, exc_value, traceback) -> None:
-        tls.grad_layout_enforced = self.prev
-
-    def clone(self):
-        return self.__class__(self.mode)
-
-
-class _force_original_view_tracking(_DecoratorContextManager):
-    """Whether the views made while it is on are regenerated, once they or their base change in
-    place, by replaying their view ops (ViewBackward0, SelectBackward0, ...) instead of PyTorch's
-    default single as_strided of the base (AsStridedBackward0). Thread-local; set when constructed,
-    so it works as a function too (PyTorch's torch.autograd.grad_mode._force_original_view_tracking)."""
+    _flag: str
 
     def __init__(self, mode: bool) -> None:
-        self.prev = tls.view_replay
+        self.prev = getattr(tls, self._flag)
         self.mode = mode
-        tls.view_replay = mode
+        setattr(tls, self._flag, mode)
 
     def __call__(self, orig_func):
-        tls.view_replay = self.prev       # as a decorator it applies per call, not from now on
+        setattr(tls, self._flag, self.prev)
         return super().__call__(orig_func)
 
     def __enter__(self) -> None:
-        tls.view_replay = self.mode
+        setattr(tls, self._flag, self.mode)
 
     def __exit__(self, exc_type, exc_value, traceback) -> None:
-        tls.view_replay = self.prev
+        setattr(tls, self._flag, self.prev)
 
     def clone(self):
         return self.__class__(self.mode)
+
+
+class enforce_grad_layout_policy(_ThreadFlag):
+    """`enforce_grad_layout_policy(False)`: a first gradient that `.grad` may take over (nothing else
+    holds it) is taken as it is even where its strides are not its leaf's (the gradient layout
+    contract); a gradient that must be copied is still copied into the leaf's layout. Thread-local
+    (PyTorch's torch.autograd.enforce_grad_layout_policy)."""
+
+    _flag = "grad_layout_enforced"
+
+    def __init__(self, enable: bool = True) -> None:
+        super().__init__(enable)
+
+
+class _force_original_view_tracking(_ThreadFlag):
+    """Whether the views made while it is on are regenerated, once they or their base change in
+    place, by replaying their view ops (ViewBackward0, SelectBackward0, ...) instead of PyTorch's
+    default single as_strided of the base (AsStridedBackward0). Thread-local (PyTorch's
+    torch.autograd.grad_mode._force_original_view_tracking)."""
+
+    _flag = "view_replay"
 
 
 class inference_mode(_DecoratorContextManager):
