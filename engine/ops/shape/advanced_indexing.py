@@ -948,11 +948,11 @@ _SEQUENCE_INDEX_WARNING = (
     "x[torch.tensor(seq)], which will result either in an error or a different result")
 
 
-def sequence_as_tuple(index):
+def sequence_as_tuple(index: list):
     """PyTorch's treatSequenceAsTuple (python_variable_indexing.cpp): a list shorter than 32 that holds a
     tensor, a sequence, a slice, `...` or None indexes as the tuple of its elements (`x[[slice(None), [2, 3]]]`
     is `x[:, [2, 3]]`), with PyTorch's deprecation warning; any other list is one index tensor."""
-    if not isinstance(index, list) or len(index) >= 32:
+    if len(index) >= 32:
         return index
     if any(isinstance(item, (Tensor, list, tuple, slice, np.ndarray)) or item is Ellipsis or item is None
            for item in index):
@@ -965,7 +965,8 @@ def sequence_as_tuple(index):
 def getitem(tensor, index):
     """`tensor[index]`: basic indexing (indexing.basic_getitem) unless integer tensors, lists or
     bool masks are among the index's elements (advanced_getitem)."""
-    index = sequence_as_tuple(index)
+    if isinstance(index, list):     # (every x[i] passes here: no call for the other kinds)
+        index = sequence_as_tuple(index)
     items = index if isinstance(index, tuple) else (index,)
     if any(is_advanced(item) for item in items):
         return advanced_getitem(tensor, index)
@@ -1208,7 +1209,8 @@ def setitem(self: Tensor, index, value) -> None:
     """`self[index] = value`, as PyTorch: the indexed part is a view (basic indices) written with
     copy_/fill_ (so the base's grad_fn becomes CopySlices); with integer tensors, lists or bool masks
     among the indices, the basic part is applied first and index_put_ writes the rest."""
-    index = sequence_as_tuple(index)
+    if isinstance(index, list):
+        index = sequence_as_tuple(index)
     items = index if isinstance(index, tuple) else (index,)
     if not any(is_advanced(item) for item in items):
         target = basic_getitem(self, index)
