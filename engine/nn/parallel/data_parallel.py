@@ -41,7 +41,9 @@ def _one_device(device_ids, output_device) -> tuple[list[int], int]:
 
 
 def _to(value, device):
-    """`value`'s tensors moved to `device` (the scatter of one device: nothing is split), differentiably."""
+    """`value`'s tensors moved to `device` (the scatter of one device: nothing is split), differentiably.
+    (agrad.func.pytree's tree_map walks the same containers, but agrad.func imports agrad.nn: the layering
+    test refuses the cycle an import of it here would close.)"""
     if isinstance(value, Tensor):
         return value.to(device)
     if isinstance(value, tuple) and hasattr(value, "_fields"):       # a namedtuple keeps its type
