@@ -15,7 +15,7 @@ import os
 
 import numpy as np
 
-__all__ = ["Generator", "default_generator", "numpy_rng", "seed_of", "check_seed", "seeded_rng"]
+__all__ = ["Generator", "default_generator", "numpy_rng", "seed_of", "check_seed", "seeded_rng", "draws_refused"]
 
 _DEFAULT_SEED = 67280421310721          # c10's default_rng_seed_val
 # the state as bytes (a uint8 Tensor, as PyTorch's ByteTensor): PCG64's state and increment (128
@@ -113,6 +113,37 @@ class Generator:
 Generator.__module__ = "agrad"
 
 default_generator = Generator(_seed=0)
+
+
+class _RefusingDraws:
+    """Stands in for the default generator's NumPy generator while draws are refused: any draw raises
+    RuntimeError(message). Its bit_generator stays reachable, so that saving and restoring the state
+    (get_rng_state, forward AD's replay of a primal) still works, as torch.get_rng_state does inside vmap."""
+
+    def __init__(self, generator, message: str):
+        self.bit_generator = generator.bit_generator
+        self._message = message
+
+    def __getattr__(self, name):
+        raise RuntimeError(self._message)
+
+
+class draws_refused:
+    """`with draws_refused(message):` — the default generator refuses to draw (vmap's randomness='error',
+    gradcheck's batched forward check); an explicit Generator still draws, as in PyTorch."""
+
+    def __init__(self, message: str):
+        self.message = message
+
+    def __enter__(self):
+        self.original = default_generator._numpy()
+        self.guard = default_generator._rng = _RefusingDraws(self.original, self.message)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        # a manual_seed inside the block replaced the guard with a new generator: that one stays
+        if default_generator._rng is self.guard:
+            default_generator._rng = self.original
 
 
 def numpy_rng(generator) -> np.random.Generator:

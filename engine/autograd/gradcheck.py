@@ -28,7 +28,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .. import creation
 from .._tensor import Tensor
+from ..generator import draws_refused
 from ..grad_mode import enable_grad, no_grad
 from .backward_and_grad import grad as autograd_grad
 from .function import Function
@@ -499,21 +501,19 @@ def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=Tru
     batched (check_batched_grad, through autograd.grad's is_grads_batched). check_forward_ad compares
     the Jacobians forward AD gives (autograd/forward_ad.py) with the same finite differences, and
     that a zero tangent and none give the same output tangents (check_undefined_grad).
-    check_batched_forward_grad needs vmap, which agrad has not: NotImplementedError. (check_grad_dtypes
-    and masked concern complex and sparse tensors, which agrad has not.)"""
+    check_batched_forward_grad gives forward AD a batch of tangents the way agrad's vmap does.
+    (check_grad_dtypes and masked concern complex and sparse tensors, which agrad has not.)"""
     if not (check_forward_ad or check_backward_ad):
         raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad to be True")
     if check_batched_grad and not check_backward_ad:
         raise AssertionError("Setting check_batched_grad=True requires check_backward_ad to be True")
     if check_batched_forward_grad and not check_forward_ad:
         raise AssertionError("Setting check_batched_forward_grad=True requires check_forward_ad to be True")
-    if check_batched_forward_grad:
-        # PyTorch checks it by vmapping the tangents (functorch); agrad has no vmap to check against
-        raise NotImplementedError("gradcheck: check_batched_forward_grad needs vmap over forward AD, which agrad "
-                                  "does not have")
     try:
         _gradcheck_helper(fn, inputs, eps, atol, rtol, nondet_tol, fast_mode, seed, check_forward_ad=check_forward_ad,
                           check_backward_ad=check_backward_ad, check_undefined_grad=check_undefined_grad)
+        if check_batched_forward_grad:
+            _check_batched_forward_grad(fn, _as_tuple(inputs))
         if not check_backward_ad:
             return True
         if check_batched_grad:
@@ -598,6 +598,61 @@ def _check_batched_grad(fn, inputs, seed) -> None:
                                                                                   rtol=1e-7, atol=1e-10):
                     raise GradcheckError(f"For output {i}, the batched gradient of grad_output {b} is not the "
                                          "gradient computed for it alone")
+
+
+_BATCHED_FORWARD_NOTE = """
+If you are adding a new operator, please file an issue and then use one of the
+workarounds. The workaround depends on how your test invokes gradcheck/gradgradcheck:
+
+If the test
+- manually invokes gradcheck/gradgradcheck, then set check_batched_forward_grad=False
+  as a keyword argument.
+- is OpInfo-based (e.g., in test_ops_fwd_gradients.py), then modify the OpInfo for the test
+  to have `check_batched_forward_grad=False`
+"""
+
+
+# torch._vmap_internals._vmap's refusal, the vmap gradcheck maps with
+_RANDOM_IN_VMAP = ("vmap: We do not yet support calling random operations inside of vmap. Please perform random "
+                   "operations outside of vmap as a workaround")
+
+
+def _check_batched_forward_grad(fn, inputs) -> None:
+    """_test_batched_grad_forward_ad: for each float input that requires grad, the output tangents of two
+    random tangents (from the global generator, as torch.randn_like), each alone, against those of the same
+    two stacked into one batch and mapped over. PyTorch maps with functorch's vmap; agrad's vmap
+    (agrad.func.vmap) is a loop over the batch, so here each tangent is given as its row of the batch — a
+    view into a larger tensor, which a forward formula that assumed its own fresh tangent would get wrong
+    — and the batched result is stacked from the rows, as that vmap stacks it."""
+    from . import forward_ad as fwAD
+    for k, x in enumerate(inputs):
+        if not (isinstance(x, Tensor) and x.requires_grad and x.is_floating_point()):
+            continue
+
+        def jvp(tangent, k=k, x=x) -> list:
+            with fwAD.dual_level():
+                duals = [fwAD.make_dual(x.detach(), tangent) if j == k else
+                         (a.detach() if isinstance(a, Tensor) else a) for j, a in enumerate(inputs)]
+                found = []
+                for out in _as_tuple(fn(*duals)):
+                    if out is None:
+                        continue
+                    primal, t = fwAD.unpack_dual(out)
+                    found.append(_host(t).copy() if t is not None else np.zeros(primal.shape, primal._data.dtype))
+                return found
+
+        tangents = [creation.randn_like(x.detach()) for _ in range(2)]
+        expected = [np.stack(shards) for shards in zip(*[jvp(t) for t in tangents])]
+        batch = _like(x, np.stack([_host(t) for t in tangents]))
+        try:
+            with draws_refused(_RANDOM_IN_VMAP):
+                rows = [jvp(batch.select(0, b)) for b in range(2)]
+        except RuntimeError as exc:
+            raise GradcheckError(f"While computing batched gradients, got: {exc}\n\n{_BATCHED_FORWARD_NOTE}") from exc
+        for i, (res, exp) in enumerate(zip([np.stack(shards) for shards in zip(*rows)], expected)):
+            if not np.allclose(res, exp, rtol=1e-5, atol=1e-8):
+                raise GradcheckError(f"For output {i} and input {i}:\n\n{_BATCHED_FORWARD_NOTE}\n\nGot:\n{res}\n\n"
+                                     f"Expected:\n{exp}".strip())
 
 
 # -- the per-input report `agrad check` shows ----------------------------------------

@@ -32,7 +32,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from .. import creation
-from ..generator import default_generator
+from ..generator import draws_refused
 from ..dispatcher import ops as _ops
 from .pytree import broadcast_to_and_flatten, tree_flatten, tree_unflatten
 
@@ -175,18 +175,6 @@ def _same_value(a, b) -> bool:
             and bool(np.array_equal(a.detach().cpu().numpy(), b.detach().cpu().numpy(), equal_nan=True)))
 
 
-class _RandomnessError:
-    """Stands in for the default generator's NumPy generator while an 'error' vmap runs: any draw raises PyTorch's error.
-    Its bit_generator stays reachable, so that saving and restoring the state (get_rng_state, forward
-    AD's replay of a primal) still works, as torch.get_rng_state does inside vmap."""
-
-    def __init__(self, generator):
-        self.bit_generator = generator.bit_generator
-
-    def __getattr__(self, name):
-        raise RuntimeError(_RANDOM_ERROR)
-
-
 class _Randomness:
     """The generator's behaviour for one vmap call; entering it gives what to call before each sample."""
 
@@ -195,9 +183,7 @@ class _Randomness:
 
     def __enter__(self):
         if self.randomness == "error":
-            self.original = default_generator._numpy()
-            self.guard = _RandomnessError(self.original)
-            default_generator._rng = self.guard
+            self.refused = draws_refused(_RANDOM_ERROR).__enter__()
             return lambda: None
         if self.randomness == "same":
             state = creation.get_rng_state()
@@ -205,6 +191,5 @@ class _Randomness:
         return lambda: None
 
     def __exit__(self, *exc) -> None:
-        # a manual_seed inside func replaced the guard with a new generator: that one stays
-        if self.randomness == "error" and default_generator._rng is self.guard:
-            default_generator._rng = self.original
+        if self.randomness == "error":
+            self.refused.__exit__(*exc)

@@ -50,11 +50,34 @@ def test_gradcheck_checks_undefined_output_gradients_and_overlapping_inputs(fast
         gradcheck(lambda t: t, (expanded,), raise_exception=False, fast_mode=fast_mode)
 
 
-def test_gradcheck_checks_batched_gradients_and_refuses_batched_forward_mode():
-    from agrad.autograd import gradcheck
+def test_gradcheck_checks_batched_gradients_backward_and_forward():
+    from agrad.autograd import Function, gradcheck
 
     y = agrad.randn(3, dtype=agrad.float64, requires_grad=True)
     assert gradcheck(lambda t: (t * t).sin(), (y,), check_batched_grad=True)
-    # the batched forward check needs vmap, which agrad has not
-    with pytest.raises(NotImplementedError, match="vmap"):
-        gradcheck(lambda t: t * 2, (y,), check_forward_ad=True, check_batched_forward_grad=True)
+    assert gradcheck(lambda t, n: ((t * t).sin(), t + n), (y, 1), check_forward_ad=True,
+                     check_batched_forward_grad=True)
+
+    def with_jvp(jvp):
+        class Fn(Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+
+        Fn.jvp = staticmethod(jvp)
+        return Fn.apply
+
+    # a tangent given as a row of a batch is a view: a jvp that answers differently for one is caught
+    views_differ = with_jvp(lambda ctx, g: g * (2 if g._base is None else 3))
+    assert gradcheck(views_differ, (y,), check_forward_ad=True)
+    with pytest.raises(RuntimeError, match=r"(?s)For output 0 and input 0:.*check_batched_forward_grad=False"):
+        gradcheck(views_differ, (y,), check_forward_ad=True, check_batched_forward_grad=True)
+    # the default generator refuses to draw while the batch is mapped, with torch's message
+    draws = with_jvp(lambda ctx, g: agrad.randn_like(g) * 0 + g * 2)
+    with pytest.raises(RuntimeError, match="vmap: We do not yet support calling random operations inside of vmap"):
+        gradcheck(draws, (y,), check_forward_ad=True, check_batched_forward_grad=True)
+    agrad.randn(1)              # and draws again once it is done
