@@ -100,11 +100,11 @@ class Names:
         self.taken = set(reserved)
         self.reverse: dict[str, str] = {}
 
-    def make(self, onnx_name: str, fallback: str) -> str:
+    def make(self, onnx_name: str, fallback: str, suffix: str = "") -> str:
         base = _IDENT.sub("_", onnx_name).strip("_")
         # a YAML key longer than 1024 characters does not parse (PyYAML's simple keys); the full
         # ONNX name stays in `reverse` and the line's comment
-        base = re.sub(r"_output_0$", "", base)[:_MAX_NAME].rstrip("_") or fallback
+        base = (re.sub(r"_output_0$", "", base)[:_MAX_NAME].rstrip("_") or fallback) + suffix
         if base[0].isdigit():
             base = f"v{base}"
         if keyword.iskeyword(base) or base in ("True", "False", "None"):
@@ -139,8 +139,13 @@ class Importer:
         self.inputs: list[tuple[str, dict, str]] = []        # (agrad name, entry, comment)
         self.nodes: list[tuple[str, str, str]] = []          # (agrad name, expression, comment)
         self.weights: dict[str, np.ndarray] = {}
-        self.grad_params: set[str] = set()                   # params used where a gradient flows
-        self.param_inputs: dict[str, str] = {}               # ONNX initializer -> agrad input
+        # (ONNX initializer, whether a gradient flows where it is used) -> agrad input. An initializer both
+        # trained and read where no gradient flows (a BatchNormalization's statistics: torch's dynamo exporter
+        # gives a bias of zeros and the running mean of zeros one initializer) is two inputs of one array, so
+        # that its gradient is the trained parameter's, as in the model exported, and finite differences of
+        # the graph agree with it.
+        self.param_inputs: dict[tuple[str, bool], str] = {}
+        self.param_keys: dict[str, str] = {}                 # ONNX initializer -> its key in the weights file
         self.const_inputs: dict[int, str] = {}               # id(array) -> agrad input
         self.users: dict[str, int] = {}
         self.problems: list[str] = []
@@ -219,14 +224,22 @@ class Importer:
         if value.kind == "tensor":
             return value.expr
         if value.kind == "param":
-            agrad_name = self.param_inputs.get(name)
+            agrad_name = self.param_inputs.get((name, grad))
             if agrad_name is None:
-                agrad_name = self.param_inputs[name] = self.names.make(name, "param")
-                self.weights[agrad_name] = value.array
-            if grad:
-                self.grad_params.add(name)
+                # (read by other nodes too, it may be trained there: that input keeps the initializer's name)
+                suffix = "" if grad or self.users.get(name, 0) <= 1 else "_const"
+                agrad_name = self.param_inputs[name, grad] = self.names.make(name, "param", suffix)
+                # its array once in the weights file, under the trained input's name where there is one
+                key = self.param_keys.get(name)
+                if key is None or grad:
+                    self.weights[agrad_name] = self.weights.pop(key) if key is not None else value.array
+                    self.param_keys[name] = agrad_name
             return agrad_name
         return self._const_input(value.array, value.name or "const")
+
+    def parameters(self) -> int:
+        """How many initializers are trained: used somewhere a gradient flows."""
+        return sum(1 for _, grad in self.param_inputs if grad)
 
     def _const_input(self, array: np.ndarray, onnx_name: str) -> str:
         known = self.const_inputs.get(id(array))
@@ -559,7 +572,7 @@ class Importer:
                 outputs.append((name, onnx_out.name))
         loss = options.loss or "sum"
         kind, _, target = loss.partition(":")
-        if not outputs or (options.loss is None and not self.grad_params and not self.float_inputs):
+        if not outputs or (options.loss is None and not self.parameters() and not self.float_inputs):
             self.backward = None        # nothing requires grad: a model of integers in, or no float out
             return
         name = self.names.make("loss", "loss")
@@ -614,13 +627,14 @@ class Importer:
         entries = []
         for name, entry, comment in self.inputs:
             entries.append((name, entry, comment))
-        for onnx_name, name in self.param_inputs.items():
+        for (onnx_name, grad), name in self.param_inputs.items():
             value = self.values[onnx_name]
-            entry = {"file": self.weights_file, "key": name}
-            if onnx_name in self.grad_params:
+            entry = {"file": self.weights_file, "key": self.param_keys[onnx_name]}
+            if grad:
                 entry["requires_grad"] = True
+            also = " (where no gradient flows)" if (onnx_name, not grad) in self.param_inputs and not grad else ""
             entries.append((name, entry, f"initializer '{printable(onnx_name)}' "
-                                         f"{value.array.dtype.name}{list(value.array.shape)}"))
+                                         f"{value.array.dtype.name}{list(value.array.shape)}{also}"))
         for name, entry, comment in entries:
             if entry.get("dtype") == self.default_dtype.name and "shape" not in entry or \
                     entry.get("dtype") == self.default_dtype.name and entry.get("init") == "normal":
@@ -699,7 +713,7 @@ def import_model(model_path, graph_path=None, options: ImportOptions | None = No
                               f"checks them; ONNX's shape inference does not). {bug.details}"]) from None
         raise
     return ImportResult(graph_path, weights_path, importer.translated, importer.folded,
-                        sum(1 for n in importer.param_inputs if n in importer.grad_params), loaded.opset,
+                        importer.parameters(), loaded.opset,
                         loaded.original_opset, loaded.notes, dict(importer.names.reverse))
 
 

@@ -356,6 +356,21 @@ class Decoder(nn.Module):
         return self.layer(x, memory, tgt_mask=mask, tgt_is_causal=True)
 
 
+class FreshBatchNorm(nn.Module):
+    """A batch norm as made, not trained (bias and running mean zeros, weight and running variance ones):
+    the dynamo exporter gives each pair of equal tensors one initializer, so the bias is read as the
+    running mean too; its gradient is still the bias's alone, as torch's."""
+
+    def __init__(self):
+        super().__init__()
+        self.bn = nn.BatchNorm1d(3)
+        self.conv = nn.Conv1d(3, 4, 3, dilation=2, padding="same")
+
+    def forward(self, x):                                                        # (N, 3, 9)
+        y = self.conv(self.bn(x))
+        return nn.functional.adaptive_avg_pool1d(y, 4) + nn.functional.max_pool1d(y, 2, ceil_mode=True)[..., :4]
+
+
 class Patches(nn.Module):
     """ViT's patch embedding (a strided conv, flattened, a class token and positions added) over an
     image first convolved with reflect and circular padding."""
@@ -395,11 +410,13 @@ MODELS = {
     "interpolations": (Interpolations, {"x": (2, 2, 4, 5)}),
     "decoder": (Decoder, {"x": (2, 4, 8), "memory": (2, 6, 8)}),
     "patches": (Patches, {"x": (2, 3, 8, 8)}),
+    "fresh_bn": (FreshBatchNorm, {"x": (2, 3, 9)}),
 }
 
 # The batch-norm models also once without the legacy exporter's folding of BN into Conv.
 EXPORTERS = {"convbn": ("legacy", "dynamo", "unfolded"), "resblock": ("legacy", "dynamo", "unfolded"),
-             "sampling": ("dynamo",)}     # (Col2Im is opset 18's: the legacy exporter writes opset 17)
+             "sampling": ("dynamo",),     # (Col2Im is opset 18's: the legacy exporter writes opset 17)
+             "fresh_bn": ("dynamo",)}     # (the legacy exporter folds the batch norm into the Conv)
 
 
 def _inputs(name: str, shapes: dict, seed: int) -> dict[str, np.ndarray]:

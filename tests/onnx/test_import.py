@@ -91,6 +91,21 @@ def test_cli_import_then_check_passes(tmp_path):
     assert check.exit_code == 0, check.output
 
 
+def test_an_initializer_read_both_as_a_parameter_and_as_statistics_is_two_inputs_of_one_array(tmp_path):
+    # torch's dynamo exporter gives an untrained batch norm's bias and running mean (zeros) one initializer,
+    # and its weight and running variance (ones) another: the gradient is the parameter's (as torch's, which
+    # the fixture's comparison above checks), and finite differences of the graph must agree with it
+    result = import_model(FIXTURES / "fresh_bn.dynamo.onnx", tmp_path / "bn.yaml")
+    text = result.graph_path.read_text()
+    assert "bn_bias: {file: bn.npz, key: bn_bias, requires_grad: true}" in text
+    assert "bn_bias_const: {file: bn.npz, key: bn_bias}  # initializer 'bn.bias' float32[3] (where no gradient" in text
+    assert "batch_norm(x, bn_bias_const, bn_weight_const, bn_weight, bn_bias, False," in text
+    assert not [k for k in np.load(tmp_path / "bn.npz").files if k.endswith("_const")]   # each array once
+    assert result.parameters == 4
+    check = _cli("check", result.graph_path)
+    assert check.exit_code == 0, check.output
+
+
 def test_weights_whose_path_is_on_another_file_system_are_copied_into_place(tmp_path, monkeypatch):
     # `-o link.yaml` with link.yaml a symlink to another file system: both files are staged beside
     # the graph's target, so moving the weights to theirs crosses file systems (EXDEV)
