@@ -266,7 +266,11 @@ def __getattr__(name):
     if where is None and name.startswith("_foreach_"):
         where = ("foreach", name)
     if where is None:
-        return getattr(ops, name)
+        value = getattr(ops, name)
+        if isinstance(value, dispatcher.dispatcher._OpNamespace):
+            # `agrad.ops.aten` is not `agrad.aten`, nor `agrad.ops.profiler` the profiler (torch.profiler)
+            raise AttributeError(f"module 'agrad' has no attribute {name!r}")
+        return value
     import importlib
 
     module = importlib.import_module(f"{__package__}.{where[0]}")

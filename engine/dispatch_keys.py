@@ -14,26 +14,32 @@ class DispatchKey(enum.IntFlag):
     CPU = 2
     CUDA = 4
     Dask = 8
-    Autograd = 16
+    # Included in every call while a dispatch mode is pushed (utils/_python_dispatch.py): its fallback hands
+    # the call to the innermost mode's __torch_dispatch__. Below Autograd, as PyTorch's Python key: a mode
+    # sees the ops autograd has recorded, and what it returns is what autograd wraps.
+    Python = 16
+    Autograd = 32
     # Alias keys: registration targets that stand for several runtime keys.
-    CompositeImplicitAutograd = 32
+    CompositeImplicitAutograd = 64
     # Inference tensors carry it, and inference mode adds it to every call: its fallback
     # (engine/autograd/inference_tensors.py) makes results inference tensors inside inference mode and
     # refuses to save inference tensors for backward outside it. (PyTorch marks inference tensors in
     # TensorImpl's constructor; a key keeps the cost off every call made without them.)
-    InferenceMode = 64
+    InferenceMode = 128
     # Included in every call while a forward-AD dual level is open (autograd/forward_ad.py): its fallback
     # computes the tangents of an op's results. PyTorch does it in VariableType, on every call; a key
     # included only inside a level keeps the cost off every call made outside one.
-    ForwardAD = 128
+    ForwardAD = 256
 
 
-RUNTIME_KEYS = (DispatchKey.ForwardAD, DispatchKey.InferenceMode, DispatchKey.Autograd, DispatchKey.Dask, DispatchKey.CUDA, DispatchKey.CPU,
+RUNTIME_KEYS = (DispatchKey.ForwardAD, DispatchKey.InferenceMode, DispatchKey.Autograd, DispatchKey.Python,
+                DispatchKey.Dask, DispatchKey.CUDA, DispatchKey.CPU,
                 DispatchKey.Meta)  # priority order
 BACKEND_KEYS = DispatchKey.Meta | DispatchKey.CPU | DispatchKey.CUDA | DispatchKey.Dask
 AUTOGRAD = int(DispatchKey.Autograd)
 INFERENCE = int(DispatchKey.InferenceMode)
 FORWARD_AD = int(DispatchKey.ForwardAD)
+PYTHON = int(DispatchKey.Python)
 
 # What a CompositeImplicitAutograd kernel serves: autograd (its gradient comes from
 # the ops it calls) and every backend (it runs on whatever its ops run on).

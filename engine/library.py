@@ -19,8 +19,6 @@ own registration path (as torch.library).
 """
 from __future__ import annotations
 
-import types
-
 from ._tensor import Tensor
 from .autograd.function import BackwardCFunction
 from .autograd.node import Node, collect_next_edges, record
@@ -32,27 +30,17 @@ from .grad_mode import ExcludeDispatchKeyGuard
 
 __all__ = ["define", "impl", "register_autograd", "op", "namespace"]
 
-_namespaces: dict[str, types.SimpleNamespace] = {}
-
-
 def define(schema: str, *, doc: str = ""):
     """Declare an operator `ns::name(...) -> ...`; returns its function."""
     if "::" not in schema.split("(")[0]:
         raise ValueError(f"library.define: the operator needs a namespace, e.g. 'myops::{schema.strip()}'")
     entry = _dispatcher.define(schema, doc=doc, _depth=3)
-    ns, _, name = entry.name.partition("::")
-    setattr(namespace(ns), name, entry.function)
     return entry.function
 
 
-def namespace(ns: str) -> types.SimpleNamespace:
-    """`agrad.ops.<ns>`: the functions of the operators defined in namespace `ns`."""
-    space = _namespaces.get(ns)
-    if space is None:
-        from . import ops
-        space = _namespaces[ns] = types.SimpleNamespace()
-        setattr(ops, ns, space)
-    return space
+def namespace(ns: str):
+    """`agrad.ops.<ns>`: the operators defined in namespace `ns`, as OpOverloadPackets (callable)."""
+    return _dispatcher.namespace(ns)
 
 
 def op(name: str):

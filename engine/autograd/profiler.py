@@ -229,11 +229,14 @@ class profile:
 
     def op_end(self, op, result):
         stack = self._stacks[threading.get_ident()]
-        event = stack[-1]
+        at = len(stack) - 1
+        while stack[at].is_annotation:      # a range the op opened (profiler::_record_function_enter) stays open
+            at -= 1
+        event = stack[at]
         # sequence_nr: as PyTorch, that of the Node the op records at the autograd level; ops
         # called beneath another op (a composite's parts) run below it and have none
         floor, event.sequence_nr = event.sequence_nr, -1
-        outermost = not any(e.scope == _FUNCTION for e in stack[:-1])
+        outermost = not any(e.scope == _FUNCTION for e in stack[:at])
         first = result[0] if isinstance(result, tuple) and result else result
         node = getattr(first, "grad_fn", None) if hasattr(first, "_keys") else None
         if outermost and node is not None and is_grad_enabled() and floor < node.sequence_nr != UINT64_MAX:

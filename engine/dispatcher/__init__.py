@@ -1,10 +1,10 @@
 """The dispatcher: schemas, dispatch keys, and the operator registry."""
 from .dispatcher import (FALLTHROUGH, OMITTED, Deferred, OperatorEntry, UnknownOperatorError, all_ops, call,
-                         define, get_op, impl, keyset_for, ops, register_fallback)
+                         define, get_op, impl, keyset_for, namespace, ops, register_fallback)
 from ..dispatch_keys import AUTOGRAD, DispatchKey, format_keyset
 from .schema import Argument, Schema, SchemaError, parse_schema
 
 __all__ = ["DispatchKey", "OperatorEntry", "Schema", "Argument", "SchemaError", "UnknownOperatorError",
            "FALLTHROUGH", "OMITTED", "Deferred", "define", "impl", "register_fallback", "get_op", "all_ops",
            "keyset_for",
-           "call", "ops", "parse_schema", "format_keyset", "AUTOGRAD"]
+           "call", "ops", "namespace", "parse_schema", "format_keyset", "AUTOGRAD"]

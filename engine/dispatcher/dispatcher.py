@@ -32,7 +32,7 @@ from ..messages import check_result_cast
 from ..watchers import op_observers as _observers
 from .schema import Schema, parse_schema
 
-__all__ = ["OperatorEntry", "define", "impl", "register_fallback", "get_op", "all_ops", "ops",
+__all__ = ["OperatorEntry", "define", "impl", "register_fallback", "get_op", "all_ops", "ops", "namespace",
            "UnknownOperatorError", "FALLTHROUGH", "Deferred", "keyset_for", "call"]
 
 _NUMBER_TYPES = (int, float, bool)
@@ -65,7 +65,7 @@ class OperatorEntry:
     """One operator: its schema, its kernels per dispatch key, and the lookup cache."""
     __slots__ = ("name", "schema", "dispatch_table", "_cache", "defined_at", "registered_at",
                  "tensor_positions", "list_positions", "intlist_positions", "wraps_numbers",
-                 "has_backward", "doc", "function", "info", "given_none", "__weakref__")
+                 "has_backward", "doc", "function", "info", "given_none", "_packet", "__weakref__")
 
     def __init__(self, schema: Schema, defined_at: str, doc: str = ""):
         self.name = schema.name
@@ -84,12 +84,21 @@ class OperatorEntry:
         self.function = None            # the Python-level function, agrad.<name>
         self.info = None                # the op library's declaration (agrad.ops.registry.OpInfo)
         self.given_none = {}            # argument -> what an explicit None means (see define)
+        self._packet = None             # its OpOverloadPacket, made when first asked for (packet())
 
     def __repr__(self):
         return f"<OperatorEntry {self.schema}>"
 
     def __call__(self, *args, **kwargs):
         return self.function(*args, **kwargs)
+
+    def packet(self):
+        """The op's OpOverloadPacket (`agrad.ops.aten.<name>`), one per operator."""
+        packet = self._packet
+        if packet is None:
+            from .overloads import OpOverloadPacket
+            packet = self._packet = OpOverloadPacket(self)
+        return packet
 
     def call_boxed(self, args: list):
         """Call with the arguments as one list in schema order (PyTorch's callBoxed): how code
@@ -141,6 +150,8 @@ class OperatorEntry:
         return kernel
 
     def _compute_kernel(self, keyset: int):
+        if not self.tensor_positions and not keyset & BACKEND_KEYS:
+            keyset |= DispatchKey.CPU       # no Tensor argument (profiler::_record_function_enter): the default backend's
         for key in RUNTIME_KEYS:
             if not keyset & key:
                 continue
@@ -264,23 +275,51 @@ def all_ops() -> list[OperatorEntry]:
 
 
 class _OpNamespace:
-    """`ops.<name>`: an operator's function by name, looked up in the registry on first use
-    and kept (PyTorch's `torch.ops.aten.<name>`). How the layers below the op library
-    (autograd's engine and Nodes) call ops: by name through the dispatcher, never by
-    importing the library, which is built on top of them."""
+    """`ops.<name>`: an operator by name, looked up in the registry on first use and kept (PyTorch's
+    `torch.ops.aten.<name>`). `ops` gives the op's function: how the layers below the op library
+    (autograd's engine and Nodes) call ops, by name through the dispatcher, never by importing the
+    library, which is built on top of them. A namespace of `namespace(ns)` gives PyTorch's objects,
+    OpOverloadPackets (`agrad.ops.aten.add.Tensor`, `agrad.ops.myops.scale`)."""
+
+    def __init__(self, ns: str = "aten", packets: bool = False):
+        self._ns = ns
+        self._packets = packets
 
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
+        qualified = name if self._ns == "aten" else f"{self._ns}::{name}"
         try:
-            function = get_op(name).function
+            entry = get_op(qualified)
         except UnknownOperatorError as exc:       # getattr(ops, name, default) works, as on torch.ops
+            if self._packets:
+                raise AttributeError(f"'_OpNamespace' '{self._ns}' object has no attribute '{name}'") from None
             raise AttributeError(str(exc)) from None
-        setattr(self, name, function)
-        return function
+        value = entry.packet() if self._packets else entry.function
+        setattr(self, name, value)
+        return value
+
+    def __repr__(self):
+        return f"<module 'agrad.ops.{self._ns}' from 'agrad.ops'>"
 
 
 ops = _OpNamespace()
+_namespaces: dict = {}
+
+
+def namespace(ns: str) -> _OpNamespace:
+    """`agrad.ops.<ns>` (`aten`, `profiler`, a namespace of agrad.library's): its ops' OpOverloadPackets."""
+    space = _namespaces.get(ns)
+    if space is None:
+        space = _namespaces[ns] = _OpNamespace(ns, packets=True)
+    return space
+
+
+def has_namespace(ns: str) -> bool:
+    """Whether `ns` names a namespace of operators (one that is registered or that loads on first use)."""
+    prefix = ns + "::"
+    load_op_library(prefix)         # a namespace the op library registers on first use (profiler) is made now
+    return ns == "aten" or any(name.startswith(prefix) for name in _operators)
 
 
 def keyset_for(device, requires_grad: bool) -> int:

@@ -29,6 +29,8 @@ from .contents import FAMILIES
 from .registry import defop, get_info, registered
 
 _NOT_FAMILIES = {"registry", "samples", "formulas", "contents"}
+# operator namespaces besides aten whose ops are registered where their concept lives, on first use
+_NAMESPACE_MODULES = {"profiler": "agrad.autograd.profiler_ops"}
 
 _FAMILY_OF: dict = {}       # op or exported function -> the family module that declares it
 _HELPERS: set = set()
@@ -55,7 +57,10 @@ def load(op: str | None = None) -> None:
     table of contents does not list, every family (an unlisted op may be a new one)."""
     global _all_loaded
     family = _FAMILY_OF.get(op) if op is not None else None
-    if family is not None:
+    ns = op.partition("::")[0] if op is not None and "::" in op else None
+    if ns in _NAMESPACE_MODULES:
+        importlib.import_module(_NAMESPACE_MODULES[ns])
+    elif family is not None:
         importlib.import_module(f"{__name__}.{family}")
     elif not _all_loaded and (op is None or "::" not in op):      # `ns::op` comes from agrad.library
         for family in family_modules():
@@ -64,9 +69,14 @@ def load(op: str | None = None) -> None:
 
 
 def __getattr__(name):
-    """`agrad.ops.<op>`: the op's function, its family imported on first use."""
+    """`agrad.ops.<op>`: the op's function, its family imported on first use; `agrad.ops.<ns>`
+    (`aten`, `profiler`, a namespace of agrad.library's): its ops as PyTorch's OpOverloadPackets."""
     family = _FAMILY_OF.get(name)
     if family is None:
+        from ..dispatcher import dispatcher
+        if not name.startswith("__") and dispatcher.has_namespace(name):
+            space = globals()[name] = dispatcher.namespace(name)
+            return space
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     module = importlib.import_module(f"{__name__}.{family}")
     if name in _HELPERS:

@@ -59,7 +59,8 @@ FAMILIES = {
         ()),
     "nn.convolution": (
         ("_convolution", "conv1d", "conv2d", "conv3d", "conv_tbc", "conv_transpose1d", "conv_transpose2d",
-         "conv_transpose3d", "convolution", "convolution_backward_input", "convolution_backward_weight"),
+         "conv_transpose3d", "convolution", "convolution_backward", "convolution_backward_input",
+         "convolution_backward_weight"),
         ()),
     "nn.ctc": (
         ("_ctc_loss", "_ctc_loss_backward", "ctc_loss"),

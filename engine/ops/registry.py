@@ -37,7 +37,7 @@ from ..autograd.saved_variable import (SAVED_NONE, SavedVariable, check_unversio
 from ..backends import get_backend  # importing backends registers cpu, cuda and meta
 from ..backends.meta import MetaArray
 from .. import codegen
-from ..dispatch_keys import AUTOGRAD, DispatchKey
+from ..dispatch_keys import AUTOGRAD, PYTHON, DispatchKey
 from ..dispatcher import FALLTHROUGH, Deferred, define, impl
 from ..errors import UnsupportedOnDeviceError
 from ..fp_warnings import QUIET as _QUIET, state as _fp_state
@@ -574,8 +574,9 @@ def _array_path(params_per_input) -> list:
     """The body of `apply`'s path through `array_grads`: the saved values unpacked to arrays
     (each checked to have the gradient's dtype, else the Tensor formulas run: their promotion is
     PyTorch's, not NumPy's), then each formula whose input needs a gradient."""
+    # (a dispatch mode, the Python key included, sees the formulas' ops: they take the dispatcher then)
     lines = ["    if single and grad.__class__ is _Tensor and not _tls.grad_enabled and _watchers.recorder is None "
-             "and not _observers and _use_arrays[0]:",
+             "and not _observers and not _tls.included & _PYTHON and _use_arrays[0]:",
              "        g = grad._data",
              "        if g.__class__ is _ndarray:",
              "            dt = g.dtype",
@@ -725,7 +726,8 @@ def _make_apply(entry, formulas, params_per_input, is_list, array_formulas=None)
                  "_check_unversioned": check_unversioned, "_unpack_output": unpack_output, "_any_edge": _any_edge,
                  "_watchers": _watchers, "_observers": _observers, "_use_arrays": _use_arrays,
                  "_ndarray": np.ndarray, "_MISSING": _MISSING, "_PLAIN": _PLAIN, "_asarray": np.asarray,
-                 "_new": object.__new__, "_NOT_AUTOGRAD": ~AUTOGRAD, "_should_compute": should_compute_output}
+                 "_new": object.__new__, "_NOT_AUTOGRAD": ~AUTOGRAD, "_should_compute": should_compute_output,
+                 "_PYTHON": PYTHON}
     namespace.update({f"_f{j}": f for j, f in enumerate(formulas)})
     namespace.update({f"_a{j}": f for j, f in enumerate(array_formulas or ())})
     return codegen.define(lines, namespace, f"<agrad backward {entry.name}>", "apply", owner=entry.name)

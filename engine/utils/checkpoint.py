@@ -11,17 +11,21 @@ function again to get them. Two variants, as PyTorch's:
 Both restore the global generator's state for the recomputation (preserve_rng_state), so that
 dropout draws the same mask twice.
 
+Selective activation checkpointing (create_selective_checkpoint_contexts, a non-reentrant
+checkpoint's context_fn) is PyTorch's too: two dispatch modes (utils/_python_dispatch.py) share one
+storage; in the forward the caching mode asks the policy about every op call and keeps the outputs of
+those to save, and in the recomputation the cached mode hands them back instead of running the op.
+
 Left out, because agrad has no counterpart: per-device generator states (agrad draws every random
 number from one host generator, see agrad.random, so get_device_states/set_device_states have
-nothing to save), autocast (agrad has no autocast), torch.compile (the dynamo guards and
-_is_compiling), and selective activation checkpointing (CheckpointPolicy,
-create_selective_checkpoint_contexts, SAC_IGNORED_OPS), which is built on TorchDispatchMode.
-debug=True logs the ops through agrad's op observers (agrad.watchers) instead of PyTorch's
-LoggingTensorMode.
+nothing to save), autocast (agrad has no autocast), torch.compile (the dynamo guards, _is_compiling,
+and SAC's graph annotations and inductor storage keys). debug=True logs the ops through agrad's op
+observers (agrad.watchers) instead of PyTorch's LoggingTensorMode.
 """
 from __future__ import annotations
 
 import contextlib
+import enum
 import os
 import threading
 import traceback
@@ -38,7 +42,9 @@ from ..autograd.function import Function
 from ..autograd.graph import saved_tensors_hooks
 from ..autograd.saved_variable import SavedVariable
 from ..grad_mode import enable_grad, is_grad_enabled, no_grad
+from ..dispatcher import namespace as _op_namespace
 from ..random import fork_rng, get_rng_state, set_rng_state
+from ._python_dispatch import TorchDispatchMode
 
 __all__ = [
     "checkpoint",
@@ -52,6 +58,10 @@ __all__ = [
     "DefaultDeviceType",
     "set_checkpoint_debug_enabled",
     "GraphExecGroup",
+    "CheckpointPolicy",
+    "SelectiveCheckpointContext",
+    "create_selective_checkpoint_contexts",
+    "SAC_IGNORED_OPS",
 ]
 
 _DEFAULT_DETERMINISM_MODE = "default"
@@ -758,6 +768,189 @@ def _checkpoint_without_reentrant_generator(fn, preserve_rng_state=True, context
             "checkpointed forward. This is not supported because checkpoint "
             "cannot return a value for a failed forward.")
     new_frame.forward_completed = True
+
+
+# ---- selective activation checkpointing ------------------------------------------------------------
+
+class _VersionWrapper:
+    # Check that cached tensors are not mutated.
+    def __init__(self, val) -> None:
+        self.val = val
+        self.version = val._version if isinstance(val, Tensor) else None
+
+    def get_val(self, allow_cache_entry_mutation):
+        if self.version is not None and not allow_cache_entry_mutation:
+            if self.val._version != self.version:
+                raise RuntimeError("Tensor cached during selective activation checkpoint has been mutated")
+        return self.val
+
+
+def _detach_helper(x):
+    # Detached: the value handed back in the recomputation gets the recomputed graph's history, not
+    # the forward's (the Node autograd records there is set on it), and the storage holds no graph
+    # (graph -> saved tensor hooks -> recompute context -> storage -> graph would be a cycle).
+    # detach() shares the version counter, which _VersionWrapper reads.
+    return x.detach() if isinstance(x, Tensor) else x
+
+
+def _tree_map(fn, out):
+    if isinstance(out, (tuple, list)):
+        return type(out)(_tree_map(fn, o) for o in out)
+    return fn(out)
+
+
+class SelectiveCheckpointContext:
+    """Context passed to the policy function of selective checkpointing. The policy is only called
+    during the forward (the recomputation takes the cached values by index), so `is_recompute` is
+    always False, as in PyTorch where it is deprecated; `op_output` is the op's output."""
+
+    def __init__(self, *, is_recompute, op_output=None) -> None:
+        self.is_recompute = is_recompute
+        self.op_output = op_output
+
+
+class CheckpointPolicy(enum.Enum):
+    """What selective checkpointing does with an op's output: `{MUST,PREFER}_SAVE` keeps it from the
+    forward, `{MUST,PREFER}_RECOMPUTE` runs the op again in backward. `{MUST,PREFER}_CPU_OFFLOAD` are
+    torch.compile's; in eager they recompute, as in PyTorch. MUST_* over PREFER_* only tells other
+    subsystems (torch.compile) not to override the choice."""
+    MUST_SAVE = 0
+    PREFER_SAVE = 1
+    MUST_RECOMPUTE = 2
+    PREFER_RECOMPUTE = 3
+    MUST_CPU_OFFLOAD = 4
+    PREFER_CPU_OFFLOAD = 5
+
+
+def _policy_from_bool(b):
+    # For backward compatibility
+    return CheckpointPolicy.MUST_SAVE if b else CheckpointPolicy.PREFER_RECOMPUTE
+
+
+# AC inserts a different number of detach during forward and recompute. (PyTorch's set also holds
+# prim.device and FunctionalTensor's metadata functions; agrad reads metadata without dispatching.)
+SAC_IGNORED_OPS = {_op_namespace("aten").detach.default}
+
+
+class _CachingTorchDispatchMode(TorchDispatchMode):
+    # The forward's mode: asks the policy about each op call and keeps the outputs to save.
+    def __init__(self, policy_fn, storage, ac_graph_id=None) -> None:
+        self.policy_fn = policy_fn
+        self.storage = storage
+        self.ac_graph_id = ac_graph_id
+        self.func_counter: dict = defaultdict(int)
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = {} if kwargs is None else kwargs
+        if func in SAC_IGNORED_OPS:
+            return func(*args, **kwargs)
+
+        out = func(*args, **kwargs)
+
+        key = func
+        idx = self.func_counter[key]
+        self.func_counter[key] += 1
+
+        policy = self.policy_fn(SelectiveCheckpointContext(is_recompute=False, op_output=out),
+                                func, *args, **kwargs)
+        if isinstance(policy, bool):
+            policy = _policy_from_bool(policy)
+
+        if policy in (CheckpointPolicy.MUST_SAVE, CheckpointPolicy.PREFER_SAVE):
+            self.storage[key][idx] = _tree_map(lambda x: _VersionWrapper(_detach_helper(x)), out)
+        else:
+            self.storage[key][idx] = _RECOMPUTE
+        return out
+
+
+_RECOMPUTE = object()
+_CONSUMED = object()
+
+_SAC_MISMATCH_MSG = (
+    "This can happen if the operations in the checkpointed region are "
+    "nondeterministic or depend on global state that changed between "
+    "forward and backward.")
+
+
+class _CachedTorchDispatchMode(TorchDispatchMode):
+    # The recomputation's mode: an op whose output was kept is not run; its output is handed back, once.
+    # policy_fn is accepted but ignored, as in PyTorch (for callers that subclass this).
+    def __init__(self, policy_fn, storage, allow_cache_entry_mutation=False) -> None:
+        self.storage = storage
+        self.allow_cache_entry_mutation = allow_cache_entry_mutation
+        self.func_counter: dict = defaultdict(int)
+
+    def __enter__(self):
+        # Reset so retain_graph=True hits "backward an extra time" not "index not found".
+        self.func_counter.clear()
+        return super().__enter__()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if func in SAC_IGNORED_OPS:
+            return func(*args, **(kwargs or {}))
+
+        key = func
+        idx = self.func_counter[key]
+        self.func_counter[key] += 1
+
+        func_storage = self.storage.get(key)
+        if func_storage is None:
+            raise RuntimeError(f"{func} encountered during backward but not found in storage. {_SAC_MISMATCH_MSG}")
+        entry = func_storage.get(idx)
+        if entry is None:
+            raise RuntimeError(f"{func} invocation index {idx} encountered during backward "
+                               f"but not found in storage. {_SAC_MISMATCH_MSG}")
+        elif entry is _CONSUMED:
+            raise RuntimeError(
+                "Trying to backward an extra time. You are only allowed to backward once "
+                "on any region computed under selective activation checkpoint.")
+        elif entry is _RECOMPUTE:
+            kwargs = {} if kwargs is None else kwargs
+            return func(*args, **kwargs)
+        else:
+            func_storage[idx] = _CONSUMED
+            return _tree_map(lambda x: x.get_val(self.allow_cache_entry_mutation), entry)
+
+
+def create_selective_checkpoint_contexts(policy_fn_or_list, allow_cache_entry_mutation=False):
+    """The context_fn of a non-reentrant checkpoint that saves the outputs of chosen ops instead of
+    recomputing them (torch.utils.checkpoint.create_selective_checkpoint_contexts).
+
+    policy_fn_or_list: a function `policy(ctx, op, *args, **kwargs)` called on each op call of the
+    forward, `op` the OpOverload (`agrad.ops.aten.mm.default`), returning a CheckpointPolicy (or a
+    bool: True saves); or a list of OpOverloads to save, every other op recomputed.
+    allow_cache_entry_mutation: by default a saved output changed in place before backward is an
+    error; True allows it.
+    Returns the two context managers of context_fn: the forward's and the recomputation's."""
+    # NB: If grad_mode is disabled, checkpoint would not run forward under
+    #     context_fn anyway, so proceed as usual.
+    from ..dispatcher.overloads import OpOverload, OpOverloadPacket
+    if isinstance(policy_fn_or_list, list):
+        for op in policy_fn_or_list:
+            if not isinstance(op, OpOverload):
+                _extra_msg = (
+                    "Please update the OpOverloadPacket to a specific OpOverload."
+                    "For example, if you have `torch.ops.aten.mm`, change it to `torch.ops.aten.mm.default`."
+                ) if isinstance(op, OpOverloadPacket) else ""
+                raise ValueError(
+                    f"Expected op in `op_list` to be an OpOverload but got: {op} "
+                    f"of type {type(op)}. {_extra_msg}")
+
+        def policy_fn(ctx, op, *args, **kwargs):
+            if op in policy_fn_or_list:
+                return CheckpointPolicy.MUST_SAVE
+            else:
+                return CheckpointPolicy.PREFER_RECOMPUTE
+    elif callable(policy_fn_or_list):
+        policy_fn = policy_fn_or_list
+    else:
+        raise TypeError("policy_fn_or_list must be either a function or a list of ops.")
+
+    storage: dict = defaultdict(dict)
+    return (
+        _CachingTorchDispatchMode(policy_fn, storage),
+        _CachedTorchDispatchMode(None, storage, allow_cache_entry_mutation),
+    )
 
 
 class _GraphExecGroupState(threading.local):

@@ -82,4 +82,8 @@ NAME_DEVIATIONS = {
     **{(op, f"{name}Backward0", f"{name}Backward1"): "the trapezoidal rule's halving and constant spacing: "
        "PyTorch's C++ calls the Scalar overloads (div.Scalar, mul.Scalar); agrad's div and mul record a number as "
        "the Tensor overload" for op in ("trapezoid", "trapz", "cumulative_trapezoid") for name in ("Div", "Mul")},
+    **{("convolution_backward", name, "ConvolutionBackwardBackward0"): "agrad's convolution_backward is a "
+       "composite of the ops convolution's own backward formulas call (the bias's gradient a sum, a transposed "
+       "convolution's input gradient a convolution); PyTorch's is one kernel whose Node serves its three outputs"
+       for name in ("SumBackward1", "ConvolutionBackward0")},
 }

@@ -521,6 +521,53 @@ _convolution = defop(
         "allow_tf32) without effect on the CPU.")
 
 
+# ---- convolution_backward: ATen's backward of convolution, the gradients output_mask asks for ----------
+
+def _convolution_backward_composite(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,
+                                    output_padding, groups, output_mask):
+    # a gradient output_mask leaves out is None (ATen's undefined tensor); each is computed by the op
+    # convolution's own backward formula calls, so it is differentiable again (and has forward AD)
+    if len(output_mask) != 3:
+        raise ValueError(f"convolution_backward: output_mask must have 3 entries, got {len(output_mask)}")
+    dims = weight.ndim - 2
+    grad_input = grad_weight = grad_bias = None
+    if output_mask[0]:
+        grad_input = (_transpose_input_grad(grad_output, input, weight, stride, padding, dilation, groups)
+                      if transposed else
+                      convolution_backward_input(grad_output, weight, list(input.shape), stride, padding, dilation,
+                                                 groups))
+    if output_mask[1]:
+        grad_weight = (_transpose_weight_grad(grad_output, input, list(weight.shape), stride, padding, dilation,
+                                              groups)
+                       if transposed else
+                       convolution_backward_weight(grad_output, input, list(weight.shape), stride, padding, dilation,
+                                                   groups))
+    if output_mask[2]:
+        grad_bias = _bias_grad(grad_output, dims)
+    return grad_input, grad_weight, grad_bias
+
+
+def _convolution_backward_samples(op):
+    out = []
+    for k, s in enumerate(_convolution_samples(op)):
+        input, weight, bias, stride, padding, dilation, transposed, output_padding, groups = s.args
+        result = convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+        grad = make_arg(tuple(result.shape), key=(op, k, "g"))
+        out.append(SampleInput(s.name, grad, input, weight, None if bias is None else list(bias.shape), stride,
+                               padding, dilation, transposed, output_padding, groups, [True, True, True]))
+    return out
+
+
+convolution_backward = defop(
+    "convolution_backward(Tensor grad_output, Tensor input, Tensor weight, int[]? bias_sizes, int[] stride, "
+    "int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool[] output_mask) "
+    "-> (Tensor, Tensor, Tensor)",
+    composite=_convolution_backward_composite, samples=_convolution_backward_samples,
+    torch="torch.ops.aten.convolution_backward",
+    doc="ATen's backward of convolution: (grad_input, grad_weight, grad_bias) of batched input, each one None "
+        "where output_mask is False.")
+
+
 # ---- conv_tbc: a 1-d convolution of (time, batch, channel) input -------------------------------------
 
 def _tbc_meta(self, weight, bias, pad):
