@@ -14,7 +14,6 @@ range is named as given.
 from __future__ import annotations
 
 import enum
-import json
 import threading
 import time
 import traceback
@@ -372,6 +371,7 @@ class profile:
         `metadata` given instead, as PyTorch's Python exporter writes it), the events under
         "traceEvents"; gzipped where `path` ends in .gz. Otherwise PyTorch's legacy list of events."""
         import gzip
+        import json
 
         from .._atomic_write import write_atomically
         self._ensure_function_events()
