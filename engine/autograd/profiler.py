@@ -215,7 +215,7 @@ class profile:
         """torch.autograd._add_metadata_json: `value` (JSON text) under `key` in the trace being made;
         skipped, as Kineto skips it, where none is (this profile's trace not prepared, or ended)."""
         if not self._tracing:
-            warnings.warn("Profiler is not initialized: skipping profiling metadata", stacklevel=3)
+            warnings.warn("Profiler is not initialized: skipping profiling metadata", stacklevel=4)
             return
         self._metadata[key] = value
 
@@ -377,7 +377,8 @@ class profile:
         self._ensure_function_events()
         keys = None
         if self.use_kineto:
-            keys = {"trace_id": json.dumps(self.trace_id), **((metadata or {}) if use_python_export else self._metadata)}
+            added = (metadata or {}) if use_python_export else self._metadata
+            keys = {"trace_id": json.dumps(self.trace_id), **added}
         data = self._function_events._chrome_trace(keys).encode()
         if self.use_kineto and path.endswith(".gz"):
             data = gzip.compress(data, mtime=0)
@@ -453,7 +454,7 @@ class emit_itt:
         if self.entered:
             raise RuntimeError("ITT annotation context manager is not reentrant")
         self.entered = True
-        raise RuntimeError("Can't use ITT profiler - agrad was compiled without ITT")
+        raise RuntimeError("Can't use ITT profiler - agrad was built without ITT")
 
     def __exit__(self, exc_type, exc_val, exc_tb):
         return False
@@ -479,7 +480,7 @@ class emit_nvtx:
         from .. import backends
         from .._device import device
         backends.get_backend("cuda").check_device(device("cuda", 0))      # torch.cuda.synchronize()'s check
-        raise RuntimeError("Can't use NVTX profiler - agrad was compiled without NVTX")
+        raise RuntimeError("Can't use NVTX profiler - agrad was built without NVTX")
 
     def __exit__(self, exc_type, exc_val, exc_tb):
         return False

@@ -158,7 +158,7 @@ def test_emit_itt_and_emit_nvtx_fail_as_in_a_build_without_them():
         with cm(enabled=False) as entered:
             assert entered is None
     itt = emit_itt()
-    with pytest.raises(RuntimeError, match="Can't use ITT profiler - agrad was compiled without ITT"), itt:
+    with pytest.raises(RuntimeError, match="Can't use ITT profiler - agrad was built without ITT"), itt:
         pass
     with pytest.raises(RuntimeError, match="ITT annotation context manager is not reentrant"), itt:
         pass
