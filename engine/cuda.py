@@ -11,6 +11,9 @@ __all__ = ["is_available"]
 
 
 def is_available() -> bool:
+    # NOTE: the backends register themselves when imported: asked before any tensor was made (a
+    # profiler's CUDA activity, at its start), the answer would otherwise be False on a GPU too
+    from . import backends  # noqa: F401
     try:
         get_backend("cuda").check_device(device("cuda", 0))
     except DeviceUnavailableError:

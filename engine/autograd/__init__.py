@@ -1,7 +1,8 @@
 """agrad.autograd: the Node/Edge graph, the engine, and the functions users call."""
 from . import graph, inference_tensors, profiler  # noqa: F401 — inference_tensors registers its fallback
 from . import forward_ad  # noqa: F401 — registers the ForwardAD key's fallback
-from .profiler import _profiler_enabled, kineto_available  # noqa: F401 — torch.autograd's names
+# torch.autograd's names for its profiler's
+from .profiler import ProfilerActivity, _profiler_enabled, _supported_activities, kineto_available  # noqa: F401
 from .. import grad_mode  # noqa: F401 — agrad.autograd.grad_mode, as torch.autograd.grad_mode
 from ..grad_mode import (_force_original_view_tracking, enable_grad, enforce_grad_layout_policy, inference_mode,
                          is_multithreading_enabled, is_view_replay_enabled, no_grad, set_grad_enabled,
@@ -40,7 +41,8 @@ __all__ = ["Node", "Edge", "AccumulateGrad", "GraphRoot", "Engine", "GraphTask",
            "gradgradcheck",
            "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "AnomalyError",
            "get_default_engine",
-           "graph", "profiler", "profiler_util", "kineto_available", "grad_mode", "no_grad", "enable_grad",
+           "graph", "profiler", "profiler_util", "kineto_available", "ProfilerActivity", "grad_mode", "no_grad",
+           "enable_grad",
            "set_grad_enabled", "inference_mode", "set_multithreading_enabled", "is_multithreading_enabled",
            "is_view_replay_enabled", "enforce_grad_layout_policy", "is_tensor_like"]
 

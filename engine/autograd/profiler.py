@@ -13,6 +13,7 @@ range is named as given.
 """
 from __future__ import annotations
 
+import enum
 import threading
 import time
 import traceback
@@ -33,7 +34,8 @@ def __getattr__(name):
         return getattr(importlib.import_module(f"{__package__}.profiler_util"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-__all__ = ["profile", "record_function", "Event", "kineto_available", "EventList", "FunctionEvent"]
+__all__ = ["profile", "record_function", "emit_itt", "emit_nvtx", "Event", "kineto_available", "EventList",
+           "FunctionEvent"]
 
 # RecordScope values (ATen's record_function.h), FunctionEvent.scope
 _FUNCTION, _BACKWARD_FUNCTION, _USER_SCOPE = 0, 1, 7
@@ -45,6 +47,27 @@ _thread_ids: dict = {}       # threading ident -> PyTorch's small per-process th
 def kineto_available() -> bool:
     """agrad has no Kineto: its profiler is the legacy, in-process one."""
     return False
+
+
+class ProfilerActivity(enum.Enum):
+    """torch.autograd.ProfilerActivity (torch._C._profiler's enum, its values): the activity groups a
+    torch.profiler.profile is asked to record. An Enum, not an IntEnum, so that str() names the member
+    ("ProfilerActivity.CPU") as PyTorch's pybind enum does; int() gives the value, as there."""
+    CPU = 0
+    XPU = 1
+    CUDA = 2
+    HPU = 3
+    MTIA = 4
+    PrivateUse1 = 5
+
+    def __int__(self):
+        return self.value
+
+
+def _supported_activities() -> set:
+    """torch.autograd._supported_activities: the CPU only. Without Kineto (CUPTI) nothing records a
+    device's kernels, so CUDA is not supported here even where agrad can run CUDA tensors."""
+    return {ProfilerActivity.CPU}
 
 
 def _profiler_enabled() -> bool:
@@ -135,11 +158,11 @@ class profile:
         self.experimental_config = experimental_config
         self.custom_trace_id_callback = custom_trace_id_callback
         self.trace_id = ""
-        if not use_cpu:
-            if not use_kineto:
-                raise AssertionError("Device-only events supported only with Kineto (use_kineto=True)")
-            # agrad records CPU-side ranges only: without them there is nothing to record
-            raise AssertionError("No activities specified for the profiler")
+        self.use_kineto = use_kineto      # the trace file is then Kineto's JSON object, not the legacy list
+        self._metadata: dict = {}         # the trace's metadata (key -> JSON text), as Kineto keeps it
+        self._tracing = False             # between _prepare_trace and __exit__: metadata may be added
+        if not use_cpu and not use_kineto:
+            raise AssertionError("Device-only events supported only with Kineto (use_kineto=True)")
         if self.use_device is not None:
             if self.use_device not in ("cuda", "xpu", "mtia", "hpu"):
                 warnings.warn(f"The {self.use_device} is not a valid device option.", stacklevel=2)
@@ -154,6 +177,12 @@ class profile:
                 warnings.warn(f"{self.use_device.upper()} is not available, disabling {self.use_device.upper()} "
                               "profiling", stacklevel=2)
                 self.use_device = None
+        if not use_cpu:
+            # agrad records CPU-side ranges only (no Kineto): a CUDA profile is PyTorch's legacy fallback,
+            # which needs the CPU's, and with no device left there is nothing to record
+            if self.use_device == "cuda":
+                raise AssertionError("Legacy CUDA profiling requires use_cpu=True")
+            raise AssertionError("No activities specified for the profiler")
 
     def default_trace_id(self):
         import uuid
@@ -169,8 +198,29 @@ class profile:
             return None
         if self.entered:
             raise RuntimeError("Profiler context manager is not reentrant")
+        self._prepare_trace()
+        self._start_trace()
+        return self
+
+    # NOTE: entering is two steps, as PyTorch's: agrad.profiler's schedule prepares a trace at its
+    # warmup steps and starts recording at its first active one (and, accumulating events, starts the
+    # same profile again each cycle)
+    def _prepare_trace(self):
         self.entered = True
         self.trace_id = self.create_trace_id()
+        self._metadata = {}               # each trace its own, as each Kineto session
+        self._tracing = True
+
+    def _add_metadata_json(self, key: str, value: str) -> None:
+        """torch.autograd._add_metadata_json: `value` (JSON text) under `key` in the trace being made;
+        skipped, as Kineto skips it, where none is (this profile's trace not prepared, or ended)."""
+        if not self._tracing:
+            warnings.warn("Profiler is not initialized: skipping profiling metadata", stacklevel=4)
+            return
+        self._metadata[key] = value
+
+    def _start_trace(self):
+        self.entered = True
         self.events = []
         self._stacks: dict = {}            # thread ident -> its open ranges, innermost last
         self._forward_threads: dict = {}   # a Node's sequence_nr -> the thread whose op made it
@@ -179,7 +229,6 @@ class profile:
         _active.append(self)
         watchers.op_observers.append(self)
         watchers.node_observers.append(self)
-        return self
 
     def __exit__(self, exc_type, exc_val, exc_tb):
         if not self.enabled:
@@ -187,6 +236,7 @@ class profile:
         watchers.op_observers.remove(self)
         watchers.node_observers.remove(self)
         _active.remove(self)
+        self._tracing = False
         if self._function_events and self.acc_events:
             self._old_function_events = self._function_events
         self._function_events = None
@@ -317,11 +367,25 @@ class profile:
             max_name_column_width=max_name_column_width, max_shapes_column_width=max_shapes_column_width,
             header=header, top_level_events_only=top_level_events_only)
 
-    def export_chrome_trace(self, path):
-        """The events as a Chrome trace (chrome://tracing), in PyTorch's legacy format (agrad has
-        no Kineto), written atomically."""
+    def export_chrome_trace(self, path, metadata=None, use_python_export=False):
+        """The events as a Chrome trace (chrome://tracing), written atomically. A profile made with
+        use_kineto=True (agrad.profiler's) writes Kineto's JSON object: the trace id and the
+        metadata added while the trace was made among its keys (with `use_python_export`, the
+        `metadata` given instead, as PyTorch's Python exporter writes it), the events under
+        "traceEvents"; gzipped where `path` ends in .gz. Otherwise PyTorch's legacy list of events."""
+        import gzip
+        import json
+
+        from .._atomic_write import write_atomically
         self._ensure_function_events()
-        return self._function_events.export_chrome_trace(path)
+        keys = None
+        if self.use_kineto:
+            added = (metadata or {}) if use_python_export else self._metadata
+            keys = {"trace_id": json.dumps(self.trace_id), **added}
+        data = self._function_events._chrome_trace(keys).encode()
+        if self.use_kineto and path.endswith(".gz"):
+            data = gzip.compress(data, mtime=0)
+        write_atomically(path, lambda f: f.write(data))
 
     def export_stacks(self, path: str, metric: str = "self_cpu_time_total"):
         self._ensure_function_events()
@@ -375,3 +439,51 @@ class record_function:
             with self:
                 return func(*args, **kwargs)
         return wrapped
+
+
+class emit_itt:
+    """torch.autograd.profiler.emit_itt: every op as an ITT range, for Intel VTune. agrad has no ITT
+    (agrad.profiler.itt.is_available() is False), so entering fails as PyTorch's does in a build
+    without ITT, when its profiler is asked for the ITT callbacks."""
+
+    def __init__(self, enabled=True, record_shapes=False):
+        self.enabled = enabled
+        self.entered = False
+        self.record_shapes = record_shapes
+
+    def __enter__(self):
+        if not self.enabled:
+            return None
+        if self.entered:
+            raise RuntimeError("ITT annotation context manager is not reentrant")
+        self.entered = True
+        raise RuntimeError("Can't use ITT profiler - agrad was built without ITT")
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        return False
+
+
+class emit_nvtx:
+    """torch.autograd.profiler.emit_nvtx: every op as an NVTX range, for nvprof and Nsight. Entering
+    synchronizes CUDA first, as PyTorch's does, and so fails where CUDA is not available, with the
+    error a CUDA device gives there; agrad emits no NVTX ranges, so where CUDA is available it fails
+    as PyTorch's does in a build without them."""
+
+    def __init__(self, enabled=True, record_shapes=False):
+        self.enabled = enabled
+        self.entered = False
+        self.record_shapes = record_shapes
+
+    def __enter__(self):
+        if not self.enabled:
+            return None
+        if self.entered:
+            raise RuntimeError("NVTX annotation context manager is not reentrant")
+        self.entered = True
+        from .. import backends
+        from .._device import device
+        backends.get_backend("cuda").check_device(device("cuda", 0))      # torch.cuda.synchronize()'s check
+        raise RuntimeError("Can't use NVTX profiler - agrad was built without NVTX")
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        return False

@@ -322,9 +322,15 @@ class EventList(list):
         Args:
             path (str): Path where the trace will be written.
         """
+        # written atomically, as every agrad output file is
+        text = self._chrome_trace()
+        write_atomically(path, lambda f: f.write(text.encode()))
+
+    def _chrome_trace(self, metadata=None):
+        """The trace's text, built as PyTorch builds it (json.dump is slow on large traces): a list of
+        events, or with `metadata` (key -> JSON text) Kineto's object, which carries the metadata
+        as keys of its own beside "traceEvents" (torch/profiler/_chrome_trace_export.py)."""
         device_name = "cuda" if not self._use_device else self._use_device
-        # Built as text, as PyTorch writes it (json.dump is slow on large traces), and written
-        # atomically, as every agrad output file is.
         parts = []
         next_id = 0
         for evt in self:
@@ -360,8 +366,12 @@ class EventList(list):
                     '"args": {}}'
                 )
                 next_id += 1
-        text = "[" + ", ".join(parts) + "]"
-        write_atomically(path, lambda f: f.write(text.encode()))
+        events = "[" + ", ".join(parts) + "]"
+        if metadata is None:
+            return events
+        keys = "".join(f"{json.dumps(key)}: {value},\n" for key, value in metadata.items())
+        return (f'{{\n"schemaVersion": 1,\n"deviceProperties": [],\n{keys}"displayTimeUnit": "ms",\n'
+                f'"traceEvents": {events}\n}}')
 
     def supported_export_stacks_metrics(self):
         return [
