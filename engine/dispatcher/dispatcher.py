@@ -36,6 +36,7 @@ __all__ = ["OperatorEntry", "define", "impl", "register_fallback", "get_op", "al
            "UnknownOperatorError", "FALLTHROUGH", "Deferred", "keyset_for", "call"]
 
 _NUMBER_TYPES = (int, float, bool)
+_COMPOSITE_SERVES = frozenset(_ALIAS_TARGETS[DispatchKey.CompositeImplicitAutograd])
 
 
 class UnknownOperatorError(KeyError):
@@ -132,7 +133,7 @@ class OperatorEntry:
         table = self.dispatch_table
         kernel = table.get(key)
         if kernel is None:
-            kernel = table.get(DispatchKey.CompositeImplicitAutograd)
+            kernel = table.get(DispatchKey.CompositeImplicitAutograd) if key in _COMPOSITE_SERVES else None
             if kernel is None:
                 return _fallbacks.get(key)
             key = DispatchKey.CompositeImplicitAutograd

@@ -2,10 +2,15 @@
 
 Asking imports CuPy (through the CUDA backend) only when called, never when agrad is
 imported; without CuPy or without a GPU the answer is False, never an error.
+
+`agrad.cuda.amp` (torch.cuda.amp's deprecated spellings of agrad.amp) is a submodule built on the
+op library, loaded on its first use, as agrad's own submodules are (engine/__init__.py).
 """
 from __future__ import annotations
 
-from ._device import DeviceUnavailableError, device, get_backend
+import importlib
+
+from .._device import DeviceUnavailableError, device, get_backend
 
 __all__ = ["is_available"]
 
@@ -16,3 +21,9 @@ def is_available() -> bool:
     except DeviceUnavailableError:
         return False
     return True
+
+
+def __getattr__(name):
+    if name == "amp":
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
