@@ -39,6 +39,8 @@ FLOORS = [
     ("agrad.ops", 7),
     ("agrad.library", 8), ("agrad.legacy_tensor_types", 8), ("agrad.optim", 8), ("agrad.testing", 8), ("agrad.replay", 8),
     ("agrad.special", 8), ("agrad.linalg", 8), ("agrad.foreach", 8),
+    ("agrad.amp", 8),                               # autocast's dispatch-key fallback and GradScaler, on the ops
+    ("agrad.cpu", 1), ("agrad.cuda.amp", 8), ("agrad.cpu.amp", 8),   # torch.cpu/cuda.amp: agrad.amp's old names
     ("agrad._api", 9), ("agrad", 9),
     ("agrad.nn", 10), ("agrad.utils", 10),           # checkpoint_sequential takes an nn.Sequential
     ("agrad.optim.swa_utils", 10),                   # AveragedModel is a Module

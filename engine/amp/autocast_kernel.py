@@ -88,7 +88,12 @@ def _cast_args(op, policy: str, args: list, device_type: str, device_key: int) -
 def _autocast_fallback(op, keyset, args):
     below = keyset & ~AUTOCAST
     device_type = "cuda" if keyset & _CUDA else "cpu" if keyset & _CPU else None
-    policy = P.POLICIES[device_type].get(op.name) if device_type in state.enabled else None
+    policy = None
+    if device_type in state.enabled:
+        table = P.POLICIES[device_type]
+        policy = table.get(op.name)
+        if policy is None and op.name in P.BY_ARGUMENTS:
+            policy = table.get(P.BY_ARGUMENTS[op.name](args))
     if policy is None:
         return op.lookup(below)(op, below, args)
     with ExcludeDispatchKeyGuard(AUTOCAST):

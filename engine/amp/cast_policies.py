@@ -3,9 +3,9 @@ aten/src/ATen/autocast_mode.cpp, TORCH_LIBRARY_IMPL(aten, AutocastCPU) and (aten
 AT_FORALL_* lists of autocast_mode.h). An op on no list falls through: it runs in its inputs' dtypes.
 
 The lists are written with ATen's names and overloads, as the source has them; agrad has one op per name
-(its `sum` serves sum and sum.dim_IntList), so an entry serves the agrad op of its base name. ATen ops
-agrad has not are kept: the lists stay comparable line for line with PyTorch's, and such an entry is
-never looked up. Policies (autocast_mode.h's CastPolicy):
+(its `sum` serves sum and sum.dim_IntList), so an entry serves the agrad op of its base name; agrad's pad
+and interpolate, each several ATen ops, take the policy of the one their arguments pick (BY_ARGUMENTS). ATen
+ops agrad has not are kept: the lists stay comparable line for line with PyTorch's. Policies (autocast_mode.h's CastPolicy):
 - lower_precision_fp: floating inputs cast to the device type's autocast dtype;
 - fp32: floating inputs cast to float32;
 - fp32_set_opt_dtype: the op's `dtype` argument, if not given and the first input is eligible, set to float32;
@@ -66,6 +66,32 @@ _CUDA_BANNED = "binary_cross_entropy"
 # ATen's name -> agrad's, where they differ (F.cross_entropy is ATen's cross_entropy_loss)
 _AGRAD_NAME = {"cross_entropy_loss": "cross_entropy"}
 
+# An ATen composite not on CPU's lists whose result is the autocast dtype all the same, because the matrix product
+# it is made of is on them (einsum's CPU kernel contracts with bmm); agrad's einsum is a kernel of its own, so it is
+# listed here to give torch's result. (linalg_pinv is another such, ending in a matmul; agrad's refuses float16.)
+_CPU_THROUGH_THEIR_PRODUCTS = "einsum"
+
+
+def _pad_aten_name(args):
+    """agrad's pad is ATen's constant_pad_nd, reflection_padNd, replication_padNd or _pad_circular, by its mode."""
+    kind = {"reflect": "reflection_pad", "replicate": "replication_pad"}.get(args[2])
+    return f"{kind}{len(args[1]) // 2}d" if kind else None
+
+
+def _interpolate_aten_name(args):
+    """agrad's interpolate is ATen's upsample_<mode><N>d (or adaptive_avg_pool<N>d for mode="area"), by its mode."""
+    n, mode, antialias = args[0].ndim - 2, args[3], args[6]
+    if mode == "area":
+        return f"adaptive_avg_pool{n}d"
+    if mode == "nearest-exact":
+        return f"_upsample_nearest_exact{n}d"
+    name = f"upsample_{mode}{n}d"
+    return "_" + name + "_aa" if antialias else name
+
+
+# agrad op -> the ATen op a call of it is, from its arguments
+BY_ARGUMENTS = {"pad": _pad_aten_name, "interpolate": _interpolate_aten_name}
+
 
 def _table(*lists) -> dict[str, str]:
     table = {}
@@ -75,9 +101,10 @@ def _table(*lists) -> dict[str, str]:
     return table
 
 
-# device type -> {agrad op name: policy}
+# device type -> {agrad op name (or ATen's, for BY_ARGUMENTS): policy}
 POLICIES = {
-    "cpu": _table((_CPU_LOWER_PRECISION_FP, LOWER_PRECISION_FP), (_CPU_FP32, FP32), (_CPU_PROMOTE, PROMOTE)),
+    "cpu": _table((_CPU_LOWER_PRECISION_FP, LOWER_PRECISION_FP), (_CPU_FP32, FP32), (_CPU_PROMOTE, PROMOTE),
+                  (_CPU_THROUGH_THEIR_PRODUCTS, LOWER_PRECISION_FP)),
     "cuda": _table((_CUDA_LOWER_PRECISION_FP, LOWER_PRECISION_FP), (_CUDA_FP32, FP32),
                    (_CUDA_FP32_SET_OPT_DTYPE, FP32_SET_OPT_DTYPE), (_CUDA_FP32_APPEND_DTYPE, FP32_APPEND_DTYPE),
                    (_CUDA_PROMOTE, PROMOTE), (_CUDA_BANNED, BANNED)),

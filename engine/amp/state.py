@@ -52,8 +52,12 @@ cached_casts_lock = threading.Lock()
 
 
 def _device_type(device_type) -> str:
-    """The device type a string names ('cuda:0' is 'cuda'); an unknown one is agrad's device error."""
-    return _Device(device_type).type
+    """The device type a string names ('cuda:0' is 'cuda'); an unknown one is agrad's device error, as torch's a
+    RuntimeError."""
+    try:
+        return _Device(device_type).type
+    except ValueError as exc:
+        raise RuntimeError(str(exc)) from None
 
 
 def _autocast_device_type(device_type) -> str:
