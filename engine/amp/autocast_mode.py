@@ -103,7 +103,8 @@ class autocast:
 # may be falsely detected as "Iterables."
 def _cast(value, device_type: str, dtype):
     if isinstance(value, Tensor):
-        is_eligible = value.is_floating_point() and value.device.type == device_type and value.dtype is not dtypes.float64
+        is_eligible = (value.is_floating_point() and value.device.type == device_type
+                       and value.dtype is not dtypes.float64)
         return value.to(dtype) if is_eligible else value
     elif isinstance(value, (str, bytes, np.ndarray)):
         return value

@@ -5,7 +5,9 @@ AT_FORALL_* lists of autocast_mode.h). An op on no list falls through: it runs i
 The lists are written with ATen's names and overloads, as the source has them; agrad has one op per name
 (its `sum` serves sum and sum.dim_IntList), so an entry serves the agrad op of its base name; agrad's pad
 and interpolate, each several ATen ops, take the policy of the one their arguments pick (BY_ARGUMENTS). ATen
-ops agrad has not are kept: the lists stay comparable line for line with PyTorch's. Policies (autocast_mode.h's CastPolicy):
+ops agrad has not are kept: the lists stay comparable line for line with PyTorch's (tests/engine/test_autocast.py
+compares them with the ops torch 2.13's AutocastCPU and AutocastCUDA keys serve). Policies (autocast_mode.h's
+CastPolicy):
 - lower_precision_fp: floating inputs cast to the device type's autocast dtype;
 - fp32: floating inputs cast to float32;
 - fp32_set_opt_dtype: the op's `dtype` argument, if not given and the first input is eligible, set to float32;
