@@ -3,7 +3,9 @@
 It runs for every call made while autocast is enabled for some device type (the key is included only then:
 amp/state.py). The call's device type is its backend's (CUDA's over CPU's, as PyTorch picks AutocastCUDA for a
 call that mixes CUDA tensors with CPU scalars); where autocast is off for it, or the op is on none of that device
-type's lists (amp/cast_policies.py), the call goes on below unchanged, PyTorch's fallthrough. Otherwise, with the
+type's lists (amp/cast_policies.py), the call goes on below unchanged. An op on no list of any device type never
+reaches it: the key falls through for it in the dispatcher's lookup (register_fallback's `serves`), PyTorch's
+fallthrough, so inside a region too such an op costs nothing more. Otherwise, with the
 Autocast key excluded (so neither the casts nor the ops that the op is made of are autocast again), the eligible
 inputs are cast as the op's policy says and the op is called again from the top: autograd, below, records the casts
 (ToCopyBackward0), so gradients flow back through them in the inputs' own dtypes.
@@ -100,4 +102,8 @@ def _autocast_fallback(op, keyset, args):
         return call(op, _cast_args(op, policy, list(args), device_type, _BACKEND_KEY[device_type]))
 
 
-register_fallback(DispatchKey.Autocast, _autocast_fallback)
+def _on_a_list(op) -> bool:
+    return op.name in P.LISTED
+
+
+register_fallback(DispatchKey.Autocast, _autocast_fallback, serves=_on_a_list)

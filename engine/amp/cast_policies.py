@@ -112,6 +112,9 @@ POLICIES = {
                    (_CUDA_PROMOTE, PROMOTE), (_CUDA_BANNED, BANNED)),
 }
 
+# the agrad ops some list of some device type names (for every other op the Autocast key falls through)
+LISTED = frozenset(name for table in POLICIES.values() for name in table) | frozenset(BY_ARGUMENTS)
+
 ATEN_NAMES = {
     "cpu": (_CPU_LOWER_PRECISION_FP + _CPU_FP32 + " " + _CPU_PROMOTE).split(),
     "cuda": (_CUDA_LOWER_PRECISION_FP + _CUDA_FP32 + _CUDA_FP32_SET_OPT_DTYPE + " " + _CUDA_FP32_APPEND_DTYPE + " "

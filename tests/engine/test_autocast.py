@@ -185,3 +185,16 @@ def test_deprecated_state_functions_warn():
         assert agrad.get_autocast_gpu_dtype() is agrad.float16
     with pytest.warns(DeprecationWarning, match=r"torch.set_autocast_cpu_enabled\(enabled\) is deprecated"):
         agrad.set_autocast_cpu_enabled(False)
+
+
+def test_an_op_on_no_list_falls_through_in_the_lookup():
+    """The Autocast key's fallback serves only listed ops: for the others a call inside a region finds the very
+    kernel it finds outside (the lookup cache holds it), so they cost nothing more there either."""
+    from agrad.amp.autocast_kernel import _autocast_fallback
+    from agrad.dispatch_keys import DispatchKey
+    from agrad.dispatcher import get_op
+    cpu = int(DispatchKey.CPU)
+    agrad.mul(agrad.ones(1), agrad.ones(1))             # the op library loaded
+    mul, mm = get_op("mul"), get_op("mm")
+    assert mul.lookup(cpu | AUTOCAST) is mul.lookup(cpu)
+    assert mm.lookup(cpu | AUTOCAST) is _autocast_fallback
