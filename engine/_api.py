@@ -27,6 +27,14 @@ from . import autograd, creation, dispatcher
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
 from .autograd.inference_tensors import is_inference
 from . import ops
+from . import amp
+from .amp import GradScaler, autocast
+from .amp.amp_kernels import _amp_foreach_non_finite_check_and_unscale_, _amp_update_scale_  # noqa: F401
+from .amp.state import (autocast_decrement_nesting, autocast_increment_nesting, clear_autocast_cache,
+                        get_autocast_cpu_dtype, get_autocast_dtype, get_autocast_gpu_dtype, is_autocast_cache_enabled,
+                        is_autocast_cpu_enabled, is_autocast_enabled, set_autocast_cache_enabled,
+                        set_autocast_cpu_dtype, set_autocast_cpu_enabled, set_autocast_dtype, set_autocast_enabled,
+                        set_autocast_gpu_dtype)
 from .legacy_tensor_types import *  # noqa: F401,F403 — agrad.FloatTensor, agrad.LongTensor, …
 from .legacy_tensor_types import __all__ as _legacy_types
 from .warn_once import is_warn_always_enabled, set_warn_always
@@ -61,6 +69,12 @@ __all__ = ["Tensor", "Size", "tensor", "as_tensor", "from_numpy", "empty", "empt
            "hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window",
            # generators
            "Generator", "default_generator", "seed", "initial_seed", "randperm",
+           # automatic mixed precision (agrad.amp)
+           "amp", "autocast", "GradScaler", "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype", "set_autocast_dtype",
+           "is_autocast_cache_enabled", "set_autocast_cache_enabled", "clear_autocast_cache",
+           "autocast_increment_nesting", "autocast_decrement_nesting", "is_autocast_cpu_enabled",
+           "set_autocast_cpu_enabled", "get_autocast_cpu_dtype", "set_autocast_cpu_dtype", "get_autocast_gpu_dtype",
+           "set_autocast_gpu_dtype",
            ] + _runtime_settings + _legacy_types + list(ops.__all__)
 
 

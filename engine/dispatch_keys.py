@@ -30,20 +30,29 @@ class DispatchKey(enum.IntFlag):
     # computes the tangents of an op's results. PyTorch does it in VariableType, on every call; a key
     # included only inside a level keeps the cost off every call made outside one.
     ForwardAD = 256
+    # Included in every call while an autocast region is enabled for some device type (amp/autocast_mode.py):
+    # its fallback (amp/autocast_kernel.py) casts an op's floating inputs as the op's cast policy says and
+    # redispatches below itself, so that autograd records the casts. PyTorch's AutocastCPU and AutocastCUDA
+    # outrank Autograd (and the forward-AD and inference layers, which sit in or below VariableType); one key
+    # serves both here, the fallback reads the device type from the call's backend key.
+    Autocast = 512
 
 
-RUNTIME_KEYS = (DispatchKey.ForwardAD, DispatchKey.InferenceMode, DispatchKey.Autograd, DispatchKey.Python,
-                DispatchKey.Dask, DispatchKey.CUDA, DispatchKey.CPU,
+RUNTIME_KEYS = (DispatchKey.Autocast, DispatchKey.ForwardAD, DispatchKey.InferenceMode, DispatchKey.Autograd,
+                DispatchKey.Python, DispatchKey.Dask, DispatchKey.CUDA, DispatchKey.CPU,
                 DispatchKey.Meta)  # priority order
 BACKEND_KEYS = DispatchKey.Meta | DispatchKey.CPU | DispatchKey.CUDA | DispatchKey.Dask
 AUTOGRAD = int(DispatchKey.Autograd)
 INFERENCE = int(DispatchKey.InferenceMode)
 FORWARD_AD = int(DispatchKey.ForwardAD)
 PYTHON = int(DispatchKey.Python)
+AUTOCAST = int(DispatchKey.Autocast)
 
 # What a CompositeImplicitAutograd kernel serves: autograd (its gradient comes from
 # the ops it calls) and every backend (it runs on whatever its ops run on).
-_ALIAS_TARGETS = {DispatchKey.CompositeImplicitAutograd: RUNTIME_KEYS}
+# Not Autocast, as in PyTorch: an op without an autocast kernel of its own falls through to the
+# layers below, where its composite kernel runs (and the ops it calls are autocast in their turn).
+_ALIAS_TARGETS = {DispatchKey.CompositeImplicitAutograd: tuple(k for k in RUNTIME_KEYS if k != DispatchKey.Autocast)}
 
 
 def parse_key(name) -> DispatchKey:

@@ -10,9 +10,10 @@ the leaves (`dispatch_keys`, `_device`, `dtypes`, `errors`), `backends`, `grad_m
 message helpers, the shape helpers, `_tensor`, `creation`, the dispatcher, autograd, the op
 library, `library`/`optim`/`testing`/`replay`, the public API, `nn`.
 
-One edge goes up, and only this one: `_tensor.load_op_library` (see its docstring): a Tensor
-used before the op library has loaded loads it, so that any public part of agrad can be a
-program's first import.
+Edges go up only where named in ALLOWED_UPWARD: `_tensor.load_op_library` (see its docstring): a
+Tensor used before the op library has loaded loads it, so that any public part of agrad can be a
+program's first import; and `agrad.cuda.amp` / `agrad.cpu.amp`, which their packages load when first
+asked for, as torch.cuda.amp is an attribute of torch.cuda.
 """
 from __future__ import annotations
 
@@ -40,6 +41,8 @@ FLOORS = [
     ("agrad.library", 8), ("agrad.legacy_tensor_types", 8), ("agrad.optim", 8), ("agrad.testing", 8), ("agrad.replay", 8),
     ("agrad.special", 8), ("agrad.linalg", 8), ("agrad.foreach", 8),
     ("agrad.profiler", 8),                          # torch.profiler: a schedule over autograd's profiler
+    ("agrad.amp", 8),                               # autocast's dispatch-key fallback and GradScaler, on the ops
+    ("agrad.cpu", 1), ("agrad.cuda.amp", 8), ("agrad.cpu.amp", 8),   # torch.cpu/cuda.amp: agrad.amp's old names
     ("agrad._api", 9), ("agrad", 9),
     ("agrad.nn", 10), ("agrad.utils", 10),           # checkpoint_sequential takes an nn.Sequential
     ("agrad.optim.swa_utils", 10),                   # AveragedModel is a Module
@@ -48,7 +51,10 @@ FLOORS = [
     ("agrad.graphs", 11),
     ("agrad.cli", 12), ("agrad.__main__", 12),       # `python -m agrad` runs the CLI
 ]
-ALLOWED_UPWARD = {("agrad._tensor", "agrad.ops")}
+ALLOWED_UPWARD = {("agrad._tensor", "agrad.ops"),
+                  # torch.cuda.amp / torch.cpu.amp: attributes of their packages, loaded on first use, and the
+                  # old spellings of agrad.amp, which is built on the ops
+                  ("agrad.cuda", "agrad.cuda.amp"), ("agrad.cpu", "agrad.cpu.amp")}
 
 
 def _modules() -> dict[str, Path]:

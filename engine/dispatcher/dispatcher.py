@@ -36,6 +36,7 @@ __all__ = ["OperatorEntry", "define", "impl", "register_fallback", "get_op", "al
            "UnknownOperatorError", "FALLTHROUGH", "Deferred", "keyset_for", "call"]
 
 _NUMBER_TYPES = (int, float, bool)
+_COMPOSITE_SERVES = frozenset(_ALIAS_TARGETS[DispatchKey.CompositeImplicitAutograd])
 
 
 class UnknownOperatorError(KeyError):
@@ -141,9 +142,10 @@ class OperatorEntry:
         table = self.dispatch_table
         kernel = table.get(key)
         if kernel is None:
-            kernel = table.get(DispatchKey.CompositeImplicitAutograd)
+            kernel = table.get(DispatchKey.CompositeImplicitAutograd) if key in _COMPOSITE_SERVES else None
             if kernel is None:
-                return _fallbacks.get(key)
+                serves = _fallback_serves.get(key)
+                return _fallbacks.get(key) if serves is None or serves(self) else FALLTHROUGH
             key = DispatchKey.CompositeImplicitAutograd
         if kernel.__class__ is Deferred:
             kernel = table[key] = kernel.make()
@@ -199,6 +201,7 @@ class OperatorEntry:
 
 _operators: dict[str, OperatorEntry] = {}
 _fallbacks: dict[DispatchKey, object] = {}
+_fallback_serves: dict[DispatchKey, object] = {}
 
 
 def _caller(depth: int = 2) -> str:
@@ -246,12 +249,16 @@ def impl(name: str, key, kernel, *, _depth: int = 2) -> None:
     entry._cache.clear()
 
 
-def register_fallback(key, kernel) -> None:
-    """A kernel that serves every operator for `key` when the operator has none of its own."""
+def register_fallback(key, kernel, *, serves=None) -> None:
+    """A kernel that serves every operator for `key` when the operator has none of its own; with
+    `serves(entry) -> bool`, only those it says, the key falling through for the others (as PyTorch's
+    Autocast key: a fallthrough fallback, and a kernel for each op on its lists). The answer is kept
+    in the lookup cache: an op the fallback does not serve costs its calls nothing."""
     key = parse_key(key)
     if key in _ALIAS_TARGETS:
         raise ValueError(f"a fallback cannot be registered for the alias key {key.name}")
     _fallbacks[key] = kernel
+    _fallback_serves[key] = serves
     for entry in _operators.values():
         entry._cache.clear()
 

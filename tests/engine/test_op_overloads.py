@@ -45,8 +45,9 @@ def test_unknown_names_raise_torchs_attribute_errors():
     assert getattr(aten, "no_such_op", None) is None
     with pytest.raises(AttributeError):
         agrad.ops.no_such_namespace
-    # the op namespaces are agrad.ops's, not agrad's (agrad.profiler would be torch.profiler)
-    assert not hasattr(agrad, "aten") and not hasattr(agrad, "profiler")
+    # the op namespaces are agrad.ops's, not agrad's (agrad.profiler is torch.profiler, a module)
+    assert not hasattr(agrad, "aten")
+    assert agrad.profiler.__name__ == "agrad.profiler" and agrad.ops.profiler is not agrad.profiler
 
 
 def test_library_namespace_holds_packets():
