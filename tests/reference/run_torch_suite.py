@@ -398,7 +398,6 @@ STANDINS = {
         "common_methods_invocations", mask_not_all_zeros=mask_not_all_zeros),
     "torch.testing": _module("testing", make_tensor=make_tensor, assert_close=None),
     "torch.utils._mode_utils": _module("_mode_utils", no_dispatch=_limit("dispatch modes (no_dispatch)")),
-    "torch.utils._python_dispatch": _module("_python_dispatch", TorchDispatchMode=_limit("TorchDispatchMode")),
     "torch.utils.flop_counter": _module("flop_counter", FlopCounterMode=_limit("FlopCounterMode")),
 }
 
@@ -556,7 +555,8 @@ _HARNESS_PATTERNS = [  # (category, regex over "ExcType: message" and the test n
     ("harness:complex", r"[Cc]omplex|cfloat|cdouble|conj"),
     ("harness:sparse", r"[Ss]parse|sparse_coo|to_dense"),
     ("harness:jit", r"\bjit\b|script|trace"),
-    ("harness:subclass/dispatch mode", r"TorchDispatchMode|torch_function|torch_dispatch|no_dispatch|"
+    # (dispatch modes are agrad's own: torch.utils._python_dispatch is agrad.utils._python_dispatch)
+    ("harness:subclass/dispatch mode", r"torch_function|no_dispatch|"
                                        r"FlopCounterMode|_make_subclass|_make_wrapper_subclass|Subclass"),
     ("harness:nested tensor", r"nested"),
     ("harness:subprocess running torch", r"CalledProcessError|runWithPytorchAPIUsageStderr"),
