@@ -192,6 +192,17 @@ def test_nonzero():
         agrad.nonzero(x.to("meta"))
 
 
+def test_nonzero_as_tuple_and_where_of_a_condition_alone():
+    # torch 2.13: one int64 index tensor per dim (torch.where(cond) is nonzero(cond, as_tuple=True)); a 0-d
+    # tensor counts as 1-D
+    x = t([[0.0, 1.5, 0.0], [2.0, 0.0, -1.0]])
+    for rows, cols in (agrad.nonzero(x, as_tuple=True), x.nonzero(as_tuple=True), agrad.where(x != 0)):
+        assert rows.dtype == cols.dtype == agrad.int64
+        assert (rows.tolist(), cols.tolist()) == ([0, 1, 1], [1, 0, 2])
+    assert [i.tolist() for i in agrad.where(t(3.0))] == [[0]] and [i.tolist() for i in agrad.where(t(0.0))] == [[]]
+    assert agrad.where(x > 0, x, 0.0).tolist() == [[0.0, 1.5, 0.0], [2.0, 0.0, 0.0]]
+
+
 def test_bincount():
     assert agrad.bincount(ints([1, 2, 3])).tolist() == [0, 1, 1, 1]
     assert agrad.bincount(ints([1, 2, 3]), minlength=6).tolist() == [0, 1, 1, 1, 0, 0]
