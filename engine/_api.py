@@ -61,6 +61,7 @@ __all__ = ["Tensor", "Size", "tensor", "as_tensor", "from_numpy", "empty", "empt
            "hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window",
            # generators
            "Generator", "default_generator", "seed", "initial_seed", "randperm",
+           "lobpcg",
            ] + _runtime_settings + _legacy_types + list(ops.__all__)
 
 
@@ -230,7 +231,10 @@ _ON_FIRST_USE = {"library": ("library", None), "testing": ("testing", None), "sa
                  "adaptive_max_pool1d": ("nn.functional", "adaptive_max_pool1d_with_indices"),
                  **{name: ("windows", name) for name in ("hann_window", "hamming_window", "blackman_window",
                                                          "bartlett_window", "kaiser_window")},
-                 **{name: ("from_data", name) for name in ("asarray", "frombuffer", "scalar_tensor")}}
+                 **{name: ("from_data", name) for name in ("asarray", "frombuffer", "scalar_tensor")},
+                 # torch/_lobpcg.py and torch/_lowrank.py: iterative and randomized solvers written in the ops
+                 "lobpcg": ("_lobpcg", "lobpcg"),
+                 **{name: ("_lowrank", name) for name in ("svd_lowrank", "pca_lowrank")}}
 
 
 # torch's top-level in-place functions: the in-place variants it also exposes as functions (`torch.abs_(x)` is
