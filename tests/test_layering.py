@@ -26,7 +26,7 @@ PACKAGES = {"engine": "agrad", "graphs": "agrad.graphs", "cli": "agrad.cli"}
 # (module prefix, floor); the longest matching prefix decides a module's floor
 FLOORS = [
     ("agrad.dispatch_keys", 0), ("agrad._device", 0), ("agrad.dtypes", 0), ("agrad.layouts", 0), ("agrad.memory_formats", 0), ("agrad.errors", 0),
-    ("agrad._allocation", 0),
+    ("agrad._allocation", 0), ("agrad.return_types", 0),
     ("agrad.runtime_settings", 0),                  # ATen Context's settings, the SDP flags the attention op reads
     ("agrad.warn_once", 0), ("agrad.user_warnings", 0), ("agrad.fp_warnings", 0), ("agrad._atomic_write", 0),
     ("agrad.backends", 1), ("agrad.grad_mode", 1), ("agrad.messages", 1), ("agrad.codegen", 1),

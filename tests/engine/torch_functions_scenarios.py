@@ -1,7 +1,7 @@
 """torch's functions that are not ops of agrad's table, as scenarios that run on PyTorch and on agrad
 alike: the factories that take no tensor (the window functions), those that make a tensor from other
 data (asarray, frombuffer, scalar_tensor), torch.functional's unravel_index: values, dtypes,
-requires_grad and the messages of bad arguments.
+requires_grad and the messages of bad arguments; torch.return_types' named-tuple types.
 
 `tests/reference/make_torch_functions_reference.py` runs them on torch 2.13.0 and writes
 `tests/reference/engine/torch_functions.json`; `test_torch_functions_reference.py` runs them on agrad and
@@ -248,3 +248,24 @@ def gradient(T):
                        "uint8": lambda: T.gradient(T.tensor([1, 2], dtype=T.uint8))}.items():
         out[name] = _error(call)
     return out
+
+
+@scenario
+def return_types(T):
+    """torch.return_types: each type's field names, and the type that ops with several results return."""
+    rt = T.return_types
+    names = sorted(n for n in rt.__all__ if not n.endswith("_out") and n not in ("pytree_register_structseq",
+                                                                                  "all_return_types"))
+    x = T.tensor([[1.5, 3.0], [0.25, -4.0]], dtype=T.float64)
+    calls = {"max": lambda: T.max(x, 0), "min": lambda: x.min(1), "sort": lambda: x.sort(), "topk": lambda: x.topk(1),
+             "frexp": lambda: T.frexp(x), "geqrf": lambda: T.geqrf(x), "histogram": lambda: T.histogram(x, 3),
+             "histogramdd": lambda: T.histogramdd(x, 2), "aminmax": lambda: T.aminmax(x),
+             "cummax": lambda: x.cummax(0), "linalg_eigh": lambda: T.linalg.eigh(x @ x.mT),
+             "linalg_slogdet": lambda: T.linalg.slogdet(x), "linalg_qr": lambda: T.linalg.qr(x), "svd": lambda: T.svd(x),
+             "linalg_lstsq": lambda: T.linalg.lstsq(x, x)}
+    returned = {}
+    for name, call in calls.items():
+        result = call()
+        returned[name] = [type(result).__name__, type(result) is getattr(rt, name), len(result)]
+    return {"names": names, "fields": {n: list(getattr(rt, n).__match_args__) for n in names},
+            "all_return_types": len(rt.all_return_types) >= len(names), "returned": returned}
