@@ -61,7 +61,7 @@ __all__ = ["Tensor", "Size", "tensor", "as_tensor", "from_numpy", "empty", "empt
            "hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window",
            # generators
            "Generator", "default_generator", "seed", "initial_seed", "randperm",
-           "lobpcg",
+           "lobpcg", "vmap",
            ] + _runtime_settings + _legacy_types + list(ops.__all__)
 
 
@@ -233,7 +233,7 @@ _ON_FIRST_USE = {"library": ("library", None), "testing": ("testing", None), "sa
                                                          "bartlett_window", "kaiser_window")},
                  **{name: ("from_data", name) for name in ("asarray", "frombuffer", "scalar_tensor")},
                  # torch/_lobpcg.py and torch/_lowrank.py: iterative and randomized solvers written in the ops
-                 "lobpcg": ("_lobpcg", "lobpcg"),
+                 "lobpcg": ("_lobpcg", "lobpcg"), "vmap": ("func", "vmap"),   # torch.vmap is torch.func.vmap
                  **{name: ("_lowrank", name) for name in ("svd_lowrank", "pca_lowrank")}}
 
 
