@@ -61,7 +61,7 @@ __all__ = ["Tensor", "Size", "tensor", "as_tensor", "from_numpy", "empty", "empt
            "hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window",
            # generators
            "Generator", "default_generator", "seed", "initial_seed", "randperm",
-           "lobpcg", "vmap",
+           "lobpcg", "vmap", "cond",
            ] + _runtime_settings + _legacy_types + list(ops.__all__)
 
 
@@ -234,6 +234,7 @@ _ON_FIRST_USE = {"library": ("library", None), "testing": ("testing", None), "sa
                  **{name: ("from_data", name) for name in ("asarray", "frombuffer", "scalar_tensor")},
                  # torch/_lobpcg.py and torch/_lowrank.py: iterative and randomized solvers written in the ops
                  "lobpcg": ("_lobpcg", "lobpcg"), "vmap": ("func", "vmap"),   # torch.vmap is torch.func.vmap
+                 "cond": ("control_flow", "cond"), "while_loop": ("control_flow", "while_loop"),
                  **{name: ("_lowrank", name) for name in ("svd_lowrank", "pca_lowrank")}}
 
 

@@ -45,6 +45,7 @@ FLOORS = [
     ("agrad.optim.swa_utils", 10),                   # AveragedModel is a Module
     ("agrad.func", 10),                              # functional_call is nn.utils.stateless's
     ("agrad.distributions", 10),                     # relaxed and one-hot distributions call nn.functional
+    ("agrad.control_flow", 10),                      # cond and while_loop flatten with func's pytrees
     ("agrad.graphs", 11),
     ("agrad.cli", 12), ("agrad.__main__", 12),       # `python -m agrad` runs the CLI
 ]

@@ -1,7 +1,8 @@
 """torch's functions that are not ops of agrad's table, as scenarios that run on PyTorch and on agrad
 alike: the factories that take no tensor (the window functions), those that make a tensor from other
 data (asarray, frombuffer, scalar_tensor), torch.functional's unravel_index: values, dtypes,
-requires_grad and the messages of bad arguments; torch.return_types' named-tuple types.
+requires_grad and the messages of bad arguments; torch.return_types' named-tuple types; torch.cond and
+torch.while_loop.
 
 `tests/reference/make_torch_functions_reference.py` runs them on torch 2.13.0 and writes
 `tests/reference/engine/torch_functions.json`; `test_torch_functions_reference.py` runs them on agrad and
@@ -269,3 +270,48 @@ def return_types(T):
         returned[name] = [type(result).__name__, type(result) is getattr(rt, name), len(result)]
     return {"names": names, "fields": {n: list(getattr(rt, n).__match_args__) for n in names},
             "all_return_types": len(rt.all_return_types) >= len(names), "returned": returned}
+
+
+@scenario
+def cond_and_while_loop(T):
+    """torch.cond and torch.while_loop run eagerly: results, gradients through the branch and the body, and
+    the messages of their argument checks (where PyTorch's come from its tracer, only the kind of error)."""
+    x = T.arange(4.0, requires_grad=True)
+    out = {}
+    for pred in (T.tensor(True), T.tensor(False), T.tensor(1.0), True, 0):
+        y = T.cond(pred, lambda v: v.sin(), lambda v: v.cos(), (x,))
+        (g,) = T.autograd.grad(y.sum(), x)
+        out[f"cond {pred!r}"] = [_described(y)["values"], g.tolist()]
+    nested = T.cond(T.tensor(True), lambda d: d["a"] * 2 + d["b"][0], lambda d: d["a"] - d["b"][0], ({"a": x, "b": [x]},))
+    out["cond nested operands"] = nested.tolist()
+    out["cond errors"] = [
+        _error(lambda: T.cond(T.tensor([True, False]), lambda v: v, lambda v: v, (x,))),
+        _error(lambda: T.cond("a", lambda v: v, lambda v: v, (x,))),
+        _error(lambda: T.cond(T.tensor(True), 3, lambda v: v, (x,))),
+        _error(lambda: T.cond(T.tensor(True), lambda v, n: v, lambda v, n: v, (x, 3))),
+        _error(lambda: T.cond(T.tensor(True), lambda v: v, lambda v: v, x))]
+
+    def counted(i, v):
+        return i < 3
+
+    def doubled(i, v):
+        return i + 1, v * 2
+
+    i, v = T.while_loop(counted, doubled, (T.tensor(0), x))
+    (g,) = T.autograd.grad(v.sum(), x)
+    out["while_loop"] = [int(i), v.tolist(), g.tolist()]
+    n, w = T.while_loop(lambda i, v: 2 * i < v.shape[0], lambda i, v: (i + 1, v + i), (0, T.zeros(4)))
+    out["while_loop int carry"] = [n, w.tolist()]
+    none = T.while_loop(lambda i, v: i > 3, doubled, (T.tensor(0), x))
+    out["while_loop no iteration"] = [type(none).__name__, none[1].tolist(), none[1] is x]
+    d, z = T.while_loop(lambda d, z: d["i"] < 2, lambda d, z: ({"i": d["i"] + 1}, z + 1),
+                        ({"i": T.tensor(0)}, T.zeros(2)))
+    out["while_loop nested"] = [int(d["i"]), z.tolist()]
+    out["while_loop errors"] = [
+        _error(lambda: T.while_loop(3, doubled, (T.tensor(0), x))),
+        _error(lambda: T.while_loop(counted, doubled, (T.tensor(0), 2.5)))[0],    # (torch names its SymInt)
+        _error(lambda: T.while_loop(counted, lambda i, v: (i + 1,), (T.tensor(0), x)))[0],
+        _error(lambda: T.while_loop(counted, lambda i, v: (i + 1, v.double()), (T.tensor(0), x)))[0],
+        _error(lambda: T.while_loop(counted, lambda i, v: (i + 1, v[:2] * 1), (T.tensor(0), x)))[0],
+        _error(lambda: T.while_loop(lambda i, v: (i < 3).float(), doubled, (T.tensor(0), x)))[0]]
+    return out
