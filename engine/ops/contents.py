@@ -193,6 +193,9 @@ FAMILIES = {
     "reduce.moments": (
         ("std", "std_mean", "var", "var_mean"),
         ()),
+    "reduce.segment_reduce": (
+        ("_segment_reduce_backward", "segment_reduce"),
+        ()),
     "reduce.selection": (
         ("_unique2", "all", "amax", "amin", "aminmax", "any", "argmax", "argmin", "argsort", "argwhere",
          "bincount", "count_nonzero", "cummax", "cummin", "kthvalue", "max", "median", "min", "mode",

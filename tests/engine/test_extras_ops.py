@@ -434,3 +434,30 @@ def test_unique_along_a_dim():
     with pytest.raises(NotImplementedError, match="the derivative for 'unique_dim' is not implemented."):
         values.sum().backward()
     assert x.unique(dim=1).tolist() == [[1.0, 2.0], [1.0, 2.0], [0.0, 5.0]]
+
+
+def test_segment_reduce_ties_messages_and_no_double_backward():
+    # torch 2.13's values: tied maxima share a positive gradient and each keep a negative one (ATen's kernel)
+    x = t([3.0, 3.0, 1.0, 3.0, -2.0, -2.0], dtype=f64, requires_grad=True)
+    out = agrad.segment_reduce(x, "max", lengths=ints([4, 2]))
+    assert out.tolist() == [3.0, -2.0] and out.grad_fn.name() == "SegmentReduceBackward0"
+    up, = agrad.autograd.grad(out, x, t([1.0, 1.0], dtype=f64), retain_graph=True)
+    np.testing.assert_allclose(up.tolist(), [1 / 3, 1 / 3, 0.0, 1 / 3, 0.5, 0.5])
+    down, = agrad.autograd.grad(out, x, t([-1.0, -1.0], dtype=f64))
+    assert down.tolist() == [-1.0, -1.0, 0.0, -1.0, -1.0, -1.0]
+    y = t([2.0, 0.0, 3.0, 0.0, 0.0, 5.0], dtype=f64, requires_grad=True)
+    prod = agrad.segment_reduce(y, "prod", lengths=ints([3, 2, 1]), initial=2.0)
+    assert prod.tolist() == [0.0, 0.0, 10.0]
+    assert agrad.autograd.grad(prod.sum(), y)[0].tolist() == [0.0, 12.0, 0.0, 0.0, 0.0, 2.0]
+    data = t([[1.0, 5.0], [3.0, 5.0]], dtype=f64, requires_grad=True)
+    for kwargs, message in (({}, "Either lengths or offsets must be defined"),
+                            ({"lengths": ints([1, 1]), "indices": ints([0, 1])}, "indices based reduction"),
+                            ({"lengths": ints([1, 2])}, "Expected all rows of lengths along axis"),
+                            ({"lengths": ints([[1, 1], [2, 0]])}, "Expected axis to be the last dimension of lengths")):
+        with pytest.raises(RuntimeError, match=message):
+            agrad.segment_reduce(data, "sum", **kwargs)
+    with pytest.raises(RuntimeError, match="reduce argument must be either sum, prod, mean, amax or amin, got foo"):
+        agrad.segment_reduce(data, "foo", lengths=ints([1, 1]))
+    first, = agrad.autograd.grad(agrad.segment_reduce(data, "sum", lengths=ints([1, 1])).sum(), data, create_graph=True)
+    with pytest.raises(RuntimeError, match="derivative for aten::_segment_reduce_backward is not implemented"):
+        agrad.autograd.grad(first.sum(), data)
