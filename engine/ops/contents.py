@@ -100,7 +100,7 @@ FAMILIES = {
          "native_layer_norm", "norm_except_dim", "normalize", "rms_norm"),
         ()),
     "nn.pixel_shuffle": (
-        ("channel_shuffle", "pixel_shuffle", "pixel_unshuffle"),
+        ("channel_shuffle", "native_channel_shuffle", "pixel_shuffle", "pixel_unshuffle"),
         ()),
     "nn.pooling": (
         ("adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool2d_backward", "adaptive_avg_pool3d",
