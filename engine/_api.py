@@ -19,8 +19,8 @@ from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inferen
                         set_grad_enabled)
 from ._tensor import Size, Tensor
 # NOTE: not creation's zeros_like, ones_like, full_like, empty_like: agrad.<name> is the op of that name
-from .creation import (arange, as_tensor, empty, empty_strided, eye, from_numpy, full, get_default_device,
-                       get_rng_state, initial_seed, linspace, logspace, manual_seed, ones, rand, randint, randn,
+from .creation import (arange, as_tensor, empty, empty_permuted, empty_strided, eye, from_numpy, full,
+                       get_default_device, get_rng_state, initial_seed, linspace, logspace, manual_seed, ones, rand, randint, randn,
                        randperm, seed, set_default_device, set_rng_state, tensor, tril_indices, triu_indices, zeros)
 from .generator import Generator, default_generator
 from . import autograd, creation, dispatcher
@@ -40,7 +40,8 @@ short, int, long = int16, int32, int64  # noqa: A001
 # torch's constants (torch.pi is math.pi; torch.newaxis is None, as NumPy's)
 pi, e, inf, nan, newaxis = math.pi, math.e, math.inf, math.nan, None
 
-__all__ = ["Tensor", "Size", "tensor", "as_tensor", "from_numpy", "empty", "empty_strided", "zeros", "ones", "full", "arange", "linspace",
+__all__ = ["Tensor", "Size", "tensor", "as_tensor", "from_numpy", "empty", "empty_strided", "empty_permuted", "zeros",
+           "ones", "full", "arange", "linspace",
            "logspace", "eye",
            "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "randint", "manual_seed",
            "get_rng_state", "set_rng_state", "device",

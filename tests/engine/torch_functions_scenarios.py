@@ -315,3 +315,17 @@ def cond_and_while_loop(T):
         _error(lambda: T.while_loop(counted, lambda i, v: (i + 1, v[:2] * 1), (T.tensor(0), x)))[0],
         _error(lambda: T.while_loop(lambda i, v: (i < 3).float(), doubled, (T.tensor(0), x)))[0]]
     return out
+
+
+@scenario
+def empty_permuted(T):
+    def laid_out(t):
+        return [list(t.shape), list(t.stride()), str(t.dtype).split(".")[-1], t.requires_grad, t.is_contiguous()]
+    return {"(0, 2, 1)": laid_out(T.empty_permuted((2, 3, 4), (0, 2, 1))),
+            "(2, 0, 1) float64 requires_grad": laid_out(T.empty_permuted((2, 3, 4), (2, 0, 1), dtype=T.float64,
+                                                                          requires_grad=True)),
+            "identity": laid_out(T.empty_permuted([3, 2], [0, 1])),
+            "zero size": laid_out(T.empty_permuted((2, 0, 3), (1, 2, 0))),
+            "duplicate": _error(lambda: T.empty_permuted((2, 3), (0, 0))),
+            "length": _error(lambda: T.empty_permuted((2, 3), (0,))),
+            "out of range": _error(lambda: T.empty_permuted((2, 3), (0, 2)))}
