@@ -2,7 +2,7 @@
 alike: the factories that take no tensor (the window functions), those that make a tensor from other
 data (asarray, frombuffer, scalar_tensor), torch.functional's unravel_index: values, dtypes,
 requires_grad and the messages of bad arguments; torch.return_types' named-tuple types; torch.cond and
-torch.while_loop.
+torch.while_loop; empty_permuted.
 
 `tests/reference/make_torch_functions_reference.py` runs them on torch 2.13.0 and writes
 `tests/reference/engine/torch_functions.json`; `test_torch_functions_reference.py` runs them on agrad and
