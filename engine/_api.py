@@ -236,6 +236,7 @@ _ON_FIRST_USE = {"library": ("library", None), "testing": ("testing", None), "sa
                  # torch/_lobpcg.py and torch/_lowrank.py: iterative and randomized solvers written in the ops
                  "lobpcg": ("_lobpcg", "lobpcg"), "vmap": ("func", "vmap"),   # torch.vmap is torch.func.vmap
                  "cond": ("control_flow", "cond"), "while_loop": ("control_flow", "while_loop"),
+                 "from_dlpack": ("utils.dlpack", "from_dlpack"), "to_dlpack": ("utils.dlpack", "to_dlpack"),
                  **{name: ("_lowrank", name) for name in ("svd_lowrank", "pca_lowrank")}}
 
 

@@ -2,7 +2,7 @@
 alike: the factories that take no tensor (the window functions), those that make a tensor from other
 data (asarray, frombuffer, scalar_tensor), torch.functional's unravel_index: values, dtypes,
 requires_grad and the messages of bad arguments; torch.return_types' named-tuple types; torch.cond and
-torch.while_loop; empty_permuted.
+torch.while_loop; empty_permuted; DLPack.
 
 `tests/reference/make_torch_functions_reference.py` runs them on torch 2.13.0 and writes
 `tests/reference/engine/torch_functions.json`; `test_torch_functions_reference.py` runs them on agrad and
@@ -329,3 +329,44 @@ def empty_permuted(T):
             "duplicate": _error(lambda: T.empty_permuted((2, 3), (0, 0))),
             "length": _error(lambda: T.empty_permuted((2, 3), (0,))),
             "out of range": _error(lambda: T.empty_permuted((2, 3), (0, 2)))}
+
+
+@scenario
+def dlpack(T):
+    """torch.from_dlpack / to_dlpack and Tensor.__dlpack__: memory shared both ways (with NumPy too), the
+    capsule consumed once, and the refusals."""
+    import numpy as np
+
+    out = {}
+    t = T.ones(2)
+    device_type, index = t.__dlpack_device__()
+    out["device"] = [type(device_type).__name__, device_type.name, int(device_type), index]
+    capsule = T.to_dlpack(t)
+    u = T.from_dlpack(capsule)
+    u[0] = 5
+    out["capsule shares"] = [type(capsule).__name__, t.tolist()]
+    out["capsule twice"] = _error(lambda: T.from_dlpack(capsule))
+    out["to_dlpack requires_grad"] = type(T.to_dlpack(T.ones(2, requires_grad=True))).__name__
+    a = np.arange(3.0)
+    x = T.from_dlpack(a)
+    x[0] = 9
+    z = T.arange(4.0)
+    w = T.from_dlpack(z)
+    w[1] = -1
+    out["numpy shares"] = [a.tolist(), str(x.dtype).split(".")[-1]]
+    out["tensor shares"] = [z.tolist(), w.requires_grad, w.is_leaf, w.grad_fn is None]
+    out["to numpy"] = np.from_dlpack(T.arange(3)).tolist()
+    copied = T.from_dlpack(a, copy=True)
+    copied[1] = 100
+    out["copy"] = [a.tolist(), copied.tolist()]
+    out["strides"] = list(T.from_dlpack(T.arange(6.0).reshape(2, 3).t()).stride())
+    out["int32 device=cpu copy=False"] = str(T.from_dlpack(np.arange(3, dtype=np.int32), device="cpu",
+                                                           copy=False).dtype).split(".")[-1]
+    out["errors"] = [_error(lambda: T.ones(2, requires_grad=True).__dlpack__()),
+                     _error(lambda: T.ones(2).__dlpack__(stream=5)),
+                     _error(lambda: T.ones(2).__dlpack__(stream="a")),
+                     _error(lambda: T.from_dlpack(T.arange(3.0).__dlpack__(), device="cpu")),
+                     _error(lambda: T.empty(2, device="meta").__dlpack__()),
+                     _error(lambda: T.empty(2, device="meta").__dlpack_device__()),
+                     _error(lambda: T.from_dlpack(3))]
+    return out
