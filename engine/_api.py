@@ -237,6 +237,9 @@ _ON_FIRST_USE = {"library": ("library", None), "testing": ("testing", None), "sa
                  "lobpcg": ("_lobpcg", "lobpcg"), "vmap": ("func", "vmap"),   # torch.vmap is torch.func.vmap
                  "cond": ("control_flow", "cond"), "while_loop": ("control_flow", "while_loop"),
                  "from_dlpack": ("utils.dlpack", "from_dlpack"), "to_dlpack": ("utils.dlpack", "to_dlpack"),
+                 # removed in PyTorch 1.9: each raises the error that names its replacement
+                 "symeig": ("_linalg_utils", "_symeig"),
+                 **{name: ("_linalg_utils", name) for name in ("eig", "lstsq", "matrix_rank", "solve")},
                  **{name: ("_lowrank", name) for name in ("svd_lowrank", "pca_lowrank")}}
 
 

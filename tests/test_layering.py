@@ -34,12 +34,12 @@ FLOORS = [
     ("agrad.shapes", 2), ("agrad._tensor_str", 2), ("agrad.storage", 2),
     ("agrad._tensor", 3),
     ("agrad.generator", 4), ("agrad.creation", 4), ("agrad.random", 4),
-    ("agrad.dispatcher", 5),
+    ("agrad.dispatcher", 5), ("agrad._linalg_utils", 5),    # reaches the ops by name; Tensor's methods call it
     ("agrad.autograd", 6),
     ("agrad.ops", 7),
     ("agrad.library", 8), ("agrad.legacy_tensor_types", 8), ("agrad.optim", 8), ("agrad.testing", 8), ("agrad.replay", 8),
     ("agrad.special", 8), ("agrad.linalg", 8), ("agrad.foreach", 8),
-    ("agrad._linalg_utils", 8), ("agrad._lowrank", 8), ("agrad._lobpcg", 8),   # solvers written in the ops
+    ("agrad._lowrank", 8), ("agrad._lobpcg", 8),   # solvers written in the ops
     ("agrad._api", 9), ("agrad", 9),
     ("agrad.nn", 10), ("agrad.utils", 10),           # checkpoint_sequential takes an nn.Sequential
     ("agrad.optim.swa_utils", 10),                   # AveragedModel is a Module

@@ -2,7 +2,7 @@
 alike: the factories that take no tensor (the window functions), those that make a tensor from other
 data (asarray, frombuffer, scalar_tensor), torch.functional's unravel_index: values, dtypes,
 requires_grad and the messages of bad arguments; torch.return_types' named-tuple types; torch.cond and
-torch.while_loop; empty_permuted; DLPack.
+torch.while_loop; empty_permuted; DLPack; the linear-algebra functions PyTorch removed.
 
 `tests/reference/make_torch_functions_reference.py` runs them on torch 2.13.0 and writes
 `tests/reference/engine/torch_functions.json`; `test_torch_functions_reference.py` runs them on agrad and
@@ -370,3 +370,15 @@ def dlpack(T):
                      _error(lambda: T.empty(2, device="meta").__dlpack_device__()),
                      _error(lambda: T.from_dlpack(3))]
     return out
+
+
+@scenario
+def removed_linalg_functions(T):
+    """torch.symeig, eig, lstsq, matrix_rank, solve and their Tensor methods, removed in PyTorch 1.9: the
+    errors that name what replaces them."""
+    A = T.eye(2)
+    return {"symeig": _error(lambda: T.symeig(A)), "eig": _error(lambda: T.eig(A, True)),
+            "lstsq": _error(lambda: T.lstsq(A, A)), "matrix_rank": _error(lambda: T.matrix_rank(A)),
+            "solve": _error(lambda: T.solve(A, A)),
+            "methods": [_error(lambda: A.symeig()), _error(lambda: A.eig()), _error(lambda: A.lstsq(A)),
+                        _error(lambda: A.solve(A))]}
