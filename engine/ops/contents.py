@@ -259,7 +259,7 @@ FAMILIES = {
          "transpose_copy", "unbind_copy", "unfold_copy", "unsqueeze_copy", "view_copy"),
         ()),
     "shape.view_scatter": (
-        ("as_strided_scatter", "diagonal_scatter", "select_scatter", "slice_scatter"),
+        ("as_strided_scatter", "diagonal_scatter", "select_scatter", "slice_inverse", "slice_scatter"),
         ()),
     "solve": (
         ("cholesky_inverse", "cholesky_solve", "linalg_solve", "linalg_solve_ex", "linalg_solve_triangular",

@@ -461,3 +461,17 @@ def test_segment_reduce_ties_messages_and_no_double_backward():
     first, = agrad.autograd.grad(agrad.segment_reduce(data, "sum", lengths=ints([1, 1])).sum(), data, create_graph=True)
     with pytest.raises(RuntimeError, match="derivative for aten::_segment_reduce_backward is not implemented"):
         agrad.autograd.grad(first.sum(), data)
+
+
+def test_slice_inverse_views_the_slices_base():
+    # torch 2.13: a view of the slice's storage (its base's) with src's geometry; self's gradient is grad's
+    # slice, src's grad with the slice's positions zeroed
+    x = agrad.arange(10.0, requires_grad=True)
+    base = x * 1
+    part = base[2:8:2]
+    src = agrad.arange(100.0, 110.0, requires_grad=True)
+    inv = agrad.slice_inverse(part, src, 0, 2, 8, 2)
+    assert inv.tolist() == list(range(10)) and inv._base is base and inv.grad_fn.name() == "SliceInverseBackward0"
+    gx, gsrc = agrad.autograd.grad(inv, [x, src], agrad.arange(10.0))
+    assert gx.tolist() == [0, 0, 2, 0, 4, 0, 6, 0, 0, 0] and gsrc.tolist() == [0, 1, 0, 3, 0, 5, 0, 7, 8, 9]
+    assert tuple(part.slice_inverse(src, 0, 2, 8, 2).shape) == (10,)
