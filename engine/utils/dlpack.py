@@ -52,7 +52,8 @@ def _writable(array):
 def from_dlpack(ext_tensor, *, device=None, copy=None) -> Tensor:
     """A tensor sharing memory with `ext_tensor`: an object with __dlpack__ (a NumPy or CuPy array, an agrad
     or torch tensor) or a DLPack capsule (consumed: a capsule makes one tensor). `device` moves it (a
-    copy), `copy=True` copies it."""
+    copy), `copy=True` copies it. NOTE: a bare capsule is read as a CPU one (PyTorch reads the device
+    inside it; the array libraries take it through the protocol, which names the device beside it)."""
     if hasattr(ext_tensor, "__dlpack__"):
         source = DLDeviceType(ext_tensor.__dlpack_device__()[0])
         target = Device(device) if isinstance(device, str) else device
