@@ -234,13 +234,14 @@ _ON_FIRST_USE = {"library": ("library", None), "testing": ("testing", None), "sa
                                                          "bartlett_window", "kaiser_window")},
                  **{name: ("from_data", name) for name in ("asarray", "frombuffer", "scalar_tensor")},
                  # torch/_lobpcg.py and torch/_lowrank.py: iterative and randomized solvers written in the ops
-                 "lobpcg": ("_lobpcg", "lobpcg"), "vmap": ("func", "vmap"),   # torch.vmap is torch.func.vmap
-                 "cond": ("control_flow", "cond"), "while_loop": ("control_flow", "while_loop"),
-                 "from_dlpack": ("utils.dlpack", "from_dlpack"), "to_dlpack": ("utils.dlpack", "to_dlpack"),
+                 "lobpcg": ("_lobpcg", "lobpcg"),
+                 **{name: ("_lowrank", name) for name in ("svd_lowrank", "pca_lowrank")},
                  # removed in PyTorch 1.9: each raises the error that names its replacement
                  "symeig": ("_linalg_utils", "_symeig"),
                  **{name: ("_linalg_utils", name) for name in ("eig", "lstsq", "matrix_rank", "solve")},
-                 **{name: ("_lowrank", name) for name in ("svd_lowrank", "pca_lowrank")}}
+                 "vmap": ("func", "vmap"),                                          # torch.vmap is torch.func.vmap
+                 "cond": ("control_flow", "cond"), "while_loop": ("control_flow", "while_loop"),
+                 "from_dlpack": ("utils.dlpack", "from_dlpack"), "to_dlpack": ("utils.dlpack", "to_dlpack")}
 
 
 # torch's top-level in-place functions: the in-place variants it also exposes as functions (`torch.abs_(x)` is
