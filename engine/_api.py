@@ -19,8 +19,8 @@ from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inferen
                         set_grad_enabled)
 from ._tensor import Size, Tensor
 # NOTE: not creation's zeros_like, ones_like, full_like, empty_like: agrad.<name> is the op of that name
-from .creation import (arange, as_tensor, empty, empty_strided, eye, from_numpy, full, get_default_device,
-                       get_rng_state, initial_seed, linspace, logspace, manual_seed, ones, rand, randint, randn,
+from .creation import (arange, as_tensor, empty, empty_permuted, empty_strided, eye, from_numpy, full,
+                       get_default_device, get_rng_state, initial_seed, linspace, logspace, manual_seed, ones, rand, randint, randn,
                        randperm, seed, set_default_device, set_rng_state, tensor, tril_indices, triu_indices, zeros)
 from .generator import Generator, default_generator
 from . import autograd, creation, dispatcher
@@ -48,7 +48,8 @@ short, int, long = int16, int32, int64  # noqa: A001
 # torch's constants (torch.pi is math.pi; torch.newaxis is None, as NumPy's)
 pi, e, inf, nan, newaxis = math.pi, math.e, math.inf, math.nan, None
 
-__all__ = ["Tensor", "Size", "tensor", "as_tensor", "from_numpy", "empty", "empty_strided", "zeros", "ones", "full", "arange", "linspace",
+__all__ = ["Tensor", "Size", "tensor", "as_tensor", "from_numpy", "empty", "empty_strided", "empty_permuted", "zeros",
+           "ones", "full", "arange", "linspace",
            "logspace", "eye",
            "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "randint", "manual_seed",
            "get_rng_state", "set_rng_state", "device",
@@ -75,6 +76,7 @@ __all__ = ["Tensor", "Size", "tensor", "as_tensor", "from_numpy", "empty", "empt
            "autocast_increment_nesting", "autocast_decrement_nesting", "is_autocast_cpu_enabled",
            "set_autocast_cpu_enabled", "get_autocast_cpu_dtype", "set_autocast_cpu_dtype", "get_autocast_gpu_dtype",
            "set_autocast_gpu_dtype",
+           "lobpcg", "vmap", "cond",
            ] + _runtime_settings + _legacy_types + list(ops.__all__)
 
 
@@ -244,7 +246,16 @@ _ON_FIRST_USE = {"library": ("library", None), "testing": ("testing", None), "sa
                  "adaptive_max_pool1d": ("nn.functional", "adaptive_max_pool1d_with_indices"),
                  **{name: ("windows", name) for name in ("hann_window", "hamming_window", "blackman_window",
                                                          "bartlett_window", "kaiser_window")},
-                 **{name: ("from_data", name) for name in ("asarray", "frombuffer", "scalar_tensor")}}
+                 **{name: ("from_data", name) for name in ("asarray", "frombuffer", "scalar_tensor")},
+                 # torch/_lobpcg.py and torch/_lowrank.py: iterative and randomized solvers written in the ops
+                 "lobpcg": ("_lobpcg", "lobpcg"),
+                 **{name: ("_lowrank", name) for name in ("svd_lowrank", "pca_lowrank")},
+                 # removed in PyTorch 1.9: each raises the error that names its replacement
+                 "symeig": ("_linalg_utils", "_symeig"),
+                 **{name: ("_linalg_utils", name) for name in ("eig", "lstsq", "matrix_rank", "solve")},
+                 "vmap": ("func", "vmap"),                                          # torch.vmap is torch.func.vmap
+                 "cond": ("control_flow", "cond"), "while_loop": ("control_flow", "while_loop"),
+                 "from_dlpack": ("utils.dlpack", "from_dlpack"), "to_dlpack": ("utils.dlpack", "to_dlpack")}
 
 
 # torch's top-level in-place functions: the in-place variants it also exposes as functions (`torch.abs_(x)` is

@@ -6,9 +6,10 @@ how arrays cross to the host.
 """
 from __future__ import annotations
 
+import enum
 import threading
 
-__all__ = ["device", "Backend", "register_backend", "get_backend", "DeviceUnavailableError"]
+__all__ = ["device", "Backend", "register_backend", "get_backend", "DeviceUnavailableError", "DLDeviceType"]
 
 
 class DeviceUnavailableError(RuntimeError):
@@ -128,3 +129,23 @@ def get_backend(type_: str) -> Backend:
         return _BACKENDS[type_]
     except KeyError:
         raise DeviceUnavailableError(f"no backend is registered for device type {type_!r}") from None
+
+
+class DLDeviceType(enum.IntEnum):
+    """DLPack's device types (torch.utils.dlpack.DLDeviceType): what Tensor.__dlpack_device__ names a
+    device by."""
+    kDLCPU = 1
+    kDLCUDA = 2
+    kDLCUDAHost = 3
+    kDLOpenCL = 4
+    kDLVulkan = 7
+    kDLMetal = 8
+    kDLVPI = 9
+    kDLROCM = 10
+    kDLROCMHost = 11
+    kDLExtDev = 12
+    kDLCUDAManaged = 13
+    kDLOneAPI = 14
+    kDLWebGPU = 15
+    kDLHexagon = 16
+    kDLMAIA = 17

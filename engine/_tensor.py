@@ -566,6 +566,34 @@ class Tensor:
     def _host(self) -> np.ndarray:
         return self._device.backend.to_numpy(self._data)
 
+    def __dlpack__(self, *, stream=-1, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule of this tensor's memory (its array's own, NumPy's or CuPy's), for another
+        library's from_dlpack; as PyTorch's, refused for a tensor that requires grad."""
+        if self.requires_grad:
+            raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
+        return self._dlpack(stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
+
+    def _dlpack(self, *, stream=-1, max_version=None, dl_device=None, copy=None):
+        if stream is not None and type(stream) is not int:
+            raise TypeError("stream must be ``int`` or ``none``")
+        if self._device.type == "cpu" and stream is not None and stream != -1:
+            raise AssertionError("stream should be None on cpu.")
+        if not hasattr(self._data, "__dlpack__"):           # Meta, dask
+            raise BufferError(f"Cannot pack tensors on {self._device.type}")
+        # NOTE: the array's protocol takes None for the default stream, where PyTorch's -1 means "no sync"
+        return self._data.__dlpack__(stream=None if stream == -1 else stream, max_version=max_version,
+                                     dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self):
+        """(DLDeviceType, index) of this tensor's device."""
+        from ._device import DLDeviceType
+
+        if self._device.type == "cuda":
+            return DLDeviceType.kDLCUDA, self._device.index or 0
+        if self._device.type == "cpu":
+            return (DLDeviceType.kDLCUDAHost if self.is_pinned() else DLDeviceType.kDLCPU), 0
+        raise ValueError(f"Unknown device type {self._device.type} for Dlpack")
+
     def __array__(self, dtype=None, copy=None):
         arr = self._host()
         return arr.astype(dtype) if dtype is not None else arr

@@ -20,7 +20,8 @@ from .generator import Generator, check_seed, default_generator, numpy_rng
 from .messages import scalar_type_name
 from .grad_mode import tls
 
-__all__ = ["tensor", "as_tensor", "from_numpy", "empty", "empty_strided", "zeros", "ones", "full", "arange",
+__all__ = ["tensor", "as_tensor", "from_numpy", "empty", "empty_strided", "empty_permuted", "zeros", "ones", "full",
+           "arange",
            "linspace", "logspace",
            "eye", "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "randint", "rand_like",
            "randn_like", "randperm", "normal", "set_default_device", "get_default_device", "manual_seed", "seed",
@@ -172,6 +173,30 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False)
     xp = backend.xp
     data = xp.lib.stride_tricks.as_strided(storage, size, tuple(st * storage.itemsize for st in stride))
     return _finish(data, dev, backend, requires_grad)
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, pin_memory=False,
+                   requires_grad=False) -> Tensor:
+    """torch.empty_permuted: a tensor of `size` whose dims lie in memory in the order `physical_layout`
+    (outermost first: (0, 2, 1) for (2, 3, 4) gives strides (12, 1, 3)), with ATen's checks."""
+    size, physical_layout = _shape((size,)), tuple(physical_layout)
+    dim = len(size)
+    if dim != len(physical_layout):
+        raise RuntimeError(f"Number of dimensions in size does not match the length of the physical_layout; i.e. "
+                           f"len(size) = {dim} is not equal to len(physical_layout) = {len(physical_layout)}")
+    seen = set()
+    for i, d in enumerate(physical_layout):
+        if not 0 <= d < dim:
+            raise RuntimeError(f"Dimension out of range (expected to be between 0 and {dim - 1}, but got {d} at "
+                               f"index {i}).  NB: negative dims not currently supported; file an issue if you want it.")
+        if d in seen:
+            raise RuntimeError("Duplicate dim not allowed")
+        seen.add(d)
+    stride, step = [0] * dim, 1
+    for d in reversed(physical_layout):         # the innermost dim of memory first
+        stride[d] = step
+        step *= max(size[d], 1)
+    return empty_strided(size, stride, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def _laid_out_like(made: Tensor, t: Tensor, memory_format) -> Tensor:

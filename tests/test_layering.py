@@ -27,7 +27,7 @@ PACKAGES = {"engine": "agrad", "graphs": "agrad.graphs", "cli": "agrad.cli"}
 # (module prefix, floor); the longest matching prefix decides a module's floor
 FLOORS = [
     ("agrad.dispatch_keys", 0), ("agrad._device", 0), ("agrad.dtypes", 0), ("agrad.layouts", 0), ("agrad.memory_formats", 0), ("agrad.errors", 0),
-    ("agrad._allocation", 0),
+    ("agrad._allocation", 0), ("agrad.return_types", 0),
     ("agrad.runtime_settings", 0),                  # ATen Context's settings, the SDP flags the attention op reads
     ("agrad.warn_once", 0), ("agrad.user_warnings", 0), ("agrad.fp_warnings", 0), ("agrad._atomic_write", 0),
     ("agrad.backends", 1), ("agrad.grad_mode", 1), ("agrad.messages", 1), ("agrad.codegen", 1),
@@ -35,7 +35,7 @@ FLOORS = [
     ("agrad.shapes", 2), ("agrad._tensor_str", 2), ("agrad.storage", 2),
     ("agrad._tensor", 3),
     ("agrad.generator", 4), ("agrad.creation", 4), ("agrad.random", 4),
-    ("agrad.dispatcher", 5),
+    ("agrad.dispatcher", 5), ("agrad._linalg_utils", 5),    # reaches the ops by name; Tensor's methods call it
     ("agrad.autograd", 6),
     ("agrad.ops", 7),
     ("agrad.library", 8), ("agrad.legacy_tensor_types", 8), ("agrad.optim", 8), ("agrad.testing", 8), ("agrad.replay", 8),
@@ -43,11 +43,13 @@ FLOORS = [
     ("agrad.profiler", 8),                          # torch.profiler: a schedule over autograd's profiler
     ("agrad.amp", 8),                               # autocast's dispatch-key fallback and GradScaler, on the ops
     ("agrad.cpu", 1), ("agrad.cuda.amp", 8), ("agrad.cpu.amp", 8),   # torch.cpu/cuda.amp: agrad.amp's old names
+    ("agrad._lowrank", 8), ("agrad._lobpcg", 8),   # solvers written in the ops
     ("agrad._api", 9), ("agrad", 9),
     ("agrad.nn", 10), ("agrad.utils", 10),           # checkpoint_sequential takes an nn.Sequential
     ("agrad.optim.swa_utils", 10),                   # AveragedModel is a Module
     ("agrad.func", 10),                              # functional_call is nn.utils.stateless's
     ("agrad.distributions", 10),                     # relaxed and one-hot distributions call nn.functional
+    ("agrad.control_flow", 10),                      # cond and while_loop flatten with func's pytrees
     ("agrad.graphs", 11),
     ("agrad.cli", 12), ("agrad.__main__", 12),       # `python -m agrad` runs the CLI
 ]

@@ -2,10 +2,13 @@
 first), `_float_only` (PyTorch's "not implemented for" dtype error on every array),
 `_data_dependent` (the Meta rule of an op whose result shape depends on values) and
 `weighted_bincount` (every scatter-add of floats: the same sums on every backend), `host` (a
-NumPy copy of a backend's array, for kernels that run host code: LAPACK through SciPy, loops).
+NumPy copy of a backend's array, for kernels that run host code: LAPACK through SciPy, loops),
+`_named_results` (an op whose results the user gets as a torch.return_types named tuple).
 Not an op family: it declares no op."""
 from __future__ import annotations
 
+from .. import return_types
+from .._tensor import Tensor
 from ..messages import require_floating
 
 
@@ -43,3 +46,23 @@ def weighted_bincount(xp, positions, weights, minlength: int):
         from ..backends.cuda import bincount_in_order
         return bincount_in_order(xp, positions, weights, minlength)
     return xp.bincount(positions, weights=weights, minlength=minlength)
+
+
+def _named_results(fn, name, binary=None):
+    """`fn` returning return_types.<name> (values=..., indices=...; linalg_eigh's eigenvalues,
+    eigenvectors, ...) where it returns a tuple (the registry's kernels return plain tuples; the name is
+    given where the user gets them). `binary`: what a tensor second argument means (torch.max(a, b) is
+    maximum), as PyTorch's argument parser picks the overload."""
+    cls = getattr(return_types, name)
+
+    def named(*args, **kwargs):
+        if binary is not None and ("other" in kwargs or (len(args) > 1 and isinstance(args[1], Tensor))):
+            return binary(*args, **kwargs)
+        out = fn(*args, **kwargs)
+        return cls(*out) if out.__class__ is tuple else out
+    named.__name__ = named.__qualname__ = fn.__name__
+    named.__doc__ = fn.__doc__
+    named.__module__ = fn.__module__
+    named.op = fn.op
+    fn.op.function = named
+    return named

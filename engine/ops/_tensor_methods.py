@@ -27,7 +27,7 @@ import warnings
 
 import numpy as np
 
-from .. import dtypes, memory_formats
+from .. import _linalg_utils, dtypes, memory_formats
 from .._tensor import _UNTIL_LOADED, Tensor, _size
 from ..autograd.backward_and_grad import backward
 from ..autograd.inplace import bump_version, check_inplace
@@ -50,6 +50,19 @@ class _Methods:
         if not self._data.ndim:
             raise TypeError("iteration over a 0-d tensor")
         return iter(_ops.unbind(self, 0))
+
+    # removed in PyTorch 1.9 (torch/_tensor.py keeps them): each raises the error that names its replacement
+    def solve(self, other):
+        return _linalg_utils.solve(self, other)
+
+    def lstsq(self, other):
+        return _linalg_utils.lstsq(self, other)
+
+    def eig(self, eigenvectors=False):
+        return _linalg_utils.eig(self, eigenvectors=eigenvectors)
+
+    def symeig(self, eigenvectors=False):
+        return _linalg_utils._symeig(self, eigenvectors=eigenvectors)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
         backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)

@@ -101,7 +101,7 @@ FAMILIES = {
          "native_layer_norm", "norm_except_dim", "normalize", "rms_norm"),
         ()),
     "nn.pixel_shuffle": (
-        ("channel_shuffle", "pixel_shuffle", "pixel_unshuffle"),
+        ("channel_shuffle", "native_channel_shuffle", "pixel_shuffle", "pixel_unshuffle"),
         ()),
     "nn.pooling": (
         ("adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool2d_backward", "adaptive_avg_pool3d",
@@ -194,6 +194,9 @@ FAMILIES = {
     "reduce.moments": (
         ("std", "std_mean", "var", "var_mean"),
         ()),
+    "reduce.segment_reduce": (
+        ("_segment_reduce_backward", "segment_reduce"),
+        ()),
     "reduce.selection": (
         ("_unique2", "all", "amax", "amin", "aminmax", "any", "argmax", "argmin", "argsort", "argwhere",
          "bincount", "count_nonzero", "cummax", "cummin", "kthvalue", "max", "median", "min", "mode",
@@ -257,7 +260,7 @@ FAMILIES = {
          "transpose_copy", "unbind_copy", "unfold_copy", "unsqueeze_copy", "view_copy"),
         ()),
     "shape.view_scatter": (
-        ("as_strided_scatter", "diagonal_scatter", "select_scatter", "slice_scatter"),
+        ("as_strided_scatter", "diagonal_scatter", "select_scatter", "slice_inverse", "slice_scatter"),
         ()),
     "solve": (
         ("cholesky_inverse", "cholesky_solve", "linalg_solve", "linalg_solve_ex", "linalg_solve_triangular",

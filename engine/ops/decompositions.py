@@ -28,7 +28,7 @@ from ..messages import scalar_type_name
 from ..warn_once import warn_once
 from .determinants import _mT, _square_check
 from .linalg import matmul
-from .reduce.selection import _named_results
+from ._common import _named_results
 from .registry import NotImplementedDerivative, defop
 from .samples import SampleInput, make_arg
 from .shape.diagonal import diag_embed, diagonal, tril, triu
@@ -127,7 +127,7 @@ linalg_cholesky_ex = _named_results(defop(
     samples=_cholesky_samples, torch="torch.linalg.cholesky_ex",
     doc="(L, info): L lower-triangular with L Lᴴ = A (U upper with Uᴴ U = A for upper=True), from A's lower "
         "(upper) triangle; LAPACK's info (the order of the first minor that is not positive-definite, or 0)."),
-    "linalg_cholesky_ex", fields=("L", "info"))
+    "linalg_cholesky_ex")
 
 
 def _cholesky(A, upper=False):
@@ -215,7 +215,7 @@ linalg_qr = _named_results(defop(
     samples=_qr_samples, torch="torch.linalg.qr",
     doc="(Q, R) with A = Q R, Q's columns orthonormal, R upper-triangular; mode 'reduced' (k = min(m, n) "
         "columns), 'complete' (Q square) or 'r' (R only, Q empty)."),
-    "linalg_qr", fields=("Q", "R"))
+    "linalg_qr")
 
 
 # ---- eigh ------------------------------------------------------------------------------------------
@@ -265,7 +265,7 @@ linalg_eigh = _named_results(defop(
     samples=_eigh_samples, torch="torch.linalg.eigh",
     doc="(L, V) of a symmetric matrix (from its UPLO triangle): eigenvalues ascending, orthonormal eigenvectors "
         "as columns, A = V diag(L) Vᴴ."),
-    "linalg_eigh", fields=("eigenvalues", "eigenvectors"))
+    "linalg_eigh")
 
 def _eigvalsh_meta(A, UPLO="L"):
     return _eigh_meta(A, UPLO)[0]
@@ -358,7 +358,7 @@ linalg_svd = _named_results(defop(
     samples=_svd_samples, torch="torch.linalg.svd",
     doc="(U, S, Vh) with A = U diag(S) Vh, S descending; U (m, m) and Vh (n, n) with full_matrices, else "
         "(m, k) and (k, n), k = min(m, n)."),
-    "linalg_svd", fields=("U", "S", "Vh"))
+    "linalg_svd")
 
 
 def _svdvals_samples(op):
@@ -488,7 +488,7 @@ svd = _named_results(defop(
     composite=_svd, samples=_legacy_svd_samples, torch="torch.svd",
     doc="(U, S, V) with self = U diag(S) Vᴴ (torch.svd, deprecated for linalg.svd, which gives Vh): reduced with "
         "some=True, else U (m, m) and V (n, n); without compute_uv, U and V are zeros."),
-    "svd", fields=("U", "S", "V"))
+    "svd")
 
 
 def _qr(self, some=True):
@@ -505,7 +505,7 @@ qr = _named_results(defop(
                         SampleInput("(3,4) some=False", make_arg((3, 4), key=(op, 3)), some=False)],
     torch="torch.qr",
     doc="linalg_qr(self, 'reduced' if some else 'complete') (torch.qr, deprecated for linalg.qr)."),
-    "qr", fields=("Q", "R"))
+    "qr")
 
 
 def _legacy_cholesky_check(A):
@@ -568,7 +568,7 @@ def _geqrf_kernel(xp, self):
     return a, tau
 
 
-geqrf = defop(
+geqrf = _named_results(defop(
     "geqrf(Tensor self) -> (Tensor a, Tensor tau)",
     kernel=_geqrf_kernel, meta=_geqrf_meta,
     grads={"self": NotImplementedDerivative("geqrf")}, differentiable=False, gradgrad=False,
@@ -577,7 +577,7 @@ geqrf = defop(
                         SampleInput("(2,3,3) batch", make_arg((2, 3, 3), key=(op, 2), requires_grad=False))],
     torch="torch.geqrf",
     doc="LAPACK's geqrf: R on and above the diagonal, the Householder vectors below it, and their factors tau "
-        "(Q = householder_product(a, tau)). No derivative, as PyTorch's.")
+        "(Q = householder_product(a, tau)). No derivative, as PyTorch's."), "geqrf")
 
 orgqr = defop(
     "orgqr(Tensor self, Tensor input2) -> Tensor",

@@ -19,7 +19,7 @@ from ..creation import eye
 from ..errors import DtypeNotImplementedError
 from ..messages import scalar_type_name
 from .registry import defop
-from .reduce.selection import _named_results
+from ._common import _named_results
 from .samples import SampleInput, make_arg
 from .linalg import matmul
 from .pointwise.binary import eq, where
@@ -91,7 +91,7 @@ linalg_inv_ex = _named_results(defop(
     kernel=_inv_ex_kernel, meta=_inv_ex_meta, grads={"A": _inv_ex_grad},
     backward_name="LinalgInvExBackward0", samples=_matrix_samples, torch="torch.linalg.inv_ex",
     doc="(A⁻¹, info): the inverse of each square matrix, and LAPACK's info (0 where it is invertible)."),
-    "linalg_inv_ex", fields=("inverse", "info"))
+    "linalg_inv_ex")
 
 
 def _inv(A):
@@ -153,11 +153,11 @@ linalg_slogdet = _named_results(defop(
     kernel=_slogdet_kernel, meta=_slogdet_meta, grads={"A": _slogdet_grad},
     samples=_matrix_samples, torch="torch.linalg.slogdet",
     doc="(sign, log|det|) of each square matrix: the determinant without overflow."),
-    "linalg_slogdet", fields=("sign", "logabsdet"))
+    "linalg_slogdet")
 slogdet = _named_results(defop("slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)",
                 composite=lambda self: linalg_slogdet(self), samples=_matrix_samples,
                 torch="torch.slogdet", doc="linalg_slogdet, PyTorch's older name."),
-    "slogdet", fields=("sign", "logabsdet"))
+    "slogdet")
 
 
 def _logdet(self):

@@ -17,7 +17,7 @@ from ..backends.meta import MetaArray
 from ..creation import tensor
 from ..messages import scalar_type_name
 from ._common import host
-from .reduce.selection import _named_results
+from ._common import _named_results
 from .registry import defop
 from .samples import SampleInput, make_arg
 
@@ -91,7 +91,7 @@ linalg_ldl_factor_ex = _named_results(defop(
     differentiable=False, gradgrad=False, samples=_symmetric_samples, torch="torch.linalg.ldl_factor_ex",
     doc="(LD, pivots, info): the Bunch-Kaufman LDLᵀ factorization of the symmetric matrix in A's lower triangle, "
         "LAPACK's compact LD, 1-based int32 pivots (negative for 2×2 blocks), info 0 or D's zero block."),
-    "linalg_ldl_factor_ex", fields=("LD", "pivots", "info"))
+    "linalg_ldl_factor_ex")
 
 
 def _ldl_factor(self, hermitian=False):
@@ -110,7 +110,7 @@ linalg_ldl_factor = _named_results(defop(
     "linalg_ldl_factor(Tensor self, *, bool hermitian=False) -> (Tensor LD, Tensor pivots)",
     composite=_ldl_factor, samples=lambda op: [s for s in _symmetric_samples(op)], torch="torch.linalg.ldl_factor",
     doc="linalg_ldl_factor_ex's (LD, pivots), an error where D is singular."),
-    "linalg_ldl_factor", fields=("LD", "pivots"))
+    "linalg_ldl_factor")
 
 
 def _ldl_solve_shapes(LD, pivots, B):

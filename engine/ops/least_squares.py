@@ -24,7 +24,8 @@ from .decompositions import (
 from .determinants import _mT
 from .linalg import matmul
 from .reduce.arithmetic import sum
-from .reduce.selection import _named_results, amax
+from ._common import _named_results
+from .reduce.selection import amax
 from .registry import defop
 from .samples import SampleInput, make_arg
 from .shape.view import squeeze, unsqueeze
@@ -213,7 +214,7 @@ linalg_lstsq = _named_results(defop(
     doc="The least-squares solution X of A X ≈ B (minimum norm where A is rank-deficient), and what the LAPACK "
         "driver reports: residuals (gelsd, gelss, gels for m > n, full rank), rank (not gels), singular values "
         "(gelsd, gelss); PyTorch's empty tensors where the driver does not. The singular values have no gradient."),
-    "linalg_lstsq", fields=("solution", "residuals", "rank", "singular_values"))
+    "linalg_lstsq")
 
 
 # ---- matrix_rank --------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from ..messages import scalar_type_name
 from ..shapes import broadcast_shapes
 from .determinants import _invertible, _mT
 from .linalg import matmul
-from .reduce.selection import _named_results
+from ._common import _named_results
 from .registry import defop
 from .samples import SampleInput, make_arg
 from .shape.diagonal import tril, triu
@@ -172,7 +172,7 @@ linalg_lu_factor_ex = _named_results(defop(
     samples=_lu_samples, torch="torch.linalg.lu_factor_ex",
     doc="(LU, pivots, info): A = P L U packed in one matrix (L's unit diagonal implied), LAPACK's 1-based "
         "int32 pivots, info 0 or the first zero of U's diagonal."),
-    "linalg_lu_factor_ex", fields=("LU", "pivots", "info"))
+    "linalg_lu_factor_ex")
 
 
 def _lu_factor(A, pivot=True):
@@ -187,7 +187,7 @@ linalg_lu_factor = _named_results(defop(
     "linalg_lu_factor(Tensor A, *, bool pivot=True) -> (Tensor LU, Tensor pivots)",
     composite=_lu_factor, samples=_lu_samples, torch="torch.linalg.lu_factor",
     doc="(LU, pivots): linalg_lu_factor_ex's, an error where U has a zero on its diagonal."),
-    "linalg_lu_factor", fields=("LU", "pivots"))
+    "linalg_lu_factor")
 
 
 # ---- unpacking --------------------------------------------------------------------------------
@@ -278,7 +278,7 @@ lu_unpack = _named_results(defop(
     output_differentiability=(False, True, True),
     samples=_lu_unpack_samples, torch="torch.lu_unpack",
     doc="(P, L, U) of a packed LU factorization and its pivots (empty where not unpacked)."),
-    "lu_unpack", fields=("P", "L", "U"))
+    "lu_unpack")
 
 
 # ---- P, L, U at once ----------------------------------------------------------------------------
@@ -306,7 +306,7 @@ linalg_lu = _named_results(defop(
     output_differentiability=(False, True, True),
     samples=_lu_samples, torch="torch.linalg.lu",
     doc="(P, L, U) with A = P L U: P a permutation, L unit lower triangular (m, k), U upper (k, n)."),
-    "linalg_lu", fields=("P", "L", "U"))
+    "linalg_lu")
 
 
 # ---- solving with a factorization -----------------------------------------------------------------

@@ -21,7 +21,7 @@ from ..shapes import broadcast_shapes
 from ..warn_once import warn_once
 from .determinants import _invertible, _mT, _square_check, linalg_inv
 from .linalg import matmul
-from .reduce.selection import _named_results
+from ._common import _named_results
 from .registry import defop
 from .samples import SampleInput, make_arg
 from .shape.diagonal import tril, triu
@@ -123,7 +123,7 @@ linalg_solve_ex = _named_results(defop(
            "B": lambda grads, A, B, result, left: _solve_grads(grads, A, B, result, left)[1]},
     samples=_solve_samples, torch="torch.linalg.solve_ex",
     doc="(X, info): X solves A X = B (X A = B with left=False) for square A; LAPACK's info (0: A invertible)."),
-    "linalg_solve_ex", fields=("result", "info"))
+    "linalg_solve_ex")
 
 
 def _solve(A, B, left=True):
@@ -334,7 +334,7 @@ triangular_solve = _named_results(defop(
     torch="torch.triangular_solve",
     doc="The deprecated torch.triangular_solve(b, A): (X with A X = b, A's upper or lower triangle read, Aᵀ with "
         "transpose, a unit diagonal with unitriangular; a copy of A)."),
-    "triangular_solve", fields=("solution", "cloned_coefficient"))
+    "triangular_solve")
 
 
 def _cholesky_solve_kernel(xp, self, input2, upper):

@@ -50,19 +50,19 @@ def scenarios_beside(stem: str) -> tuple[dict, dict]:
     return module.SCENARIOS, json.loads((REFERENCE / f"{stem}.json").read_text())
 
 
-def compare(got, want, path: list, rtol: float) -> None:
-    """`got` equals PyTorch's `want` (JSON values): floats to `rtol` (atol 1e-12), the rest exactly;
+def compare(got, want, path: list, rtol: float, atol: float = 1e-12) -> None:
+    """`got` equals PyTorch's `want` (JSON values): floats to `rtol` and `atol`, the rest exactly;
     `path` names the place in messages."""
     if isinstance(want, float) or isinstance(got, float):
         assert got is not None and want is not None, f"{path}: {got!r} vs PyTorch {want!r}"
-        np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-12, err_msg=str(path))
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=str(path))
     elif isinstance(want, list):
         assert isinstance(got, list) and len(got) == len(want), f"{path}: {got!r} vs PyTorch {want!r}"
         for i, (g, w) in enumerate(zip(got, want)):
-            compare(g, w, path + [i], rtol)
+            compare(g, w, path + [i], rtol, atol)
     elif isinstance(want, dict):
         assert isinstance(got, dict) and set(got) == set(want), f"{path}: {got!r} vs PyTorch {want!r}"
         for k in want:
-            compare(got[k], want[k], path + [k], rtol)
+            compare(got[k], want[k], path + [k], rtol, atol)
     else:
         assert got == want, f"{path}: {got!r} vs PyTorch {want!r}"

@@ -192,6 +192,17 @@ def test_nonzero():
         agrad.nonzero(x.to("meta"))
 
 
+def test_nonzero_as_tuple_and_where_of_a_condition_alone():
+    # torch 2.13: one int64 index tensor per dim (torch.where(cond) is nonzero(cond, as_tuple=True)); a 0-d
+    # tensor counts as 1-D
+    x = t([[0.0, 1.5, 0.0], [2.0, 0.0, -1.0]])
+    for rows, cols in (agrad.nonzero(x, as_tuple=True), x.nonzero(as_tuple=True), agrad.where(x != 0)):
+        assert rows.dtype == cols.dtype == agrad.int64
+        assert (rows.tolist(), cols.tolist()) == ([0, 1, 1], [1, 0, 2])
+    assert [i.tolist() for i in agrad.where(t(3.0))] == [[0]] and [i.tolist() for i in agrad.where(t(0.0))] == [[]]
+    assert agrad.where(x > 0, x, 0.0).tolist() == [[0.0, 1.5, 0.0], [2.0, 0.0, 0.0]]
+
+
 def test_bincount():
     assert agrad.bincount(ints([1, 2, 3])).tolist() == [0, 1, 1, 1]
     assert agrad.bincount(ints([1, 2, 3]), minlength=6).tolist() == [0, 1, 1, 1, 0, 0]
@@ -423,3 +434,44 @@ def test_unique_along_a_dim():
     with pytest.raises(NotImplementedError, match="the derivative for 'unique_dim' is not implemented."):
         values.sum().backward()
     assert x.unique(dim=1).tolist() == [[1.0, 2.0], [1.0, 2.0], [0.0, 5.0]]
+
+
+def test_segment_reduce_ties_messages_and_no_double_backward():
+    # torch 2.13's values: tied maxima share a positive gradient and each keep a negative one (ATen's kernel)
+    x = t([3.0, 3.0, 1.0, 3.0, -2.0, -2.0], dtype=f64, requires_grad=True)
+    out = agrad.segment_reduce(x, "max", lengths=ints([4, 2]))
+    assert out.tolist() == [3.0, -2.0] and out.grad_fn.name() == "SegmentReduceBackward0"
+    up, = agrad.autograd.grad(out, x, t([1.0, 1.0], dtype=f64), retain_graph=True)
+    np.testing.assert_allclose(up.tolist(), [1 / 3, 1 / 3, 0.0, 1 / 3, 0.5, 0.5])
+    down, = agrad.autograd.grad(out, x, t([-1.0, -1.0], dtype=f64))
+    assert down.tolist() == [-1.0, -1.0, 0.0, -1.0, -1.0, -1.0]
+    y = t([2.0, 0.0, 3.0, 0.0, 0.0, 5.0], dtype=f64, requires_grad=True)
+    prod = agrad.segment_reduce(y, "prod", lengths=ints([3, 2, 1]), initial=2.0)
+    assert prod.tolist() == [0.0, 0.0, 10.0]
+    assert agrad.autograd.grad(prod.sum(), y)[0].tolist() == [0.0, 12.0, 0.0, 0.0, 0.0, 2.0]
+    data = t([[1.0, 5.0], [3.0, 5.0]], dtype=f64, requires_grad=True)
+    for kwargs, message in (({}, "Either lengths or offsets must be defined"),
+                            ({"lengths": ints([1, 1]), "indices": ints([0, 1])}, "indices based reduction"),
+                            ({"lengths": ints([1, 2])}, "Expected all rows of lengths along axis"),
+                            ({"lengths": ints([[1, 1], [2, 0]])}, "Expected axis to be the last dimension of lengths")):
+        with pytest.raises(RuntimeError, match=message):
+            agrad.segment_reduce(data, "sum", **kwargs)
+    with pytest.raises(RuntimeError, match="reduce argument must be either sum, prod, mean, amax or amin, got foo"):
+        agrad.segment_reduce(data, "foo", lengths=ints([1, 1]))
+    first, = agrad.autograd.grad(agrad.segment_reduce(data, "sum", lengths=ints([1, 1])).sum(), data, create_graph=True)
+    with pytest.raises(RuntimeError, match="derivative for aten::_segment_reduce_backward is not implemented"):
+        agrad.autograd.grad(first.sum(), data)
+
+
+def test_slice_inverse_views_the_slices_base():
+    # torch 2.13: a view of the slice's storage (its base's) with src's geometry; self's gradient is grad's
+    # slice, src's grad with the slice's positions zeroed
+    x = agrad.arange(10.0, requires_grad=True)
+    base = x * 1
+    part = base[2:8:2]
+    src = agrad.arange(100.0, 110.0, requires_grad=True)
+    inv = agrad.slice_inverse(part, src, 0, 2, 8, 2)
+    assert inv.tolist() == list(range(10)) and inv._base is base and inv.grad_fn.name() == "SliceInverseBackward0"
+    gx, gsrc = agrad.autograd.grad(inv, [x, src], agrad.arange(10.0))
+    assert gx.tolist() == [0, 0, 2, 0, 4, 0, 6, 0, 0, 0] and gsrc.tolist() == [0, 1, 0, 3, 0, 5, 0, 7, 8, 9]
+    assert tuple(part.slice_inverse(src, 0, 2, 8, 2).shape) == (10,)

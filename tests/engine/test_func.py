@@ -99,6 +99,12 @@ def test_per_sample_gradients_equal_a_loop_of_autograd_grad():
         _close(got[i], want)
 
 
+def test_torch_vmap_is_func_vmap():
+    # torch.vmap is torch._functorch.apis.vmap, the function torch.func.vmap names too
+    assert agrad.vmap is agrad.func.vmap
+    assert agrad.vmap(agrad.sum)(agrad.ones(3, 2)).tolist() == [2.0, 2.0, 2.0]
+
+
 def test_vmap_is_differentiable_and_keeps_the_graph():
     xs = agrad.tensor(np.random.default_rng(1).normal(size=(4, 3)), requires_grad=True)
     out = vmap(lambda x: (x ** 2).sum(), out_dims=0)(xs)

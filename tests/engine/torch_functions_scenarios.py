@@ -1,7 +1,8 @@
 """torch's functions that are not ops of agrad's table, as scenarios that run on PyTorch and on agrad
 alike: the factories that take no tensor (the window functions), those that make a tensor from other
 data (asarray, frombuffer, scalar_tensor), torch.functional's unravel_index: values, dtypes,
-requires_grad and the messages of bad arguments.
+requires_grad and the messages of bad arguments; torch.return_types' named-tuple types; torch.cond and
+torch.while_loop; empty_permuted; DLPack; the linear-algebra functions PyTorch removed.
 
 `tests/reference/make_torch_functions_reference.py` runs them on torch 2.13.0 and writes
 `tests/reference/engine/torch_functions.json`; `test_torch_functions_reference.py` runs them on agrad and
@@ -248,3 +249,136 @@ def gradient(T):
                        "uint8": lambda: T.gradient(T.tensor([1, 2], dtype=T.uint8))}.items():
         out[name] = _error(call)
     return out
+
+
+@scenario
+def return_types(T):
+    """torch.return_types: each type's field names, and the type that ops with several results return."""
+    rt = T.return_types
+    names = sorted(n for n in rt.__all__ if not n.endswith("_out") and n not in ("pytree_register_structseq",
+                                                                                  "all_return_types"))
+    x = T.tensor([[1.5, 3.0], [0.25, -4.0]], dtype=T.float64)
+    calls = {"max": lambda: T.max(x, 0), "min": lambda: x.min(1), "sort": lambda: x.sort(), "topk": lambda: x.topk(1),
+             "frexp": lambda: T.frexp(x), "geqrf": lambda: T.geqrf(x), "histogram": lambda: T.histogram(x, 3),
+             "histogramdd": lambda: T.histogramdd(x, 2), "aminmax": lambda: T.aminmax(x),
+             "cummax": lambda: x.cummax(0), "linalg_eigh": lambda: T.linalg.eigh(x @ x.mT),
+             "linalg_slogdet": lambda: T.linalg.slogdet(x), "linalg_qr": lambda: T.linalg.qr(x), "svd": lambda: T.svd(x),
+             "linalg_lstsq": lambda: T.linalg.lstsq(x, x)}
+    returned = {}
+    for name, call in calls.items():
+        result = call()
+        returned[name] = [type(result).__name__, type(result) is getattr(rt, name), len(result)]
+    return {"names": names, "fields": {n: list(getattr(rt, n).__match_args__) for n in names},
+            "all_return_types": len(rt.all_return_types) >= len(names), "returned": returned}
+
+
+@scenario
+def cond_and_while_loop(T):
+    """torch.cond and torch.while_loop run eagerly: results, gradients through the branch and the body, and
+    the messages of their argument checks (where PyTorch's come from its tracer, only the kind of error)."""
+    x = T.arange(4.0, requires_grad=True)
+    out = {}
+    for pred in (T.tensor(True), T.tensor(False), T.tensor(1.0), True, 0):
+        y = T.cond(pred, lambda v: v.sin(), lambda v: v.cos(), (x,))
+        (g,) = T.autograd.grad(y.sum(), x)
+        out[f"cond {pred!r}"] = [_described(y)["values"], g.tolist()]
+    nested = T.cond(T.tensor(True), lambda d: d["a"] * 2 + d["b"][0], lambda d: d["a"] - d["b"][0], ({"a": x, "b": [x]},))
+    out["cond nested operands"] = nested.tolist()
+    out["cond errors"] = [
+        _error(lambda: T.cond(T.tensor([True, False]), lambda v: v, lambda v: v, (x,))),
+        _error(lambda: T.cond("a", lambda v: v, lambda v: v, (x,))),
+        _error(lambda: T.cond(T.tensor(True), 3, lambda v: v, (x,))),
+        _error(lambda: T.cond(T.tensor(True), lambda v, n: v, lambda v, n: v, (x, 3))),
+        _error(lambda: T.cond(T.tensor(True), lambda v: v, lambda v: v, x))]
+
+    def counted(i, v):
+        return i < 3
+
+    def doubled(i, v):
+        return i + 1, v * 2
+
+    i, v = T.while_loop(counted, doubled, (T.tensor(0), x))
+    (g,) = T.autograd.grad(v.sum(), x)
+    out["while_loop"] = [int(i), v.tolist(), g.tolist()]
+    n, w = T.while_loop(lambda i, v: 2 * i < v.shape[0], lambda i, v: (i + 1, v + i), (0, T.zeros(4)))
+    out["while_loop int carry"] = [n, w.tolist()]
+    none = T.while_loop(lambda i, v: i > 3, doubled, (T.tensor(0), x))
+    out["while_loop no iteration"] = [type(none).__name__, none[1].tolist(), none[1] is x]
+    d, z = T.while_loop(lambda d, z: d["i"] < 2, lambda d, z: ({"i": d["i"] + 1}, z + 1),
+                        ({"i": T.tensor(0)}, T.zeros(2)))
+    out["while_loop nested"] = [int(d["i"]), z.tolist()]
+    out["while_loop errors"] = [
+        _error(lambda: T.while_loop(3, doubled, (T.tensor(0), x))),
+        _error(lambda: T.while_loop(counted, doubled, (T.tensor(0), 2.5)))[0],    # (torch names its SymInt)
+        _error(lambda: T.while_loop(counted, lambda i, v: (i + 1,), (T.tensor(0), x)))[0],
+        _error(lambda: T.while_loop(counted, lambda i, v: (i + 1, v.double()), (T.tensor(0), x)))[0],
+        _error(lambda: T.while_loop(counted, lambda i, v: (i + 1, v[:2] * 1), (T.tensor(0), x)))[0],
+        _error(lambda: T.while_loop(lambda i, v: (i < 3).float(), doubled, (T.tensor(0), x)))[0]]
+    return out
+
+
+@scenario
+def empty_permuted(T):
+    def laid_out(t):
+        return [list(t.shape), list(t.stride()), str(t.dtype).split(".")[-1], t.requires_grad, t.is_contiguous()]
+    return {"(0, 2, 1)": laid_out(T.empty_permuted((2, 3, 4), (0, 2, 1))),
+            "(2, 0, 1) float64 requires_grad": laid_out(T.empty_permuted((2, 3, 4), (2, 0, 1), dtype=T.float64,
+                                                                          requires_grad=True)),
+            "identity": laid_out(T.empty_permuted([3, 2], [0, 1])),
+            "zero size": laid_out(T.empty_permuted((2, 0, 3), (1, 2, 0))),
+            "duplicate": _error(lambda: T.empty_permuted((2, 3), (0, 0))),
+            "length": _error(lambda: T.empty_permuted((2, 3), (0,))),
+            "out of range": _error(lambda: T.empty_permuted((2, 3), (0, 2)))}
+
+
+@scenario
+def dlpack(T):
+    """torch.from_dlpack / to_dlpack and Tensor.__dlpack__: memory shared both ways (with NumPy too), the
+    capsule consumed once, and the refusals."""
+    import numpy as np
+
+    out = {}
+    t = T.ones(2)
+    device_type, index = t.__dlpack_device__()
+    out["device"] = [type(device_type).__name__, device_type.name, int(device_type), index]
+    capsule = T.to_dlpack(t)
+    u = T.from_dlpack(capsule)
+    u[0] = 5
+    out["capsule shares"] = [type(capsule).__name__, t.tolist()]
+    out["capsule twice"] = _error(lambda: T.from_dlpack(capsule))
+    out["to_dlpack requires_grad"] = type(T.to_dlpack(T.ones(2, requires_grad=True))).__name__
+    a = np.arange(3.0)
+    x = T.from_dlpack(a)
+    x[0] = 9
+    z = T.arange(4.0)
+    w = T.from_dlpack(z)
+    w[1] = -1
+    out["numpy shares"] = [a.tolist(), str(x.dtype).split(".")[-1]]
+    out["tensor shares"] = [z.tolist(), w.requires_grad, w.is_leaf, w.grad_fn is None]
+    out["to numpy"] = np.from_dlpack(T.arange(3)).tolist()
+    copied = T.from_dlpack(a, copy=True)
+    copied[1] = 100
+    out["copy"] = [a.tolist(), copied.tolist()]
+    out["strides"] = list(T.from_dlpack(T.arange(6.0).reshape(2, 3).t()).stride())
+    out["int32 device=cpu copy=False"] = str(T.from_dlpack(np.arange(3, dtype=np.int32), device="cpu",
+                                                           copy=False).dtype).split(".")[-1]
+    out["errors"] = [_error(lambda: T.ones(2, requires_grad=True).__dlpack__()),
+                     _error(lambda: T.ones(2).__dlpack__(stream=5)),
+                     _error(lambda: T.ones(2).__dlpack__(stream="a")),
+                     _error(lambda: T.from_dlpack(T.arange(3.0).__dlpack__(), device="cpu")),
+                     _error(lambda: T.empty(2, device="meta").__dlpack__()),
+                     _error(lambda: T.empty(2, device="meta").__dlpack_device__()),
+                     _error(lambda: T.from_dlpack(3))]
+    return out
+
+
+@scenario
+def removed_linalg_functions(T):
+    """torch.symeig, eig, lstsq, matrix_rank, solve and their Tensor methods, removed in PyTorch 1.9: the
+    errors that name what replaces them."""
+    A = T.eye(2)
+    return {"symeig": _error(lambda: T.symeig(A)), "eig": _error(lambda: T.eig(A, True)),
+            "lstsq": _error(lambda: T.lstsq(A, A)), "matrix_rank": _error(lambda: T.matrix_rank(A)),
+            "solve": _error(lambda: T.solve(A, A)),
+            "methods": [_error(lambda: A.symeig()), _error(lambda: A.eig()), _error(lambda: A.lstsq(A)),
+                        _error(lambda: A.solve(A))]}

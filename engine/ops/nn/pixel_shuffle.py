@@ -1,5 +1,6 @@
 """pixel_shuffle and pixel_unshuffle (ATen's PixelShuffle): (*, C*r*r, H, W) <-> (*, C, H*r, W*r);
-channel_shuffle (ATen's ChanelShuffle), the channels as (groups, C / groups) transposed.
+channel_shuffle (ATen's ChanelShuffle), the channels as (groups, C / groups) transposed, and
+native_channel_shuffle, its kernel under its own name (no derivative).
 
 Each is one reshape, one permutation and one reshape, and each is the other's inverse, so
 each one's gradient is the other applied to grad (derivatives.yaml's formulas). The result
@@ -122,3 +123,20 @@ channel_shuffle = defop(
     torch="torch.channel_shuffle",
     doc="The C channels of (N, C, *) input seen as (groups, C / groups) and transposed: channel g·(C/groups) + j "
         "moves to j·groups + g.")
+
+
+def _native_channel_shuffle_not_implemented(grad):
+    raise RuntimeError("derivative for aten::native_channel_shuffle is not implemented")
+
+
+native_channel_shuffle = defop(
+    "native_channel_shuffle(Tensor self, int groups) -> Tensor",
+    kernel=_channel_shuffle_kernel, meta=_channel_shuffle_meta,
+    # no derivatives.yaml entry: PyTorch records a node named NotImplemented whose backward raises
+    grads={"self": _native_channel_shuffle_not_implemented}, backward_name="NotImplemented",
+    differentiable=False, gradgrad=False,
+    samples=lambda op: [SampleInput("(2,6,3) groups 3", make_arg((2, 6, 3), key=(op, 0)), 3),
+                        SampleInput("(1,4,2,2) groups 2", make_arg((1, 4, 2, 2), key=(op, 1)), 2)],
+    torch="torch.native_channel_shuffle",
+    doc="channel_shuffle's kernel under its ATen name (the one channel_shuffle calls on the CPU); not "
+        "differentiable, as PyTorch's.")

@@ -318,6 +318,23 @@ where = defop(
     samples=_where_samples, torch="torch.where")
 
 
+def _where_overloads(condition, *args, **kwargs):
+    """where(Tensor condition, Tensor self, Tensor other) -> Tensor
+
+    self where condition holds, other elsewhere (broadcast); where(condition) alone is
+    nonzero(condition, as_tuple=True), the overload PyTorch's argument parser picks in Python."""
+    if not args and not kwargs:
+        return _ops.nonzero(condition, as_tuple=True)
+    return where(condition, *args, **kwargs)
+
+
+# NOTE: agrad.where is the function above; the formulas here and elsewhere call the op itself (no frame between)
+_where_overloads.op = where.op
+_where_overloads.__name__ = _where_overloads.__qualname__ = "where"
+_where_overloads.__module__ = "agrad"
+where.op.function = _where_overloads
+
+
 def _selection_grad(grad, self, other, loses):
     # PyTorch: at::where(self == other, grad / 2, grad).masked_fill_(loses, 0)
     return where(loses, 0.0, where(self == other, grad / 2, grad))

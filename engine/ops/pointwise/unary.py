@@ -23,7 +23,7 @@ from ...dispatcher import ops as _ops
 from ...errors import DtypeError, DtypeNotImplementedError
 from ...shapes import pointwise_meta
 from ...messages import scalar_type_name
-from .._common import _float_only
+from .._common import _float_only, _named_results
 from ..registry import defop
 from ..samples import (
     SampleInput,
@@ -373,7 +373,7 @@ def _frexp_meta(self):
     return MetaArray(self.shape, self.dtype), MetaArray(self.shape, np.int32)
 
 
-frexp = defop(
+frexp = _named_results(defop(
     "frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)",
     kernel=_frexp_kernel, meta=_frexp_meta,
     # derivatives.yaml: self: grad / exponent.exp2() (the exponent is piecewise constant, an integer)
@@ -383,4 +383,4 @@ frexp = defop(
     samples=lambda op: unary_samples(low=-8, high=8, away_from=0.0)(op),
     torch="torch.frexp",
     doc="(mantissa, exponent): self = mantissa * 2 ** exponent, |mantissa| in [0.5, 1) (0 for 0), the exponent "
-        "int32.")
+        "int32."), "frexp")

@@ -5,12 +5,11 @@ max falls in the last bin. Counts are not differentiable (derivatives.yaml: outp
 from __future__ import annotations
 
 import builtins
-import collections
 import math
 
 import numpy as np
 
-from ... import dtypes
+from ... import dtypes, return_types
 from ..._tensor import Tensor
 from ...backends.meta import MetaArray
 from ...creation import _spaced, tensor
@@ -282,7 +281,7 @@ def histogram(self, bins=100, *, range=None, weight=None, density=False):  # noq
         # PyTorch's histogram.bin_ct: histogramdd's edges of the flattened input
         bins = _histogramdd_bin_edges(self.reshape(-1, 1), [bins], range=range,
                                       weight=None if weight is None else weight.reshape(-1), density=density)[0]
-    return _HISTOGRAM(*_histogram(self, bins, range=range, weight=weight, density=density))
+    return return_types.histogram(*_histogram(self, bins, range=range, weight=weight, density=density))
 
 
 # NOTE: as split: PyTorch's parser picks histogram.bin_ct or histogram.bins_tensor from the type of
@@ -305,9 +304,5 @@ def histogramdd(input, bins=10, *, range=None, weight=None, density=False):  # n
     else:
         bin_edges = list(bins)
     hist = _histogramdd_from_bin_tensors(input, list(bin_edges), weight=weight, density=density)
-    return _HISTOGRAMDD(hist, tuple(bin_edges))
+    return return_types.histogramdd(hist, tuple(bin_edges))
 
-
-_HISTOGRAM = collections.namedtuple("histogram", ("hist", "bin_edges"))
-_HISTOGRAMDD = collections.namedtuple("histogramdd", ("hist", "bin_edges"))
-_HISTOGRAM.__module__ = _HISTOGRAMDD.__module__ = "agrad.return_types"

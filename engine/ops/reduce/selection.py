@@ -13,7 +13,6 @@ unique's and bincount's output shapes depend on the values, so they have no Meta
 """
 from __future__ import annotations
 
-import collections
 import math
 
 import numpy as np
@@ -28,7 +27,7 @@ from ...shapes import normalize_dim, normalize_dims, reduced_shape
 from ..pointwise.binary import eq, maximum, minimum, where
 from ..pointwise.logical import isclose, isnan
 from ..registry import defop
-from .._common import _data_dependent, weighted_bincount
+from .._common import _data_dependent, _named_results, weighted_bincount
 from ..samples import SampleInput, int_arg, make_arg, reduction_samples
 from ..shape.advanced_indexing import _zeros, nonzero, scatter_add
 from ..shape.view import unsqueeze
@@ -96,30 +95,6 @@ amin = defop(
     "amin(Tensor self, int[] dim=[], bool keepdim=False) -> Tensor",
     kernel=_amin_kernel, meta=_amin_meta, grads={"self": _amin_grad},
     samples=_extremum_samples, torch="torch.amin")
-
-# ---- PyTorch's named results (torch.return_types) ----------------------------------------
-
-
-def _named_results(fn, name, binary=None, fields=("values", "indices")):
-    """`fn` returning torch.return_types.<name>(values, indices) (or other `fields`: linalg_eigh's
-    eigenvalues, eigenvectors) where it returns a tuple (the registry's kernels return plain tuples;
-    the name is given where the user gets them). `binary`: what a tensor second argument means
-    (torch.max(a, b) is maximum), as PyTorch's argument parser picks the overload."""
-    cls = collections.namedtuple(name, fields)
-    cls.__module__ = "agrad.return_types"
-
-    def named(*args, **kwargs):
-        if binary is not None and ("other" in kwargs or (len(args) > 1 and isinstance(args[1], Tensor))):
-            return binary(*args, **kwargs)
-        out = fn(*args, **kwargs)
-        return cls(*out) if out.__class__ is tuple else out
-    named.__name__ = named.__qualname__ = fn.__name__
-    named.__doc__ = fn.__doc__
-    named.__module__ = fn.__module__
-    named.op = fn.op
-    fn.op.function = named
-    return named
-
 
 # ---- shared helpers -----------------------------------------------------------------------
 
@@ -866,7 +841,7 @@ aminmax = _named_results(defop(
                         SampleInput("int64", int_arg((2, 5), (op, 5), -4, 4), dim=-1)],
     torch="torch.aminmax",
     doc="(min, max) of all elements, or along dim (keepdim keeps it as size 1); ties share the gradient."),
-    "aminmax", fields=("min", "max"))
+    "aminmax")
 
 
 # ---- mode ---------------------------------------------------------------------------------------

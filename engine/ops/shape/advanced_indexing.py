@@ -99,6 +99,23 @@ nonzero = defop(
     doc="The indices of the nonzero elements, one row per element: (count, ndim), int64.")
 
 
+def _nonzero_as_tuple(self, *, as_tuple=False):
+    """nonzero(Tensor self, *, bool as_tuple=False) -> Tensor
+
+    The indices of the nonzero elements, one row per element: (count, ndim), int64; with as_tuple, one
+    1-D int64 tensor per dim (NumPy's form, ATen's nonzero_numpy: that matrix's columns, a 0-d tensor
+    counting as 1-D), which PyTorch's argument parser picks in Python."""
+    if not as_tuple:
+        return nonzero(self)
+    return unbind(nonzero(unsqueeze(self, 0) if self.ndim == 0 else self), 1)
+
+
+# agrad.nonzero and Tensor.nonzero are the function above, the op's callers here the op itself
+_nonzero_as_tuple.op = nonzero.op
+_nonzero_as_tuple.__name__ = _nonzero_as_tuple.__qualname__ = "nonzero"
+_nonzero_as_tuple.__module__ = "agrad"
+nonzero.op.function = _nonzero_as_tuple
+
 
 def _nonzero_static_kernel(xp, self, size, fill_value):
     if size < 0:

@@ -1,7 +1,8 @@
 """The scatter ops of the view ops (ATen's TensorShape.cpp): slice_scatter, select_scatter,
 diagonal_scatter and as_strided_scatter, a copy of self with src written where slice/select/diagonal would look (src of
 exactly that view's shape). Each is its own Node with derivatives.yaml's formulas: self's gradient
-is the scatter of zeros into grad, src's the view of grad."""
+is the scatter of zeros into grad, src's the view of grad. And slice_inverse, slice's inverse as a view:
+self's storage seen with src's geometry."""
 from __future__ import annotations
 
 import builtins
@@ -15,7 +16,7 @@ from ...memory_formats import contiguous_format
 from ..conversion import clone
 from .indexing import _select_index, _slice_range, select
 from .indexing import slice as slice_op
-from .strided import _as_strided_kernel, _check, as_strided
+from .strided import _address, _as_strided_kernel, _check, _storage, as_strided
 
 _pyslice = builtins.slice
 
@@ -130,3 +131,41 @@ as_strided_scatter = _scatter_op(
         SampleInput("(4,) no offset", make_arg((4,), key=(op, 4), requires_grad=False),
                     make_arg((2,), key=(op, 5)), [2], [2])],
     "self (copied with its memory order) with src written into its as_strided(size, stride, storage_offset) view.")
+
+
+# ---- slice_inverse: slice's inverse as a view (functionalization's) --------------------------------
+
+def _src_geometry(src):
+    """src's sizes, strides and storage offset, in elements."""
+    itemsize = src.dtype.itemsize
+    offset = (_address(src) - _address(_storage(src))) // itemsize if hasattr(src, "base") else 0
+    return tuple(src.shape), tuple(st // itemsize for st in src.strides), offset
+
+
+def _slice_inverse_kernel(xp, self, src, dim, start, end, step):
+    size, stride, offset = _src_geometry(src)
+    return _as_strided_kernel(xp, self, size, stride, offset)
+
+
+def _slice_inverse_meta(self, src, dim, start, end, step):
+    return MetaArray(tuple(src.shape), self.dtype)
+
+
+slice_inverse = defop(
+    "slice_inverse(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor",
+    kernel=_slice_inverse_kernel, meta=_slice_inverse_meta, view=True,
+    # derivatives.yaml: self's is the slice of grad, src's grad with the slice's positions zeroed
+    grads={"self": lambda grad, dim, start, end, step: slice_op(grad, dim, start, end, step),
+           "src": lambda grad, self, dim, start, end, step: slice_scatter(grad, zeros_like(self), dim, start, end,
+                                                                          step)},
+    # (self's own storage must hold src's geometry: a slice's base is what it normally views.) NOTE: the
+    # formulas hold where self is src's slice in memory too; the transposed geometry permutes self's
+    # elements, so that sample takes no gradient for self (PyTorch's formula fails gradcheck there as well)
+    samples=lambda op: [
+        SampleInput("(3,4) whole", make_arg((3, 4), key=(op, 0)), make_arg((3, 4), key=(op, 1)), 0, 0, 3),
+        SampleInput("(3,4) src transposed dim=1", make_arg((3, 4), key=(op, 2), requires_grad=False),
+                    make_arg((3, 4), key=(op, 3), transposed=True), 1),
+        SampleInput("(4,) step 1 start 0", make_arg((4,), key=(op, 4)), make_arg((4,), key=(op, 5)), 0, 0, None, 1)],
+    torch="torch.slice_inverse",
+    doc="The inverse of slice (functionalization's): a view of self's storage with src's sizes, strides and "
+        "storage offset, self being src[start:end:step] along dim.")
