@@ -441,10 +441,10 @@ class record_function:
         return wrapped
 
 
-class emit_itt:
-    """torch.autograd.profiler.emit_itt: every op as an ITT range, for Intel VTune. agrad has no ITT
-    (agrad.profiler.itt.is_available() is False), so entering fails as PyTorch's does in a build
-    without ITT, when its profiler is asked for the ITT callbacks."""
+class _emit_ranges:
+    """What emit_itt and emit_nvtx share: every op as a range of a vendor's tracing API. agrad emits
+    neither kind, so entering fails as PyTorch's does in a build without it, after its checks."""
+    _kind = ""
 
     def __init__(self, enabled=True, record_shapes=False):
         self.enabled = enabled
@@ -455,35 +455,33 @@ class emit_itt:
         if not self.enabled:
             return None
         if self.entered:
-            raise RuntimeError("ITT annotation context manager is not reentrant")
+            raise RuntimeError(f"{self._kind} annotation context manager is not reentrant")
         self.entered = True
-        raise RuntimeError("Can't use ITT profiler - agrad was built without ITT")
+        self._synchronize()
+        raise RuntimeError(f"Can't use {self._kind} profiler - agrad was built without {self._kind}")
+
+    def _synchronize(self) -> None:
+        """What PyTorch does before it starts the ranges: nothing for ITT, which is host-side."""
 
     def __exit__(self, exc_type, exc_val, exc_tb):
         return False
 
 
-class emit_nvtx:
+class emit_itt(_emit_ranges):
+    """torch.autograd.profiler.emit_itt: every op as an ITT range, for Intel VTune. agrad has no ITT
+    (agrad.profiler.itt.is_available() is False), so entering fails as PyTorch's does in a build
+    without ITT, when its profiler is asked for the ITT callbacks."""
+    _kind = "ITT"
+
+
+class emit_nvtx(_emit_ranges):
     """torch.autograd.profiler.emit_nvtx: every op as an NVTX range, for nvprof and Nsight. Entering
     synchronizes CUDA first, as PyTorch's does, and so fails where CUDA is not available, with the
     error a CUDA device gives there; agrad emits no NVTX ranges, so where CUDA is available it fails
     as PyTorch's does in a build without them."""
+    _kind = "NVTX"
 
-    def __init__(self, enabled=True, record_shapes=False):
-        self.enabled = enabled
-        self.entered = False
-        self.record_shapes = record_shapes
-
-    def __enter__(self):
-        if not self.enabled:
-            return None
-        if self.entered:
-            raise RuntimeError("NVTX annotation context manager is not reentrant")
-        self.entered = True
+    def _synchronize(self) -> None:
         from .. import backends
         from .._device import device
         backends.get_backend("cuda").check_device(device("cuda", 0))      # torch.cuda.synchronize()'s check
-        raise RuntimeError("Can't use NVTX profiler - agrad was built without NVTX")
-
-    def __exit__(self, exc_type, exc_val, exc_tb):
-        return False
