@@ -48,6 +48,7 @@ FLOORS = [
     ("agrad.optim.swa_utils", 10),                   # AveragedModel is a Module
     ("agrad.func", 10),                              # functional_call is nn.utils.stateless's
     ("agrad.distributions", 10),                     # relaxed and one-hot distributions call nn.functional
+    ("agrad.compiler", 10),                          # torch.compile: a compiled Module is an OptimizedModule
     ("agrad.graphs", 11),
     ("agrad.cli", 12), ("agrad.__main__", 12),       # `python -m agrad` runs the CLI
 ]
