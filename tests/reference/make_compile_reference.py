@@ -1,5 +1,5 @@
-"""Record what PyTorch does in the scenarios of compile_scenarios.py (torch.compile with backend="eager", Module.compile,
-torch.compiler):
+"""Record what PyTorch does in the scenarios of compile_scenarios.py (torch.compile with backend="eager",
+Module.compile, torch.compiler):
 
     /work/torchvenv/bin/python tests/reference/make_compile_reference.py
 
