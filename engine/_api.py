@@ -242,6 +242,7 @@ def typename(obj, /) -> str:
 # what a graph run does not use, imported on first use: name -> (module, its attribute or None)
 _ON_FIRST_USE = {"library": ("library", None), "testing": ("testing", None), "save": ("serialization", "save"),
                  "load": ("serialization", "load"), "range": ("creation", "inclusive_range"),
+                 "compile": ("compiler.eager", "compile"),     # torch.compile, run eagerly
                  # ATen's adaptive_max_pool1d: (values, indices), as F's _with_indices form
                  "adaptive_max_pool1d": ("nn.functional", "adaptive_max_pool1d_with_indices"),
                  **{name: ("windows", name) for name in ("hann_window", "hamming_window", "blackman_window",

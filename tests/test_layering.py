@@ -50,6 +50,7 @@ FLOORS = [
     ("agrad.func", 10),                              # functional_call is nn.utils.stateless's
     ("agrad.distributions", 10),                     # relaxed and one-hot distributions call nn.functional
     ("agrad.control_flow", 10),                      # cond and while_loop flatten with func's pytrees
+    ("agrad.compiler", 10),                          # torch.compile: a compiled Module is an OptimizedModule
     ("agrad.graphs", 11),
     ("agrad.cli", 12), ("agrad.__main__", 12),       # `python -m agrad` runs the CLI
 ]

@@ -73,6 +73,7 @@ class Module:
     _version: int = 1       # saved in state_dict()._metadata; BatchNorm uses it when loading
     training: bool
     call_super_init: bool = False
+    _compiled_call_impl = None  # what compile() made of _call_impl; __call__ calls it instead
 
     def __init__(self, *args, **kwargs) -> None:
         if self.call_super_init is False and bool(kwargs):
@@ -99,7 +100,15 @@ class Module:
     def forward(self, *input):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
-    def __call__(self, *args, **kwargs):
+    def _wrapped_call_impl(self, *args, **kwargs):
+        if self._compiled_call_impl is not None:
+            return self._compiled_call_impl(*args, **kwargs)
+        # NOTE: _call_impl's hook-free path, here too: a module without hooks costs one call, not two
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks):
+            return self.forward(*args, **kwargs)
+        return self._call_impl(*args, **kwargs)
+
+    def _call_impl(self, *args, **kwargs):
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks):
             return self.forward(*args, **kwargs)
         for hook in list(self._forward_pre_hooks):
@@ -127,6 +136,20 @@ class Module:
         if backward_hook is not None:
             result = backward_hook.setup_output_hook(result)
         return result
+
+    __call__ = _wrapped_call_impl
+
+    def compile(self, *args, **kwargs) -> None:
+        """Compile this Module's __call__ in place with agrad.compile, which takes the same arguments (and runs
+        it eagerly): unlike agrad.compile(module), the module stays itself, state_dict keys and all."""
+        import agrad
+        self._compiled_call_impl = agrad.compile(self._call_impl, *args, **kwargs)
+
+    def __getstate__(self) -> dict:
+        # the compiled call is a closure over this module: a copy or an unpickled module is uncompiled, as torch's
+        state = self.__dict__.copy()
+        state.pop("_compiled_call_impl", None)
+        return state
 
     def register_full_backward_hook(self, hook, prepend: bool = False) -> RemovableHandle:
         """`hook(module, grad_input, grad_output)` once the gradients with respect to the module's inputs
