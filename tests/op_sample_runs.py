@@ -62,7 +62,9 @@ def run(info, sample, device):
               if isinstance(t, agrad.Tensor) and t.requires_grad]
     roots = [o for o in outs if o.requires_grad]
     grads = []
-    if roots and leaves:
+    # (an op without a derivative may still record a Node whose backward refuses, as PyTorch's
+    # NotImplemented: native_channel_shuffle)
+    if roots and leaves and info.differentiable:
         seeds = [agrad.ones_like(o) for o in roots]
         grads = list(agrad.autograd.grad(roots, leaves, seeds, allow_unused=True))
     return outs, grads

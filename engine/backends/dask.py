@@ -39,7 +39,7 @@ REFUSED: dict[str, str] = {
     **dict.fromkeys(("argwhere", "unique_consecutive"), _DATA_DEPENDENT),
     # a view by geometry over the tensor's memory (sizes, strides, storage offset): a dask array has
     # no memory layout to read through
-    **dict.fromkeys(("as_strided", "as_strided_copy"),
+    **dict.fromkeys(("as_strided", "as_strided_copy", "slice_inverse"),
                     "it reads the tensor's memory by strides and an offset, and a dask array has no memory layout"),
     **dict.fromkeys(("linalg_ldl_factor_ex", "linalg_ldl_factor", "linalg_ldl_solve", "geqrf"),
                     "its LAPACK routine (geqrf, sytrf, sytrs) factors or solves NumPy arrays on the host, which a lazy "

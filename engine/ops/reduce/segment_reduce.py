@@ -113,8 +113,10 @@ def _reduce(xp, reduction, segment, start_value, has_initial):
         return value
     if reduction == "prod":
         return start_value * segment.prod(axis=0)
-    pick = xp.maximum if reduction == "max" else xp.minimum        # NaN-propagating, as the kernel's
-    return pick(start_value, pick.reduce(segment, axis=0)) if n else xp.full(segment.shape[1:], start_value,
+    # NaN-propagating, as the kernel's (ndarray.max as every backend's arrays have it, ufunc.reduce not)
+    pick = xp.maximum if reduction == "max" else xp.minimum
+    extreme = segment.max(axis=0) if reduction == "max" else segment.min(axis=0)
+    return pick(start_value, extreme) if n else xp.full(segment.shape[1:], start_value,
                                                                               dtype=segment.dtype)
 
 
