@@ -36,9 +36,15 @@ class DispatchKey(enum.IntFlag):
     # outrank Autograd (and the forward-AD and inference layers, which sit in or below VariableType); one key
     # serves both here, the fallback reads the device type from the call's backend key.
     Autocast = 512
+    # A call a __torch_function__ handler wants (overrides.py): in every call's key set while a
+    # TorchFunctionMode is pushed, and added by an argument whose Tensor subclass overrides
+    # __torch_function__ (the dispatcher's _unusual_tensor_argument). Its fallback hands the call to the
+    # modes and the subclasses, as PyTorch's Python argument parser does before it dispatches (PyTorch
+    # has no key for it: a key keeps the check off every call made without one, as ForwardAD's).
+    TorchFunction = 1024
 
 
-RUNTIME_KEYS = (DispatchKey.Autocast, DispatchKey.ForwardAD, DispatchKey.InferenceMode, DispatchKey.Autograd,
+RUNTIME_KEYS = (DispatchKey.TorchFunction, DispatchKey.Autocast, DispatchKey.ForwardAD, DispatchKey.InferenceMode, DispatchKey.Autograd,
                 DispatchKey.Python, DispatchKey.Dask, DispatchKey.CUDA, DispatchKey.CPU,
                 DispatchKey.Meta)  # priority order
 BACKEND_KEYS = DispatchKey.Meta | DispatchKey.CPU | DispatchKey.CUDA | DispatchKey.Dask
@@ -47,12 +53,15 @@ INFERENCE = int(DispatchKey.InferenceMode)
 FORWARD_AD = int(DispatchKey.ForwardAD)
 PYTHON = int(DispatchKey.Python)
 AUTOCAST = int(DispatchKey.Autocast)
+TORCH_FUNCTION = int(DispatchKey.TorchFunction)
 
 # What a CompositeImplicitAutograd kernel serves: autograd (its gradient comes from
 # the ops it calls) and every backend (it runs on whatever its ops run on).
 # Not Autocast, as in PyTorch: an op without an autocast kernel of its own falls through to the
 # layers below, where its composite kernel runs (and the ops it calls are autocast in their turn).
-_ALIAS_TARGETS = {DispatchKey.CompositeImplicitAutograd: tuple(k for k in RUNTIME_KEYS if k != DispatchKey.Autocast)}
+# Not TorchFunction, which sits above dispatch in PyTorch.
+_ALIAS_TARGETS = {DispatchKey.CompositeImplicitAutograd: tuple(
+    k for k in RUNTIME_KEYS if k not in (DispatchKey.Autocast, DispatchKey.TorchFunction))}
 
 
 def parse_key(name) -> DispatchKey:

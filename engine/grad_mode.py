@@ -42,6 +42,9 @@ class _DispatchTLS(threading.local):
         # enforce_grad_layout_policy: whether AccumulateGrad copies a stealable first gradient whose
         # strides break the gradient layout contract (autograd/node.py's accumulate_grad)
         self.grad_layout_enforced = True
+        # torch._C's TorchFunctionDisabledState: 0 enabled, 1 subclasses' __torch_function__ disabled
+        # (DisableTorchFunctionSubclass), 2 modes' too (DisableTorchFunction); see overrides.py
+        self.torch_function = 0
 
     def refresh(self):
         drop = self.excluded | (0 if self.grad_enabled else AUTOGRAD)

@@ -26,6 +26,7 @@ from ..watchers import node_observers
 from ..warn_once import warn_once
 from ..grad_mode import saved_hooks_in_use
 from ..grad_mode import tls as _dispatch_tls
+from ..overrides import DisableTorchFunction
 from .anomaly_mode import _state as _anomaly_state
 from .anomaly_mode import check_outputs, is_anomaly_enabled, print_stack
 from .gradient_sum import sum_into
@@ -541,6 +542,9 @@ class Engine:
         _current.depth += 1
         _dispatch_tls.grad_enabled = graph_task.create_graph
         _dispatch_tls.refresh()
+        # (no __torch_function__ handler sees the formulas' ops: PyTorch's are C++)
+        no_handlers = DisableTorchFunction()
+        no_handlers.__enter__()
         try:
             # NumPy's floating-point warnings (a gradient dividing by zero, log's at 0) are not shown,
             # as PyTorch's backward shows none (fp_warnings): set once a pass, so that each kernel
@@ -551,6 +555,7 @@ class Engine:
                 else:
                     self._device_thread_main(worker_queue, graph_task)
         finally:
+            no_handlers.__exit__(None, None, None)
             _current.depth -= 1
             _current.graph_task = prev_task
             _dispatch_tls.grad_enabled = prev_grad_mode

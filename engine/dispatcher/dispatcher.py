@@ -23,12 +23,14 @@ from ..dispatch_keys import (
     BACKEND_KEYS,
     FORWARD_AD,
     RUNTIME_KEYS,
+    TORCH_FUNCTION,
     DispatchKey,
     format_keyset,
     parse_key,
 )
 from ..grad_mode import is_grad_enabled, no_grad, tls
 from ..messages import check_result_cast
+from ..overrides import _dispatch_op, _disabled_torch_function_impl
 from ..watchers import op_observers as _observers
 from .schema import Schema, parse_schema
 
@@ -200,7 +202,8 @@ class OperatorEntry:
 # ---- the registry -------------------------------------------------------------------
 
 _operators: dict[str, OperatorEntry] = {}
-_fallbacks: dict[DispatchKey, object] = {}
+# (the TorchFunction key's: a call that a __torch_function__ handler wants goes to it, overrides.py)
+_fallbacks: dict[DispatchKey, object] = {DispatchKey.TorchFunction: _dispatch_op}
 _fallback_serves: dict[DispatchKey, object] = {}
 
 
@@ -406,20 +409,26 @@ def _has_tangent(t) -> bool:
 
 def _unusual_tensor_argument(op, args, i, a) -> int:
     """A Tensor position holding something else: a subclass, a list (Tensor[]), or a number
-    (kept as a number by elementwise ops, PyTorch's wrapped numbers; else a 0-d tensor)."""
+    (kept as a number by elementwise ops, PyTorch's wrapped numbers; else a 0-d tensor). A subclass
+    that overrides __torch_function__ (one not disabled, as nn.Parameter's is), or any other object
+    with a handler, adds the TorchFunction key: the call goes to the handlers (overrides.py)."""
     if isinstance(a, Tensor):
-        if a.__class__._op_guard is not None:
-            a.__class__._op_guard(op)
-        return a._keys
+        return _subclass_keys(op, a)
     if i in op.list_positions and isinstance(a, (list, tuple)):
         items = list(a)
         keyset = 0
         for j, t in enumerate(items):
-            if not isinstance(t, Tensor):
+            if t.__class__ is Tensor:
+                keyset |= t._keys
+            elif isinstance(t, Tensor):
+                keyset |= _subclass_keys(op, t)
+            elif hasattr(t, "__torch_function__") and not tls.torch_function:
+                keyset |= TORCH_FUNCTION
+            else:
                 items[j] = t = _scalar_tensor(op, i, t)
-            elif t.__class__._op_guard is not None:
-                t.__class__._op_guard(op)
-            keyset |= t._keys
+                keyset |= t._keys
+        if keyset & TORCH_FUNCTION:
+            return keyset           # (the list as given: the handlers see the call as it was made)
         args[i] = items
         return keyset
     if isinstance(a, _NUMBER_TYPES) or _is_numpy_scalar(a):
@@ -427,8 +436,19 @@ def _unusual_tensor_argument(op, args, i, a) -> int:
             return 0
         args[i] = t = _scalar_tensor(op, i, a)
         return t._keys
+    if hasattr(a, "__torch_function__") and not tls.torch_function:
+        return TORCH_FUNCTION
     raise TypeError(f"{op.name}(): argument '{op.schema.arguments[i].name}' must be Tensor, "
                     f"not {type(a).__name__}")
+
+
+def _subclass_keys(op, a) -> int:
+    cls = a.__class__
+    if cls._op_guard is not None:
+        cls._op_guard(op)
+    if cls.__torch_function__ is not _disabled_torch_function_impl and not tls.torch_function:
+        return a._keys | TORCH_FUNCTION
+    return a._keys
 
 
 def _observed_call(op, kernel, keyset, args):

@@ -16,12 +16,16 @@ shape (see UninitializedTensorMixin); `is_lazy` tells them apart.
 from __future__ import annotations
 
 from .._tensor import Tensor
+from ..overrides import _disabled_torch_function_impl
 
 __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "is_lazy"]
 
 
 class Parameter(Tensor):
     __slots__ = ()
+    # (as torch's: no handler of its own, so ops on a Parameter give plain Tensors; the dispatcher
+    # takes it as a plain Tensor without asking for one)
+    __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True):
         if data is None:
@@ -82,7 +86,8 @@ class UninitializedTensorMixin:
 
     Until then it refuses what torch's `__torch_function__` refuses: every op of the dispatcher
     (`_op_guard`, which the dispatcher asks of a Tensor subclass it is passed) and every Tensor
-    method but the conversions below; properties (`dtype`, `device`, `requires_grad`, `grad`,
+    method but the conversions below (an UninitializedBuffer's results are UninitializedBuffers, by
+    Tensor.__torch_function__: `module.double()` before the first forward leaves it uninitialized); properties (`dtype`, `device`, `requires_grad`, `grad`,
     `data` …) still answer, `.shape` raises torch's RuntimeError, the repr is `<UninitializedParameter>`.
     (A property that runs an op, `.T`, is refused here where torch answers.)"""
     __slots__ = ()
@@ -200,11 +205,6 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
     def __init__(self, requires_grad=False, device=None, dtype=None, persistent=True):
         pass
 
-    def to(self, *args, **kwargs):
-        # NOTE: as torch's Tensor.__torch_function__ returns a subclass's results as that subclass: a
-        # converted buffer (`module.double()` before the first forward) is still uninitialized
-        result = Tensor.to(self, *args, **kwargs)
-        return result if result is self else result.as_subclass(UninitializedBuffer)
 
 
 for _cls in (UninitializedParameter, UninitializedBuffer):

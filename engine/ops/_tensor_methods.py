@@ -36,6 +36,7 @@ from ..creation import empty_strided, full, tensor
 from ..dispatcher import UnknownOperatorError, get_op
 from ..dispatcher import ops as _ops
 from ..grad_mode import is_grad_enabled, is_inference_mode_enabled
+from ..overrides import _tensor_torch_function
 from ..messages import tensor_type_name
 from ..warn_once import warn_once
 from ..watchers import before_mutation, mutation_observers
@@ -45,6 +46,8 @@ __all__: list = []
 
 class _Methods:
     """The methods of step 1, written as in a class body; `bind` copies them onto Tensor."""
+
+    __torch_function__ = classmethod(_tensor_torch_function)
 
     def __iter__(self):
         if not self._data.ndim:
