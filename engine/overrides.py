@@ -26,7 +26,7 @@ import threading
 import warnings
 
 from ._tensor import Tensor
-from .dispatch_keys import TORCH_FUNCTION
+from .dispatch_keys import AUTOGRAD, FORWARD_AD, INFERENCE, TORCH_FUNCTION
 from .grad_mode import tls
 
 __all__ = ["has_torch_function", "has_torch_function_unary", "has_torch_function_variadic",
@@ -296,9 +296,8 @@ def enable_reentrant_dispatch():
     """torch.overrides.enable_reentrant_dispatch: inside a dispatch mode's handler (utils/_python_dispatch.py),
     calls go through the keys above it again (autograd, forward AD, inference mode), as torch's
     _RestorePythonTLSSnapshot restores the dispatch state of the call the mode was handed."""
-    from .utils._python_dispatch import _ABOVE_PYTHON
     prev = tls.excluded
-    tls.excluded = prev & ~_ABOVE_PYTHON
+    tls.excluded = prev & ~(AUTOGRAD | FORWARD_AD | INFERENCE)       # (those the Python key's fallback excludes)
     tls.refresh()
     try:
         yield

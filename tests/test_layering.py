@@ -35,6 +35,7 @@ FLOORS = [
     ("agrad.shapes", 2), ("agrad._tensor_str", 2), ("agrad.storage", 2),
     ("agrad._tensor", 3),
     ("agrad.generator", 4), ("agrad.creation", 4), ("agrad.random", 4),
+    ("agrad.overrides", 4),                         # __torch_function__'s protocol, below the dispatcher that runs it
     ("agrad.dispatcher", 5), ("agrad._linalg_utils", 5),    # reaches the ops by name; Tensor's methods call it
     ("agrad.autograd", 6),
     ("agrad.ops", 7),

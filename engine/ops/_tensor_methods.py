@@ -36,7 +36,7 @@ from ..creation import empty_strided, full, tensor
 from ..dispatcher import UnknownOperatorError, get_op
 from ..dispatcher import ops as _ops
 from ..grad_mode import is_grad_enabled, is_inference_mode_enabled
-from ..overrides import _tensor_torch_function
+from ..overrides import _tensor_torch_function, handle_torch_function, has_torch_function_unary
 from ..messages import tensor_type_name
 from ..warn_once import warn_once
 from ..watchers import before_mutation, mutation_observers
@@ -68,6 +68,9 @@ class _Methods:
         return _linalg_utils._symeig(self, eigenvectors=eigenvectors)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
+        if has_torch_function_unary(self):      # (torch/_tensor.py's: a Python method, not an op)
+            return handle_torch_function(Tensor.backward, (self,), self, gradient=gradient, retain_graph=retain_graph,
+                                         create_graph=create_graph, inputs=inputs)
         backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
 
     def to(self, *args, device=None, dtype=None, copy=False, memory_format=None) -> "Tensor":
