@@ -123,6 +123,20 @@ class DisableTorchFunction(_DisabledState):
     _state = _ALL_DISABLED
 
 
+class _Builtin:
+    """A function that stays itself when set as a class attribute, as torch._C's builtins do (it is no
+    descriptor): `p.__torch_function__ is _disabled_torch_function_impl` holds for a Parameter `p`."""
+    def __init__(self, fn):
+        self._fn, self.__name__, self.__doc__ = fn, fn.__name__, fn.__doc__
+
+    def __call__(self, *args, **kwargs):
+        return self._fn(*args, **kwargs)
+
+    def __repr__(self):
+        return f"<built-in function {self.__name__}>"
+
+
+@_Builtin
 def _disabled_torch_function_impl(func, types, args=(), kwargs=None):
     """torch._C._disabled_torch_function_impl: a class whose `__torch_function__` is this function
     (nn.Parameter's) is not overloaded: its instances take the call as plain Tensors do."""
@@ -346,7 +360,9 @@ def _convert(ret, cls):
     if isinstance(ret, Tensor) and not isinstance(ret, cls):
         ret = ret.as_subclass(cls)
     if isinstance(ret, (tuple, list)):
-        ret = type(ret)(_convert(r, cls) for r in ret)
+        # (agrad.return_types are named tuples, made from fields where torch's structseqs take an iterable)
+        make = getattr(type(ret), "_make", type(ret))
+        ret = make(_convert(r, cls) for r in ret)
     return ret
 
 

@@ -9,6 +9,7 @@ import numpy as np
 from .. import dtypes
 from .._tensor import Size, Tensor, filled
 from ..dispatcher import ops as _ops
+from ..overrides import handle_torch_function, has_torch_function, is_tensor_like
 from .edge import Edge, GradientEdge
 from .engine import get_default_engine
 from .node import Node, gradient_edge
@@ -170,6 +171,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                          "but got: allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
+    overridable = tuple(t for t in (outputs if isinstance(outputs, (tuple, list)) else (outputs,)) + (
+        inputs if isinstance(inputs, (tuple, list)) else (inputs,)) if is_tensor_like(t))
+    if has_torch_function(overridable):         # (torch.autograd.grad's: a subclass's handler gives its grads)
+        return handle_torch_function(grad, overridable, outputs, inputs, grad_outputs=grad_outputs,
+                                     retain_graph=retain_graph, create_graph=create_graph, only_inputs=only_inputs,
+                                     allow_unused=allow_unused, is_grads_batched=is_grads_batched,
+                                     materialize_grads=materialize_grads)
     outputs = _as_tuple(outputs, "outputs")
     inputs = _as_tuple(inputs, "inputs")
     if not inputs:
