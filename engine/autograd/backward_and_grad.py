@@ -171,8 +171,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                          "but got: allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
-    overridable = tuple(t for t in (outputs if isinstance(outputs, (tuple, list)) else (outputs,)) + (
-        inputs if isinstance(inputs, (tuple, list)) else (inputs,)) if is_tensor_like(t))
+    overridable = tuple(t for group in (outputs, inputs) for t in (group if isinstance(group, (tuple, list))
+                                                                   else (group,)) if is_tensor_like(t))
     if has_torch_function(overridable):         # (torch.autograd.grad's: a subclass's handler gives its grads)
         return handle_torch_function(grad, overridable, outputs, inputs, grad_outputs=grad_outputs,
                                      retain_graph=retain_graph, create_graph=create_graph, only_inputs=only_inputs,

@@ -413,7 +413,12 @@ def _unusual_tensor_argument(op, args, i, a) -> int:
     that overrides __torch_function__ (one not disabled, as nn.Parameter's is), or any other object
     with a handler, adds the TorchFunction key: the call goes to the handlers (overrides.py)."""
     if isinstance(a, Tensor):
-        return _subclass_keys(op, a)
+        cls = a.__class__
+        if cls._op_guard is not None:
+            cls._op_guard(op)
+        if cls.__torch_function__ is _disabled_torch_function_impl or tls.torch_function:
+            return a._keys
+        return a._keys | TORCH_FUNCTION
     if i in op.list_positions and isinstance(a, (list, tuple)):
         items = list(a)
         keyset = 0
@@ -421,7 +426,12 @@ def _unusual_tensor_argument(op, args, i, a) -> int:
             if t.__class__ is Tensor:
                 keyset |= t._keys
             elif isinstance(t, Tensor):
-                keyset |= _subclass_keys(op, t)
+                cls = t.__class__
+                if cls._op_guard is not None:
+                    cls._op_guard(op)
+                keyset |= t._keys
+                if cls.__torch_function__ is not _disabled_torch_function_impl and not tls.torch_function:
+                    keyset |= TORCH_FUNCTION
             elif hasattr(t, "__torch_function__") and not tls.torch_function:
                 keyset |= TORCH_FUNCTION
             else:
@@ -440,15 +450,6 @@ def _unusual_tensor_argument(op, args, i, a) -> int:
         return TORCH_FUNCTION
     raise TypeError(f"{op.name}(): argument '{op.schema.arguments[i].name}' must be Tensor, "
                     f"not {type(a).__name__}")
-
-
-def _subclass_keys(op, a) -> int:
-    cls = a.__class__
-    if cls._op_guard is not None:
-        cls._op_guard(op)
-    if cls.__torch_function__ is not _disabled_torch_function_impl and not tls.torch_function:
-        return a._keys | TORCH_FUNCTION
-    return a._keys
 
 
 def _observed_call(op, kernel, keyset, args):
