@@ -163,7 +163,7 @@ def _get_overloaded_args(relevant_args, get_type_fn=None) -> list:
     overloaded_args: list = []
     for arg in relevant_args:
         arg_type = get_type_fn(arg)
-        if arg_type is Tensor or arg_type in overloaded_types or not _overrides(arg_type):
+        if arg_type in overloaded_types or not _overrides(arg_type):
             continue
         index = len(overloaded_args)
         for i, old_arg in enumerate(overloaded_args):
@@ -176,8 +176,10 @@ def _get_overloaded_args(relevant_args, get_type_fn=None) -> list:
 
 
 def has_torch_function(relevant_args) -> bool:
-    """Whether a call with these arguments goes to a handler: a mode is pushed, or one is overloaded."""
-    return _is_torch_function_mode_enabled() or bool(_get_overloaded_args(relevant_args))
+    """Whether a call with these arguments goes to a handler: a mode is pushed, or one is overloaded (a plain
+    Tensor is not: torch's check_has_torch_function; _get_overloaded_args counts it, as torch's does)."""
+    return _is_torch_function_mode_enabled() or bool(_get_overloaded_args(a for a in relevant_args
+                                                                          if a.__class__ is not Tensor))
 
 
 def has_torch_function_unary(obj) -> bool:
@@ -226,12 +228,12 @@ def handle_torch_function(public_api, relevant_args, *args, **kwargs):
 def _dispatch_op(op, keyset, args):
     """The TorchFunction key's fallback: an op call (`args` in schema order) handed to the handlers,
     as torch's Python bindings do (their message when every handler declines)."""
-    relevant = []
+    relevant = []           # (not the plain Tensors, as torch's C++ bindings leave them out)
     for i in op.tensor_positions:
         a = args[i]
         if i in op.list_positions and isinstance(a, (list, tuple)):
-            relevant.extend(a)
-        else:
+            relevant.extend(t for t in a if t.__class__ is not Tensor)
+        elif a.__class__ is not Tensor:
             relevant.append(a)
     positional, kwargs = _call_form(op, args)
 

@@ -8,12 +8,18 @@ those variants. The functions PyTorch writes in Python over its ops (lp_pool, lo
 dropout1d …) are written here the same way, over agrad's ops, with PyTorch's checks and messages."""
 from __future__ import annotations
 
+import inspect
 import math
 import warnings
 
 import numpy as np
 
 from .. import _api as _agrad
+from .. import codegen
+from .._tensor import Tensor as _Tensor
+from ..dispatch_keys import TORCH_FUNCTION as _TORCH_FUNCTION
+from ..grad_mode import tls as _tls
+from ..overrides import _disabled_torch_function_impl, handle_torch_function
 from ..autograd.inplace import apply_inplace
 from ..messages import require_floating, sizes
 from ..messages import size_repr as _size
@@ -1153,3 +1159,73 @@ for _name in _INPLACE_FLAGS:
                                 f"variant (the result written into input).")
 
 from . import grad  # noqa: E402,F401 — torch.nn.functional.grad is torch.nn.grad
+
+
+# ---- __torch_function__: the Python functions hand their calls to the handlers, as torch's do ------------------
+
+# the classes no handler is asked about (an argument without a default may be a number: lp_pool's norm_type)
+_PLAIN = frozenset({_Tensor, type(None), int, float, bool, str, tuple, list})
+
+
+def _overloaded(value) -> bool:
+    """Whether `value` (not a plain Tensor, not None) takes a call to a __torch_function__ handler."""
+    handler = getattr(value.__class__, "__torch_function__", None)
+    return handler is not None and handler is not _disabled_torch_function_impl and not _tls.torch_function
+
+
+def _overridable(fn):
+    """`fn` behind torch.nn.functional's opening lines (`if has_torch_function_variadic(input, target): return
+    handle_torch_function(fn, (input, target), input, target, reduction=reduction)`), generated from its
+    signature: its tensor arguments are those without a default or with None for one; those without a default
+    reach a handler as positional arguments, the others as keywords (a keyword-only one only when given). (The functions that are ops reach the
+    handlers through the dispatcher.) A call of plain tensors outside a mode costs a frame and a test per
+    tensor argument."""
+    params, call, relevant, positional, keywords, namespace = [], [], [], [], [], {}
+    star = False
+    for p in inspect.signature(fn).parameters.values():
+        if p.kind is p.VAR_POSITIONAL:
+            params.append(f"*{p.name}")
+            call.append(f"*{p.name}")
+            positional.append(f"*{p.name}")
+            star = True
+            continue
+        if p.kind is p.VAR_KEYWORD:
+            params.append(f"**{p.name}")
+            call.append(f"**{p.name}")
+            keywords.append(f"**{p.name}")
+            continue
+        if p.kind is p.KEYWORD_ONLY and not star:
+            params.append("*")
+            star = True
+        if p.default is p.empty:
+            params.append(p.name)
+        else:
+            namespace[f"_d_{p.name}"] = p.default
+            params.append(f"{p.name}=_d_{p.name}")
+        call.append(f"{p.name}={p.name}" if p.kind is p.KEYWORD_ONLY else p.name)
+        if p.default is p.empty or p.default is None:
+            relevant.append(p.name)
+        if p.default is p.empty and p.kind is not p.KEYWORD_ONLY:
+            positional.append(p.name)
+        elif p.kind is p.KEYWORD_ONLY and p.default is not p.empty:     # (agrad's own: `seed`) when given
+            keywords.append(f"**({{}} if {p.name} is _d_{p.name} else {{'{p.name}': {p.name}}})")
+        else:
+            keywords.append(f"{p.name}={p.name}")
+    name = fn.__name__
+    tests = " or ".join(f"({r}.__class__ not in _PLAIN and _overloaded({r}))" for r in relevant)
+    source = (f"def {name}({', '.join(params)}):\n"
+              f"    if _tls.included & _TORCH_FUNCTION{' or ' + tests if tests else ''}:\n"
+              f"        return _handle({name}, ({''.join(r + ', ' for r in relevant)}), "
+              f"{', '.join(positional + keywords)})\n"
+              f"    return _fn({', '.join(call)})\n")
+    namespace.update(_fn=fn, _PLAIN=_PLAIN, _tls=_tls, _TORCH_FUNCTION=_TORCH_FUNCTION, _handle=handle_torch_function,
+                     _overloaded=_overloaded)
+    wrapper = codegen.define(source, namespace, f"<agrad nn.functional {name}>", name)
+    wrapper.__doc__, wrapper.__qualname__, wrapper.__module__, wrapper.__wrapped__ = \
+        fn.__doc__, fn.__qualname__, __name__, fn
+    return wrapper
+
+
+for _name in __all__:
+    if getattr(globals()[_name], "op", None) is None:
+        globals()[_name] = _overridable(globals()[_name])

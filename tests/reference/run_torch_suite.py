@@ -435,9 +435,15 @@ def _torch_c():
             outs = tuple(delayed_error(self.msg, t) for t in tensors)
             return outs[0] if len(outs) == 1 else outs
 
+    from agrad import overrides
     c = _Lenient(types.ModuleType("torch._C"), "torch._C")
     c.__dict__.update(
         is_grad_enabled=agrad.is_grad_enabled, _WeakTensorRef=_WeakTensorRef,
+        # (agrad has no _C: the __torch_function__ guards are agrad.overrides')
+        DisableTorchFunction=overrides.DisableTorchFunction,
+        DisableTorchFunctionSubclass=overrides.DisableTorchFunctionSubclass,
+        _disabled_torch_function_impl=overrides._disabled_torch_function_impl,
+        _is_torch_function_enabled=overrides._is_torch_function_enabled,
         _functions=_Lenient(_module("_functions", UndefinedGrad=UndefinedGrad, DelayedError=DelayedError,
                                     AccumulateGrad=AccumulateGrad), "torch._C._functions"),
         _autograd=_Lenient(_module("_autograd", SavedTensor=SavedTensor,
@@ -555,9 +561,10 @@ _HARNESS_PATTERNS = [  # (category, regex over "ExcType: message" and the test n
     ("harness:complex", r"[Cc]omplex|cfloat|cdouble|conj"),
     ("harness:sparse", r"[Ss]parse|sparse_coo|to_dense"),
     ("harness:jit", r"\bjit\b|script|trace"),
-    # (dispatch modes are agrad's own: torch.utils._python_dispatch is agrad.utils._python_dispatch)
-    ("harness:subclass/dispatch mode", r"torch_function|no_dispatch|"
-                                       r"FlopCounterMode|_make_subclass|_make_wrapper_subclass|Subclass"),
+    # (dispatch modes are agrad's own: torch.utils._python_dispatch is agrad.utils._python_dispatch; so are
+    # __torch_function__, TorchFunctionMode, as_subclass and _make_subclass: agrad.overrides)
+    ("harness:subclass/dispatch mode", r"no_dispatch|FlopCounterMode|_make_wrapper_subclass|"
+                                       r"torch\._subclasses|TwoTensor|LoggingTensor"),
     ("harness:nested tensor", r"nested"),
     ("harness:subprocess running torch", r"CalledProcessError|runWithPytorchAPIUsageStderr"),
     ("harness:mkldnn", r"mkldnn"),

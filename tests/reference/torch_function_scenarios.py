@@ -6,9 +6,7 @@ layers and autograd. make_torch_function_reference.py records torch's answers in
 tests/engine/test_torch_function.py runs them with agrad and compares.
 
 What agrad does not hand to a handler is left out of the logs: property reads (torch hands the getter's
-`__get__`: `x.grad`, `x.shape`), and torch's Python-level `torch.nn.functional` functions differ in what they pass
-(`F.relu(x)` gives kwargs {'inplace': False} in torch; agrad's F.relu is the op) so their calls log name and types;
-an op's arguments reach a handler in agrad as the op's schema has them (those before `*` positional), not as the
+`__get__`: `x.grad`, `x.shape`). An op's arguments reach a handler in agrad as the op's schema has them (those before `*` positional), not as the
 call wrote them, so the calls here write them so (`x.sum(0)`, not `x.sum(dim=0)`; `x.unbind(1)`, not `(0)`: those
 left at their default are left out); agrad's message names `agrad.mul` where torch's names `torch.Tensor.mul`; a mode that declines a call
 of plain tensors recurses without end in torch 2.13 (Tensor.__torch_function__ runs the call again under the
@@ -71,9 +69,12 @@ def subclass_calls(lib):
         result = call()
         results = list(result) if isinstance(result, (tuple, list)) else [result]
         out[label] = {"log": list(log), "types": [type(r).__name__ for r in results]}
-    log.clear()
-    r = F.relu(x)
-    out["F.relu(x)"] = {"log": [entry[:3] for entry in log], "types": [type(r).__name__]}
+    x3 = _r(lib, 1, 2, 4).as_subclass(Logged)
+    for label, call in {"F.relu(x)": lambda: F.relu(x), "F.lp_pool1d(x3, 2, 2)": lambda: F.lp_pool1d(x3, 2, 2),
+                        "F.dropout(x, 0.0)": lambda: F.dropout(x, 0.0)}.items():
+        log.clear()
+        r = call()
+        out[label] = {"log": list(log), "types": [type(r).__name__]}
     out["values"] = (x * 2 + 1).sum().item()
     return out
 
@@ -159,6 +160,7 @@ def modes(lib):
         z = lib.add(x, y, alpha=3)
         lib.nn.functional.linear(x, w)
         x.sum(0)
+        lib.nn.functional.relu(x)
         out["in mode: depth"] = len(ov._get_current_function_mode_stack())
     out["plain calls"] = list(log)
     out["after: depth"] = len(ov._get_current_function_mode_stack())
