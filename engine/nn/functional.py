@@ -483,7 +483,7 @@ def _feature_dim_warning(name, inp_dim, spatial, dims):
                   f"error in a future release. To retain the behavior and silence this warning, please use dropout "
                   f"instead. Note that {name} exists to provide channel-wise dropout on inputs with {spatial} "
                   f"spatial dimensions, a channel dimension, and an optional batch dimension (i.e. {dims[0]}D or "
-                  f"{dims[1]}D inputs).", stacklevel=3)
+                  f"{dims[1]}D inputs).", stacklevel=4)
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False, *, seed=None):
@@ -497,7 +497,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False, *, seed=None):
                       "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel dim. "
                       "This behavior will change in a future release to interpret the input as one without a batch "
                       "dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please "
-                      "switch to using dropout1d instead.", stacklevel=2)
+                      "switch to using dropout1d instead.", stacklevel=3)
     return _agrad.dropout_impl(input, p, training, inplace, True, False, seed)
 
 
@@ -559,7 +559,7 @@ channel_shuffle = native_channel_shuffle = _agrad.channel_shuffle
 
 
 def _deprecated_upsample(name):
-    warnings.warn(f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=3)
+    warnings.warn(f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=4)
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
@@ -641,7 +641,7 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     Gumbel(0, 1) with agrad's global generator; with `hard`, the one-hot of its largest element,
     differentiated as the soft sample (straight through: y_hard - y_soft.detach() + y_soft)."""
     if eps != 1e-10:
-        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=3)
     if not logits.is_floating_point():
         from ..messages import scalar_type_name
         raise RuntimeError(f"Exponential distribution is a continuous probability distribution. dtype must be a "
