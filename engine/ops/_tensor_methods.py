@@ -35,8 +35,10 @@ from ..autograd.tensor_functions import Resize
 from ..creation import empty_strided, full, tensor
 from ..dispatcher import UnknownOperatorError, get_op
 from ..dispatcher import ops as _ops
-from ..grad_mode import is_grad_enabled, is_inference_mode_enabled
-from ..overrides import _tensor_torch_function, handle_torch_function, has_torch_function_unary
+from ..dispatch_keys import TORCH_FUNCTION
+from ..grad_mode import is_grad_enabled, is_inference_mode_enabled, tls
+from ..overrides import (DisableTorchFunction, _tensor_torch_function, handle_torch_function,
+                         has_torch_function_unary)
 from ..messages import tensor_type_name
 from ..warn_once import warn_once
 from ..watchers import before_mutation, mutation_observers
@@ -207,7 +209,11 @@ class _Methods:
         if not issubclass(cls, Tensor):
             raise TypeError("Creating a Tensor subclass from a class that does not inherit from Tensor is not "
                             "possible. Make sure your class inherits from Tensor.")
-        view = _ops.alias(self)
+        if self.__class__ is Tensor and not tls.included & TORCH_FUNCTION:
+            view = _ops.alias(self)
+        else:
+            with DisableTorchFunction():       # (torch's as_subclass is no call a handler sees)
+                view = _ops.alias(self)
         out = Tensor._make.__func__(cls, view._data, view._device, view._keys)
         out._autograd_meta, out._version_counter = view._autograd_meta, view._version_counter
         return out

@@ -175,6 +175,10 @@ def modes(lib):
         r = s + 1
     out["mode then subclass"] = [list(log), type(r).__name__]
     log.clear()
+    with Recording("m"):
+        made = [type(x.as_subclass(Sub)).__name__, type(s.as_subclass(Sub)).__name__]
+    out["as_subclass is no call"] = [list(log), made]
+    log.clear()
     with Recording("m", answer="marker"):
         out["mode answers"] = x.neg()
     log.clear()
