@@ -70,7 +70,8 @@ class _Methods:
         return _linalg_utils._symeig(self, eigenvectors=eigenvectors)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
-        if has_torch_function_unary(self):      # (torch/_tensor.py's: a Python method, not an op)
+        if (self.__class__ is not Tensor or tls.included & TORCH_FUNCTION) and has_torch_function_unary(self):
+            # (torch/_tensor.py's: a Python method, not an op)
             return handle_torch_function(Tensor.backward, (self,), self, gradient=gradient, retain_graph=retain_graph,
                                          create_graph=create_graph, inputs=inputs)
         backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)

@@ -179,6 +179,11 @@ def modes(lib):
         made = [type(x.as_subclass(Sub)).__name__, type(s.as_subclass(Sub)).__name__]
     out["as_subclass is no call"] = [list(log), made]
     log.clear()
+    leaf = _r(lib, 3).requires_grad_()
+    with Recording("m"):
+        (leaf * 2).sum().backward()         # (the backward's formulas are no calls a mode sees)
+    out["backward in a mode"] = [list(log), leaf.grad.tolist()]
+    log.clear()
     with Recording("m", answer="marker"):
         out["mode answers"] = x.neg()
     log.clear()
