@@ -47,6 +47,19 @@ class _ModeStack(threading.local):
 _stack = _ModeStack()
 
 
+class _ModesPushed:
+    """How many modes are pushed, in any thread: a Python function's check (nn.functional's) reads this one
+    attribute before the thread's key set (a thread-local read, several times dearer), as grad_mode's
+    saved_hooks_in_use. A count left high only sends calls to the thread's own check."""
+    __slots__ = ("count",)
+
+    def __init__(self):
+        self.count = 0
+
+
+modes_pushed = _ModesPushed()
+
+
 def _sync_key() -> None:
     """The TorchFunction key is in every call's key set exactly while a mode would see the call."""
     on = _stack.modes and tls.torch_function != _ALL_DISABLED
@@ -55,6 +68,7 @@ def _sync_key() -> None:
 
 def _push_mode(mode) -> None:
     _stack.modes.append(mode)
+    modes_pushed.count += 1
     _sync_key()
 
 
@@ -62,6 +76,7 @@ def _pop_mode():
     if not _stack.modes:
         raise AssertionError("Trying to pop from an empty mode stack")
     mode = _stack.modes.pop()
+    modes_pushed.count = max(0, modes_pushed.count - 1)
     _sync_key()
     return mode
 

@@ -19,7 +19,7 @@ from .. import codegen
 from .._tensor import Tensor as _Tensor
 from ..dispatch_keys import TORCH_FUNCTION as _TORCH_FUNCTION
 from ..grad_mode import tls as _tls
-from ..overrides import _disabled_torch_function_impl, handle_torch_function
+from ..overrides import _disabled_torch_function_impl, handle_torch_function, modes_pushed
 from ..autograd.inplace import apply_inplace
 from ..messages import require_floating, sizes
 from ..messages import size_repr as _size
@@ -1212,13 +1212,14 @@ def _overridable(fn):
         else:
             keywords.append(f"{p.name}={p.name}")
     name = fn.__name__
-    tests = " or ".join(f"({r}.__class__ not in _PLAIN and _overloaded({r}))" for r in relevant)
+    tests = " or ".join(f"({r}.__class__ is not _Tensor and {r}.__class__ not in _PLAIN and _overloaded({r}))"
+                        for r in relevant)
     source = (f"def {name}({', '.join(params)}):\n"
-              f"    if _tls.included & _TORCH_FUNCTION{' or ' + tests if tests else ''}:\n"
+              f"    if _pushed.count and _tls.included & _TORCH_FUNCTION{' or ' + tests if tests else ''}:\n"
               f"        return _handle({name}, ({''.join(r + ', ' for r in relevant)}), "
               f"{', '.join(positional + keywords)})\n"
               f"    return _fn({', '.join(call)})\n")
-    namespace.update(_fn=fn, _PLAIN=_PLAIN, _tls=_tls, _TORCH_FUNCTION=_TORCH_FUNCTION, _handle=handle_torch_function,
+    namespace.update(_fn=fn, _Tensor=_Tensor, _PLAIN=_PLAIN, _tls=_tls, _pushed=modes_pushed, _TORCH_FUNCTION=_TORCH_FUNCTION, _handle=handle_torch_function,
                      _overloaded=_overloaded)
     wrapper = codegen.define(source, namespace, f"<agrad nn.functional {name}>", name)
     wrapper.__doc__, wrapper.__qualname__, wrapper.__module__, wrapper.__wrapped__ = \
