@@ -17,12 +17,12 @@ import numpy as np
 from .. import _api as _agrad
 from .. import codegen
 from .._tensor import Tensor as _Tensor
+from ..autograd.inplace import apply_inplace
 from ..dispatch_keys import TORCH_FUNCTION as _TORCH_FUNCTION
 from ..grad_mode import tls as _tls
-from ..overrides import _disabled_torch_function_impl, handle_torch_function, modes_pushed
-from ..autograd.inplace import apply_inplace
 from ..messages import require_floating, sizes
 from ..messages import size_repr as _size
+from ..overrides import _disabled_torch_function_impl, handle_torch_function, modes_pushed
 
 # torch.nn.functional's public functions, as of PyTorch 2.13 (those agrad lacks are left out below)
 _TORCH_NAMES = (

@@ -87,9 +87,10 @@ class UninitializedTensorMixin:
     Until then it refuses what torch's `__torch_function__` refuses: every op of the dispatcher
     (`_op_guard`, which the dispatcher asks of a Tensor subclass it is passed) and every Tensor
     method but the conversions below (an UninitializedBuffer's results are UninitializedBuffers, by
-    Tensor.__torch_function__: `module.double()` before the first forward leaves it uninitialized); properties (`dtype`, `device`, `requires_grad`, `grad`,
-    `data` …) still answer, `.shape` raises torch's RuntimeError, the repr is `<UninitializedParameter>`.
-    (A property that runs an op, `.T`, is refused here where torch answers.)"""
+    Tensor.__torch_function__: `module.double()` before the first forward leaves it uninitialized);
+    properties (`dtype`, `device`, `requires_grad`, `grad`, `data` …) still answer, `.shape` raises
+    torch's RuntimeError, the repr is `<UninitializedParameter>`. (A property that runs an op, `.T`,
+    is refused here where torch answers.)"""
     __slots__ = ()
     cls_to_become = None
 
@@ -204,7 +205,6 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
 
     def __init__(self, requires_grad=False, device=None, dtype=None, persistent=True):
         pass
-
 
 
 for _cls in (UninitializedParameter, UninitializedBuffer):
