@@ -44,7 +44,8 @@ class DispatchKey(enum.IntFlag):
     TorchFunction = 1024
 
 
-RUNTIME_KEYS = (DispatchKey.TorchFunction, DispatchKey.Autocast, DispatchKey.ForwardAD, DispatchKey.InferenceMode, DispatchKey.Autograd,
+RUNTIME_KEYS = (DispatchKey.TorchFunction, DispatchKey.Autocast, DispatchKey.ForwardAD,
+                DispatchKey.InferenceMode, DispatchKey.Autograd,
                 DispatchKey.Python, DispatchKey.Dask, DispatchKey.CUDA, DispatchKey.CPU,
                 DispatchKey.Meta)  # priority order
 BACKEND_KEYS = DispatchKey.Meta | DispatchKey.CPU | DispatchKey.CUDA | DispatchKey.Dask

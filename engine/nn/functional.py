@@ -1177,9 +1177,10 @@ def _overridable(fn):
     """`fn` behind torch.nn.functional's opening lines (`if has_torch_function_variadic(input, target): return
     handle_torch_function(fn, (input, target), input, target, reduction=reduction)`), generated from its
     signature: its tensor arguments are those without a default or with None for one; those without a default
-    reach a handler as positional arguments, the others as keywords (a keyword-only one only when given). (The functions that are ops reach the
-    handlers through the dispatcher.) A call of plain tensors outside a mode costs a frame and a test per
-    tensor argument."""
+    reach a handler as positional arguments, the others as keywords (a keyword-only one only when given).
+    (The functions that are ops reach the handlers through the dispatcher.) A call of plain tensors outside
+    a mode costs a frame and a set lookup per tensor argument; the frame is one more that a warning of a
+    function wrapped here counts in its stacklevel."""
     params, call, relevant, positional, keywords, namespace = [], [], [], [], [], {}
     star = False
     for p in inspect.signature(fn).parameters.values():
@@ -1219,7 +1220,8 @@ def _overridable(fn):
               f"        return _handle({name}, ({''.join(r + ', ' for r in relevant)}), "
               f"{', '.join(positional + keywords)})\n"
               f"    return _fn({', '.join(call)})\n")
-    namespace.update(_fn=fn, _Tensor=_Tensor, _PLAIN=_PLAIN, _tls=_tls, _pushed=modes_pushed, _TORCH_FUNCTION=_TORCH_FUNCTION, _handle=handle_torch_function,
+    namespace.update(_fn=fn, _Tensor=_Tensor, _PLAIN=_PLAIN, _tls=_tls, _pushed=modes_pushed,
+                     _TORCH_FUNCTION=_TORCH_FUNCTION, _handle=handle_torch_function,
                      _overloaded=_overloaded)
     wrapper = codegen.define(source, namespace, f"<agrad nn.functional {name}>", name)
     wrapper.__doc__, wrapper.__qualname__, wrapper.__module__, wrapper.__wrapped__ = \

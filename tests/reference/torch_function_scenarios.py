@@ -6,11 +6,11 @@ layers and autograd. make_torch_function_reference.py records torch's answers in
 tests/engine/test_torch_function.py runs them with agrad and compares.
 
 What agrad does not hand to a handler is left out of the logs: property reads (torch hands the getter's
-`__get__`: `x.grad`, `x.shape`). An op's arguments reach a handler in agrad as the op's schema has them (those before `*` positional), not as the
-call wrote them, so the calls here write them so (`x.sum(0)`, not `x.sum(dim=0)`; `x.unbind(1)`, not `(0)`: those
-left at their default are left out); agrad's message names `agrad.mul` where torch's names `torch.Tensor.mul`; a mode that declines a call
-of plain tensors recurses without end in torch 2.13 (Tensor.__torch_function__ runs the call again under the
-same mode) and is left out.
+`__get__`: `x.grad`, `x.shape`). An op's arguments reach a handler in agrad as the op's schema has them (those
+before `*` positional), not as the call wrote them, so the calls here write them so (`x.sum(0)`, not
+`x.sum(dim=0)`; `x.unbind(1)`, not `(0)`: those left at their default are left out); agrad's message names
+`agrad.mul` where torch's names `torch.Tensor.mul`; a mode that declines a call of plain tensors recurses
+without end in torch 2.13 (Tensor.__torch_function__ runs the call again under the same mode) and is left out.
 """
 from __future__ import annotations
 
