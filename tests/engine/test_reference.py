@@ -282,31 +282,41 @@ def test_second_order(op, key):
 
 # ---- the fixtures match the registry ------------------------------------------------------
 
-@pytest.mark.parametrize("op", _fixture_ops())
-def test_fixture_is_current(op):
-    """A fixture for an op that is gone, or whose torch string or samples changed, is stale."""
-    infos = _infos()
-    assert op in infos, f"stale fixture: {op!r} is no longer a registered op; {REGENERATE}"
+def _stale(op, infos) -> str | None:
+    """Why op's fixture is stale (an op that is gone, or whose torch string or samples changed), or None."""
+    if op not in infos:
+        return f"{op!r} is no longer a registered op"
     info = infos[op]
-    assert _referenced(info), f"stale fixture: {op!r} has no .torch string or samples now; {REGENERATE}"
+    if not _referenced(info):
+        return f"{op!r} has no .torch string or samples now"
     entry = _fixture(op)
-    assert entry["format"] == rc.FORMAT_VERSION, REGENERATE
-    assert entry["torch"] == info.torch, f"{op}: .torch changed to {info.torch!r} since recording; {REGENERATE}"
-    if entry["skipped"]:
-        pytest.skip(f"PyTorch could not run {op}: {entry['skipped']}")
+    if entry["format"] != rc.FORMAT_VERSION:
+        return f"{op!r} was recorded in format {entry['format']}"
+    if entry["torch"] != info.torch:
+        return f"{op}: .torch changed to {info.torch!r} since recording"
+    if entry["skipped"]:            # PyTorch could not run it: nothing recorded to compare
+        return None
     samples = info.samples(op)
     now = dict(zip(rc.sample_keys(samples), (rc.fingerprint(s) for s in samples)))
     then = {s["name"]: s["fingerprint"] for s in entry["samples"]}
-    assert now == then, (f"{op}: samples changed (added {sorted(set(now) - set(then))}, removed "
-                         f"{sorted(set(then) - set(now))}, inputs changed "
-                         f"{sorted(k for k in set(now) & set(then) if now[k] != then[k])}); {REGENERATE}")
+    if now != then:
+        return (f"{op}: samples changed (added {sorted(set(now) - set(then))}, removed "
+                f"{sorted(set(then) - set(now))}, inputs changed "
+                f"{sorted(k for k in set(now) & set(then) if now[k] != then[k])})")
+    return None
 
 
-@pytest.mark.parametrize("op", sorted(n for n, i in _infos().items() if _referenced(i)))
-def test_every_op_has_reference(op):
+# (one test for every op, as for the next: a test per op was 2,400 tests of a few ms, most of it pytest's)
+def test_fixtures_are_current():
+    infos = _infos()
+    stale = [why for why in (_stale(op, infos) for op in _fixture_ops()) if why is not None]
+    assert stale == [], f"stale fixtures: {stale}; {REGENERATE}"
+
+
+def test_every_op_has_reference():
     """A registered op with a .torch string and samples has PyTorch's values recorded."""
-    if op not in _fixture_ops():
-        pytest.fail(f"no PyTorch reference for {op!r} (forgotten regeneration); {REGENERATE}", pytrace=False)
+    missing = sorted(n for n, i in _infos().items() if _referenced(i) and n not in _fixture_ops())
+    assert missing == [], f"no PyTorch reference for {missing} (forgotten regeneration); {REGENERATE}"
 
 
 def test_fixtures_record_the_torch_version():
