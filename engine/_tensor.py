@@ -16,7 +16,7 @@ import numpy as np
 
 from . import _tensor_str, dtypes, memory_formats, watchers
 from ._device import device as Device
-from .dispatch_keys import AUTOGRAD, INFERENCE
+from .dispatch_keys import AUTOGRAD, INFERENCE, PYTHON
 from .grad_mode import enable_grad, tls
 from .layouts import strided
 from .messages import c_type_name, scalar_type_name, size_repr, sizes
@@ -867,6 +867,10 @@ class Tensor:
 
     def detach(self) -> "Tensor":
         """A new tensor sharing the data and the version counter, outside the graph (PyTorch's detach)."""
+        if tls.included & PYTHON:
+            # a dispatch mode is pushed: it sees detach, as torch's aten::detach (checkpoint's recomputation
+            # detaches what it saves); its result is made here all the same
+            importlib.import_module("agrad.ops").detach(self)
         t = Tensor._make(self._data, self._device, self._keys & ~AUTOGRAD)
         t._version_counter = version_counter(self)
         return t

@@ -89,6 +89,16 @@ def test_a_mode_sees_the_recorded_ops_below_autograd():
     np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-12)
 
 
+def test_a_mode_sees_detach_and_detach_still_shares_the_version_counter():
+    x = agrad.tensor([1.0, 2.0], requires_grad=True)
+    with _Log() as log:
+        d = x.detach()
+    assert [f for f, _, _ in log.calls] == [aten.detach.default]
+    assert d.grad_fn is None and not d.requires_grad
+    d.add_(1.0)                         # a write through the detached tensor counts on x's version counter
+    assert x._version == d._version == 1
+
+
 def test_a_mode_can_replace_a_result():
     class Twice(TorchDispatchMode):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
