@@ -868,9 +868,12 @@ class Tensor:
     def detach(self) -> "Tensor":
         """A new tensor sharing the data and the version counter, outside the graph (PyTorch's detach)."""
         if tls.included & PYTHON:
-            # a dispatch mode is pushed: it sees detach, as torch's aten::detach (checkpoint's recomputation
-            # detaches what it saves); its result is made here all the same
-            importlib.import_module("agrad.ops").detach(self)
+            # a dispatch mode is pushed: detach goes through the dispatcher, as torch's aten::detach, so the
+            # mode sees it (checkpoint's recomputation detaches what it saves) and what it returns is the result
+            t = importlib.import_module("agrad.ops").detach(self)
+            if t.__class__ is Tensor and t._data is self._data:
+                t._version_counter = version_counter(self)      # the op's own result: self's data, as below
+            return t
         t = Tensor._make(self._data, self._device, self._keys & ~AUTOGRAD)
         t._version_counter = version_counter(self)
         return t

@@ -98,6 +98,13 @@ def test_a_mode_sees_detach_and_detach_still_shares_the_version_counter():
     d.add_(1.0)                         # a write through the detached tensor counts on x's version counter
     assert x._version == d._version == 1
 
+    class Zeros(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            return agrad.zeros(2) if func is aten.detach.default else func(*args, **(kwargs or {}))
+
+    with Zeros():                       # what the mode returns is detach's result, as in torch
+        assert x.detach().tolist() == [0.0, 0.0]
+
 
 def test_a_mode_can_replace_a_result():
     class Twice(TorchDispatchMode):
