@@ -14,9 +14,13 @@ import numpy as np
 from .problems import require_onnx
 
 # Ops whose result depends on more than their inputs' values, or that are too heavy to run
-# at import time: never folded.
+# at import time, or that make a sequence (a list of values the import table keeps, never an
+# array; SequenceEmpty has no inputs at all): never folded. (Gradient's result depends on the
+# graph around it, not only on its inputs.)
 NOT_FOLDED = frozenset({"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial",
-                        "Bernoulli", "Loop", "Scan", "If", "LSTM", "GRU", "RNN", "Conv", "ConvTranspose"})
+                        "Bernoulli", "Loop", "Scan", "If", "LSTM", "GRU", "RNN", "Conv", "ConvTranspose",
+                        "SequenceEmpty", "SequenceConstruct", "SplitToSequence", "SequenceInsert", "SequenceErase",
+                        "Gradient"})
 # Past this many elements a folded result is not worth embedding in the weights.
 MAX_FOLDED = 1 << 22
 

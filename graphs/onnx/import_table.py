@@ -3,10 +3,15 @@
 A translator gets the importer (`ctx`: `ref(name)` a tensor's expression, `arg(name)` the same
 or a number literal, `const(name)` a value known at import time, `shape`, `dtype`, `opset`)
 and the node's attributes, and returns the expression of the node's output, or `Multi(expr)`
-when the op returns a tuple (Split, TopK). `Refuse(reason)` is raised for what agrad cannot
-express exactly; the importer lists every such node at once.
+when the op returns a tuple (Split, TopK). A value the import keeps without a line of its own is
+`Sequence(names)` (a sequence: agrad's graph is static, so its length and elements are known at
+import), `Same(name)` (an existing value itself: SequenceAt) or `Known(array)` (SequenceLength).
+`Refuse(reason)` is raised for what agrad cannot express exactly; the importer lists every such
+node at once.
 
-`TABLE` maps op types to translators; `COMPOSED` names those written as several agrad ops.
+`TABLE` maps op types to translators; `COMPOSED` names those written as several agrad ops;
+`TRAINING_OPS`, those of the domain `ai.onnx.preview.training` (`import_training`). The sequence
+ops are in `import_sequences`.
 """
 from __future__ import annotations
 
@@ -25,6 +30,29 @@ class Multi(str):
 
 class Outputs(list):
     """One expression per output (None: not made), each written as a line of its own."""
+
+
+class Sequence(list):
+    """A sequence's elements, by the names of their values; None for an element whose value agrad
+    cannot know (a split by sizes from the data), `why` saying so where it is read."""
+
+    def __init__(self, names=(), why: str = ""):
+        super().__init__(names)
+        self.why = why
+
+
+class Same:
+    """The output is the value `name` itself."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+
+class Known:
+    """The output is known at import time: `array`."""
+
+    def __init__(self, array):
+        self.array = array
 
 
 def lit(value) -> str:
@@ -62,6 +90,7 @@ def _axis(axis: int, rank: int) -> int:
 
 TABLE: dict = {}
 COMPOSED: set[str] = set()
+TRAINING_OPS: set[str] = set()
 
 
 def op(*names: str, composed: bool = False):
@@ -1454,3 +1483,6 @@ def _one_hot(ctx, node, a):
     rank = len(ctx.shape(indices)) + 1
     axis = _axis(a.get("axis", -1), rank)
     return expr if axis == rank - 1 else f"movedim({expr}, [{rank - 1}], [{axis}])"
+
+
+from . import import_sequences, import_training  # noqa: E402,F401 - they add their ops to TABLE

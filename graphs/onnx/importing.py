@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from . import folding, loading
-from .import_table import COMPOSED, TABLE, Multi, Outputs, Refuse, dtype_name, lit
+from .import_table import COMPOSED, TABLE, TRAINING_OPS, Known, Multi, Outputs, Refuse, Same, Sequence, dtype_name, lit
 from .loading import printable
 from .problems import ModelError, require_onnx
 
@@ -75,9 +75,9 @@ class _Value:
 
     def __init__(self, kind: str, expr: str | None = None, array=None, name: str | None = None, broken=False,
                  grad: bool = False):
-        self.kind = kind            # "tensor" | "const" | "param"
+        self.kind = kind            # "tensor" | "const" | "param" | "sequence"
         self.expr = expr            # a tensor's expression (a name, or `name[i]`)
-        self.array = array          # a const's or a param's value
+        self.array = array          # a const's or a param's value; a sequence's Sequence of value names
         self.name = name            # the ONNX name
         self.broken = broken        # made by a node that could not be translated
         self.grad = grad            # a gradient can flow to it from a float input or parameter
@@ -165,6 +165,65 @@ class Importer:
     def is_const(self, name: str) -> bool:
         return self._value(name).kind == "const"
 
+    def sequence(self, name: str) -> Sequence:
+        """The elements of sequence `name`: the names of their values."""
+        value = self._value(name)
+        if value.kind != "sequence":
+            raise Refuse(f"'{printable(name)}' is a tensor where a sequence is expected")
+        return value.array
+
+    def element(self, expr: str, shape: tuple[int, ...], dtype: np.dtype, grad: bool) -> str:
+        """A value of its own for an element a translation makes (a split's piece of a sequence), by
+        its expression; the name it is known by."""
+        name = f"{self.current.output[0]}#{len(self.values)}"
+        self.values[name] = _Value("tensor", expr=expr, name=name, grad=grad)
+        self.loaded.shapes[name], self.loaded.dtypes[name] = tuple(shape), np.dtype(dtype)
+        return name
+
+    def declare(self, name: str, shape: tuple[int, ...], dtype: np.dtype) -> None:
+        """The shape and dtype of an output that ONNX's inference does not give (a Gradient's)."""
+        self.loaded.shapes.setdefault(name, tuple(shape))
+        self.loaded.dtypes.setdefault(name, np.dtype(dtype))
+
+    def carries_grad(self, name: str) -> bool:
+        return self._value(name).grad
+
+    def recomputed(self, y: str, fed: dict[str, str]) -> str:
+        """The expression of `y` computed again with each value named in `fed` replaced by the value
+        its entry names (a Gradient's inputs, the point at which it differentiates): the nodes between
+        them and `y` are translated once more, as lines of their own before the node being translated;
+        every value keeps its first translation afterwards."""
+        for name, given in fed.items():
+            if self.shape(name) != self.shape(given):
+                raise Refuse(f"'{printable(given)}' has shape {list(self.shape(given))}, the value it stands for, "
+                             f"'{printable(name)}', {list(self.shape(name))}")
+        depends = set(fed)
+        for index in self.order:                 # every value computed from one of those fed
+            node = self.graph.node[index]
+            if any(n in depends for n in [*node.input, *loading.implicit_reads(node)]):
+                depends.update(o for o in node.output if o)
+        cone, seen, stack = set(), set(fed), [y]
+        while stack:                             # ... that `y` is computed from
+            name = stack.pop()
+            if name in seen or name not in depends or name not in self.producer:
+                continue
+            seen.add(name)
+            index = self.producer[name]
+            cone.add(index)
+            node = self.graph.node[index]
+            stack += [*node.input, *loading.implicit_reads(node)]
+        values, state = dict(self.values), (self.current, self.steps, self.step_owner)
+        try:
+            for name, given in fed.items():
+                self.values[name] = values[given]
+            for index in self.order:
+                if index in cone:
+                    self._translate(index, self.graph.node[index])
+            return self.ref(y)
+        finally:
+            self.values = values
+            self.current, self.steps, self.step_owner = state
+
     def is_param(self, name: str) -> bool:
         return self._value(name).kind == "param"
 
@@ -223,7 +282,11 @@ class Importer:
         value = self._value(name)
         if value.kind == "tensor":
             return value.expr
+        if value.kind == "sequence":
+            raise Refuse(f"'{printable(name)}' is a sequence, read here as a tensor (agrad's sequences are lists "
+                         "made at import: SequenceAt, ConcatFromSequence and SequenceLength read them)")
         if value.kind == "param":
+            name = value.name          # (an initializer by another name, as a SequenceAt of it, is the same input)
             agrad_name = self.param_inputs.get((name, grad))
             if agrad_name is None:
                 # (read by other nodes too, it may be trained there: that input keeps the initializer's name)
@@ -298,7 +361,8 @@ class Importer:
 
         self._keep_alive: list = []
         graph = self.graph
-        order = loading.topological_order(self.loaded.path, graph)
+        order = self.order = loading.topological_order(self.loaded.path, graph)
+        self.producer = {out: i for i, node in enumerate(graph.node) for out in node.output if out}
         self._count_users(graph)
         for out in graph.output:
             self.users[out.name] = self.users.get(out.name, 0) + 1
@@ -358,7 +422,7 @@ class Importer:
         """How many nodes read each value: those of the graph, and of its subgraphs (whose outputs an
         inlined If's outputs read)."""
         for node in graph.node:
-            for name in [*node.input, *loading.subgraph_reads(node)]:
+            for name in [*node.input, *loading.implicit_reads(node)]:
                 if name:
                     self.users[name] = self.users.get(name, 0) + 1
             for attr in node.attribute:
@@ -399,7 +463,8 @@ class Importer:
         self.current = node
         if self._inline_if(index, node):
             return
-        if node.domain not in ("", "ai.onnx"):
+        if node.domain not in ("", "ai.onnx") and not (node.domain == loading.TRAINING_DOMAIN and
+                                                       node.op_type in TRAINING_OPS):
             hint = " (an optimised model: import the unoptimised export instead)" \
                 if node.domain.startswith("com.microsoft") or node.domain.startswith("com.ms") else ""
             self._fail(index, node, f"op domain '{printable(node.domain)}' is not supported{hint}")
@@ -407,7 +472,7 @@ class Importer:
         if self._fold(node):
             return
         translator = TABLE.get(node.op_type)
-        if translator is None:
+        if translator is None or (node.op_type in TRAINING_OPS) != (node.domain == loading.TRAINING_DOMAIN):
             self._fail(index, node, "no agrad translation for this op")
             return
         attrs = {a.name: _text(helper.get_attribute_value(a)) for a in node.attribute}
@@ -429,6 +494,9 @@ class Importer:
         comment = f"ONNX node '{printable(node.name)}' {kind}"
         for step_name, step_expr, what in self.steps:        # an unrolled op's lines, in order
             self.nodes.append((step_name, step_expr, f"{comment}: {what}"))
+        if isinstance(expr, (Sequence, Same, Known)):        # a value of the import, no line of its own
+            self._value_of(node, expr)
+            return
         if isinstance(expr, Outputs):                         # one line per output that is used
             for out, out_expr in zip(node.output, expr):
                 if out and out_expr is not None and self.used(out):
@@ -448,6 +516,21 @@ class Importer:
             if out:
                 self.values[out] = _Value("tensor", expr=f"{name}[{i}]" if isinstance(expr, Multi) else name,
                                           name=out, grad=self._carries_grad(node, out))
+
+    def _value_of(self, node, made) -> None:
+        """Output 0 of `node` as what its translator made: a sequence (its elements' names), another
+        value itself, or a value known at import."""
+        out = node.output[0]
+        if isinstance(made, Sequence):
+            grad = any(self.values[n].grad for n in made if n is not None)
+            self.values[out] = _Value("sequence", array=made, name=out, grad=grad)
+        elif isinstance(made, Same):
+            self.values[out] = self.values[made.name]
+            for known in (self.loaded.shapes, self.loaded.dtypes):
+                if made.name in known:
+                    known[out] = known[made.name]
+        else:
+            self.values[out] = _Value("const", array=np.asarray(made.array), name=out)
 
     def _carries_grad(self, node, out: str) -> bool:
         """Whether a gradient can flow from output `out` of `node` back to an input or parameter."""

@@ -190,19 +190,30 @@ def _external_data(path: Path, graph) -> list[str]:
     return problems
 
 
-def subgraph_reads(node) -> list[str]:
-    """The values of the enclosing graph that `node`'s subgraphs (an If's branches, a Loop's body)
-    read: ONNX's implicit inputs, which the node needs made before it as much as its own inputs."""
-    from onnx import AttributeProto
+TRAINING_DOMAIN = "ai.onnx.preview.training"
+
+
+def implicit_reads(node) -> list[str]:
+    """The values of the enclosing graph that `node` reads besides its inputs, which it needs made
+    before it as much as them: what its subgraphs (an If's branches, a Loop's body) read, ONNX's
+    implicit inputs; and the tensors a `Gradient` names in its attributes (`y`, `xs`, `zs`: the
+    function it differentiates, defined by the graph's nodes between them)."""
+    from onnx import AttributeProto, helper
 
     reads = []
+    if node.op_type == "Gradient" and node.domain == TRAINING_DOMAIN:
+        for attr in node.attribute:
+            if attr.name in ("y", "xs", "zs"):
+                value = helper.get_attribute_value(attr)
+                named = value if isinstance(value, list) else [value]
+                reads += [n.decode("utf-8", "replace") if isinstance(n, bytes) else n for n in named]
     for attr in node.attribute:
         graphs = [attr.g] if attr.type == AttributeProto.GRAPH else \
             list(attr.graphs) if attr.type == AttributeProto.GRAPHS else []
         for g in graphs:
             inner = {i.name for i in g.input} | {t.name for t in g.initializer} | {""}
             for n in g.node:
-                reads += [name for name in [*n.input, *subgraph_reads(n)] if name not in inner]
+                reads += [name for name in [*n.input, *implicit_reads(n)] if name not in inner]
                 inner.update(n.output)
             reads += [o.name for o in g.output if o.name not in inner]
     return reads
@@ -221,7 +232,7 @@ def topological_order(path: Path, graph) -> list[int]:
     users: dict[int, list[int]] = {}
     for i, node in enumerate(graph.node):
         needs = set()
-        for name in [*node.input, *subgraph_reads(node)]:
+        for name in [*node.input, *implicit_reads(node)]:
             if name in known:
                 continue
             if name not in producer:
