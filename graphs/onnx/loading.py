@@ -352,7 +352,12 @@ def load(path: str | os.PathLike, shapes: dict[str, tuple[int, ...]] | None = No
     topological_order(path, graph)
     original = _default_opset(model)
     if original == 0:
-        raise ModelError([f"{path.name}: the model imports no opset of the default ONNX domain"])
+        if any(n.domain in ("", "ai.onnx") for n in graph.node):
+            raise ModelError([f"{path.name}: the model imports no opset of the default ONNX domain"])
+        # (a model of another domain's ops alone, as one optimizer step of ai.onnx.preview.training, reads
+        # its shapes and constants with today's default opset)
+        model.opset_import.add(domain="", version=TARGET_OPSET)
+        original = TARGET_OPSET
     notes = []
     if original < TARGET_OPSET and not any(n.domain not in ("", "ai.onnx") for n in graph.node):
         try:
