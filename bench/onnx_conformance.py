@@ -62,7 +62,7 @@ Unsqueeze Where Xor NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss Upsample C
 IMPORT_TIME_INPUTS = frozenset({"shape", "axes", "starts", "ends", "steps", "pads", "constant_value", "roi", "scales",
                                 "sizes", "split", "repeats", "K", "k", "axis", "depth", "values", "min", "max", "start",
                                 "limit", "delta", "ratio", "training_mode", "image_shape", "block_shape",
-                                "output_shape"})
+                                "output_shape", "sequence_lens"})
 
 DATA_KINDS = ("pytorch-converted", "pytorch-operator", "simple", "light")
 

@@ -455,8 +455,6 @@ def _pool(ctx, node, a):
     indices = maxpool and len(node.output) > 1 and bool(node.output[1]) and ctx.used(node.output[1])
     if maxpool and d not in (1, 2, 3):
         raise Refuse(f"a {d}-d MaxPool (agrad has max_pool1d, max_pool2d and max_pool3d)")
-    if indices and a.get("storage_order", 0) != 0:
-        raise Refuse("the Indices output of a MaxPool with storage_order=1 (column-major indices)")
     xs = ctx.ref(x)
     padded, pre = list(shape[2:]), [0] * d
     uneven = begin != end or any(2 * b > k for b, k in zip(begin, kernel))
@@ -468,7 +466,8 @@ def _pool(ctx, node, a):
         padded, pre = [n + b + e for n, b, e in zip(shape[2:], begin, end)], begin
         begin = [0] * d
     if maxpool and indices:
-        return _max_pool_indices(ctx, xs, list(shape), padded, pre, kernel, strides, begin, dilations, ceil)
+        return _max_pool_indices(ctx, xs, list(shape), padded, pre, kernel, strides, begin, dilations, ceil,
+                                 column_major=a.get("storage_order", 0) == 1)
     if maxpool:
         return (f"max_pool{d}d({xs}, {lit(kernel)}, {lit(strides)}, {lit(begin)}, {lit(dilations)}, "
                 f"ceil_mode={ceil})")
@@ -514,11 +513,13 @@ def _avg_pool_counted(ctx, node, a, kernel, strides, dilations, begin, end) -> s
     return f"reshape({summed}, {lit(shape[:2] + out)}) * {scale}"
 
 
-def _max_pool_indices(ctx, xs, shape, padded, pre, kernel, strides, pads, dilations, ceil):
+def _max_pool_indices(ctx, xs, shape, padded, pre, kernel, strides, pads, dilations, ceil, column_major=False):
     """MaxPool's (Y, Indices): max_poolNd_with_indices (a 1-d pool as a 2-d one over (N, C, 1, L)),
     its indices (each max's position in its own plane, PyTorch's) made ONNX's: positions in the
-    whole (N, C, *spatial) input, row-major. A pre-padded input (`pre`: the pads before each dim)
-    has its positions taken back to the unpadded plane first."""
+    whole (N, C, *spatial) input, row-major, or with storage_order=1 column-major within the plane
+    (the first spatial dim varying fastest; planes still one after another, as onnx's reference
+    and onnxruntime count them). A pre-padded input (`pre`: the pads before each dim) has its
+    positions taken back to the unpadded plane first."""
     d = len(kernel)
     args = [kernel, strides, pads, dilations]
     source = xs
@@ -530,14 +531,15 @@ def _max_pool_indices(ctx, xs, shape, padded, pre, kernel, strides, pads, dilati
     if d == 1:
         values, positions = f"squeeze({values}, -2)", f"squeeze({positions}, -2)"
     spatial = shape[2:]
-    if any(pre):            # the padded plane's position -> the position in the input's plane
+    if any(pre) or column_major and d > 1:   # the padded plane's position -> the position in the input's plane
         coords = []
         for i in range(d):
             stride = math.prod(padded[i + 1:])
             coord = f"floor_divide({positions}, {stride})" if stride > 1 else positions
             coord = f"remainder({coord}, {padded[i]})" if i else coord
             coord = f"({coord} - {pre[i]})" if pre[i] else coord
-            coords.append(f"{coord} * {math.prod(spatial[i + 1:])}" if i < d - 1 else coord)
+            place = math.prod(spatial[:i]) if column_major else math.prod(spatial[i + 1:])
+            coords.append(f"{coord} * {place}" if place != 1 else coord)
         positions = " + ".join(coords)
     planes = np.arange(shape[0] * shape[1], dtype=np.int64).reshape(shape[:2] + [1] * d) * math.prod(spatial)
     return Outputs([values, f"{positions} + {ctx.index_tensor_nd(planes)}"])
@@ -548,12 +550,12 @@ def _col2im(ctx, node, a):
     x, image, block = node.input
     size, kernel = ints(ctx.const(image)), ints(ctx.const(block))
     d = len(size)
-    if d != 2:
-        raise Refuse(f"a {d}-d Col2Im (agrad's col2im is 2-d, as torch's fold)")
     dilations = list(a.get("dilations", [1] * d))
     strides = list(a.get("strides", [1] * d))
     pads = list(a.get("pads", [0] * (2 * d)))
     begin, end = pads[:d], pads[d:]
+    if d != 2:
+        return _col2im_nd(ctx, x, size, kernel, dilations, strides, begin, end)
     if begin == end:
         return f"col2im({ctx.ref(x)}, {lit(size)}, {lit(kernel)}, {lit(dilations)}, {lit(begin)}, {lit(strides)})"
     # unequal pads: the blocks folded into the padded image, the padding cut off
@@ -561,6 +563,29 @@ def _col2im(ctx, node, a):
     crop = ", ".join(f"{b}:{b + n}" for b, n in zip(begin, size))
     return (f"col2im({ctx.ref(x)}, {lit(padded)}, {lit(kernel)}, {lit(dilations)}, {lit([0] * d)}, "
             f"{lit(strides)})[:, :, {crop}]")
+
+
+def _col2im_nd(ctx, x: str, size, kernel, dilations, strides, begin, end) -> str:
+    """A Col2Im of other than 2 spatial dims (agrad's col2im is torch's 2-d fold): each column entry
+    added at its place in the padded image, an index_add of positions computed here, then the padding
+    cut off. Column rows are channel-major over the kernel's offsets, columns row-major over the
+    blocks, as in the 2-d case (onnx's reference: _col2im_naive_implementation)."""
+    n, rows, length = ctx.shape(x)
+    padded = [s + b + e for s, b, e in zip(size, begin, end)]
+    blocks = [(p - (dl * (k - 1) + 1)) // st + 1 for p, k, dl, st in zip(padded, kernel, dilations, strides)]
+    k_size = math.prod(kernel)
+    if rows % k_size or math.prod(blocks) != length or min(blocks) <= 0:
+        raise Refuse(f"Col2Im input of shape {[n, rows, length]} for an image {size} in blocks {kernel}")
+    offsets = np.indices(kernel).reshape(len(kernel), -1, 1)       # [d, K, 1]: each kernel offset
+    starts = np.indices(blocks).reshape(len(blocks), 1, -1)         # [d, 1, L]: each block's corner
+    coords = starts * np.reshape(strides, (-1, 1, 1)) + offsets * np.reshape(dilations, (-1, 1, 1))
+    flat = np.ravel_multi_index(tuple(coords), padded).reshape(-1)  # [K * L] places in the padded image
+    channels = rows // k_size
+    zeros = ctx.zeros([n, channels, math.prod(padded)], ctx.dtype(x))
+    added = (f"index_add({zeros}, 2, {ctx.index_tensor_nd(flat)}, "
+             f"reshape({ctx.ref(x)}, {lit([n, channels, k_size * length])}))")
+    crop = ", ".join(f"{b}:{b + s}" for b, s in zip(begin, size))
+    return f"reshape({added}, {lit([n, channels, *padded])})[:, :, {crop}]"
 
 
 _GRID_MODES = {"bilinear": 0, "linear": 0, "nearest": 1, "bicubic": 2, "cubic": 2}     # opset 16's and 20's names
@@ -1373,26 +1398,30 @@ def _recurrent_outputs(ys: list[str], states: list[list[str]], layout: int) -> O
 
 @op("LSTM", composed=True)
 def _lstm(ctx, node, a):
-    if len(node.input) > 7 and node.input[7]:
-        raise Refuse("LSTM with peepholes (input P)")
     x, seq, batch, hidden, directions, layout = _recurrent_inputs(ctx, node, a)
     _check_lengths(ctx, node, seq, layout)
     W, R = ctx.ref(node.input[1]), ctx.ref(node.input[2])
     B = ctx.ref(node.input[3]) if len(node.input) > 3 and node.input[3] else None
+    P = ctx.ref(node.input[7]) if len(node.input) > 7 and node.input[7] else None
     H = hidden
     ys, hs, cs = [], [], []
     for d, backwards in enumerate(directions):
         tag = f"d{d}_" if len(directions) > 1 else ""
         xw, rt = _projections(ctx, x, W, R, d, _bias(B, d, 0, 4 * H) + _bias(B, d, 4 * H, 8 * H), tag,
                               "input_gates")
+        # peepholes (P: [directions, 3 * hidden], gates i, o, f): the input and forget gates see the cell
+        # before the step, the output gate the cell after it (onnx/defs/rnn/defs.cc)
+        peep = {gate: f" + select({P}, 0, {d})[{k * H}:{(k + 1) * H}] * " for k, gate in enumerate("iof")} if P else {}
         h = _initial(ctx, node, 5, d, batch, H, layout)
         c = _initial(ctx, node, 6, d, batch, H, layout)
         steps = []
         for t in (range(seq - 1, -1, -1) if backwards else range(seq)):
             g = ctx.step(f"{xw}[{t}] + matmul({h}, {rt})", f"{tag}gates_{t}")
-            c = ctx.step(f"sigmoid({g}[:, {2 * H}:{3 * H}]) * {c} + sigmoid({g}[:, 0:{H}]) * "
-                         f"tanh({g}[:, {3 * H}:{4 * H}])", f"{tag}c_{t}")
-            h = ctx.step(f"sigmoid({g}[:, {H}:{2 * H}]) * tanh({c})", f"{tag}h_{t}")
+            before = c
+            c = ctx.step(f"sigmoid({g}[:, {2 * H}:{3 * H}]{peep['f'] + before if P else ''}) * {c} + "
+                         f"sigmoid({g}[:, 0:{H}]{peep['i'] + before if P else ''}) * tanh({g}[:, {3 * H}:{4 * H}])",
+                         f"{tag}c_{t}")
+            h = ctx.step(f"sigmoid({g}[:, {H}:{2 * H}]{peep['o'] + c if P else ''}) * tanh({c})", f"{tag}h_{t}")
             steps.append(h)
         ys.append(_direction_output(steps, backwards))
         hs.append(h)
