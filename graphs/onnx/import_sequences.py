@@ -89,6 +89,11 @@ def _concat_from_sequence(ctx, node, a):
         raise Refuse(f"axis {axis} of a ConcatFromSequence of rank-{rank} tensors"
                      + (" (new_axis=1)" if new_axis else ""))
     axis = _axis(axis, rank + new_axis)
+    # its shape, which ONNX's inference leaves unknown where the elements' are not all the same
+    shapes = [list(ctx.shape(n)) for n in names]
+    shape = shapes[0][:axis] + [len(names)] + shapes[0][axis:] if new_axis else \
+        shapes[0][:axis] + [sum(s[axis] for s in shapes)] + shapes[0][axis + 1:]
+    ctx.declare(node.output[0], shape, ctx.dtype(names[0]))
     return f"{'stack' if new_axis else 'cat'}([{', '.join(ctx.ref(n) for n in names)}], {axis})"
 
 
@@ -122,6 +127,14 @@ def _split_to_sequence(ctx, node, a):
         chunk = int(split)
         if chunk <= 0:
             raise Refuse(f"a SplitToSequence chunk size of {chunk}")
+        if not a.get("keepdims", 1):
+            # keepdims=0 with a scalar split: onnxruntime drops the axis (torch's exporter writes unbind so, a
+            # split of 1), where the spec's reference keeps it; agrad follows onnxruntime, which runs those models
+            if chunk != 1:
+                raise Refuse(f"keepdims=0 with chunks of {chunk} (onnxruntime fails on it; only 1 drops the axis)")
+            expr = ctx.step(f"unbind({ctx.ref(x)}, {axis})", "pieces")
+            piece = shape[:axis] + shape[axis + 1:]
+            return Sequence([ctx.element(f"{expr}[{i}]", piece, dtype, grad) for i in range(size)])
         sizes = [chunk] * (size // chunk) + ([size % chunk] if size % chunk else [])
     else:
         sizes = ints(split)

@@ -33,13 +33,8 @@ NOT_PASSING = {
     "test_*bfloat16*": _NO_DTYPE.format("bfloat16"),
     "test_equal_string*": "string tensors",
     "simple/test_strnorm_*": "string tensors (StringNormalizer)",
-    "test_col2im_5d": "a 3-d Col2Im (agrad's col2im is 2-d, as torch's fold)",
-    "test_lstm_with_peepholes": "LSTM peepholes (torch's LSTM has none)",
-    "test_maxpool_with_argmax_2d_precomputed_strides": "MaxPool indices in column-major order (storage_order=1)",
     "test_nonzero_example": "NonZero: an output whose shape depends on the data",
     "simple/test_expand_shape_model*": "an Expand to a shape computed from the data",
-    "simple/test_sequence_model*": "sequence ops (SequenceConstruct, SplitToSequence, SequenceInsert)",
-    "simple/test_gradient_of_add*": "the ai.onnx.preview.training domain (Gradient)",
     # onnxruntime maps align_corners through the whole output size, onnx's reference through the unrounded
     # input size * scale; agrad follows onnxruntime, which exporters' users check their models with
     "test_resize_downsample_scales_*_align_corners": "align_corners on inexact scales: onnxruntime's, not the reference's",
