@@ -43,14 +43,14 @@ def _sequence_empty(ctx, node, a):
 def _sequence_construct(ctx, node, a):
     for name in node.input:
         ctx.ref(name)                   # (a tensor, not a sequence)
-    return Sequence(node.input)
+    return Sequence(ctx.pinned(name) for name in node.input)
 
 
 @op("SequenceInsert")
 def _sequence_insert(ctx, node, a):
     items = Sequence(ctx.sequence(node.input[0]), ctx.sequence(node.input[0]).why)
     ctx.ref(node.input[1])
-    items.insert(_position(ctx, node, 2, len(items), len(items), inserting=True), node.input[1])
+    items.insert(_position(ctx, node, 2, len(items), len(items), inserting=True), ctx.pinned(node.input[1]))
     return items
 
 

@@ -89,6 +89,9 @@ NO_GRADIENT = frozenset({"Hardmax", "ArgMax", "ArgMin", "Shape", "Size", "Consta
                          "OneHot", "RandomNormalLike", "RandomUniformLike", "Bernoulli", "Multinomial"})
 
 
+# The most iterations a Loop is unrolled to: each is a copy of its body's lines.
+_MAX_UNROLLED = 4096
+
 _IDENT = re.compile(r"[^0-9A-Za-z_]+")
 _MAX_NAME = 200
 
@@ -179,6 +182,16 @@ class Importer:
         self.values[name] = _Value("tensor", expr=expr, name=name, grad=grad)
         self.loaded.shapes[name], self.loaded.dtypes[name] = tuple(shape), np.dtype(dtype)
         return name
+
+    def pinned(self, name: str) -> str:
+        """A name for the value `name` has now, which a later binding of `name` (a Loop's next iteration)
+        leaves alone: a sequence's element."""
+        key = f"{name}#{len(self.values)}"
+        self.values[key] = self._value(name)
+        for known in (self.loaded.shapes, self.loaded.dtypes):
+            if name in known:
+                known[key] = known[name]
+        return key
 
     def declare(self, name: str, shape: tuple[int, ...], dtype: np.dtype) -> None:
         """The shape and dtype of an output that ONNX's inference does not give (a Gradient's)."""
@@ -456,12 +469,85 @@ class Importer:
                         known[out] = known[branch_out.name]
         return True
 
+    def _unroll_loop(self, index: int, node) -> bool:
+        """A Loop whose trip count is known at import, and its condition after every iteration too (torch's
+        exporters write EmbeddingBag so: one iteration per bag), is its body translated once per iteration:
+        iteration i's inputs are i, the condition and the values the one before carried, its nodes translated
+        as the graph's own (their shapes inferred afresh: a bag's length may differ from the last). The Loop's
+        outputs are the carried values after the last iteration, then each scan output's values stacked."""
+        if node.op_type != "Loop":
+            return False
+        body = next((a.g for a in node.attribute if a.name == "body"), None)
+        trips, condition = (list(node.input) + ["", ""])[:2]
+        carried = list(node.input[2:])
+        scans = len(body.output) - 1 - len(carried) if body is not None else -1
+        try:
+            if body is None or scans < 0 or len(body.input) != 2 + len(carried):
+                raise Refuse("a Loop whose body's inputs and outputs do not match its own")
+            # (no trip count: the condition ends it, the dynamo exporter's while loops)
+            count = int(np.asarray(self.const(trips)).reshape(-1)[0]) if trips else _MAX_UNROLLED + 1
+            going = bool(np.asarray(self.const(condition)).reshape(-1)[0]) if condition else True
+            if count > _MAX_UNROLLED and trips:
+                raise Refuse(f"a Loop of {count} iterations (agrad unrolls at most {_MAX_UNROLLED})")
+            state = [self._value(n) for n in carried]
+            stacked: list[list[_Value]] = [[] for _ in range(scans)]
+            made = _made_in(body)
+            for i in range(count):
+                if not going:
+                    break
+                inputs = [_Value("const", array=np.array(i, np.int64)), _Value("const", array=np.array(going))]
+                for value, formal in zip(inputs + state, body.input):
+                    self.values[formal.name] = value
+                    for known, source in ((self.loaded.shapes, value.name), (self.loaded.dtypes, value.name)):
+                        known.pop(formal.name, None)
+                        if source in known:
+                            known[formal.name] = known[source]
+                for name in made:            # this iteration's shapes, not the last one's
+                    self.loaded.shapes.pop(name, None)
+                for sub in body.node:
+                    self._translate(index, sub)
+                if any(self.values[o.name].broken for o in body.output if o.name in self.values):
+                    return True
+                ended = self._value(body.output[0].name)
+                if ended.kind != "const":
+                    raise Refuse("a Loop whose condition is computed from the data (agrad unrolls a loop whose "
+                                 "iterations are known at import)")
+                going = bool(np.asarray(ended.array).reshape(-1)[0])
+                state = [self._value(o.name) for o in body.output[1:1 + len(carried)]]
+                for k, out in enumerate(body.output[1 + len(carried):]):
+                    stacked[k].append(self._value(out.name))
+            if going and not trips:
+                raise Refuse(f"a Loop still going after {_MAX_UNROLLED} iterations (agrad unrolls at most that many)")
+            if scans and not stacked[0]:
+                raise Refuse("a Loop of no iterations with scan outputs (their shape is not known)")
+        except Refuse as exc:
+            self._fail(index, node, str(exc))
+            return True
+        self.current = node
+        for out, value in zip(node.output, state):
+            if out:
+                self.values[out] = value
+        comment = f"ONNX node '{printable(node.name)}' Loop (unrolled)"
+        for out, values in zip(node.output[len(carried):], stacked):
+            if not out:
+                continue
+            name = self.names.make(out, "loop")
+            parts = [v.expr if v.kind == "tensor" else self._const_input(v.array, "const") for v in values]
+            self.nodes.append((name, f"stack([{', '.join(parts)}], 0)", f"{comment} -> '{printable(out)}'"))
+            self.values[out] = _Value("tensor", expr=name, name=out, grad=any(v.grad for v in values))
+            first = values[0]
+            shape = first.array.shape if first.kind != "tensor" else self.loaded.shapes.get(first.name)
+            if shape is not None:
+                self.loaded.shapes[out] = (len(values), *shape)
+        self.translated += 1
+        return True
+
     def _translate(self, index: int, node) -> None:
         """One node (`index`: its place in the model, for messages) into lines of the graph file."""
         from onnx import helper
 
         self.current = node
-        if self._inline_if(index, node):
+        if self._inline_if(index, node) or self._unroll_loop(index, node):
             return
         if node.domain not in ("", "ai.onnx") and not (node.domain == loading.TRAINING_DOMAIN and
                                                        node.op_type in TRAINING_OPS):
@@ -730,6 +816,18 @@ class Importer:
         if self.backward:
             lines.append(f"backward: {self.backward}")
         return "\n".join(lines) + "\n"
+
+
+def _made_in(graph) -> set[str]:
+    """The values the nodes of `graph` and of its subgraphs (an If's branches) make."""
+    made = set()
+    for node in graph.node:
+        made.update(o for o in node.output if o)
+        for attr in node.attribute:
+            for sub in [attr.g] + list(attr.graphs):
+                if sub.node:
+                    made |= _made_in(sub)
+    return made
 
 
 def _text(value):
