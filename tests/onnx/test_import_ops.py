@@ -112,11 +112,12 @@ CASES += [
     Case("Col2Im", {"x": f(2, 8, 15)}, {"pads": [1, 0, 0, 2], "strides": [2, 1]},
          consts={"i": i64([5, 4]), "b": i64([2, 2])}, name="Col2Im-unequal-pads"),
     # other than 2 spatial dims: each column entry added at its place (an index_add), the padding cut off
-    # (onnxruntime 1.23's 3-d Col2Im differs from the spec's reference where a dilation is not on the first dim)
+    # (onnxruntime 1.23's 3-d Col2Im differs from the spec's reference: with a dilation past the first dim, and
+    # with several channels and batches)
     Case("Col2Im", {"x": f(2, 24, 24)}, {"dilations": [1, 2, 1], "pads": [1, 0, 0, 0, 1, 1], "strides": [1, 1, 2]},
          consts={"i": i64([3, 5, 4]), "b": i64([2, 2, 2])}, name="Col2Im-3d", reference=True),
     Case("Col2Im", {"x": f(2, 24, 20)}, {"dilations": [2, 1, 1], "pads": [1, 0, 0, 0, 1, 1], "strides": [1, 1, 2]},
-         consts={"i": i64([3, 5, 4]), "b": i64([2, 2, 2])}, name="Col2Im-3d-onnxruntime"),
+         consts={"i": i64([3, 5, 4]), "b": i64([2, 2, 2])}, name="Col2Im-3d-dilated-first", reference=True),
     Case("Col2Im", {"x": f(1, 6, 4)}, {"strides": [2]}, consts={"i": i64([9]), "b": i64([3])}, name="Col2Im-1d"),
     # GridSample: opset 16's mode names and opset 20's, every padding mode, align_corners either way
     Case("GridSample", {"x": f(2, 3, 4, 5), "g": f(2, 3, 2, 2, low=-1.3, high=1.3)}, opset=16),
