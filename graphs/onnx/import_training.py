@@ -65,8 +65,9 @@ def _variables(node, per: int) -> list[list[str]]:
     return [rest[i * n:(i + 1) * n] for i in range(per)]
 
 
-def _regularized(ctx, norm: float, x: str, g: str) -> str:
-    return f"{lit(norm)} * {x} + {g}" if norm else g
+def _regularized(ctx, norm: float, x: str, g: str, i: int) -> str:
+    """The gradient with its L2 regularization's added (a line of its own where there is one)."""
+    return ctx.step(f"{lit(norm)} * {x} + {g}", f"g_regularized_{i}") if norm else g
 
 
 @training("Adagrad", composed=True)
@@ -78,7 +79,7 @@ def _adagrad(ctx, node, a):
     news, states = [], []
     for i, (x, g, h) in enumerate(zip(xs, gs, hs)):
         x, g, h = ctx.ref(x), ctx.ref(g), ctx.ref(h)
-        reg = ctx.step(_regularized(ctx, norm, x, g), f"g_regularized_{i}")
+        reg = _regularized(ctx, norm, x, g, i)
         h_new = ctx.step(f"{h} + {reg} * {reg}", f"h_new_{i}")
         states.append(f"alias({h_new})")
         news.append(f"{x} - {rate} * {reg} / (sqrt({h_new}) + {lit(epsilon)})")
@@ -98,7 +99,7 @@ def _momentum(ctx, node, a):
     news, states = [], []
     for i, (x, g, v) in enumerate(zip(xs, gs, vs)):
         x, g, v = ctx.ref(x), ctx.ref(g), ctx.ref(v)
-        reg = ctx.step(_regularized(ctx, norm, x, g), f"g_regularized_{i}")
+        reg = _regularized(ctx, norm, x, g, i)
         v_new = ctx.step(f"{lit(alpha)} * {v} + {beta_t} * {reg}", f"v_new_{i}")
         states.append(f"alias({v_new})")
         step = v_new if mode == "standard" else f"({reg} + {lit(alpha)} * {v_new})"
@@ -120,7 +121,7 @@ def _adam(ctx, node, a):
     news, firsts, seconds = [], [], []
     for i, (x, g, v, h) in enumerate(zip(xs, gs, vs, hs)):
         x, g, v, h = ctx.ref(x), ctx.ref(g), ctx.ref(v), ctx.ref(h)
-        reg = ctx.step(_regularized(ctx, norm, x, g), f"g_regularized_{i}")
+        reg = _regularized(ctx, norm, x, g, i)
         v_new = ctx.step(f"{lit(alpha)} * {v} + {lit(1 - alpha)} * {reg}", f"v_new_{i}")
         h_new = ctx.step(f"{lit(beta)} * {h} + {lit(1 - beta)} * ({reg} * {reg})", f"h_new_{i}")
         firsts.append(f"alias({v_new})")
