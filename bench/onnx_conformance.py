@@ -11,7 +11,9 @@ Cases, each a model, its inputs and the outputs it should give:
 - `node`: onnx's node test cases (`onnx.backend.test.case.node.collect_testcases()`, their expanded
   function bodies too), for the ops PyTorch's exporters write (`TORCH_OPS`). An input that the op
   takes as a shape, axes, sizes or bound (`IMPORT_TIME_INPUTS`, by its name in the op's schema) is
-  given as an initializer, as the exporters write it: agrad needs it at import time;
+  given as an initializer, as the exporters write it: agrad needs it at import time. A sequence input
+  or output (a list of arrays) becomes its elements, made static as an exporter makes it: one input
+  each and a SequenceConstruct of them, or a SequenceAt of each (`_sequences_as_tensors`);
 - `fixtures`: tests/onnx/fixtures/NAME.EXPORTER.onnx, torch modules exported by torch's two exporters
   (tests/onnx/make_onnx_fixtures.py), against onnxruntime's outputs kept beside them.
 
@@ -54,7 +56,8 @@ Log LogSoftmax LpNormalization LSTM MatMul Max MaxPool Mean Min Mish Mod Mul Neg
 Range Reciprocal ReduceL1 ReduceL2 ReduceLogSum ReduceLogSumExp ReduceMax ReduceMean ReduceMin ReduceProd ReduceSum
 ReduceSumSquare Relu Reshape Resize RNN Round ScatterElements ScatterND Selu Shape Sigmoid Sign Sin Sinh Size Slice
 Softmax Softplus Softsign SpaceToDepth Split Sqrt Squeeze Sub Sum Tan Tanh ThresholdedRelu Tile TopK Transpose Trilu
-Unsqueeze Where Xor NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss Upsample Col2Im
+Unsqueeze Where Xor NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss Upsample Col2Im STFT Loop SequenceAt SequenceConstruct
+SequenceEmpty SequenceErase SequenceInsert SequenceLength SplitToSequence ConcatFromSequence
 """.split())
 
 # Inputs (by their name in the op's schema) that exporters write as constants and agrad needs at
@@ -62,7 +65,8 @@ Unsqueeze Where Xor NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss Upsample C
 IMPORT_TIME_INPUTS = frozenset({"shape", "axes", "starts", "ends", "steps", "pads", "constant_value", "roi", "scales",
                                 "sizes", "split", "repeats", "K", "k", "axis", "depth", "values", "min", "max", "start",
                                 "limit", "delta", "ratio", "training_mode", "image_shape", "block_shape",
-                                "output_shape", "sequence_lens"})
+                                "output_shape", "sequence_lens", "frame_step", "frame_length", "M", "cond",
+                                "position"})
 
 DATA_KINDS = ("pytorch-converted", "pytorch-operator", "simple", "light")
 
@@ -179,6 +183,59 @@ def _constant_inputs(model, inputs: dict) -> tuple[object, dict]:
     return model, {k: v for k, v in inputs.items() if k not in wanted}
 
 
+def _tensors(value) -> bool:
+    """An array, or a sequence of them."""
+    return isinstance(value, np.ndarray) or isinstance(value, list) and all(isinstance(v, np.ndarray) for v in value)
+
+
+def _sequences_as_tensors(model, ins: list, outs: list) -> tuple[object, list, list] | None:
+    """A case whose inputs or outputs are sequences (lists of arrays), its lengths made static as an
+    exporter's would be: a sequence input is one input per element and a SequenceConstruct of them
+    (SequenceEmpty for none), a sequence output a SequenceAt per element, its expected list flattened.
+    None for an optional one."""
+    import onnx
+    from onnx import helper, numpy_helper
+
+    if all(isinstance(v, np.ndarray) for v in ins + outs):
+        return model, ins, outs
+    model = onnx.ModelProto.FromString(model.SerializeToString())
+    graph = model.graph
+    inputs, feeds, first = [], [], []
+    for value, given in zip(list(graph.input), ins):
+        if not isinstance(given, list):
+            inputs.append(value)
+            feeds.append(given)
+            continue
+        if not value.type.HasField("sequence_type"):
+            return None
+        elem = value.type.sequence_type.elem_type.tensor_type.elem_type
+        names = [f"{value.name}_{i}" for i in range(len(given))]
+        inputs += [helper.make_tensor_value_info(n, elem, list(v.shape)) for n, v in zip(names, given)]
+        feeds += given
+        first.append(helper.make_node("SequenceConstruct", names, [value.name]) if names else
+                     helper.make_node("SequenceEmpty", [], [value.name], dtype=elem))
+    outputs, expected, last = [], [], []
+    for value, want in zip(list(graph.output), outs):
+        if not isinstance(want, list):
+            outputs.append(value)
+            expected.append(want)
+            continue
+        if not value.type.HasField("sequence_type"):
+            return None
+        for i, v in enumerate(want):
+            name = f"{value.name}_{i}"
+            last += [helper.make_node("Constant", [], [f"{name}_at"], value=numpy_helper.from_array(np.array(i))),
+                     helper.make_node("SequenceAt", [value.name, f"{name}_at"], [name])]
+            outputs.append(helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(v.dtype), list(v.shape)))
+            expected.append(v)
+    nodes = first + list(graph.node) + last
+    del graph.node[:], graph.input[:], graph.output[:]
+    graph.node.extend(nodes)
+    graph.input.extend(inputs)
+    graph.output.extend(outputs)
+    return model, feeds, expected
+
+
 def node_cases(ops=TORCH_OPS) -> list[Case]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -196,10 +253,14 @@ def node_cases(ops=TORCH_OPS) -> list[Case]:
         if op not in ops or test.model is None:
             continue
         for k, (ins, outs) in enumerate(test.data_sets or []):
-            if not all(isinstance(x, np.ndarray) for x in ins) or not all(isinstance(y, np.ndarray) for y in outs):
-                continue          # sequences, optionals, float8 protos: not what torch exports
-            present = [n for n in test.model.graph.input]
-            model, inputs = _constant_inputs(test.model, {x.name: v for x, v in zip(present, ins)})
+            if not all(_tensors(x) for x in ins) or not all(_tensors(y) for y in outs):
+                continue          # optionals, float8 protos: not what torch exports
+            made = _sequences_as_tensors(test.model, list(ins), list(outs))
+            if made is None:
+                continue          # an optional sequence
+            model, ins, outs = made
+            present = [n for n in model.graph.input]
+            model, inputs = _constant_inputs(model, {x.name: v for x, v in zip(present, ins)})
             cases.append(Case(test.name + (f"/{k}" if k else ""), "node", op, model, inputs, list(outs),
                               max(RTOL, test.rtol), max(ATOL, test.atol)))
     return cases

@@ -1522,4 +1522,44 @@ def _one_hot(ctx, node, a):
     return expr if axis == rank - 1 else f"movedim({expr}, [{rank - 1}], [{axis}])"
 
 
+
+@op("STFT", composed=True)
+def _stft(ctx, node, a):
+    """Each frame (frame_step apart; as many as fit) times the window, by the DFT's cosine and sine
+    matrices, made here: [batch, frames, bins, (real, imaginary)], bins frame_length // 2 + 1 where
+    onesided (onnx/defs/math/defs.cc; exporters write torch.stft so)."""
+    signal, step = node.input[0], int(_scalar(ctx.const(node.input[1])))
+    window = node.input[2] if len(node.input) > 2 and node.input[2] else None
+    length = node.input[3] if len(node.input) > 3 and node.input[3] else None
+    batch, samples, parts = ctx.shape(signal)
+    size = int(_scalar(ctx.const(length))) if length else ctx.shape(window)[0] if window else None
+    if size is None or size <= 0 or step <= 0 or size > samples:
+        raise Refuse("an STFT without a frame_length or window, or with a frame past the signal or a step of 0")
+    if window and ctx.shape(window) != (size,):
+        raise Refuse(f"an STFT window of shape {list(ctx.shape(window))} for frames of {size}")
+    frames = (samples - size) // step + 1
+    bins = size // 2 + 1 if a.get("onesided", 1) else size
+    dtype = ctx.dtype(signal)
+    places = (np.arange(frames)[:, None] * step + np.arange(size)).reshape(-1)
+    angle = 2 * np.pi * np.outer(np.arange(size), np.arange(bins)) / size
+    cos, sin = (ctx.constant(f(angle).astype(dtype)) for f in (np.cos, np.sin))
+    x = ctx.ref(signal)
+
+    def framed(part: int) -> str:
+        expr = f"reshape(index_select(select({x}, 2, {part}), 1, {ctx.index_tensor(places.tolist())}), " \
+               f"{lit([batch, frames, size])})"
+        return f"{expr} * {ctx.ref(window)}" if window else expr
+
+    real = ctx.step(framed(0), "frames")
+    if parts == 1:
+        re, im = f"matmul({real}, {cos})", f"neg(matmul({real}, {sin}))"
+    elif parts == 2:
+        imag = ctx.step(framed(1), "frames_imaginary")
+        re = f"matmul({real}, {cos}) + matmul({imag}, {sin})"
+        im = f"matmul({imag}, {cos}) - matmul({real}, {sin})"
+    else:
+        raise Refuse(f"an STFT signal whose last dim is {parts} (1: real, 2: complex)")
+    return f"stack([{re}, {im}], -1)"
+
+
 from . import import_sequences, import_training  # noqa: E402,F401 - they add their ops to TABLE
