@@ -388,6 +388,37 @@ class Patches(nn.Module):
         return torch.cat([self.cls.expand(x.shape[0], -1, -1), h], 1) + self.pos
 
 
+class Bag(nn.Module):
+    """EmbeddingBag (mean): both exporters write a Loop over the bags, the dynamo one a while loop that
+    carries a sequence."""
+
+    def __init__(self):
+        super().__init__()
+        self.bag = nn.EmbeddingBag(10, 4, mode="mean")
+
+    def forward(self, tokens):                                                   # (N, 5) int64
+        return self.bag(tokens)
+
+
+class Lists(nn.Module):
+    """List code, scripted (torch.jit.script): the legacy exporter writes its lists as ONNX sequences
+    (SplitToSequence, SequenceAt, SequenceLength, ConcatFromSequence)."""
+
+    def forward(self, x):                                                        # (N, 6, 4)
+        parts = torch.split(x, 2, 1)
+        rows = torch.unbind(x, 2)
+        first = torch.cat([parts[2], parts[0]], 1)
+        return first * len(parts) + torch.stack(rows, 2)[:, :4] + torch.cat(parts, 1)[:, 2:]
+
+
+class Spectrogram(nn.Module):
+    """torch.stft's power spectrum (the dynamo exporter's STFT; the legacy one refuses complex results)."""
+
+    def forward(self, x):                                                        # (N, 32)
+        s = torch.stft(x, n_fft=8, hop_length=4, window=torch.hann_window(8), return_complex=True)
+        return torch.view_as_real(s).pow(2).sum(-1)
+
+
 MODELS = {
     "mlp": (MLP, {"x": (2, 6)}),
     "convbn": (ConvBN, {"x": (2, 3, 6, 6)}),
@@ -411,17 +442,25 @@ MODELS = {
     "decoder": (Decoder, {"x": (2, 4, 8), "memory": (2, 6, 8)}),
     "patches": (Patches, {"x": (2, 3, 8, 8)}),
     "fresh_bn": (FreshBatchNorm, {"x": (2, 3, 9)}),
+    "embedding_bag": (Bag, {"tokens": (2, 5)}),
+    "lists": (Lists, {"x": (2, 6, 4)}),
+    "spectrogram": (Spectrogram, {"x": (2, 32)}),
 }
 
 # The batch-norm models also once without the legacy exporter's folding of BN into Conv.
 EXPORTERS = {"convbn": ("legacy", "dynamo", "unfolded"), "resblock": ("legacy", "dynamo", "unfolded"),
              "sampling": ("dynamo",),     # (Col2Im is opset 18's: the legacy exporter writes opset 17)
-             "fresh_bn": ("dynamo",)}     # (the legacy exporter folds the batch norm into the Conv)
+             "fresh_bn": ("dynamo",),     # (the legacy exporter folds the batch norm into the Conv)
+             "lists": ("legacy",),        # (scripted: the dynamo exporter traces, and writes no sequences)
+             "spectrogram": ("dynamo",)}  # (the legacy exporter refuses stft's complex result)
+# Exported with a dynamic batch (the exporters' dynamic_axes / dynamic_shapes), as a deployed model is.
+DYNAMIC = {"embedding_bag", "lists", "spectrogram"}
+SCRIPTED = {"lists"}
 
 
 def _inputs(name: str, shapes: dict, seed: int) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(seed)
-    if name in ("attention", "positional"):
+    if name in ("attention", "positional", "embedding_bag"):
         return {k: rng.integers(0, 11, size=s).astype(np.int64) for k, s in shapes.items()}
     if name == "masked_encoder":         # the last token of the second sequence is padding
         return {"x": rng.normal(size=shapes["x"]).astype(np.float32),
@@ -448,15 +487,18 @@ def _randomise_stats(model: nn.Module, seed: int) -> None:
             m.bias.data.copy_(torch.randn(m.num_features, generator=g) * 0.1)
 
 
-def _export(model, args, names, path: Path, exporter: str) -> None:
+def _export(model, args, names, path: Path, exporter: str, dynamic: bool = False) -> None:
     if exporter == "dynamo":
+        batch = torch.export.Dim("batch", min=1, max=64)
         program = torch.onnx.export(model, args, dynamo=True, input_names=list(names), opset_version=OPSET_DYNAMO,
-                                    external_data=False)
+                                    external_data=False,
+                                    dynamic_shapes={k: {0: batch} for k in names} if dynamic else None)
         program.save(str(path), external_data=False)
     else:
         # `unfolded`: no constant folding, so BatchNormalization stays a node of its own
         torch.onnx.export(model, args, str(path), dynamo=False, input_names=list(names), opset_version=OPSET,
-                          do_constant_folding=exporter == "legacy")
+                          do_constant_folding=exporter == "legacy",
+                          dynamic_axes={k: {0: "batch"} for k in names} if dynamic else None)
 
 
 def _torch_grads(model, inputs: dict, onnx_model, target: np.ndarray) -> dict[str, np.ndarray]:
@@ -508,7 +550,8 @@ def main() -> int:
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    _export(model, args, inputs, path, exporter)
+                    _export(torch.jit.script(model) if name in SCRIPTED else model, args, inputs, path, exporter,
+                            name in DYNAMIC)
                 onnx_model = onnx.load(str(path))
                 onnx.checker.check_model(onnx_model)
                 session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])

@@ -32,7 +32,10 @@ def _cli(*args):
 def imported_run(name: str, tmp_path: Path, device: str | None = None):
     """Import fixture `name` with `--loss mse:target`, run it on the fixture's inputs and target."""
     ref = dict(np.load(FIXTURES / f"{name}.npz"))
-    result = import_model(FIXTURES / f"{name}.onnx", tmp_path / f"{name}.yaml", ImportOptions(loss="mse:target"))
+    # (the inputs' shapes, as `--shape` gives them: a model exported with a dynamic batch has none of its own)
+    shapes = {k[3:]: v.shape for k, v in ref.items() if k.startswith("in:")}
+    result = import_model(FIXTURES / f"{name}.onnx", tmp_path / f"{name}.yaml",
+                          ImportOptions(loss="mse:target", shapes=shapes))
     agrad_name = {onnx_name: a for a, onnx_name in result.names.items()}
     files = {}
     for key, value in ref.items():
