@@ -113,33 +113,26 @@ def _split_to_sequence(ctx, node, a):
                          "depends on it), but it is computed from the data")
         return Sequence([None] * pieces[0], why=f"the sizes of the SplitToSequence making this sequence are "
                                                 f"computed from the data ('{given}'); only its length is known")
-    grad = ctx.carries_grad(x) and ctx.dtype(x).kind == "f"
-    dtype = ctx.dtype(x)
-    if given is None:
-        if size == 0:
-            return Sequence()
-        keep = a.get("keepdims", 1)
-        expr = ctx.step(f"{'split' if keep else 'unbind'}({ctx.ref(x)}, {'1, ' if keep else ''}{axis})", "pieces")
-        piece = shape[:axis] + [1] * keep + shape[axis + 1:]
-        return Sequence([ctx.element(f"{expr}[{i}]", piece, dtype, grad) for i in range(size)])
-    split = np.asarray(ctx.const(given))
+    split = np.asarray(ctx.const(given)) if given is not None else np.array(1)
+    # keepdims=0 drops the axis where split is absent or a scalar, as onnxruntime reads it (torch's exporter
+    # writes unbind as a scalar split of 1 with keepdims=0); the spec's reference ignores it for any given split
+    keep = a.get("keepdims", 1) or split.ndim == 1
     if split.ndim == 0:
         chunk = int(split)
-        if chunk <= 0:
-            raise Refuse(f"a SplitToSequence chunk size of {chunk}")
-        if not a.get("keepdims", 1):
-            # keepdims=0 with a scalar split: onnxruntime drops the axis (torch's exporter writes unbind so, a
-            # split of 1), where the spec's reference keeps it; agrad follows onnxruntime, which runs those models
-            if chunk != 1:
-                raise Refuse(f"keepdims=0 with chunks of {chunk} (onnxruntime fails on it; only 1 drops the axis)")
-            expr = ctx.step(f"unbind({ctx.ref(x)}, {axis})", "pieces")
-            piece = shape[:axis] + shape[axis + 1:]
-            return Sequence([ctx.element(f"{expr}[{i}]", piece, dtype, grad) for i in range(size)])
+        if chunk <= 0 or not keep and chunk != 1:
+            raise Refuse(f"a SplitToSequence chunk size of {chunk}" + ("" if keep else " with keepdims=0"))
         sizes = [chunk] * (size // chunk) + ([size % chunk] if size % chunk else [])
     else:
         sizes = ints(split)
         if any(s < 0 for s in sizes) or sum(sizes) != size:
             raise Refuse(f"split sizes {sizes} for a dimension of {size}")
-    expr = ctx.step(f"split_with_sizes({ctx.ref(x)}, {lit(sizes)}, {axis})", "pieces")
-    return Sequence([ctx.element(f"{expr}[{i}]", shape[:axis] + [s] + shape[axis + 1:], dtype, grad)
-                     for i, s in enumerate(sizes)])
+    if not sizes:
+        return Sequence()
+    grad = ctx.carries_grad(x) and ctx.dtype(x).kind == "f"
+    if keep:
+        pieces = ctx.step(f"split_with_sizes({ctx.ref(x)}, {lit(sizes)}, {axis})", "pieces")
+        shapes = [shape[:axis] + [s] + shape[axis + 1:] for s in sizes]
+    else:
+        pieces = ctx.step(f"unbind({ctx.ref(x)}, {axis})", "pieces")
+        shapes = [shape[:axis] + shape[axis + 1:]] * size
+    return Sequence([ctx.element(f"{pieces}[{i}]", s, ctx.dtype(x), grad) for i, s in enumerate(shapes)])

@@ -516,6 +516,8 @@ class Importer:
                 state = [self._value(o.name) for o in body.output[1:1 + len(carried)]]
                 for k, out in enumerate(body.output[1 + len(carried):]):
                     stacked[k].append(self._value(out.name))
+                    if stacked[k][-1].kind == "sequence":
+                        raise Refuse("a Loop whose scan output is a sequence")
             if going and not trips:
                 raise Refuse(f"a Loop still going after {_MAX_UNROLLED} iterations (agrad unrolls at most that many)")
             if scans and not stacked[0]:
@@ -532,7 +534,8 @@ class Importer:
             if not out:
                 continue
             name = self.names.make(out, "loop")
-            parts = [v.expr if v.kind == "tensor" else self._const_input(v.array, "const") for v in values]
+            parts = [v.expr if v.kind == "tensor" else self.ref(v.name) if v.kind == "param" else
+                     self._const_input(v.array, "const") for v in values]
             self.nodes.append((name, f"stack([{', '.join(parts)}], 0)", f"{comment} -> '{printable(out)}'"))
             self.values[out] = _Value("tensor", expr=name, name=out, grad=any(v.grad for v in values))
             first = values[0]
