@@ -270,6 +270,8 @@ def _identity(ctx, node, a):
     if node.op_type == "Dropout" and len(node.input) > 2 and node.input[2] and bool(ctx.const(node.input[2])):
         raise Refuse("Dropout in training mode (training_mode=True) draws a random mask; export the model in eval "
                      "mode")
+    if node.op_type == "Identity" and ctx.is_sequence(node.input[0]):
+        return Same(node.input[0])                  # (the same list)
     x = ctx.ref(node.input[0])
     if len(node.output) > 1 and node.output[1] and ctx.used(node.output[1]):
         return Outputs([f"alias({x})", f"ones_like({x}, dtype='bool')"])      # (inference: nothing dropped)

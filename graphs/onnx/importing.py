@@ -168,6 +168,9 @@ class Importer:
     def is_const(self, name: str) -> bool:
         return self._value(name).kind == "const"
 
+    def is_sequence(self, name: str) -> bool:
+        return self._value(name).kind == "sequence"
+
     def sequence(self, name: str) -> Sequence:
         """The elements of sequence `name`: the names of their values."""
         value = self._value(name)
