@@ -48,6 +48,9 @@ class TranslationBug(RuntimeError):
 # sizes the model declares do not fit its ops (a 3x3 Conv over an input 0 wide), which ONNX's
 # shape inference, strict or not, does not check.
 SHAPE_REFUSED = "AG023"
+# The code of a backward root that requires no grad: where a Gradient's outputs are every float output and
+# constant in the inputs (the derivative of a linear function), which only building the graph tells.
+ROOT_WITHOUT_GRAD = "AG027"
 
 
 @dataclass
@@ -156,6 +159,7 @@ class Importer:
         self.current = None                                  # the node being translated
         self.batch_dynamic = False
         self.default_dtype = np.dtype(np.float32)
+        self.differentiates = False                          # a Gradient node was translated
 
     # ---- what translators ask ------------------------------------------------------
 
@@ -581,6 +585,7 @@ class Importer:
             self._fail(index, node, f"cannot translate its attributes or inputs ({type(exc).__name__}: {exc})")
             return
         self.translated += 1
+        self.differentiates |= node.op_type == "Gradient"
         outputs = [o for o in node.output if o]
         kind = f"{node.op_type}{' (composed)' if node.op_type in COMPOSED else ''}"
         comment = f"ONNX node '{printable(node.name)}' {kind}"
@@ -887,7 +892,17 @@ def import_model(model_path, graph_path=None, options: ImportOptions | None = No
     importer.run(options)
     text = importer.yaml_text(graph_path.stem)
     try:
-        _write_checked(graph_path, text, weights_path, importer.weights, options.weights)
+        try:
+            _write_checked(graph_path, text, weights_path, importer.weights, options.weights)
+        except TranslationBug as bug:
+            if bug.codes != {ROOT_WITHOUT_GRAD} or not importer.differentiates or importer.backward is None:
+                raise
+            # the float outputs are gradients constant in the inputs: nothing to differentiate, so no backward,
+            # as for a model without float outputs
+            importer.nodes = [line for line in importer.nodes if line[0] != importer.backward]
+            importer.backward = None
+            _write_checked(graph_path, importer.yaml_text(graph_path.stem), weights_path, importer.weights,
+                           options.weights)
     except TranslationBug as bug:
         # the model's own shapes may disagree (its declared shapes are taken as they are; ONNX's
         # inference runs leniently): then the graph could not load, and the model is at fault

@@ -128,6 +128,18 @@ def test_gradient_of_a_tensor_is_that_of_its_sum_and_optional_outputs_may_be_lef
     np.testing.assert_allclose(got["dW"], want, rtol=1e-6, atol=1e-8)
 
 
+def test_gradients_constant_in_the_inputs_leave_nothing_to_differentiate(tmp_path):
+    # y = a + b: its gradients are ones whatever a and b, so the import, whose outputs they are, has no backward
+    a, b = R.normal(size=(2,)), R.normal(size=(2,))
+    nodes = [helper.make_node("Add", ["a", "b"], ["c"]),
+             helper.make_node("Gradient", ["a", "b"], ["da", "db"], domain=TRAINING, xs=["a", "b"], y="c")]
+    path = _model(nodes, {"a": a, "b": b}, ["da", "db"], tmp_path / "m.onnx")
+    got, graph = _run(path, {"a": a, "b": b}, tmp_path)
+    np.testing.assert_array_equal(got["da"], np.ones(2))
+    np.testing.assert_array_equal(got["db"], np.ones(2))
+    assert "backward:" not in (tmp_path / "g.yaml").read_text()
+
+
 @pytest.mark.parametrize("xs, inputs, message", [
     (["I"], ["I"], "the gradient with respect to 'I', of dtype int64 (only a float tensor has one)"),
     (["F"], ["F"], "the gradient with respect to 'F', whose value 'F' is known at import or computed from no float "
