@@ -16,8 +16,9 @@ import numpy as np
 
 from . import _tensor_str, dtypes, memory_formats, watchers
 from ._device import device as Device
+from .backends.meta import StridedMetaArray
 from .dispatch_keys import AUTOGRAD, INFERENCE, PYTHON
-from .grad_mode import enable_grad, tls
+from .grad_mode import ExcludeDispatchKeyGuard, enable_grad, tls
 from .layouts import strided
 from .messages import c_type_name, scalar_type_name, size_repr, sizes
 from .shapes import normalize_dim
@@ -297,6 +298,19 @@ class Size(tuple):
         return (Size, (tuple(self),))
 
 
+def _disabled_torch_dispatch_impl(func, types, args=(), kwargs=None):
+    """torch._C._disabled_torch_dispatch_impl, Tensor's own `__torch_dispatch__`: a class whose handler is
+    this one has none (its instances carry no Python key); called, it runs `func` below the Python key."""
+    with ExcludeDispatchKeyGuard(PYTHON):
+        return func(*args, **(kwargs or {}))
+
+
+def _has_torch_dispatch(cls) -> bool:
+    """Whether instances of `cls` go to its `__torch_dispatch__` (torch's check_has_torch_dispatch)."""
+    handler = getattr(cls, "__torch_dispatch__", _disabled_torch_dispatch_impl)
+    return handler is not _disabled_torch_dispatch_impl
+
+
 class Tensor:
     # NOTE: __dict__, as torch.Tensor has one: user code and subclasses may set attributes of their own
     # (`p.shared = True`); it costs a pointer, the dict exists only once one is set
@@ -305,6 +319,10 @@ class Tensor:
     # a subclass's check of each op it is passed, `_op_guard(op)` (the dispatcher asks): torch's
     # __torch_function__ as far as agrad needs one (nn.UninitializedParameter refuses ops)
     _op_guard = None
+    # a subclass that overrides it gets every op on its instances, below Autograd (_make gives them the
+    # Python key; utils/_python_dispatch.py hands the call over); a staticmethod, so that a subclass reads
+    # the very function and `cls.__torch_dispatch__ is _disabled_torch_dispatch_impl` says "none"
+    __torch_dispatch__ = staticmethod(_disabled_torch_dispatch_impl)
 
     # -- construction ------------------------------------------------------------
     def __new__(cls, *args, device=None):
@@ -341,8 +359,33 @@ class Tensor:
         return _rebuild_tensor, (type(self), np.array(self._device.backend.to_numpy(self._data)), str(self._device),
                                  self.requires_grad, dict(getattr(self, "__dict__", None) or {}))
 
+    @staticmethod
+    def _make_wrapper_subclass(cls, size, strides=None, storage_offset=None, memory_format=None, dtype=None,
+                               layout=strided, device=None, pin_memory=False, requires_grad=False,
+                               dispatch_sizes_strides_policy=None, dispatch_device=False, dispatch_layout=False,
+                               _extra_dispatch_keys=None, storage_size=None):
+        """torch.Tensor._make_wrapper_subclass: an instance of `cls` with the sizes, strides, offset, dtype
+        and device given and no data of its own (its array a StridedMetaArray: metadata only), for a
+        subclass whose `__torch_dispatch__` runs every op on the tensors it wraps. The keys are the
+        device's backend key and Python, as PyTorch's (python_variable.cpp)."""
+        if not isinstance(cls, type) or not issubclass(cls, Tensor):
+            raise TypeError(f"cls must be a type (got {type(cls).__name__})")
+        if not _has_torch_dispatch(cls):
+            raise TypeError(f"{cls.__name__} must define __torch_dispatch__")
+        shape = tuple(size)
+        dt = dtype if dtype is not None else dtypes.get_default_dtype()
+        dev = Device(device) if device is not None else Device("cpu")
+        data = StridedMetaArray(shape, dt.np, strides, storage_offset)
+        t = cls._make(data, dev, dev.backend.key)
+        if requires_grad:
+            t.requires_grad_(True)
+        return t
+
     @classmethod
     def _make(cls, data, device, key):
+        if cls is not Tensor:
+            # a subclass's instance carries the Python key exactly when its class has a __torch_dispatch__
+            key = (key | PYTHON) if _has_torch_dispatch(cls) else (key & ~PYTHON)
         t = object.__new__(cls)
         t._data = data
         t._device = device
@@ -473,14 +516,16 @@ class Tensor:
     def stride(self, dim=None):
         data = self._data
         strides = getattr(data, "strides", None)
-        if strides is None:                 # Meta: the contiguous strides of its shape
+        if strides is not None:
+            strides = tuple(st // data.itemsize for st in strides)
+        elif data.__class__ is StridedMetaArray:      # a wrapper subclass's: those it claims
+            strides = data.element_strides
+        else:                                       # Meta: the contiguous strides of its shape
             strides, step = [], 1
             for n in reversed(data.shape):
                 strides.insert(0, step)
                 step *= max(n, 1)
             strides = tuple(strides)
-        else:
-            strides = tuple(st // data.itemsize for st in strides)
         if dim is None:
             return strides
         return strides[normalize_dim(dim, data.ndim)]
@@ -488,7 +533,7 @@ class Tensor:
     def storage_offset(self) -> int:
         data = self._data
         if not hasattr(data, "strides"):
-            return 0
+            return getattr(data, "offset", 0)        # Meta: 0; a wrapper subclass's: the one it claims
         return (_address(data) - _address(storage_root(data))) // data.itemsize
 
     def data_ptr(self) -> int:
@@ -867,9 +912,10 @@ class Tensor:
 
     def detach(self) -> "Tensor":
         """A new tensor sharing the data and the version counter, outside the graph (PyTorch's detach)."""
-        if tls.included & PYTHON:
-            # a dispatch mode is pushed: detach goes through the dispatcher, as torch's aten::detach, so the
-            # mode sees it (checkpoint's recomputation detaches what it saves) and what it returns is the result
+        if (tls.included | self._keys) & PYTHON:
+            # a dispatch mode is pushed, or self's class has a __torch_dispatch__: detach goes through the
+            # dispatcher, as torch's aten::detach, so the handler sees it (checkpoint's recomputation detaches
+            # what it saves; a wrapper subclass detaches what it wraps) and what it returns is the result
             t = importlib.import_module("agrad.ops").detach(self)
             if t.__class__ is Tensor and t._data is self._data:
                 t._version_counter = version_counter(self)      # the op's own result: self's data, as below
@@ -882,6 +928,13 @@ class Tensor:
     def data(self) -> "Tensor":
         """This tensor's memory outside autograd (PyTorch's `.data`): unlike detach(), it has a
         version counter of its own, so in-place changes through it are not detected."""
+        if self._keys & PYTHON:
+            # a subclass with a __torch_dispatch__: its handler's detach, as torch's shallow_copy_and_detach
+            # of a Python tensor asks its interpreter
+            t = importlib.import_module("agrad.ops").detach(self)
+            if t is not self:
+                t._version_counter = None       # a counter of its own, made on first use (as below)
+            return t
         return Tensor._make(self._data, self._device, self._keys & ~AUTOGRAD)
 
     @data.setter

@@ -18,6 +18,7 @@ import threading
 from ..dispatch_keys import AUTOGRAD, FORWARD_AD, INFERENCE, PYTHON, DispatchKey
 from ..dispatcher import register_fallback
 from ..grad_mode import ExcludeDispatchKeyGuard, tls
+from .._tensor import Tensor
 
 __all__ = ["TorchDispatchMode", "_get_current_dispatch_mode", "_get_current_dispatch_mode_stack", "_push_mode",
            "_pop_mode"]
@@ -93,14 +94,55 @@ def _split(op, args: list) -> tuple:
     return tuple(positional), kwargs
 
 
+def _overloaded_args(op, args: list) -> list:
+    """The arguments whose class has a `__torch_dispatch__` (those carrying the Python key), one per class, in
+    the order their handlers are tried: a subclass before its base, otherwise left to right (torch's
+    append_overloaded_tensor, as overrides._get_overloaded_args orders __torch_function__'s)."""
+    found: list = []
+    for i in op.tensor_positions:
+        a = args[i]
+        items = a if i in op.list_positions and isinstance(a, (list, tuple)) else (a,)
+        for t in items:
+            if t.__class__ is Tensor or not isinstance(t, Tensor) or not t._keys & PYTHON:
+                continue
+            cls = type(t)
+            if any(type(o) is cls for o in found):
+                continue
+            index = next((k for k, o in enumerate(found) if issubclass(cls, type(o))), len(found))
+            found.insert(index, t)
+    return found
+
+
 def _python_fallback(op, keyset, args):
-    mode = _pop_mode()
-    try:
-        with ExcludeDispatchKeyGuard(_ABOVE_PYTHON):
-            positional, kwargs = _split(op, args)
-            return mode.__torch_dispatch__(op.packet().dispatched, (), positional, kwargs)
-    finally:
-        _push_mode(mode)
+    """The Python key's kernel, torch's pythonFallback: the innermost mode first (popped while it runs), then
+    each argument's class's `__torch_dispatch__`; the first answer other than NotImplemented is the result.
+    Inside, the keys above Python stay excluded, as below torch's VariableType."""
+    overloaded = _overloaded_args(op, args)
+    if not _stack.modes and not overloaded:
+        # (a tensor that lost its subclass but kept the key, or none at all: nothing wants the call)
+        return op.redispatch(keyset & ~PYTHON, args)
+    func = op.packet().dispatched
+    types = tuple(type(a) for a in overloaded)
+    positional, kwargs = _split(op, args)
+    mode = None
+    with ExcludeDispatchKeyGuard(_ABOVE_PYTHON):
+        if _stack.modes:
+            mode = _pop_mode()
+            try:
+                result = mode.__torch_dispatch__(func, types, positional, kwargs)
+            finally:
+                _push_mode(mode)
+            if result is not NotImplemented:
+                return result
+        for arg in overloaded:
+            result = arg.__torch_dispatch__(func, types, positional, kwargs)
+            if result is not NotImplemented:
+                return result
+    handlers = ([f"  - mode object {mode!r}"] if mode is not None else []) + \
+        [f"  - tensor subclass {type(arg)!r}" for arg in overloaded]
+    raise TypeError(f"Multiple dispatch failed for '{func.__module__}.{func.__name__}'; all __torch_dispatch__ "
+                    "handlers returned NotImplemented:\n\n" + "\n".join(handlers) +
+                    "\n\nFor more information, try re-running with TORCH_LOGS=not_implemented")
 
 
 register_fallback(DispatchKey.Python, _python_fallback)
