@@ -324,6 +324,18 @@ class Tensor:
     # the very function and `cls.__torch_dispatch__ is _disabled_torch_dispatch_impl` says "none"
     __torch_dispatch__ = staticmethod(_disabled_torch_dispatch_impl)
 
+    def __init_subclass__(cls, **kwargs):
+        """A subclass that defines a __torch_dispatch__ and keeps Tensor's __torch_function__ gets the disabled
+        one, as torch's _TensorMeta makes it (THPVariableMetaType_init): its ops reach its handler as they are
+        called, their results not converted to the subclass on the way."""
+        super().__init_subclass__(**kwargs)
+        if _has_torch_dispatch(cls):
+            from .overrides import _disabled_torch_function_impl, _tensor_torch_function
+
+            handler = getattr(cls.__torch_function__, "__func__", cls.__torch_function__)
+            if handler is _tensor_torch_function:
+                cls.__torch_function__ = _disabled_torch_function_impl
+
     # -- construction ------------------------------------------------------------
     def __new__(cls, *args, device=None):
         """torch.Tensor(...), the legacy constructor, also what `Sub(...)` runs for a subclass without a
@@ -1041,9 +1053,10 @@ class Tensor:
 
 
     # -- printing ----------------------------------------------------------------
-    def __repr__(self):
-        # PyTorch's torch/_tensor_str.py, ported: values, summarization, suffixes
-        return _tensor_str._str(self)
+    def __repr__(self, *, tensor_contents=None):
+        # PyTorch's torch/_tensor_str.py, ported: values, summarization, suffixes; `tensor_contents` what to
+        # print in place of the values (a wrapper subclass's repr shows the tensor it wraps so)
+        return _tensor_str._str(self, tensor_contents=tensor_contents)
 
     def __format__(self, format_spec):
         # torch.Tensor.__format__: a 0-d plain tensor formats as its Python number (f"{t:.3f}", and

@@ -120,10 +120,14 @@ class SavedVariable:
 
     def unpack_data(self):
         """The saved array, after unpack()'s checks, without making a Tensor of it (a backward
-        formula on arrays; see engine/ops/registry.py `array_grads`)."""
+        formula on arrays; see engine/ops/registry.py `array_grads`). A subclass with a
+        __torch_dispatch__ gives the tensor it keeps instead, unchecked: its formulas are ops its handler
+        sees, which run on what unpack() gives."""
         if self._released:
             raise FreedGraphError(ERR_BACKWARD_TWICE)
         t = self._tensor
+        if (t if t is not None else self)._keys & PYTHON:
+            return t if t is not None else self._data
         if self._hooks is not None:
             return self.unpack()._data
         if t is not None:

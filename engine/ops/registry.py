@@ -608,7 +608,7 @@ def _array_path(params_per_input) -> list:
                   f"{ind}                    arrays = False",
                   f"{ind}            elif c is _SavedVariable:",
                   f"{ind}                {v} = {v}.unpack_data()",
-                  f"{ind}                if {v}.dtype is not dt and {v}.dtype != dt:",
+                  f"{ind}                if {v}.__class__ is not _ndarray or {v}.dtype is not dt and {v}.dtype != dt:",
                   f"{ind}                    arrays = False",
                   f"{ind}            elif c not in _PLAIN and {v} is not _MISSING:",
                   f"{ind}                arrays = False"]

@@ -17,11 +17,14 @@ import threading
 
 from ..dispatch_keys import AUTOGRAD, FORWARD_AD, INFERENCE, PYTHON, DispatchKey
 from ..dispatcher import register_fallback
+from ..dispatcher.overloads import OpOverload
+from ..overrides import _call_form
 from ..grad_mode import ExcludeDispatchKeyGuard, tls
 from .._tensor import Tensor
 
 __all__ = ["TorchDispatchMode", "_get_current_dispatch_mode", "_get_current_dispatch_mode_stack", "_push_mode",
-           "_pop_mode"]
+           "_pop_mode", "_DisableTorchDispatch", "is_traceable_wrapper_subclass", "transform_subclass",
+           "return_and_correct_aliasing"]
 
 _ABOVE_PYTHON = AUTOGRAD | FORWARD_AD | INFERENCE
 
@@ -60,6 +63,14 @@ def _get_current_dispatch_mode_stack() -> list:
     return list(_stack.modes)
 
 
+class _DisableTorchDispatch(ExcludeDispatchKeyGuard):
+    """torch._C._DisableTorchDispatch (torch.utils._mode_utils.no_dispatch): for the block, calls skip the
+    Python key: neither a mode nor a subclass's handler sees them (a handler runs its op so on what it holds)."""
+
+    def __init__(self):
+        super().__init__(PYTHON)
+
+
 class TorchDispatchMode:
     """Subclass and define `__torch_dispatch__(self, func, types, args=(), kwargs=None)`; `with mode:`
     pushes it for the block (torch.utils._python_dispatch.TorchDispatchMode)."""
@@ -82,16 +93,43 @@ class TorchDispatchMode:
         return cls(*args, **kwargs)
 
 
+def is_traceable_wrapper_subclass(t) -> bool:
+    """Whether `t` is an instance of a Tensor subclass that says what it wraps: `__tensor_flatten__()` gives
+    (the names of its inner tensors, a context), `__tensor_unflatten__(inner, context, outer_size,
+    outer_stride)` makes one again from them (torch.utils._python_dispatch's)."""
+    return isinstance(t, Tensor) and type(t) is not Tensor and hasattr(t, "__tensor_flatten__") and \
+        hasattr(t, "__tensor_unflatten__")
+
+
+def transform_subclass(t, callback, outer_size=None, outer_stride=None):
+    """A new instance of t's class whose inner tensors are `callback(name, inner)` of t's (torch's)."""
+    outer_size = outer_size if outer_size is not None else t.size()
+    outer_stride = outer_stride if outer_stride is not None else t.stride()
+    names, ctx = t.__tensor_flatten__()
+    transformed = {name: callback(name, getattr(t, name)) for name in names}
+    return type(t).__tensor_unflatten__(transformed, ctx, outer_size, outer_stride)
+
+
+def return_and_correct_aliasing(func, args, kwargs, out):
+    """What a wrapper subclass's handler returns for `func`: torch's makes an in-place or out= op return the
+    tensor it wrote (not the new wrapper the handler made) and a view's result share its base's storage.
+    Here neither arises: every op agrad dispatches is functional (an in-place method or an out= call runs its
+    out-of-place op and writes the result above the dispatcher: autograd/inplace.py, dispatcher.call_with_out)
+    and a wrapper has no storage to share, so the handler's result is the op's, as it is."""
+    if not isinstance(func, OpOverload):
+        raise TypeError(f"return_and_correct_aliasing expects an OpOverload, got {type(func).__name__}")
+    return out
+
+
 def _split(op, args: list) -> tuple:
-    """The call's arguments as PyTorch hands them to a mode: positional ones, then the keyword-only."""
-    arguments = op.schema.arguments
-    positional, kwargs = [], {}
-    for a, value in zip(arguments, args):
-        if a.kwarg_only:
-            kwargs[a.name] = value
-        else:
-            positional.append(value)
-    return tuple(positional), kwargs
+    """The call's arguments as PyTorch hands them to a handler (torch::jit's parseIValuesToPyArgsKwargs): the
+    positional ones up to the last given a value other than its default, the keyword-only ones given such a
+    value (overrides._call_form: what a __torch_function__ handler gets), int lists as lists."""
+    lists = op.intlist_positions
+    if lists:
+        args = [list(a) if i in lists and a.__class__ is tuple else a for i, a in enumerate(args)]
+    positional, kwargs = _call_form(op, args)
+    return positional, kwargs or {}
 
 
 def _overloaded_args(op, args: list) -> list:

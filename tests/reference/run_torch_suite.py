@@ -397,7 +397,6 @@ STANDINS = {
     "torch.testing._internal.common_methods_invocations": _module(
         "common_methods_invocations", mask_not_all_zeros=mask_not_all_zeros),
     "torch.testing": _module("testing", make_tensor=make_tensor, assert_close=None),
-    "torch.utils._mode_utils": _module("_mode_utils", no_dispatch=_limit("dispatch modes (no_dispatch)")),
     "torch.utils.flop_counter": _module("flop_counter", FlopCounterMode=_limit("FlopCounterMode")),
 }
 
