@@ -324,18 +324,6 @@ class Tensor:
     # the very function and `cls.__torch_dispatch__ is _disabled_torch_dispatch_impl` says "none"
     __torch_dispatch__ = staticmethod(_disabled_torch_dispatch_impl)
 
-    def __init_subclass__(cls, **kwargs):
-        """A subclass that defines a __torch_dispatch__ and keeps Tensor's __torch_function__ gets the disabled
-        one, as torch's _TensorMeta makes it (THPVariableMetaType_init): its ops reach its handler as they are
-        called, their results not converted to the subclass on the way."""
-        super().__init_subclass__(**kwargs)
-        if _has_torch_dispatch(cls):
-            from .overrides import _disabled_torch_function_impl, _tensor_torch_function
-
-            handler = getattr(cls.__torch_function__, "__func__", cls.__torch_function__)
-            if handler is _tensor_torch_function:
-                cls.__torch_function__ = _disabled_torch_function_impl
-
     # -- construction ------------------------------------------------------------
     def __new__(cls, *args, device=None):
         """torch.Tensor(...), the legacy constructor, also what `Sub(...)` runs for a subclass without a
@@ -390,6 +378,8 @@ class Tensor:
         data = StridedMetaArray(shape, dt.np, strides, storage_offset)
         t = cls._make(data, dev, dev.backend.key)
         if requires_grad:
+            if data.dtype.kind not in "fc":
+                raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
             t.requires_grad_(True)
         return t
 

@@ -126,15 +126,17 @@ class SavedVariable:
         if self._released:
             raise FreedGraphError(ERR_BACKWARD_TWICE)
         t = self._tensor
-        if (t if t is not None else self)._keys & PYTHON:
-            return t if t is not None else self._data
         if self._hooks is not None:
             return self.unpack()._data
         if t is not None:
+            if t._keys & PYTHON:
+                return t
             vc = t._version_counter
             if (vc is None or vc.version == self._version) and (self._is_leaf or t._autograd_meta.grad_fn is not None):
                 return t._data
         elif self._output_ref is not None:
+            if self._keys & PYTHON:
+                return self._data
             live = self._output_ref()
             vc = live._version_counter if live is not None else self._counter
             if vc is None or vc.version == self._version:

@@ -147,6 +147,10 @@ def capture_logs(is_mode=False, python_tb=False, script_tb=False, cpp_tb=False):
     tracebacks_list: list = []
     handler = LoggingTensorHandler(log_list, with_type=True, use_shortid_for_all_tensors=is_mode,
                                    tracebacks_list=tracebacks_list if collect_traceback else None)
+    # NOTE: the logger's level and propagation are put back after (torch leaves them set): a record of
+    # LoggingTensor's is no %-format, and a handler that is not ours (pytest's, which it adds to every
+    # non-propagating logger) fails to format it
+    level, propagate = logger.level, logger.propagate
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
     logger.propagate = False
@@ -157,6 +161,8 @@ def capture_logs(is_mode=False, python_tb=False, script_tb=False, cpp_tb=False):
         yield (log_list, tracebacks_list) if collect_traceback else log_list
     finally:
         logger.removeHandler(handler)
+        logger.setLevel(level)
+        logger.propagate = propagate
         if gather is not None:
             logger.removeFilter(gather)
 

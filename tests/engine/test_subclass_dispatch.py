@@ -1,0 +1,156 @@
+"""Tensor subclasses with a `__torch_dispatch__` of their own, as PyTorch 2.13 runs them (its
+test_python_dispatch.py and test_autograd's test_make_dual_torch_dispatch).
+
+The scenarios of tests/reference/subclass_dispatch_scenarios.py (LoggingTensor's logs: which ops the handler
+sees, in which order, forward and backward; TwoTensor; the errors) run here with agrad and are compared with
+what PyTorch did in them (subclass_dispatch_scenarios.json, written by make_subclass_dispatch_reference.py).
+The tests below them check what the recording cannot: the keys of plain tensors, the order of handlers,
+no_dispatch, gradients through in-place ops on a wrapper.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import agrad
+import scenario_fixtures
+from agrad.dispatch_keys import PYTHON
+from agrad.testing._internal.logging_tensor import LoggingTensor, capture_logs
+from agrad.testing._internal.two_tensor import TwoTensor
+from agrad.utils._mode_utils import no_dispatch
+from agrad.utils._python_dispatch import TorchDispatchMode, is_traceable_wrapper_subclass, transform_subclass
+from engine_loops import engine_loop  # noqa: F401 — every test here runs on the C and the Python loops
+from recordings import recording  # noqa: F401 — and with the C and the Python recording of each op
+
+SCENARIOS, RECORDED = scenario_fixtures.scenarios_beside("subclass_dispatch_scenarios")
+aten = agrad.ops.aten
+
+
+def test_the_recording_covers_every_scenario():
+    scenario_fixtures.check_fixture(RECORDED, SCENARIOS, "make_subclass_dispatch_reference.py")
+
+
+@pytest.mark.parametrize("label", sorted(SCENARIOS))
+def test_scenario_matches_pytorch(label):
+    scenario_fixtures.compare(scenario_fixtures.run(SCENARIOS[label], seed=0), RECORDED["scenarios"][label],
+                              [label], rtol=1e-6)
+
+
+class _Wrapper(agrad.Tensor):
+    """The smallest wrapper: every op on the tensor it holds, each call recorded."""
+    calls: list = []
+
+    @staticmethod
+    def __new__(cls, elem, requires_grad=False):
+        r = agrad.Tensor._make_wrapper_subclass(cls, elem.shape, dtype=elem.dtype, requires_grad=requires_grad)
+        r.elem = elem
+        return r
+
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+        cls.calls.append((func, types))
+        unwrap = agrad.utils._pytree.tree_map_only
+        out = func(*unwrap(cls, lambda t: t.elem, args), **unwrap(cls, lambda t: t.elem, kwargs or {}))
+        return unwrap(agrad.Tensor, cls, out)
+
+
+def test_a_plain_tensor_keeps_its_keys_and_a_subclass_has_the_python_key_exactly_with_a_handler():
+    x, y = agrad.ones(2), agrad.ones(2)
+    assert not (x * y)._keys & PYTHON and not x._keys & PYTHON
+    w = _Wrapper(agrad.ones(2))
+    assert w._keys & PYTHON and w._data.__class__.__name__ == "StridedMetaArray"
+    p = agrad.nn.Parameter(agrad.ones(2))               # a subclass without a handler
+    assert not p._keys & PYTHON
+    assert agrad.Tensor.__torch_dispatch__ is agrad._tensor._disabled_torch_dispatch_impl
+
+
+def test_the_handler_sees_the_op_overload_and_the_subclass_types():
+    _Wrapper.calls = []
+    w = _Wrapper(agrad.tensor([1.0, 2.0]))
+    out = agrad.add(w, agrad.tensor([3.0, 4.0]), alpha=2)
+    assert type(out) is _Wrapper and out.elem.tolist() == [7.0, 10.0]
+    assert _Wrapper.calls == [(aten.add.Tensor, (_Wrapper,))]
+
+
+def test_a_subclass_is_tried_before_its_base_and_no_dispatch_skips_every_handler():
+    order = []
+
+    class Base(_Wrapper):
+        @classmethod
+        def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+            order.append(("Base", types))
+            return NotImplemented
+
+    class Derived(Base):
+        @classmethod
+        def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+            order.append(("Derived", types))
+            return NotImplemented
+
+    b, d = Base(agrad.ones(1)), Derived(agrad.ones(1))
+    with pytest.raises(TypeError, match=r"all __torch_dispatch__ handlers returned NotImplemented:\n\n"
+                                        r"  - tensor subclass .*Derived.*\n  - tensor subclass .*Base"):
+        agrad.mul(b, d)
+    assert order == [("Derived", (Derived, Base)), ("Base", (Derived, Base))]
+
+    class Counting(agrad.Tensor):
+        seen = 0
+
+        @classmethod
+        def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+            cls.seen += 1
+            with no_dispatch():
+                return func(*args, **(kwargs or {}))
+
+    c = agrad.Tensor._make_subclass(Counting, agrad.tensor([1.0, 2.0]))
+    assert (c * 2).tolist() == [2.0, 4.0] and Counting.seen == 1
+    with no_dispatch():
+        assert type(c * 2) is agrad.Tensor        # runs on the data, below the Python key
+    assert Counting.seen == 1
+
+
+def test_a_mode_declining_passes_the_call_to_the_subclass_and_both_declining_name_both():
+    class Declining(TorchDispatchMode):
+        """Declines a call on a subclass; the handler's own calls on plain tensors reach it too (as torch's)."""
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            return NotImplemented if types else func(*args, **(kwargs or {}))
+
+    class Refusing(_Wrapper):
+        @classmethod
+        def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+            return NotImplemented
+
+    w, r = _Wrapper(agrad.ones(2)), Refusing(agrad.ones(2))
+    with Declining():
+        out = w * 3
+    assert type(out) is _Wrapper and out.elem.tolist() == [3.0, 3.0]
+    with pytest.raises(TypeError, match=r"Multiple dispatch failed for 'agrad\.ops\.aten\.mul\.Tensor'.*\n\n"
+                                        r"  - mode object .*Declining.*\n  - tensor subclass .*Refusing"):
+        with Declining():
+            r * 3
+
+
+def test_gradients_flow_through_a_wrapper_and_through_in_place_ops_on_it():
+    rng = np.random.default_rng(0)
+    av, bv = rng.standard_normal(3), rng.standard_normal(3)
+    a = TwoTensor(agrad.tensor(av), agrad.tensor(bv))
+    a.requires_grad_()
+    y = a * 1
+    y.mul_(a)            # y = a * a, recorded on the wrapper, the values written into y's two tensors
+    y.add_(a.sin())
+    (ga,) = agrad.autograd.grad((y,), (a,), (TwoTensor(agrad.ones(3, dtype=agrad.float64),
+                                                        agrad.ones(3, dtype=agrad.float64)),))
+    np.testing.assert_allclose(y.a.tolist(), av * av + np.sin(av), rtol=1e-12)
+    np.testing.assert_allclose(ga.a.tolist(), 2 * av + np.cos(av), rtol=1e-12)
+    np.testing.assert_allclose(ga.b.tolist(), 2 * bv + np.cos(bv), rtol=1e-12)
+    assert y._version == 2 and y.grad_fn.name() == "AddBackward0"
+
+
+def test_flattening_a_traceable_wrapper_and_printing_its_contents():
+    t = TwoTensor(agrad.tensor([1.0, 2.0]), agrad.tensor([3.0, 4.0]))
+    assert is_traceable_wrapper_subclass(t) and not is_traceable_wrapper_subclass(_Wrapper(agrad.ones(1)))
+    doubled = transform_subclass(t, lambda name, inner: inner * 2)
+    assert type(doubled) is TwoTensor and doubled.b.tolist() == [6.0, 8.0]
+    with capture_logs() as logs:
+        x = LoggingTensor(agrad.tensor([1.5]), requires_grad=True)
+    assert repr(x) == "LoggingTensor(tensor([1.5000]), requires_grad=True)" and logs == []
