@@ -594,6 +594,8 @@ class Tensor:
         if self._device.type != "cpu":
             raise TypeError(f"can't convert {self._device} device type tensor to numpy. "
                             "Use Tensor.cpu() to copy the tensor to host memory first.")
+        if self._keys & PYTHON:
+            raise RuntimeError(".numpy() is not supported for tensor subclasses.")
         if watchers.recorder is not None:
             watchers.read_value("numpy()")
         return self._data
@@ -606,11 +608,17 @@ class Tensor:
         return self._host().item()
 
     def tolist(self):
+        if self._keys & PYTHON:
+            raise RuntimeError(f".tolist() is not supported for tensor subclasses, got {type(self).__name__}")
         if watchers.recorder is not None:
             watchers.read_value("tolist()")
         return self._host().tolist()
 
     def _host(self) -> np.ndarray:
+        if self._data.__class__ is StridedMetaArray:
+            # a wrapper subclass's instance holds no values (torch hands item() to its handler as
+            # aten::_local_scalar_dense, an op agrad has not)
+            raise RuntimeError(f"{type(self).__name__} is a wrapper subclass: it holds no data to read")
         return self._device.backend.to_numpy(self._data)
 
     def __dlpack__(self, *, stream=-1, max_version=None, dl_device=None, copy=None):

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes
+from .backends.meta import StridedMetaArray
 
 __all__ = ["set_printoptions", "get_printoptions", "printoptions"]
 
@@ -234,7 +235,8 @@ def _str(tensor, *, tensor_contents=None) -> str:
         suffixes.append(f"device='{device}'")
     dtype = tensor.dtype
     default_dtype = dtypes.get_default_dtype()
-    if device.type == "meta":
+    if device.type == "meta" or (tensor_contents is None and tensor._data.__class__ is StridedMetaArray):
+        # (a wrapper subclass's instance, printed without its handler's contents, has no values either)
         # no values to read: the size, and the dtype unless the default one (int64 too: nothing shows it)
         suffixes.append("size=" + str(tuple(tensor._data.shape)))
         if dtype is not default_dtype:

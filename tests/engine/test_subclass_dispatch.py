@@ -154,3 +154,14 @@ def test_flattening_a_traceable_wrapper_and_printing_its_contents():
     with capture_logs() as logs:
         x = LoggingTensor(agrad.tensor([1.5]), requires_grad=True)
     assert repr(x) == "LoggingTensor(tensor([1.5000]), requires_grad=True)" and logs == []
+
+
+def test_a_wrapper_holds_no_values_to_read():
+    t = TwoTensor(agrad.tensor([1.0, 2.0]), agrad.tensor([3.0, 4.0]))
+    assert agrad.Tensor.__repr__(t) == "TwoTensor(..., size=(2,))"
+    with pytest.raises(RuntimeError, match=r"^\.numpy\(\) is not supported for tensor subclasses\.$"):
+        t.numpy()
+    with pytest.raises(RuntimeError, match=r"^\.tolist\(\) is not supported for tensor subclasses, got TwoTensor$"):
+        t.tolist()
+    with pytest.raises(RuntimeError, match="holds no data"):
+        TwoTensor(agrad.tensor(1.0), agrad.tensor(2.0)).item()
