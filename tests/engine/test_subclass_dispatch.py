@@ -165,3 +165,15 @@ def test_a_wrapper_holds_no_values_to_read():
         t.tolist()
     with pytest.raises(RuntimeError, match="holds no data"):
         TwoTensor(agrad.tensor(1.0), agrad.tensor(2.0)).item()
+
+
+def test_an_explicit_composite_serves_the_backends_so_the_handler_sees_the_op():
+    entry = aten.zeros_like.default._entry
+    assert entry.keys() == ["CompositeExplicitAutograd", "Autograd[fallthrough]"]
+    cpu, autograd = agrad.dispatch_keys.DispatchKey.CPU, agrad.dispatch_keys.DispatchKey.Autograd
+    assert entry.explain(cpu | autograd) == "CompositeExplicitAutograd"
+    _Wrapper.calls = []
+    out = agrad.zeros_like(_Wrapper(agrad.ones(2)), dtype=agrad.float64)
+    assert type(out) is _Wrapper and out.elem.dtype is agrad.float64
+    assert _Wrapper.calls == [(aten.zeros_like.default, (_Wrapper,))]
+    assert type(agrad.zeros_like(agrad.ones(2))) is agrad.Tensor

@@ -8,8 +8,7 @@ tests/engine/test_subclass_dispatch.py runs them with agrad and compares (it nev
 names in the logs are normalized: torch's `torch._ops.aten.mul.Tensor` and agrad's `agrad.ops.aten.mul.Tensor`
 are both `aten.mul.Tensor`.
 
-Left out, where agrad's op library is built otherwise than ATen and a handler sees other ops: a root gradient
-made implicitly (`out.backward()` on a scalar: torch's `ones_like`, a composite in agrad), `sum()` without a
+Left out, where agrad's op library is built otherwise than ATen and a handler sees other ops: `sum()` without a
 dim (agrad dispatches every sum as sum.dim_IntList), in-place ops (agrad runs `add_` as `add` and writes the
 result: the handler sees aten.add.Tensor), a Node with several inputs (torch's generated backward computes
 the last input's gradient first, agrad's the first), and an output saved for backward while a dispatch mode
@@ -33,7 +32,12 @@ def _internal(T, name):
 
 
 def _normalized(line: str) -> str:
-    return re.sub(r"\b(torch\._ops|agrad\.ops)\.", "", line)
+    """The line without its library's names (`torch._ops.aten.mul.Tensor` and `agrad.ops.aten.mul.Tensor` are
+    `aten.mul.Tensor`, `torch.preserve_format` `preserve_format`) and without the `pin_memory=False` that
+    torch's Python binding of a factory passes (agrad's *_like schemas have no pin_memory)."""
+    line = re.sub(r"\b(torch\._ops|agrad\.ops)\.", "", line)
+    line = re.sub(r"\b(torch|agrad)\.(\w+_format)\b", r"\2", line)
+    return line.replace(", pin_memory=False", "")
 
 
 def _logs(logs) -> list:
@@ -85,6 +89,22 @@ def a_leaf_gradient_is_stolen_through_detach_then_added_in_place(T):
     x.cos().backward(g)         # (torch's handler sees add_: agrad's add_ runs add and writes the result)
     return {"logs": _logs(logs), "grad": first, "accumulated": value(x.grad.elem), "same_grad": x.grad is grad,
             "grad_type": type(x.grad).__name__}
+
+
+@scenario
+def an_implicit_root_gradient_and_the_like_factories_are_the_handlers(T):
+    lt = _internal(T, "logging_tensor")
+    tt = _internal(T, "two_tensor")
+    with lt.capture_logs() as logs:
+        x = lt.LoggingTensor(T.tensor(0.5), requires_grad=True)
+        lt.log_input("x", x)
+        x.exp().backward()
+        z = T.zeros_like(x)
+        f = T.full_like(x, 2.0)
+    two = tt.TwoTensor(T.tensor([1.0, 2.0]), T.tensor([3.0, 4.0]))
+    ones = T.ones_like(two, dtype=T.float64)
+    return {"logs": _logs(logs), "grad": value(x.grad.elem), "types": [type(t).__name__ for t in (z, f, ones)],
+            "ones": [value(ones.a), value(ones.b), str(ones.dtype).split(".")[-1]]}
 
 
 @scenario
