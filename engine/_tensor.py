@@ -5,6 +5,7 @@ that need no gradient, so a plain tensor costs five slots.
 """
 from __future__ import annotations
 
+import copyreg
 import importlib
 import math
 import mmap
@@ -355,7 +356,17 @@ class Tensor:
     # -- pickling and copying: PyTorch's rules -------------------------------------------
     def __reduce_ex__(self, protocol):
         """Tensor.__reduce_ex__: the values (on the host), the device, requires_grad and the tensor's
-        own attributes; never the graph (an unpickled tensor is a leaf, as PyTorch's), any protocol."""
+        own attributes; never the graph (an unpickled tensor is a leaf, as PyTorch's), any protocol. A wrapper
+        subclass's instance has no values: its layout and the attributes holding what it wraps (its slots
+        too), made again by _make_wrapper_subclass (torch's _rebuild_wrapper_subclass); copy.deepcopy too."""
+        data = self._data
+        if data.__class__ is StridedMetaArray:
+            attributes = dict(getattr(self, "__dict__", None) or {})
+            for name in copyreg._slotnames(type(self)):
+                if name not in ("__dict__", "__weakref__") and hasattr(self, name):
+                    attributes[name] = getattr(self, name)
+            return _rebuild_wrapper_subclass, (type(self), data.shape, data.element_strides, data.offset,
+                                               data.dtype.str, str(self._device), self.requires_grad, attributes)
         return _rebuild_tensor, (type(self), np.array(self._device.backend.to_numpy(self._data)), str(self._device),
                                  self.requires_grad, dict(getattr(self, "__dict__", None) or {}))
 
@@ -1168,6 +1179,16 @@ def _rebuild_tensor(cls, array, device: str, requires_grad: bool, attributes: di
     t = cls._make(data, dev, dev.backend.key)         # (a Parameter too: it holds nothing else)
     if requires_grad:
         t.requires_grad_(True)
+    for name, value in attributes.items():
+        setattr(t, name, value)
+    return t
+
+
+def _rebuild_wrapper_subclass(cls, size, strides, storage_offset, np_dtype: str, device: str, requires_grad: bool,
+                              attributes: dict):
+    """What Tensor.__reduce_ex__ pickles of a wrapper subclass's instance comes back as."""
+    t = Tensor._make_wrapper_subclass(cls, size, strides, storage_offset, dtype=dtypes.from_numpy(np.dtype(np_dtype)),
+                                      device=device, requires_grad=requires_grad)
     for name, value in attributes.items():
         setattr(t, name, value)
     return t

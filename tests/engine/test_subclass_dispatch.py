@@ -177,3 +177,17 @@ def test_an_explicit_composite_serves_the_backends_so_the_handler_sees_the_op():
     assert type(out) is _Wrapper and out.elem.dtype is agrad.float64
     assert _Wrapper.calls == [(aten.zeros_like.default, (_Wrapper,))]
     assert type(agrad.zeros_like(agrad.ones(2))) is agrad.Tensor
+
+
+def test_pickling_and_deep_copying_a_wrapper_rebuild_its_layout_and_what_it_wraps():
+    import copy
+    import pickle
+
+    t = TwoTensor(agrad.tensor([[1.0, 2.0], [3.0, 4.0]]).t(), agrad.tensor([[5.0, 6.0], [7.0, 8.0]]).t(),
+                  requires_grad=True)
+    for other in (pickle.loads(pickle.dumps(t)), copy.deepcopy(t)):
+        assert type(other) is TwoTensor and other.shape == t.shape and other.stride() == (1, 2)
+        assert other.requires_grad and other.is_leaf and other.a is not t.a
+        assert other.a.tolist() == t.a.tolist() and other.b.tolist() == t.b.tolist()
+    logged = copy.deepcopy(LoggingTensor(agrad.tensor([1.0, 2.0])))       # (elem is a slot)
+    assert logged.elem.tolist() == [1.0, 2.0]
