@@ -521,6 +521,8 @@ class Tensor:
 
     # -- memory layout (PyTorch's terms: strides in elements, the offset into the storage) --
     def is_contiguous(self, memory_format=None) -> bool:
+        if memory_format is None and self._data.__class__ is StridedMetaArray:
+            memory_format = memory_formats.contiguous_format      # a wrapper subclass's: the strides it claims
         if memory_format is None:
             flags = getattr(self._data, "flags", None)
             return True if flags is None else bool(flags.c_contiguous)     # a Meta array is contiguous

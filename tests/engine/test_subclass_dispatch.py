@@ -191,3 +191,32 @@ def test_pickling_and_deep_copying_a_wrapper_rebuild_its_layout_and_what_it_wrap
         assert other.a.tolist() == t.a.tolist() and other.b.tolist() == t.b.tolist()
     logged = copy.deepcopy(LoggingTensor(agrad.tensor([1.0, 2.0])))       # (elem is a slot)
     assert logged.elem.tolist() == [1.0, 2.0]
+
+
+_THROUGH = {
+    "cat": lambda x: agrad.cat([x, x * 2], 0).sum(),
+    "stack": lambda x: agrad.stack([x, x]).pow(2).sum(),
+    "index": lambda x: x[1:, ::2].exp().sum(),
+    "matmul": lambda x: (x @ x.t()).tanh().sum(),
+    "linear": lambda x: agrad.nn.functional.linear(x, x).sum(),
+    "softmax": lambda x: agrad.softmax(x, 1).log().mean(),
+    "where": lambda x: agrad.where(x > 0, x, -x).sum(),
+    "views": lambda x: x.reshape(2, 6).transpose(0, 1).contiguous().view(-1).cumsum(0).sum(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_THROUGH))
+def test_a_two_tensor_gets_each_of_its_tensors_gradient(name):
+    """Every op of the forward and of the backward runs on both tensors: the gradients are those of each alone
+    (Tensor[] arguments, views and their strides, composites, a scalar root)."""
+    fn = _THROUGH[name]
+    rng = np.random.default_rng(1)
+    a, b = (agrad.tensor(rng.standard_normal((3, 4))) for _ in range(2))
+    t = TwoTensor(a.clone(), b.clone())
+    t.requires_grad_()
+    fn(t).backward()
+    assert type(t.grad) is TwoTensor
+    for inner, plain in ((t.grad.a, a), (t.grad.b, b)):
+        p = plain.clone().requires_grad_()
+        fn(p).backward()
+        np.testing.assert_allclose(inner.tolist(), p.grad.tolist(), rtol=1e-12, atol=1e-15)
