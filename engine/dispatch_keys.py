@@ -14,8 +14,9 @@ class DispatchKey(enum.IntFlag):
     CPU = 2
     CUDA = 4
     Dask = 8
-    # Included in every call while a dispatch mode is pushed (utils/_python_dispatch.py): its fallback hands
-    # the call to the innermost mode's __torch_dispatch__. Below Autograd, as PyTorch's Python key: a mode
+    # Included in every call while a dispatch mode is pushed, and carried by the instances of a Tensor subclass
+    # with a __torch_dispatch__ of its own (utils/_python_dispatch.py): its fallback hands the call to the
+    # innermost mode, then to the subclasses' handlers. Below Autograd, as PyTorch's Python key: a handler
     # sees the ops autograd has recorded, and what it returns is what autograd wraps.
     Python = 16
     Autograd = 32

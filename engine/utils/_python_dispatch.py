@@ -10,6 +10,13 @@ op's parts, not the composite) and what it returns is what autograd wraps; the k
 (autograd, forward AD, inference mode) stay excluded while it runs, as beneath PyTorch's VariableType.
 `func` is the op's OpOverload (dispatcher/overloads.py), `args` its positional arguments and `kwargs`
 its keyword-only ones. Off, the stack costs a call nothing: the key is not in its key set.
+
+A Tensor subclass whose `__torch_dispatch__` is its own (a classmethod, not Tensor's disabled one) gets the
+same key on each of its instances (_tensor.Tensor._make), so every op on one reaches this fallback too: the
+innermost mode first, as PyTorch's pythonFallback, then each such argument's class, a subclass before its
+base, with `types` the classes of those arguments; NotImplemented from one tries the next, and if all
+decline, PyTorch's TypeError names them. A wrapper subclass (`Tensor._make_wrapper_subclass`) holds no data:
+its handler runs each op on the tensors it wraps. `no_dispatch()` (_mode_utils) skips the key for a block.
 """
 from __future__ import annotations
 
