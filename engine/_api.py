@@ -24,6 +24,7 @@ from .creation import (arange, as_tensor, empty, empty_permuted, empty_strided, 
                        randperm, seed, set_default_device, set_rng_state, tensor, tril_indices, triu_indices, zeros)
 from .generator import Generator, default_generator
 from . import autograd, creation, dispatcher
+from .utils import _python_dispatch  # noqa: F401 — registers the Python key's fallback (modes, __torch_dispatch__)
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
 from .autograd.inference_tensors import is_inference
 from . import ops

@@ -5,6 +5,7 @@ that need no gradient, so a plain tensor costs five slots.
 """
 from __future__ import annotations
 
+import copyreg
 import importlib
 import math
 import mmap
@@ -16,8 +17,9 @@ import numpy as np
 
 from . import _tensor_str, dtypes, memory_formats, watchers
 from ._device import device as Device
+from .backends.meta import StridedMetaArray
 from .dispatch_keys import AUTOGRAD, INFERENCE, PYTHON
-from .grad_mode import enable_grad, tls
+from .grad_mode import ExcludeDispatchKeyGuard, enable_grad, tls
 from .layouts import strided
 from .messages import c_type_name, scalar_type_name, size_repr, sizes
 from .shapes import normalize_dim
@@ -297,6 +299,19 @@ class Size(tuple):
         return (Size, (tuple(self),))
 
 
+def _disabled_torch_dispatch_impl(func, types, args=(), kwargs=None):
+    """torch._C._disabled_torch_dispatch_impl, Tensor's own `__torch_dispatch__`: a class whose handler is
+    this one has none (its instances carry no Python key); called, it runs `func` below the Python key."""
+    with ExcludeDispatchKeyGuard(PYTHON):
+        return func(*args, **(kwargs or {}))
+
+
+def _has_torch_dispatch(cls) -> bool:
+    """Whether instances of `cls` go to its `__torch_dispatch__` (torch's check_has_torch_dispatch)."""
+    handler = getattr(cls, "__torch_dispatch__", _disabled_torch_dispatch_impl)
+    return handler is not _disabled_torch_dispatch_impl
+
+
 class Tensor:
     # NOTE: __dict__, as torch.Tensor has one: user code and subclasses may set attributes of their own
     # (`p.shared = True`); it costs a pointer, the dict exists only once one is set
@@ -305,6 +320,10 @@ class Tensor:
     # a subclass's check of each op it is passed, `_op_guard(op)` (the dispatcher asks): torch's
     # __torch_function__ as far as agrad needs one (nn.UninitializedParameter refuses ops)
     _op_guard = None
+    # a subclass that overrides it gets every op on its instances, below Autograd (_make gives them the
+    # Python key; utils/_python_dispatch.py hands the call over); a staticmethod, so that a subclass reads
+    # the very function and `cls.__torch_dispatch__ is _disabled_torch_dispatch_impl` says "none"
+    __torch_dispatch__ = staticmethod(_disabled_torch_dispatch_impl)
 
     # -- construction ------------------------------------------------------------
     def __new__(cls, *args, device=None):
@@ -337,12 +356,49 @@ class Tensor:
     # -- pickling and copying: PyTorch's rules -------------------------------------------
     def __reduce_ex__(self, protocol):
         """Tensor.__reduce_ex__: the values (on the host), the device, requires_grad and the tensor's
-        own attributes; never the graph (an unpickled tensor is a leaf, as PyTorch's), any protocol."""
+        own attributes; never the graph (an unpickled tensor is a leaf, as PyTorch's), any protocol. A wrapper
+        subclass's instance has no values: its layout and the attributes holding what it wraps (its slots
+        too), made again by _make_wrapper_subclass (torch's _rebuild_wrapper_subclass); copy.deepcopy too."""
+        data = self._data
+        if data.__class__ is StridedMetaArray:
+            attributes = dict(getattr(self, "__dict__", None) or {})
+            for name in copyreg._slotnames(type(self)):
+                if name not in ("__dict__", "__weakref__") and hasattr(self, name):
+                    attributes[name] = getattr(self, name)
+            return _rebuild_wrapper_subclass, (type(self), data.shape, data.element_strides, data.offset,
+                                               data.dtype.str, str(self._device), self.requires_grad, attributes)
         return _rebuild_tensor, (type(self), np.array(self._device.backend.to_numpy(self._data)), str(self._device),
                                  self.requires_grad, dict(getattr(self, "__dict__", None) or {}))
 
+    @staticmethod
+    def _make_wrapper_subclass(cls, size, strides=None, storage_offset=None, memory_format=None, dtype=None,
+                               layout=strided, device=None, pin_memory=False, requires_grad=False,
+                               dispatch_sizes_strides_policy=None, dispatch_device=False, dispatch_layout=False,
+                               _extra_dispatch_keys=None, storage_size=None):
+        """torch.Tensor._make_wrapper_subclass: an instance of `cls` with the sizes, strides, offset, dtype
+        and device given and no data of its own (its array a StridedMetaArray: metadata only), for a
+        subclass whose `__torch_dispatch__` runs every op on the tensors it wraps. The keys are the
+        device's backend key and Python, as PyTorch's (python_variable.cpp)."""
+        if not isinstance(cls, type) or not issubclass(cls, Tensor):
+            raise TypeError(f"cls must be a type (got {type(cls).__name__})")
+        if not _has_torch_dispatch(cls):
+            raise TypeError(f"{cls.__name__} must define __torch_dispatch__")
+        shape = tuple(size)
+        dt = dtype if dtype is not None else dtypes.get_default_dtype()
+        dev = Device(device) if device is not None else Device("cpu")
+        data = StridedMetaArray(shape, dt.np, strides, storage_offset)
+        t = cls._make(data, dev, dev.backend.key)
+        if requires_grad:
+            if data.dtype.kind not in "fc":
+                raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+            t.requires_grad_(True)
+        return t
+
     @classmethod
     def _make(cls, data, device, key):
+        if cls is not Tensor:
+            # a subclass's instance carries the Python key exactly when its class has a __torch_dispatch__
+            key = (key | PYTHON) if _has_torch_dispatch(cls) else (key & ~PYTHON)
         t = object.__new__(cls)
         t._data = data
         t._device = device
@@ -465,6 +521,8 @@ class Tensor:
 
     # -- memory layout (PyTorch's terms: strides in elements, the offset into the storage) --
     def is_contiguous(self, memory_format=None) -> bool:
+        if memory_format is None and self._data.__class__ is StridedMetaArray:
+            memory_format = memory_formats.contiguous_format      # a wrapper subclass's: the strides it claims
         if memory_format is None:
             flags = getattr(self._data, "flags", None)
             return True if flags is None else bool(flags.c_contiguous)     # a Meta array is contiguous
@@ -473,14 +531,16 @@ class Tensor:
     def stride(self, dim=None):
         data = self._data
         strides = getattr(data, "strides", None)
-        if strides is None:                 # Meta: the contiguous strides of its shape
+        if strides is not None:
+            strides = tuple(st // data.itemsize for st in strides)
+        elif data.__class__ is StridedMetaArray:      # a wrapper subclass's: those it claims
+            strides = data.element_strides
+        else:                                       # Meta: the contiguous strides of its shape
             strides, step = [], 1
             for n in reversed(data.shape):
                 strides.insert(0, step)
                 step *= max(n, 1)
             strides = tuple(strides)
-        else:
-            strides = tuple(st // data.itemsize for st in strides)
         if dim is None:
             return strides
         return strides[normalize_dim(dim, data.ndim)]
@@ -488,7 +548,7 @@ class Tensor:
     def storage_offset(self) -> int:
         data = self._data
         if not hasattr(data, "strides"):
-            return 0
+            return getattr(data, "offset", 0)        # Meta: 0; a wrapper subclass's: the one it claims
         return (_address(data) - _address(storage_root(data))) // data.itemsize
 
     def data_ptr(self) -> int:
@@ -547,6 +607,8 @@ class Tensor:
         if self._device.type != "cpu":
             raise TypeError(f"can't convert {self._device} device type tensor to numpy. "
                             "Use Tensor.cpu() to copy the tensor to host memory first.")
+        if self._keys & PYTHON:
+            raise RuntimeError(".numpy() is not supported for tensor subclasses.")
         if watchers.recorder is not None:
             watchers.read_value("numpy()")
         return self._data
@@ -559,11 +621,17 @@ class Tensor:
         return self._host().item()
 
     def tolist(self):
+        if self._keys & PYTHON:
+            raise RuntimeError(f".tolist() is not supported for tensor subclasses, got {type(self).__name__}")
         if watchers.recorder is not None:
             watchers.read_value("tolist()")
         return self._host().tolist()
 
     def _host(self) -> np.ndarray:
+        if self._data.__class__ is StridedMetaArray:
+            # a wrapper subclass's instance holds no values (torch hands item() to its handler as
+            # aten::_local_scalar_dense, an op agrad has not)
+            raise RuntimeError(f"{type(self).__name__} is a wrapper subclass: it holds no data to read")
         return self._device.backend.to_numpy(self._data)
 
     def __dlpack__(self, *, stream=-1, max_version=None, dl_device=None, copy=None):
@@ -867,9 +935,10 @@ class Tensor:
 
     def detach(self) -> "Tensor":
         """A new tensor sharing the data and the version counter, outside the graph (PyTorch's detach)."""
-        if tls.included & PYTHON:
-            # a dispatch mode is pushed: detach goes through the dispatcher, as torch's aten::detach, so the
-            # mode sees it (checkpoint's recomputation detaches what it saves) and what it returns is the result
+        if (tls.included | self._keys) & PYTHON:
+            # a dispatch mode is pushed, or self's class has a __torch_dispatch__: detach goes through the
+            # dispatcher, as torch's aten::detach, so the handler sees it (checkpoint's recomputation detaches
+            # what it saves; a wrapper subclass detaches what it wraps) and what it returns is the result
             t = importlib.import_module("agrad.ops").detach(self)
             if t.__class__ is Tensor and t._data is self._data:
                 t._version_counter = version_counter(self)      # the op's own result: self's data, as below
@@ -882,6 +951,13 @@ class Tensor:
     def data(self) -> "Tensor":
         """This tensor's memory outside autograd (PyTorch's `.data`): unlike detach(), it has a
         version counter of its own, so in-place changes through it are not detected."""
+        if self._keys & PYTHON:
+            # a subclass with a __torch_dispatch__: its handler's detach, as torch's shallow_copy_and_detach
+            # of a Python tensor asks its interpreter
+            t = importlib.import_module("agrad.ops").detach(self)
+            if t is not self:
+                t._version_counter = None       # a counter of its own, made on first use (as below)
+            return t
         return Tensor._make(self._data, self._device, self._keys & ~AUTOGRAD)
 
     @data.setter
@@ -988,9 +1064,10 @@ class Tensor:
 
 
     # -- printing ----------------------------------------------------------------
-    def __repr__(self):
-        # PyTorch's torch/_tensor_str.py, ported: values, summarization, suffixes
-        return _tensor_str._str(self)
+    def __repr__(self, *, tensor_contents=None):
+        # PyTorch's torch/_tensor_str.py, ported: values, summarization, suffixes; `tensor_contents` what to
+        # print in place of the values (a wrapper subclass's repr shows the tensor it wraps so)
+        return _tensor_str._str(self, tensor_contents=tensor_contents)
 
     def __format__(self, format_spec):
         # torch.Tensor.__format__: a 0-d plain tensor formats as its Python number (f"{t:.3f}", and
@@ -1104,6 +1181,16 @@ def _rebuild_tensor(cls, array, device: str, requires_grad: bool, attributes: di
     t = cls._make(data, dev, dev.backend.key)         # (a Parameter too: it holds nothing else)
     if requires_grad:
         t.requires_grad_(True)
+    for name, value in attributes.items():
+        setattr(t, name, value)
+    return t
+
+
+def _rebuild_wrapper_subclass(cls, size, strides, storage_offset, np_dtype: str, device: str, requires_grad: bool,
+                              attributes: dict):
+    """What Tensor.__reduce_ex__ pickles of a wrapper subclass's instance comes back as."""
+    t = Tensor._make_wrapper_subclass(cls, size, strides, storage_offset, dtype=dtypes.from_numpy(np.dtype(np_dtype)),
+                                      device=device, requires_grad=requires_grad)
     for name, value in attributes.items():
         setattr(t, name, value)
     return t

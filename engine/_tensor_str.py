@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes
+from .backends.meta import StridedMetaArray
 
 __all__ = ["set_printoptions", "get_printoptions", "printoptions"]
 
@@ -222,8 +223,9 @@ def _parameter_class():
     return parameter.Parameter if parameter is not None else None
 
 
-def _str(tensor) -> str:
-    """torch._tensor_str._str_intern for agrad's strided tensors."""
+def _str(tensor, *, tensor_contents=None) -> str:
+    """torch._tensor_str._str_intern for agrad's strided tensors; `tensor_contents` printed in place of the
+    values (the suffixes as for the values)."""
     prefix = "tensor(" if _is_plain(tensor) else f"{type(tensor).__name__}("
     indent = len(prefix)
     suffixes = []
@@ -233,14 +235,16 @@ def _str(tensor) -> str:
         suffixes.append(f"device='{device}'")
     dtype = tensor.dtype
     default_dtype = dtypes.get_default_dtype()
-    if device.type == "meta":
+    if device.type == "meta" or (tensor_contents is None and tensor._data.__class__ is StridedMetaArray):
+        # (a wrapper subclass's instance, printed without its handler's contents, has no values either)
         # no values to read: the size, and the dtype unless the default one (int64 too: nothing shows it)
         suffixes.append("size=" + str(tuple(tensor._data.shape)))
         if dtype is not default_dtype:
             suffixes.append(f"dtype={dtype!r}")
         tensor_str = "..."
     else:
-        arr = tensor._host()
+        # (a wrapper subclass's array has no values: its shape is all there is to read without them)
+        arr = tensor._host() if tensor_contents is None else tensor._data
         if arr.size == 0:
             # NumPy's habit: the shape printed unless (0,); the dtype, as no element shows it
             if arr.ndim != 1:
@@ -254,7 +258,9 @@ def _str(tensor) -> str:
             # the dtypes a literal of these values would get: the default float, int64, bool
             if dtype is not default_dtype and dtype is not dtypes.int64 and dtype is not dtypes.bool_:
                 suffixes.append(f"dtype={dtype!r}")
-            tensor_str = _tensor_str(arr, indent)
+            tensor_str = _tensor_str(arr, indent) if tensor_contents is None else None
+    if tensor_contents is not None:
+        tensor_str = tensor_contents
     m = tensor._autograd_meta
     tangent = getattr(m, "fw_grad", None) if m is not None else None
     if tangent is not None and tangent is not False:       # a dual tensor (autograd/forward_ad.py)

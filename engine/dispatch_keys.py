@@ -14,8 +14,9 @@ class DispatchKey(enum.IntFlag):
     CPU = 2
     CUDA = 4
     Dask = 8
-    # Included in every call while a dispatch mode is pushed (utils/_python_dispatch.py): its fallback hands
-    # the call to the innermost mode's __torch_dispatch__. Below Autograd, as PyTorch's Python key: a mode
+    # Included in every call while a dispatch mode is pushed, and carried by the instances of a Tensor subclass
+    # with a __torch_dispatch__ of its own (utils/_python_dispatch.py): its fallback hands the call to the
+    # innermost mode, then to the subclasses' handlers. Below Autograd, as PyTorch's Python key: a handler
     # sees the ops autograd has recorded, and what it returns is what autograd wraps.
     Python = 16
     Autograd = 32
@@ -42,6 +43,10 @@ class DispatchKey(enum.IntFlag):
     # modes and the subclasses, as PyTorch's Python argument parser does before it dispatches (PyTorch
     # has no key for it: a key keeps the check off every call made without one, as ForwardAD's).
     TorchFunction = 1024
+    # Alias key: a kernel written with other ops that serves the backends only (torch's CompositeExplicitAutograd,
+    # the *_like factories'): an argument's Python key reaches the __torch_dispatch__ handler with the op itself,
+    # not with the ops it is made of; autograd falls through it (such an op here is not differentiable).
+    CompositeExplicitAutograd = 2048
 
 
 RUNTIME_KEYS = (DispatchKey.TorchFunction, DispatchKey.Autocast, DispatchKey.ForwardAD,
@@ -62,7 +67,8 @@ TORCH_FUNCTION = int(DispatchKey.TorchFunction)
 # layers below, where its composite kernel runs (and the ops it calls are autocast in their turn).
 # Not TorchFunction, which sits above dispatch in PyTorch.
 _ALIAS_TARGETS = {DispatchKey.CompositeImplicitAutograd: tuple(
-    k for k in RUNTIME_KEYS if k not in (DispatchKey.Autocast, DispatchKey.TorchFunction))}
+    k for k in RUNTIME_KEYS if k not in (DispatchKey.Autocast, DispatchKey.TorchFunction)),
+    DispatchKey.CompositeExplicitAutograd: tuple(k for k in RUNTIME_KEYS if k & BACKEND_KEYS)}
 
 
 def parse_key(name) -> DispatchKey:

@@ -181,6 +181,9 @@ def view_in(flat, shape, fmt):
 def is_in(array, fmt) -> bool:
     """Whether `array` already has format `fmt`'s strides (contiguous() returns such a tensor itself)."""
     strides = getattr(array, "strides", None)
-    if strides is None:                                  # a Meta array: row-major
-        return (from_arg(fmt) or contiguous_format) in (contiguous_format, preserve_format)
+    if strides is None:
+        claimed = getattr(array, "element_strides", None)
+        if claimed is not None:                          # a wrapper subclass's array: the strides it claims
+            return is_contiguous(array.shape, claimed, fmt)
+        return (from_arg(fmt) or contiguous_format) in (contiguous_format, preserve_format)    # Meta: row-major
     return is_contiguous(array.shape, element_strides(array), fmt)

@@ -46,7 +46,11 @@ FLOORS = [
     ("agrad.cpu", 1), ("agrad.cuda.amp", 8), ("agrad.cpu.amp", 8),   # torch.cpu/cuda.amp: agrad.amp's old names
     ("agrad._lowrank", 8), ("agrad._lobpcg", 8),   # solvers written in the ops
     ("agrad._api", 9), ("agrad", 9),
-    ("agrad.nn", 10), ("agrad.utils", 10),           # checkpoint_sequential takes an nn.Sequential
+    ("agrad.nn", 10),
+    # agrad.utils: the dispatch modes and the subclasses' __torch_dispatch__ (the Python key's fallback) sit on
+    # the dispatcher; checkpoint_sequential takes an nn.Sequential; _pytree is agrad.func's
+    ("agrad.utils", 6), ("agrad.utils.checkpoint", 10), ("agrad.utils._pytree", 10),
+    ("agrad.testing._internal", 10),                 # torch.testing._internal's tensor subclasses, on utils
     ("agrad.optim.swa_utils", 10),                   # AveragedModel is a Module
     ("agrad.func", 10),                              # functional_call is nn.utils.stateless's
     ("agrad.distributions", 10),                     # relaxed and one-hot distributions call nn.functional

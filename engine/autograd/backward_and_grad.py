@@ -8,7 +8,9 @@ import numpy as np
 
 from .. import dtypes
 from .._tensor import Size, Tensor, filled
+from ..dispatch_keys import PYTHON
 from ..dispatcher import ops as _ops
+from ..memory_formats import preserve_format
 from ..overrides import handle_torch_function, has_torch_function, is_tensor_like
 from .edge import Edge, GradientEdge
 from .engine import get_default_engine
@@ -61,7 +63,11 @@ def _make_grads(outputs, grads, is_grads_batched=False) -> list:
                 if not out.is_floating_point():
                     raise RuntimeError("grad can be implicitly created only for real scalar outputs but got "
                                        f"{out.dtype!r}")
-                new_grads.append(filled(out.shape, 1, out._data.dtype, out._device))
+                if isinstance(out, Tensor) and out._keys & PYTHON:
+                    # a subclass with a __torch_dispatch__ makes its own (torch's _make_grads: ones_like)
+                    new_grads.append(_ops.ones_like(out, memory_format=preserve_format))
+                else:
+                    new_grads.append(filled(out.shape, 1, out._data.dtype, out._device))
             else:
                 new_grads.append(None)
         else:

@@ -30,11 +30,11 @@ from .._tensor import (
     replay_view,
     update_tensor_hooks_on_new_gradfn,
 )
-from ..backends.meta import MetaArray
-from ..dispatch_keys import AUTOGRAD, FORWARD_AD, INFERENCE
+from ..backends.meta import MetaArray, StridedMetaArray
+from ..dispatch_keys import AUTOGRAD, FORWARD_AD, INFERENCE, PYTHON
 from ..dispatcher import ops as _ops
 from ..errors import FreedGraphError
-from ..grad_mode import tls
+from ..grad_mode import no_grad, tls
 from ..messages import check_result_cast
 from ..watchers import before_mutation, mutation_observers, write
 from . import forward_ad, inference_tensors
@@ -75,9 +75,37 @@ def _write(self: Tensor, out: Tensor) -> None:
     check_result_cast(new.dtype, data.dtype)
     if mutation_observers:
         before_mutation(self)
-    if not isinstance(data, MetaArray):
+    if data.__class__ is StridedMetaArray:
+        _write_inner(self, out)
+    elif not isinstance(data, MetaArray):
         write(data, new)
     bump_version(self)
+
+
+def _inner_tensors(t: Tensor) -> dict:
+    """{name: tensor} that a wrapper subclass's instance holds: those its __tensor_flatten__ names, else
+    the Tensors among its attributes."""
+    flatten = getattr(t, "__tensor_flatten__", None)
+    if flatten is not None:
+        return {name: getattr(t, name) for name in flatten()[0]}
+    names = list(getattr(t, "__dict__", {}))
+    names += [n for c in type(t).__mro__ for n in c.__dict__.get("__slots__", ()) if isinstance(n, str)]
+    return {n: v for n in names if isinstance(v := getattr(t, n, None), Tensor)}
+
+
+def _write_inner(self: Tensor, out: Tensor) -> None:
+    """The write of an in-place op into a wrapper subclass's instance, which has no memory of its own: each
+    tensor it wraps takes the value of the result's (agrad runs an in-place op as its out-of-place op, whose
+    result the handler gave; PyTorch's handler runs the in-place op on the wrapped tensors themselves)."""
+    if out is self:
+        return
+    inner, new = _inner_tensors(self), _inner_tensors(out)
+    if not inner or set(inner) != set(new):
+        raise RuntimeError(f"an in-place op on a {type(self).__name__} (a wrapper subclass) writes the tensors it "
+                           f"wraps; the op's result, a {type(out).__name__}, wraps {sorted(new)}, not {sorted(inner)}")
+    with no_grad():
+        for name, t in inner.items():
+            t.copy_(new[name])
 
 
 def bump_version(t: Tensor) -> None:
@@ -129,7 +157,13 @@ def apply_inplace(self: Tensor, op, args=(), kwargs=None, backward_name=None, re
         # clone on a later mutation): PyTorch hands it original_self, a clone, so the write below must not
         # reach it. (Without hooks the copy is made only where a formula saved the old self, below.)
         data = data.copy()
-    old = Tensor._make(data, self._device, self._keys & ~AUTOGRAD)
+    if self._keys & PYTHON and data.__class__ is StridedMetaArray:
+        # a wrapper subclass: its original self is a copy its handler makes (the write changes what it wraps)
+        with no_grad():
+            old = self.clone()
+        old._keys &= ~AUTOGRAD
+    else:
+        old = Tensor._make(data, self._device, self._keys & ~AUTOGRAD)
     if edge.function is not None:
         old._autograd_meta = AutogradMeta(grad_fn=edge.function, output_nr=edge.input_nr)
         old._keys |= AUTOGRAD
@@ -139,7 +173,8 @@ def apply_inplace(self: Tensor, op, args=(), kwargs=None, backward_name=None, re
     om = out._autograd_meta
     node = om.grad_fn if om is not None else None
     saved = getattr(node, "saved", None)
-    if saved and any(v is old or (v.__class__ is SavedVariable and v._tensor is old) for v in saved.values()):
+    if saved and old._data.__class__ is not StridedMetaArray and \
+            any(v is old or (v.__class__ is SavedVariable and v._tensor is old) for v in saved.values()):
         old._data = old._data.copy()          # a formula reads the old self: keep it (PyTorch's original_self)
     _write(self, out)
     if tls.included & FORWARD_AD:

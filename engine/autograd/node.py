@@ -20,7 +20,7 @@ from .._tensor import (
     VariableVersion,
     _grad_np_dtype,
 )
-from ..dispatch_keys import AUTOGRAD
+from ..dispatch_keys import AUTOGRAD, PYTHON
 from ..dispatcher import ops as _ops
 from ..watchers import add_in_place, before_mutation, mutation_observers
 from ..grad_mode import tls
@@ -330,6 +330,13 @@ def accumulate_grad(variable, grad, grads) -> None:
     if not tls.grad_enabled:
         if grad.requires_grad:
             grad = grad.detach()
+        if old is None and grad._keys & PYTHON:
+            # a subclass with a __torch_dispatch__ has no array to look at: stolen through its handler's
+            # detach where nothing else holds it and it has its leaf's strides (PyTorch's
+            # update_grad(new_grad.detach())), else the copy
+            steal = sys.getrefcount(grad) <= 4 and grad.stride() == variable.stride()
+            meta.grad = grad.detach() if steal else _clone_obey_contract(grad, variable)
+            return
         if old is None:
             data = grad._data
             # 4 references to grad: the `grads` list, the caller's `grad`, ours, getrefcount's argument;
@@ -355,6 +362,9 @@ def accumulate_grad(variable, grad, grads) -> None:
                 old._version_counter = VariableVersion(1)
             else:
                 vc.version += 1
+            return
+        if old._keys & PYTHON:
+            old.add_(grad)          # PyTorch's `variable_grad += new_grad`, which its handler runs
             return
         meta.grad = old + grad
         return
@@ -442,7 +452,10 @@ def record(node: Node, edges, outputs) -> None:
 
 
 def record_outputs(node: Node, outputs) -> None:
-    """record's second half, for a Node whose edges are set: each output's history in order."""
+    """record's second half, for a Node whose edges are set: each output's history in order (`outputs` one
+    Tensor or a sequence of them: a subclass's instance is one output, not the sequence its __iter__ gives)."""
+    if isinstance(outputs, Tensor):
+        outputs = (outputs,)
     for o in outputs:
         if o.__class__ is Tensor or isinstance(o, Tensor):
             if o._data.dtype.kind == "f":

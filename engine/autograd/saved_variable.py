@@ -11,7 +11,7 @@ import re
 import weakref
 
 from .._tensor import AutogradMeta, Tensor, VariableVersion
-from ..dispatch_keys import AUTOGRAD
+from ..dispatch_keys import AUTOGRAD, PYTHON
 from ..errors import FreedGraphError
 from ..grad_mode import no_grad, saved_hooks_in_use, tls
 
@@ -65,6 +65,11 @@ class SavedVariable:
                 vc = tensor._version_counter = VariableVersion()
             self._tensor = None
             self._data, self._device, self._keys = tensor._data, tensor._device, tensor._keys & ~AUTOGRAD
+            if self._keys & PYTHON:
+                # a subclass with a __torch_dispatch__ (whose array may be no data at all: a wrapper's) is kept
+                # as its handler's detach gives it, as torch's SavedVariable keeps tensor_data(), the
+                # shallow_copy_and_detach that a Python tensor's interpreter answers with aten::detach
+                self._data = tensor.detach()
             meta = tensor._autograd_meta
             self._output_nr = meta.output_nr if meta is not None else 0
             # the Node class, for the message if the tensor is modified (name() only when it is needed)
@@ -105,7 +110,7 @@ class SavedVariable:
             _raise_modified(live if live is not None else self, self._version,
                             node_class.__name__ if isinstance(node_class, type) else node_class,
                             self._output_nr, vc.version)
-        t = Tensor._make(self._data, self._device, self._keys)
+        t = self._output_tensor()
         t._version_counter = vc         # the output's data and version, as PyTorch's unpacked output shares them
         if saved_for is not None and tls.grad_enabled:
             # create_graph: the unpacked output is differentiable again, through its own node
@@ -115,17 +120,23 @@ class SavedVariable:
 
     def unpack_data(self):
         """The saved array, after unpack()'s checks, without making a Tensor of it (a backward
-        formula on arrays; see engine/ops/registry.py `array_grads`)."""
+        formula on arrays; see engine/ops/registry.py `array_grads`). A subclass with a
+        __torch_dispatch__ gives the tensor it keeps instead, unchecked: its formulas are ops its handler
+        sees, which run on what unpack() gives."""
         if self._released:
             raise FreedGraphError(ERR_BACKWARD_TWICE)
         t = self._tensor
         if self._hooks is not None:
             return self.unpack()._data
         if t is not None:
+            if t._keys & PYTHON:
+                return t
             vc = t._version_counter
             if (vc is None or vc.version == self._version) and (self._is_leaf or t._autograd_meta.grad_fn is not None):
                 return t._data
         elif self._output_ref is not None:
+            if self._keys & PYTHON:
+                return self._data
             live = self._output_ref()
             vc = live._version_counter if live is not None else self._counter
             if vc is None or vc.version == self._version:
@@ -148,6 +159,13 @@ class SavedVariable:
             return self._hooks.unpack_hook(self._hooks.packed)
         if self._output_ref is None:
             return self._tensor
+        return self._output_tensor()
+
+    def _output_tensor(self) -> Tensor:
+        """A new tensor of the saved output's data, without history: a subclass's, through its handler's
+        detach again (torch's unpack makes a variable of the saved tensor_data(): a second detach)."""
+        if self._keys & PYTHON:
+            return self._data.detach()
         return Tensor._make(self._data, self._device, self._keys)
 
     @property

@@ -51,6 +51,29 @@ class MetaArray:
         return f"MetaArray(shape={self.shape}, dtype={self.dtype})"
 
 
+class StridedMetaArray(MetaArray):
+    """A MetaArray that keeps strides (in elements) and an offset of its own: the array of a wrapper
+    subclass's instance (Tensor._make_wrapper_subclass), which claims the layout of the tensors it wraps
+    and holds no data, as PyTorch's wrapper has sizes and strides and no storage."""
+    __slots__ = ("element_strides", "offset")
+
+    def __init__(self, shape, dtype, strides=None, offset=None):
+        super().__init__(shape, dtype)
+        if strides is None:
+            strides, step = [], 1
+            for n in reversed(self.shape):
+                strides.insert(0, step)
+                step *= max(n, 1)
+        elif len(strides) != len(self.shape):
+            raise RuntimeError(f"_make_wrapper_subclass: sizes {list(self.shape)} and strides {list(strides)} "
+                               "have different lengths")
+        self.element_strides = tuple(int(s) for s in strides)
+        self.offset = int(offset or 0)
+
+    def astype(self, dtype, copy=True):
+        return StridedMetaArray(self.shape, dtype, self.element_strides, self.offset)
+
+
 def _refuse(shape):
     from ..errors import ShapeError
 

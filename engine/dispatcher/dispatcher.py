@@ -39,6 +39,7 @@ __all__ = ["OperatorEntry", "define", "impl", "register_fallback", "get_op", "al
 
 _NUMBER_TYPES = (int, float, bool)
 _COMPOSITE_SERVES = frozenset(_ALIAS_TARGETS[DispatchKey.CompositeImplicitAutograd])
+_EXPLICIT_SERVES = frozenset(_ALIAS_TARGETS[DispatchKey.CompositeExplicitAutograd])
 
 
 class UnknownOperatorError(KeyError):
@@ -139,16 +140,20 @@ class OperatorEntry:
         return kernel
 
     def _kernel_for_key(self, key: DispatchKey):
-        # PyTorch's order: the key's own kernel, then a CompositeImplicitAutograd kernel,
-        # then the key's fallback.
+        # PyTorch's order: the key's own kernel, then a CompositeExplicitAutograd kernel (a backend key),
+        # then a CompositeImplicitAutograd kernel, then the key's fallback.
         table = self.dispatch_table
         kernel = table.get(key)
         if kernel is None:
-            kernel = table.get(DispatchKey.CompositeImplicitAutograd) if key in _COMPOSITE_SERVES else None
+            alias = DispatchKey.CompositeExplicitAutograd
+            kernel = table.get(alias) if key in _EXPLICIT_SERVES else None
+            if kernel is None:
+                alias = DispatchKey.CompositeImplicitAutograd
+                kernel = table.get(alias) if key in _COMPOSITE_SERVES else None
             if kernel is None:
                 serves = _fallback_serves.get(key)
                 return _fallbacks.get(key) if serves is None or serves(self) else FALLTHROUGH
-            key = DispatchKey.CompositeImplicitAutograd
+            key = alias
         if kernel.__class__ is Deferred:
             kernel = table[key] = kernel.make()
         return kernel
@@ -187,6 +192,9 @@ class OperatorEntry:
                 steps.append(key.name)
             elif kernel is self.dispatch_table.get(DispatchKey.CompositeImplicitAutograd):
                 steps.append("CompositeImplicitAutograd")
+                break
+            elif kernel is self.dispatch_table.get(DispatchKey.CompositeExplicitAutograd):
+                steps.append("CompositeExplicitAutograd")
                 break
             else:
                 steps.append(f"{key.name} (fallback)")

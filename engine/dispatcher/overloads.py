@@ -23,13 +23,15 @@ def overload_names(entry) -> tuple:
 
 class OpOverload:
     """One overload of an operator (torch._ops.OpOverload): callable, as the op."""
-    __slots__ = ("_entry", "_overloadname", "overloadpacket", "__name__", "__weakref__")
+    # (__dict__: its own __module__, as torch's: `f"{func.__module__}.{func.__name__}"` names it in logs and messages)
+    __slots__ = ("_entry", "_overloadname", "overloadpacket", "__name__", "__weakref__", "__dict__")
 
     def __init__(self, packet, overload: str):
         self._entry = packet._entry
         self._overloadname = overload
         self.overloadpacket = packet
         self.__name__ = f"{packet.__name__}.{overload}"
+        self.__module__ = f"agrad.ops.{packet._namespace}"
 
     @property
     def namespace(self) -> str:

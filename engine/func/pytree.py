@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections import OrderedDict, defaultdict
 
-__all__ = ["TreeSpec", "LeafSpec", "tree_flatten", "tree_unflatten", "tree_map", "tree_leaves",
-           "broadcast_to_and_flatten", "treespec_pprint"]
+__all__ = ["TreeSpec", "LeafSpec", "tree_flatten", "tree_unflatten", "tree_map", "tree_map_only", "tree_leaves",
+           "tree_any", "tree_all", "broadcast_to_and_flatten", "treespec_pprint"]
 
 
 def _is_namedtuple(x) -> bool:
@@ -99,19 +99,22 @@ class LeafSpec(TreeSpec):
 _LEAF = LeafSpec()
 
 
+def _walk(node, leaves: list) -> TreeSpec:
+    found = _children(node)
+    if found is None:
+        leaves.append(node)
+        return _LEAF
+    node_type, context, children = found
+    return TreeSpec(node_type, context, [_walk(c, leaves) for c in children])
+
+
 def tree_flatten(tree):
     """(the leaves, left to right; the TreeSpec that tree_unflatten rebuilds the tree from)."""
+    # NOTE: module-level recursion, not a nested function calling itself: that closure would be a reference
+    # cycle holding the leaves until the next garbage collection (AccumulateGrad steals a gradient only when
+    # nothing else holds it)
     leaves: list = []
-
-    def walk(node):
-        found = _children(node)
-        if found is None:
-            leaves.append(node)
-            return _LEAF
-        node_type, context, children = found
-        return TreeSpec(node_type, context, [walk(c) for c in children])
-
-    spec = walk(tree)
+    spec = _walk(tree, leaves)
     return leaves, spec
 
 
@@ -119,24 +122,37 @@ def tree_leaves(tree) -> list:
     return tree_flatten(tree)[0]
 
 
+def _build(spec: TreeSpec, it):
+    if spec.is_leaf():
+        return next(it)
+    return _rebuild(spec.type, spec._context, [_build(c, it) for c in spec._children])
+
+
 def tree_unflatten(leaves, treespec: TreeSpec):
     leaves = list(leaves)
     if len(leaves) != treespec.num_leaves:
         raise ValueError(f"treespec.unflatten(leaves): `leaves` has length {len(leaves)} but the spec refers to a "
                          f"pytree that holds {treespec.num_leaves} items ({treespec}).")
-    it = iter(leaves)
-
-    def build(spec):
-        if spec.is_leaf():
-            return next(it)
-        return _rebuild(spec.type, spec._context, [build(c) for c in spec._children])
-
-    return build(treespec)
+    return _build(treespec, iter(leaves))
 
 
 def tree_map(fn, tree):
     leaves, spec = tree_flatten(tree)
     return tree_unflatten([fn(x) for x in leaves], spec)
+
+
+def tree_map_only(type_or_types, fn, tree):
+    """tree_map of `fn` over the leaves that are instances of `type_or_types` (a type or a tuple of
+    types); the other leaves stay as they are (torch.utils._pytree.tree_map_only, without its curried form)."""
+    return tree_map(lambda x: fn(x) if isinstance(x, type_or_types) else x, tree)
+
+
+def tree_any(pred, tree) -> bool:
+    return any(map(pred, tree_leaves(tree)))
+
+
+def tree_all(pred, tree) -> bool:
+    return all(map(pred, tree_leaves(tree)))
 
 
 def _flatten_up_to(prefix_spec: TreeSpec, tree) -> list:

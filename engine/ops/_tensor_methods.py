@@ -28,7 +28,7 @@ import warnings
 import numpy as np
 
 from .. import _linalg_utils, dtypes, memory_formats
-from .._tensor import _UNTIL_LOADED, Tensor, _size
+from .._tensor import _UNTIL_LOADED, Tensor, _has_torch_dispatch, _size
 from ..autograd.backward_and_grad import backward
 from ..autograd.inplace import bump_version, check_inplace
 from ..autograd.tensor_functions import Resize
@@ -37,8 +37,8 @@ from ..dispatcher import UnknownOperatorError, get_op
 from ..dispatcher import ops as _ops
 from ..dispatch_keys import TORCH_FUNCTION
 from ..grad_mode import is_grad_enabled, is_inference_mode_enabled, tls
-from ..overrides import (DisableTorchFunction, _tensor_torch_function, handle_torch_function,
-                         has_torch_function_unary)
+from ..overrides import (DisableTorchFunction, _disabled_torch_function_impl, _tensor_torch_function,
+                         handle_torch_function, has_torch_function_unary)
 from ..messages import tensor_type_name
 from ..warn_once import warn_once
 from ..watchers import before_mutation, mutation_observers
@@ -50,6 +50,16 @@ class _Methods:
     """The methods of step 1, written as in a class body; `bind` copies them onto Tensor."""
 
     __torch_function__ = classmethod(_tensor_torch_function)
+
+    def __init_subclass__(cls, **kwargs):
+        """A subclass that defines a __torch_dispatch__ and keeps Tensor's __torch_function__ gets the disabled
+        one, as torch's _TensorMeta makes it (THPVariableMetaType_init): its ops reach its handler as they are
+        called, their results not converted to the subclass on the way."""
+        super(Tensor, cls).__init_subclass__(**kwargs)
+        if _has_torch_dispatch(cls):
+            handler = getattr(cls.__torch_function__, "__func__", cls.__torch_function__)
+            if handler is _tensor_torch_function:
+                cls.__torch_function__ = _disabled_torch_function_impl
 
     def __iter__(self):
         if not self._data.ndim:

@@ -1,7 +1,8 @@
 """The factories as ops (ATen's TensorFactories, Fill): the *_like factories (zeros_like,
 ones_like, empty_like, full_like, rand_like, randn_like), so a graph file can call them,
 and `fill`, the op behind `fill_`/`zero_`. Each *_like is engine/creation.py's function,
-taking the input's shape, dtype and device unless told otherwise. No gradient flows
+taking the input's shape, dtype and device unless told otherwise, as an explicit composite
+(PyTorch's CompositeExplicitAutograd: a __torch_dispatch__ handler sees the op). No gradient flows
 through them (PyTorch's outputs are new leaves; fill's gradient to self is zero). The
 random ones take `seed` (keyword-only, as `dropout` does) in place of PyTorch's
 `generator`: with a seed the values are NumPy's PCG64 stream on every device; without,
@@ -59,12 +60,15 @@ def _torch_like(name, extra=""):
 
 
 zeros_like = defop(f"zeros_like(Tensor input, {_OPTIONS}) -> Tensor", composite=_filled_like(0), differentiable=False,
+                   explicit=True,
                    samples=_like_samples(), torch=_torch_like("zeros_like"),
                    doc="Zeros of the input's shape (its dtype and device unless given).")
 ones_like = defop(f"ones_like(Tensor input, {_OPTIONS}) -> Tensor", composite=_filled_like(1), differentiable=False,
+                  explicit=True,
                   samples=_like_samples(), torch=_torch_like("ones_like"),
                   doc="Ones of the input's shape (its dtype and device unless given).")
 empty_like = defop(f"empty_like(Tensor input, {_OPTIONS}) -> Tensor", composite=_filled_like(0), differentiable=False,
+                   explicit=True,
                    samples=_like_samples(),
                    doc="A tensor of the input's shape; filled with zeros (uninitialised memory would make runs "
                        "irreproducible).")
@@ -76,7 +80,7 @@ def _full_like(input, fill_value, dtype, device, requires_grad, memory_format):
 
 
 full_like = defop(f"full_like(Tensor input, Scalar fill_value, {_OPTIONS}) -> Tensor", composite=_full_like,
-                  differentiable=False,
+                  differentiable=False, explicit=True,
                   samples=_like_samples(2.5), torch=_torch_like("full_like", "fill_value, "),
                   doc="fill_value everywhere, of the input's shape, dtype (so 2.5 in an int64 tensor is 2) and "
                       "device unless given.")
@@ -95,10 +99,11 @@ def _random_samples(op):
 
 
 rand_like = defop(f"rand_like(Tensor input, {_OPTIONS}, int? seed=None) -> Tensor",
-                  composite=_random_like(creation.rand_like), differentiable=False, samples=_random_samples,
+                  composite=_random_like(creation.rand_like), differentiable=False, explicit=True,
+                  samples=_random_samples,
                   doc="Uniform [0, 1) values of the input's shape; from `seed`, else agrad's global generator.")
 randn_like = defop(f"randn_like(Tensor input, {_OPTIONS}, int? seed=None) -> Tensor",
-                   composite=_random_like(creation.randn_like), differentiable=False,
+                   composite=_random_like(creation.randn_like), differentiable=False, explicit=True,
                    samples=_random_samples,
                    doc="Standard normal values of the input's shape; from `seed`, else agrad's global generator "
                        "(with `seed` the same numbers as a graph input `{init: normal, seed: ...}`).")

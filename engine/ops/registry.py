@@ -608,7 +608,7 @@ def _array_path(params_per_input) -> list:
                   f"{ind}                    arrays = False",
                   f"{ind}            elif c is _SavedVariable:",
                   f"{ind}                {v} = {v}.unpack_data()",
-                  f"{ind}                if {v}.dtype is not dt and {v}.dtype != dt:",
+                  f"{ind}                if {v}.__class__ is not _ndarray or {v}.dtype is not dt and {v}.dtype != dt:",
                   f"{ind}                    arrays = False",
                   f"{ind}            elif c not in _PLAIN and {v} is not _MISSING:",
                   f"{ind}                arrays = False"]
@@ -1027,7 +1027,7 @@ def _camel(name: str) -> str:
 def defop(schema: str, *, kernel=None, meta=None, promote=None, grads=None, composite=None, samples=None,
           backward_name=None, overload=None, wraps_numbers=False, differentiable=None, gradgrad=True,
           torch=None, doc="", tags=(), special=False, view=None, array_grads=None, moves_device=False,
-          saved_as=None, given_none=None, output_differentiability=None):
+          saved_as=None, given_none=None, output_differentiability=None, explicit=False):
     """Declare an op. Returns its Python function (also `agrad.<name>`).
 
     `moves_device=True`: the op's result lives on another backend than its input (`_to_copy`), so
@@ -1046,18 +1046,26 @@ def defop(schema: str, *, kernel=None, meta=None, promote=None, grads=None, comp
     `output_differentiability`: derivatives.yaml's, a bool per output; a floating output marked False
     leaves the op without history (linalg_lu's P), as an integer output always does.
     `given_none`: {argument: value}, what an explicit None of an optional argument means where
-    PyTorch's parser then picks another overload (dispatcher.define)."""
+    PyTorch's parser then picks another overload (dispatcher.define).
+    `explicit=True`: the composite serves the backends only (PyTorch's CompositeExplicitAutograd, the *_like
+    factories'), so a __torch_dispatch__ handler is handed the op itself, not the ops it is made of; such an
+    op is not differentiable (autograd falls through it)."""
     entry = define(schema, doc=doc, wraps_numbers=wraps_numbers, given_none=given_none, _depth=3)
     arguments = entry.schema.arguments
     arg_index = {a.name: i for i, a in enumerate(arguments)}
     if composite is not None:
         if kernel is not None or grads is not None:
             raise TypeError(f"{entry.name}: a composite op gets its kernels and gradients from the ops it calls")
-        impl(entry.name, DispatchKey.CompositeImplicitAutograd, _boxed(composite), _depth=3)
+        if explicit and differentiable:
+            raise TypeError(f"{entry.name}: an explicit composite is not differentiable")
+        alias = DispatchKey.CompositeExplicitAutograd if explicit else DispatchKey.CompositeImplicitAutograd
+        impl(entry.name, alias, _boxed(composite), _depth=3)
         refusing = _refusal(entry.name, "dask")     # called without grad, a refused composite says so itself
         if refusing is not None:
             impl(entry.name, DispatchKey.Dask, refusing, _depth=3)
-        differentiable = True if differentiable is None else differentiable
+        if explicit:
+            impl(entry.name, DispatchKey.Autograd, FALLTHROUGH, _depth=3)
+        differentiable = not explicit if differentiable is None else differentiable
     else:
         if kernel is None or meta is None:
             raise TypeError(f"{entry.name}: an op needs a kernel and a Meta rule (or a composite)")

@@ -81,7 +81,8 @@ def test_every_op_is_declared_completely():
         # tests/engine/test_grad_op.py covers it
         assert info.samples is not None or "autograd" in info.tags, f"{info.name} declares no samples"
         keys = set(entry.keys())
-        assert "CompositeImplicitAutograd" in keys or {"CPU", "CUDA", "Meta"} <= keys, info.name
+        assert keys & {"CompositeImplicitAutograd", "CompositeExplicitAutograd"} or {"CPU", "CUDA", "Meta"} <= keys, \
+            info.name
         if not info.differentiable:
             continue
         assert entry.has_backward or "CompositeImplicitAutograd" in keys, info.name

@@ -397,7 +397,6 @@ STANDINS = {
     "torch.testing._internal.common_methods_invocations": _module(
         "common_methods_invocations", mask_not_all_zeros=mask_not_all_zeros),
     "torch.testing": _module("testing", make_tensor=make_tensor, assert_close=None),
-    "torch.utils._mode_utils": _module("_mode_utils", no_dispatch=_limit("dispatch modes (no_dispatch)")),
     "torch.utils.flop_counter": _module("flop_counter", FlopCounterMode=_limit("FlopCounterMode")),
 }
 
@@ -561,10 +560,12 @@ _HARNESS_PATTERNS = [  # (category, regex over "ExcType: message" and the test n
     ("harness:complex", r"[Cc]omplex|cfloat|cdouble|conj"),
     ("harness:sparse", r"[Ss]parse|sparse_coo|to_dense"),
     ("harness:jit", r"\bjit\b|script|trace"),
-    # (dispatch modes are agrad's own: torch.utils._python_dispatch is agrad.utils._python_dispatch; so are
-    # __torch_function__, TorchFunctionMode, as_subclass and _make_subclass: agrad.overrides)
-    ("harness:subclass/dispatch mode", r"no_dispatch|FlopCounterMode|_make_wrapper_subclass|"
-                                       r"torch\._subclasses|TwoTensor|LoggingTensor"),
+    # (dispatch modes and __torch_dispatch__ subclasses are agrad's own: torch.utils._python_dispatch is
+    # agrad.utils._python_dispatch, no_dispatch agrad.utils._mode_utils', _make_wrapper_subclass Tensor's,
+    # LoggingTensor and TwoTensor agrad.testing._internal's; so are __torch_function__, TorchFunctionMode,
+    # as_subclass and _make_subclass: agrad.overrides)
+    ("harness:subclass/dispatch mode", r"FlopCounterMode|torch\._subclasses"),
+    ("harness:symbolic shapes (SymInt)", r"\bsym_(size|stride|numel|storage_offset)\b|SymInt"),
     ("harness:nested tensor", r"nested"),
     ("harness:subprocess running torch", r"CalledProcessError|runWithPytorchAPIUsageStderr"),
     ("harness:mkldnn", r"mkldnn"),
