@@ -233,7 +233,7 @@ def make_view(base, view, op, args, index) -> None:
     vc = version_counter(base)
     view._version_counter = vc
     view._autograd_meta = DifferentiableViewMeta(root, view_fn, creation, vc.version, replays)
-    if view._data.dtype.kind == "f":
+    if view._data.dtype.kind in "fc":
         view._keys |= AUTOGRAD
 
 
@@ -407,7 +407,7 @@ class Tensor:
         return self._data.dtype.kind == "c"
 
     def is_signed(self) -> bool:
-        return self._data.dtype.kind in "fi"
+        return self._data.dtype.kind in "fic"
 
     def is_conj(self) -> bool:
         """Whether this is a lazily conjugated view: never in agrad (no complex dtypes, no conjugate bit)."""
@@ -648,7 +648,7 @@ class Tensor:
             raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a "
                                "computed variable in a subgraph that doesn't require differentiation use "
                                "var_no_grad = var.detach().")
-        if value and self._data.dtype.kind != "f":
+        if value and self._data.dtype.kind not in "fc":
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         if m is None:
             if not value:
@@ -665,7 +665,7 @@ class Tensor:
         raise RuntimeError("requires_grad must be a bool")
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
-        if requires_grad and self._data.dtype.kind != "f":
+        if requires_grad and self._data.dtype.kind not in "fc":
             # NOTE: the method's own text in PyTorch (THPVariable_requires_grad_), not the attribute's
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad

@@ -65,7 +65,7 @@ def _cpu():
 def _finish(array, dev, backend, requires_grad):
     t = Tensor._make(array, dev, backend.key | _inference_key())
     if requires_grad:
-        if array.dtype.kind != "f":         # (a factory's message: Tensor.requires_grad_'s starts "only")
+        if array.dtype.kind not in "fc":    # (a factory's message: Tensor.requires_grad_'s starts "only")
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         t.requires_grad = True
     return t
@@ -85,6 +85,8 @@ def _infer_np_dtype(data) -> np.dtype:
     kind = arr.dtype.kind
     if kind == "f":
         return dtypes.get_default_dtype().np
+    if kind == "c":
+        return dtypes.default_complex_dtype().np
     if kind in "iu":
         return np.dtype(np.int64)
     if kind == "b":
@@ -385,10 +387,26 @@ def set_rng_state(new_state: Tensor) -> None:
     default_generator.set_state(new_state)
 
 
+def complex_draws(pairs: np.ndarray) -> np.ndarray:
+    """A complex array from draws made over view_as_real's shape (..., 2): PyTorch draws a complex
+    tensor's values as the floats of that view, real and imaginary parts interleaved."""
+    return pairs[..., 0] + 1j * pairs[..., 1]
+
+
+def _sampled(sample, rng, shape, np_dtype) -> np.ndarray:
+    """`sample`'s draws of `shape`; for a complex dtype each part drawn (randn's scaled by 1/√2, so
+    that the complex values have unit variance, as torch.randn's)."""
+    if np_dtype.kind != "c":
+        return sample(rng, shape)
+    pairs = sample(rng, (*shape, 2))
+    return complex_draws(pairs * np.sqrt(0.5) if sample is _normal else pairs)
+
+
 def _random(sample):
     def factory(*size, dtype=None, device=None, requires_grad=False, generator=None) -> Tensor:
         dtype = dtype or dtypes.get_default_dtype()
-        values = sample(numpy_rng(generator), _host_shape(size, _resolve(dtype, device)[2]))
+        np_dtype = _resolve(dtype, device)[2]
+        values = _sampled(sample, numpy_rng(generator), _host_shape(size, np_dtype), np_dtype)
         return tensor(values, dtype=dtype, device=device, requires_grad=requires_grad)
     return factory
 
@@ -412,9 +430,13 @@ def normal(mean, std, size, *, generator=None, dtype=None, device=None, requires
     if not std >= 0:            # (NaN too, as ATen's check)
         raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
     dev, _, np_dtype = _resolve(dtype or dtypes.get_default_dtype(), device)
-    if np_dtype.kind != "f":
+    if np_dtype.kind not in "fc":
         raise DtypeNotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{scalar_type_name(np_dtype)}'")
-    values = numpy_rng(generator).normal(float(mean), float(std), _host_shape((size,), np_dtype))
+    shape = _host_shape((size,), np_dtype)
+    if np_dtype.kind == "c":        # each part of view_as_real drawn with std/√2, as ATen's normal_
+        values = complex_draws(numpy_rng(generator).normal(float(mean), float(std) * np.sqrt(0.5), (*shape, 2)))
+    else:
+        values = numpy_rng(generator).normal(float(mean), float(std), shape)
     return tensor(values.astype(np_dtype), dtype=dtypes.from_numpy(np_dtype), device=dev, requires_grad=requires_grad)
 
 
@@ -479,7 +501,8 @@ def _random_like(sample, name):
             return full(t.shape, 0, dtype=dtype, device=device, requires_grad=requires_grad)
         rng = np.random.default_rng(seed) if seed is not None else numpy_rng(generator)
         shape = _host_shape(t.shape, _resolve(dtype, device)[2])
-        made = tensor(sample(rng, shape), dtype=dtype, device=device, requires_grad=requires_grad)
+        made = tensor(_sampled(sample, rng, shape, _resolve(dtype, device)[2]), dtype=dtype, device=device,
+                      requires_grad=requires_grad)
         return _laid_out_like(made, t, memory_format)
     return like
 

@@ -10,7 +10,8 @@ from .errors import DtypeNotImplementedError
 
 _C_TYPE = {"float16": "c10::Half", "float32": "float", "float64": "double", "int32": "int", "int64": "long int",
            "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
-           "uint32": "unsigned int", "uint64": "unsigned long"}
+           "uint32": "unsigned int", "uint64": "unsigned long", "complex64": "c10::complex<float>",
+           "complex128": "c10::complex<double>"}
 
 
 # bool < integer < floating < complex: a result may be written into a tensor of its kind or a higher one

@@ -445,7 +445,7 @@ def record_outputs(node: Node, outputs) -> None:
     """record's second half, for a Node whose edges are set: each output's history in order."""
     for o in outputs:
         if o.__class__ is Tensor or isinstance(o, Tensor):
-            if o._data.dtype.kind == "f":
+            if o._data.dtype.kind in "fc":
                 set_history(o, node)
             else:
                 node.add_input_metadata(o)

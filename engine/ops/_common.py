@@ -3,7 +3,8 @@ first), `_float_only` (PyTorch's "not implemented for" dtype error on every arra
 `_data_dependent` (the Meta rule of an op whose result shape depends on values) and
 `weighted_bincount` (every scatter-add of floats: the same sums on every backend), `host` (a
 NumPy copy of a backend's array, for kernels that run host code: LAPACK through SciPy, loops),
-`_named_results` (an op whose results the user gets as a torch.return_types named tuple).
+`_named_results` (an op whose results the user gets as a torch.return_types named tuple),
+`conj_of` (derivatives.yaml's `.conj()` in a formula).
 Not an op family: it declares no op."""
 from __future__ import annotations
 
@@ -16,6 +17,16 @@ def host(a):
     """A NumPy array of a number or of a backend's array (CuPy's `get` copies it to the host)."""
     import numpy as np
     return a.get() if hasattr(a, "get") else np.asarray(a)
+
+
+def conj_of(x):
+    """x.conj() as derivatives.yaml's complex formulas write it (`grad * other.conj()`), for a Tensor, an
+    array or a number: a real one is its own conjugate and comes back as it is, without an op call, so a
+    real formula computes exactly what it did before complex numbers."""
+    kind = getattr(getattr(getattr(x, "_data", x), "dtype", None), "kind", None)
+    if kind == "c":
+        return x.conj()
+    return x.conjugate() if x.__class__ is complex else x
 
 
 def _float_only(kernel_name, *arrays):

@@ -21,7 +21,7 @@ def _fill_kernel(xp, self, value):
 
 fill = defop(
     "fill(Tensor self, Scalar value) -> Tensor",
-    kernel=_fill_kernel, meta=lambda self, value: MetaArray(self.shape, self.dtype),
+    supports_complex=True, kernel=_fill_kernel, meta=lambda self, value: MetaArray(self.shape, self.dtype),
     grads={"self": lambda grad: creation.zeros_like(grad)},
     samples=lambda op: [SampleInput("(2,3) 2.5", make_arg((2, 3), key=(op, 0)), 2.5),
                         SampleInput("0-d -1", make_arg((), key=(op, 1)), -1)],

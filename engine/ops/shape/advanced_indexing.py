@@ -73,7 +73,7 @@ def _take_grad(grad, self_shape, index):
 
 take = defop(
     "take(Tensor self, Tensor index) -> Tensor",
-    kernel=_take_kernel, meta=_take_meta,
+    supports_complex=True, kernel=_take_kernel, meta=_take_meta,
     grads={"self": _take_grad, "index": None},
     samples=lambda op: [
         SampleInput("(3,4)[(2,3)]", make_arg((3, 4), key=(op, 0)),
@@ -292,7 +292,7 @@ def _float_mask(mask, like):
 
 gather = defop(
     "gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor",
-    kernel=checked(_gather_meta, _gather_kernel), meta=_gather_meta,
+    supports_complex=True, kernel=checked(_gather_meta, _gather_kernel), meta=_gather_meta,
     grads={"self": lambda grad, self_shape, dim, index: scatter_add(_zeros(grad, self_shape), dim, index, grad),
            "index": None},
     samples=lambda op: [
@@ -413,6 +413,7 @@ def _scatter_src_grad(grad, dim, index, src_shape, reduce):
 
 scatter = defop(
     "scatter(Tensor self, int dim, Tensor index, Tensor? src=None, *, Scalar? value=None, str? reduce=None) -> Tensor",
+    supports_complex=True,
     kernel=checked(_scatter_value_meta, _scatter_kernel), meta=_scatter_value_meta, wraps_numbers=True,
     grads={"self": _scatter_self_grad, "index": None, "src": _scatter_src_grad},
     backward_name=["ScatterBackward0", "ScatterBackward1"],
@@ -556,7 +557,7 @@ def _index_select_kernel(xp, self, dim, index):
 
 index_select = defop(
     "index_select(Tensor self, int dim, Tensor index) -> Tensor",
-    kernel=checked(_index_select_meta, _index_select_kernel), meta=_index_select_meta,
+    supports_complex=True, kernel=checked(_index_select_meta, _index_select_kernel), meta=_index_select_meta,
     grads={"self": lambda grad, self_shape, dim, index: index_add(_zeros(grad, self_shape), dim, index, grad),
            "index": None},
     samples=lambda op: [
@@ -1119,7 +1120,7 @@ def _is_number(value) -> bool:
 
 masked_fill = defop(
     "masked_fill(Tensor self, Tensor mask, Tensor value) -> Tensor",
-    kernel=_masked_fill_kernel, meta=_masked_fill_meta, wraps_numbers=True,
+    supports_complex=True, kernel=_masked_fill_kernel, meta=_masked_fill_meta, wraps_numbers=True,
     grads={"self": lambda grad, mask: masked_fill(grad, mask, 0), "mask": None,
            "value": lambda grad, mask: sum_op(where(mask, grad, 0))},
     backward_name=("MaskedFillBackward0", "MaskedFillBackward1"),
@@ -1199,7 +1200,7 @@ def _index_put_values_grad(grad, indices, dims):
 
 index_put = defop(
     "index_put(Tensor self, Tensor[] indices, Tensor values, bool accumulate=False, int[]? dims=None) -> Tensor",
-    kernel=_index_put_kernel, meta=_index_put_meta,
+    supports_complex=True, kernel=_index_put_kernel, meta=_index_put_meta,
     grads={"self": _index_put_self_grad, "indices": None, "values": _index_put_values_grad},
     samples=lambda op: [
         SampleInput("(4,3) [idx] <- (2,3)", make_arg((4, 3), key=(op, 0)), [_ints([3, 1])],
