@@ -170,7 +170,7 @@ def result_type(tensor1, tensor2) -> dtype:
     """torch.result_type: the dtype an op of these two operands (tensors or Python numbers) computes in,
     with PyTorch's priorities (dimensioned tensors, then 0-d tensors, then numbers: dtypes.result_type)."""
     operands = (tensor1, tensor2)
-    if not all(isinstance(x, (Tensor, builtins.bool, builtins.int, builtins.float)) for x in operands):
+    if not all(isinstance(x, (Tensor, builtins.bool, builtins.int, builtins.float, builtins.complex)) for x in operands):
         raise TypeError(f"result_type() received an invalid combination of arguments - got "
                         f"({', '.join(type(x).__name__ for x in operands)}), but expected one of:\n"
                         f" * (Tensor tensor, Tensor other)\n * (Tensor tensor, Number other)\n"

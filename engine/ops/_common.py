@@ -8,6 +8,8 @@ NumPy copy of a backend's array, for kernels that run host code: LAPACK through 
 Not an op family: it declares no op."""
 from __future__ import annotations
 
+from numpy import ndarray as _ndarray
+
 from .. import return_types
 from .._tensor import Tensor
 from ..messages import require_floating
@@ -22,7 +24,10 @@ def host(a):
 def conj_of(x):
     """x.conj() as derivatives.yaml's complex formulas write it (`grad * other.conj()`), for a Tensor, an
     array or a number: a real one is its own conjugate and comes back as it is, without an op call, so a
-    real formula computes exactly what it did before complex numbers."""
+    real formula computes exactly what it did before complex numbers. (An array first: the backward's
+    array path calls this once per formula.)"""
+    if x.__class__ is _ndarray:
+        return x.conj() if x.dtype.kind == "c" else x
     kind = getattr(getattr(getattr(x, "_data", x), "dtype", None), "kind", None)
     if kind == "c":
         return x.conj()

@@ -40,7 +40,8 @@ same_meta = pointwise_meta()
 tanh_backward = defop(
     "tanh_backward(Tensor grad_output, Tensor output) -> Tensor",
     # PyTorch's kernel for complex: grad_output * (1 - output * output).conj()
-    kernel=lambda xp, grad_output, output: grad_output * conj_of(1 - output * output),
+    kernel=lambda xp, grad_output, output: grad_output * (1 - output * output) if output.dtype.kind != "c" else
+    grad_output * (1 - output * output).conj(),
     meta=same_meta, promote="same", supports_complex=True,
     grads={"grad_output": lambda grad, output: tanh_backward(grad, conj_of(output)),
            "output": lambda grad, grad_output, output: -2 * conj_of(output) * grad_output * conj_of(grad)},
