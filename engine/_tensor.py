@@ -935,6 +935,12 @@ class Tensor:
     def half(self):
         return self.to(dtype=dtypes.float16)
 
+    def cfloat(self):
+        return self.to(dtype=dtypes.complex64)
+
+    def cdouble(self):
+        return self.to(dtype=dtypes.complex128)
+
     def byte(self):
         return self.to(dtype=dtypes.uint8)
 
@@ -1062,7 +1068,8 @@ def _legacy_type_names() -> dict:
     return {dtypes.float16: "HalfTensor", dtypes.float32: "FloatTensor", dtypes.float64: "DoubleTensor",
             dtypes.uint8: "ByteTensor", dtypes.int8: "CharTensor", dtypes.int16: "ShortTensor",
             dtypes.int32: "IntTensor", dtypes.int64: "LongTensor", dtypes.bool_: "BoolTensor",
-            dtypes.uint32: "UInt32Tensor", dtypes.uint64: "UInt64Tensor"}
+            dtypes.uint32: "UInt32Tensor", dtypes.uint64: "UInt64Tensor", dtypes.complex64: "ComplexFloatTensor",
+            dtypes.complex128: "ComplexDoubleTensor"}
 
 
 _UNSET = object()

@@ -746,7 +746,7 @@ def _check_batched_forward_grad(fn, inputs) -> None:
     — and the batched result is stacked from the rows, as that vmap stacks it."""
     from . import forward_ad as fwAD
     for k, x in enumerate(inputs):
-        if not (isinstance(x, Tensor) and x.requires_grad and x.is_floating_point()):
+        if not (isinstance(x, Tensor) and x.requires_grad and (x.is_floating_point() or x.is_complex())):
             continue
 
         def jvp(tangent, k=k, x=x) -> list:

@@ -103,6 +103,14 @@ def test_save_and_load_keep_complex_tensors(tmp_path, suffix):
             agrad.save(wide, tmp_path / "wide.safetensors")
 
 
+def test_tensor_methods_and_type_info_of_complex_dtypes():
+    x = agrad.ones(2)
+    assert x.cfloat().dtype == agrad.complex64 and x.cdouble().dtype == agrad.complex128
+    assert x.cfloat().type() == "agrad.ComplexFloatTensor" and x.type("torch.ComplexDoubleTensor").dtype == agrad.cdouble
+    assert agrad.finfo(agrad.complex64) == agrad.finfo(agrad.float32)
+    assert agrad.finfo(agrad.complex128).eps == agrad.finfo(agrad.float64).eps
+
+
 def test_requires_grad_and_grad_accumulation_keep_the_dtype():
     z = agrad.zeros(2, dtype=agrad.complex64, requires_grad=True)
     (z * agrad.tensor([1j, 2.0])).sum().backward(agrad.tensor(1 + 0j, dtype=agrad.complex64))
