@@ -5,7 +5,8 @@ A formula is the source of the callable in the op's `grads` (OpInfo.grads), foun
 in the file that declares it: a lambda's body, exactly as written (line breaks folded into
 spaces); a named function's returned expression when its body is one `return`; otherwise
 the call `name(parameters)`, as derivatives.yaml names its helper functions
-(`pow_backward_exponent(grad, self, exponent, result)`). Nothing is evaluated.
+(`pow_backward_exponent(grad, self, exponent, result)`). `conj_of(x)` (a conjugate that costs nothing
+for a real operand) reads as derivatives.yaml writes it, `x.conj()`. Nothing is evaluated.
 """
 from __future__ import annotations
 
@@ -78,13 +79,28 @@ def formula_text(fn) -> str:
         return repr(fn)
     node = _node_of(code)
     if isinstance(node, ast.Lambda):
-        return _text(code.co_filename, node.body)
+        return _as_conj(_text(code.co_filename, node.body))
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         body = node.body[1:] if ast.get_docstring(node) is not None else node.body
         if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None:
-            return _text(code.co_filename, body[0].value)
+            return _as_conj(_text(code.co_filename, body[0].value))
     parameters = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
     return f"{fn.__name__}({', '.join(parameters)})"
+
+
+class _ConjOf(ast.NodeTransformer):
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id == "conj_of" and len(node.args) == 1 and not node.keywords:
+            return ast.Call(ast.Attribute(node.args[0], "conj", ast.Load()), [], [])
+        return node
+
+
+def _as_conj(text: str) -> str:
+    """`conj_of(x)` in a formula's text as derivatives.yaml writes it: `x.conj()`."""
+    if "conj_of(" not in text:
+        return text
+    return ast.unparse(_ConjOf().visit(ast.parse(text, mode="eval")))
 
 
 def _node_of(code):

@@ -17,13 +17,13 @@ from agrad.ops.formulas import (
 
 def test_known_ops_read_as_declared():
     assert formulas("tanh").inputs == {"self": "tanh_backward(grad, result)"}
-    # derivatives.yaml's `.conj()`s as conj_of (a real operand is its own conjugate, returned without a call)
-    assert formulas("mul").inputs == {"self": "grad * conj_of(other)", "other": "grad * conj_of(self)"}
-    assert formulas("add").inputs == {"self": "grad", "other": "grad if alpha == 1 else grad * conj_of(alpha)"}
+    # derivatives.yaml's `.conj()`s (written conj_of: a real operand is its own conjugate, without a call)
+    assert formulas("mul").inputs == {"self": "grad * other.conj()", "other": "grad * self.conj()"}
+    assert formulas("add").inputs == {"self": "grad", "other": "grad if alpha == 1 else grad * alpha.conj()"}
     # PyTorch's mm_mat1_backward / mm_mat2_backward: they look at the input's layout (a column-major weight)
     assert formulas("mm").inputs == {"self": "_mm_mat1_backward(grad, mat2, self_geometry)",
                                      "mat2": "_mm_mat2_backward(grad, self, mat2_geometry)"}
-    assert formulas("sin").lines() == [("self", "grad * conj_of(cos(self))")]
+    assert formulas("sin").lines() == [("self", "grad * cos(self).conj()")]
 
 
 def test_inputs_and_ops_without_formulas_say_why():
