@@ -19,7 +19,7 @@ from ._device import device as Device
 from .dispatch_keys import AUTOGRAD, INFERENCE, PYTHON
 from .grad_mode import enable_grad, tls
 from .layouts import strided
-from .messages import c_type_name, scalar_type_name, size_repr, sizes
+from .messages import c_type_name, checked_convert, scalar_type_name, size_repr, sizes
 from .shapes import normalize_dim
 from .storage import TypedStorage, UntypedStorage, storage_root
 from .warn_once import warn_once
@@ -612,10 +612,13 @@ class Tensor:
         return _is_nonzero(self)
 
     def __float__(self):
-        return float(self.item())
+        return float(checked_convert(self.item(), np.float64))
 
     def __int__(self):
-        return int(self.item())
+        return int(checked_convert(self.item(), np.int64))
+
+    def __complex__(self):
+        return complex(self.item())
 
     def __index__(self):
         if self._data.dtype.kind not in "iub":

@@ -17,7 +17,7 @@ from ._tensor import Tensor
 from .dispatch_keys import INFERENCE
 from .errors import DtypeNotImplementedError
 from .generator import Generator, check_seed, default_generator, numpy_rng
-from .messages import scalar_type_name
+from .messages import CONVERT_NAME, checked_convert, scalar_type_name
 from .grad_mode import tls
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "empty", "empty_strided", "empty_permuted", "zeros", "ones", "full",
@@ -141,6 +141,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False) -> T
     dev, backend, np_dtype = _resolve(dtype, device)
     if np_dtype is None:
         np_dtype = _infer_np_dtype(fill_value)
+    fill_value = checked_convert(fill_value, np_dtype)
     return _finish(backend.full(_host_shape((size,), np_dtype, dev), fill_value, np_dtype, dev), dev, backend,
                    requires_grad)
 
@@ -460,9 +461,6 @@ def randint(*args, low=None, high=None, size=None, dtype=None, device=None, requ
     return tensor(values, dtype=dtype or dtypes.int64, device=device, requires_grad=requires_grad)
 
 
-# the C++ type names c10's checked_convert gives in its message (AT_FORALL_SCALAR_TYPES' spelling)
-_SCALAR_CPP_NAME = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
-                    "uint32": "uint32_t", "uint64": "uint64_t"}
 # the most elements randperm can number exactly in a float dtype (ATen's check_supported_max_int_with_precision)
 _RANDPERM_LIMITS = {"float16": (2 ** 11 + 1, "2049", "Half"), "float32": (2 ** 24 + 1, "2^24+1", "Float"),
                     "float64": (2 ** 53 + 1, "2^53+1", "Double")}
@@ -480,7 +478,7 @@ def randperm(n, *, generator=None, dtype=None, layout=None, device=None, require
     if np_dtype.kind == "b":
         raise DtypeNotImplementedError("\"randperm\" not implemented for 'Bool'")
     if np_dtype.kind in "iu" and max(n - 1, 0) > np.iinfo(np_dtype).max:
-        raise RuntimeError(f"value cannot be converted to type {_SCALAR_CPP_NAME[np_dtype.name]} without overflow")
+        raise RuntimeError(f"value cannot be converted to type {CONVERT_NAME[np_dtype.name]} without overflow")
     limit = _RANDPERM_LIMITS.get(np_dtype.name)
     if limit is not None and n > limit[0]:
         raise RuntimeError(f"n cannot be greater than {limit[1]} for {limit[2]} type.")

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from .. import creation, dtypes, memory_formats
 from ..backends.meta import MetaArray
+from ..messages import checked_convert
 from .registry import defop
 from .samples import SampleInput, make_arg
 
 
 def _fill_kernel(xp, self, value):
-    return xp.full(self.shape, value, dtype=self.dtype)
+    return xp.full(self.shape, checked_convert(value, self.dtype), dtype=self.dtype)
 
 
 fill = defop(

@@ -395,3 +395,19 @@ def ops_without_complex_kernels_refuse(T):
         kind, message = _raised(call)
         out[name] = [kind, message.split('"')[-1] if message.startswith('"') else message]
     return out
+
+
+@scenario
+def complex_numbers_meeting_real_tensors(T):
+    """c10's checked_convert of a complex number into a real dtype, in-place results that cannot be written,
+    and Python's conversions of a one-element tensor."""
+    x, z = T.ones(2), T.tensor([1 + 1j, 2j])
+    mask = T.tensor([True, False])
+    return {"fill_": _raised(lambda: x.clone().fill_(1j)), "full": _raised(lambda: T.full((2,), 1j, dtype=T.float32)),
+            "masked_fill": _raised(lambda: x.masked_fill(mask, 1j)),
+            "fill_ of a real complex number": _values(T, x.clone().fill_(2 + 0j)),
+            "add_": _raised(lambda: x.clone().add_(1j)), "mul_": _raised(lambda: x.clone().mul_(z)),
+            "abs_": _raised(lambda: z.clone().abs_()), "complex()": [complex(T.tensor([1 + 2j])).imag],
+            "float()": _raised(lambda: float(T.tensor([1 + 2j]))), "int() of 3+0j": int(T.tensor([3 + 0j])),
+            "bool()": bool(T.tensor([1j])), "z == z": _values(T, z == z), "z != 1j": _values(T, z != 2j),
+            "sum(dtype=float64) of z": _values(T, T.tensor([1 + 1j, 2j]).sum(dtype=T.float64))}

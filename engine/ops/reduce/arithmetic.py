@@ -28,6 +28,7 @@ from ..pointwise.unary import (
     sign,
 )
 from .._common import conj_of
+from ..conversion import _astype
 from ..registry import defop
 from ..samples import SampleInput, int_arg, make_arg, reduction_samples
 
@@ -46,7 +47,10 @@ def _sum_meta(self, dim, keepdim, dtype):
 
 def _sum_kernel(xp, self, dim, keepdim, dtype):
     dims = normalize_dims(dim, self.ndim)
-    return xp.sum(self, axis=dims, keepdims=keepdim, dtype=_sum_dtype(self, dtype))
+    out = _sum_dtype(self, dtype)
+    if self.dtype.kind == "c" and out.kind != "c":      # (sum(dtype=) casts self first, as PyTorch's copy_ does)
+        self = _astype(self, out)
+    return xp.sum(self, axis=dims, keepdims=keepdim, dtype=out)
 
 
 def _keepdim_grad(grad, self_shape, dim, keepdim):

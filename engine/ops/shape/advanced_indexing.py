@@ -25,7 +25,7 @@ from ...autograd.function import delayed_error
 from ...backends.meta import MetaArray
 from ...creation import tensor, zeros
 from ...errors import DtypeError
-from ...messages import scalar_type_name, sizes, tensor_type_name
+from ...messages import checked_convert, scalar_type_name, sizes, tensor_type_name
 from ...shapes import broadcast_shapes, normalize_dim
 from .._common import _data_dependent, checked, conj_of, weighted_bincount
 from ..conversion import to
@@ -1111,7 +1111,7 @@ def _masked_fill_meta(self, mask, value):
 
 def _masked_fill_kernel(xp, self, mask, value):
     _masked_fill_meta(self, mask, value)
-    return xp.where(mask, xp.asarray(value, dtype=self.dtype), self)
+    return xp.where(mask, xp.asarray(checked_convert(value, self.dtype), dtype=self.dtype), self)
 
 
 def _is_number(value) -> bool:
