@@ -270,7 +270,10 @@ def reductions_and_products(T):
              "mv": (T.mv, z, v), "dot": (T.dot, v, u), "vdot": (T.vdot, v, u), "outer": (T.outer, v, u),
              "addmm": (lambda a, b, c: T.addmm(a, b, c, beta=0.5 + 1j, alpha=2 - 1j), s, z.mT, z),
              "linear": (lambda a, b, c: T.nn.functional.linear(a, b, c), z, w, v[:2]),
-             "einsum": (lambda a, b: T.einsum("ij,kj->ik", a, b), z, w), "trace": (T.trace, s)}
+             "einsum": (lambda a, b: T.einsum("ij,kj->ik", a, b), z, w), "trace": (T.trace, s),
+             "vector_norm": (lambda a: T.linalg.vector_norm(a), z), "vector_norm 1 dim": (
+                 lambda a: T.linalg.vector_norm(a, 1, 1), z), "vector_norm 3": (lambda a: T.linalg.vector_norm(a, 3), z),
+             "vector_norm inf": (lambda a: T.linalg.vector_norm(a, float("inf"), 0), z)}
     out = {name: _backward(T, fn, *args) for name, (fn, *args) in cases.items()}
     # (PyTorch's einsum of two operands is a bmm between views, ViewBackward0; agrad's is EinsumBackward0)
     out["einsum"]["outputs"][0]["grad_fn"] = "(not compared)"

@@ -25,7 +25,7 @@ from ..pointwise.logical import isnan, logical_not
 from ..pointwise.unary import (
     abs,  # noqa: A004
     exp,
-    sign,
+    sgn,
 )
 from .._common import conj_of
 from ..conversion import _astype
@@ -296,7 +296,7 @@ def _norm_ord(p) -> float:
 
 
 def _norm_check(self, ord_, dims):
-    if self.dtype.kind != "f":
+    if self.dtype.kind not in "fc":
         raise DtypeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. "
                          f"Got {scalar_type_name(self.dtype)}")
     if ord_ < 0 or ord_ == _INF:
@@ -311,10 +311,10 @@ def _cast(self, dtype):
     if dtype is None:
         return self
     target = _sum_dtype(self, dtype)
-    if target.kind != "f":
+    if target.kind not in "fc":
         raise DtypeError(f"linalg.vector_norm: dtype should be floating point or complex, but got "
                          f"{scalar_type_name(target)}")
-    return self.astype(target)
+    return _astype(self, target)
 
 
 def _norm_kernel(xp, self, ord, dim, keepdim, dtype):
@@ -335,7 +335,7 @@ def _norm_kernel(xp, self, ord, dim, keepdim, dtype):
         out = xp.sum(a != 0, axis=dims, keepdims=keepdim)
     else:
         out = xp.sum(a ** ord_, axis=dims, keepdims=keepdim) ** (1.0 / ord_)
-    return xp.asarray(out, dtype=self.dtype)
+    return xp.asarray(out, dtype=a.dtype)       # (a complex input's norm is real)
 
 
 def _norm_meta(self, ord=2, dim=None, keepdim=False, dtype=None):
@@ -343,12 +343,12 @@ def _norm_meta(self, ord=2, dim=None, keepdim=False, dtype=None):
     self = _cast(self, dtype)
     dims = normalize_dims(dim, self.ndim)
     _norm_check(self, ord_, dims)
-    return MetaArray(reduced_shape(self.shape, dims, keepdim), self.dtype)
+    return MetaArray(reduced_shape(self.shape, dims, keepdim), self.dtype.type(0).real.dtype)
 
 
 def _norm_grad(grad, self, result, ord, dim, keepdim, dtype):
-    """PyTorch's linalg_vector_norm_backward, case by case; at norm == 0 the gradient is 0 (a subgradient).
-    With `dtype`, taken in that dtype and cast back to the input's."""
+    """PyTorch's linalg_vector_norm_backward, case by case (sgn: the complex one too); at norm == 0 the
+    gradient is 0 (a subgradient). With `dtype`, taken in that dtype and cast back to the input's."""
     if dtype is not None:
         return _norm_grad(grad, self.to(dtype), result, ord, dim, keepdim, None).to(self.dtype)
     ord_ = _norm_ord(ord)
@@ -358,7 +358,7 @@ def _norm_grad(grad, self, result, ord, dim, keepdim, dtype):
     if ord_ == 0:
         return zeros_like(self)
     if ord_ == 1:
-        return sign(self) * grad
+        return sgn(self) * grad
     zero = norm == 0
     safe_norm = where(zero, 1.0, norm)      # NOTE: no 0/0 under the mask, in this backward or the next
     if ord_ == 2:
@@ -366,12 +366,12 @@ def _norm_grad(grad, self, result, ord, dim, keepdim, dtype):
     if math.isinf(ord_):
         a = abs(self)
         mask = (a == norm) + (a != a)           # the arg-extremum, or a NaN
-        return sign(self) * (grad / sum(mask, dims, keepdim=True) * mask)
+        return sgn(self) * (grad / sum(mask, dims, keepdim=True) * mask)
     if ord_ < 1:
-        scaled = sign(self) * where(self == 0, 0.0, abs(self) ** (ord_ - 1))
+        scaled = sgn(self) * where(self == 0, 0.0, abs(self) ** (ord_ - 1))
         return scaled * grad * norm ** (1 - ord_)
     if ord_ < 2:
-        scaled = sign(self) * abs(self) ** (ord_ - 1)
+        scaled = sgn(self) * abs(self) ** (ord_ - 1)
     else:
         scaled = self * abs(self) ** (ord_ - 2)
     return scaled * where(zero, 0.0, grad / safe_norm ** (ord_ - 1))
@@ -395,7 +395,7 @@ def _vector_norm_samples(op):
 linalg_vector_norm = defop(
     "linalg_vector_norm(Tensor self, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, "
     "ScalarType? dtype=None) -> Tensor",
-    kernel=_norm_kernel, meta=_norm_meta, grads={"self": _norm_grad},
+    kernel=_norm_kernel, meta=_norm_meta, grads={"self": _norm_grad}, supports_complex=True,
     samples=_vector_norm_samples, torch="torch.linalg.vector_norm",
     doc="(Σ|x|^ord)^(1/ord) over dim (all elements without dim); ord inf/-inf the max/min |x|, 0 the count of "
         "nonzeros; `dtype` casts the input first.")
