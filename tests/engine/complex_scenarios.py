@@ -239,10 +239,13 @@ def pointwise_ops(T):
              "sin": T.sin, "cos": T.cos, "tan": T.tan, "sinh": T.sinh, "cosh": T.cosh, "tanh": T.tanh,
              "square": T.square, "pow 3": lambda a: a ** 3, "pow 0.5": lambda a: a ** 0.5,
              "pow complex scalar": lambda a: a ** (1.5 - 0.5j), "scalar ** z": lambda a: 2 ** a,
-             "times 1j": lambda a: a * 1j, "plus 1j": lambda a: a + (1 - 1j), "div by 2j": lambda a: a / 2j}
+             "times 1j": lambda a: a * 1j, "plus 1j": lambda a: a + (1 - 1j), "div by 2j": lambda a: a / 2j,
+             "log1p": T.log1p, "expm1": T.expm1}
     binary = {"add": T.add, "sub": T.sub, "mul": T.mul, "div": T.div, "pow": T.pow,
               "add alpha": lambda a, b: T.add(a, b, alpha=2 - 1j), "sub alpha": lambda a, b: T.sub(a, b, alpha=0.5j),
-              "where": lambda a, b: T.where(T.tensor([[True, False, True], [False, True, False]]), a, b)}
+              "where": lambda a, b: T.where(T.tensor([[True, False, True], [False, True, False]]), a, b),
+              "addcmul": lambda a, b: T.addcmul(a, b, a, value=0.5 - 2j),
+              "addcdiv": lambda a, b: T.addcdiv(b, a, b, value=1.5j)}
     out = {name: _backward(T, fn, z) for name, fn in unary.items()}
     out.update({name: _backward(T, fn, z, w) for name, fn in binary.items()})
     return out
@@ -298,6 +301,18 @@ def shape_and_indexing_ops(T):
     out["cat"] = _backward(T, lambda a, b: T.cat([a, b], 1), z, w)
     out["stack"] = _backward(T, lambda a, b: T.stack([a, b]), z, w)
     return out
+
+
+@scenario
+def classifying_and_comparing(T):
+    nan, inf = float("nan"), float("inf")
+    z = T.tensor([complex(nan, 1), complex(1, inf), 1 + 1j, complex(inf, nan), 0j])
+    w = T.tensor([1 + 1j, 2j, 3.0000001j])
+    return {"isnan": _values(T, T.isnan(z)), "isinf": _values(T, T.isinf(z)), "isfinite": _values(T, T.isfinite(z)),
+            "isclose": _values(T, T.isclose(w, w * (1 + 1e-6j))),
+            "isclose equal_nan": _values(T, T.isclose(z, z, equal_nan=True)),
+            "allclose": T.allclose(w, w + 1e-9), "equal": T.equal(w, w.clone()),
+            "count_nonzero": _values(T, T.count_nonzero(z)), "nonzero": _values(T, T.nonzero(T.tensor([0j, 1j, 0j, 2])))}
 
 
 # ---- the engine ---------------------------------------------------------------------------------

@@ -659,9 +659,10 @@ def _addc_samples(op):
 addcmul = defop(
     "addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
     kernel=lambda xp, self, tensor1, tensor2, value: (self + value * tensor1 * tensor2).astype(self.dtype, copy=False),
-    meta=same_meta, promote="same",
-    grads={"self": lambda grad: grad, "tensor1": lambda grad, tensor2, value: grad * (tensor2 * value),
-           "tensor2": lambda grad, tensor1, value: grad * (tensor1 * value)},
+    meta=same_meta, promote="same", supports_complex=True,
+    # derivatives.yaml: grad * (tensor2 * value).conj(), grad * (tensor1 * value).conj()
+    grads={"self": lambda grad: grad, "tensor1": lambda grad, tensor2, value: grad * conj_of(tensor2 * value),
+           "tensor2": lambda grad, tensor1, value: grad * conj_of(tensor1 * value)},
     samples=_addc_samples, torch="torch.addcmul")
 
 
@@ -687,9 +688,10 @@ _addcdiv_kernel.replay_kernel = lambda xp, self, tensor1, tensor2, value: \
 
 addcdiv = defop(
     "addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
-    kernel=_addcdiv_kernel, meta=_checked_meta(_addcdiv_check), promote="same",
-    grads={"self": lambda grad: grad, "tensor1": lambda grad, tensor2, value: grad * (value / tensor2),
-           "tensor2": lambda grad, tensor1, tensor2, value: -grad * (value * tensor1 / (tensor2 * tensor2))},
+    kernel=_addcdiv_kernel, meta=_checked_meta(_addcdiv_check), promote="same", supports_complex=True,
+    # derivatives.yaml: grad * (value / tensor2).conj(), -grad * (value * tensor1 / (tensor2 * tensor2)).conj()
+    grads={"self": lambda grad: grad, "tensor1": lambda grad, tensor2, value: grad * conj_of(value / tensor2),
+           "tensor2": lambda grad, tensor1, tensor2, value: -grad * conj_of(value * tensor1 / (tensor2 * tensor2))},
     samples=_addc_samples, torch="torch.addcdiv")
 
 

@@ -183,9 +183,11 @@ def _unary_float(name, ufunc, formula, samples, backward_name=None, supports_com
                  supports_complex=supports_complex)
 
 
-log1p = _unary_float("log1p", "log1p", lambda grad, self: grad / (self + 1),
-                     _with_int(unary_samples(low=-0.5, high=2.0), 0, 5), backward_name="Log1PBackward0")
-expm1 = _unary_float("expm1", "expm1", lambda grad, result: grad * (result + 1), _with_int(unary_samples()))
+log1p = _unary_float("log1p", "log1p", lambda grad, self: grad / conj_of(self + 1),
+                     _with_int(unary_samples(low=-0.5, high=2.0), 0, 5), backward_name="Log1PBackward0",
+                     supports_complex=True)
+expm1 = _unary_float("expm1", "expm1", lambda grad, result: grad * conj_of(result + 1), _with_int(unary_samples()),
+                     supports_complex=True)
 log2 = _unary_float("log2", "log2", lambda grad, self: grad / (self * _LN2), _with_int(positive_unary_samples(), 1, 9))
 log10 = _unary_float("log10", "log10", lambda grad, self: grad / (self * _LN10),
                      _with_int(positive_unary_samples(), 1, 9))
