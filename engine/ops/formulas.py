@@ -103,6 +103,26 @@ def _as_conj(text: str) -> str:
     return ast.unparse(_ConjOf().visit(ast.parse(text, mode="eval")))
 
 
+class _DropConjOf(ast.NodeTransformer):
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id == "conj_of" and len(node.args) == 1 and not node.keywords:
+            return node.args[0]
+        return node
+
+
+def real_formula_source(fn) -> str | None:
+    """The source of `fn` (a lambda formula) with its `conj_of(x)` calls replaced by `x` — what it computes
+    on real operands — as `def on_arrays(...)`, or None where its source cannot be read."""
+    code = getattr(fn, "__code__", None)
+    node = _node_of(code) if code is not None else None
+    if not isinstance(node, ast.Lambda):
+        return None
+    body = _DropConjOf().visit(ast.parse(ast.unparse(node.body), mode="eval")).body
+    params = ", ".join(code.co_varnames[:code.co_argcount])
+    return f"def on_arrays({params}):\n    return {ast.unparse(body)}\n"
+
+
 def _node_of(code):
     """The `lambda` or `def` node that compiled to `code`, or None where no source is found."""
     source = _source(code.co_filename)

@@ -527,8 +527,25 @@ def _array_formulas(entry, grads, array_grads, names):
         if params != tuple(inspect.signature(grads[name]).parameters):
             raise TypeError(f"{entry.name}: the array formula for {name!r} takes {params}; "
                             f"its grads formula takes other parameters")
-        formulas.append(formula)
+        formulas.append(_for_real_arrays(entry, formula))
     return formulas
+
+
+def _for_real_arrays(entry, formula):
+    """An array formula that calls `conj_of` (derivatives.yaml's conjugates) as the same formula without
+    those calls, marked `real_only`: the array path then takes it for real dtypes only (a complex backward
+    runs the Tensor formulas), so a real backward makes no call for a conjugate that changes nothing."""
+    code = getattr(formula, "__code__", None)
+    if code is None or "conj_of" not in code.co_names:
+        return formula
+    from .formulas import real_formula_source     # (formulas reads this module's OpInfo)
+    source = real_formula_source(formula)
+    if source is None:
+        return formula
+    real = codegen.define(source, dict(formula.__globals__), f"<agrad array formula {entry.name}>", "on_arrays",
+                          owner=entry.name)
+    real.real_only = True
+    return real
 
 
 # A formula made of these runs unchanged on NumPy arrays, with the result the ops would give:
@@ -603,17 +620,18 @@ def _kernel_call(formula, code, instructions):
 _PLAIN = (float, int, bool, str, type(None), tuple)
 
 
-def _array_path(params_per_input) -> list:
+def _array_path(params_per_input, real_only=False) -> list:
     """The body of `apply`'s path through `array_grads`: the saved values unpacked to arrays
     (each checked to have the gradient's dtype, else the Tensor formulas run: their promotion is
-    PyTorch's, not NumPy's), then each formula whose input needs a gradient."""
+    PyTorch's, not NumPy's), then each formula whose input needs a gradient. `real_only`: some
+    formula is its real form (`_for_real_arrays`), so a complex gradient takes the Tensor formulas."""
     # (a dispatch mode, the Python key included, sees the formulas' ops: they take the dispatcher then)
     lines = ["    if single and grad.__class__ is _Tensor and not _tls.grad_enabled and _watchers.recorder is None "
              "and not _observers and not _tls.included & _PYTHON and _use_arrays[0]:",
              "        g = grad._data",
              "        if g.__class__ is _ndarray:",
              "            dt = g.dtype",
-             "            arrays = True"]
+             "            arrays = dt.kind != 'c'" if real_only else "            arrays = True"]
     names = sorted({p for params in params_per_input for p in params} - {"grad", "grads"})
     local = {name: f"a_{k}" for k, name in enumerate(names)}
     for name in names:
@@ -716,7 +734,7 @@ def _make_apply(entry, formulas, params_per_input, is_list, array_formulas=None)
              "        grad = grads[0]",
              "        single = False"]
     if array_formulas is not None:
-        lines += _array_path(params_per_input)
+        lines += _array_path(params_per_input, any(getattr(f, "real_only", False) for f in array_formulas))
     lines.append("    out = []")
     if has_list:
         lines += ["    sizes = self.list_sizes", "    e = 0"]
