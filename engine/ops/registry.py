@@ -44,6 +44,7 @@ from ..fp_warnings import QUIET as _QUIET, state as _fp_state
 from ..grad_mode import saved_hooks_in_use, tls
 from ..messages import scalar_type_name
 from ._common import conj_of
+from ._formula_source import real_formula_source
 from .. import watchers as _watchers
 from ..watchers import op_observers as _observers
 
@@ -538,7 +539,6 @@ def _for_real_arrays(entry, formula):
     code = getattr(formula, "__code__", None)
     if code is None or "conj_of" not in code.co_names:
         return formula
-    from .formulas import real_formula_source     # (formulas reads this module's OpInfo)
     source = real_formula_source(formula)
     if source is None:
         return formula
