@@ -248,6 +248,8 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     if dtype is None:
         dtype = _number_dtype(start, end, step)
     dev, _, np_dtype = _resolve(dtype, device)
+    if np_dtype.kind == "c":
+        raise DtypeNotImplementedError(f"\"arange_cpu\" not implemented for '{scalar_type_name(np_dtype)}'")
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (step > 0 and end < start) or (step < 0 and end > start):
@@ -325,7 +327,7 @@ def _spaced(start, end, steps, np_dtype, name="linspace"):
         raise RuntimeError("number of steps must be non-negative")
     if np_dtype.kind == "b":
         raise DtypeNotImplementedError(f"\"{name}_cpu\" not implemented for 'Bool'")
-    work = np_dtype if np_dtype.kind == "f" else np.dtype(np.float64)
+    work = np_dtype if np_dtype.kind in "fc" else np.dtype(np.float64)
     start, end = work.type(start), work.type(end)
     step = (end - start) / work.type(steps - 1) if steps > 1 else work.type(0)
     i = np.arange(steps, dtype=work)
@@ -336,8 +338,10 @@ def _spaced(start, end, steps, np_dtype, name="linspace"):
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False) -> Tensor:
-    """`steps` values evenly spaced from start to end inclusive; the default float dtype unless given
-    (integer results truncate toward zero, as PyTorch's)."""
+    """`steps` values evenly spaced from start to end inclusive; the default float dtype unless given (its
+    complex type for a complex start or end; integer results truncate toward zero, as PyTorch's)."""
+    if dtype is None and (isinstance(start, complex) or isinstance(end, complex)):
+        dtype = dtypes.default_complex_dtype()
     dev, _, np_dtype = _resolve(dtype or dtypes.get_default_dtype(), device)
     values, _ = _spaced(start, end, steps, np_dtype)
     return tensor(_cast(values, np_dtype), dtype=np_dtype.name, device=dev, requires_grad=requires_grad)

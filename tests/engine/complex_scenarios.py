@@ -141,7 +141,10 @@ def creation(T):
             "zeros_like": T.zeros_like(T.tensor([1j, 2j])), "ones_like": T.ones_like(T.tensor([1j])),
             "full_like": T.full_like(T.tensor([1j, 2j]), 3 + 1j),
             "from_numpy": T.from_numpy(np.array([1 + 1j, -2j], dtype=np.complex64)),
-            "as_tensor": T.as_tensor([0.5j], dtype=T.complex128), "eye": T.eye(2, dtype=T.complex64)}
+            "as_tensor": T.as_tensor([0.5j], dtype=T.complex128), "eye": T.eye(2, dtype=T.complex64),
+            "linspace of complex ends": T.linspace(0, 1j, 5), "linspace complex128": T.linspace(1 + 1j, 3 - 1j, 4,
+                                                                                              dtype=T.cdouble),
+            "linspace of real ends": T.linspace(0, 1, 3, dtype=T.cfloat)}
     return {k: _seen(T, v) for k, v in made.items()}
 
 
@@ -407,7 +410,7 @@ def ops_without_complex_kernels_refuse(T):
     implemented for complex tensors."; agrad's refusal is the one message for every op.)"""
     z = T.tensor([1 + 2j], dtype=T.complex64)
     calls = {"erf": lambda: T.erf(z), "lt": lambda: z < 1, "gt with a complex number": lambda: T.ones(2) > 1j,
-             "erfinv double": lambda: T.erfinv(z.to(T.complex128))}
+             "erfinv double": lambda: T.erfinv(z.to(T.complex128)), "arange": lambda: T.arange(3, dtype=T.complex64)}
     out = {}
     for name, call in calls.items():
         kind, message = _raised(call)
