@@ -8,7 +8,7 @@ import math
 from . import backends  # noqa: F401,I001 — registers cpu, cuda, meta before anything makes a tensor
 from . import dtypes
 from ._device import DeviceUnavailableError, device
-from .dtypes import (bool_, can_cast, dtype, float16, float32, float64, get_default_dtype, int8, int16, int32, int64,
+from .dtypes import (bool_, can_cast, complex64, complex128, dtype, float16, float32, float64, get_default_dtype, int8, int16, int32, int64,
                      promote_types, set_default_dtype, uint8, uint32, uint64)
 from .type_info import finfo, iinfo
 from .runtime_settings import *  # noqa: F401,F403 — set_num_threads, use_deterministic_algorithms, …
@@ -46,6 +46,7 @@ bool = bool_  # noqa: A001 — agrad.bool, as torch.bool
 # not in __all__, so that `from agrad import *` leaves Python's int and float alone
 half, float, double = float16, float32, float64  # noqa: A001
 short, int, long = int16, int32, int64  # noqa: A001
+cfloat, cdouble = complex64, complex128
 # torch's constants (torch.pi is math.pi; torch.newaxis is None, as NumPy's)
 pi, e, inf, nan, newaxis = math.pi, math.e, math.inf, math.nan, None
 
@@ -54,7 +55,8 @@ __all__ = ["Tensor", "Size", "tensor", "as_tensor", "from_numpy", "empty", "empt
            "logspace", "eye",
            "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "randint", "manual_seed",
            "get_rng_state", "set_rng_state", "device",
-           "DeviceUnavailableError", "dtypes", "float16", "float32", "float64", "uint8", "int8", "int16", "int32",
+           "DeviceUnavailableError", "dtypes", "float16", "float32", "float64", "complex64", "complex128",
+           "cfloat", "cdouble", "uint8", "int8", "int16", "int32",
            "int64", "uint32", "uint64", "bool_", "layout", "strided",
            "memory_format", "contiguous_format", "channels_last", "channels_last_3d", "preserve_format",
            "get_default_dtype", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
@@ -169,7 +171,7 @@ def result_type(tensor1, tensor2) -> dtype:
     """torch.result_type: the dtype an op of these two operands (tensors or Python numbers) computes in,
     with PyTorch's priorities (dimensioned tensors, then 0-d tensors, then numbers: dtypes.result_type)."""
     operands = (tensor1, tensor2)
-    if not all(isinstance(x, (Tensor, builtins.bool, builtins.int, builtins.float)) for x in operands):
+    if not all(isinstance(x, (Tensor, builtins.bool, builtins.int, builtins.float, builtins.complex)) for x in operands):
         raise TypeError(f"result_type() received an invalid combination of arguments - got "
                         f"({', '.join(type(x).__name__ for x in operands)}), but expected one of:\n"
                         f" * (Tensor tensor, Tensor other)\n * (Tensor tensor, Number other)\n"

@@ -22,9 +22,10 @@ class FormatError(ValueError):
 MAX_HEADER = 100_000_000       # safetensors' own limit on the JSON header, in bytes
 MAX_DIMS, MAX_SIZE = 64, 2**63 - 1     # NumPy's most dimensions, and its largest size (an int64)
 
-# safetensors' dtype names; BF16 is read as float32 (exactly: bfloat16 is float32's top half)
+# safetensors' dtype names; BF16 is read as float32 (exactly: bfloat16 is float32's top half). The
+# format has C64 (complex64) but no complex128, which is refused on writing, as safetensors does.
 DTYPES = {"F16": np.float16, "F32": np.float32, "F64": np.float64, "I8": np.int8, "I16": np.int16,
-          "I32": np.int32, "I64": np.int64, "U8": np.uint8, "BOOL": np.bool_}
+          "I32": np.int32, "I64": np.int64, "U8": np.uint8, "BOOL": np.bool_, "C64": np.complex64}
 NAMES = {np.dtype(v): k for k, v in DTYPES.items()}
 _METADATA_KEY = "__metadata__"
 

@@ -21,7 +21,7 @@ from .backends.meta import StridedMetaArray
 from .dispatch_keys import AUTOGRAD, INFERENCE, PYTHON
 from .grad_mode import ExcludeDispatchKeyGuard, enable_grad, tls
 from .layouts import strided
-from .messages import c_type_name, scalar_type_name, size_repr, sizes
+from .messages import c_type_name, checked_convert, scalar_type_name, size_repr, sizes
 from .shapes import normalize_dim
 from .storage import TypedStorage, UntypedStorage, storage_root
 from .warn_once import warn_once
@@ -235,7 +235,7 @@ def make_view(base, view, op, args, index) -> None:
     vc = version_counter(base)
     view._version_counter = vc
     view._autograd_meta = DifferentiableViewMeta(root, view_fn, creation, vc.version, replays)
-    if view._data.dtype.kind == "f":
+    if view._data.dtype.kind in "fc":
         view._keys |= AUTOGRAD
 
 
@@ -463,7 +463,7 @@ class Tensor:
         return self._data.dtype.kind == "c"
 
     def is_signed(self) -> bool:
-        return self._data.dtype.kind in "fi"
+        return self._data.dtype.kind in "fic"
 
     def is_conj(self) -> bool:
         """Whether this is a lazily conjugated view: never in agrad (no complex dtypes, no conjugate bit)."""
@@ -680,10 +680,13 @@ class Tensor:
         return _is_nonzero(self)
 
     def __float__(self):
-        return float(self.item())
+        return float(checked_convert(self.item(), np.float64))
 
     def __int__(self):
-        return int(self.item())
+        return int(checked_convert(self.item(), np.int64))
+
+    def __complex__(self):
+        return complex(self.item())
 
     def __index__(self):
         if self._data.dtype.kind not in "iub":
@@ -716,7 +719,7 @@ class Tensor:
             raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a "
                                "computed variable in a subgraph that doesn't require differentiation use "
                                "var_no_grad = var.detach().")
-        if value and self._data.dtype.kind != "f":
+        if value and self._data.dtype.kind not in "fc":
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         if m is None:
             if not value:
@@ -733,7 +736,7 @@ class Tensor:
         raise RuntimeError("requires_grad must be a bool")
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
-        if requires_grad and self._data.dtype.kind != "f":
+        if requires_grad and self._data.dtype.kind not in "fc":
             # NOTE: the method's own text in PyTorch (THPVariable_requires_grad_), not the attribute's
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
@@ -1011,6 +1014,12 @@ class Tensor:
     def half(self):
         return self.to(dtype=dtypes.float16)
 
+    def cfloat(self):
+        return self.to(dtype=dtypes.complex64)
+
+    def cdouble(self):
+        return self.to(dtype=dtypes.complex128)
+
     def byte(self):
         return self.to(dtype=dtypes.uint8)
 
@@ -1139,7 +1148,8 @@ def _legacy_type_names() -> dict:
     return {dtypes.float16: "HalfTensor", dtypes.float32: "FloatTensor", dtypes.float64: "DoubleTensor",
             dtypes.uint8: "ByteTensor", dtypes.int8: "CharTensor", dtypes.int16: "ShortTensor",
             dtypes.int32: "IntTensor", dtypes.int64: "LongTensor", dtypes.bool_: "BoolTensor",
-            dtypes.uint32: "UInt32Tensor", dtypes.uint64: "UInt64Tensor"}
+            dtypes.uint32: "UInt32Tensor", dtypes.uint64: "UInt64Tensor", dtypes.complex64: "ComplexFloatTensor",
+            dtypes.complex128: "ComplexDoubleTensor"}
 
 
 _UNSET = object()

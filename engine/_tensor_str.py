@@ -8,8 +8,9 @@ PyTorch's suffixes in PyTorch's order: device, size, dtype, grad_fn or requires_
 
 Values are formatted from a NumPy array, not through tensor ops as PyTorch does (its printing
 slices, masks and stacks tensors): repr is called in error messages, and on a device the host
-copy is all there is to read. Complex, quantized, sparse, nested and named tensors are PyTorch's
-branches agrad has no tensors for; the dtype's name prints as agrad's (`dtype=agrad.float64`).
+copy is all there is to read. A complex tensor prints as PyTorch's: one formatter for the real
+parts, one for the imaginary parts (`1.0000+2.j`). Quantized, sparse, nested and named tensors are
+PyTorch's branches agrad has no tensors for; the dtype's name prints as agrad's (`dtype=agrad.float64`).
 """
 from __future__ import annotations
 
@@ -130,37 +131,53 @@ class _Formatter:
         return (self.max_width - len(ret)) * " " + ret
 
 
-def _vector_str(arr: np.ndarray, indent: int, summarize: bool, formatter: _Formatter) -> str:
-    # an element's length includes the ", " after it
+def _scalar_str(value, formatter: _Formatter, imag_formatter: _Formatter | None) -> str:
+    """One element: a complex one as its real part, then its imaginary part's sign, digits and `j`."""
+    if imag_formatter is None:
+        return formatter.format(value)
+    real_str = formatter.format(value.real)
+    imag_str = (imag_formatter.format(value.imag) + "j").lstrip()
+    # a negative imaginary part (or -0.) brings its own sign
+    return real_str + imag_str if imag_str[0] in "+-" else real_str + "+" + imag_str
+
+
+def _vector_str(arr: np.ndarray, indent: int, summarize: bool, formatter: _Formatter,
+                imag_formatter: _Formatter | None = None) -> str:
+    # an element's length includes the ", " after it (and a complex one its imaginary part and `j`)
     element_length = formatter.width() + 2
+    if imag_formatter is not None:
+        element_length += imag_formatter.width() + 1
     elements_per_line = max(1, math.floor((PRINT_OPTS.linewidth - indent) / element_length))
     edge = PRINT_OPTS.edgeitems
+
+    def fmt(values):
+        return [_scalar_str(v, formatter, imag_formatter) for v in values.tolist()]
     if summarize and not edge:
         data = ["..."]
     elif summarize and arr.shape[0] > 2 * edge:
-        data = ([formatter.format(v) for v in arr[:edge].tolist()] + [" ..."]
-                + [formatter.format(v) for v in arr[-edge:].tolist()])
+        data = fmt(arr[:edge]) + [" ..."] + fmt(arr[-edge:])
     else:
-        data = [formatter.format(v) for v in arr.tolist()]
+        data = fmt(arr)
     lines = [", ".join(data[i:i + elements_per_line]) for i in range(0, len(data), elements_per_line)]
     return "[" + ("," + "\n" + " " * (indent + 1)).join(lines) + "]"
 
 
-def _tensor_str_with_formatter(arr: np.ndarray, indent: int, summarize: bool, formatter: _Formatter) -> str:
+def _tensor_str_with_formatter(arr: np.ndarray, indent: int, summarize: bool, formatter: _Formatter,
+                               imag_formatter: _Formatter | None = None) -> str:
     # NOTE: recursion over the dimensions (a handful), as PyTorch's: each level adds a bracket
     dim = arr.ndim
     if dim == 0:
-        return formatter.format(arr.item())
+        return _scalar_str(arr.item(), formatter, imag_formatter)
     if dim == 1:
-        return _vector_str(arr, indent, summarize, formatter)
+        return _vector_str(arr, indent, summarize, formatter, imag_formatter)
     edge = PRINT_OPTS.edgeitems
     n = arr.shape[0]
     if summarize and n > 2 * edge:
-        slices = ([_tensor_str_with_formatter(arr[i], indent + 1, summarize, formatter) for i in range(edge)]
-                  + ["..."]
-                  + [_tensor_str_with_formatter(arr[i], indent + 1, summarize, formatter) for i in range(n - edge, n)])
+        rows = [*range(edge), None, *range(n - edge, n)]
     else:
-        slices = [_tensor_str_with_formatter(arr[i], indent + 1, summarize, formatter) for i in range(n)]
+        rows = range(n)
+    slices = ["..." if i is None else _tensor_str_with_formatter(arr[i], indent + 1, summarize, formatter,
+                                                                 imag_formatter) for i in rows]
     # blank lines between blocks: one fewer than the dimensions below this one
     return "[" + ("," + "\n" * (dim - 1) + " " * (indent + 1)).join(slices) + "]"
 
@@ -169,6 +186,11 @@ def _tensor_str(arr: np.ndarray, indent: int) -> str:
     if arr.size == 0:
         return "[]"
     summarize = arr.size > PRINT_OPTS.threshold
+    if arr.dtype.kind == "c":
+        real, imag = arr.real, arr.imag
+        return _tensor_str_with_formatter(arr, indent, summarize,
+                                          _Formatter(get_summarized_data(real) if summarize else real),
+                                          _Formatter(get_summarized_data(imag) if summarize else imag))
     formatter = _Formatter(get_summarized_data(arr) if summarize else arr)
     return _tensor_str_with_formatter(arr, indent, summarize, formatter)
 
@@ -255,8 +277,9 @@ def _str(tensor, *, tensor_contents=None) -> str:
         else:
             if not PRINT_OPTS.edgeitems:
                 suffixes.append("size=" + str(tuple(arr.shape)))
-            # the dtypes a literal of these values would get: the default float, int64, bool
-            if dtype is not default_dtype and dtype is not dtypes.int64 and dtype is not dtypes.bool_:
+            # the dtypes a literal of these values would get: the default float and complex, int64, bool
+            if dtype is not default_dtype and dtype is not dtypes.int64 and dtype is not dtypes.bool_ \
+                    and dtype is not (dtypes.complex128 if default_dtype is dtypes.float64 else dtypes.complex64):
                 suffixes.append(f"dtype={dtype!r}")
             tensor_str = _tensor_str(arr, indent) if tensor_contents is None else None
     if tensor_contents is not None:

@@ -17,7 +17,7 @@ from ._tensor import Tensor
 from .dispatch_keys import INFERENCE
 from .errors import DtypeNotImplementedError
 from .generator import Generator, check_seed, default_generator, numpy_rng
-from .messages import scalar_type_name
+from .messages import CONVERT_NAME, checked_convert, scalar_type_name
 from .grad_mode import tls
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "empty", "empty_strided", "empty_permuted", "zeros", "ones", "full",
@@ -65,7 +65,7 @@ def _cpu():
 def _finish(array, dev, backend, requires_grad):
     t = Tensor._make(array, dev, backend.key | _inference_key())
     if requires_grad:
-        if array.dtype.kind != "f":         # (a factory's message: Tensor.requires_grad_'s starts "only")
+        if array.dtype.kind not in "fc":    # (a factory's message: Tensor.requires_grad_'s starts "only")
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         t.requires_grad = True
     return t
@@ -85,6 +85,8 @@ def _infer_np_dtype(data) -> np.dtype:
     kind = arr.dtype.kind
     if kind == "f":
         return dtypes.get_default_dtype().np
+    if kind == "c":
+        return dtypes.default_complex_dtype().np
     if kind in "iu":
         return np.dtype(np.int64)
     if kind == "b":
@@ -139,6 +141,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False) -> T
     dev, backend, np_dtype = _resolve(dtype, device)
     if np_dtype is None:
         np_dtype = _infer_np_dtype(fill_value)
+    fill_value = checked_convert(fill_value, np_dtype)
     return _finish(backend.full(_host_shape((size,), np_dtype, dev), fill_value, np_dtype, dev), dev, backend,
                    requires_grad)
 
@@ -245,6 +248,8 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     if dtype is None:
         dtype = _number_dtype(start, end, step)
     dev, _, np_dtype = _resolve(dtype, device)
+    if np_dtype.kind == "c":
+        raise DtypeNotImplementedError(f"\"arange_cpu\" not implemented for '{scalar_type_name(np_dtype)}'")
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (step > 0 and end < start) or (step < 0 and end > start):
@@ -322,7 +327,7 @@ def _spaced(start, end, steps, np_dtype, name="linspace"):
         raise RuntimeError("number of steps must be non-negative")
     if np_dtype.kind == "b":
         raise DtypeNotImplementedError(f"\"{name}_cpu\" not implemented for 'Bool'")
-    work = np_dtype if np_dtype.kind == "f" else np.dtype(np.float64)
+    work = np_dtype if np_dtype.kind in "fc" else np.dtype(np.float64)
     start, end = work.type(start), work.type(end)
     step = (end - start) / work.type(steps - 1) if steps > 1 else work.type(0)
     i = np.arange(steps, dtype=work)
@@ -333,8 +338,10 @@ def _spaced(start, end, steps, np_dtype, name="linspace"):
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False) -> Tensor:
-    """`steps` values evenly spaced from start to end inclusive; the default float dtype unless given
-    (integer results truncate toward zero, as PyTorch's)."""
+    """`steps` values evenly spaced from start to end inclusive; the default float dtype unless given (its
+    complex type for a complex start or end; integer results truncate toward zero, as PyTorch's)."""
+    if dtype is None and (isinstance(start, complex) or isinstance(end, complex)):
+        dtype = dtypes.default_complex_dtype()
     dev, _, np_dtype = _resolve(dtype or dtypes.get_default_dtype(), device)
     values, _ = _spaced(start, end, steps, np_dtype)
     return tensor(_cast(values, np_dtype), dtype=np_dtype.name, device=dev, requires_grad=requires_grad)
@@ -385,10 +392,26 @@ def set_rng_state(new_state: Tensor) -> None:
     default_generator.set_state(new_state)
 
 
+def complex_draws(pairs: np.ndarray) -> np.ndarray:
+    """A complex array from draws made over view_as_real's shape (..., 2): PyTorch draws a complex
+    tensor's values as the floats of that view, real and imaginary parts interleaved."""
+    return pairs[..., 0] + 1j * pairs[..., 1]
+
+
+def _sampled(sample, rng, shape, np_dtype) -> np.ndarray:
+    """`sample`'s draws of `shape`; for a complex dtype each part drawn (randn's scaled by 1/√2, so
+    that the complex values have unit variance, as torch.randn's)."""
+    if np_dtype.kind != "c":
+        return sample(rng, shape)
+    pairs = sample(rng, (*shape, 2))
+    return complex_draws(pairs * np.sqrt(0.5) if sample is _normal else pairs)
+
+
 def _random(sample):
     def factory(*size, dtype=None, device=None, requires_grad=False, generator=None) -> Tensor:
         dtype = dtype or dtypes.get_default_dtype()
-        values = sample(numpy_rng(generator), _host_shape(size, _resolve(dtype, device)[2]))
+        np_dtype = _resolve(dtype, device)[2]
+        values = _sampled(sample, numpy_rng(generator), _host_shape(size, np_dtype), np_dtype)
         return tensor(values, dtype=dtype, device=device, requires_grad=requires_grad)
     return factory
 
@@ -412,9 +435,13 @@ def normal(mean, std, size, *, generator=None, dtype=None, device=None, requires
     if not std >= 0:            # (NaN too, as ATen's check)
         raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
     dev, _, np_dtype = _resolve(dtype or dtypes.get_default_dtype(), device)
-    if np_dtype.kind != "f":
+    if np_dtype.kind not in "fc":
         raise DtypeNotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{scalar_type_name(np_dtype)}'")
-    values = numpy_rng(generator).normal(float(mean), float(std), _host_shape((size,), np_dtype))
+    shape = _host_shape((size,), np_dtype)
+    if np_dtype.kind == "c":        # each part of view_as_real drawn with std/√2, as ATen's normal_
+        values = complex_draws(numpy_rng(generator).normal(float(mean), float(std) * np.sqrt(0.5), (*shape, 2)))
+    else:
+        values = numpy_rng(generator).normal(float(mean), float(std), shape)
     return tensor(values.astype(np_dtype), dtype=dtypes.from_numpy(np_dtype), device=dev, requires_grad=requires_grad)
 
 
@@ -438,9 +465,6 @@ def randint(*args, low=None, high=None, size=None, dtype=None, device=None, requ
     return tensor(values, dtype=dtype or dtypes.int64, device=device, requires_grad=requires_grad)
 
 
-# the C++ type names c10's checked_convert gives in its message (AT_FORALL_SCALAR_TYPES' spelling)
-_SCALAR_CPP_NAME = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
-                    "uint32": "uint32_t", "uint64": "uint64_t"}
 # the most elements randperm can number exactly in a float dtype (ATen's check_supported_max_int_with_precision)
 _RANDPERM_LIMITS = {"float16": (2 ** 11 + 1, "2049", "Half"), "float32": (2 ** 24 + 1, "2^24+1", "Float"),
                     "float64": (2 ** 53 + 1, "2^53+1", "Double")}
@@ -458,7 +482,7 @@ def randperm(n, *, generator=None, dtype=None, layout=None, device=None, require
     if np_dtype.kind == "b":
         raise DtypeNotImplementedError("\"randperm\" not implemented for 'Bool'")
     if np_dtype.kind in "iu" and max(n - 1, 0) > np.iinfo(np_dtype).max:
-        raise RuntimeError(f"value cannot be converted to type {_SCALAR_CPP_NAME[np_dtype.name]} without overflow")
+        raise RuntimeError(f"value cannot be converted to type {CONVERT_NAME[np_dtype.name]} without overflow")
     limit = _RANDPERM_LIMITS.get(np_dtype.name)
     if limit is not None and n > limit[0]:
         raise RuntimeError(f"n cannot be greater than {limit[1]} for {limit[2]} type.")
@@ -479,7 +503,8 @@ def _random_like(sample, name):
             return full(t.shape, 0, dtype=dtype, device=device, requires_grad=requires_grad)
         rng = np.random.default_rng(seed) if seed is not None else numpy_rng(generator)
         shape = _host_shape(t.shape, _resolve(dtype, device)[2])
-        made = tensor(sample(rng, shape), dtype=dtype, device=device, requires_grad=requires_grad)
+        made = tensor(_sampled(sample, rng, shape, _resolve(dtype, device)[2]), dtype=dtype, device=device,
+                      requires_grad=requires_grad)
         return _laid_out_like(made, t, memory_format)
     return like
 

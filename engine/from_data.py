@@ -99,7 +99,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None) -> T
 
 def _set_requires_grad(t, flag):
     """C++'s set_requires_grad, with its message (requires_grad_'s differs)."""
-    if flag and not t.dtype.is_floating_point:
+    if flag and not (t.dtype.is_floating_point or t.dtype.is_complex):
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
     return t.requires_grad_(flag)
 

@@ -10,7 +10,8 @@ from .errors import DtypeNotImplementedError
 
 _C_TYPE = {"float16": "c10::Half", "float32": "float", "float64": "double", "int32": "int", "int64": "long int",
            "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
-           "uint32": "unsigned int", "uint64": "unsigned long"}
+           "uint32": "unsigned int", "uint64": "unsigned long", "complex64": "c10::complex<float>",
+           "complex128": "c10::complex<double>"}
 
 
 # bool < integer < floating < complex: a result may be written into a tensor of its kind or a higher one
@@ -53,3 +54,21 @@ def tensor_type_name(np_dtype) -> str:
 def require_floating(op_name: str, np_dtype) -> None:
     if np.dtype(np_dtype).kind != "f":
         raise DtypeNotImplementedError(f'"{op_name}" not implemented for \'{scalar_type_name(np_dtype)}\'')
+
+
+# the C++ type names c10's checked_convert gives in its message (AT_FORALL_SCALAR_TYPES' spelling)
+CONVERT_NAME = {"float16": "c10::Half", "float32": "float", "float64": "double", "bool": "bool", "uint8": "uint8_t",
+                "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t", "uint32": "uint32_t",
+                "uint64": "uint64_t", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def checked_convert(value, np_dtype):
+    """c10's checked_convert of a Python (or NumPy) complex number going into a real dtype (fill_, full,
+    masked_fill, float(t)): its real part where the imaginary part is 0, else PyTorch's RuntimeError."""
+    if isinstance(value, (complex, np.complexfloating)) and np.dtype(np_dtype).kind != "c":
+        if value.imag != 0:
+            raise RuntimeError(f"value cannot be converted to type {CONVERT_NAME[np.dtype(np_dtype).name]} without "
+                               f"overflow")
+        return value.real
+    return value
+

@@ -132,7 +132,7 @@ def load(f, map_location=None, *, weights_only: bool | None = None):
 def _checked_array(path: str, name: str, array) -> np.ndarray:
     if not isinstance(array, np.ndarray):
         raise SerializationError(f"{path}: {name!r} is not an .npy array")
-    if array.dtype not in _safetensors.NAMES:
+    if array.dtype not in _safetensors.NAMES and array.dtype != np.complex128:     # (.npz holds complex128)
         raise SerializationError(f"{path}: {name!r} has dtype {array.dtype}, which agrad has no tensors of")
     return array.astype(array.dtype.newbyteorder("="), copy=False)
 

@@ -13,12 +13,15 @@ __all__ = ["finfo", "iinfo"]
 
 class finfo:
     """finfo(type=agrad.get_default_dtype()): bits, eps, max, min, tiny (= smallest_normal),
-    resolution (10^-digits10) and dtype (its name) of float16, float32 or float64."""
+    resolution (10^-digits10) and dtype (its name) of float16, float32 or float64; of a complex dtype,
+    its real dtype's (finfo(complex64) is finfo(float32), as in PyTorch)."""
     __slots__ = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype")
 
     def __init__(self, type=None):     # noqa: A002 — PyTorch's argument name
         if type is None:
             type = dtypes.get_default_dtype()
+        if isinstance(type, dtypes.dtype) and type.is_complex:
+            type = type.to_real()
         if not isinstance(type, dtypes.dtype) or not type.is_floating_point:
             raise TypeError("agrad.finfo() requires a floating point input type. Use agrad.iinfo to handle "
                             "'agrad.finfo'")

@@ -20,9 +20,14 @@ def is_warn_always_enabled() -> bool:
     return _always
 
 
-def warn_once(key: str, message: str, category=UserWarning, stacklevel: int = 2) -> None:
-    """`message` the first time `key` is warned about in this process (every time under warn-always)."""
+def warn_once(key: str, message: str, category=UserWarning, stacklevel: int = 2, *, at_user: bool = False) -> None:
+    """`message` the first time `key` is warned about in this process (every time under warn-always);
+    `at_user`: shown at the first caller outside agrad (user_warnings), for a warning a kernel gives."""
     if key in _given and not _always:
         return
     _given.add(key)
+    if at_user:
+        from .user_warnings import warn_user
+        warn_user(message, category)
+        return
     warnings.warn(message, category, stacklevel=stacklevel + 1)

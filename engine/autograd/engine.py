@@ -318,7 +318,9 @@ def _wrong_count(fns, grads, fn_name):
 
 
 def _conform(grad, shape, dtype, dev, i, fn_name):
-    """validate_outputs' slow path: sum a broadcast gradient to `shape`, cast it to `dtype`."""
+    """validate_outputs' slow path: sum a broadcast gradient to `shape`, cast it to `dtype`. A complex
+    gradient of a real input is its real part (what derivatives.yaml's handle_r_to_c gives in each
+    formula of PyTorch's that mixes real and complex inputs, done here once for every op)."""
     data = grad._data
     if data.shape != shape:
         if not _is_expandable_to(shape, data.shape):
@@ -326,6 +328,8 @@ def _conform(grad, shape, dtype, dev, i, fn_name):
                                f"{list(data.shape)} but expected shape compatible with {list(shape)}")
         grad = _ops.sum_to_size(grad, shape)
     if dtype is not None and grad._data.dtype != dtype:        # None: a leaf's grad_dtype that allows any
+        if grad._data.dtype.kind == "c" and dtype.kind != "c":
+            grad = _ops.real(grad)
         grad = _ops.to(grad, dtype=_dtype_of(dtype))
     if grad._device is not dev:
         raise RuntimeError(f"{_returned(fn_name)}invalid gradient at index {i} - expected device "

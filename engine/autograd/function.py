@@ -409,7 +409,7 @@ def _wrap_outputs(node: BackwardCFunction, outputs: tuple, input_ids: set, is_ex
             wrapped.append(o)
             continue
         is_input, is_modified = id(o) in input_ids, id(o) in dirty
-        differentiable = is_executable and id(o) not in non_differentiable and o.is_floating_point()
+        differentiable = is_executable and id(o) not in non_differentiable and (o.is_floating_point() or o.is_complex())
         kinds.append(_DIFFERENTIABLE if differentiable else _NON_DIFFERENTIABLE)
         if not differentiable:
             if is_executable:

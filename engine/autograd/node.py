@@ -458,7 +458,7 @@ def record_outputs(node: Node, outputs) -> None:
         outputs = (outputs,)
     for o in outputs:
         if o.__class__ is Tensor or isinstance(o, Tensor):
-            if o._data.dtype.kind == "f":
+            if o._data.dtype.kind in "fc":
                 set_history(o, node)
             else:
                 node.add_input_metadata(o)

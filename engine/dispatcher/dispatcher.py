@@ -37,7 +37,7 @@ from .schema import Schema, parse_schema
 __all__ = ["OperatorEntry", "define", "impl", "register_fallback", "get_op", "all_ops", "ops", "namespace",
            "UnknownOperatorError", "FALLTHROUGH", "Deferred", "keyset_for", "call"]
 
-_NUMBER_TYPES = (int, float, bool)
+_NUMBER_TYPES = (int, float, bool, complex)
 _COMPOSITE_SERVES = frozenset(_ALIAS_TARGETS[DispatchKey.CompositeImplicitAutograd])
 _EXPLICIT_SERVES = frozenset(_ALIAS_TARGETS[DispatchKey.CompositeExplicitAutograd])
 

@@ -34,10 +34,22 @@ from .shape.view import squeeze, t, transpose, unsqueeze
 # ---- the in-place methods -------------------------------------------------------------------------
 
 
+# in-place variants whose result of a complex self is real: PyTorch refuses them by name
+_REAL_OF_COMPLEX = {"abs_": "abs", "absolute_": "abs"}
+
+
 def _method(name, op, backward_name=None):
     """The in-place variant `name` of `op` (a function of the op library), as a Tensor method."""
+    refused = _REAL_OF_COMPLEX.get(name)
+
     def method(self, *args, **kwargs):
         return apply_inplace(self, op, args, kwargs, backward_name)
+
+    if refused is not None:
+        def method(self, *args, **kwargs):     # noqa: F811 — the variant with PyTorch's check first
+            if self.is_complex():
+                raise RuntimeError(f"In-place {refused} is not supported for complex tensors.")
+            return apply_inplace(self, op, args, kwargs, backward_name)
     method.__name__ = method.__qualname__ = name
     method.__doc__ = f"In-place {op.__name__}: the result is written into self (see agrad.{op.__name__})."
     return method

@@ -39,29 +39,37 @@ def _write_random(self: Tensor, values, backward_name: str) -> Tensor:
     return apply_inplace(self, copy, (src,), None, backward_name)
 
 
-def _floating_only(self, kernel):
-    if not self.dtype.is_floating_point:
+def _floating_only(self, kernel, complex_too=False):
+    """A floating self, or a complex one where ATen draws its parts as view_as_real's floats (`complex_too`)."""
+    if not (self.dtype.is_floating_point or (complex_too and self.dtype.is_complex)):
         raise DtypeNotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(self.dtype.np)}'")
 
 
 def _uniform_(self, from_=0.0, to=1.0, *, generator=None, **kwargs):
     from_ = kwargs.pop("from", from_)
     _no_extra(kwargs, "uniform_")
-    _floating_only(self, "check_uniform_bounds")
+    _floating_only(self, "check_uniform_bounds", complex_too=True)
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_num(from_)} > "
                            f"to={_num(to)}")
-    values = (from_ + (to - from_) * _rng(generator).random(tuple(self.shape))).astype(self.dtype.np)
+    real = self.dtype.to_real().np
+    shape = tuple(self.shape) + ((2,) if self.dtype.is_complex else ())
+    values = (from_ + (to - from_) * _rng(generator).random(shape)).astype(real)
     if to > from_:      # rounding to a narrow float can land on `to`: keep the range half-open
-        values = np.where(values >= to, np.nextafter(self.dtype.np.type(to), self.dtype.np.type(from_)), values)
-    return _write_random(self, values, "UniformBackward0")
+        values = np.where(values >= to, np.nextafter(real.type(to), real.type(from_)), values)
+    return _write_random(self, creation.complex_draws(values) if self.dtype.is_complex else values,
+                         "UniformBackward0")
 
 
 def _normal_(self, mean=0.0, std=1.0, *, generator=None):
-    _floating_only(self, "normal_kernel_cpu")
+    _floating_only(self, "normal_kernel_cpu", complex_too=True)
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
-    return _write_random(self, _rng(generator).normal(mean, std, tuple(self.shape)), "NormalBackward0")
+    if self.dtype.is_complex:       # each part of view_as_real with std/√2, as ATen's normal_
+        values = creation.complex_draws(_rng(generator).normal(mean, std * np.sqrt(0.5), (*self.shape, 2)))
+    else:
+        values = _rng(generator).normal(mean, std, tuple(self.shape))
+    return _write_random(self, values, "NormalBackward0")
 
 
 def _bernoulli_(self, p=0.5, *, generator=None):

@@ -245,11 +245,27 @@ class _Methods:
         return _ops.transpose(self, -2, -1)
 
     @property
+    def real(self):
+        return _ops.real(self)
+
+    @real.setter
+    def real(self, value):
+        _ops.real(self).copy_(value)
+
+    @property
+    def imag(self):
+        return _ops.imag(self)
+
+    @imag.setter
+    def imag(self, value):
+        _ops.imag(self).copy_(value)
+
+    @property
     def mH(self):
         if self.ndim < 2:
             raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got {self.ndim}-D "
                                f"tensor.")
-        return _ops.transpose(self, -2, -1)       # the conjugate transpose; agrad's dtypes are real
+        return _ops.transpose(self, -2, -1).conj()       # the conjugate transpose (a real tensor's conj is itself)
 
     @property
     def H(self):
@@ -260,7 +276,7 @@ class _Methods:
         if self.ndim != 2:
             raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor."
                                + (" For batches of matrices, consider using tensor.mH" if self.ndim > 2 else ""))
-        return _ops.transpose(self, -2, -1)
+        return _ops.transpose(self, -2, -1).conj()
 
     def __radd__(self, other): return _ops.add(other, self)
     def __rsub__(self, other): return _ops.sub(other, self)

@@ -133,9 +133,9 @@ FAMILIES = {
          "tanh_backward", "tanhshrink", "threshold", "threshold_backward"),
         ()),
     "pointwise.aliases": (
-        ("absolute", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "conj",
-         "conj_physical", "divide", "fix", "greater", "greater_equal", "less", "less_equal", "multiply",
-         "negative", "not_equal", "positive", "resolve_conj", "resolve_neg", "subtract"),
+        ("absolute", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "divide",
+         "fix", "greater", "greater_equal", "less", "less_equal", "multiply", "negative", "not_equal",
+         "positive", "subtract"),
         ()),
     "pointwise.bessel": (
         ("i0", "special_airy_ai", "special_bessel_j0", "special_bessel_j1", "special_bessel_y0",
@@ -149,6 +149,10 @@ FAMILIES = {
          "copysign", "div", "eq", "float_power", "floor_divide", "fmax", "fmin", "fmod", "ge", "gt",
          "heaviside", "hypot", "ldexp", "le", "lerp", "logaddexp", "logaddexp2", "lt", "maximum", "minimum",
          "mul", "ne", "nextafter", "pow", "remainder", "rsub", "sub", "true_divide", "where"),
+        ()),
+    "pointwise.complex": (
+        ("_conj", "_conj_physical", "angle", "complex", "conj", "conj_physical", "imag", "polar", "real",
+         "resolve_conj", "resolve_neg", "view_as_complex", "view_as_real"),
         ()),
     "pointwise.logical": (
         ("bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift",

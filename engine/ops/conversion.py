@@ -15,14 +15,18 @@ ratio, which needs it contiguous and divisible, as in PyTorch.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .. import dtypes, memory_formats, watchers
 from .._device import device as Device
 from .._tensor import Tensor
 from ..backends.meta import MetaArray
+from ..dispatcher import ops as _ops
 from ..creation import zeros_like
 from ..grad_mode import no_grad as _no_grad
 from ..messages import scalar_type_name
 from ..shapes import broadcast_shapes, pointwise_meta
+from ..warn_once import warn_once
 from .registry import defop
 from .samples import SampleInput, make_arg
 
@@ -53,7 +57,7 @@ def _clone_samples(op):
 
 clone = defop(
     "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor",
-    kernel=_clone_kernel, meta=_clone_meta,
+    supports_complex=True, kernel=_clone_kernel, meta=_clone_meta,
     grads={"self": lambda grad: grad},
     samples=_clone_samples,
     torch="lambda x, memory_format=None: x.clone(memory_format=memory_format or torch.preserve_format)",
@@ -83,7 +87,7 @@ contiguous = defop(
 
 
 def _copy_kernel(xp, self, src):
-    return xp.array(xp.broadcast_to(src.astype(self.dtype, copy=False), self.shape), copy=True)
+    return xp.array(xp.broadcast_to(_astype(src, self.dtype, copy=False), self.shape), copy=True)
 
 
 def _copy_meta(self, src):
@@ -96,7 +100,7 @@ def _copy_meta(self, src):
 
 copy = defop(
     "copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor",
-    kernel=lambda xp, self, src, non_blocking: _copy_kernel(xp, self, src),
+    supports_complex=True, kernel=lambda xp, self, src, non_blocking: _copy_kernel(xp, self, src),
     meta=lambda self, src, non_blocking: _copy_meta(self, src),
     # NOTE: src's gradient is grad itself: the engine casts it to src's dtype and sums out broadcast
     # dimensions, so nothing of src is saved (an in-place write into src's memory stays legal)
@@ -123,8 +127,13 @@ def _to_copy_meta(self, dtype, device, memory_format):
     return MetaArray(self.shape, _np_dtype(self.dtype, dtype))
 
 
-def _astype(array, dtype):
-    return array.astype(dtype)
+def _astype(array, dtype, copy=True):
+    """array.astype(dtype); a complex array cast to a real dtype keeps its real part, with PyTorch's
+    warning (copy_'s TORCH_WARN_ONCE) instead of NumPy's ComplexWarning."""
+    if array.dtype.kind == "c" and np.dtype(dtype).kind != "c":
+        warn_once("complex_to_real", "Casting complex values to real discards the imaginary part", at_user=True)
+        array = array.real
+    return array.astype(dtype, copy=copy)
 
 
 def _to_copy_kernel(self, dtype, device, memory_format):
@@ -139,9 +148,11 @@ def _to_copy_kernel(self, dtype, device, memory_format):
             raise NotImplementedError("Cannot copy out of meta tensor; no data! Please use agrad.empty_like() "
                                       "instead of to() when moving a meta tensor to another device.")
         host = data if src.type == "meta" else src.to_numpy(data)
+        if host.dtype.kind == "c" and np_dtype.kind != "c" and src.type != "meta":
+            host = _astype(host, host.real.dtype, copy=False)       # (the warning; asarray casts the rest)
         data = dst.asarray(host, np_dtype, dev)
     else:
-        data = data.astype(np_dtype)       # (NumPy's order K: self's strides, as preserve_format)
+        data = _astype(data, np_dtype)       # (NumPy's order K: self's strides, as preserve_format)
     if dev.type != "meta" and memory_format is not None and getattr(data, "strides", None) is not None and \
             memory_formats.dims_order(data, None) != memory_formats.dims_order(self._data, memory_format):
         data = memory_formats.copy(dst.xp, data, memory_format, like=self._data)
@@ -159,6 +170,15 @@ def _to_copy_kernel(self, dtype, device, memory_format):
     return result
 
 
+def _to_copy_backward(grad, self_options):
+    """FunctionsManual's _to_copy_backward: a real input's gradient is the real part of a complex one
+    (taken before the cast, so the real <- complex copy gives no warning)."""
+    device, dtype = self_options
+    if grad.is_complex() and not dtype.is_complex:
+        grad = _ops.real(grad)       # (pointwise/complex's op, by name: that family imports this one)
+    return _to_copy(grad, dtype=dtype, device=device)
+
+
 def _to_samples(op):
     return [SampleInput("float64->float32->", make_arg((3,), key=(op, 0)), None, "float64"),
             SampleInput("cpu->cpu", make_arg((2, 2), key=(op, 1)), "cpu")]
@@ -167,8 +187,8 @@ def _to_samples(op):
 _to_copy = defop(
     "_to_copy(Tensor self, *, ScalarType? dtype=None, Device? device=None, MemoryFormat? memory_format=None) -> Tensor",
     kernel=_to_copy_kernel, moves_device=True, meta=_to_copy_meta,
-    grads={"self": lambda grad, self_options: _to_copy(grad, dtype=self_options[1], device=self_options[0])},
-    backward_name="ToCopyBackward0",
+    grads={"self": lambda grad, self_options: _to_copy_backward(grad, self_options)},
+    backward_name="ToCopyBackward0", supports_complex=True,
     samples=lambda op: [SampleInput("float64 copy", make_arg((3,), key=(op, 0)), dtype="float64"),
                         SampleInput("cpu->cpu", make_arg((2, 2), key=(op, 1)), device="cpu")],
     doc="A copy on another device and/or with another dtype (what `to` runs when something changes); "
@@ -204,7 +224,7 @@ to = defop(
 
 detach = defop(
     "detach(Tensor self) -> Tensor",
-    kernel=lambda xp, self: self, meta=pointwise_meta(),
+    supports_complex=True, kernel=lambda xp, self: self, meta=pointwise_meta(),
     doc="A tensor sharing the data, outside the graph: no gradient flows through it.",
     samples=lambda op: [SampleInput("(3,)", make_arg((3,), key=(op, 0)))], torch="torch.detach")
 
@@ -253,7 +273,7 @@ def _bitcast_kernel(xp, self, dtype):
 
 _view_dtype = defop(
     "_view_dtype(Tensor self, ScalarType dtype) -> Tensor",
-    kernel=_bitcast_kernel, meta=_bitcast_meta,
+    supports_complex=True, kernel=_bitcast_kernel, meta=_bitcast_meta,
     samples=lambda op: [
         SampleInput("float64 as int64", make_arg((2, 4), key=(op, 0), requires_grad=False), dtypes.int64),
         SampleInput("float64 as int32", make_arg((2, 4), key=(op, 1), requires_grad=False), dtypes.int32),

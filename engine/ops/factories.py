@@ -12,17 +12,18 @@ from __future__ import annotations
 
 from .. import creation, dtypes, memory_formats
 from ..backends.meta import MetaArray
+from ..messages import checked_convert
 from .registry import defop
 from .samples import SampleInput, make_arg
 
 
 def _fill_kernel(xp, self, value):
-    return xp.full(self.shape, value, dtype=self.dtype)
+    return xp.full(self.shape, checked_convert(value, self.dtype), dtype=self.dtype)
 
 
 fill = defop(
     "fill(Tensor self, Scalar value) -> Tensor",
-    kernel=_fill_kernel, meta=lambda self, value: MetaArray(self.shape, self.dtype),
+    supports_complex=True, kernel=_fill_kernel, meta=lambda self, value: MetaArray(self.shape, self.dtype),
     grads={"self": lambda grad: creation.zeros_like(grad)},
     samples=lambda op: [SampleInput("(2,3) 2.5", make_arg((2, 3), key=(op, 0)), 2.5),
                         SampleInput("0-d -1", make_arg((), key=(op, 1)), -1)],

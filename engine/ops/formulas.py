@@ -5,18 +5,19 @@ A formula is the source of the callable in the op's `grads` (OpInfo.grads), foun
 in the file that declares it: a lambda's body, exactly as written (line breaks folded into
 spaces); a named function's returned expression when its body is one `return`; otherwise
 the call `name(parameters)`, as derivatives.yaml names its helper functions
-(`pow_backward_exponent(grad, self, exponent, result)`). Nothing is evaluated.
+(`pow_backward_exponent(grad, self, exponent, result)`). `conj_of(x)` (a conjugate that costs nothing
+for a real operand) reads as derivatives.yaml writes it, `x.conj()`. Nothing is evaluated.
 """
 from __future__ import annotations
 
 import ast
 import functools
 import io
-import linecache
 import tokenize
 from dataclasses import dataclass, field
 
 from ..dispatcher import get_op
+from ._formula_source import _node_of, _source
 from .registry import NotDifferentiable, NotImplementedDerivative, registered
 
 COMPOSITE = "composite (gradients from the ops it calls)"
@@ -78,79 +79,28 @@ def formula_text(fn) -> str:
         return repr(fn)
     node = _node_of(code)
     if isinstance(node, ast.Lambda):
-        return _text(code.co_filename, node.body)
+        return _as_conj(_text(code.co_filename, node.body))
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         body = node.body[1:] if ast.get_docstring(node) is not None else node.body
         if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None:
-            return _text(code.co_filename, body[0].value)
+            return _as_conj(_text(code.co_filename, body[0].value))
     parameters = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
     return f"{fn.__name__}({', '.join(parameters)})"
 
 
-def _node_of(code):
-    """The `lambda` or `def` node that compiled to `code`, or None where no source is found."""
-    source = _source(code.co_filename)
-    if source is None:
-        return None
-    parameters = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
-    candidates = []
-    for node in source.functions.get(code.co_firstlineno, ()):
-        if isinstance(node, ast.Lambda) and code.co_name == "<lambda>" or \
-                isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == code.co_name:
-            arguments = node.args
-            if [a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)] == parameters:
-                candidates.append(node)
-    if len(candidates) > 1:
-        # several lambdas with the same parameters on one line: the one whose span holds the code's
-        # instructions (their positions are known from Python 3.11)
-        spans = [p for p in getattr(code, "co_positions", lambda: ())()
-                 if None not in p and (p[0], p[2]) != (p[1], p[3])]      # not the empty span of RESUME
-        for node in candidates:
-            if spans and all(_within(node, p) for p in spans):
-                return node
-    return candidates[0] if candidates else None
+class _ConjOf(ast.NodeTransformer):
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id == "conj_of" and len(node.args) == 1 and not node.keywords:
+            return ast.Call(ast.Attribute(node.args[0], "conj", ast.Load()), [], [])
+        return node
 
 
-def _within(node, position) -> bool:
-    line, end_line, column, end_column = position
-    start, end = (node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset)
-    return start <= (line, column) and (end_line, end_column) <= end
-
-
-class _Source:
-    """A declaring file read once: its lines, and its lambdas and defs by first line (the survey asks
-    for hundreds of formulas of one file: walking its tree, or splitting its text, per formula made
-    `agrad ops --formulas` take seconds)."""
-    __slots__ = ("lines", "functions")
-
-    def __init__(self, lines: list[str], tree: ast.AST):
-        self.lines = lines
-        self.functions: dict[int, list] = {}
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef)):
-                self.functions.setdefault(node.lineno, []).append(node)
-
-    def segment(self, node) -> str | None:
-        """ast.get_source_segment's text of `node` (its columns count UTF-8 bytes)."""
-        if getattr(node, "end_lineno", None) is None or node.end_col_offset is None:
-            return None
-        first, last = node.lineno - 1, node.end_lineno - 1
-        if last >= len(self.lines):
-            return None
-        if first == last:
-            return self.lines[first].encode()[node.col_offset:node.end_col_offset].decode()
-        parts = [self.lines[first].encode()[node.col_offset:].decode(), *self.lines[first + 1:last],
-                 self.lines[last].encode()[:node.end_col_offset].decode()]
-        return "".join(parts)
-
-
-@functools.lru_cache(maxsize=None)
-def _source(filename: str) -> _Source | None:
-    lines = linecache.getlines(filename)
-    try:
-        return _Source(lines, ast.parse("".join(lines))) if lines else None
-    except SyntaxError:
-        return None
+def _as_conj(text: str) -> str:
+    """`conj_of(x)` in a formula's text as derivatives.yaml writes it: `x.conj()`."""
+    if "conj_of(" not in text:
+        return text
+    return ast.unparse(_ConjOf().visit(ast.parse(text, mode="eval")))
 
 
 def _text(filename: str, node) -> str:

@@ -39,9 +39,12 @@ from ..backends.meta import MetaArray
 from .. import codegen
 from ..dispatch_keys import AUTOGRAD, PYTHON, DispatchKey
 from ..dispatcher import FALLTHROUGH, Deferred, define, impl
-from ..errors import UnsupportedOnDeviceError
+from ..errors import DtypeNotImplementedError, UnsupportedOnDeviceError
 from ..fp_warnings import QUIET as _QUIET, state as _fp_state
 from ..grad_mode import saved_hooks_in_use, tls
+from ..messages import scalar_type_name
+from ._common import conj_of
+from ._formula_source import real_formula_source
 from .. import watchers as _watchers
 from ..watchers import op_observers as _observers
 
@@ -174,14 +177,30 @@ def _device_mismatch(op, a, b):
                        f"{a} and {b}! (when checking arguments for {op.name})")
 
 
+def _refuse_complex(op, arrays, positions, backend_type) -> None:
+    """PyTorch's refusal of a complex operand by a kernel with no complex loop (`"erf_cpu" not
+    implemented for 'ComplexFloat'`), for an op not declared `supports_complex`: asked after
+    promotion, so a Python complex number that made the operands complex is refused too."""
+    for i in positions:
+        a = arrays[i]
+        for x in (a if a.__class__ is list else (a,)):
+            d = getattr(x, "dtype", None)
+            if (d is not None and d.kind == "c") or x.__class__ is complex:
+                dt = d if d is not None and d.kind == "c" else dtypes.default_complex_dtype().np
+                raise DtypeNotImplementedError(f"\"{op.name}_{backend_type}\" not implemented for "
+                                               f"'{scalar_type_name(dt)}'")
+
+
 def _make_backend_kernel(entry, fn, promote, backend_type: str, is_meta: bool, special: bool = False,
-                         meta_rule=None):
+                         meta_rule=None, supports_complex: bool = True):
     """A boxed kernel: unwrap tensors to arrays, promote, run `fn`, wrap the result.
 
     `fn` takes the backend's array module (`xp`) first; with `special` it also takes the
     backend's special-function namespace (scipy.special's API) after it. When NumPy/CuPy reject
     the operands (ValueError: shapes that do not broadcast), the op's `meta_rule` is asked
-    first, so the error is PyTorch's message and the engine's typed error."""
+    first, so the error is PyTorch's message and the engine's typed error. Without
+    `supports_complex`, a complex operand is refused (`_refuse_complex`): the fast path below
+    sends any dtype it does not expect here."""
     positions = entry.tensor_positions
     list_positions = entry.list_positions
     key = get_backend(backend_type).key
@@ -227,6 +246,8 @@ def _make_backend_kernel(entry, fn, promote, backend_type: str, is_meta: bool, s
         if is_meta:
             if promote is not None and (needs_promotion is None or needs_promotion(arrays, positions)):
                 promote(arrays, positions)
+            if not supports_complex:
+                _refuse_complex(op, arrays, positions, backend_type)
             out = fn(*arrays)
         else:
             # (NumPy's floating-point warnings off, as PyTorch's kernels give none: fp_warnings;
@@ -235,6 +256,8 @@ def _make_backend_kernel(entry, fn, promote, backend_type: str, is_meta: bool, s
             try:
                 if promote is not None and (needs_promotion is None or needs_promotion(arrays, positions)):
                     promote(arrays, positions)
+                if not supports_complex:
+                    _refuse_complex(op, arrays, positions, backend_type)
                 try:
                     if special:
                         backend = backends[backend_type]
@@ -260,14 +283,17 @@ def _make_backend_kernel(entry, fn, promote, backend_type: str, is_meta: bool, s
     if is_meta or list_positions or not positions or (promote is not None and needs_promotion is None):
         return slow_kernel
     return _specialised_backend_kernel(entry, fn, promote is not None, backend_type, special, key, wrap,
-                                       slow_kernel)
+                                       slow_kernel, supports_complex)
 
 
-def _specialised_backend_kernel(entry, fn, checks_dtypes, backend_type, special, key, wrap, slow_kernel):
+def _specialised_backend_kernel(entry, fn, checks_dtypes, backend_type, special, key, wrap, slow_kernel,
+                                supports_complex=True):
     """The backend kernel for the common call, generated once per op (PyTorch generates its
     kernels' wrappers): every tensor argument a plain Tensor on one device — with one floating
     dtype when the op promotes, so promotion has nothing to do — and no pass being recorded.
-    Anything else (a subclass, mixed dtypes or devices, a rejected operand) is `slow_kernel`'s."""
+    Anything else (a subclass, mixed dtypes or devices, a rejected operand) is `slow_kernel`'s.
+    An op that promotes sends every non-floating dtype there already; one that does not, and is
+    not `supports_complex`, sends a complex operand there (to be refused)."""
     n = len(entry.schema.arguments)
     wraps = entry.wraps_numbers
     lines = [f"def kernel(op, keyset, args):",
@@ -286,6 +312,9 @@ def _specialised_backend_kernel(entry, fn, checks_dtypes, backend_type, special,
                   f"        elif d is not dev:",
                   f"            return slow_kernel(op, keyset, args)",
                   f"        x{i} = x{i}._data"]
+        if not checks_dtypes and not supports_complex:
+            lines += [f"        if x{i}.dtype.kind == 'c':",
+                      f"            return slow_kernel(op, keyset, args)"]
         if checks_dtypes:
             lines += [f"        e = x{i}.dtype",
                       f"        if dt is None:",
@@ -499,8 +528,24 @@ def _array_formulas(entry, grads, array_grads, names):
         if params != tuple(inspect.signature(grads[name]).parameters):
             raise TypeError(f"{entry.name}: the array formula for {name!r} takes {params}; "
                             f"its grads formula takes other parameters")
-        formulas.append(formula)
+        formulas.append(_for_real_arrays(entry, formula))
     return formulas
+
+
+def _for_real_arrays(entry, formula):
+    """An array formula that calls `conj_of` (derivatives.yaml's conjugates) as the same formula without
+    those calls, marked `real_only`: the array path then takes it for real dtypes only (a complex backward
+    runs the Tensor formulas), so a real backward makes no call for a conjugate that changes nothing."""
+    code = getattr(formula, "__code__", None)
+    if code is None or "conj_of" not in code.co_names:
+        return formula
+    source = real_formula_source(formula)
+    if source is None:
+        return formula
+    real = codegen.define(source, dict(formula.__globals__), f"<agrad array formula {entry.name}>", "on_arrays",
+                          owner=entry.name)
+    real.real_only = True
+    return real
 
 
 # A formula made of these runs unchanged on NumPy arrays, with the result the ops would give:
@@ -519,22 +564,27 @@ _CALL_OPCODES = {"PUSH_NULL", "PRECALL", "CALL", "CALL_FUNCTION", "LOAD_GLOBAL"}
 
 def _on_arrays(formula):
     """`formula` as a function of arrays, derived from its bytecode, or None:
-    - made of operators on its parameters and numbers (`grad * result`): the formula itself;
+    - made of operators on its parameters and numbers (`grad * result`), and `conj_of` (which takes an
+      array as it takes a Tensor: `grad * conj_of(other)`): the formula itself;
     - one call of an op on its parameters and numbers (`tanh_backward(grad, result)`): that
       op's backend kernel on NumPy (`kernel(np, grad, result)`), which is what the op would run."""
     code = getattr(formula, "__code__", None)
     if code is None or code.co_freevars:
         return None
     instructions = [i for i in dis.get_instructions(code)]
+    # the only global a plain formula may call: conj_of, itself on arrays (any call is then one of it)
+    conjugates = bool(code.co_names) and set(code.co_names) <= {"conj_of"} and \
+        formula.__globals__.get("conj_of") is conj_of
     plain = True
     for ins in instructions:
         if ins.opname == "LOAD_CONST" and not isinstance(ins.argval, (int, float, type(None))):
             return None
         if ins.opname in ("BINARY_OP", "COMPARE_OP"):
             plain = plain and ins.argrepr.removeprefix("bool(").removesuffix(")") in _ARRAY_OPERATORS
-        elif ins.opname not in _PLAIN_OPCODES and ins.opname != "LOAD_CONST":
+        elif ins.opname not in _PLAIN_OPCODES and ins.opname != "LOAD_CONST" and \
+                not (conjugates and ins.opname in _CALL_OPCODES):
             plain = False
-    if plain and not code.co_names:
+    if plain and (not code.co_names or conjugates):
         return formula
     return _kernel_call(formula, code, instructions)
 
@@ -570,17 +620,18 @@ def _kernel_call(formula, code, instructions):
 _PLAIN = (float, int, bool, str, type(None), tuple)
 
 
-def _array_path(params_per_input) -> list:
+def _array_path(params_per_input, real_only=False) -> list:
     """The body of `apply`'s path through `array_grads`: the saved values unpacked to arrays
     (each checked to have the gradient's dtype, else the Tensor formulas run: their promotion is
-    PyTorch's, not NumPy's), then each formula whose input needs a gradient."""
+    PyTorch's, not NumPy's), then each formula whose input needs a gradient. `real_only`: some
+    formula is its real form (`_for_real_arrays`), so a complex gradient takes the Tensor formulas."""
     # (a dispatch mode, the Python key included, sees the formulas' ops: they take the dispatcher then)
     lines = ["    if single and grad.__class__ is _Tensor and not _tls.grad_enabled and _watchers.recorder is None "
              "and not _observers and not _tls.included & _PYTHON and _use_arrays[0]:",
              "        g = grad._data",
              "        if g.__class__ is _ndarray:",
              "            dt = g.dtype",
-             "            arrays = True"]
+             "            arrays = dt.kind != 'c'" if real_only else "            arrays = True"]
     names = sorted({p for params in params_per_input for p in params} - {"grad", "grads"})
     local = {name: f"a_{k}" for k, name in enumerate(names)}
     for name in names:
@@ -683,7 +734,7 @@ def _make_apply(entry, formulas, params_per_input, is_list, array_formulas=None)
              "        grad = grads[0]",
              "        single = False"]
     if array_formulas is not None:
-        lines += _array_path(params_per_input)
+        lines += _array_path(params_per_input, any(getattr(f, "real_only", False) for f in array_formulas))
     lines.append("    out = []")
     if has_list:
         lines += ["    sizes = self.list_sizes", "    e = 0"]
@@ -1027,9 +1078,14 @@ def _camel(name: str) -> str:
 def defop(schema: str, *, kernel=None, meta=None, promote=None, grads=None, composite=None, samples=None,
           backward_name=None, overload=None, wraps_numbers=False, differentiable=None, gradgrad=True,
           torch=None, doc="", tags=(), special=False, view=None, array_grads=None, moves_device=False,
-          saved_as=None, given_none=None, output_differentiability=None, explicit=False):
+          saved_as=None, given_none=None, output_differentiability=None, explicit=False,
+          supports_complex=False):
     """Declare an op. Returns its Python function (also `agrad.<name>`).
 
+    `supports_complex=True`: the kernel computes complex64/complex128 operands as PyTorch does, and the
+    `grads` formulas are derivatives.yaml's complex ones (their `.conj()`s); without it the backend
+    kernels refuse a complex operand with PyTorch's NotImplementedError (`_refuse_complex`). A
+    composite op needs no declaration: the ops it calls decide.
     `moves_device=True`: the op's result lives on another backend than its input (`_to_copy`), so
     its CPU and CUDA kernel is `kernel(*tensors)` on Tensors, not a function of arrays.
     `special=True`: the kernel is `kernel(xp, special, *args)`, `special` being the backend's
@@ -1073,9 +1129,11 @@ def defop(schema: str, *, kernel=None, meta=None, promote=None, grads=None, comp
         # each kernel is generated by the first call that needs it (dispatcher.Deferred)
         for backend_type, key in (("cpu", DispatchKey.CPU), ("cuda", DispatchKey.CUDA), ("dask", DispatchKey.Dask)):
             impl(entry.name, key, Deferred(functools.partial(_backend_kernel, entry, kernel, rule, backend_type,
-                                                             special, meta, moves_device, view)), _depth=3)
+                                                             special, meta, moves_device, view, supports_complex)),
+                 _depth=3)
         impl(entry.name, DispatchKey.Meta,
-             Deferred(functools.partial(_backend_kernel, entry, meta, rule, "meta", False, None, False, view)),
+             Deferred(functools.partial(_backend_kernel, entry, meta, rule, "meta", False, None, False, view,
+                                        supports_complex)),
              _depth=3)
         differentiable = grads is not None if differentiable is None else differentiable
 
@@ -1083,6 +1141,7 @@ def defop(schema: str, *, kernel=None, meta=None, promote=None, grads=None, comp
                   samples=samples, backward_names=None, differentiable=differentiable,
                   gradgrad=gradgrad, torch=torch, tags=tuple(tags) + (("view",) if view else ()), special=special,
                   saved_as=saved_as, meta=meta, overload=overload)
+    info.supports_complex = supports_complex or composite is not None
     entry.info = info
     if composite is None:
         if grads is None:
@@ -1095,7 +1154,7 @@ def defop(schema: str, *, kernel=None, meta=None, promote=None, grads=None, comp
     return entry.function
 
 
-def _backend_kernel(entry, fn, rule, backend_type, special, meta_rule, moves_device, view):
+def _backend_kernel(entry, fn, rule, backend_type, special, meta_rule, moves_device, view, supports_complex=True):
     """The op's kernel for one backend (`meta`: its Meta rule), made on its first lookup; an op the
     backend declares it cannot run gets a kernel that refuses, naming it (`_refusal`)."""
     refusing = _refusal(entry.name, backend_type) if backend_type != "meta" else None
@@ -1104,7 +1163,8 @@ def _backend_kernel(entry, fn, rule, backend_type, special, meta_rule, moves_dev
     if moves_device:
         k = _boxed(fn)
     else:
-        k = _make_backend_kernel(entry, fn, rule, backend_type, backend_type == "meta", special, meta_rule)
+        k = _make_backend_kernel(entry, fn, rule, backend_type, backend_type == "meta", special, meta_rule,
+                                 supports_complex)
     return _view_kernel(k, view) if view else k
 
 

@@ -49,7 +49,8 @@ def _rng(*key) -> np.random.Generator:
 
 def make_arg(shape, *, key, dtype=dtypes.float64, low=-2.0, high=2.0, requires_grad=True,
              transposed=False, away_from=None, integer=False):
-    """A float tensor of `shape` with values in [low, high), reproducible from `key`.
+    """A float tensor of `shape` with values in [low, high), reproducible from `key`; of a
+    complex dtype, real and imaginary parts each in [low, high).
 
     `transposed` builds it as the transpose of a contiguous array (a non-contiguous
     input); `away_from` keeps values at least 0.1 from a point where the op is not
@@ -59,11 +60,13 @@ def make_arg(shape, *, key, dtype=dtypes.float64, low=-2.0, high=2.0, requires_g
         values = rng.integers(int(low), int(high), size=shape)
         return tensor(values, dtype=dtype)
     values = rng.uniform(low, high, size=shape[::-1] if transposed else shape)
+    if dtype.is_complex:
+        values = values + 1j * rng.uniform(low, high, size=values.shape)
     if transposed:
         values = values.T
     if away_from is not None:
         close = np.abs(values - away_from) < 0.1
-        values = np.where(close, values + np.where(values >= away_from, 0.2, -0.2), values)
+        values = np.where(close, values + np.where(values.real >= away_from, 0.2, -0.2), values)
     t = tensor(values, dtype=dtype)     # np.array keeps the transposed (Fortran) layout
     if requires_grad:
         t.requires_grad = True

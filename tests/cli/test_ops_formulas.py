@@ -11,7 +11,7 @@ def test_ops_name_shows_its_formulas(runner):
     assert result.exit_code == 0
     assert re.search(r"^derivatives +self: tanh_backward\(grad, result\)", result.stdout, re.M)
     mul = runner.invoke(cli, ["ops", "mul"]).stdout
-    assert re.search(r"^derivatives +self: grad \* other\s*\n +other: grad \* self", mul, re.M)
+    assert re.search(r"^derivatives +self: grad \* other\.conj\(\)\s*\n +other: grad \* self\.conj\(\)", mul, re.M)
     assert re.search(r"^derivatives +composite \(gradients from the ops it calls\)",
                      runner.invoke(cli, ["ops", "matmul"]).stdout, re.M)
 
@@ -21,7 +21,7 @@ def test_formulas_lists_one_line_per_input(runner):
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
     assert re.search(r"^add +self: grad$", result.stdout, re.M)
-    assert re.search(r"^add +other: grad if alpha == 1 else grad \* alpha$", result.stdout, re.M)
+    assert re.search(r"^add +other: grad if alpha == 1 else grad \* alpha\.conj\(\)$", result.stdout, re.M)
     assert re.search(r"^tanh +self: tanh_backward\(grad, result\)$", result.stdout, re.M)
     assert re.search(r"^eq +not differentiable$", result.stdout, re.M)
     assert re.search(r"^matmul +composite \(gradients from the ops it calls\)$", result.stdout, re.M)
@@ -36,8 +36,8 @@ def test_formulas_as_json(runner):
     assert document["schema_version"] == 1
     by_op = {entry["op"]: entry for entry in document["formulas"]}
     assert all(set(entry) == {"op", "kind", "inputs", "summary"} for entry in document["formulas"])
-    assert by_op["mul"] == {"op": "mul", "kind": "formulas", "inputs": {"self": "grad * other", "other": "grad * self"},
-                            "summary": ""}
+    assert by_op["mul"] == {"op": "mul", "kind": "formulas",
+                            "inputs": {"self": "grad * other.conj()", "other": "grad * self.conj()"}, "summary": ""}
     assert by_op["matmul"]["kind"] == "composite" and by_op["matmul"]["inputs"] == {}
     one = json.loads(runner.invoke(cli, ["ops", "tanh", "--format", "json"]).stdout)["ops"][0]
     assert one["derivatives"] == {"kind": "formulas", "inputs": {"self": "tanh_backward(grad, result)"}, "summary": ""}

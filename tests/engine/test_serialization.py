@@ -239,8 +239,8 @@ HOSTILE_SAFETENSORS = {
                        "names an entry twice"),
     "missing_field": (_safetensors({"a": {"dtype": "F32", "shape": [2]}}, bytes(8)),
                       "must have exactly dtype, shape and data_offsets"),
-    "unknown_dtype": (_safetensors({"a": {"dtype": "C64", "shape": [1], "data_offsets": [0, 8]}}, bytes(8)),
-                      "dtype 'C64', which agrad cannot read"),
+    "unknown_dtype": (_safetensors({"a": {"dtype": "F8_E4M3", "shape": [1], "data_offsets": [0, 8]}}, bytes(8)),
+                      "dtype 'F8_E4M3', which agrad cannot read"),
     "negative_size": (_safetensors({"a": {"dtype": "F32", "shape": [-2], "data_offsets": [0, 8]}}, bytes(8)),
                       "not a list of sizes"),
     "bool_size": (_safetensors({"a": {"dtype": "F32", "shape": [True], "data_offsets": [0, 4]}}, bytes(4)),
@@ -319,8 +319,8 @@ def _member_not_npy(path):
         z.writestr("notes.txt", "hello")
 
 
-def _complex_npz(path):
-    np.savez(path, w=np.ones(2, np.complex64))
+def _clongdouble_npz(path):
+    np.savez(path, w=np.ones(2, np.clongdouble))
 
 
 def _garbage(path):
@@ -358,7 +358,7 @@ HOSTILE_NPZ = {"object_array": (_pickled_npz, "array 'w' holds Python objects, w
                "truncated": (_truncated_npz, "not a readable .npz archive"),
                "single_npy": (_npy_named_npz, "a single .npy array"),
                "member_not_npy": (_member_not_npy, "'notes.txt' is not an .npy array"),
-               "complex": (_complex_npz, "dtype complex64, which agrad has no tensors of"),
+               "clongdouble": (_clongdouble_npz, f"dtype {np.dtype(np.clongdouble)}, which agrad has no tensors of"),
                "pickle_stream": (_garbage, "not a readable .npz archive")}
 
 

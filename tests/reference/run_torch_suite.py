@@ -19,7 +19,7 @@ placeholder at import time, so one absent name fails only the tests that use it.
 Every test ends in one category, printed with counts (most frequent first):
   pass, fail:<bucket> (a real agrad gap or a wrong result, bucketed by exception type and message),
   harness:<why> (what this harness cannot stand in for: torch internals `torch._C`/private names,
-  CUDA/multi-device, complex, sparse, jit, dispatch modes / subclasses / __torch_function__, C++ extensions,
+  CUDA/multi-device, sparse, jit, dispatch modes / subclasses / __torch_function__, C++ extensions,
   slow tests that torch's CI skips too), timeout.
 """
 from __future__ import annotations
@@ -557,7 +557,6 @@ _HARNESS_PATTERNS = [  # (category, regex over "ExcType: message" and the test n
                                 r"_inductor|_higher_order_ops|fx|_ops|_refs|_library|_logging|ops)\b"),
     ("harness:torch internals", r"has no (attribute )?'?(torch\.)?([a-z_.]*\.)?_\w+'?$"),
     ("harness:cuda/devices", r"cuda|CUDA|Stream|mps|xpu|pin_memory"),
-    ("harness:complex", r"[Cc]omplex|cfloat|cdouble|conj"),
     ("harness:sparse", r"[Ss]parse|sparse_coo|to_dense"),
     ("harness:jit", r"\bjit\b|script|trace"),
     # (dispatch modes and __torch_dispatch__ subclasses are agrad's own: torch.utils._python_dispatch is
@@ -570,7 +569,6 @@ _HARNESS_PATTERNS = [  # (category, regex over "ExcType: message" and the test n
     ("harness:subprocess running torch", r"CalledProcessError|runWithPytorchAPIUsageStderr"),
     ("harness:mkldnn", r"mkldnn"),
     ("harness:bfloat16/autocast (NumPy has no bfloat16)", r"bfloat|autocast"),
-    ("harness:complex", r"view_as_real|view_as_complex"),
 ]
 
 

@@ -23,7 +23,7 @@ from ...generator import check_seed, seeded_rng
 from ...grad_mode import is_grad_enabled
 from ...messages import scalar_type_name
 from ...shapes import broadcast_shapes, normalize_dim, pointwise_meta
-from .._common import _float_only
+from .._common import _float_only, conj_of
 from ..registry import defop, promote_same
 from ..samples import SampleInput, make_arg, unary_samples
 from ..shape.join import cat, chunk
@@ -39,16 +39,18 @@ same_meta = pointwise_meta()
 
 tanh_backward = defop(
     "tanh_backward(Tensor grad_output, Tensor output) -> Tensor",
-    kernel=lambda xp, grad_output, output: grad_output * (1 - output * output),
-    meta=same_meta, promote="same",
-    grads={"grad_output": lambda grad, output: tanh_backward(grad, output),
-           "output": lambda grad, grad_output, output: -2 * output * grad_output * grad},
+    # PyTorch's kernel for complex: grad_output * (1 - output * output).conj()
+    kernel=lambda xp, grad_output, output: grad_output * (1 - output * output) if output.dtype.kind != "c" else
+    grad_output * (1 - output * output).conj(),
+    meta=same_meta, promote="same", supports_complex=True,
+    grads={"grad_output": lambda grad, output: tanh_backward(grad, conj_of(output)),
+           "output": lambda grad, grad_output, output: -2 * conj_of(output) * grad_output * conj_of(grad)},
     samples=lambda op: [SampleInput("(3,)", make_arg((3,), key=(op, 0)), make_arg((3,), key=(op, 1), low=-0.9, high=0.9))],
     torch="torch.ops.aten.tanh_backward")
 
 tanh = defop(
     "tanh(Tensor self) -> Tensor",
-    kernel=lambda xp, self: xp.tanh(self), meta=same_meta, promote="float",
+    kernel=lambda xp, self: xp.tanh(self), meta=same_meta, promote="float", supports_complex=True,
     grads={"self": lambda grad, result: tanh_backward(grad, result)},
     samples=unary_samples(), torch="torch.tanh")
 

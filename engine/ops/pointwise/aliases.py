@@ -1,5 +1,5 @@
 """PyTorch's other names of pointwise ops (NumPy's arccos, absolute, multiply, greater …,
-and fix, negative, positive, conj_physical on real tensors).
+and fix, negative, positive).
 
 Each alias is a composite over its target, as PyTorch's aliases are (CompositeImplicitAutograd
 in native_functions.yaml, one kernel under two names), so a result's grad_fn is the target's
@@ -76,18 +76,3 @@ positive = defop(
     samples=lambda op: [SampleInput("(3,4)", make_arg((3, 4), key=(op, 0)))],
     torch="torch.positive", doc="self itself: unary plus.")
 
-# NOTE: agrad has no complex dtype, and PyTorch's conj_physical, conj, resolve_conj and resolve_neg
-# of a real tensor return it unchanged (the same tensor), so these are identities here
-_IDENTITY_DOC = "self itself: the conjugate of a real tensor (agrad has no complex dtype)."
-conj_physical = defop("conj_physical(Tensor self) -> Tensor", composite=lambda self: self,
-                      samples=lambda op: [SampleInput("(3,4)", make_arg((3, 4), key=(op, 0)))],
-                      torch="torch.conj_physical", doc=_IDENTITY_DOC)
-conj = defop("conj(Tensor self) -> Tensor", composite=lambda self: self,
-             samples=lambda op: [SampleInput("(3,4)", make_arg((3, 4), key=(op, 0)))],
-             torch="torch.conj", doc=_IDENTITY_DOC)
-resolve_conj = defop("resolve_conj(Tensor self) -> Tensor", composite=lambda self: self,
-                     samples=lambda op: [SampleInput("(3,4)", make_arg((3, 4), key=(op, 0)))],
-                     torch="torch.resolve_conj", doc=_IDENTITY_DOC)
-resolve_neg = defop("resolve_neg(Tensor self) -> Tensor", composite=lambda self: self,
-                    samples=lambda op: [SampleInput("(3,4)", make_arg((3, 4), key=(op, 0)))],
-                    torch="torch.resolve_neg", doc="self itself: agrad has no lazy negation bit.")

@@ -23,7 +23,7 @@ from ...creation import tensor as _tensor
 from ...dispatcher import ops as _ops
 from ...errors import DtypeError
 from ...shapes import broadcast_shapes, pointwise_meta, shape_of
-from .._common import _float_only
+from .._common import _float_only, conj_of
 from ..conversion import to
 from ..registry import defop, promote_float, promote_same
 from ..samples import (
@@ -46,9 +46,9 @@ def _is_number(x) -> bool:
 add = defop(
     "add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
     kernel=lambda xp, self, other, alpha: xp.add(self, other if alpha == 1 else xp.multiply(other, alpha)),
-    meta=same_meta, promote="same", wraps_numbers=True,
+    meta=same_meta, promote="same", wraps_numbers=True, supports_complex=True,
     grads={"self": lambda grad: grad,
-           "other": lambda grad, alpha: grad if alpha == 1 else grad * alpha},
+           "other": lambda grad, alpha: grad if alpha == 1 else grad * conj_of(alpha)},
     samples=binary_samples(), torch="torch.add")
 
 
@@ -67,9 +67,9 @@ sub = defop(
     "sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
     kernel=_no_bool_sub(lambda xp, self, other, alpha: xp.subtract(self, other if alpha == 1 else
                                                                   xp.multiply(other, alpha))),
-    meta=_no_bool_sub(same_meta), promote="same", wraps_numbers=True,
+    meta=_no_bool_sub(same_meta), promote="same", wraps_numbers=True, supports_complex=True,
     grads={"self": lambda grad: grad,
-           "other": lambda grad, alpha: -grad if alpha == 1 else grad * -alpha},
+           "other": lambda grad, alpha: -grad if alpha == 1 else grad * -conj_of(alpha)},
     samples=binary_samples(), torch="torch.sub")
 
 # rsub: other - alpha * self, its own op in PyTorch (RsubBackward0; RsubBackward1 where other is a number)
@@ -77,8 +77,8 @@ rsub = defop(
     "rsub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
     kernel=_no_bool_sub(lambda xp, self, other, alpha: xp.subtract(other, self if alpha == 1 else
                                                                   xp.multiply(self, alpha))),
-    meta=_no_bool_sub(same_meta), promote="same", wraps_numbers=True,
-    grads={"self": lambda grad, alpha: -grad if alpha == 1 else grad * -alpha,
+    meta=_no_bool_sub(same_meta), promote="same", wraps_numbers=True, supports_complex=True,
+    grads={"self": lambda grad, alpha: -grad if alpha == 1 else grad * -conj_of(alpha),
            "other": lambda grad: grad},
     backward_name=("RsubBackward0", "RsubBackward1"), overload=lambda self, other, alpha=1: int(_is_number(other)),
     samples=lambda op: binary_samples()(op) + [
@@ -89,9 +89,10 @@ rsub = defop(
 mul = defop(
     "mul(Tensor self, Tensor other) -> Tensor",
     kernel=lambda xp, self, other: xp.multiply(self, other),
-    meta=same_meta, promote="same", wraps_numbers=True,
-    grads={"self": lambda grad, other: grad * other,
-           "other": lambda grad, self: grad * self},
+    meta=same_meta, promote="same", wraps_numbers=True, supports_complex=True,
+    # derivatives.yaml: grad * other.conj(), grad * self.conj() (a real input takes the real part: engine)
+    grads={"self": lambda grad, other: grad * conj_of(other),
+           "other": lambda grad, self: grad * conj_of(self)},
     samples=binary_samples(), torch="torch.mul")
 
 
@@ -144,13 +145,15 @@ def _div_samples(op):
 # NOTE: with a rounding_mode the result is piecewise constant: PyTorch's gradient is zeros, not None
 div = defop(
     "div(Tensor self, Tensor other, *, str? rounding_mode=None) -> Tensor",
-    kernel=_div_kernel, meta=_div_meta, promote=_div_promote, wraps_numbers=True,
-    grads={"self": lambda grad, other, rounding_mode: grad / other if rounding_mode is None else zeros_like(grad),
-           "other": lambda grad, self, other, rounding_mode: -grad * self / (other * other) if rounding_mode is None
-           else zeros_like(grad)},
-    array_grads={"self": lambda grad, other, rounding_mode: grad / other if rounding_mode is None
+    kernel=_div_kernel, meta=_div_meta, promote=_div_promote, wraps_numbers=True, supports_complex=True,
+    # derivatives.yaml: grad / other.conj() and -grad * ((self / other) / other).conj()
+    grads={"self": lambda grad, other, rounding_mode: grad / conj_of(other) if rounding_mode is None
+           else zeros_like(grad),
+           "other": lambda grad, self, other, rounding_mode: -grad * conj_of(self) / conj_of(other * other)
+           if rounding_mode is None else zeros_like(grad)},
+    array_grads={"self": lambda grad, other, rounding_mode: grad / conj_of(other) if rounding_mode is None
                  else np.zeros_like(grad),
-                 "other": lambda grad, self, other, rounding_mode: -grad * self / (other * other)
+                 "other": lambda grad, self, other, rounding_mode: -grad * conj_of(self) / conj_of(other * other)
                  if rounding_mode is None else np.zeros_like(grad)},
     # div.Tensor (DivBackward0) and div.Tensor_mode (DivBackward2)
     backward_name=("DivBackward0", "DivBackward2"),
@@ -159,21 +162,34 @@ div = defop(
 
 
 def _pow_self_grad(grad, self, exponent):
+    # FunctionsManual's pow_backward / pow_backward_self: grad * (exponent * self ** (exponent - 1)).conj()
     if _is_number(exponent):
         if exponent == 0:
             return grad * 0
-        return grad * (exponent * self ** (exponent - 1))
+        return grad * conj_of(exponent * self ** (exponent - 1))
     # NOTE: where exponent == 0 the gradient is 0, even at self == 0 (0 * inf would be nan)
-    return grad * where(exponent == 0, 0.0, exponent * self ** (exponent - 1))
+    return grad * where(exponent == 0, 0.0, conj_of(exponent * self ** (exponent - 1)))
+
+
+def _nonnegative_exponent(exponent):
+    """pow_backward_exponent's condition on the exponent: >= 0, or for a complex one real and >= 0."""
+    if exponent.is_complex():
+        return (_ops.imag(exponent) == 0) * (_ops.real(exponent) >= 0)
+    return exponent >= 0
 
 
 def _pow_exponent_grad(grad, self, exponent, result):
+    # FunctionsManual's pow_backward_exponent: grad * (result * log(self)).conj(), with self in the result's
+    # dtype (a negative real base of a complex exponent has a complex log)
     # NOTE: at self == 0 with exponent >= 0 the gradient is 0 (PyTorch), not 0 * log(0) = nan
     if _is_number(self):
+        base = complex(self) if result.is_complex() else self
         if self == 0:
-            return grad * where(exponent >= 0, 0.0, result * float("-inf"))
-        return grad * (result * float(np.log(self)))
-    return grad * where((self == 0) * (exponent >= 0), 0.0, result * _ops.log(self))  # log is unary's: called by name
+            return grad * where(_nonnegative_exponent(exponent), 0.0, conj_of(result * float("-inf")))
+        return grad * conj_of(result * (complex(np.log(base)) if result.is_complex() else float(np.log(base))))
+    base = self if self.dtype == result.dtype else to(self, dtype=result.dtype)
+    return grad * where((self == 0) * _nonnegative_exponent(exponent), 0.0,
+                        conj_of(result * _ops.log(base)))  # log is unary's: called by name
 
 
 def _pow_samples(op):
@@ -204,7 +220,7 @@ def _pow_kernel(xp, self, exponent):
 pow = defop(  # noqa: A001 — PyTorch's name
     "pow(Tensor self, Tensor exponent) -> Tensor",
     kernel=_pow_kernel,
-    meta=same_meta, promote="same", wraps_numbers=True,
+    meta=same_meta, promote="same", wraps_numbers=True, supports_complex=True,
     grads={"self": _pow_self_grad, "exponent": _pow_exponent_grad},
     backward_name=("PowBackward0", "PowBackward1", "PowBackward2"),
     overload=lambda self, exponent: 0 if _is_number(exponent) else (2 if _is_number(self) else 1),
@@ -213,15 +229,16 @@ pow = defop(  # noqa: A001 — PyTorch's name
 
 # ---- comparisons and where: no gradient flows through a comparison ----------------
 
-def _comparison(name, ufunc):
+def _comparison(name, ufunc, supports_complex=False):
+    # (complex numbers have equality, not order: PyTorch's lt_cpu … refuse them)
     return defop(f"{name}(Tensor self, Tensor other) -> Tensor",
                  kernel=lambda xp, self, other: getattr(xp, ufunc)(self, other),
-                 meta=bool_meta, promote="same", wraps_numbers=True,
+                 meta=bool_meta, promote="same", wraps_numbers=True, supports_complex=supports_complex,
                  samples=binary_samples(), torch=f"torch.{name}", tags=("comparison",))
 
 
-eq = _comparison("eq", "equal")
-ne = _comparison("ne", "not_equal")
+eq = _comparison("eq", "equal", supports_complex=True)
+ne = _comparison("ne", "not_equal", supports_complex=True)
 lt = _comparison("lt", "less")
 le = _comparison("le", "less_equal")
 gt = _comparison("gt", "greater")
@@ -310,7 +327,7 @@ def _where_samples(op):
 
 where = defop(
     "where(Tensor condition, Tensor self, Tensor other) -> Tensor",
-    kernel=_where_kernel, meta=_where_meta, wraps_numbers=True,
+    supports_complex=True, kernel=_where_kernel, meta=_where_meta, wraps_numbers=True,
     promote=lambda arrays, positions: promote_same(arrays, (1, 2)),
     grads={"condition": None,
            "self": lambda grad, condition: where(condition, grad, 0.0),
@@ -642,9 +659,10 @@ def _addc_samples(op):
 addcmul = defop(
     "addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
     kernel=lambda xp, self, tensor1, tensor2, value: (self + value * tensor1 * tensor2).astype(self.dtype, copy=False),
-    meta=same_meta, promote="same",
-    grads={"self": lambda grad: grad, "tensor1": lambda grad, tensor2, value: grad * (tensor2 * value),
-           "tensor2": lambda grad, tensor1, value: grad * (tensor1 * value)},
+    meta=same_meta, promote="same", supports_complex=True,
+    # derivatives.yaml: grad * (tensor2 * value).conj(), grad * (tensor1 * value).conj()
+    grads={"self": lambda grad: grad, "tensor1": lambda grad, tensor2, value: grad * conj_of(tensor2 * value),
+           "tensor2": lambda grad, tensor1, value: grad * conj_of(tensor1 * value)},
     samples=_addc_samples, torch="torch.addcmul")
 
 
@@ -670,9 +688,10 @@ _addcdiv_kernel.replay_kernel = lambda xp, self, tensor1, tensor2, value: \
 
 addcdiv = defop(
     "addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
-    kernel=_addcdiv_kernel, meta=_checked_meta(_addcdiv_check), promote="same",
-    grads={"self": lambda grad: grad, "tensor1": lambda grad, tensor2, value: grad * (value / tensor2),
-           "tensor2": lambda grad, tensor1, tensor2, value: -grad * (value * tensor1 / (tensor2 * tensor2))},
+    kernel=_addcdiv_kernel, meta=_checked_meta(_addcdiv_check), promote="same", supports_complex=True,
+    # derivatives.yaml: grad * (value / tensor2).conj(), -grad * (value * tensor1 / (tensor2 * tensor2)).conj()
+    grads={"self": lambda grad: grad, "tensor1": lambda grad, tensor2, value: grad * conj_of(value / tensor2),
+           "tensor2": lambda grad, tensor1, tensor2, value: -grad * conj_of(value * tensor1 / (tensor2 * tensor2))},
     samples=_addc_samples, torch="torch.addcdiv")
 
 

@@ -181,7 +181,7 @@ def _isclose_samples(op):
 
 isclose = defop(
     "isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor",
-    kernel=_isclose_kernel, meta=_isclose_meta, samples=_isclose_samples, torch="torch.isclose",
+    kernel=_isclose_kernel, meta=_isclose_meta, samples=_isclose_samples, torch="torch.isclose", supports_complex=True,
     doc="|self - other| <= atol + rtol * |other|, elementwise (bool); infinities equal themselves; NaN equals "
         "NaN only with equal_nan. Both tensors must have the same dtype.")
 
@@ -195,20 +195,21 @@ def _classify_samples(op):
             SampleInput("0-d", tensor(float("nan"), dtype=dtypes.float64))]
 
 
-def _classifier(name, fn, integral):
-    """isnan/isinf/isfinite: bool; on integers and bools every element is `integral`."""
+def _classifier(name, fn, integral, supports_complex=False):
+    """isnan/isinf/isfinite: bool; on integers and bools every element is `integral`; a complex element is
+    nan (inf) where either part is, finite where both are (NumPy's and PyTorch's rule)."""
     def kernel(xp, self):
-        if self.dtype.kind != "f":
+        if self.dtype.kind not in "fc":
             return xp.full(self.shape, integral, dtype=_BOOL)
         return getattr(xp, fn)(self)
     return defop(f"{name}(Tensor self) -> Tensor", kernel=kernel, meta=pointwise_meta(_BOOL),
-                 samples=_classify_samples, torch=f"torch.{name}",
+                 samples=_classify_samples, torch=f"torch.{name}", supports_complex=supports_complex,
                  doc=f"Elementwise {fn}(x), bool ({integral} for every integer element).")
 
 
-isnan = _classifier("isnan", "isnan", False)
-isinf = _classifier("isinf", "isinf", False)
-isfinite = _classifier("isfinite", "isfinite", True)
+isnan = _classifier("isnan", "isnan", False, supports_complex=True)
+isinf = _classifier("isinf", "isinf", False, supports_complex=True)
+isfinite = _classifier("isfinite", "isfinite", True, supports_complex=True)
 isposinf = _classifier("isposinf", "isposinf", False)
 isneginf = _classifier("isneginf", "isneginf", False)
 # NOTE: every real number is real: agrad has no complex dtype, so isreal is True everywhere (NaN included)

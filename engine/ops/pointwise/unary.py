@@ -23,7 +23,7 @@ from ...dispatcher import ops as _ops
 from ...errors import DtypeError, DtypeNotImplementedError
 from ...shapes import pointwise_meta
 from ...messages import scalar_type_name
-from .._common import _float_only, _named_results
+from .._common import _float_only, _named_results, conj_of
 from ..registry import defop
 from ..samples import (
     SampleInput,
@@ -57,20 +57,20 @@ def _no_bool_neg(rule):
 
 neg = defop(
     "neg(Tensor self) -> Tensor",
-    kernel=_no_bool_neg(lambda xp, self: xp.negative(self)), meta=_no_bool_neg(same_meta),
+    kernel=_no_bool_neg(lambda xp, self: xp.negative(self)), meta=_no_bool_neg(same_meta), supports_complex=True,
     grads={"self": lambda grad: -grad},
     samples=unary_samples(), torch="torch.neg")
 
 exp = defop(
     "exp(Tensor self) -> Tensor",
-    kernel=lambda xp, self: xp.exp(self), meta=same_meta, promote="float",
-    grads={"self": lambda grad, result: grad * result},
+    kernel=lambda xp, self: xp.exp(self), meta=same_meta, promote="float", supports_complex=True,
+    grads={"self": lambda grad, result: grad * conj_of(result)},
     samples=unary_samples(), torch="torch.exp")
 
 log = defop(
     "log(Tensor self) -> Tensor",
-    kernel=lambda xp, self: xp.log(self), meta=same_meta, promote="float",
-    grads={"self": lambda grad, self: grad / self},
+    kernel=lambda xp, self: xp.log(self), meta=same_meta, promote="float", supports_complex=True,
+    grads={"self": lambda grad, self: grad / conj_of(self)},
     samples=positive_unary_samples(), torch="torch.log")
 
 
@@ -88,21 +88,32 @@ def _sign_kernel(xp, self):
 
 sqrt = defop(
     "sqrt(Tensor self) -> Tensor",
-    kernel=lambda xp, self: xp.sqrt(self), meta=same_meta, promote="float",
-    grads={"self": lambda grad, result: grad / (2 * result)},
+    kernel=lambda xp, self: xp.sqrt(self), meta=same_meta, promote="float", supports_complex=True,
+    grads={"self": lambda grad, result: grad / (2 * conj_of(result))},
     samples=positive_unary_samples(), torch="torch.sqrt")
+
+def _rsqrt_grad(grad, c):
+    # derivatives.yaml: -0.5 * grad * result.pow(3).conj(), `c` the conjugated result
+    return -0.5 * grad * c * c * c
+
 
 rsqrt = defop(
     "rsqrt(Tensor self) -> Tensor",
     kernel=lambda xp, self: (1 / xp.sqrt(self)).astype(self.dtype, copy=False), meta=same_meta, promote="float",
-    grads={"self": lambda grad, result: -0.5 * grad * result * result * result},
+    supports_complex=True,
+    grads={"self": lambda grad, result: _rsqrt_grad(grad, conj_of(result))},
     samples=positive_unary_samples(), torch="torch.rsqrt")
+
+def _real_meta(self):
+    """A pointwise Meta rule whose result is real: a complex input's real dtype (abs, angle)."""
+    return MetaArray(self.shape, self.dtype.type(0).real.dtype if self.dtype.kind == "c" else self.dtype)
+
 
 abs = defop(  # noqa: A001 — PyTorch's name
     "abs(Tensor self) -> Tensor",
     kernel=lambda xp, self: xp.abs(_abs_check(self)),
-    meta=lambda self: same_meta(_abs_check(self)),
-    grads={"self": lambda grad, self: grad * sign(self)},
+    meta=lambda self: _real_meta(_abs_check(self)), supports_complex=True,
+    grads={"self": lambda grad, self: grad * sgn(self)},        # derivatives.yaml: grad * self.sgn()
     samples=unary_samples(away_from=0.0), torch="torch.abs")
 
 sign = defop(
@@ -112,26 +123,42 @@ sign = defop(
     grads={"self": lambda grad: zeros_like(grad)},
     samples=unary_samples(away_from=0.0), torch="torch.sign")
 
+def _sgn_kernel(xp, self):
+    if self.dtype.kind != "c":
+        return _sign_kernel(xp, self)
+    magnitude = xp.abs(self)
+    return xp.where(magnitude == 0, 0, self / xp.where(magnitude == 0, 1, magnitude)).astype(self.dtype, copy=False)
+
+
+def _sgn_grad(grad, self, result):
+    """FunctionsManual's sgn_backward: (grad - sgn² conj(grad)) / (2 |z|), 0 where z = 0; zero for a
+    real input (sign's derivative)."""
+    if not self.is_complex():
+        return zeros_like(grad)
+    magnitude = abs(self)
+    return ((grad - result * result * grad.conj()) / (2 * magnitude)).masked_fill(magnitude == 0, 0)
+
+
 # sgn is sign extended to complex numbers (z / |z|); on real tensors the values are sign's, but it is
 # its own op in PyTorch (SgnBackward0, whose formula for a real input is zero)
 sgn = defop(
     "sgn(Tensor self) -> Tensor",
-    kernel=_sign_kernel, meta=same_meta,
-    grads={"self": lambda grad: zeros_like(grad)},
+    kernel=_sgn_kernel, meta=same_meta, supports_complex=True,
+    grads={"self": _sgn_grad},
     samples=unary_samples(away_from=0.0), torch="torch.sgn")
 
 sin = defop(
     "sin(Tensor self) -> Tensor",
-    kernel=lambda xp, self: xp.sin(self), meta=same_meta, promote="float",
-    grads={"self": lambda grad, self: grad * cos(self)},
-    array_grads={"self": lambda grad, self: grad * np.cos(self)},
+    kernel=lambda xp, self: xp.sin(self), meta=same_meta, promote="float", supports_complex=True,
+    grads={"self": lambda grad, self: grad * conj_of(cos(self))},
+    array_grads={"self": lambda grad, self: grad * conj_of(np.cos(self))},
     samples=unary_samples(low=-4.0, high=4.0), torch="torch.sin")
 
 cos = defop(
     "cos(Tensor self) -> Tensor",
-    kernel=lambda xp, self: xp.cos(self), meta=same_meta, promote="float",
-    grads={"self": lambda grad, self: grad * -sin(self)},
-    array_grads={"self": lambda grad, self: grad * -np.sin(self)},
+    kernel=lambda xp, self: xp.cos(self), meta=same_meta, promote="float", supports_complex=True,
+    grads={"self": lambda grad, self: grad * -conj_of(sin(self))},
+    array_grads={"self": lambda grad, self: grad * -conj_of(np.sin(self))},
     samples=unary_samples(low=-4.0, high=4.0), torch="torch.cos")
 
 _LN2 = math.log(2.0)
@@ -149,21 +176,24 @@ def _with_int(samples, low=-4, high=5):
 
 # ---- logs, exponentials, reciprocal, square -------------------------------------------------
 
-def _unary_float(name, ufunc, formula, samples, backward_name=None):
+def _unary_float(name, ufunc, formula, samples, backward_name=None, supports_complex=False):
     return defop(f"{name}(Tensor self) -> Tensor",
                  kernel=lambda xp, self: getattr(xp, ufunc)(self), meta=same_meta, promote="float",
-                 grads={"self": formula}, backward_name=backward_name, samples=samples, torch=f"torch.{name}")
+                 grads={"self": formula}, backward_name=backward_name, samples=samples, torch=f"torch.{name}",
+                 supports_complex=supports_complex)
 
 
-log1p = _unary_float("log1p", "log1p", lambda grad, self: grad / (self + 1),
-                     _with_int(unary_samples(low=-0.5, high=2.0), 0, 5), backward_name="Log1PBackward0")
-expm1 = _unary_float("expm1", "expm1", lambda grad, result: grad * (result + 1), _with_int(unary_samples()))
+log1p = _unary_float("log1p", "log1p", lambda grad, self: grad / conj_of(self + 1),
+                     _with_int(unary_samples(low=-0.5, high=2.0), 0, 5), backward_name="Log1PBackward0",
+                     supports_complex=True)
+expm1 = _unary_float("expm1", "expm1", lambda grad, result: grad * conj_of(result + 1), _with_int(unary_samples()),
+                     supports_complex=True)
 log2 = _unary_float("log2", "log2", lambda grad, self: grad / (self * _LN2), _with_int(positive_unary_samples(), 1, 9))
 log10 = _unary_float("log10", "log10", lambda grad, self: grad / (self * _LN10),
                      _with_int(positive_unary_samples(), 1, 9))
 exp2 = _unary_float("exp2", "exp2", lambda grad, result: grad * result * _LN2, _with_int(unary_samples()))
-reciprocal = _unary_float("reciprocal", "reciprocal", lambda grad, result: -grad * (result * result),
-                          _with_int(unary_samples(away_from=0.0), 1, 9))
+reciprocal = _unary_float("reciprocal", "reciprocal", lambda grad, result: -grad * conj_of(result * result),
+                          _with_int(unary_samples(away_from=0.0), 1, 9), supports_complex=True)
 
 square = defop(
     "square(Tensor self) -> Tensor",
@@ -178,10 +208,12 @@ asin = _unary_float("asin", "arcsin", lambda grad, self: grad * rsqrt(-self * se
 acos = _unary_float("acos", "arccos", lambda grad, self: grad * -rsqrt(-self * self + 1),
                     _with_int(unary_samples(low=-0.9, high=0.9), -1, 2))
 atan = _unary_float("atan", "arctan", lambda grad, self: grad / (self * self + 1), _with_int(unary_samples()))
-tan = _unary_float("tan", "tan", lambda grad, result: grad * (result * result + 1),
-                   _with_int(unary_samples(low=-1.2, high=1.2), -1, 2))
-sinh = _unary_float("sinh", "sinh", lambda grad, self: grad * cosh(self), _with_int(unary_samples()))
-cosh = _unary_float("cosh", "cosh", lambda grad, self: grad * sinh(self), _with_int(unary_samples()))
+tan = _unary_float("tan", "tan", lambda grad, result: grad * conj_of(result * result + 1),
+                   _with_int(unary_samples(low=-1.2, high=1.2), -1, 2), supports_complex=True)
+sinh = _unary_float("sinh", "sinh", lambda grad, self: grad * conj_of(cosh(self)), _with_int(unary_samples()),
+                    supports_complex=True)
+cosh = _unary_float("cosh", "cosh", lambda grad, self: grad * conj_of(sinh(self)), _with_int(unary_samples()),
+                    supports_complex=True)
 asinh = _unary_float("asinh", "arcsinh", lambda grad, self: grad * rsqrt(self * self + 1), _with_int(unary_samples()))
 acosh = _unary_float("acosh", "arccosh", lambda grad, self: grad * rsqrt(self * self - 1),
                      _with_int(positive_unary_samples(1.2, 3.0), 1, 5))

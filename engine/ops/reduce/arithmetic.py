@@ -25,8 +25,10 @@ from ..pointwise.logical import isnan, logical_not
 from ..pointwise.unary import (
     abs,  # noqa: A004
     exp,
-    sign,
+    sgn,
 )
+from .._common import conj_of
+from ..conversion import _astype
 from ..registry import defop
 from ..samples import SampleInput, int_arg, make_arg, reduction_samples
 
@@ -35,7 +37,7 @@ def _sum_dtype(x, dtype):
     if dtype is not None:
         return dtypes.from_name(dtype).np if isinstance(dtype, str) else dtype.np
     # PyTorch sums integers and bools as int64
-    return x.dtype if x.dtype.kind == "f" else np.dtype(np.int64)
+    return x.dtype if x.dtype.kind in "fc" else np.dtype(np.int64)
 
 
 def _sum_meta(self, dim, keepdim, dtype):
@@ -45,7 +47,10 @@ def _sum_meta(self, dim, keepdim, dtype):
 
 def _sum_kernel(xp, self, dim, keepdim, dtype):
     dims = normalize_dims(dim, self.ndim)
-    return xp.sum(self, axis=dims, keepdims=keepdim, dtype=_sum_dtype(self, dtype))
+    out = _sum_dtype(self, dtype)
+    if self.dtype.kind == "c" and out.kind != "c":      # (sum(dtype=) casts self first, as PyTorch's copy_ does)
+        self = _astype(self, out)
+    return xp.sum(self, axis=dims, keepdims=keepdim, dtype=out)
 
 
 def _keepdim_grad(grad, self_shape, dim, keepdim):
@@ -80,7 +85,7 @@ def _sum_samples(op):
 
 sum = defop(  # noqa: A001 — PyTorch's name
     "sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-    kernel=_sum_kernel, meta=_sum_meta,
+    kernel=_sum_kernel, meta=_sum_meta, supports_complex=True,
     grads={"self": lambda grad, self_shape, dim, keepdim: sum_backward(grad, self_shape, dim, keepdim)},
     backward_name=("SumBackward0", "SumBackward1"), overload=_dim_overload, given_none=_DIM_INT_LIST,
     samples=_sum_samples, torch="torch.sum")
@@ -88,7 +93,7 @@ sum = defop(  # noqa: A001 — PyTorch's name
 
 def _mean_check(self, dtype):
     out = _sum_dtype(self, dtype)
-    if out.kind != "f":
+    if out.kind not in "fc":
         raise DtypeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point "
                          f"or complex dtype. Got: {dtypes.from_numpy(self.dtype).name.capitalize()}")
     return out
@@ -120,7 +125,7 @@ def _mean_grad(grad, self_shape, dim, keepdim):
 
 mean = defop(
     "mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-    kernel=_mean_kernel, meta=_mean_meta,
+    kernel=_mean_kernel, meta=_mean_meta, supports_complex=True,
     grads={"self": _mean_grad},
     backward_name=("MeanBackward0", "MeanBackward1"), overload=_dim_overload, given_none=_DIM_INT_LIST,
     samples=_sum_samples, torch="torch.mean")
@@ -154,7 +159,7 @@ def _sum_to_size_samples(op):
 
 sum_to_size = defop(
     "sum_to_size(Tensor self, int[] size) -> Tensor",
-    kernel=_sum_to_size_kernel,
+    kernel=_sum_to_size_kernel, supports_complex=True,
     meta=lambda self, size: (_sum_to_dims(self.shape, size), MetaArray(size, self.dtype))[1],
     grads={"self": lambda grad, self_shape: _ops.expand(grad, self_shape)},
     backward_name="SumToSizeBackward0",
@@ -214,7 +219,8 @@ def _prod_grad(grad, self, dim, keepdim):
     if self.ndim == 0:
         return grad
     dims = normalize_dims(dim, self.ndim)
-    return _restore(grad, self.shape, dim, keepdim) * _prod_of_others(self, dims)
+    # FunctionsManual's prod_backward: grad * (the product of the others).conj()
+    return _restore(grad, self.shape, dim, keepdim) * conj_of(_prod_of_others(self, dims))
 
 
 def _prod_samples(op):
@@ -231,7 +237,7 @@ def _prod_samples(op):
 
 prod = defop(
     "prod(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-    kernel=_prod_kernel, meta=_prod_meta,
+    kernel=_prod_kernel, meta=_prod_meta, supports_complex=True,
     grads={"self": _prod_grad},
     backward_name=("ProdBackward0", "ProdBackward1"), overload=lambda self, dim, *rest: 0 if dim is None else 1,
     samples=_prod_samples,
@@ -290,7 +296,7 @@ def _norm_ord(p) -> float:
 
 
 def _norm_check(self, ord_, dims):
-    if self.dtype.kind != "f":
+    if self.dtype.kind not in "fc":
         raise DtypeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. "
                          f"Got {scalar_type_name(self.dtype)}")
     if ord_ < 0 or ord_ == _INF:
@@ -305,10 +311,10 @@ def _cast(self, dtype):
     if dtype is None:
         return self
     target = _sum_dtype(self, dtype)
-    if target.kind != "f":
+    if target.kind not in "fc":
         raise DtypeError(f"linalg.vector_norm: dtype should be floating point or complex, but got "
                          f"{scalar_type_name(target)}")
-    return self.astype(target)
+    return _astype(self, target)
 
 
 def _norm_kernel(xp, self, ord, dim, keepdim, dtype):
@@ -329,7 +335,7 @@ def _norm_kernel(xp, self, ord, dim, keepdim, dtype):
         out = xp.sum(a != 0, axis=dims, keepdims=keepdim)
     else:
         out = xp.sum(a ** ord_, axis=dims, keepdims=keepdim) ** (1.0 / ord_)
-    return xp.asarray(out, dtype=self.dtype)
+    return xp.asarray(out, dtype=a.dtype)       # (a complex input's norm is real)
 
 
 def _norm_meta(self, ord=2, dim=None, keepdim=False, dtype=None):
@@ -337,12 +343,12 @@ def _norm_meta(self, ord=2, dim=None, keepdim=False, dtype=None):
     self = _cast(self, dtype)
     dims = normalize_dims(dim, self.ndim)
     _norm_check(self, ord_, dims)
-    return MetaArray(reduced_shape(self.shape, dims, keepdim), self.dtype)
+    return MetaArray(reduced_shape(self.shape, dims, keepdim), self.dtype.type(0).real.dtype)
 
 
 def _norm_grad(grad, self, result, ord, dim, keepdim, dtype):
-    """PyTorch's linalg_vector_norm_backward, case by case; at norm == 0 the gradient is 0 (a subgradient).
-    With `dtype`, taken in that dtype and cast back to the input's."""
+    """PyTorch's linalg_vector_norm_backward, case by case (sgn: the complex one too); at norm == 0 the
+    gradient is 0 (a subgradient). With `dtype`, taken in that dtype and cast back to the input's."""
     if dtype is not None:
         return _norm_grad(grad, self.to(dtype), result, ord, dim, keepdim, None).to(self.dtype)
     ord_ = _norm_ord(ord)
@@ -352,7 +358,7 @@ def _norm_grad(grad, self, result, ord, dim, keepdim, dtype):
     if ord_ == 0:
         return zeros_like(self)
     if ord_ == 1:
-        return sign(self) * grad
+        return sgn(self) * grad
     zero = norm == 0
     safe_norm = where(zero, 1.0, norm)      # NOTE: no 0/0 under the mask, in this backward or the next
     if ord_ == 2:
@@ -360,12 +366,12 @@ def _norm_grad(grad, self, result, ord, dim, keepdim, dtype):
     if math.isinf(ord_):
         a = abs(self)
         mask = (a == norm) + (a != a)           # the arg-extremum, or a NaN
-        return sign(self) * (grad / sum(mask, dims, keepdim=True) * mask)
+        return sgn(self) * (grad / sum(mask, dims, keepdim=True) * mask)
     if ord_ < 1:
-        scaled = sign(self) * where(self == 0, 0.0, abs(self) ** (ord_ - 1))
+        scaled = sgn(self) * where(self == 0, 0.0, abs(self) ** (ord_ - 1))
         return scaled * grad * norm ** (1 - ord_)
     if ord_ < 2:
-        scaled = sign(self) * abs(self) ** (ord_ - 1)
+        scaled = sgn(self) * abs(self) ** (ord_ - 1)
     else:
         scaled = self * abs(self) ** (ord_ - 2)
     return scaled * where(zero, 0.0, grad / safe_norm ** (ord_ - 1))
@@ -389,7 +395,7 @@ def _vector_norm_samples(op):
 linalg_vector_norm = defop(
     "linalg_vector_norm(Tensor self, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, "
     "ScalarType? dtype=None) -> Tensor",
-    kernel=_norm_kernel, meta=_norm_meta, grads={"self": _norm_grad},
+    kernel=_norm_kernel, meta=_norm_meta, grads={"self": _norm_grad}, supports_complex=True,
     samples=_vector_norm_samples, torch="torch.linalg.vector_norm",
     doc="(Σ|x|^ord)^(1/ord) over dim (all elements without dim); ord inf/-inf the max/min |x|, 0 the count of "
         "nonzeros; `dtype` casts the input first.")

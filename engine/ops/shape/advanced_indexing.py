@@ -25,9 +25,9 @@ from ...autograd.function import delayed_error
 from ...backends.meta import MetaArray
 from ...creation import tensor, zeros
 from ...errors import DtypeError
-from ...messages import scalar_type_name, sizes, tensor_type_name
+from ...messages import checked_convert, scalar_type_name, sizes, tensor_type_name
 from ...shapes import broadcast_shapes, normalize_dim
-from .._common import _data_dependent, checked, weighted_bincount
+from .._common import _data_dependent, checked, conj_of, weighted_bincount
 from ..conversion import to
 from ..pointwise.binary import floor_divide, remainder, where
 from ..reduce.arithmetic import sum as sum_op
@@ -73,7 +73,7 @@ def _take_grad(grad, self_shape, index):
 
 take = defop(
     "take(Tensor self, Tensor index) -> Tensor",
-    kernel=_take_kernel, meta=_take_meta,
+    supports_complex=True, kernel=_take_kernel, meta=_take_meta,
     grads={"self": _take_grad, "index": None},
     samples=lambda op: [
         SampleInput("(3,4)[(2,3)]", make_arg((3, 4), key=(op, 0)),
@@ -89,7 +89,7 @@ take = defop(
 
 nonzero = defop(
     "nonzero(Tensor self) -> Tensor",
-    kernel=lambda xp, self: xp.argwhere(self).astype(_INT64, copy=False), meta=_data_dependent("nonzero"),
+    supports_complex=True, kernel=lambda xp, self: xp.argwhere(self).astype(_INT64, copy=False), meta=_data_dependent("nonzero"),
     samples=lambda op: [
         SampleInput("(3,4)", tensor(np.where(np.arange(12).reshape(3, 4) % 3 == 0, 0.0, 1.5))),
         SampleInput("int64 (2,2,3)", int_arg((2, 2, 3), (op, 0), -1, 2)),
@@ -292,7 +292,7 @@ def _float_mask(mask, like):
 
 gather = defop(
     "gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor",
-    kernel=checked(_gather_meta, _gather_kernel), meta=_gather_meta,
+    supports_complex=True, kernel=checked(_gather_meta, _gather_kernel), meta=_gather_meta,
     grads={"self": lambda grad, self_shape, dim, index: scatter_add(_zeros(grad, self_shape), dim, index, grad),
            "index": None},
     samples=lambda op: [
@@ -413,6 +413,7 @@ def _scatter_src_grad(grad, dim, index, src_shape, reduce):
 
 scatter = defop(
     "scatter(Tensor self, int dim, Tensor index, Tensor? src=None, *, Scalar? value=None, str? reduce=None) -> Tensor",
+    supports_complex=True,
     kernel=checked(_scatter_value_meta, _scatter_kernel), meta=_scatter_value_meta, wraps_numbers=True,
     grads={"self": _scatter_self_grad, "index": None, "src": _scatter_src_grad},
     backward_name=["ScatterBackward0", "ScatterBackward1"],
@@ -436,7 +437,7 @@ def _scatter_add_meta(self, dim, index, src):
 
 scatter_add = defop(
     "scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor",
-    kernel=checked(_scatter_add_meta, lambda xp, self, dim, index, src:
+    supports_complex=True, kernel=checked(_scatter_add_meta, lambda xp, self, dim, index, src:
                    _scatter_into(xp, self, normalize_dim(dim, self.ndim), index, src, "sum")),
     meta=_scatter_add_meta,
     grads={"self": lambda grad: grad, "index": None,
@@ -556,7 +557,7 @@ def _index_select_kernel(xp, self, dim, index):
 
 index_select = defop(
     "index_select(Tensor self, int dim, Tensor index) -> Tensor",
-    kernel=checked(_index_select_meta, _index_select_kernel), meta=_index_select_meta,
+    supports_complex=True, kernel=checked(_index_select_meta, _index_select_kernel), meta=_index_select_meta,
     grads={"self": lambda grad, self_shape, dim, index: index_add(_zeros(grad, self_shape), dim, index, grad),
            "index": None},
     samples=lambda op: [
@@ -594,10 +595,10 @@ def _index_add_kernel(xp, self, dim, index, source, alpha):
 
 index_add = defop(
     "index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor",
-    kernel=checked(_index_add_meta, _index_add_kernel), meta=_index_add_meta,
+    supports_complex=True, kernel=checked(_index_add_meta, _index_add_kernel), meta=_index_add_meta,
     grads={"self": lambda grad: grad, "index": None,
            "source": lambda grad, dim, index, source_shape, alpha:
-               reshape(index_select(grad, dim, index), list(source_shape)) * alpha if alpha != 1 else
+               reshape(index_select(grad, dim, index), list(source_shape)) * conj_of(alpha) if alpha != 1 else
                reshape(index_select(grad, dim, index), list(source_shape))},
     samples=lambda op: [
         SampleInput("(4,3) dim 0 repeats", make_arg((4, 3), key=(op, 0)), 0, _index_tensor([3, 0, 3]),
@@ -743,7 +744,7 @@ def _masked_select_kernel(xp, self, mask):
 
 masked_select = defop(
     "masked_select(Tensor self, Tensor mask) -> Tensor",
-    kernel=_masked_select_kernel, meta=_masked_select_meta,
+    supports_complex=True, kernel=_masked_select_kernel, meta=_masked_select_meta,
     grads={"self": lambda grad, self_shape, mask: _masked_select_backward(grad, mask, list(self_shape)),
            "mask": None},
     samples=lambda op: [
@@ -768,7 +769,7 @@ def _masked_select_backward_kernel(xp, grad, mask, self_shape):
 
 _masked_select_backward = defop(
     "_masked_select_backward(Tensor grad, Tensor mask, SymInt[] self_shape) -> Tensor",
-    kernel=_masked_select_backward_kernel, meta=_masked_select_backward_meta,
+    supports_complex=True, kernel=_masked_select_backward_kernel, meta=_masked_select_backward_meta,
     grads={"grad": lambda grad, mask: masked_select(grad, mask), "mask": None},
     samples=lambda op: [SampleInput("(2,)->(2,2)", make_arg((2,), key=(op, 0)),
                                     _index_tensor([[True, False], [False, True]], dtypes.bool_), [2, 2])],
@@ -917,7 +918,7 @@ def _as_pytorch_indices(node, indices):
 _index = defop(
     "_index(Tensor self, Tensor[] indices, int[] dims) -> Tensor",
     saved_as={"indices": _as_pytorch_indices},
-    kernel=checked(_index_meta, _index_kernel), meta=_index_meta,
+    supports_complex=True, kernel=checked(_index_meta, _index_kernel), meta=_index_meta,
     grads={"self": lambda grad, self_shape, indices, dims: _index_backward(grad, list(self_shape), indices, dims),
            "indices": None},
     backward_name="IndexBackward0",
@@ -946,7 +947,7 @@ def _index_backward_kernel(xp, grad, self_shape, indices, dims):
 
 _index_backward = defop(
     "_index_backward(Tensor grad, SymInt[] self_shape, Tensor[] indices, int[] dims) -> Tensor",
-    kernel=_index_backward_kernel, meta=_index_backward_meta,
+    supports_complex=True, kernel=_index_backward_kernel, meta=_index_backward_meta,
     grads={"grad": lambda grad, indices, dims: _index(grad, indices, dims), "indices": None},
     samples=lambda op: [SampleInput("(3,)->(4,3) repeats", make_arg((3, 3), key=(op, 0)), [4, 3],
                                     [_index_tensor([3, 0, 3])], [0])],
@@ -1110,7 +1111,7 @@ def _masked_fill_meta(self, mask, value):
 
 def _masked_fill_kernel(xp, self, mask, value):
     _masked_fill_meta(self, mask, value)
-    return xp.where(mask, xp.asarray(value, dtype=self.dtype), self)
+    return xp.where(mask, xp.asarray(checked_convert(value, self.dtype), dtype=self.dtype), self)
 
 
 def _is_number(value) -> bool:
@@ -1119,7 +1120,7 @@ def _is_number(value) -> bool:
 
 masked_fill = defop(
     "masked_fill(Tensor self, Tensor mask, Tensor value) -> Tensor",
-    kernel=_masked_fill_kernel, meta=_masked_fill_meta, wraps_numbers=True,
+    supports_complex=True, kernel=_masked_fill_kernel, meta=_masked_fill_meta, wraps_numbers=True,
     grads={"self": lambda grad, mask: masked_fill(grad, mask, 0), "mask": None,
            "value": lambda grad, mask: sum_op(where(mask, grad, 0))},
     backward_name=("MaskedFillBackward0", "MaskedFillBackward1"),
@@ -1199,7 +1200,7 @@ def _index_put_values_grad(grad, indices, dims):
 
 index_put = defop(
     "index_put(Tensor self, Tensor[] indices, Tensor values, bool accumulate=False, int[]? dims=None) -> Tensor",
-    kernel=_index_put_kernel, meta=_index_put_meta,
+    supports_complex=True, kernel=_index_put_kernel, meta=_index_put_meta,
     grads={"self": _index_put_self_grad, "indices": None, "values": _index_put_values_grad},
     samples=lambda op: [
         SampleInput("(4,3) [idx] <- (2,3)", make_arg((4, 3), key=(op, 0)), [_ints([3, 1])],

@@ -46,7 +46,7 @@ def _select_meta(self, dim, index):
 
 select = defop(
     "select(Tensor self, int dim, int index) -> Tensor",
-    kernel=_select_kernel, meta=_select_meta, view=True,
+    supports_complex=True, kernel=_select_kernel, meta=_select_meta, view=True,
     grads={"self": lambda grad, self_shape, dim, index: select_backward(grad, self_shape, dim, index)},
     samples=lambda op: [
         SampleInput("(3,4) 0,1", make_arg((3, 4), key=(op, 0)), 0, 1),
@@ -87,7 +87,7 @@ def _slice_grad(grad, self_shape, dim, start, end, step):
 
 slice = defop(  # noqa: A001 — PyTorch's name (aten::slice)
     "slice(Tensor self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor",
-    kernel=_slice_kernel, meta=_slice_meta, view=True,
+    supports_complex=True, kernel=_slice_kernel, meta=_slice_meta, view=True,
     grads={"self": _slice_grad},
     samples=lambda op: [
         SampleInput("(5,3) 0:3", make_arg((5, 3), key=(op, 0)), 0, 0, 3),
@@ -117,7 +117,7 @@ def _select_backward_kernel(xp, grad_output, input_sizes, dim, index):
 
 select_backward = defop(
     "select_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt index) -> Tensor",
-    kernel=_select_backward_kernel, meta=_backward_meta,
+    supports_complex=True, kernel=_select_backward_kernel, meta=_backward_meta,
     grads={"grad_output": lambda grad, dim, index: select(grad, dim, index)},
     samples=lambda op: [
         SampleInput("(4,)->(3,4) dim 0", make_arg((4,), key=(op, 0)), [3, 4], 0, 1),
@@ -134,7 +134,7 @@ def _slice_backward_kernel(xp, grad_output, input_sizes, dim, start, end, step):
 slice_backward = defop(
     "slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end, SymInt step)"
     " -> Tensor",
-    kernel=_slice_backward_kernel, meta=_backward_meta,
+    supports_complex=True, kernel=_slice_backward_kernel, meta=_backward_meta,
     grads={"grad_output": lambda grad, dim, start, end, step: slice(grad, dim, start, end, step)},
     samples=lambda op: [
         SampleInput("(2,3)->(5,3) 1:3", make_arg((2, 3), key=(op, 0)), [5, 3], 0, 1, 3, 1),
@@ -144,6 +144,7 @@ slice_backward = defop(
 
 alias = defop(
     "alias(Tensor self) -> Tensor",
+    supports_complex=True,
     kernel=lambda xp, self: self[...], meta=lambda self: MetaArray(self.shape, self.dtype), view=True,
     grads={"self": lambda grad: grad},
     samples=lambda op: [SampleInput("(2,3)", make_arg((2, 3), key=(op, 0))),

@@ -98,7 +98,7 @@ def _cat_samples(op):
 
 cat = defop(
     "cat(Tensor[] tensors, int dim=0) -> Tensor",
-    kernel=_cat_kernel, meta=_cat_meta, promote=promote_list,
+    supports_complex=True, kernel=_cat_kernel, meta=_cat_meta, promote=promote_list,
     grads={"tensors": lambda grad, tensors_shape, dim: _cat_backward(grad, tensors_shape, dim)},
     samples=_cat_samples, torch="torch.cat")
 
@@ -124,7 +124,7 @@ def _stack_kernel(xp, tensors, dim):
 
 stack = defop(
     "stack(Tensor[] tensors, int dim=0) -> Tensor",
-    kernel=_stack_kernel, promote=promote_list,
+    supports_complex=True, kernel=_stack_kernel, promote=promote_list,
     meta=lambda tensors, dim: MetaArray(_stack_plan([t.shape for t in tensors], dim)[1], tensors[0].dtype),
     grads={"tensors": lambda grad, dim: unbind(grad, dim)},
     samples=lambda op: [
@@ -215,7 +215,7 @@ def _split_samples(op):
 
 _split = defop(
     "split(Tensor self, SymInt[] split_size_or_sections, int dim=0) -> Tensor[]",
-    kernel=lambda xp, self, split_size_or_sections, dim: _pieces(self, *_split_plan(self.shape,
+    supports_complex=True, kernel=lambda xp, self, split_size_or_sections, dim: _pieces(self, *_split_plan(self.shape,
                                                                                    split_size_or_sections, dim)),
     meta=lambda self, split_size_or_sections, dim: _meta_pieces(self, *_split_plan(self.shape,
                                                                                   split_size_or_sections, dim)),
@@ -227,6 +227,7 @@ _split = defop(
 
 split_with_sizes = defop(
     "split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]",
+    supports_complex=True,
     kernel=lambda xp, self, split_sizes, dim: _pieces(self, *_check_sizes(self.shape, split_sizes, dim)),
     meta=lambda self, split_sizes, dim: _meta_pieces(self, *_check_sizes(self.shape, split_sizes, dim)), view=True,
     grads={"self": lambda grads, dim: cat(grads, dim)},
@@ -348,7 +349,7 @@ def _unbind_meta(self, dim):
 
 unbind = defop(
     "unbind(Tensor self, int dim=0) -> Tensor[]",
-    kernel=_unbind_kernel, meta=_unbind_meta, view=True,
+    supports_complex=True, kernel=_unbind_kernel, meta=_unbind_meta, view=True,
     grads={"self": lambda grads, dim: stack(grads, dim)},
     samples=lambda op: [
         SampleInput("(3,2)", make_arg((3, 2), key=(op, 0))),

@@ -37,6 +37,7 @@ def _flip_kernel(xp, self, dims):
 
 flip = defop(
     "flip(Tensor self, int[] dims) -> Tensor",
+    supports_complex=True,
     kernel=_flip_kernel, meta=lambda self, dims: (_flip_dims(self, dims), MetaArray(self.shape, self.dtype))[1],
     grads={"self": lambda grad, dims: flip(grad, dims)},
     samples=lambda op: [
@@ -68,7 +69,7 @@ def _roll_kernel(xp, self, shifts, dims):
 
 roll = defop(
     "roll(Tensor self, int[] shifts, int[] dims=[]) -> Tensor",
-    kernel=_roll_kernel,
+    supports_complex=True, kernel=_roll_kernel,
     meta=lambda self, shifts, dims: (_roll_dims(self, shifts, dims), MetaArray(self.shape, self.dtype))[1],
     grads={"self": lambda grad, shifts, dims: roll(grad, [-s for s in shifts], dims)},
     samples=lambda op: [
@@ -118,7 +119,7 @@ def _repeat_samples(op):
 
 repeat = defop(
     "repeat(Tensor self, int[] repeats) -> Tensor",
-    kernel=_repeat_kernel,
+    supports_complex=True, kernel=_repeat_kernel,
     meta=lambda self, repeats: MetaArray(_repeat_shape(self.shape, repeats), self.dtype),
     grads={"self": _repeat_grad}, samples=_repeat_samples, torch="lambda x, repeats: x.repeat(*repeats)",
     doc="The tensor tiled repeats[i] times along each dimension (leading repeats add dimensions).")

@@ -70,7 +70,7 @@ def _reshape_overload(self, shape):
 
 reshape = defop(
     "reshape(Tensor self, int[] shape) -> Tensor",
-    kernel=_reshape_kernel, meta=_reshape_meta, view=_viewable,
+    supports_complex=True, kernel=_reshape_kernel, meta=_reshape_meta, view=_viewable,
     grads={"self": lambda grad, self_shape: reshape(grad, self_shape)},
     backward_name=("ViewBackward0", "ReshapeAliasBackward0", "UnsafeViewBackward0"),
     overload=_reshape_overload,
@@ -93,7 +93,7 @@ def _view_kernel(xp, self, size):
 
 view = defop(
     "view(Tensor self, int[] size) -> Tensor",
-    kernel=_view_kernel, meta=_reshape_meta, view=True,
+    supports_complex=True, kernel=_view_kernel, meta=_reshape_meta, view=True,
     grads={"self": lambda grad, self_shape: reshape(grad, self_shape)},
     samples=lambda op: [SampleInput("(2,6)->(3,-1)", make_arg((2, 6), key=(op, 0)), [3, -1]),
                         SampleInput("0-d->(1,)", make_arg((), key=(op, 1)), [1]),
@@ -106,7 +106,7 @@ view = defop(
 # product); it shares the memory but is not marked a view, so no view bookkeeping follows it
 _unsafe_view = defop(
     "_unsafe_view(Tensor self, int[] size) -> Tensor",
-    kernel=_reshape_kernel, meta=_reshape_meta,
+    supports_complex=True, kernel=_reshape_kernel, meta=_reshape_meta,
     grads={"self": lambda grad, self_shape: reshape(grad, self_shape)},
     samples=lambda op: [SampleInput("(2,6)->(3,-1)", make_arg((2, 6), key=(op, 0)), [3, -1])],
     torch="torch.ops.aten._unsafe_view")
@@ -129,7 +129,7 @@ def _transpose_kernel(xp, self, dim0, dim1):
 
 transpose = defop(
     "transpose(Tensor self, int dim0, int dim1) -> Tensor",
-    kernel=_transpose_kernel, meta=_transpose_meta, view=True,
+    supports_complex=True, kernel=_transpose_kernel, meta=_transpose_meta, view=True,
     grads={"self": lambda grad, dim0, dim1: transpose(grad, dim0, dim1)},
     samples=lambda op: [SampleInput("(2,3,4) 0<->2", make_arg((2, 3, 4), key=(op, 0)), 0, 2),
                         SampleInput("(3,2) -1<->-2", make_arg((3, 2), key=(op, 1)), -1, -2)],
@@ -153,7 +153,7 @@ def _t_meta(self):
 
 t = defop(
     "t(Tensor self) -> Tensor",
-    kernel=_t_kernel, meta=_t_meta, view=True,
+    supports_complex=True, kernel=_t_kernel, meta=_t_meta, view=True,
     grads={"self": lambda grad: t(grad)},
     samples=lambda op: [SampleInput("(2,3)", make_arg((2, 3), key=(op, 0))),
                         SampleInput("(3,)", make_arg((3,), key=(op, 1))),
@@ -165,7 +165,7 @@ def _adjoint(self):
     if self.ndim < 2:
         raise RuntimeError(f"tensor.adjoint() is only supported on matrices or batches of matrices. Got "
                            f"{self.ndim}-D tensor.")
-    return transpose(self, -2, -1)
+    return transpose(self, -2, -1).conj()       # (a real tensor's conj is itself)
 
 
 adjoint = defop(
@@ -173,7 +173,8 @@ adjoint = defop(
     samples=lambda op: [SampleInput("(2,3)", make_arg((2, 3), key=(op, 0))),
                         SampleInput("(2,3,4) batch", make_arg((2, 3, 4), key=(op, 1)))],
     torch="torch.adjoint",
-    doc="The conjugate transpose of the last two dims, a view (their transpose: agrad's dtypes are real).")
+    doc="The conjugate transpose of the last two dims: a view of a real tensor (its transpose), a conjugated copy "
+        "of a complex one (agrad has no lazy conjugate bit).")
 
 
 def _permute_dims(dims, ndim):
@@ -196,7 +197,7 @@ def _inverse_permutation(dims):
 
 permute = defop(
     "permute(Tensor self, int[] dims) -> Tensor",
-    kernel=lambda xp, self, dims: xp.transpose(self, _permute_dims(dims, self.ndim)), view=True,
+    supports_complex=True, kernel=lambda xp, self, dims: xp.transpose(self, _permute_dims(dims, self.ndim)), view=True,
     meta=lambda self, dims: MetaArray([self.shape[d] for d in _permute_dims(dims, self.ndim)], self.dtype),
     grads={"self": lambda grad, dims: permute(grad, _inverse_permutation(dims))},
     samples=lambda op: [SampleInput("(2,3,4)->(2,0,1)", make_arg((2, 3, 4), key=(op, 0)), [2, 0, 1]),
@@ -245,7 +246,7 @@ def _expand_kernel(xp, self, size):
 
 expand = defop(
     "expand(Tensor self, int[] size) -> Tensor",
-    kernel=lambda xp, self, size: _expand_kernel(xp, self, size), view=True,
+    supports_complex=True, kernel=lambda xp, self, size: _expand_kernel(xp, self, size), view=True,
     meta=lambda self, size: MetaArray(_expand_shape(self.shape, size), self.dtype),
     grads={"self": lambda grad, self_shape: sum_to_size(grad, self_shape)},
     samples=lambda op: [SampleInput("(3,1)->(2,3,4)", make_arg((3, 1), key=(op, 0)), [2, 3, 4]),
@@ -281,7 +282,7 @@ def _squeeze_overload(self, dim):
 
 squeeze = defop(
     "squeeze(Tensor self, int[]? dim=None) -> Tensor",
-    kernel=lambda xp, self, dim: xp.reshape(self, _squeezed_shape(self.shape, dim)), view=True,
+    supports_complex=True, kernel=lambda xp, self, dim: xp.reshape(self, _squeezed_shape(self.shape, dim)), view=True,
     meta=lambda self, dim: MetaArray(_squeezed_shape(self.shape, dim), self.dtype),
     grads={"self": lambda grad, self_shape: reshape(grad, self_shape)},
     backward_name=("SqueezeBackward0", "SqueezeBackward1", "SqueezeBackward2"), overload=_squeeze_overload,
@@ -303,7 +304,7 @@ def _unsqueezed_shape(shape, dim) -> tuple:
 
 unsqueeze = defop(
     "unsqueeze(Tensor self, int dim) -> Tensor",
-    kernel=lambda xp, self, dim: xp.reshape(self, _unsqueezed_shape(self.shape, dim)), view=True,
+    supports_complex=True, kernel=lambda xp, self, dim: xp.reshape(self, _unsqueezed_shape(self.shape, dim)), view=True,
     meta=lambda self, dim: MetaArray(_unsqueezed_shape(self.shape, dim), self.dtype),
     grads={"self": lambda grad, dim: squeeze(grad, dim)},
     samples=lambda op: [
@@ -375,7 +376,7 @@ def _unfold_meta(self, dimension, size, step):
 
 unfold = defop(
     "unfold(Tensor self, int dimension, int size, int step) -> Tensor",
-    kernel=_unfold_kernel, meta=_unfold_meta, view=True,
+    supports_complex=True, kernel=_unfold_kernel, meta=_unfold_meta, view=True,
     grads={"self": lambda grad, self_shape, dimension, size, step: unfold_backward(grad, list(self_shape), dimension,
                                                                                   size, step)},
     samples=lambda op: [
@@ -405,7 +406,7 @@ def _unfold_backward_kernel(xp, grad_in, input_sizes, dim, size, step):
 
 unfold_backward = defop(
     "unfold_backward(Tensor grad_in, SymInt[] input_sizes, int dim, int size, int step) -> Tensor",
-    kernel=_unfold_backward_kernel,
+    supports_complex=True, kernel=_unfold_backward_kernel,
     meta=lambda grad_in, input_sizes, dim, size, step: MetaArray(tuple(input_sizes), grad_in.dtype),
     grads={"grad_in": lambda grad, dim, size, step: unfold(grad, dim, size, step)},
     samples=lambda op: [SampleInput("(3,2)->(7,) size 2 step 2", make_arg((3, 2), key=(op, 0)), [7], 0, 2, 2),

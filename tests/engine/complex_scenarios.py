@@ -1,0 +1,434 @@
+"""Complex numbers as PyTorch has them, as scenarios that run on PyTorch and on agrad alike.
+
+Each scenario takes the library module `T` (torch, or agrad) and returns what can be observed:
+dtypes (by name), values (a complex tensor as view_as_real's [re, im] pairs), grad_fn names, the
+gradients of a backward with a fixed complex grad_output, printed tensors, errors (type and message)
+and warnings. `tests/reference/make_complex_reference.py` runs them on torch 2.13.0 and writes
+`tests/reference/engine/complex.json`; `test_complex.py` runs them on agrad and compares (never
+importing torch). The library's name reads LIB. Where agrad differs on purpose the scenario records
+only what both share: a refusal's kernel name (PyTorch's "erf_vml_cpu", agrad's "erf_cpu") is left
+out, and is_conj (agrad has no lazy conjugate bit) is not asked.
+"""
+from __future__ import annotations
+
+import warnings
+
+SCENARIOS = {}
+
+
+def scenario(fn):
+    SCENARIOS[fn.__name__] = fn
+    return fn
+
+
+def _name(d) -> str:
+    return str(d).split(".")[-1]
+
+
+def _values(T, t):
+    t = t.detach()
+    if t.is_complex():
+        t = T.view_as_real(t.resolve_conj())
+    return t.tolist()
+
+
+def _seen(T, t) -> dict:
+    """A tensor as the fixture records it: dtype, shape, values, grad_fn's name."""
+    fn = t.grad_fn
+    return {"dtype": _name(t.dtype), "shape": list(t.shape), "values": _values(T, t),
+            "grad_fn": None if fn is None else type(fn).__name__}
+
+
+def _raised(call) -> list:
+    """[the exception's Python class (agrad's typed errors subclass it), its message]."""
+    try:
+        call()
+    except Exception as exc:  # noqa: BLE001 — the scenario records whatever was raised
+        builtin = next(c for c in type(exc).__mro__ if c.__module__ == "builtins")
+        return [builtin.__name__, str(exc).replace("torch", "LIB").replace("agrad", "LIB")]
+    return ["nothing raised", ""]
+
+
+def _c(T, values, dtype=None, requires_grad=True):
+    return T.tensor(values, dtype=dtype or T.complex128, requires_grad=requires_grad)
+
+
+_Z = [[1.0 + 2.0j, -0.5 + 0.25j, 3.0 - 1.0j], [0.75 - 2.0j, -1.5 - 0.5j, 0.25 + 1.25j]]
+_W = [[0.5 - 1.0j, 2.0 + 1.0j, -1.0 + 0.5j], [1.25 + 0.75j, -0.25 - 1.5j, 2.0 + 0.0j]]
+_R = [[0.7, -1.2, 2.0], [0.3, 1.1, -0.4]]
+_G = [[0.5 + 1.0j, -1.0 + 0.25j, 2.0 - 0.5j], [1.0 - 1.0j, 0.25 + 0.5j, -0.75 + 2.0j]]
+
+
+def _grad_output(T, out):
+    """A fixed grad_output of out's shape and dtype (complex values for a complex output)."""
+    flat = [v for row in _G for v in row]
+    n = out.numel()
+    values = [flat[i % len(flat)] * (1 + 0.1 * i) for i in range(n)]
+    if not out.is_complex():
+        values = [v.real for v in values]
+    return T.tensor(values, dtype=out.dtype).reshape(out.shape)
+
+
+def _backward(T, fn, *inputs) -> dict:
+    """fn's outputs and the gradients of its inputs for a fixed grad_output."""
+    outs = fn(*inputs)
+    outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
+    outs = [o for o in outs if o.requires_grad]
+    grads = T.autograd.grad(outs, list(inputs), [_grad_output(T, o) for o in outs], allow_unused=True)
+    return {"outputs": [_seen(T, o) for o in outs],
+            "grads": [None if g is None else _seen(T, g) for g in grads]}
+
+
+# ---- dtypes and promotion ------------------------------------------------------------------------
+
+@scenario
+def promote_types_table(T):
+    names = ["bool", "uint8", "int64", "float16", "float32", "float64", "complex64", "complex128"]
+    dts = [getattr(T, n) for n in names]
+    return [[_name(T.promote_types(a, b)) for b in dts] for a in dts]
+
+
+@scenario
+def can_cast_table(T):
+    names = ["bool", "int64", "float32", "float64", "complex64", "complex128"]
+    dts = [getattr(T, n) for n in names]
+    return [[T.can_cast(a, b) for b in dts] for a in dts]
+
+
+@scenario
+def dtype_properties(T):
+    out = {}
+    for n in ["complex64", "complex128", "float32", "float64"]:
+        d = getattr(T, n)
+        out[n] = [d.is_complex, d.is_floating_point, d.is_signed, d.itemsize, _name(d.to_real()),
+                  _name(d.to_complex())]
+    out["aliases"] = [T.cfloat is T.complex64, T.cdouble is T.complex128]
+    out["int to_complex"] = _raised(lambda: T.int32.to_complex())
+    return out
+
+
+@scenario
+def result_types_with_python_complex(T):
+    f32, f64 = T.ones(2), T.ones(2, dtype=T.float64)
+    i64, c64 = T.ones(2, dtype=T.int64), T.ones(2, dtype=T.complex64)
+    zero_d_c128 = T.tensor(1j, dtype=T.complex128)
+    return {"f32*1j": _name((f32 * 1j).dtype), "f64*1j": _name((f64 * 1j).dtype), "i64+1j": _name((i64 + 1j).dtype),
+            "c64*2.5": _name((c64 * 2.5).dtype), "c64+f64": _name((c64 + f64).dtype),
+            "f32+0d c128": _name((f32 + zero_d_c128).dtype), "c64+0d c128": _name((c64 + zero_d_c128).dtype),
+            "result_type": _name(T.result_type(f32, 1j)), "values f32*1j": _values(T, f32 * (2 - 1j))}
+
+
+@scenario
+def default_dtype_decides_the_complex_default(T):
+    before = T.get_default_dtype()
+    try:
+        T.set_default_dtype(T.float64)
+        under_double = [_name(T.tensor([1j]).dtype), _name((T.ones(2) * 1j).dtype), repr(T.tensor([1 + 2j]))]
+    finally:
+        T.set_default_dtype(before)
+    return {"float64 default": [s.replace("torch", "LIB").replace("agrad", "LIB") for s in under_double],
+            "float32 default": _name(T.tensor([1j]).dtype),
+            "refused as default": _raised(lambda: T.set_default_dtype(T.complex64))}
+
+
+# ---- creation, printing, conversion ---------------------------------------------------------------
+
+@scenario
+def creation(T):
+    import numpy as np
+    made = {"tensor": T.tensor([1 + 2j, 3.5]), "zeros": T.zeros(2, 2, dtype=T.cfloat),
+            "ones": T.ones(3, dtype=T.cdouble), "full": T.full((2,), 1 - 2j), "empty": T.empty(0, dtype=T.complex64),
+            "zeros_like": T.zeros_like(T.tensor([1j, 2j])), "ones_like": T.ones_like(T.tensor([1j])),
+            "full_like": T.full_like(T.tensor([1j, 2j]), 3 + 1j),
+            "from_numpy": T.from_numpy(np.array([1 + 1j, -2j], dtype=np.complex64)),
+            "as_tensor": T.as_tensor([0.5j], dtype=T.complex128), "eye": T.eye(2, dtype=T.complex64),
+            "linspace of complex ends": T.linspace(0, 1j, 5), "linspace complex128": T.linspace(1 + 1j, 3 - 1j, 4,
+                                                                                              dtype=T.cdouble),
+            "linspace of real ends": T.linspace(0, 1, 3, dtype=T.cfloat)}
+    return {k: _seen(T, v) for k, v in made.items()}
+
+
+@scenario
+def printing(T):
+    tensors = [T.tensor([1 + 2j, 3.5 - 1j]), T.tensor([[1 + 2j, 3.5 - 1j]], dtype=T.cdouble),
+               T.tensor(2 - 0.5j), T.tensor([0j, -0.0 - 0.0j]), T.tensor([1e-5 + 1e5j, 2 + 3j]),
+               T.tensor([1 + 1j, 2 + 2j]), T.zeros(0, dtype=T.complex128),
+               T.tensor([float("nan") + 1j, complex(float("inf"), -1)]),
+               T.arange(12, dtype=T.float64).reshape(3, 4).to(T.complex128) * (1 - 1j),
+               T.tensor([1 + 2j, 3 - 1j], dtype=T.cdouble, requires_grad=True),
+               T.exp(T.tensor([1 + 2j, 3 - 1j], dtype=T.cdouble, requires_grad=True) ** 2)]
+    return [repr(t).replace("torch", "LIB").replace("agrad", "LIB") for t in tensors]
+
+
+@scenario
+def item_tolist_numpy(T):
+    z = T.tensor([[1 + 2j, -3j]], dtype=T.complex64)
+    return {"item": [z[0, 1].item().real, z[0, 1].item().imag, type(z[0, 0].item()).__name__],
+            "tolist": [[[v.real, v.imag] for v in row] for row in z.tolist()],
+            "numpy": str(z.numpy().dtype), "is_complex": [z.is_complex(), T.is_complex(z), z.is_floating_point()]}
+
+
+@scenario
+def casts_between_real_and_complex(T):
+    z = _c(T, _Z)
+    x = T.tensor(_R, dtype=T.float64, requires_grad=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        T.set_warn_always(True)
+        try:
+            down = z.to(T.float32)
+            down_c64 = z.to(T.complex64).real
+        finally:
+            T.set_warn_always(False)
+    up = x.to(T.complex128)
+    return {"to float32": _seen(T, down), "to complex64 real": _seen(T, down_c64), "to complex128": _seen(T, up),
+            "warnings": [[w.category.__name__, str(w.message).split(" (Triggered")[0]] for w in caught],
+            "grads": _backward(T, lambda a, b: (a.to(T.float64), b.to(T.complex128) * 1j), z, x)}
+
+
+# ---- complex-specific ops -------------------------------------------------------------------------
+
+@scenario
+def real_imag_are_views(T):
+    z = T.tensor([1 + 2j, 3 - 4j], dtype=T.complex128)
+    re, im = z.real, z.imag
+    re.mul_(10)
+    im[1] = 7
+    pairs = T.view_as_real(z)
+    pairs[0, 1] = -1
+    x = T.tensor([[1.0, 2.0], [3.0, 4.0]])
+    c = T.view_as_complex(x)
+    c[0] = 5j
+    real_of_real = T.ones(2)
+    return {"z": _values(T, z), "re": _values(T, re), "im": _values(T, im), "x": _values(T, x),
+            "strides": [list(pairs.stride()), list(re.stride())],
+            "real of real is self": T.real(real_of_real) is real_of_real,
+            "conj of real is self": real_of_real.conj() is real_of_real,
+            "is_neg": z.is_neg()}
+
+
+@scenario
+def view_errors(T):
+    return {"imag of real": _raised(lambda: T.ones(2).imag),
+            "view_as_real of real": _raised(lambda: T.view_as_real(T.ones(2))),
+            "view_as_complex int": _raised(lambda: T.view_as_complex(T.ones(2, dtype=T.int32))),
+            "last dim not 2": _raised(lambda: T.view_as_complex(T.ones(3))),
+            "last stride": _raised(lambda: T.view_as_complex(T.ones(2, 4)[:, ::2])),
+            "offset": _raised(lambda: T.view_as_complex(T.ones(6)[1:5].view(2, 2))),
+            "complex of mixed": _raised(lambda: T.complex(T.ones(2), T.ones(2, dtype=T.float64))),
+            "complex of ints": _raised(lambda: T.complex(T.ones(2, dtype=T.int32), T.ones(2, dtype=T.int32)))}
+
+
+@scenario
+def complex_specific_ops(T):
+    z = _c(T, _Z)
+    x = T.tensor(_R, dtype=T.float64, requires_grad=True)
+    y = T.tensor([[0.2, -0.7, 1.4], [2.1, -1.3, 0.6]], dtype=T.float64, requires_grad=True)
+    cases = {"real": (T.real, z), "imag": (T.imag, z), "conj": (T.conj, z), "conj_physical": (T.conj_physical, z),
+             "resolve_conj": (T.resolve_conj, z), "resolve_neg": (T.resolve_neg, z),
+             "view_as_real": (T.view_as_real, z), "view_as_complex": (lambda a: T.view_as_complex(a.reshape(3, 2)), x),
+             "abs": (T.abs, z), "sgn": (T.sgn, z), "angle": (T.angle, z), "angle of real": (T.angle, x),
+             "complex": (T.complex, x, y), "polar": (lambda a, b: T.polar(a.abs(), b), x, y),
+             "mH": (lambda a: a.mH, z), "adjoint": (lambda a: a.adjoint(), z), "method conj": (lambda a: a.conj(), z)}
+    return {name: _backward(T, fn, *args) for name, (fn, *args) in cases.items()}
+
+
+# ---- the common ops with their conjugates -----------------------------------------------------------
+
+@scenario
+def pointwise_ops(T):
+    z, w = _c(T, _Z), _c(T, _W)
+    unary = {"neg": T.neg, "reciprocal": T.reciprocal, "exp": T.exp, "log": T.log, "sqrt": T.sqrt, "rsqrt": T.rsqrt,
+             "sin": T.sin, "cos": T.cos, "tan": T.tan, "sinh": T.sinh, "cosh": T.cosh, "tanh": T.tanh,
+             "square": T.square, "pow 3": lambda a: a ** 3, "pow 0.5": lambda a: a ** 0.5,
+             "pow complex scalar": lambda a: a ** (1.5 - 0.5j), "scalar ** z": lambda a: 2 ** a,
+             "times 1j": lambda a: a * 1j, "plus 1j": lambda a: a + (1 - 1j), "div by 2j": lambda a: a / 2j,
+             "log1p": T.log1p, "expm1": T.expm1}
+    binary = {"add": T.add, "sub": T.sub, "mul": T.mul, "div": T.div, "pow": T.pow,
+              "add alpha": lambda a, b: T.add(a, b, alpha=2 - 1j), "sub alpha": lambda a, b: T.sub(a, b, alpha=0.5j),
+              "where": lambda a, b: T.where(T.tensor([[True, False, True], [False, True, False]]), a, b),
+              "addcmul": lambda a, b: T.addcmul(a, b, a, value=0.5 - 2j),
+              "addcdiv": lambda a, b: T.addcdiv(b, a, b, value=1.5j)}
+    out = {name: _backward(T, fn, z) for name, fn in unary.items()}
+    out.update({name: _backward(T, fn, z, w) for name, fn in binary.items()})
+    return out
+
+
+@scenario
+def real_and_complex_operands(T):
+    """A real input meeting a complex one: its gradient is the real part (handle_r_to_c)."""
+    z, x = _c(T, _Z), T.tensor(_R, dtype=T.float64, requires_grad=True)
+    cases = {"mul": lambda a, b: a * b, "div": lambda a, b: b / a, "add": lambda a, b: a + b,
+             "sub": lambda a, b: b - a, "pow": lambda a, b: a ** b, "rpow": lambda a, b: b.abs() ** a,
+             "cat": lambda a, b: T.cat([a, b]), "stack": lambda a, b: T.stack([a, b])}
+    return {name: _backward(T, fn, z, x) for name, fn in cases.items()}
+
+
+@scenario
+def reductions_and_products(T):
+    z, w = _c(T, _Z), _c(T, _W)
+    v, u = _c(T, [1 + 1j, -2 + 0.5j, 0.5 - 3j]), _c(T, [2 - 1j, 1j, -1 + 0.25j])
+    s = _c(T, [[1 + 1j, 2, -1j], [0.5, 1 - 2j, 3j], [2 + 2j, -1, 1]])
+    b3 = _c(T, [[[1 + 1j, 2], [0.5j, -1]], [[2, 1 - 1j], [3j, 0.5]]])
+    cases = {"sum": (lambda a: a.sum(), z), "sum dim": (lambda a: a.sum(1), z), "mean": (lambda a: a.mean(0), z),
+             "prod": (lambda a: a.prod(1), z), "prod all": (lambda a: a.prod(), z), "cumsum": (lambda a: a.cumsum(1), z),
+             "mm": (lambda a, b: T.mm(a, b.mT), z, w), "matmul": (T.matmul, z, s), "bmm": (T.bmm, b3, b3),
+             "mv": (T.mv, z, v), "dot": (T.dot, v, u), "vdot": (T.vdot, v, u), "outer": (T.outer, v, u),
+             "addmm": (lambda a, b, c: T.addmm(a, b, c, beta=0.5 + 1j, alpha=2 - 1j), s, z.mT, z),
+             "linear": (lambda a, b, c: T.nn.functional.linear(a, b, c), z, w, v[:2]),
+             "einsum": (lambda a, b: T.einsum("ij,kj->ik", a, b), z, w), "trace": (T.trace, s),
+             "vector_norm": (lambda a: T.linalg.vector_norm(a), z), "vector_norm 1 dim": (
+                 lambda a: T.linalg.vector_norm(a, 1, 1), z), "vector_norm 3": (lambda a: T.linalg.vector_norm(a, 3), z),
+             "vector_norm inf": (lambda a: T.linalg.vector_norm(a, float("inf"), 0), z)}
+    out = {name: _backward(T, fn, *args) for name, (fn, *args) in cases.items()}
+    # (PyTorch's einsum of two operands is a bmm between views, ViewBackward0; agrad's is EinsumBackward0)
+    out["einsum"]["outputs"][0]["grad_fn"] = "(not compared)"
+    return out
+
+
+@scenario
+def shape_and_indexing_ops(T):
+    z, w = _c(T, _Z), _c(T, _W)
+    idx = T.tensor([[0, 2], [1, 1]])
+    mask = T.tensor([[True, False, True], [False, True, False]])
+    cases = {"reshape": lambda a: a.reshape(3, 2), "view": lambda a: a.view(6), "permute": lambda a: a.permute(1, 0),
+             "transpose": lambda a: a.transpose(0, 1), "squeeze": lambda a: a[:1].squeeze(0),
+             "unsqueeze": lambda a: a.unsqueeze(1), "expand": lambda a: a[:, :1].expand(2, 4),
+             "split": lambda a: a.split(2, 1), "index": lambda a: a[[0, 1, 1], [2, 0, 2]],
+             "getitem": lambda a: a[1, 1:], "gather": lambda a: a.gather(1, idx),
+             "scatter": lambda a: a.detach().clone().scatter(1, idx, a[:, :2]),
+             "masked_fill": lambda a: a.masked_fill(mask, 2 - 1j), "flip": lambda a: a.flip(1),
+             "roll": lambda a: a.roll(1, 1), "clone": lambda a: a.clone(), "contiguous": lambda a: a.T.contiguous(),
+             "zeros_like": lambda a: T.zeros_like(a) + a, "index_put": lambda a: a.index_put((T.tensor([0]),), a[1:] * 2)}
+    out = {name: _backward(T, fn, z) for name, fn in cases.items()}
+    out["cat"] = _backward(T, lambda a, b: T.cat([a, b], 1), z, w)
+    out["stack"] = _backward(T, lambda a, b: T.stack([a, b]), z, w)
+    return out
+
+
+@scenario
+def classifying_and_comparing(T):
+    nan, inf = float("nan"), float("inf")
+    z = T.tensor([complex(nan, 1), complex(1, inf), 1 + 1j, complex(inf, nan), 0j])
+    w = T.tensor([1 + 1j, 2j, 3.0000001j])
+    return {"isnan": _values(T, T.isnan(z)), "isinf": _values(T, T.isinf(z)), "isfinite": _values(T, T.isfinite(z)),
+            "isclose": _values(T, T.isclose(w, w * (1 + 1e-6j))),
+            "isclose equal_nan": _values(T, T.isclose(z, z, equal_nan=True)),
+            "allclose": T.allclose(w, w + 1e-9), "equal": T.equal(w, w.clone()),
+            "count_nonzero": _values(T, T.count_nonzero(z)), "nonzero": _values(T, T.nonzero(T.tensor([0j, 1j, 0j, 2])))}
+
+
+# ---- the engine ---------------------------------------------------------------------------------
+
+@scenario
+def backward_of_complex_outputs(T):
+    z = _c(T, _Z)
+    implicit = _raised(lambda: (z * z).sum().backward())
+    z.grad = None
+    (z * z).sum().backward(T.tensor(1 - 1j, dtype=T.complex128))
+    real_loss = _c(T, _Z)
+    (real_loss * real_loss.conj()).real.sum().backward()
+    f32 = T.tensor([1.0, -2.0], requires_grad=True)
+    (f32 * T.tensor([1j, 2 + 1j], dtype=T.complex64)).abs().sum().backward()
+    return {"implicit": implicit, "explicit grad": _values(T, z.grad), "|z|^2": _values(T, real_loss.grad),
+            "real input grad": [_name(f32.grad.dtype), _values(T, f32.grad)]}
+
+
+@scenario
+def custom_function_complex_gradients(T):
+    """A custom Function's complex gradient of a complex input. (PyTorch's engine refuses one for a real
+    input, validate_outputs' check; agrad takes its real part: test_complex.py says so.)"""
+    class Twice(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    z = _c(T, _Z)
+    Twice.apply(z).sum().backward(T.tensor(0.5 + 1j, dtype=T.complex128))
+    return _values(T, z.grad)
+
+
+@scenario
+def forward_ad_tangents(T):
+    fw = T.autograd.forward_ad
+    z = T.tensor([1 + 2j, 3 - 1j], dtype=T.complex128)
+    t = T.tensor([0.5 - 0.25j, -1 + 2j], dtype=T.complex128)
+    ops = {"exp": T.exp, "abs": T.abs, "sgn": T.sgn, "angle": T.angle, "conj": T.conj, "real": T.real,
+           "imag": T.imag, "z conj z": lambda a: a * a.conj(), "reciprocal": lambda a: 1 / a,
+           "view_as_real": T.view_as_real, "to real": lambda a: a.abs().to(T.complex128)}
+    out = {}
+    for name, fn in ops.items():
+        with fw.dual_level():
+            tangent = fw.unpack_dual(fn(fw.make_dual(z, t))).tangent
+            out[name] = None if tangent is None else _values(T, tangent)
+    return out
+
+
+# ---- gradcheck ----------------------------------------------------------------------------------
+
+@scenario
+def gradcheck_complex(T):
+    from_lib = T.autograd.gradcheck
+
+    class Square(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.save_for_backward(a)
+            return a * a
+
+        @staticmethod
+        def backward(ctx, g):
+            (a,) = ctx.saved_tensors
+            return g * 2 * a            # missing conj(): wrong for complex inputs
+
+    z = T.tensor([1 + 2j, 3 - 1j], dtype=T.complex128, requires_grad=True)
+    x = T.tensor([0.5, -1.5], dtype=T.float64, requires_grad=True)
+    out = {"passes": [from_lib(lambda a: (a * a).exp(), (z,)), from_lib(lambda a: a.abs(), (z,), fast_mode=True),
+                      from_lib(lambda a: a * (1 + 1j), (x,)),
+                      from_lib(lambda a: a.sin(), (z,), check_forward_ad=True),
+                      T.autograd.gradgradcheck(lambda a, b: a * b.conj(), (z, z.detach().clone().requires_grad_()))]}
+    for fast in (False, True):
+        try:
+            from_lib(Square.apply, (z,), fast_mode=fast)
+            out[f"fast={fast}"] = "passed"
+        except Exception as exc:  # noqa: BLE001
+            out[f"fast={fast}"] = [type(exc).__name__, str(exc).split("\n")[0]]
+    out["no raise"] = from_lib(Square.apply, (z,), raise_exception=False)
+    return out
+
+
+# ---- refusals ----------------------------------------------------------------------------------
+
+@scenario
+def ops_without_complex_kernels_refuse(T):
+    """The kernel name in the message differs (PyTorch's vectorised kernels have their own names): the
+    type and what follows the name are compared. (Some of PyTorch's ops say it their own way, "maximum not
+    implemented for complex tensors."; agrad's refusal is the one message for every op.)"""
+    z = T.tensor([1 + 2j], dtype=T.complex64)
+    calls = {"erf": lambda: T.erf(z), "lt": lambda: z < 1, "gt with a complex number": lambda: T.ones(2) > 1j,
+             "erfinv double": lambda: T.erfinv(z.to(T.complex128)), "arange": lambda: T.arange(3, dtype=T.complex64)}
+    out = {}
+    for name, call in calls.items():
+        kind, message = _raised(call)
+        out[name] = [kind, message.split('"')[-1] if message.startswith('"') else message]
+    return out
+
+
+@scenario
+def complex_numbers_meeting_real_tensors(T):
+    """c10's checked_convert of a complex number into a real dtype, in-place results that cannot be written,
+    and Python's conversions of a one-element tensor."""
+    x, z = T.ones(2), T.tensor([1 + 1j, 2j])
+    mask = T.tensor([True, False])
+    return {"fill_": _raised(lambda: x.clone().fill_(1j)), "full": _raised(lambda: T.full((2,), 1j, dtype=T.float32)),
+            "masked_fill": _raised(lambda: x.masked_fill(mask, 1j)),
+            "fill_ of a real complex number": _values(T, x.clone().fill_(2 + 0j)),
+            "add_": _raised(lambda: x.clone().add_(1j)), "mul_": _raised(lambda: x.clone().mul_(z)),
+            "abs_": _raised(lambda: z.clone().abs_()), "complex()": [complex(T.tensor([1 + 2j])).imag],
+            "float()": _raised(lambda: float(T.tensor([1 + 2j]))), "int() of 3+0j": int(T.tensor([3 + 0j])),
+            "bool()": bool(T.tensor([1j])), "z == z": _values(T, z == z), "z != 1j": _values(T, z != 2j),
+            "sum(dtype=float64) of z": _values(T, T.tensor([1 + 1j, 2j]).sum(dtype=T.float64))}
