@@ -20,6 +20,13 @@ and its tolerance atol * sum(u) * sum(v) (HIPS/autograd's check in a random dire
 `gradcheck_report` (`agrad check`) and `agrad check --workers` build their verdicts from.
 Matrices here are (output elements, input elements); messages print them transposed, as
 PyTorch's Jacobians are laid out.
+
+Complex numbers as PyTorch checks them (its _gradcheck_real_imag): a function with complex outputs is
+checked twice in backward mode, as the function of their imaginary parts, then of their real parts
+("While considering the imaginary part of complex outputs only, ..."); for a complex input the
+numerical Jacobian is the conjugate Wirtinger derivative ds/dx + i ds/dy (a real and an imaginary
+perturbation), which is what backward gives for a real output. In forward mode complex inputs are
+split instead: the function of their real parts (imaginary parts held), then of their imaginary parts.
 """
 from __future__ import annotations
 
@@ -79,8 +86,33 @@ def _as_tuple(x) -> tuple:
 
 
 def _float_outputs(out) -> list[Tensor]:
-    """The floating-point tensors among a function's outputs: the ones with a Jacobian."""
-    return [o for o in _as_tuple(out) if isinstance(o, Tensor) and o.is_floating_point()]
+    """The floating-point and complex tensors among a function's outputs: the ones with a Jacobian."""
+    return [o for o in _as_tuple(out) if isinstance(o, Tensor) and (o.is_floating_point() or o.is_complex())]
+
+
+def _parts_of_outputs(fn):
+    """(fn with real() applied to its complex outputs, fn with imag() applied): PyTorch's _real_and_imag_output."""
+    from ..dispatcher import ops
+
+    def applied(part):
+        def wrapped(*inputs):
+            return tuple(part(o) if isinstance(o, Tensor) and o.is_complex() else o for o in _as_tuple(fn(*inputs)))
+        return wrapped
+    return applied(ops.real), applied(ops.imag)
+
+
+def _parts_of_inputs(fn, complex_positions, inputs):
+    """PyTorch's _real_and_imag_input: fn of the real parts of its complex inputs (their imaginary parts
+    held at the inputs' own), and fn of their imaginary parts (real parts held)."""
+    def applied(rebuild):
+        def wrapped(*args):
+            args = list(args)
+            for k in complex_positions:
+                args[k] = rebuild(args[k], inputs[k])
+            return _as_tuple(fn(*args))
+        return wrapped
+    return (applied(lambda x, orig: x + orig.detach().imag * 1j),
+            applied(lambda x, orig: orig.detach().real + x * 1j))
 
 
 def _check_inputs(inputs) -> list[int]:
@@ -186,11 +218,18 @@ def numerical_jacobian(fn, inputs, i, eps, columns: range | None = None, *, keep
         # NOTE: the input's memory layout is kept (PyTorch perturbs the input in place): what an op
         # reads through strides (as_strided) sees the same element at the same place
         at = np.unravel_index(j, base.shape)
-        minus, plus = base.copy(order="K"), base.copy(order="K")
-        minus[at] -= eps
-        plus[at] += eps
         idx = tuple(int(v) for v in at)
-        done.append([c for c, k in zip(_central_difference(fn, inputs, i, minus, plus, eps, idx), keep) if k])
+
+        def along(step):
+            minus, plus = base.copy(order="K"), base.copy(order="K")
+            minus[at] -= step
+            plus[at] += step
+            return [c for c, k in zip(_central_difference(fn, inputs, i, minus, plus, eps, idx), keep) if k]
+        if base.dtype.kind == "c":
+            # the conjugate Wirtinger derivative: ds/dx + i ds/dy (PyTorch's numerical C -> R Jacobian)
+            done.append([dx + 1j * dy for dx, dy in zip(along(eps), along(eps * 1j))])
+        else:
+            done.append(along(eps))
     if done:
         return [np.stack([c[o] for c in done], axis=1) for o in range(len(done[0]))]
     return [np.zeros((o.numel(), 0), o._data.dtype) for o, k in zip(_float_outputs(fn(*inputs)), keep) if k]
@@ -286,22 +325,58 @@ def _printed(matrix: np.ndarray, like: Tensor) -> Tensor:
                         like._device, like._device.backend.key)
 
 
-def _mismatch(output_idx, input_idx, numerical, analytical) -> str:
-    return (f"Jacobian mismatch for output {output_idx:d} with respect to input {input_idx:d},\n"
+def _mismatch(output_idx, input_idx, numerical, analytical, complex_indices=(), test_imag=False) -> str:
+    return (_part_prefix(output_idx in complex_indices, test_imag, "outputs") +
+            f"Jacobian mismatch for output {output_idx:d} with respect to input {input_idx:d},\n"
             f"numerical:{numerical}\nanalytical:{analytical}\n")
 
 
+def _part_prefix(is_complex: bool, test_imag: bool, element: str) -> str:
+    """PyTorch's _get_notallclose_msg prefix, for a check of one part of complex outputs (inputs)."""
+    if not is_complex:
+        return ""
+    return f"While considering the {'imaginary' if test_imag else 'real'} part of complex {element} only, "
+
+
 def _unit_vector(rng, n: int, dtype) -> np.ndarray:
-    """PyTorch's fast-mode vector: uniform in [0, 1), normalised."""
+    """PyTorch's fast-mode vector: uniform in [0, 1), normalised (real: a complex dtype's real one)."""
     v = rng.random(n)
     norm = np.linalg.norm(v)
-    return (v / norm if norm > 0 else v).astype(dtype)
+    return (v / norm if norm > 0 else v).astype(np.empty(0, dtype).real.dtype)
+
+
+def _input_vectors(rng, inputs, diff_positions) -> list:
+    """u per input: a unit vector, or for a complex input a pair (for its real and imaginary parts)."""
+    us = []
+    for i in diff_positions:
+        n, dtype = inputs[i].numel(), inputs[i]._data.dtype
+        us.append((_unit_vector(rng, n, dtype), _unit_vector(rng, n, dtype)) if dtype.kind == "c"
+                  else _unit_vector(rng, n, dtype))
+    return us
+
+
+def _sum_of(u) -> float:
+    """sum(u) for the tolerance (PyTorch's _adjusted_atol takes a pair's first vector)."""
+    return float(np.sum(u[0] if isinstance(u, tuple) else u))
 
 
 def _numerical_jvps(fn, inputs, i, u, eps) -> list[np.ndarray]:
     base = np.array(_host(inputs[i]))
-    step = (u * eps).reshape(base.shape)
-    return _central_difference(fn, inputs, i, base - step, base + step, eps)
+
+    def along(direction):
+        step = (direction * eps).reshape(base.shape)
+        return _central_difference(fn, inputs, i, base - step, base + step, eps)
+    if isinstance(u, tuple):            # J u of a complex input: ds/dx along u_re + i ds/dy along u_im
+        return [dx + 1j * dy for dx, dy in zip(along(u[0]), along(u[1] * 1j))]
+    return along(u)
+
+
+def _u_dot(vj: np.ndarray, u) -> complex | float:
+    """(v^T J) u, J's columns for a complex input taken as PyTorch's fast mode takes them: the real parts
+    against u_re, the imaginary parts against u_im."""
+    if isinstance(u, tuple):
+        return np.sum(vj.real * u[0]) + 1j * np.sum(vj.imag * u[1])
+    return np.sum(vj * u)
 
 
 def _gradcheck_helper(fn, inputs, eps, atol, rtol, nondet_tol, fast_mode, seed, check_forward_ad=False,
@@ -314,34 +389,72 @@ def _gradcheck_helper(fn, inputs, eps, atol, rtol, nondet_tol, fast_mode, seed, 
     floats = _float_outputs(fn(*inputs))
     outputs = [o for o in floats if o.requires_grad]
     if check_backward_ad:
-        if fast_mode:
-            _fast_gradcheck(fn, inputs, diff_positions, floats, outputs, eps, atol, rtol, nondet_tol, seed)
-        elif not outputs:
-            _check_no_differentiable_outputs(fn, inputs, diff_positions, floats, eps)
+        complex_indices = [k for k, o in enumerate(outputs) if o.is_complex()]
+        if any(o.is_complex() for o in floats):
+            real_fn, imag_fn = _parts_of_outputs(fn)
+            for part_fn, test_imag in ((imag_fn, True), (real_fn, False)):     # PyTorch's order
+                _backward_check(part_fn, inputs, diff_positions, eps, atol, rtol, nondet_tol, fast_mode, seed,
+                                complex_indices, test_imag)
         else:
-            keep = [o.requires_grad for o in floats]
-            numerical = [numerical_jacobian(fn, inputs, i, eps, keep=keep) for i in diff_positions]  # [input][output]
-            for oi, o in enumerate(outputs):
-                analytical = _jacobian(o, [inputs[i] for i in diff_positions], nondet_tol)
-                for j, (a, i) in enumerate(zip(analytical, diff_positions)):
-                    n = numerical[j][oi]
-                    if not _allclose(a, n, rtol, atol):
-                        raise GradcheckError(_mismatch(oi, j, _printed(n, o), _printed(a, inputs[i])))
+            _backward_check(fn, inputs, diff_positions, eps, atol, rtol, nondet_tol, fast_mode, seed)
     if check_forward_ad:
-        if not outputs:
-            if fast_mode:
-                _fast_gradcheck(fn, inputs, diff_positions, floats, outputs, eps, atol, rtol, nondet_tol, seed)
-            else:
-                _check_no_differentiable_outputs(fn, inputs, diff_positions, floats, eps)
-        elif fast_mode:
-            _fast_forward_gradcheck(fn, inputs, diff_positions, floats, eps, atol, rtol, seed)
+        complex_inputs = [i for i in diff_positions if inputs[i].is_complex()]
+        if complex_inputs:
+            real_fn, imag_fn = _parts_of_inputs(fn, complex_inputs, inputs)
+            for part_fn, part, test_imag in ((imag_fn, "imag", True), (real_fn, "real", False)):
+                parts = tuple(getattr(x, part).detach().clone().requires_grad_(x.requires_grad) if k in complex_inputs
+                              else x for k, x in enumerate(inputs))
+                _forward_check(part_fn, parts, diff_positions, eps, atol, rtol, nondet_tol, fast_mode, seed,
+                               [diff_positions.index(i) for i in complex_inputs], test_imag)
+                if check_undefined_grad:
+                    _check_undefined_forward(part_fn, parts, diff_positions, seed)
         else:
-            _slow_forward_gradcheck(fn, inputs, diff_positions, floats, eps, atol, rtol)
-        if check_undefined_grad:
-            _check_undefined_forward(fn, inputs, diff_positions, seed)
+            _forward_check(fn, inputs, diff_positions, eps, atol, rtol, nondet_tol, fast_mode, seed)
+            if check_undefined_grad:
+                _check_undefined_forward(fn, inputs, diff_positions, seed)
     if check_backward_ad and outputs:
         _backward_mul_by_grad_output(outputs, [inputs[i] for i in diff_positions])
     return True
+
+
+def _backward_check(fn, inputs, diff_positions, eps, atol, rtol, nondet_tol, fast_mode, seed, complex_indices=(),
+                    test_imag=False) -> None:
+    """The Jacobians by backward mode against the numerical ones (of fn's real outputs: a function with
+    complex ones is checked part by part, `test_imag` saying which, `complex_indices` which outputs)."""
+    floats = _float_outputs(fn(*inputs))
+    outputs = [o for o in floats if o.requires_grad]
+    if fast_mode:
+        _fast_gradcheck(fn, inputs, diff_positions, floats, outputs, eps, atol, rtol, nondet_tol, seed,
+                        complex_indices, test_imag)
+    elif not outputs:
+        _check_no_differentiable_outputs(fn, inputs, diff_positions, floats, eps)
+    else:
+        keep = [o.requires_grad for o in floats]
+        numerical = [numerical_jacobian(fn, inputs, i, eps, keep=keep) for i in diff_positions]  # [input][output]
+        for oi, o in enumerate(outputs):
+            analytical = _jacobian(o, [inputs[i] for i in diff_positions], nondet_tol)
+            for j, (a, i) in enumerate(zip(analytical, diff_positions)):
+                n = numerical[j][oi]
+                if not _allclose(a, n, rtol, atol):
+                    raise GradcheckError(_mismatch(oi, j, _printed(n, o), _printed(a, inputs[i]), complex_indices,
+                                                   test_imag))
+
+
+def _forward_check(fn, inputs, diff_positions, eps, atol, rtol, nondet_tol, fast_mode, seed, complex_indices=(),
+                   test_imag=False) -> None:
+    """The Jacobians by forward mode against the numerical ones (of fn's real inputs: complex ones are
+    split by the caller, `complex_indices` saying which of the checked inputs they are)."""
+    floats = _float_outputs(fn(*inputs))
+    outputs = [o for o in floats if o.requires_grad]
+    if not outputs:
+        if fast_mode:
+            _fast_gradcheck(fn, inputs, diff_positions, floats, outputs, eps, atol, rtol, nondet_tol, seed)
+        else:
+            _check_no_differentiable_outputs(fn, inputs, diff_positions, floats, eps)
+    elif fast_mode:
+        _fast_forward_gradcheck(fn, inputs, diff_positions, floats, eps, atol, rtol, seed, complex_indices, test_imag)
+    else:
+        _slow_forward_gradcheck(fn, inputs, diff_positions, floats, eps, atol, rtol, complex_indices, test_imag)
 
 
 def _check_no_differentiable_outputs(fn, inputs, diff_positions, floats, eps) -> None:
@@ -380,12 +493,14 @@ def _forward_ad_jvps(fn, inputs, diff_positions, directions) -> list:
     return found
 
 
-def _forward_mismatch(output_idx, input_idx, numerical, analytical) -> str:
-    return (f"Jacobian computed with forward mode mismatch for output {output_idx:d} with respect to input "
+def _forward_mismatch(output_idx, input_idx, numerical, analytical, complex_indices=(), test_imag=False) -> str:
+    return (_part_prefix(input_idx in complex_indices, test_imag, "inputs") +
+            f"Jacobian computed with forward mode mismatch for output {output_idx:d} with respect to input "
             f"{input_idx:d},\nnumerical:{numerical}\nanalytical:{analytical}\n")
 
 
-def _slow_forward_gradcheck(fn, inputs, diff_positions, floats, eps, atol, rtol) -> None:
+def _slow_forward_gradcheck(fn, inputs, diff_positions, floats, eps, atol, rtol, complex_indices=(),
+                            test_imag=False) -> None:
     """Whole Jacobians: one forward-AD evaluation per input element (a unit tangent), against central
     differences."""
     keep = [o.requires_grad for o in floats]
@@ -403,10 +518,12 @@ def _slow_forward_gradcheck(fn, inputs, diff_positions, floats, eps, atol, rtol)
             a = (np.stack([c[oi] for c in columns], axis=1) if columns
                  else np.zeros((o.numel(), 0), o._data.dtype))
             if not _allclose(a, n, rtol, atol):
-                raise GradcheckError(_forward_mismatch(oi, j, _printed(n, o), _printed(a, inputs[i])))
+                raise GradcheckError(_forward_mismatch(oi, j, _printed(n, o), _printed(a, inputs[i]), complex_indices,
+                                                       test_imag))
 
 
-def _fast_forward_gradcheck(fn, inputs, diff_positions, floats, eps, atol, rtol, seed) -> None:
+def _fast_forward_gradcheck(fn, inputs, diff_positions, floats, eps, atol, rtol, seed, complex_indices=(),
+                            test_imag=False) -> None:
     """J u for one random unit u per input, by forward AD and by central differences along u; the
     tolerance atol * sum(u) (PyTorch's _adjusted_atol without v)."""
     rng = np.random.default_rng(seed)
@@ -421,7 +538,8 @@ def _fast_forward_gradcheck(fn, inputs, diff_positions, floats, eps, atol, rtol,
         for oi, (o, a, n) in enumerate(zip(outputs, a_all, numerical)):
             if not _allclose(a, n, rtol, atol * float(np.sum(u))):
                 raise GradcheckError(_forward_mismatch(oi, j, _printed(np.atleast_2d(n), o),
-                                                       _printed(np.atleast_2d(a), inputs[i])))
+                                                       _printed(np.atleast_2d(a), inputs[i]), complex_indices,
+                                                       test_imag))
 
 
 def _check_undefined_forward(fn, inputs, diff_positions, seed) -> None:
@@ -451,9 +569,10 @@ def _check_undefined_forward(fn, inputs, diff_positions, seed) -> None:
                                          f"{t2}")
 
 
-def _fast_gradcheck(fn, inputs, diff_positions, floats, outputs, eps, atol, rtol, nondet_tol, seed) -> None:
+def _fast_gradcheck(fn, inputs, diff_positions, floats, outputs, eps, atol, rtol, nondet_tol, seed,
+                    complex_indices=(), test_imag=False) -> None:
     rng = np.random.default_rng(seed)
-    us = [_unit_vector(rng, inputs[i].numel(), inputs[i]._data.dtype) for i in diff_positions]
+    us = _input_vectors(rng, inputs, diff_positions)
     vs = [_unit_vector(rng, o.numel(), o._data.dtype) for o in outputs]
     keep = [o.requires_grad for o in floats]
     numerical = []                                     # [input][output]: v . (J u)
@@ -468,10 +587,10 @@ def _fast_gradcheck(fn, inputs, diff_positions, floats, outputs, eps, atol, rtol
     for oi, (o, v) in enumerate(zip(outputs, vs)):
         vjs = _vjps(o, diff_inputs, [v.reshape(o.shape)], nondet_tol)
         for j, (vj, u) in enumerate(zip(vjs, us)):
-            a, n = np.sum(vj[0] * u), numerical[j][oi]
-            if not _allclose(a, n, rtol, atol * float(np.sum(u)) * float(np.sum(v))):
+            a, n = _u_dot(vj[0], u), numerical[j][oi]
+            if not _allclose(a, n, rtol, atol * _sum_of(u) * float(np.sum(v))):
                 raise GradcheckError(_mismatch(oi, j, _printed(np.atleast_2d(n), o),
-                                               _printed(np.atleast_2d(a), diff_inputs[j])))
+                                               _printed(np.atleast_2d(a), diff_inputs[j]), complex_indices, test_imag))
 
 
 def _backward_mul_by_grad_output(outputs, diff_inputs) -> None:
@@ -502,7 +621,8 @@ def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=Tru
     the Jacobians forward AD gives (autograd/forward_ad.py) with the same finite differences, and
     that a zero tangent and none give the same output tangents (check_undefined_grad).
     check_batched_forward_grad gives forward AD a batch of tangents the way agrad's vmap does.
-    (check_grad_dtypes and masked concern complex and sparse tensors, which agrad has not.)"""
+    Complex inputs and outputs are checked as PyTorch's gradcheck checks them (see the module's docstring).
+    (check_grad_dtypes and masked concern sparse tensors, which agrad has not.)"""
     if not (check_forward_ad or check_backward_ad):
         raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad to be True")
     if check_batched_grad and not check_backward_ad:
@@ -738,7 +858,10 @@ def gradgradcheck(fn, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e
     if grad_outputs is None:
         rng = np.random.default_rng(seed)
         from ..creation import tensor
-        grad_outputs = [tensor(rng.standard_normal(o.shape), dtype="float64", requires_grad=True) for o in outs]
+        # (PyTorch's make_tensor of each output's dtype: a complex output gets complex ones)
+        grad_outputs = [tensor(rng.standard_normal(o.shape) + 1j * rng.standard_normal(o.shape), dtype="complex128",
+                               requires_grad=True) if o.is_complex() else
+                        tensor(rng.standard_normal(o.shape), dtype="float64", requires_grad=True) for o in outs]
     n_in = len(inputs)
     diff_positions = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
 

@@ -43,6 +43,7 @@ from ..errors import DtypeNotImplementedError, UnsupportedOnDeviceError
 from ..fp_warnings import QUIET as _QUIET, state as _fp_state
 from ..grad_mode import saved_hooks_in_use, tls
 from ..messages import scalar_type_name
+from ._common import conj_of
 from .. import watchers as _watchers
 from ..watchers import op_observers as _observers
 
@@ -546,22 +547,27 @@ _CALL_OPCODES = {"PUSH_NULL", "PRECALL", "CALL", "CALL_FUNCTION", "LOAD_GLOBAL"}
 
 def _on_arrays(formula):
     """`formula` as a function of arrays, derived from its bytecode, or None:
-    - made of operators on its parameters and numbers (`grad * result`): the formula itself;
+    - made of operators on its parameters and numbers (`grad * result`), and `conj_of` (which takes an
+      array as it takes a Tensor: `grad * conj_of(other)`): the formula itself;
     - one call of an op on its parameters and numbers (`tanh_backward(grad, result)`): that
       op's backend kernel on NumPy (`kernel(np, grad, result)`), which is what the op would run."""
     code = getattr(formula, "__code__", None)
     if code is None or code.co_freevars:
         return None
     instructions = [i for i in dis.get_instructions(code)]
+    # the only global a plain formula may call: conj_of, itself on arrays (any call is then one of it)
+    conjugates = bool(code.co_names) and set(code.co_names) <= {"conj_of"} and \
+        formula.__globals__.get("conj_of") is conj_of
     plain = True
     for ins in instructions:
         if ins.opname == "LOAD_CONST" and not isinstance(ins.argval, (int, float, type(None))):
             return None
         if ins.opname in ("BINARY_OP", "COMPARE_OP"):
             plain = plain and ins.argrepr.removeprefix("bool(").removesuffix(")") in _ARRAY_OPERATORS
-        elif ins.opname not in _PLAIN_OPCODES and ins.opname != "LOAD_CONST":
+        elif ins.opname not in _PLAIN_OPCODES and ins.opname != "LOAD_CONST" and \
+                not (conjugates and ins.opname in _CALL_OPCODES):
             plain = False
-    if plain and not code.co_names:
+    if plain and (not code.co_names or conjugates):
         return formula
     return _kernel_call(formula, code, instructions)
 
