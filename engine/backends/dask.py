@@ -45,6 +45,9 @@ REFUSED: dict[str, str] = {
     # that hold one float of a pair (real and imag, views over view_as_real, go with them)
     **dict.fromkeys(("view_as_real", "view_as_complex", "real", "imag"),
                     "it reads a tensor's memory as another dtype, and a dask array has no memory layout"),
+    # (real + 1j * imag would turn an infinite part into NaNs: the parts are written, as ATen's complex)
+    **dict.fromkeys(("complex", "polar"),
+                    "it writes the real and imaginary parts of its result in place, which a dask array cannot"),
     **dict.fromkeys(("linalg_ldl_factor_ex", "linalg_ldl_factor", "linalg_ldl_solve", "geqrf"),
                     "its LAPACK routine (geqrf, sytrf, sytrs) factors or solves NumPy arrays on the host, which a lazy "
                     "array is not"),

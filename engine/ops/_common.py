@@ -52,7 +52,15 @@ def checked(meta_rule, kernel):
 def weighted_bincount(xp, positions, weights, minlength: int):
     """`bincount(positions, weights=weights, minlength=minlength)`: float64 sums of the weights at
     each position, added in the order given, on NumPy and on CuPy (whose own bincount adds with
-    atomics, in an order that varies: backends/cuda.py); dask's array sums blocks its own way."""
+    atomics, in an order that varies: backends/cuda.py); dask's array sums blocks its own way.
+    Complex weights: their real and imaginary parts summed apart (complex128), as bincount takes
+    real weights only; the parts are put together as memory, not as re + 1j * im (an infinite
+    imaginary sum would make that NaN)."""
+    if weights is not None and weights.dtype.kind == "c":
+        import numpy as np
+        parts = (weighted_bincount(xp, positions, weights.real, minlength),
+                 weighted_bincount(xp, positions, weights.imag, minlength))
+        return xp.stack(parts, axis=-1).view(np.complex128)[..., 0]
     if getattr(xp, "__name__", None) == "cupy":
         from ..backends.cuda import bincount_in_order
         return bincount_in_order(xp, positions, weights, minlength)

@@ -22,7 +22,7 @@ from ..creation import eye
 from ..errors import DtypeError, DtypeNotImplementedError, ShapeError
 from ..messages import c_type_name, scalar_type_name
 from ..shapes import broadcast_shapes, normalize_dim
-from ._common import checked
+from ._common import checked, conj_of
 from .reduce.arithmetic import _sum_dtype
 from .registry import defop, get_info
 from .samples import SampleInput, int_arg, make_arg
@@ -52,7 +52,7 @@ def _trace_grad(grad, self_shape):
 
 trace = defop(
     "trace(Tensor self) -> Tensor",
-    kernel=_trace_kernel, meta=_trace_meta,
+    kernel=_trace_kernel, meta=_trace_meta, supports_complex=True,
     grads={"self": _trace_grad},
     samples=lambda op: [SampleInput("(3,3)", make_arg((3, 3), key=(op, 0))),
                         SampleInput("(2,4)", make_arg((2, 4), key=(op, 1))),
@@ -177,45 +177,50 @@ def _column_major(geometry) -> bool:
     return strides[0] == 1 and strides[1] == sizes[0]
 
 
+# For complex matrices the other factor is conjugated, and alpha (grad @ mat2^H, mat1^H @ grad).
 def _mm_mat1_backward(grad, mat2, mat1_geometry, alpha=1):
+    mat2 = conj_of(mat2)
     if _column_major(mat1_geometry):
         r = transpose(mm(mat2, transpose(grad, 0, 1)), 0, 1)
     else:
         r = mm(grad, transpose(mat2, 0, 1))
-    return r * alpha if alpha != 1 else r
+    return r * conj_of(alpha) if alpha != 1 else r
 
 
 def _mm_mat2_backward(grad, mat1, mat2_geometry, alpha=1):
+    mat1 = conj_of(mat1)
     if _column_major(mat2_geometry):
         r = transpose(mm(transpose(grad, 0, 1), mat1), 0, 1)
     else:
         r = mm(transpose(mat1, 0, 1), grad)
-    return r * alpha if alpha != 1 else r
+    return r * conj_of(alpha) if alpha != 1 else r
 
 
 def _mm_mat1_backward_array(grad, mat2, mat1_geometry, alpha=1):
+    mat2 = conj_of(mat2)
     if _column_major(mat1_geometry):
         r = np.swapaxes(np.matmul(mat2, np.swapaxes(grad, 0, 1)), 0, 1)
     else:
         r = np.matmul(grad, np.swapaxes(mat2, 0, 1))
-    return r * alpha if alpha != 1 else r
+    return r * conj_of(alpha) if alpha != 1 else r
 
 
 def _mm_mat2_backward_array(grad, mat1, mat2_geometry, alpha=1):
+    mat1 = conj_of(mat1)
     if _column_major(mat2_geometry):
         r = np.swapaxes(np.matmul(np.swapaxes(grad, 0, 1), mat1), 0, 1)
     else:
         r = np.matmul(np.swapaxes(mat1, 0, 1), grad)
-    return r * alpha if alpha != 1 else r
+    return r * conj_of(alpha) if alpha != 1 else r
 
 
 addmm = defop(
     "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
-    kernel=checked(_addmm_meta, _addmm_kernel), meta=_addmm_meta,
-    grads={"self": lambda grad, beta: grad if beta == 1 else grad * beta,
+    kernel=checked(_addmm_meta, _addmm_kernel), meta=_addmm_meta, supports_complex=True,
+    grads={"self": lambda grad, beta: grad if beta == 1 else grad * conj_of(beta),
            "mat1": lambda grad, mat2, mat1_geometry, alpha: _mm_mat1_backward(grad, mat2, mat1_geometry, alpha),
            "mat2": lambda grad, mat1, mat2_geometry, alpha: _mm_mat2_backward(grad, mat1, mat2_geometry, alpha)},
-    array_grads={"self": lambda grad, beta: grad if beta == 1 else grad * beta,
+    array_grads={"self": lambda grad, beta: grad if beta == 1 else grad * conj_of(beta),
                  "mat1": lambda grad, mat2, mat1_geometry, alpha: _mm_mat1_backward_array(grad, mat2, mat1_geometry,
                                                                                           alpha),
                  "mat2": lambda grad, mat1, mat2_geometry, alpha: _mm_mat2_backward_array(grad, mat1, mat2_geometry,
@@ -286,7 +291,7 @@ def _pair(op, shapes, transposed=()):
 
 mm = defop(
     "mm(Tensor self, Tensor mat2) -> Tensor",
-    kernel=_checked(_mm_meta, lambda xp, self, mat2: xp.matmul(self, mat2)), meta=_mm_meta,
+    kernel=_checked(_mm_meta, lambda xp, self, mat2: xp.matmul(self, mat2)), meta=_mm_meta, supports_complex=True,
     grads={"self": lambda grad, mat2, self_geometry: _mm_mat1_backward(grad, mat2, self_geometry),
            "mat2": lambda grad, self, mat2_geometry: _mm_mat2_backward(grad, self, mat2_geometry)},
     array_grads={"self": lambda grad, mat2, self_geometry: _mm_mat1_backward_array(grad, mat2, self_geometry),
@@ -308,8 +313,9 @@ def _mv_meta(self, vec):
 mv = defop(
     "mv(Tensor self, Tensor vec) -> Tensor",
     kernel=_checked(_mv_meta, lambda xp, self, vec: xp.matmul(self, vec)), meta=_mv_meta,
-    grads={"self": lambda grad, vec: reshape(grad, [-1, 1]) * reshape(vec, [1, -1]),
-           "vec": lambda grad, self: mv(transpose(self, 0, 1), grad)},
+    supports_complex=True,
+    grads={"self": lambda grad, vec: reshape(grad, [-1, 1]) * reshape(conj_of(vec), [1, -1]),
+           "vec": lambda grad, self: mv(transpose(conj_of(self), 0, 1), grad)},
     samples=lambda op: _pair(op, [((2, 3), (3,)), ((3, 2), (2,))], transposed=(1,)),
     torch="torch.mv")
 
@@ -333,8 +339,9 @@ def _dot_meta(self, tensor):
 dot = defop(
     "dot(Tensor self, Tensor tensor) -> Tensor",
     kernel=_checked(_dot_meta, lambda xp, self, tensor: xp.asarray(xp.dot(self, tensor))), meta=_dot_meta,
-    grads={"self": lambda grad, tensor: grad * tensor,
-           "tensor": lambda grad, self: grad * self},
+    supports_complex=True,
+    grads={"self": lambda grad, tensor: grad * conj_of(tensor),
+           "tensor": lambda grad, self: grad * conj_of(self)},
     samples=lambda op: _pair(op, [((4,), (4,))]),
     torch="torch.dot")
 
@@ -352,8 +359,9 @@ def _bmm_meta(self, mat2):
 bmm = defop(
     "bmm(Tensor self, Tensor mat2) -> Tensor",
     kernel=_checked(_bmm_meta, lambda xp, self, mat2: xp.matmul(self, mat2)), meta=_bmm_meta,
-    grads={"self": lambda grad, mat2: bmm(grad, transpose(mat2, 1, 2)),
-           "mat2": lambda grad, self: bmm(transpose(self, 1, 2), grad)},
+    supports_complex=True,
+    grads={"self": lambda grad, mat2: bmm(grad, transpose(conj_of(mat2), 1, 2)),
+           "mat2": lambda grad, self: bmm(transpose(conj_of(self), 1, 2), grad)},
     samples=lambda op: _pair(op, [((2, 3, 4), (2, 4, 2))]),
     torch="torch.bmm")
 
@@ -579,8 +587,9 @@ def _einsum_grads(grad, equation, tensors):
         others = [s for j, s in enumerate(terms) if j != k]
         present = set(out).union(*others, *eye_terms)
         available = "".join(c for c in target if c in present)
+        # (the other operands conjugated for complex ones: the gradient of a product is grad * other.conj())
         g = _einsum_op(",".join([out] + others + eye_terms) + "->" + available,
-                       [grad] + [x for j, x in enumerate(tensors) if j != k] + eyes)
+                       [grad] + [conj_of(x) for j, x in enumerate(tensors) if j != k] + eyes)
         if available != target:            # subscripts only operand k has: summed, so the gradient is constant
             g = expand(reshape(g, [size[c] if c in present else 1 for c in target]), [size[c] for c in target])
         grads.append(g)
@@ -594,7 +603,7 @@ def _identity(n, like):
 
 _einsum_op = defop(
     "_einsum(str equation, Tensor[] tensors) -> Tensor",
-    kernel=_einsum_kernel, meta=_einsum_meta,
+    kernel=_einsum_kernel, meta=_einsum_meta, supports_complex=True,
     grads={"tensors": _einsum_grads}, backward_name="EinsumBackward0",
     samples=lambda op: [SampleInput("ij,jk->ik", "ij,jk->ik", [make_arg((2, 3), key=(op, 0)),
                                                               make_arg((3, 2), key=(op, 1))])],

@@ -12,6 +12,7 @@ from ..backends.meta import MetaArray
 from ..errors import DtypeError
 from ..memory_formats import contiguous_format
 from ..warn_once import warn_once
+from ._common import conj_of
 from .conversion import clone
 from ..messages import scalar_type_name
 from ..shapes import normalize_dim
@@ -128,9 +129,9 @@ def _vdot_kernel(xp, self, other):
 
 vdot = defop(
     "vdot(Tensor self, Tensor other) -> Tensor",
-    kernel=_vdot_kernel, meta=_vdot_meta,
-    # derivatives.yaml: grad * other.conj() and grad * self (real tensors are their own conjugates)
-    grads={"self": lambda grad, other: grad * other, "other": lambda grad, self: grad * self},
+    kernel=_vdot_kernel, meta=_vdot_meta, supports_complex=True,
+    # derivatives.yaml: grad.conj() * other and grad * self
+    grads={"self": lambda grad, other: conj_of(grad) * other, "other": lambda grad, self: grad * self},
     samples=lambda op: [SampleInput("(4,)", make_arg((4,), key=(op, 0)), make_arg((4,), key=(op, 1)))],
     torch="torch.vdot", doc="Σ conj(self)·other of two vectors.")
 
@@ -141,7 +142,7 @@ def _vecdot(x, y, dim=-1):
                          f"{scalar_type_name(x.dtype.np)} and y of type {scalar_type_name(y.dtype.np)} instead")
     if x.ndim == 1 and y.ndim == 1:         # PyTorch's linalg_vecdot: two vectors are vdot
         return vdot(x, y)
-    return sum(x * y, dim)          # x.conj() * y: the conjugate of a real tensor is itself
+    return sum(conj_of(x) * y, dim)
 
 
 linalg_vecdot = defop(

@@ -1,7 +1,8 @@
 """The complex-number ops: view_as_real and view_as_complex (ATen's ComplexHelper.h: views over
 the same memory), real and imag (PyTorch's composites over view_as_real, so their grad_fn is
 SelectBackward0 over ViewAsRealBackward0), conj, conj_physical, resolve_conj, resolve_neg,
-complex(real, imag) and polar(abs, angle) (TensorFactories), and angle.
+complex(real, imag) and polar(abs, angle) (TensorFactories), and angle. (abs and sgn of complex
+tensors are unary's ops, which take complex inputs.)
 
 agrad has no lazy conjugate or negative bit: `conj` of a complex tensor is a conjugated copy
 (ConjBackward0, the Node PyTorch's `_conj` view records; NumPy has no view that negates the
@@ -24,6 +25,9 @@ from ...shapes import broadcast_shapes, pointwise_meta
 from ..registry import defop
 from ..samples import SampleInput, make_arg
 from ..shape.indexing import select
+from .binary import where
+from .unary import _real_meta, abs, sgn, square  # noqa: A004 — PyTorch's names
+from ...creation import zeros_like
 
 _C = dtypes.complex128
 
@@ -154,3 +158,82 @@ resolve_conj = defop("resolve_conj(Tensor self) -> Tensor", composite=lambda sel
 resolve_neg = defop("resolve_neg(Tensor self) -> Tensor", composite=lambda self: self,
                     samples=_real_samples, torch="torch.resolve_neg",
                     doc="self itself: agrad has no lazy negation bit.")
+
+
+# ---- angle, complex, polar ------------------------------------------------------------------------
+
+def _angle_kernel(xp, self):
+    if self.dtype.kind == "c":
+        return xp.angle(self)
+    # PyTorch's real angle: pi where negative (not -0.), 0 elsewhere, NaN kept
+    return xp.where(xp.isnan(self), self, xp.where(self < 0, np.pi, 0)).astype(self.dtype, copy=False)
+
+
+def _angle_grad(grad, self):
+    """FunctionsManual's angle_backward: grad * z / |z|² * i, 0 at z = 0; zero for a real input."""
+    if not self.is_complex():
+        return zeros_like(self)
+    return where(self == 0, 0.0, grad * self / square(abs(self)) * 1j)
+
+
+angle = defop(
+    "angle(Tensor self) -> Tensor",
+    kernel=_angle_kernel, meta=_real_meta, promote="float", supports_complex=True,
+    grads={"self": _angle_grad},
+    samples=lambda op: _complex_samples((), (3,), (2, 3))(op) + [
+        SampleInput("real (5,)", make_arg((5,), key=(op, "real"), away_from=0.0))],
+    doc="The argument of each element (atan2(imag, real)); of a real tensor pi where negative, else 0.")
+
+
+def _parts_check(name, real, imag):
+    if real.dtype != imag.dtype:
+        raise RuntimeError(f"Expected object of scalar type {scalar_type_name(real.dtype)} but got scalar type "
+                           f"{scalar_type_name(imag.dtype)} for second argument")
+    if real.dtype.kind != "f" or real.dtype == np.float16:
+        # NOTE: PyTorch takes half too (into complex32, a dtype agrad does not have)
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{scalar_type_name(real.dtype)} and {scalar_type_name(imag.dtype)}")
+    return np.result_type(real.dtype, np.complex64)
+
+
+def _complex_kernel(xp, real, imag):
+    out = xp.empty(broadcast_shapes(real.shape, imag.shape), _parts_check("complex", real, imag))
+    out.real, out.imag = real, imag
+    return out
+
+
+def _polar_kernel(xp, abs, angle):
+    out = xp.empty(broadcast_shapes(abs.shape, angle.shape), _parts_check("polar", abs, angle))
+    out.real, out.imag = abs * xp.cos(angle), abs * xp.sin(angle)
+    return out
+
+
+def _parts_meta(a, b):
+    return MetaArray(broadcast_shapes(a.shape, b.shape), _parts_check("", a, b))
+
+
+def _parts_samples(low):
+    def samples(op):
+        return [SampleInput("(3,)", make_arg((3,), key=(op, 0), low=low), make_arg((3,), key=(op, 1))),
+                SampleInput("(2,3) with (3,)", make_arg((2, 3), key=(op, 2), low=low), make_arg((3,), key=(op, 3))),
+                SampleInput("0-d", make_arg((), key=(op, 4), low=low), make_arg((), key=(op, 5)))]
+    return samples
+
+
+def _polar_abs_grad(grad, result):
+    # FunctionsManual's polar_backward: real(conj(grad) * sgn(result)), real(conj(grad) * result * i)
+    return real(grad.conj() * sgn(result))
+
+
+complex = defop(  # noqa: A001 — PyTorch's name
+    "complex(Tensor real, Tensor imag) -> Tensor",
+    kernel=_complex_kernel, meta=_parts_meta, supports_complex=True,
+    grads={"real": lambda grad: real(grad), "imag": lambda grad: imag(grad)},
+    samples=_parts_samples(-2.0),
+    doc="The complex tensor real + i imag (both float or both double; broadcast).")
+polar = defop(
+    "polar(Tensor abs, Tensor angle) -> Tensor",
+    kernel=_polar_kernel, meta=_parts_meta, supports_complex=True,
+    grads={"abs": _polar_abs_grad, "angle": lambda grad, result: real(grad.conj() * result * 1j)},
+    samples=_parts_samples(0.5),
+    doc="The complex tensor abs * (cos(angle) + i sin(angle)) (both float or both double; broadcast).")

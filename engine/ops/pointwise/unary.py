@@ -104,11 +104,16 @@ rsqrt = defop(
     grads={"self": lambda grad, result: _rsqrt_grad(grad, conj_of(result))},
     samples=positive_unary_samples(), torch="torch.rsqrt")
 
+def _real_meta(self):
+    """A pointwise Meta rule whose result is real: a complex input's real dtype (abs, angle)."""
+    return MetaArray(self.shape, self.dtype.type(0).real.dtype if self.dtype.kind == "c" else self.dtype)
+
+
 abs = defop(  # noqa: A001 — PyTorch's name
     "abs(Tensor self) -> Tensor",
     kernel=lambda xp, self: xp.abs(_abs_check(self)),
-    meta=lambda self: same_meta(_abs_check(self)),
-    grads={"self": lambda grad, self: grad * sign(self)},
+    meta=lambda self: _real_meta(_abs_check(self)), supports_complex=True,
+    grads={"self": lambda grad, self: grad * sgn(self)},        # derivatives.yaml: grad * self.sgn()
     samples=unary_samples(away_from=0.0), torch="torch.abs")
 
 sign = defop(
@@ -118,12 +123,28 @@ sign = defop(
     grads={"self": lambda grad: zeros_like(grad)},
     samples=unary_samples(away_from=0.0), torch="torch.sign")
 
+def _sgn_kernel(xp, self):
+    if self.dtype.kind != "c":
+        return _sign_kernel(xp, self)
+    magnitude = xp.abs(self)
+    return xp.where(magnitude == 0, 0, self / xp.where(magnitude == 0, 1, magnitude)).astype(self.dtype, copy=False)
+
+
+def _sgn_grad(grad, self, result):
+    """FunctionsManual's sgn_backward: (grad - sgn² conj(grad)) / (2 |z|), 0 where z = 0; zero for a
+    real input (sign's derivative)."""
+    if not self.is_complex():
+        return zeros_like(grad)
+    magnitude = abs(self)
+    return ((grad - result * result * grad.conj()) / (2 * magnitude)).masked_fill(magnitude == 0, 0)
+
+
 # sgn is sign extended to complex numbers (z / |z|); on real tensors the values are sign's, but it is
 # its own op in PyTorch (SgnBackward0, whose formula for a real input is zero)
 sgn = defop(
     "sgn(Tensor self) -> Tensor",
-    kernel=_sign_kernel, meta=same_meta,
-    grads={"self": lambda grad: zeros_like(grad)},
+    kernel=_sgn_kernel, meta=same_meta, supports_complex=True,
+    grads={"self": _sgn_grad},
     samples=unary_samples(away_from=0.0), torch="torch.sgn")
 
 sin = defop(

@@ -27,6 +27,7 @@ from ..pointwise.unary import (
     exp,
     sign,
 )
+from .._common import conj_of
 from ..registry import defop
 from ..samples import SampleInput, int_arg, make_arg, reduction_samples
 
@@ -35,7 +36,7 @@ def _sum_dtype(x, dtype):
     if dtype is not None:
         return dtypes.from_name(dtype).np if isinstance(dtype, str) else dtype.np
     # PyTorch sums integers and bools as int64
-    return x.dtype if x.dtype.kind == "f" else np.dtype(np.int64)
+    return x.dtype if x.dtype.kind in "fc" else np.dtype(np.int64)
 
 
 def _sum_meta(self, dim, keepdim, dtype):
@@ -80,7 +81,7 @@ def _sum_samples(op):
 
 sum = defop(  # noqa: A001 — PyTorch's name
     "sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-    kernel=_sum_kernel, meta=_sum_meta,
+    kernel=_sum_kernel, meta=_sum_meta, supports_complex=True,
     grads={"self": lambda grad, self_shape, dim, keepdim: sum_backward(grad, self_shape, dim, keepdim)},
     backward_name=("SumBackward0", "SumBackward1"), overload=_dim_overload, given_none=_DIM_INT_LIST,
     samples=_sum_samples, torch="torch.sum")
@@ -88,7 +89,7 @@ sum = defop(  # noqa: A001 — PyTorch's name
 
 def _mean_check(self, dtype):
     out = _sum_dtype(self, dtype)
-    if out.kind != "f":
+    if out.kind not in "fc":
         raise DtypeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point "
                          f"or complex dtype. Got: {dtypes.from_numpy(self.dtype).name.capitalize()}")
     return out
@@ -120,7 +121,7 @@ def _mean_grad(grad, self_shape, dim, keepdim):
 
 mean = defop(
     "mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-    kernel=_mean_kernel, meta=_mean_meta,
+    kernel=_mean_kernel, meta=_mean_meta, supports_complex=True,
     grads={"self": _mean_grad},
     backward_name=("MeanBackward0", "MeanBackward1"), overload=_dim_overload, given_none=_DIM_INT_LIST,
     samples=_sum_samples, torch="torch.mean")
@@ -154,7 +155,7 @@ def _sum_to_size_samples(op):
 
 sum_to_size = defop(
     "sum_to_size(Tensor self, int[] size) -> Tensor",
-    kernel=_sum_to_size_kernel,
+    kernel=_sum_to_size_kernel, supports_complex=True,
     meta=lambda self, size: (_sum_to_dims(self.shape, size), MetaArray(size, self.dtype))[1],
     grads={"self": lambda grad, self_shape: _ops.expand(grad, self_shape)},
     backward_name="SumToSizeBackward0",
@@ -214,7 +215,8 @@ def _prod_grad(grad, self, dim, keepdim):
     if self.ndim == 0:
         return grad
     dims = normalize_dims(dim, self.ndim)
-    return _restore(grad, self.shape, dim, keepdim) * _prod_of_others(self, dims)
+    # FunctionsManual's prod_backward: grad * (the product of the others).conj()
+    return _restore(grad, self.shape, dim, keepdim) * conj_of(_prod_of_others(self, dims))
 
 
 def _prod_samples(op):
@@ -231,7 +233,7 @@ def _prod_samples(op):
 
 prod = defop(
     "prod(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-    kernel=_prod_kernel, meta=_prod_meta,
+    kernel=_prod_kernel, meta=_prod_meta, supports_complex=True,
     grads={"self": _prod_grad},
     backward_name=("ProdBackward0", "ProdBackward1"), overload=lambda self, dim, *rest: 0 if dim is None else 1,
     samples=_prod_samples,

@@ -53,10 +53,13 @@ def _scan_kernel(name):
         out_dtype = _scan_dtype(self, dtype)
         if self.ndim == 0:
             return self.astype(out_dtype)
-        # NOTE: PyTorch's CPU scan carries the running value in acc_type (double for float and half),
-        # rounding each output once; a float32 running value drifts from its results along long rows
+        # NOTE: PyTorch's CPU scan carries the running value in acc_type (double for float and half,
+        # complex<double> for complex64), rounding each output once; a float32 running value drifts from
+        # its results along long rows
         if xp is np and out_dtype.kind == "f" and out_dtype.itemsize < 8:
             return getattr(xp, name)(self, axis=d, dtype=np.float64).astype(out_dtype)
+        if xp is np and out_dtype == np.complex64:
+            return getattr(xp, name)(self, axis=d, dtype=np.complex128).astype(out_dtype)
         return getattr(xp, name)(self, axis=d, dtype=out_dtype)
     return kernel
 
@@ -94,7 +97,7 @@ def _scan_samples(low=-2.0, high=2.0, zeros=False):
 
 cumsum = defop(
     "cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
-    kernel=_scan_kernel("cumsum"), meta=_scan_meta,
+    kernel=_scan_kernel("cumsum"), meta=_scan_meta, supports_complex=True,
     grads={"self": _cumsum_grad},
     samples=_scan_samples(), torch="torch.cumsum",
     doc="Running sums along dim; integer and bool inputs give int64 (or `dtype`).")

@@ -27,7 +27,7 @@ from ...creation import tensor, zeros
 from ...errors import DtypeError
 from ...messages import scalar_type_name, sizes, tensor_type_name
 from ...shapes import broadcast_shapes, normalize_dim
-from .._common import _data_dependent, checked, weighted_bincount
+from .._common import _data_dependent, checked, conj_of, weighted_bincount
 from ..conversion import to
 from ..pointwise.binary import floor_divide, remainder, where
 from ..reduce.arithmetic import sum as sum_op
@@ -437,7 +437,7 @@ def _scatter_add_meta(self, dim, index, src):
 
 scatter_add = defop(
     "scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor",
-    kernel=checked(_scatter_add_meta, lambda xp, self, dim, index, src:
+    supports_complex=True, kernel=checked(_scatter_add_meta, lambda xp, self, dim, index, src:
                    _scatter_into(xp, self, normalize_dim(dim, self.ndim), index, src, "sum")),
     meta=_scatter_add_meta,
     grads={"self": lambda grad: grad, "index": None,
@@ -595,10 +595,10 @@ def _index_add_kernel(xp, self, dim, index, source, alpha):
 
 index_add = defop(
     "index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor",
-    kernel=checked(_index_add_meta, _index_add_kernel), meta=_index_add_meta,
+    supports_complex=True, kernel=checked(_index_add_meta, _index_add_kernel), meta=_index_add_meta,
     grads={"self": lambda grad: grad, "index": None,
            "source": lambda grad, dim, index, source_shape, alpha:
-               reshape(index_select(grad, dim, index), list(source_shape)) * alpha if alpha != 1 else
+               reshape(index_select(grad, dim, index), list(source_shape)) * conj_of(alpha) if alpha != 1 else
                reshape(index_select(grad, dim, index), list(source_shape))},
     samples=lambda op: [
         SampleInput("(4,3) dim 0 repeats", make_arg((4, 3), key=(op, 0)), 0, _index_tensor([3, 0, 3]),
@@ -744,7 +744,7 @@ def _masked_select_kernel(xp, self, mask):
 
 masked_select = defop(
     "masked_select(Tensor self, Tensor mask) -> Tensor",
-    kernel=_masked_select_kernel, meta=_masked_select_meta,
+    supports_complex=True, kernel=_masked_select_kernel, meta=_masked_select_meta,
     grads={"self": lambda grad, self_shape, mask: _masked_select_backward(grad, mask, list(self_shape)),
            "mask": None},
     samples=lambda op: [
@@ -769,7 +769,7 @@ def _masked_select_backward_kernel(xp, grad, mask, self_shape):
 
 _masked_select_backward = defop(
     "_masked_select_backward(Tensor grad, Tensor mask, SymInt[] self_shape) -> Tensor",
-    kernel=_masked_select_backward_kernel, meta=_masked_select_backward_meta,
+    supports_complex=True, kernel=_masked_select_backward_kernel, meta=_masked_select_backward_meta,
     grads={"grad": lambda grad, mask: masked_select(grad, mask), "mask": None},
     samples=lambda op: [SampleInput("(2,)->(2,2)", make_arg((2,), key=(op, 0)),
                                     _index_tensor([[True, False], [False, True]], dtypes.bool_), [2, 2])],
@@ -918,7 +918,7 @@ def _as_pytorch_indices(node, indices):
 _index = defop(
     "_index(Tensor self, Tensor[] indices, int[] dims) -> Tensor",
     saved_as={"indices": _as_pytorch_indices},
-    kernel=checked(_index_meta, _index_kernel), meta=_index_meta,
+    supports_complex=True, kernel=checked(_index_meta, _index_kernel), meta=_index_meta,
     grads={"self": lambda grad, self_shape, indices, dims: _index_backward(grad, list(self_shape), indices, dims),
            "indices": None},
     backward_name="IndexBackward0",
@@ -947,7 +947,7 @@ def _index_backward_kernel(xp, grad, self_shape, indices, dims):
 
 _index_backward = defop(
     "_index_backward(Tensor grad, SymInt[] self_shape, Tensor[] indices, int[] dims) -> Tensor",
-    kernel=_index_backward_kernel, meta=_index_backward_meta,
+    supports_complex=True, kernel=_index_backward_kernel, meta=_index_backward_meta,
     grads={"grad": lambda grad, indices, dims: _index(grad, indices, dims), "indices": None},
     samples=lambda op: [SampleInput("(3,)->(4,3) repeats", make_arg((3, 3), key=(op, 0)), [4, 3],
                                     [_index_tensor([3, 0, 3])], [0])],

@@ -42,7 +42,7 @@ def _triangle_samples(op):
 def _triangle_op(name, doc):
     op = defop(
         f"{name}(Tensor self, int diagonal=0) -> Tensor",
-        kernel=_triangle_kernel(name), meta=_triangle_meta(name),
+        kernel=_triangle_kernel(name), meta=_triangle_meta(name), supports_complex=True,
         grads={"self": lambda grad, diagonal: op(grad, diagonal)},
         samples=_triangle_samples, torch=f"torch.{name}", doc=doc)
     return op
@@ -86,7 +86,7 @@ def _diagonal_meta(self, offset, dim1, dim2):
 
 diagonal = defop(
     "diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor",
-    kernel=_diagonal_view, meta=_diagonal_meta, view=True,
+    supports_complex=True, kernel=_diagonal_view, meta=_diagonal_meta, view=True,
     grads={"self": lambda grad, self_shape, offset, dim1, dim2: diagonal_backward(grad, list(self_shape), offset,
                                                                                   dim1, dim2)},
     samples=lambda op: [
@@ -128,7 +128,7 @@ def _diagonal_filled(xp, values, rows, cols, offset):
 
 diagonal_backward = defop(
     "diagonal_backward(Tensor grad_output, SymInt[] input_sizes, int offset, int dim1, int dim2) -> Tensor",
-    kernel=_diagonal_backward_kernel,
+    supports_complex=True, kernel=_diagonal_backward_kernel,
     meta=lambda grad_output, input_sizes, offset, dim1, dim2: MetaArray(tuple(input_sizes), grad_output.dtype),
     grads={"grad_output": lambda grad, offset, dim1, dim2: diagonal(grad, offset, dim1, dim2)},
     samples=lambda op: [SampleInput("(3,)->(3,4)", make_arg((3,), key=(op, 0)), [3, 4], 0, 0, 1),
@@ -169,7 +169,7 @@ def _diag_embed_meta(self, offset, dim1, dim2):
 
 diag_embed = defop(
     "diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor",
-    kernel=_diag_embed_kernel, meta=_diag_embed_meta,
+    supports_complex=True, kernel=_diag_embed_kernel, meta=_diag_embed_meta,
     grads={"self": lambda grad, offset, dim1, dim2: diagonal(grad, offset, dim1, dim2)},
     samples=lambda op: [SampleInput("vector", make_arg((4,), key=(op, 0))),
                         SampleInput("batch offset 1", make_arg((2, 3), key=(op, 1)), 1),

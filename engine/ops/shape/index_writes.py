@@ -73,7 +73,7 @@ def _is_number(value) -> bool:
 
 index_fill = defop(
     "index_fill(Tensor self, int dim, Tensor index, Tensor value) -> Tensor",
-    kernel=_index_fill_kernel, meta=_index_fill_meta, wraps_numbers=True,
+    supports_complex=True, kernel=_index_fill_kernel, meta=_index_fill_meta, wraps_numbers=True,
     grads={"self": lambda grad, dim, index: index_fill(grad, dim, index, 0), "index": None,
            "value": lambda grad, dim, index: _index_fill_value_grad(grad, dim, index)},
     backward_name=("IndexFillBackward0", "IndexFillBackward1"),
@@ -132,7 +132,7 @@ def _index_copy_source_grad(grad, dim, index, source):
 
 index_copy = defop(
     "index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor",
-    kernel=_index_copy_kernel, meta=_index_copy_meta,
+    supports_complex=True, kernel=_index_copy_kernel, meta=_index_copy_meta,
     grads={"self": lambda grad, dim, index: index_fill(grad, dim, index, 0), "index": None,
            "source": _index_copy_source_grad},
     samples=lambda op: [
@@ -183,7 +183,7 @@ def _masked_scatter_backward(grad, mask, sizes_):
 
 masked_scatter = defop(
     "masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor",
-    kernel=_masked_scatter_kernel, meta=_masked_scatter_meta,
+    supports_complex=True, kernel=_masked_scatter_kernel, meta=_masked_scatter_meta,
     grads={"self": lambda grad, mask: masked_fill(grad, mask, 0), "mask": None,
            "source": lambda grad, mask, source_shape: _masked_scatter_backward(grad, mask, source_shape)},
     samples=lambda op: [

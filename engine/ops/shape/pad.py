@@ -188,7 +188,7 @@ def _pad_samples(op):
 
 pad_backward = defop(
     "pad_backward(Tensor grad_output, int[] input_size, int[] pad, str mode) -> Tensor",
-    kernel=_pad_backward_kernel, meta=_pad_backward_meta,
+    supports_complex=True, kernel=_pad_backward_kernel, meta=_pad_backward_meta,
     grads={"grad_output": lambda grad, pad, mode: _pad_op(grad, pad, mode)},
     backward_name=_DOUBLE_NAMES, overload=lambda grad_output, input_size, pad, mode: _overload(None, pad, mode),
     samples=lambda op: grad_output_samples(op, pad, _pad_samples(op), lambda s: (
@@ -199,7 +199,7 @@ pad_backward = defop(
 
 pad = defop(
     "pad(Tensor input, int[] pad, str mode=\"constant\", float? value=None) -> Tensor",
-    kernel=_pad_kernel, meta=_pad_meta,
+    supports_complex=True, kernel=_pad_kernel, meta=_pad_meta,
     grads={"input": lambda grad, input_shape, pad, mode: pad_backward(grad, input_shape, pad, mode)},
     backward_name=_BACKWARD_NAMES, overload=_overload, samples=_pad_samples, torch="torch.nn.functional.pad",
     doc="Pads the last len(pad) // 2 dims (pad lists (before, after) from the last dim back): 'constant' with "

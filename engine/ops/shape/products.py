@@ -107,7 +107,7 @@ def _block_diag_backward(grad, shapes):
 
 block_diag = _varargs(defop(
     "block_diag(Tensor[] tensors) -> Tensor",
-    kernel=_block_diag_kernel, meta=_block_diag_meta, promote=promote_list,
+    supports_complex=True, kernel=_block_diag_kernel, meta=_block_diag_meta, promote=promote_list,
     grads={"tensors": lambda grad, tensors_shape: _block_diag_backward(grad, tensors_shape)},
     samples=lambda op: [
         SampleInput("(2,3),(1,2)", [make_arg((2, 3), key=(op, 0)), make_arg((1, 2), key=(op, 1))]),

@@ -119,7 +119,7 @@ def _repeat_samples(op):
 
 repeat = defop(
     "repeat(Tensor self, int[] repeats) -> Tensor",
-    kernel=_repeat_kernel,
+    supports_complex=True, kernel=_repeat_kernel,
     meta=lambda self, repeats: MetaArray(_repeat_shape(self.shape, repeats), self.dtype),
     grads={"self": _repeat_grad}, samples=_repeat_samples, torch="lambda x, repeats: x.repeat(*repeats)",
     doc="The tensor tiled repeats[i] times along each dimension (leading repeats add dimensions).")

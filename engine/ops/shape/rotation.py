@@ -65,7 +65,7 @@ def _rot90_kernel(xp, self, k, dims):
 
 rot90 = defop(
     "rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor",
-    kernel=_rot90_kernel, meta=_rot90_meta,
+    supports_complex=True, kernel=_rot90_kernel, meta=_rot90_meta,
     # derivatives.yaml: grad.rot90(-k, dims), the turn undone
     grads={"self": lambda grad, k, dims: rot90(grad, -k, dims)},
     samples=lambda op: [

@@ -153,7 +153,7 @@ def _samples(op):
 
 as_strided = defop(
     "as_strided(Tensor self, int[] size, int[] stride, int? storage_offset=None) -> Tensor",
-    kernel=_as_strided_kernel, meta=_as_strided_meta, view=True,
+    supports_complex=True, kernel=_as_strided_kernel, meta=_as_strided_meta, view=True,
     grads={"self": _as_strided_backward},
     samples=_samples, torch="torch.as_strided",
     doc="A view of self's storage with the given sizes, strides (in elements, not negative) and storage offset "

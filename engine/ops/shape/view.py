@@ -376,7 +376,7 @@ def _unfold_meta(self, dimension, size, step):
 
 unfold = defop(
     "unfold(Tensor self, int dimension, int size, int step) -> Tensor",
-    kernel=_unfold_kernel, meta=_unfold_meta, view=True,
+    supports_complex=True, kernel=_unfold_kernel, meta=_unfold_meta, view=True,
     grads={"self": lambda grad, self_shape, dimension, size, step: unfold_backward(grad, list(self_shape), dimension,
                                                                                   size, step)},
     samples=lambda op: [
@@ -406,7 +406,7 @@ def _unfold_backward_kernel(xp, grad_in, input_sizes, dim, size, step):
 
 unfold_backward = defop(
     "unfold_backward(Tensor grad_in, SymInt[] input_sizes, int dim, int size, int step) -> Tensor",
-    kernel=_unfold_backward_kernel,
+    supports_complex=True, kernel=_unfold_backward_kernel,
     meta=lambda grad_in, input_sizes, dim, size, step: MetaArray(tuple(input_sizes), grad_in.dtype),
     grads={"grad_in": lambda grad, dim, size, step: unfold(grad, dim, size, step)},
     samples=lambda op: [SampleInput("(3,2)->(7,) size 2 step 2", make_arg((3, 2), key=(op, 0)), [7], 0, 2, 2),

@@ -44,6 +44,7 @@ def _copy_of(view_name, *, schema=None, adapt=None, samples=None, torch=None):
         kernel=lambda xp, *args: _copied(kernel(xp, *adapt(*args))),
         meta=lambda *args: meta(*adapt(*args)),
         grads=info.grads, backward_name=[f"{n}_copy" for n in info.backward_names],
+        supports_complex=info.supports_complex,     # (the view's own kernel, copied)
         overload=None if info.overload is None else lambda *args: info.overload(*adapt(*args)),
         samples=samples or info.samples, gradgrad=info.gradgrad, torch=torch or f"torch.{name}",
         doc=f"{view_name}, as a new tensor (contiguous, owning its memory) rather than a view.")
@@ -105,7 +106,7 @@ def _narrow_copy_grad(grad, self_shape, dim, start, length):
 
 narrow_copy = defop(
     "narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor",
-    kernel=_narrow_copy_kernel, meta=_narrow_copy_meta, grads={"self": _narrow_copy_grad},
+    supports_complex=True, kernel=_narrow_copy_kernel, meta=_narrow_copy_meta, grads={"self": _narrow_copy_grad},
     samples=lambda op: [SampleInput("(4,3) 0,1,2", make_arg((4, 3), key=(op, 0)), 0, 1, 2),
                         SampleInput("(4,3) -1,-2,2", make_arg((4, 3), key=(op, 1)), -1, -2, 2),
                         SampleInput("T (3,4) 1,0,0", make_arg((3, 4), key=(op, 2), transposed=True), 1, 0, 0)],
@@ -118,7 +119,7 @@ def _detach_copy_not_implemented(grad):
 
 detach_copy = defop(
     "detach_copy(Tensor self) -> Tensor",
-    kernel=lambda xp, self: self.copy(), meta=lambda self: MetaArray(self.shape, self.dtype),
+    kernel=lambda xp, self: self.copy(), meta=lambda self: MetaArray(self.shape, self.dtype), supports_complex=True,
     # derivatives.yaml leaves detach_copy out, so PyTorch records a NotImplemented node: the result
     # requires grad, and a backward through it raises
     grads={"self": _detach_copy_not_implemented}, backward_name="NotImplemented",

@@ -42,7 +42,7 @@ def _scatter_op(name, args, view_of, view_shape, grads, samples, doc):
 
     # (no promotion: src is cast to self's dtype, as copy_ casts it)
     return defop(f"{name}(Tensor self, Tensor src, {args}) -> Tensor", kernel=kernel, meta=meta,
-                 grads=grads, samples=samples, torch=f"torch.{name}", doc=doc)
+                 grads=grads, samples=samples, torch=f"torch.{name}", doc=doc, supports_complex=True)
 
 
 def _slice_view(xp, out, dim, start, end, step):
