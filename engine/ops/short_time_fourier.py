@@ -25,12 +25,12 @@ from .shape.view import unfold, unfold_backward
 from .spectral import _BY_N, _BY_ROOT_N, _NONE, _fft_c2c, _fft_c2r, _fft_r2c
 
 _NO_WINDOW = ("A window was not provided. A rectangular window will be applied,which is known to cause spectral "
-              "leakage. Other windows such as torch.hann_window or torch.hamming_window are recommended to reduce "
+              "leakage. Other windows such as agrad.hann_window or agrad.hamming_window are recommended to reduce "
               "spectral leakage.To suppress this warning and use a rectangular window, explicitly set "
-              "`window=torch.ones(n_fft, device=<device>)`.")
+              "`window=agrad.ones(n_fft, device=<device>)`.")
 _NO_WINDOW_ISTFT = ("A window was not provided. A rectangular window will be applied.Please provide the same window "
                     "used by stft to make the inversion lossless.To suppress this warning and use a rectangular "
-                    "window, explicitly set `window=torch.ones(n_fft, device=<device>)`.")
+                    "window, explicitly set `window=agrad.ones(n_fft, device=<device>)`.")
 
 
 def _type_string(t) -> str:
@@ -77,7 +77,7 @@ def _stft(self, n_fft, hop_length, win_length, window, center, pad_mode, normali
                                "require that return_complex=True in a future PyTorch release.")
         warn_once("stft_return_real", "stft with return_complex=False is deprecated. In a future pytorch release, "
                   "stft will return complex tensors for all inputs, and return_complex=False will raise an error.\n"
-                  "Note: you can still call torch.view_as_real on the complex output to recover the old return "
+                  "Note: you can still call agrad.view_as_real on the complex output to recover the old return "
                   "format.", at_user=True)
     if window is None:
         warn_once("stft_no_window", _NO_WINDOW, at_user=True)
@@ -140,7 +140,7 @@ stft = defop(
     "stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, "
     "str pad_mode=\"reflect\", bool normalized=False, bool? onesided=None, bool? return_complex=None, "
     "bool? align_to_window=None) -> Tensor",
-    composite=_stft, samples=_stft_samples, torch="torch.stft",
+    composite=_stft, samples=_stft_samples,
     doc="The short-time Fourier transform: (batch?, frequencies, frames) of the windowed frames, n_fft long and "
         "hop_length (default n_fft // 4) apart, of a 1-D or 2-D signal (padded by n_fft // 2 on each side with "
         "`pad_mode` when `center`); complex (return_complex=True) or its view_as_real.")
@@ -235,6 +235,6 @@ istft = defop(
     "istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, "
     "bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False) "
     "-> Tensor",
-    composite=_istft, samples=_istft_samples, torch="torch.istft",
+    composite=_istft, samples=_istft_samples,
     doc="The inverse short-time Fourier transform: the least-squares signal whose stft is `self` (complex, "
         "(batch?, frequencies, frames)), by overlap-add of the inverse transforms of the windowed frames.")

@@ -74,7 +74,13 @@ def _c2c_kernel(xp, self, dim, normalization, forward):
     return _scaled(out, normalization, [self.shape[d] for d in dim], self.dtype)
 
 
+def _check_real(self):
+    if self.dtype.kind != "f":
+        raise DtypeError(f"Only supports floating-point dtypes, but found: {scalar_type_name(self.dtype)}")
+
+
 def _r2c_kernel(xp, self, dim, normalization, onesided):
+    _check_real(self)
     x = _one_chunk(self, dim)
     out = xp.fft.rfftn(x, axes=dim) if onesided else xp.fft.fftn(x, axes=dim)
     return _scaled(out, normalization, [self.shape[d] for d in dim], _complex_of(self.dtype))
@@ -87,6 +93,7 @@ def _c2r_kernel(xp, self, dim, normalization, last_dim_size):
 
 
 def _r2c_meta(self, dim, normalization, onesided):
+    _check_real(self)
     shape = list(self.shape)
     if onesided:
         shape[dim[-1]] = shape[dim[-1]] // 2 + 1
@@ -133,6 +140,7 @@ def _spectrum_samples(dtype, shapes):
 _fft_r2c = defop(
     "_fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor",
     kernel=_r2c_kernel, meta=_r2c_meta, backward_name="FftR2CBackward0",
+    supports_complex=True,      # (to refuse a complex tensor with PyTorch's message: _check_real)
     grads={"self": _r2c_backward},
     samples=_spectrum_samples(dtypes.float64, [
         ("(6,) onesided", (6,), ([0], _NONE, True)), ("(5,) full, by 1/n", (5,), ([0], _BY_N, False)),
@@ -363,7 +371,7 @@ def _ihfftn(x, s, dim, norm):
     out = _fft_r2c(x, dim[-1:], mode, True)
     if len(dim) == 1:
         return conj(out)
-    return _fft_c2c(conj_physical(out), dim[:-1], mode, True)
+    return _fft_c2c(conj_physical(out), dim[:-1], mode, False)
 
 
 def _samples_nd(dtype, two_d):
