@@ -103,7 +103,10 @@ def _stft(self, n_fft, hop_length, win_length, window, center, pad_mode, normali
     if win < n_fft:             # the window in the middle of each n_fft-long frame
         window = self.new_ones(win) if window is None else window
         window = constant_pad_nd(window, [left, n_fft - win - left])
-        if align_to_window:     # frames start where the window does, not where its zero padding does
+        # frames start where the window does, not where its zero padding does. NOTE: PyTorch 2.13's frames
+        # here read past the signal's storage where n_fft - win_length is odd or the last frame overhangs
+        # (setStorage ... out of bounds); agrad reads zeros there, and elsewhere gives PyTorch's values
+        if align_to_window:
             frames = constant_pad_nd(frames, [left, n_fft - win - left])
     frames = unfold(frames, -1, n_fft, hop)                     # (batch, n_frames, n_fft)
     if window is not None:
