@@ -129,7 +129,8 @@ def _stft_samples(op):
         return make_arg(shape, key=(op, k), **kw)
     def window(n, k):
         return make_arg((n,), key=(op, "w", k), low=0.5, high=1.0)
-    return [SampleInput("(12,) n_fft 4, hann-like window", signal((12,), 0), 4, window=window(4, 0), return_complex=True),
+    return [SampleInput("(12,) n_fft 4, hann-like window", signal((12,), 0), 4, window=window(4, 0),
+                        return_complex=True),
             SampleInput("(2,10) n_fft 6, hop 2, win 4, not centred", signal((2, 10), 1), 6, 2, 4, window(4, 1),
                         center=False, return_complex=True),
             SampleInput("(9,) two-sided, normalized, constant pad", signal((9,), 2), 4, 3, window=window(4, 2),

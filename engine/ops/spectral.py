@@ -164,7 +164,8 @@ _fft_c2c = defop(
     grads={"self": lambda grad, dim, normalization, forward: _fft_c2c(grad, dim, normalization, not forward)},
     samples=_spectrum_samples(dtypes.complex128, [
         ("(5,) forward", (5,), ([0], _NONE, True)), ("(4,) inverse by 1/n", (4,), ([0], _BY_N, False)),
-        ("(3,4) dims 1,0 by 1/sqrt(n)", (3, 4), ([1, 0], _BY_ROOT_N, True)), ("(2,3) no dims", (2, 3), ([], _NONE, True))]),
+        ("(3,4) dims 1,0 by 1/sqrt(n)", (3, 4), ([1, 0], _BY_ROOT_N, True)),
+        ("(2,3) no dims", (2, 3), ([], _NONE, True))]),
     doc="The n-dimensional complex FFT over `dim` (`forward`, or the inverse's exponent sign).")
 
 

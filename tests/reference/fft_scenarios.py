@@ -135,7 +135,8 @@ def f32_transforms(lib):
     x = _leaf(lib, (3, 8), 1, "float32")
     c = _leaf(lib, (3, 5), 2, "complex64")
     return {"fft": _run(lib, lambda x: F.fft(x), x), "rfft2": _run(lib, lambda x: F.rfft2(x, norm="ortho"), x),
-            "ifft complex64": _run(lib, lambda c: F.ifft(c), c), "irfftn complex64": _run(lib, lambda c: F.irfftn(c), c),
+            "ifft complex64": _run(lib, lambda c: F.ifft(c), c),
+            "irfftn complex64": _run(lib, lambda c: F.irfftn(c), c),
             "hfft complex64": _run(lib, lambda c: F.hfft(c, n=7), c),
             "fftfreq": _data(lib, F.fftfreq(7, 0.3)), "rfftfreq": _data(lib, F.rfftfreq(8, 1.7)),
             "stft": _run(lib, lambda x: lib.stft(x, 4, window=lib.hann_window(4), return_complex=True), x)}
@@ -246,14 +247,16 @@ def errors(lib):
         "fft bad norm": lambda: F.fft(x, norm="bad"), "fft dim out of range": lambda: F.fft(x, dim=3),
         "rfft complex": lambda: F.rfft(c), "ihfft complex": lambda: F.ihfft(c),
         "rfftn complex": lambda: F.rfftn(c), "ihfft2 complex": lambda: F.ihfft2(c.view(2, 5)),
-        "fftn repeated dims": lambda: F.fftn(m, dim=(0, 0)), "fftn repeated wrapped dims": lambda: F.fftn(m, dim=(1, -1)),
+        "fftn repeated dims": lambda: F.fftn(m, dim=(0, 0)),
+        "fftn repeated wrapped dims": lambda: F.fftn(m, dim=(1, -1)),
         "fftn s and dim lengths": lambda: F.fftn(m, s=(2,), dim=(0, 1)),
         "fftn s too long": lambda: F.fftn(x, s=(2, 2)), "fftn s=0": lambda: F.fftn(m, s=(0, 2)),
         "rfftn no dims": lambda: F.rfftn(x, dim=()), "irfftn no dims": lambda: F.irfftn(c, dim=()),
         "hfftn no dims": lambda: F.hfftn(c, dim=()), "ihfftn no dims": lambda: F.ihfftn(x, dim=()),
         "irfftn s=1 last": lambda: F.irfftn(c.view(2, 5), s=(2, 0)),
         "fft2 of 1-d": lambda: F.fft2(x), "fftshift dim out of range": lambda: F.fftshift(m, dim=2),
-        "fftfreq int64": lambda: F.fftfreq(4, dtype=lib.int64), "rfftfreq int64": lambda: F.rfftfreq(4, dtype=lib.int64),
+        "fftfreq int64": lambda: F.fftfreq(4, dtype=lib.int64),
+        "rfftfreq int64": lambda: F.rfftfreq(4, dtype=lib.int64),
         "fftfreq negative": lambda: F.fftfreq(-1),
         "stft no return_complex": lambda: lib.stft(x, 4, window=ones(4)),
         "stft 3-d": lambda: lib.stft(x.view(1, 2, 5), 4, window=ones(4), return_complex=True),
