@@ -41,10 +41,6 @@ REFUSED: dict[str, str] = {
     # no memory layout to read through
     **dict.fromkeys(("as_strided", "as_strided_copy", "slice_inverse"),
                     "it reads the tensor's memory by strides and an offset, and a dask array has no memory layout"),
-    # complex numbers read as pairs of floats and back: dask's view of another itemsize splits chunks
-    # that hold one float of a pair (real and imag, views over view_as_real, go with them)
-    **dict.fromkeys(("view_as_real", "view_as_complex", "real", "imag"),
-                    "it reads a tensor's memory as another dtype, and a dask array has no memory layout"),
     # (real + 1j * imag would turn an infinite part into NaNs: the parts are written, as ATen's complex)
     **dict.fromkeys(("complex", "polar"),
                     "it writes the real and imaginary parts of its result in place, which a dask array cannot"),

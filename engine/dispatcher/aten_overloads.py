@@ -106,6 +106,7 @@ OVERLOADS = {
     'squeeze_copy': ('dims', 'default'),
     'std': ('correction',),
     'std_mean': ('correction',),
+    'stft': ('center', 'default'),
     'sub': ('Tensor', 'Scalar'),
     'subtract': ('Tensor', 'Scalar'),
     'sum': ('dim_IntList', 'default'),

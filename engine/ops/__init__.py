@@ -7,7 +7,8 @@ once (see registry.defop) in the family file its content belongs to:
     nn/         convolution, pooling, normalization, loss, distance, softmax, dropout,
                 attention, upsample, pixel_shuffle, im2col, grid_sampler, multi_margin,
                 ctc, embedding_bag, rnn
-    linalg, blas, determinants, factories, conversion, distributions, autograd
+    linalg, blas, determinants, factories, conversion, distributions, autograd,
+    spectral (torch.fft's transforms), short_time_fourier (stft, istft)
 
 A family is imported when one of its ops is first asked for — `agrad.ops.<op>`, the
 dispatcher's `get_op` (a graph's ops, `dispatcher.ops.<op>`), a Tensor method — and its

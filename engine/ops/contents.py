@@ -266,9 +266,18 @@ FAMILIES = {
     "shape.view_scatter": (
         ("as_strided_scatter", "diagonal_scatter", "select_scatter", "slice_inverse", "slice_scatter"),
         ()),
+    "short_time_fourier": (
+        ("istft", "stft"),
+        ()),
     "solve": (
         ("cholesky_inverse", "cholesky_solve", "linalg_solve", "linalg_solve_ex", "linalg_solve_triangular",
          "linalg_tensorinv", "linalg_tensorsolve", "triangular_solve"),
+        ()),
+    "spectral": (
+        ("_fft_c2c", "_fft_c2r", "_fft_r2c", "fft_fft", "fft_fft2", "fft_fftn", "fft_fftshift", "fft_hfft",
+         "fft_hfft2", "fft_hfftn", "fft_ifft", "fft_ifft2", "fft_ifftn", "fft_ifftshift", "fft_ihfft",
+         "fft_ihfft2", "fft_ihfftn", "fft_irfft", "fft_irfft2", "fft_irfftn", "fft_rfft", "fft_rfft2",
+         "fft_rfftn"),
         ()),
 }
 

@@ -50,8 +50,10 @@ def _view_as_real_check(self):
 
 def _view_as_real_kernel(xp, self):
     _view_as_real_check(self)
+    if not hasattr(self, "strides"):    # a dask array, never written through: the parts stacked
+        return xp.stack([xp.real(self), xp.imag(self)], axis=-1)
     # a size-1 last dim read as two floats: any strides of self allow it (NumPy's view of a new dtype
-    # needs only the last dim contiguous), and a dask array splits it the same way
+    # needs only the last dim contiguous)
     return self[..., None].view(self.real.dtype)
 
 
@@ -86,6 +88,8 @@ def _view_as_complex_check(self):
 
 def _view_as_complex_kernel(xp, self):
     _view_as_complex_check(self)
+    if not hasattr(self, "strides"):    # a dask array: each pair in one chunk, read chunk by chunk
+        return self.rechunk({self.ndim - 1: -1}).view(np.result_type(self.dtype, np.complex64))[..., 0]
     if self.__class__ is np.ndarray and (_address(self) - _address(storage_root(self))) % (2 * self.itemsize):
         raise RuntimeError("Tensor must have a storage_offset divisible by 2")
     return self.view(np.result_type(self.dtype, np.complex64))[..., 0]
