@@ -8,7 +8,9 @@ A is a batch of square matrices, B a batch of matrices or, where B has A's shape
 last dimension (or is 1-D), of vectors (PyTorch's linalg_solve_is_vector_rhs); their batch
 dimensions broadcast. The gradients are derivatives.yaml's linalg_solve_backward, written with
 linalg_solve itself so every order follows: gB = A⁻ᴴ gX (X A⁻ᴴ on the right) and
-gA = -gB Xᴴ (-Xᴴ gB on the right).
+gA = -gB Xᴴ (-Xᴴ gB on the right), conjugate transposes for complex matrices (linalg_solve and
+linalg_solve_triangular take them; triangular_solve, cholesky_solve and cholesky_inverse still
+refuse them).
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from ..errors import DtypeError
 from ..messages import scalar_type_name
 from ..shapes import broadcast_shapes
 from ..warn_once import warn_once
-from .determinants import _invertible, _mT, _square_check, linalg_inv
+from .determinants import _invertible, _mH, _mT, _square_check, linalg_inv
 from .linalg import matmul
 from ._common import _named_results
 from .registry import defop
@@ -97,11 +99,11 @@ def _solve_grads(grads, A, B, result, left):
     if vector:
         gX, X = unsqueeze(gX, -1), unsqueeze(X, -1)
     if left:
-        gB = linalg_solve(_mT(A), gX)
-        gA = -matmul(gB, _mT(X))
+        gB = linalg_solve(_mH(A), gX)
+        gA = -matmul(gB, _mH(X))
     else:
-        gB = linalg_solve(_mT(A), gX, left=False)
-        gA = -matmul(_mT(X), gB)
+        gB = linalg_solve(_mH(A), gX, left=False)
+        gA = -matmul(_mH(X), gB)
     return gA, (squeeze(gB, -1) if vector else gB)
 
 
@@ -121,7 +123,7 @@ linalg_solve_ex = _named_results(defop(
     kernel=_solve_ex_kernel, meta=_solve_ex_meta,
     grads={"A": lambda grads, A, B, result, left: _solve_grads(grads, A, B, result, left)[0],
            "B": lambda grads, A, B, result, left: _solve_grads(grads, A, B, result, left)[1]},
-    samples=_solve_samples, torch="torch.linalg.solve_ex",
+    samples=_solve_samples, torch="torch.linalg.solve_ex", supports_complex=True,
     doc="(X, info): X solves A X = B (X A = B with left=False) for square A; LAPACK's info (0: A invertible)."),
     "linalg_solve_ex")
 
@@ -178,8 +180,8 @@ def _solve_triangular_kernel(xp, self, B, upper, left, unitriangular):
 def _solve_triangular_grads(grad, self, result, upper, left, unitriangular):
     """linalg_solve_triangular_backward: gB solves Aᴴ's triangular system; gA = -gB Xᴴ (-Xᴴ gB on the right)
     kept to the triangle the forward read."""
-    gB = linalg_solve_triangular(_mT(self), grad, upper=not upper, left=left, unitriangular=unitriangular)
-    gA = -matmul(gB, _mT(result)) if left else -matmul(_mT(result), gB)
+    gB = linalg_solve_triangular(_mH(self), grad, upper=not upper, left=left, unitriangular=unitriangular)
+    gA = -matmul(gB, _mH(result)) if left else -matmul(_mH(result), gB)
     gA = triu(gA, int(unitriangular)) if upper else tril(gA, -int(unitriangular))
     return gA, gB
 
@@ -204,7 +206,7 @@ linalg_solve_triangular = defop(
            _solve_triangular_grads(grad, self, result, upper, left, unitriangular)[0],
            "B": lambda grad, self, result, upper, left, unitriangular:
            _solve_triangular_grads(grad, self, result, upper, left, unitriangular)[1]},
-    samples=_solve_triangular_samples, torch="torch.linalg.solve_triangular",
+    samples=_solve_triangular_samples, torch="torch.linalg.solve_triangular", supports_complex=True,
     doc="X with A X = B (X A = B with left=False) for A triangular: only its upper (or lower) triangle is read, "
         "its diagonal taken as ones with unitriangular.")
 
