@@ -21,7 +21,7 @@ from .decompositions import (
     linalg_eigvalsh,
     linalg_svdvals,
 )
-from .determinants import _mT
+from .determinants import _mH, _mT
 from .linalg import matmul
 from .reduce.arithmetic import sum
 from ._common import _named_results
@@ -55,28 +55,28 @@ def _pinv_kernel(xp, self, atol, rtol, hermitian):
         absL = xp.abs(L)
         tol = xp.maximum(atol, rtol * xp.max(absL, axis=-1, keepdims=True)) if L.shape[-1] else atol
         inv = xp.where(absL > tol, 1.0 / xp.where(absL > tol, L, 1.0), 0.0)
-        out = xp.matmul(U * inv[..., None, :], xp.swapaxes(U, -1, -2))
+        out = xp.matmul(U * inv[..., None, :], xp.conj(xp.swapaxes(U, -1, -2)))
     else:
         U, S, Vh = xp.linalg.svd(self, full_matrices=False)
         tol = xp.maximum(atol, rtol * S[..., :1]) if S.shape[-1] else atol
         inv = xp.where(S > tol, 1.0 / xp.where(S > tol, S, 1.0), 0.0)
-        out = xp.matmul(xp.swapaxes(Vh, -1, -2) * inv[..., None, :], xp.swapaxes(U, -1, -2))
+        out = xp.matmul(xp.conj(xp.swapaxes(Vh, -1, -2)) * inv[..., None, :], xp.conj(xp.swapaxes(U, -1, -2)))
     return out.astype(self.dtype, copy=False)
 
 
 def _pinv_backward(grad, pinvA, A):
     """FunctionsManual's pinv_backward (Golub and Pereyra), arranged for the smaller of m, n."""
     m, n = A.shape[-2], A.shape[-1]
-    pinvAh = _mT(pinvA)
-    gradh = _mT(grad)
+    pinvAh = _mH(pinvA)
+    gradh = _mH(grad)
     if m <= n:
         K = matmul(gradh, pinvA)
         KpinvAh = matmul(K, pinvAh)
-        return (-_mT(matmul(pinvA, K)) + KpinvAh - matmul(matmul(A, pinvA), KpinvAh)
+        return (-_mH(matmul(pinvA, K)) + KpinvAh - matmul(matmul(A, pinvA), KpinvAh)
                 + matmul(matmul(pinvAh, pinvA), gradh - matmul(K, A)))
     K = matmul(pinvA, gradh)
     pinvAhK = matmul(pinvAh, K)
-    return (-_mT(matmul(K, pinvA)) + matmul(matmul(gradh - matmul(A, K), pinvA), pinvAh) + pinvAhK
+    return (-_mH(matmul(K, pinvA)) + matmul(matmul(gradh - matmul(A, K), pinvA), pinvAh) + pinvAhK
             - matmul(matmul(pinvAhK, pinvA), A))
 
 
@@ -94,7 +94,7 @@ def _pinv_samples(op):
 
 linalg_pinv = defop(
     "linalg_pinv(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor",
-    kernel=_pinv_kernel, meta=_pinv_meta,
+    kernel=_pinv_kernel, meta=_pinv_meta, supports_complex=True,
     grads={"self": lambda grad, self, result: _pinv_backward(grad, result, self)},
     samples=_pinv_samples, torch="torch.linalg.pinv",
     doc="The Moore-Penrose pseudoinverse A⁺ (singular values at or below max(atol, rtol·σ_max) taken as 0); "

@@ -35,7 +35,7 @@ def _matrix_dims(A, dim):
     d0, d1 = normalize_dim(dim[0], A.ndim), normalize_dim(dim[1], A.ndim)
     if d0 == d1:
         raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, {dim[1]})")
-    if not A.dtype.is_floating_point:
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise DtypeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. "
                          f"Got {scalar_type_name(A.dtype.np)}")
     return d0, d1

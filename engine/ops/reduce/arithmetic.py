@@ -25,6 +25,7 @@ from ..pointwise.logical import isnan, logical_not
 from ..pointwise.unary import (
     abs,  # noqa: A004
     exp,
+    sgn,
     sign,
 )
 from .._common import conj_of
@@ -292,7 +293,7 @@ def _norm_ord(p) -> float:
 
 
 def _norm_check(self, ord_, dims):
-    if self.dtype.kind != "f":
+    if self.dtype.kind not in "fc":
         raise DtypeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. "
                          f"Got {scalar_type_name(self.dtype)}")
     if ord_ < 0 or ord_ == _INF:
@@ -307,7 +308,7 @@ def _cast(self, dtype):
     if dtype is None:
         return self
     target = _sum_dtype(self, dtype)
-    if target.kind != "f":
+    if target.kind not in "fc":
         raise DtypeError(f"linalg.vector_norm: dtype should be floating point or complex, but got "
                          f"{scalar_type_name(target)}")
     return self.astype(target)
@@ -331,7 +332,7 @@ def _norm_kernel(xp, self, ord, dim, keepdim, dtype):
         out = xp.sum(a != 0, axis=dims, keepdims=keepdim)
     else:
         out = xp.sum(a ** ord_, axis=dims, keepdims=keepdim) ** (1.0 / ord_)
-    return xp.asarray(out, dtype=self.dtype)
+    return xp.asarray(out, dtype=np.finfo(self.dtype).dtype)       # (a complex input's norm is real)
 
 
 def _norm_meta(self, ord=2, dim=None, keepdim=False, dtype=None):
@@ -339,7 +340,7 @@ def _norm_meta(self, ord=2, dim=None, keepdim=False, dtype=None):
     self = _cast(self, dtype)
     dims = normalize_dims(dim, self.ndim)
     _norm_check(self, ord_, dims)
-    return MetaArray(reduced_shape(self.shape, dims, keepdim), self.dtype)
+    return MetaArray(reduced_shape(self.shape, dims, keepdim), np.finfo(self.dtype).dtype)
 
 
 def _norm_grad(grad, self, result, ord, dim, keepdim, dtype):
@@ -349,12 +350,13 @@ def _norm_grad(grad, self, result, ord, dim, keepdim, dtype):
         return _norm_grad(grad, self.to(dtype), result, ord, dim, keepdim, None).to(self.dtype)
     ord_ = _norm_ord(ord)
     dims = normalize_dims(dim, self.ndim)
+    sign_of = sgn if self.dtype.is_complex else sign      # (norm_backward's sgn: z / |z| of a complex z)
     grad = _restore(grad, self.shape, dim, keepdim)
     norm = _restore(result, self.shape, dim, keepdim)
     if ord_ == 0:
         return zeros_like(self)
     if ord_ == 1:
-        return sign(self) * grad
+        return sign_of(self) * grad
     zero = norm == 0
     safe_norm = where(zero, 1.0, norm)      # NOTE: no 0/0 under the mask, in this backward or the next
     if ord_ == 2:
@@ -362,12 +364,12 @@ def _norm_grad(grad, self, result, ord, dim, keepdim, dtype):
     if math.isinf(ord_):
         a = abs(self)
         mask = (a == norm) + (a != a)           # the arg-extremum, or a NaN
-        return sign(self) * (grad / sum(mask, dims, keepdim=True) * mask)
+        return sign_of(self) * (grad / sum(mask, dims, keepdim=True) * mask)
     if ord_ < 1:
-        scaled = sign(self) * where(self == 0, 0.0, abs(self) ** (ord_ - 1))
+        scaled = sign_of(self) * where(self == 0, 0.0, abs(self) ** (ord_ - 1))
         return scaled * grad * norm ** (1 - ord_)
     if ord_ < 2:
-        scaled = sign(self) * abs(self) ** (ord_ - 1)
+        scaled = sign_of(self) * abs(self) ** (ord_ - 1)
     else:
         scaled = self * abs(self) ** (ord_ - 2)
     return scaled * where(zero, 0.0, grad / safe_norm ** (ord_ - 1))
@@ -391,7 +393,7 @@ def _vector_norm_samples(op):
 linalg_vector_norm = defop(
     "linalg_vector_norm(Tensor self, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, "
     "ScalarType? dtype=None) -> Tensor",
-    kernel=_norm_kernel, meta=_norm_meta, grads={"self": _norm_grad},
+    kernel=_norm_kernel, meta=_norm_meta, grads={"self": _norm_grad}, supports_complex=True,
     samples=_vector_norm_samples, torch="torch.linalg.vector_norm",
     doc="(Σ|x|^ord)^(1/ord) over dim (all elements without dim); ord inf/-inf the max/min |x|, 0 the count of "
         "nonzeros; `dtype` casts the input first.")
