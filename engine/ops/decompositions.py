@@ -701,12 +701,12 @@ def _geqrf_meta(self):
 
 def _geqrf_kernel(xp, self):
     _geqrf_meta(self)
-    if self.dtype.kind != "f" or self.dtype == np.float16:
+    if self.dtype.kind not in "fc" or self.dtype == np.float16:
         raise DtypeNotImplementedError(f"\"geqrf_cpu\" not implemented for '{scalar_type_name(self.dtype)}'")
     *batch, m, n = self.shape
     a, tau = xp.zeros(self.shape, dtype=self.dtype), xp.zeros(tuple(batch) + (min(m, n),), dtype=self.dtype)
     for index in np.ndindex(*batch):
-        # NumPy's raw QR is LAPACK's geqrf, its reflectors transposed (Fortran order)
+        # NumPy's raw QR is LAPACK's geqrf (zgeqrf for a complex one), its reflectors transposed (Fortran order)
         h, t = xp.linalg.qr(self[index], mode="raw")
         a[index], tau[index] = h.T, t
     return a, tau
@@ -715,7 +715,7 @@ def _geqrf_kernel(xp, self):
 geqrf = _named_results(defop(
     "geqrf(Tensor self) -> (Tensor a, Tensor tau)",
     kernel=_geqrf_kernel, meta=_geqrf_meta,
-    grads={"self": NotImplementedDerivative("geqrf")}, differentiable=False, gradgrad=False,
+    grads={"self": NotImplementedDerivative("geqrf")}, differentiable=False, gradgrad=False, supports_complex=True,
     samples=lambda op: [SampleInput("(4,3)", make_arg((4, 3), key=(op, 0), requires_grad=False)),
                         SampleInput("(3,5) wide", make_arg((3, 5), key=(op, 1), requires_grad=False)),
                         SampleInput("(2,3,3) batch", make_arg((2, 3, 3), key=(op, 2), requires_grad=False))],

@@ -1,6 +1,7 @@
 """Complex linear algebra as scenarios that run on PyTorch and on agrad alike: linalg.eig and eigvals (of real
-and complex matrices), eigh, svd, qr, cholesky, inv, det, slogdet, solve, lu_factor/lu_solve, matrix_exp, pinv
-and the norms of complex128 (and complex64) matrices, their values and the gradients of a real loss, and the
+and complex matrices), eigh, svd, qr, cholesky, inv, det, slogdet, solve, lu_factor/lu_solve, matrix_exp, pinv,
+the norms, triangular_solve, cholesky_solve/cholesky_inverse, lstsq, renorm, geqrf/orgqr/ormqr and the LDL
+factorization of complex128 (and complex64) matrices, their values and the gradients of a real loss, and the
 errors (a loss that depends on the eigenvectors' or singular vectors' phases, refused dtypes).
 
 The matrices come from NumPy (the same numbers for both libraries). Where a decomposition leaves a phase
@@ -33,6 +34,14 @@ def _complex(shape, seed):
 
 def _invertible(shape, seed):
     return _complex(shape, seed) + 3.0 * np.eye(shape[-1])
+
+
+def _factor(shape, seed):
+    """A Cholesky factor's values: a real positive diagonal (LAPACK's potri reads only its real part)."""
+    m = _invertible(shape, seed)
+    i = np.arange(shape[-1])
+    m[..., i, i] = np.abs(m[..., i, i])
+    return m
 
 
 def _hpd(shape, seed):
@@ -261,4 +270,66 @@ def norms(T):
                      ("norm", lambda A: T.linalg.norm(A)),
                      ("cond", lambda A: T.linalg.cond(A[..., :3, :]))):
         out[name] = _with_grads(T, fn, [_leaf(T, _complex((3, 4), 41))])
+    return out
+
+
+@scenario
+def older_solvers(T):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")           # (triangular_solve's deprecation)
+        return {"triangular_solve": _with_grads(T, lambda b, A: tuple(T.triangular_solve(b, A.triu())),
+                                                [_leaf(T, _complex((3, 2), 42)), _leaf(T, _invertible((3, 3), 43))]),
+                "triangular_solve transpose unitriangular": _with_grads(
+                    T, lambda b, A: tuple(T.triangular_solve(b, A.tril(), False, True, True)),
+                    [_leaf(T, _complex((2, 3, 2), 44)), _leaf(T, _invertible((3, 3), 45))]),
+                "cholesky_solve": _with_grads(T, lambda b, L: T.cholesky_solve(b, L.tril()),
+                                              [_leaf(T, _complex((3, 2), 46)), _leaf(T, _factor((3, 3), 47))]),
+                "cholesky_solve upper": _with_grads(T, lambda b, U: T.cholesky_solve(b, U.triu(), True),
+                                                    [_leaf(T, _complex((2, 3, 2), 48)), _leaf(T, _factor((3, 3), 49))]),
+                "cholesky_inverse": _with_grads(T, lambda L: T.cholesky_inverse(L.tril()),
+                                                [_leaf(T, _factor((3, 3), 50))]),
+                "cholesky_inverse upper": _with_grads(T, lambda U: T.cholesky_inverse(U.triu(), True),
+                                                      [_leaf(T, _factor((2, 3, 3), 51))])}
+
+
+@scenario
+def lstsq_and_renorm(T):
+    return {"lstsq": _with_grads(T, lambda A, B: T.linalg.lstsq(A, B).solution,
+                                 [_leaf(T, _complex((4, 3), 52)), _leaf(T, _complex((4, 2), 53))]),
+            "lstsq gelsd residuals": _with_grads(T, lambda A, B: tuple(T.linalg.lstsq(A, B, driver="gelsd"))[:2],
+                                                 [_leaf(T, _complex((5, 2), 54)), _leaf(T, _complex((5, 3), 55))]),
+            "lstsq gelsd dtypes": [str(t.dtype).split(".")[-1] for t in T.linalg.lstsq(
+                T.tensor(_complex((5, 2), 56)), T.tensor(_complex((5, 3), 57)), driver="gelsd")],
+            "renorm": _with_grads(T, lambda A: T.renorm(A, 2, 0, 1.5), [_leaf(T, _complex((3, 4), 58))]),
+            "renorm p=1": _with_grads(T, lambda A: T.renorm(A, 1, 1, 2.0), [_leaf(T, _complex((2, 3, 2), 59))])}
+
+
+@scenario
+def norm_dtypes(T):
+    A = T.tensor(_complex((3, 3), 60))
+    return {"vector_norm real dtype": _error(lambda: T.linalg.vector_norm(A, dtype=T.float64)),
+            "vector_norm narrowing": _error(lambda: T.linalg.vector_norm(A, dtype=T.complex64)),
+            "vector_norm complex of real": _error(lambda: T.linalg.vector_norm(A.real, dtype=T.complex128)),
+            "vector_norm float64 to float32": _error(lambda: T.linalg.vector_norm(A.real, dtype=T.float32)),
+            "matrix_norm real dtype": _error(lambda: T.linalg.matrix_norm(A, "nuc", dtype=T.float64)),
+            "matrix_norm narrowing": _error(lambda: T.linalg.matrix_norm(A, 1, dtype=T.complex64)),
+            "vector_norm complex64 to complex128": _v(T, T.linalg.vector_norm(A.to(T.complex64), dtype=T.complex128)),
+            "norm real dtype": _error(lambda: T.linalg.norm(A, dtype=T.float64))}
+
+
+@scenario
+def householder_reflectors_and_ldl(T):
+    A = T.tensor(_complex((2, 4, 3), 61))
+    a, tau = T.geqrf(A)
+    C = T.tensor(_complex((2, 4, 2), 62))
+    out = {"geqrf": [_v(T, a), _v(T, tau)], "orgqr": _v(T, T.orgqr(a, tau)),
+           "ormqr": _v(T, T.ormqr(a, tau, C)), "ormqr transpose": _v(T, T.ormqr(a, tau, C, True, True))}
+    S = _complex((2, 4, 4), 63)
+    B = T.tensor(_complex((2, 4, 2), 64))
+    for name, hermitian in (("symmetric", False), ("hermitian", True)):
+        M = T.tensor(S + (np.conj(np.swapaxes(S, -1, -2)) if hermitian else np.swapaxes(S, -1, -2)))
+        LD, pivots = T.linalg.ldl_factor(M, hermitian=hermitian)
+        out[name] = {"LD": _v(T, LD), "pivots": pivots.tolist(),
+                     "solve": _v(T, T.linalg.ldl_solve(LD, pivots, B, hermitian=hermitian))}
     return out

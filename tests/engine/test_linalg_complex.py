@@ -13,7 +13,7 @@ import pytest
 import agrad
 import scenario_fixtures
 from agrad.autograd import gradcheck, gradgradcheck
-from linalg_complex_scenarios import SCENARIOS, _complex, _invertible, _separated
+from linalg_complex_scenarios import SCENARIOS, _complex, _factor, _invertible, _separated
 
 EXPECTED = scenario_fixtures.expected("linalg_complex.json")
 
@@ -85,6 +85,15 @@ CASES = {
     "matrix_norm 1": (lambda A: agrad.linalg.matrix_norm(A, 1), [_complex((2, 3, 4), 39)]),
     "norm": (agrad.linalg.norm, [_complex((3, 4), 40)]),
     "cond": (agrad.linalg.cond, [_invertible((3, 3), 41)]),
+    "triangular_solve transpose": (lambda b, A: agrad.triangular_solve(b, A.triu(), True, True),
+                                   [_complex((3, 2), 42), _invertible((3, 3), 43)]),
+    "cholesky_solve upper": (lambda b, U: agrad.cholesky_solve(b, U.triu(), True), [_complex((2, 3, 2), 44),
+                                                                                     _factor((3, 3), 45)]),
+    "cholesky_inverse": (lambda L: agrad.cholesky_inverse(L.tril()), [_factor((3, 3), 46)]),
+    "lstsq": (lambda A, B: agrad.linalg.lstsq(A, B).solution, [_complex((4, 3), 47), _complex((4, 2), 48)]),
+    "lstsq gelsd residuals": (lambda A, B: agrad.linalg.lstsq(A, B, driver="gelsd")[:2],
+                              [_complex((5, 2), 49), _complex((5, 3), 50)]),
+    "renorm": (lambda A: agrad.renorm(A, 3, 0, 1.0), [_complex((3, 4), 51)]),
 }
 
 
