@@ -15,7 +15,9 @@ from .ops import linalg_cond as cond
 from .ops import linalg_cross as cross
 from .ops import linalg_det as det
 from .ops import linalg_diagonal as diagonal
+from .ops import linalg_eig as eig
 from .ops import linalg_eigh as eigh
+from .ops import linalg_eigvals as eigvals
 from .ops import linalg_eigvalsh as eigvalsh
 from .ops import linalg_householder_product as householder_product
 from .ops import linalg_inv as inv
@@ -48,7 +50,8 @@ from .ops import linalg_vecdot as vecdot
 from .ops import linalg_vector_norm as vector_norm
 from .ops import matmul, matrix_power
 
-__all__ = ["cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "householder_product",
+__all__ = ["cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh",
+           "householder_product",
            "inv", "inv_ex", "ldl_factor", "ldl_factor_ex", "ldl_solve",
            "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm",
            "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv",

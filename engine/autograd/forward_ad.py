@@ -201,8 +201,9 @@ def _jvp(op, args, duals, differentiable):
     if not diff:
         return tangents
     # g is linear in u, so u's value never enters J v; ones, not zeros: a formula that takes the log of its
-    # grad_output (logcumsumexp's) has no derivative at zero
-    us = [ops.ones_like(outputs[k]).requires_grad_() for k in diff]
+    # grad_output (logcumsumexp's) has no derivative at zero. A complex output's u is zero: a backward that
+    # checks its grad_output (linalg_eig_backward's phase check) must not see a loss that is not there
+    us = [(ops.zeros_like if outputs[k].is_complex() else ops.ones_like)(outputs[k]).requires_grad_() for k in diff]
     gs = grad([outputs[k] for k in diff], primals, us, create_graph=True, allow_unused=True)
     pairs = [(g, d[3]) for g, d in zip(gs, duals) if g is not None and g.requires_grad]
     jvps = (grad([g for g, _ in pairs], us, [v for _, v in pairs], create_graph=differentiable, allow_unused=True)

@@ -42,6 +42,11 @@ REFUSED: dict[str, str] = {
     **dict.fromkeys(("as_strided", "as_strided_copy", "slice_inverse"),
                     "it reads the tensor's memory by strides and an offset, and a dask array has no memory layout"),
     # (real + 1j * imag would turn an infinite part into NaNs: the parts are written, as ATen's complex)
+    # the gradient of a real matrix's complex eigenvalues is the real part of a complex one (the engine's
+    # handle_r_to_c, through `real`, refused above)
+    **dict.fromkeys(("linalg_eig", "linalg_eigvals"),
+                    "the gradient of a real matrix's complex eigendecomposition takes a real part (`real`), and a "
+                    "dask array has no memory layout to view it in"),
     **dict.fromkeys(("complex", "polar"),
                     "it writes the real and imaginary parts of its result in place, which a dask array cannot"),
     **dict.fromkeys(("linalg_ldl_factor_ex", "linalg_ldl_factor", "linalg_ldl_solve", "geqrf"),

@@ -20,9 +20,9 @@ FAMILIES = {
         ("_to_copy", "_view_dtype", "clone", "contiguous", "copy", "detach", "to"),
         ()),
     "decompositions": (
-        ("cholesky", "geqrf", "linalg_cholesky", "linalg_cholesky_ex", "linalg_eigh", "linalg_eigvalsh",
-         "linalg_householder_product", "linalg_qr", "linalg_svd", "linalg_svdvals", "orgqr", "ormqr", "qr",
-         "svd"),
+        ("cholesky", "geqrf", "linalg_cholesky", "linalg_cholesky_ex", "linalg_eig", "linalg_eigh",
+         "linalg_eigvals", "linalg_eigvalsh", "linalg_householder_product", "linalg_qr", "linalg_svd",
+         "linalg_svdvals", "orgqr", "ormqr", "qr", "svd"),
         ()),
     "determinants": (
         ("det", "inverse", "linalg_det", "linalg_inv", "linalg_inv_ex", "linalg_slogdet", "logdet",

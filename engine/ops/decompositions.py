@@ -1,6 +1,6 @@
 """Matrix decompositions (ATen's BatchLinearAlgebra): linalg_cholesky_ex (linalg_cholesky),
 linalg_qr (and linalg_householder_product, geqrf's Q from its reflectors, a composite), linalg_eigh
-(linalg_eigvalsh), linalg_svd (linalg_svdvals), and the deprecated svd, qr and cholesky over them;
+(linalg_eigvalsh), linalg_eig (linalg_eigvals: any square matrix, complex results), linalg_svd (linalg_svdvals), and the deprecated svd, qr and cholesky over them;
 geqrf (LAPACK's QR reflectors) with orgqr and ormqr, which form or apply their Q;
 each over the
 leading (batch) dimensions, by LAPACK through NumPy as PyTorch's CPU kernels call LAPACK
@@ -22,32 +22,33 @@ import numpy as np
 
 from .. import dtypes
 from ..backends.meta import MetaArray
-from ..creation import eye, zeros
+from ..creation import arange, eye, zeros
 from ..errors import DtypeNotImplementedError
 from ..messages import scalar_type_name
 from ..warn_once import warn_once
-from .determinants import _mT, _square_check
+from .determinants import _mH, _mT, _real, _square_check
 from .linalg import matmul
-from ._common import _named_results
+from ._common import _named_results, conj_of, host
 from .registry import NotImplementedDerivative, defop
 from .samples import SampleInput, make_arg
 from .shape.diagonal import diag_embed, diagonal, tril, triu
 from .shape.indexing import narrow
 from .shape.join import cat
+from .pointwise.complex import real
 from .solve import linalg_solve
 
 
 def _matrix_check(op, A):
     if A.ndim < 2:
         raise RuntimeError(f"linalg.{op}: The input tensor A must have at least 2 dimensions.")
-    if A.dtype.kind != "f" or A.dtype == np.float16:
+    if A.dtype.kind not in "fc" or A.dtype == np.float16:
         raise DtypeNotImplementedError(f"linalg.{op}: Expected a floating point or complex tensor as input. "
                                        f"Got {scalar_type_name(A.dtype)}")
 
 
 def hermitian_input(op, A, *args, **kwargs):
     """PyTorch's gradcheck_wrapper_hermitian_input: the op on A + Aᴴ, where its gradient is the true one."""
-    return op(A + _mT(A), *args, **kwargs)
+    return op(A + _mH(A), *args, **kwargs)
 
 
 def _spd(op, shape, tweak=0):
@@ -80,8 +81,8 @@ def _failing_minor(xp, a) -> int:
 
 def _cholesky_ex_kernel(xp, A, upper, check_errors):
     _square_check("cholesky", A)
-    # NumPy reads the lower triangle; upper=True reads the upper one, as PyTorch's potrf('U'): Aᵀ's lower
-    a = xp.swapaxes(A, -1, -2) if upper else A
+    # NumPy reads the lower triangle; upper=True reads the upper one, as PyTorch's potrf('U'): Aᴴ's lower
+    a = xp.conj(xp.swapaxes(A, -1, -2)) if upper else A
     info = xp.zeros(A.shape[:-2], dtype=np.int32)
     try:
         L = xp.linalg.cholesky(a)
@@ -98,20 +99,21 @@ def _cholesky_ex_kernel(xp, A, upper, check_errors):
                                    f"positive-definite).") from None
     # NOTE: where A is not positive-definite, L is NaN (PyTorch leaves LAPACK's partial factor there)
     if upper:
-        L = xp.swapaxes(L, -1, -2)
+        L = xp.conj(xp.swapaxes(L, -1, -2))
     return xp.ascontiguousarray(L).astype(A.dtype, copy=False), info
 
 
 def _cholesky_grad(grads, result, upper):
-    """cholesky_backward (Murray 2016): gA = L⁻ᴴ Φ(Lᴴ gL) L⁻¹ made symmetric, Φ the lower triangle with
+    """cholesky_backward (Murray 2016): gA = L⁻ᴴ Φ(Lᴴ gL) L⁻¹ made Hermitian, Φ the lower triangle with
     half its diagonal."""
     L, gL = result[0], grads[0]
     if upper:
-        L, gL = _mT(L), _mT(gL)
-    phi = tril(matmul(_mT(L), gL))
-    phi = 0.5 * (phi + _mT(tril(phi, -1)))
-    inner = linalg_solve(_mT(L), phi)                     # L⁻ᴴ Φ
-    return _mT(linalg_solve(_mT(L), _mT(inner)))           # (L⁻ᴴ (L⁻ᴴ Φ)ᴴ)ᴴ = L⁻ᴴ Φ L⁻¹
+        L, gL = _mH(L), _mH(gL)
+    phi = tril(matmul(_mH(L), gL))
+    phi = phi - 0.5 * diag_embed(diagonal(phi, 0, -2, -1))
+    phi = 0.5 * (phi + _mH(phi))
+    inner = linalg_solve(_mH(L), phi)                     # L⁻ᴴ Φ
+    return _mH(linalg_solve(_mH(L), _mH(inner)))           # (L⁻ᴴ (L⁻ᴴ Φ)ᴴ)ᴴ = L⁻ᴴ Φ L⁻¹
 
 
 def _cholesky_samples(op):
@@ -124,7 +126,7 @@ def _cholesky_samples(op):
 linalg_cholesky_ex = _named_results(defop(
     "linalg_cholesky_ex(Tensor A, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)",
     kernel=_cholesky_ex_kernel, meta=_cholesky_ex_meta, grads={"A": _cholesky_grad},
-    samples=_cholesky_samples, torch="torch.linalg.cholesky_ex",
+    samples=_cholesky_samples, torch="torch.linalg.cholesky_ex", supports_complex=True,
     doc="(L, info): L lower-triangular with L Lᴴ = A (U upper with Uᴴ U = A for upper=True), from A's lower "
         "(upper) triangle; LAPACK's info (the order of the first minor that is not positive-definite, or 0)."),
     "linalg_cholesky_ex")
@@ -172,12 +174,12 @@ def _qr_kernel(xp, A, mode):
 def _qr_square_or_tall(gQ, gR, Q, R):
     """linalg_qr_backward for m >= n: gA = [gQ + Q copyltu(M)] R⁻ᴴ with M = R gRᴴ - gQᴴ Q, copyltu
     its lower triangle reflected (PyTorch's syminvadj of the upper triangle of Mᴴ)."""
-    M = matmul(gR, _mT(R)) - matmul(_mT(Q), gQ)
+    M = matmul(gR, _mH(R)) - matmul(_mH(Q), gQ)
     upper = triu(M)
-    sym = upper + _mT(upper)
+    sym = upper + _mH(upper)                              # (its diagonal real: halving it is halving its real part)
     sym = sym - 0.5 * diag_embed(diagonal(sym, 0, -2, -1))
     b = matmul(Q, sym) + gQ
-    return _mT(linalg_solve(R, _mT(b)))                  # b R⁻ᴴ
+    return _mH(linalg_solve(R, _mH(b)))                  # b R⁻ᴴ
 
 
 def _qr_grad(grads, result, mode):
@@ -195,7 +197,7 @@ def _qr_grad(grads, result, mode):
     # (Y = Q V from the results: A itself is not saved, as PyTorch's node saves Q and R only)
     gU, gV = narrow(gR, -1, 0, m), narrow(gR, -1, m, n - m)
     Y = matmul(Q, narrow(R, -1, m, n - m))
-    gX = _qr_square_or_tall(gQ + matmul(Y, _mT(gV)), gU, Q, narrow(R, -1, 0, m))
+    gX = _qr_square_or_tall(gQ + matmul(Y, _mH(gV)), gU, Q, narrow(R, -1, 0, m))
     return cat([gX, matmul(Q, gV)], -1)
 
 
@@ -212,7 +214,7 @@ def _qr_samples(op):
 linalg_qr = _named_results(defop(
     "linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)",
     kernel=_qr_kernel, meta=_qr_meta, grads={"A": _qr_grad},
-    samples=_qr_samples, torch="torch.linalg.qr",
+    samples=_qr_samples, torch="torch.linalg.qr", supports_complex=True,
     doc="(Q, R) with A = Q R, Q's columns orthonormal, R upper-triangular; mode 'reduced' (k = min(m, n) "
         "columns), 'complete' (Q square) or 'r' (R only, Q empty)."),
     "linalg_qr")
@@ -224,25 +226,56 @@ def _eigh_meta(A, UPLO="L"):
     _square_check("eigh", A)
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
-    return MetaArray(A.shape[:-1], A.dtype), MetaArray(A.shape, A.dtype)
+    # (the eigenvalues of a Hermitian matrix are real)
+    return MetaArray(A.shape[:-1], _real(A.dtype)), MetaArray(A.shape, A.dtype)
 
 
 def _eigh_kernel(xp, A, UPLO):
     _eigh_meta(A, UPLO)
     L, V = xp.linalg.eigh(A, UPLO=UPLO)
-    return L.astype(A.dtype, copy=False), V.astype(A.dtype, copy=False)
+    return L.astype(_real(A.dtype), copy=False), V.astype(A.dtype, copy=False)
+
+
+_PHASE_DEPENDENT = ("{}: The eigenvectors in the complex case are specified up to multiplication by e^{{i phi}}. "
+                    "The specified loss function depends on this quantity, so it is ill-defined.")
+
+
+def _check_phase_invariant(VhgV, op):
+    """linalg_eig_backward's check that a loss of complex eigenvectors does not depend on their phases
+    (V -> V e^{iφ}): Im diag(Vᴴ gV) = 0, to PyTorch's lax 1e-2 (rtol and atol against zeros)."""
+    if not VhgV.dtype.is_complex:
+        return
+    imdiag = diagonal(VhgV, 0, -2, -1).detach()._data
+    if not isinstance(imdiag, MetaArray):              # (a Meta tensor has no values to check)
+        imdiag = host(imdiag).imag
+        if not np.all(np.abs(imdiag) <= 1e-2):
+            raise RuntimeError(_PHASE_DEPENDENT.format(op))
+
+
+def _eig_inner(V, VhgV, gL, L, hermitian):
+    """linalg_eig_backward's middle factor: Vᴴ gV projected (onto the skew-Hermitian matrices, or for
+    unit-norm eigenvectors, Vᴴ gV - Vᴴ V Re diag(Vᴴ gV)), divided by E* (E[i, j] = L[j] - L[i], 1 on
+    the diagonal), its diagonal then gL, as PyTorch's copy_ into it."""
+    if hermitian:
+        VhgV = 0.5 * (VhgV - _mH(VhgV))
+    else:
+        VhgV = VhgV - matmul(_mH(V), V * real(diagonal(VhgV, 0, -2, -1)).unsqueeze(-2))
+    Lc = conj_of(L)
+    E = Lc.unsqueeze(-2) - Lc.unsqueeze(-1) + eye(L.shape[-1], dtype=L.dtype, device=L.device)
+    inner = VhgV / E
+    # (a real Hermitian's skew part has an exact zero diagonal: adding gL is the copy, without a subtraction)
+    if not (hermitian and not inner.dtype.is_complex):
+        inner = inner - diag_embed(diagonal(inner, 0, -2, -1))
+    return inner + diag_embed(gL)
 
 
 def _eigh_grad(grads, result):
-    """linalg_eig_backward for Hermitian A: gA = V (skew(Vᴴ gV) / E + diag(gL)) Vᴴ, E[i, j] = L[j] - L[i]
-    (1 on the diagonal, where the skew part is 0)."""
+    """linalg_eig_backward for Hermitian A: gA = V (skew(Vᴴ gV) / E + diag(gL)) Vᴴ, E[i, j] = L[j] - L[i]."""
     gL, gV = grads
     L, V = result
-    VhgV = matmul(_mT(V), gV)
-    skew = 0.5 * (VhgV - _mT(VhgV))
-    E = L.unsqueeze(-2) - L.unsqueeze(-1) + eye(L.shape[-1], dtype=L.dtype, device=L.device)
-    inner = skew / E + diag_embed(gL)
-    return matmul(V, matmul(inner, _mT(V)))
+    VhgV = matmul(_mH(V), gV)
+    _check_phase_invariant(VhgV, "linalg_eigh_backward")
+    return matmul(V, matmul(_eig_inner(V, VhgV, gL, L, True), _mH(V)))
 
 
 def eigh_gauge_invariant(outputs):
@@ -262,7 +295,7 @@ def _eigh_samples(op, gauge=True):
 linalg_eigh = _named_results(defop(
     "linalg_eigh(Tensor A, str UPLO='L') -> (Tensor eigenvalues, Tensor eigenvectors)",
     kernel=_eigh_kernel, meta=_eigh_meta, grads={"A": _eigh_grad},
-    samples=_eigh_samples, torch="torch.linalg.eigh",
+    samples=_eigh_samples, torch="torch.linalg.eigh", supports_complex=True,
     doc="(L, V) of a symmetric matrix (from its UPLO triangle): eigenvalues ascending, orthonormal eigenvectors "
         "as columns, A = V diag(L) Vᴴ."),
     "linalg_eigh")
@@ -275,15 +308,110 @@ def _eigvalsh_grad(grad, A, UPLO):
     """linalg_eig_backward without gV: V diag(gL) Vᴴ, defined where eigenvalues repeat too (the eigenvectors
     are recomputed here; PyTorch computes them in the forward when A requires grad)."""
     V = linalg_eigh(A, UPLO)[1]
-    return matmul(V * grad.unsqueeze(-2), _mT(V))
+    return matmul(V * grad.unsqueeze(-2), _mH(V))
 
 
 linalg_eigvalsh = defop(
     "linalg_eigvalsh(Tensor A, str UPLO='L') -> Tensor",
     kernel=lambda xp, A, UPLO: _eigh_kernel(xp, A, UPLO)[0], meta=_eigvalsh_meta, grads={"A": _eigvalsh_grad},
     backward_name="LinalgEighBackward0", samples=lambda op: _eigh_samples(op, gauge=False),
-    torch="torch.linalg.eigvalsh",
+    torch="torch.linalg.eigvalsh", supports_complex=True,
     doc="The eigenvalues of a symmetric matrix, ascending (PyTorch's node, LinalgEighBackward0).")
+
+
+# ---- eig ---------------------------------------------------------------------------------------------
+# The eigendecomposition of a general square matrix: complex eigenvalues and eigenvectors whatever A's
+# dtype (complex64 of float32, complex128 of float64), in LAPACK's geev order, each eigenvector of unit
+# 2-norm with its largest component real (geev's normalisation, as PyTorch's CPU kernel calls geev). An
+# eigenvector is defined up to a phase e^{iφ}: a loss of V must not depend on it (linalg_eig_backward
+# checks), the tests compare |V|, as PyTorch's OpInfo does.
+
+def _eig_meta(A):
+    if A.ndim < 2:
+        raise RuntimeError("linalg.eig: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"linalg.eig: A must be batches of square matrices, but they are {A.shape[-2]} by "
+                           f"{A.shape[-1]} matrices")
+    if A.dtype == np.float16:
+        raise DtypeNotImplementedError("\"linalg_eig_out_cpu\" not implemented for 'Half'")
+    complex_dtype = dtypes.from_numpy(A.dtype).to_complex().np      # (c10's toComplexType: refuses integers)
+    return MetaArray(A.shape[:-1], complex_dtype), MetaArray(A.shape, complex_dtype)
+
+
+def _eig_kernel(xp, A):
+    L, V = _eig_meta(A)
+    if A.size == 0:
+        return xp.zeros(L.shape, dtype=L.dtype), xp.zeros(V.shape, dtype=V.dtype)
+    # on the host, as PyTorch's CUDA kernel (MAGMA's geev) runs it: CuPy has no eig
+    values, vectors = np.linalg.eig(host(A))
+    return xp.asarray(values.astype(L.dtype, copy=False)), xp.asarray(np.ascontiguousarray(vectors).astype(V.dtype))
+
+
+def _eig_grad(grads, result):
+    """linalg_eig_backward: gA = V⁻ᴴ (diag(gL) + (Vᴴ gV - Vᴴ V Re diag(Vᴴ gV)) / E*) Vᴴ, E[i, j] = L[j] - L[i]
+    (the projection keeps the eigenvectors' unit norm); its real part for a real A (handle_r_to_c, the
+    engine's)."""
+    gL, gV = grads
+    L, V = result
+    VhgV = matmul(_mH(V), gV)
+    _check_phase_invariant(VhgV, "linalg_eig_backward")
+    return linalg_solve(_mH(V), matmul(_eig_inner(V, VhgV, gL, L, False), _mH(V)))
+
+
+def eig_gauge_invariant(outputs):
+    """(|L|, arg L, |V|): invariant under the phase of each eigenvector (PyTorch's OpInfo compares L and |V|),
+    L in real numbers, which the reference fixtures record (and dask computes: it has no view_as_real)."""
+    L, V = outputs
+    return L.abs(), L.angle(), V.abs()
+
+
+def eigvals_parts(L):
+    """(|L|, arg L), as the reference fixtures record them (the samples' eigenvalues are away from arg's cut)."""
+    return L.abs(), L.angle()
+
+
+def _nonsymmetric(op, shape, tweak=0, dtype=None):
+    """A batch of matrices with well separated eigenvalues (1, 2, ... on the diagonal, small entries off it),
+    as a leaf that requires grad: complex conjugate pairs where it is real (a rotation block)."""
+    n = shape[-1]
+    m = 0.3 * make_arg(shape, key=(op, shape, tweak), requires_grad=False).detach()
+    m = m + diag_embed(arange(1, n + 1, dtype=dtypes.float64))
+    if n >= 2:
+        m[..., 0, 1] = m[..., 0, 1] + 1.5           # with the diagonal 1, 2: a pair 1.5 ± i·(about 1.1)
+        m[..., 1, 0] = m[..., 1, 0] - 1.5
+    return (m if dtype is None else m.to(dtype)).detach().requires_grad_()
+
+
+def _eig_samples(op, gauge):
+    samples = [SampleInput("(3,3) complex pair", _nonsymmetric(op, (3, 3))),
+               SampleInput("(2,4,4) batch", _nonsymmetric(op, (2, 4, 4))),
+               SampleInput("(1,1)", _nonsymmetric(op, (1, 1))),
+               SampleInput("(3,3)T", _mT(_nonsymmetric(op, (3, 3), 1)).detach().requires_grad_())]
+    return [s.processed(eig_gauge_invariant if gauge else eigvals_parts) for s in samples]
+
+
+linalg_eig = _named_results(defop(
+    "linalg_eig(Tensor self) -> (Tensor eigenvalues, Tensor eigenvectors)",
+    kernel=_eig_kernel, meta=_eig_meta, grads={"self": _eig_grad}, supports_complex=True,
+    samples=lambda op: _eig_samples(op, gauge=True), torch="torch.linalg.eig",
+    doc="(L, V) with A V = V diag(L): complex eigenvalues and unit-norm eigenvectors (as columns) of a square "
+        "matrix, real or complex, in LAPACK geev's order."),
+    "linalg_eig")
+
+
+def _eigvals_grad(grad, self):
+    """linalg_eig_backward without gV: V⁻ᴴ diag(gL) Vᴴ (the eigenvectors recomputed here; PyTorch computes
+    them in the forward when A requires grad)."""
+    V = linalg_eig(self)[1]
+    return linalg_solve(_mH(V), grad.unsqueeze(-1) * _mH(V))
+
+
+linalg_eigvals = defop(
+    "linalg_eigvals(Tensor self) -> Tensor",
+    kernel=lambda xp, self: _eig_kernel(xp, self)[0], meta=lambda self: _eig_meta(self)[0],
+    grads={"self": _eigvals_grad}, supports_complex=True, backward_name="LinalgEigBackward0",
+    samples=lambda op: _eig_samples(op, gauge=False), torch="torch.linalg.eigvals",
+    doc="The complex eigenvalues of a square matrix, in LAPACK geev's order (PyTorch's node, LinalgEigBackward0).")
 
 
 # ---- svd ---------------------------------------------------------------------------------------------
@@ -293,15 +421,16 @@ def _svd_meta(A, full_matrices=True):
     *batch, m, n = A.shape
     k = min(m, n)
     batch = tuple(batch)
+    S = MetaArray(batch + (k,), _real(A.dtype))                # (singular values are real)
     if full_matrices:
-        return MetaArray(batch + (m, m), A.dtype), MetaArray(batch + (k,), A.dtype), MetaArray(batch + (n, n), A.dtype)
-    return MetaArray(batch + (m, k), A.dtype), MetaArray(batch + (k,), A.dtype), MetaArray(batch + (k, n), A.dtype)
+        return MetaArray(batch + (m, m), A.dtype), S, MetaArray(batch + (n, n), A.dtype)
+    return MetaArray(batch + (m, k), A.dtype), S, MetaArray(batch + (k, n), A.dtype)
 
 
 def _svd_kernel(xp, A, full_matrices):
     _matrix_check("svd", A)
     U, S, Vh = xp.linalg.svd(A, full_matrices=full_matrices)
-    return U.astype(A.dtype, copy=False), S.astype(A.dtype, copy=False), Vh.astype(A.dtype, copy=False)
+    return U.astype(A.dtype, copy=False), S.astype(_real(A.dtype), copy=False), Vh.astype(A.dtype, copy=False)
 
 
 def _svd_grad(grads, result, full_matrices):
@@ -314,22 +443,42 @@ def _svd_grad(grads, result, full_matrices):
     if full_matrices:
         gU, U = narrow(gU, -1, 0, k), narrow(U, -1, 0, k)
         gVh, Vh = narrow(gVh, -2, 0, k), narrow(Vh, -2, 0, k)
-    UhgU = matmul(_mT(U), gU)
-    UhgU = UhgU - _mT(UhgU)
-    VhgV = matmul(Vh, _mT(gVh))
-    VhgV = VhgV - _mT(VhgV)
+    UhgU = matmul(_mH(U), gU)
+    UhgU = UhgU - _mH(UhgU)
+    VhgV = matmul(Vh, _mH(gVh))
+    VhgV = VhgV - _mH(VhgV)
+    _check_svd_phase_invariant(UhgU, VhgV)
     S2 = S * S
     E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + eye(k, dtype=S.dtype, device=S.device)
     gA = (UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E + diag_embed(gS)
+    if UhgU.dtype.is_complex:       # i Im diag(Uᴴ gU) / S: the phase part (the skew part's diagonal / 2S)
+        gA = gA + diag_embed(diagonal(UhgU, 0, -2, -1) / (2.0 * S))
     if m > n:           # gA = [U gA + (I - U Uᴴ) gU S⁻¹] Vᴴ
         gUSinv = gU / S.unsqueeze(-2)
-        gA = matmul(U, gA) + gUSinv - matmul(U, matmul(_mT(U), gUSinv))
+        gA = matmul(U, gA) + gUSinv - matmul(U, matmul(_mH(U), gUSinv))
         return matmul(gA, Vh)
     if m < n:           # gA = U [gA Vᴴ + S⁻¹ gVᴴ (I - V Vᴴ)]
         SinvgVh = gVh / S.unsqueeze(-1)
-        gA = matmul(gA, Vh) + SinvgVh - matmul(matmul(SinvgVh, _mT(Vh)), Vh)
+        gA = matmul(gA, Vh) + SinvgVh - matmul(matmul(SinvgVh, _mH(Vh)), Vh)
         return matmul(U, gA)
     return matmul(U, matmul(gA, Vh))
+
+
+_SVD_PHASE_DEPENDENT = ("svd_backward: The singular vectors in the complex case are specified up to multiplication "
+                        "by e^{i phi}. The specified loss function depends on this phase term, making it "
+                        "ill-defined.")
+
+
+def _check_svd_phase_invariant(UhgU, VhgV):
+    """svd_backward's check that a loss of complex singular vectors does not depend on the phases of the
+    pairs (uᵢ, vᵢ) -> (uᵢ e^{iφ}, vᵢ e^{iφ}): Im diag(Uᴴ gU) = -Im diag(Vᴴ gV), to PyTorch's lax 1e-2."""
+    if not UhgU.dtype.is_complex:
+        return
+    u, v = diagonal(UhgU, 0, -2, -1).detach()._data, diagonal(VhgV, 0, -2, -1).detach()._data
+    if not isinstance(u, MetaArray):
+        u, v = host(u).imag, -host(v).imag
+        if not np.all(np.abs(u - v) <= 1e-2 + 1e-2 * np.abs(v)):
+            raise RuntimeError(_SVD_PHASE_DEPENDENT)
 
 
 def svd_gauge_invariant(outputs):
@@ -355,7 +504,7 @@ def _svd_samples(op):
 linalg_svd = _named_results(defop(
     "linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)",
     kernel=_svd_kernel, meta=_svd_meta, grads={"A": _svd_grad},
-    samples=_svd_samples, torch="torch.linalg.svd",
+    samples=_svd_samples, torch="torch.linalg.svd", supports_complex=True,
     doc="(U, S, Vh) with A = U diag(S) Vh, S descending; U (m, m) and Vh (n, n) with full_matrices, else "
         "(m, k) and (k, n), k = min(m, n)."),
     "linalg_svd")
@@ -381,7 +530,7 @@ def _svdvals_grad(grad, A):
 linalg_svdvals = defop(
     "linalg_svdvals(Tensor A) -> Tensor",
     kernel=lambda xp, A: _svd_kernel(xp, A, False)[1], meta=_svdvals_meta, grads={"A": _svdvals_grad},
-    backward_name="LinalgSvdBackward0", samples=_svdvals_samples, torch="torch.linalg.svdvals",
+    backward_name="LinalgSvdBackward0", samples=_svdvals_samples, torch="torch.linalg.svdvals", supports_complex=True,
     doc="The singular values of each matrix, descending (PyTorch's node, LinalgSvdBackward0).")
 
 
@@ -415,7 +564,7 @@ def _householder_product(A, tau):
     Q = identity.expand(*A.shape)
     for i in range(k - 1, -1, -1):
         v = V[..., :, i:i + 1]
-        Q = Q - matmul(v, tau[..., i:i + 1].unsqueeze(-1) * matmul(_mT(v), Q))
+        Q = Q - matmul(v, tau[..., i:i + 1].unsqueeze(-1) * matmul(_mH(v), Q))
     return Q
 
 
@@ -462,7 +611,7 @@ def _svd(self, some=True, compute_uv=True):
         *batch, m, n = self.shape
         U = zeros(*batch, m, m, dtype=self.dtype, device=self.device)
         Vh = zeros(*batch, n, n, dtype=self.dtype, device=self.device)
-    return U, S, _mT(Vh)
+    return U, S, _mH(Vh)
 
 
 def svd_v_gauge_invariant(outputs):
@@ -557,12 +706,12 @@ def _geqrf_meta(self):
 
 def _geqrf_kernel(xp, self):
     _geqrf_meta(self)
-    if self.dtype.kind != "f" or self.dtype == np.float16:
+    if self.dtype.kind not in "fc" or self.dtype == np.float16:
         raise DtypeNotImplementedError(f"\"geqrf_cpu\" not implemented for '{scalar_type_name(self.dtype)}'")
     *batch, m, n = self.shape
     a, tau = xp.zeros(self.shape, dtype=self.dtype), xp.zeros(tuple(batch) + (min(m, n),), dtype=self.dtype)
     for index in np.ndindex(*batch):
-        # NumPy's raw QR is LAPACK's geqrf, its reflectors transposed (Fortran order)
+        # NumPy's raw QR is LAPACK's geqrf (zgeqrf for a complex one), its reflectors transposed (Fortran order)
         h, t = xp.linalg.qr(self[index], mode="raw")
         a[index], tau[index] = h.T, t
     return a, tau
@@ -571,7 +720,7 @@ def _geqrf_kernel(xp, self):
 geqrf = _named_results(defop(
     "geqrf(Tensor self) -> (Tensor a, Tensor tau)",
     kernel=_geqrf_kernel, meta=_geqrf_meta,
-    grads={"self": NotImplementedDerivative("geqrf")}, differentiable=False, gradgrad=False,
+    grads={"self": NotImplementedDerivative("geqrf")}, differentiable=False, gradgrad=False, supports_complex=True,
     samples=lambda op: [SampleInput("(4,3)", make_arg((4, 3), key=(op, 0), requires_grad=False)),
                         SampleInput("(3,5) wide", make_arg((3, 5), key=(op, 1), requires_grad=False)),
                         SampleInput("(2,3,3) batch", make_arg((2, 3, 3), key=(op, 2), requires_grad=False))],
@@ -606,8 +755,8 @@ def _ormqr(self, input2, input3, left=True, transpose=False):
     if missing:
         reflectors = cat([reflectors, zeros(*reflectors.shape[:-1], missing, dtype=self.dtype, device=self.device)], -1)
     Q = linalg_householder_product(reflectors, input2)
-    if transpose:
-        Q = _mT(Q)
+    if transpose:           # (LAPACK's ormqr 'C' for a complex Q: its conjugate transpose)
+        Q = _mH(Q)
     return matmul(Q, input3) if left else matmul(input3, Q)
 
 

@@ -4,8 +4,10 @@ and logdet composed of it as PyTorch's), and matrix_power composed of matmul and
 linalg_inv as PyTorch's linalg_matrix_power.
 
 The gradients are derivatives.yaml's for invertible matrices, written with agrad ops so that
-every order of derivative follows: inv' is -A⁻ᵀ G A⁻ᵀ (of the result), det' is
-(G·det) A⁻ᵀ and slogdet's logabsdet' is G A⁻ᵀ (the sign is piecewise constant). NOTE:
+every order of derivative follows: inv' is -A⁻ᴴ G A⁻ᴴ (of the result), det' is
+(G·conj(det)) A⁻ᴴ and slogdet's logabsdet' is G A⁻ᴴ (a real sign is piecewise constant; a complex
+one's phase adds to G). The complex formulas are the real ones with conjugate transposes (`_mH`),
+as derivatives.yaml writes them; for a real matrix `_mH` is the transpose. NOTE:
 PyTorch's det backward switches to an SVD for singular matrices (where A⁻¹ does not exist);
 agrad's gives inf/nan there, as solving with a singular LU does.
 """
@@ -19,10 +21,11 @@ from ..creation import eye
 from ..errors import DtypeNotImplementedError
 from ..messages import scalar_type_name
 from .registry import defop
-from ._common import _named_results
+from ._common import _named_results, conj_of
 from .samples import SampleInput, make_arg
 from .linalg import matmul
 from .pointwise.binary import eq, where
+from .pointwise.complex import imag
 from .shape.view import expand, transpose, unsqueeze
 
 
@@ -32,13 +35,25 @@ def _square_check(op, A):
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"linalg.{op}: A must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
-    if A.dtype.kind != "f" or A.dtype == np.float16:
+    if A.dtype.kind not in "fc" or A.dtype == np.float16:
         raise DtypeNotImplementedError(f"linalg.{op}: Expected a floating point or complex tensor as input. "
                                        f"Got {scalar_type_name(A.dtype)}")
 
 
 def _mT(t):
     return transpose(t, -2, -1)
+
+
+def _real(np_dtype):
+    """The NumPy dtype of a kernel's real result of a complex operand (eigenvalues, singular values, log|det|):
+    complex128's float64, a real dtype itself."""
+    return dtypes.from_numpy(np_dtype).to_real().np
+
+
+def _mH(t):
+    """t.mH, the conjugate transpose that derivatives.yaml's complex formulas write where the real ones
+    had a transpose; a real t's is its transpose (no conj call)."""
+    return conj_of(transpose(t, -2, -1))
 
 
 def _invertible(op, shape, tweak=0):
@@ -82,13 +97,13 @@ def _inv_ex_kernel(xp, A, check_errors):
 
 
 def _inv_ex_grad(grads, result):
-    inverse_t = _mT(result[0])
+    inverse_t = _mH(result[0])
     return -matmul(matmul(inverse_t, grads[0]), inverse_t)
 
 
 linalg_inv_ex = _named_results(defop(
     "linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)",
-    kernel=_inv_ex_kernel, meta=_inv_ex_meta, grads={"A": _inv_ex_grad},
+    kernel=_inv_ex_kernel, meta=_inv_ex_meta, grads={"A": _inv_ex_grad}, supports_complex=True,
     backward_name="LinalgInvExBackward0", samples=_matrix_samples, torch="torch.linalg.inv_ex",
     doc="(A⁻¹, info): the inverse of each square matrix, and LAPACK's info (0 where it is invertible)."),
     "linalg_inv_ex")
@@ -119,14 +134,14 @@ def _det_kernel(xp, A):
 
 
 def _det_grad(grad, A, result):
-    # derivatives.yaml: linalg_det_backward; for an invertible A, (grad · det) A⁻ᵀ
-    scale = unsqueeze(unsqueeze(grad * result, -1), -1)
-    return scale * _mT(linalg_inv_ex(A)[0])
+    # derivatives.yaml: linalg_det_backward; for an invertible A, (grad · conj(det)) A⁻ᴴ
+    scale = unsqueeze(unsqueeze(grad * conj_of(result), -1), -1)
+    return scale * _mH(linalg_inv_ex(A)[0])
 
 
 linalg_det = defop(
     "linalg_det(Tensor A) -> Tensor",
-    kernel=_det_kernel, meta=_det_meta, grads={"A": _det_grad},
+    kernel=_det_kernel, meta=_det_meta, grads={"A": _det_grad}, supports_complex=True,
     samples=_matrix_samples, torch="torch.linalg.det", doc="The determinant of each square matrix.")
 det = defop("det(Tensor self) -> Tensor", composite=lambda self: linalg_det(self), samples=_matrix_samples,
             torch="torch.det", doc="linalg_det, PyTorch's older name.")
@@ -134,23 +149,29 @@ det = defop("det(Tensor self) -> Tensor", composite=lambda self: linalg_det(self
 
 def _slogdet_meta(A):
     _square_check("slogdet", A)
-    return MetaArray(A.shape[:-2], A.dtype), MetaArray(A.shape[:-2], A.dtype)
+    # a complex A's sign is complex (det / |det|), its log|det| real
+    return MetaArray(A.shape[:-2], A.dtype), MetaArray(A.shape[:-2], _real(A.dtype))
 
 
 def _slogdet_kernel(xp, A):
     _square_check("slogdet", A)
     sign, logabsdet = xp.linalg.slogdet(A)
-    return xp.asarray(sign).astype(A.dtype, copy=False), xp.asarray(logabsdet).astype(A.dtype, copy=False)
+    return (xp.asarray(sign).astype(A.dtype, copy=False),
+            xp.asarray(logabsdet).astype(_real(A.dtype), copy=False))
 
 
-def _slogdet_grad(grads, A):
-    # derivatives.yaml: slogdet_backward; the sign is piecewise constant, logabsdet' is grad · A⁻ᵀ
-    return unsqueeze(unsqueeze(grads[1], -1), -1) * _mT(linalg_inv_ex(A)[0])
+def _slogdet_grad(grads, A, result):
+    """derivatives.yaml's slogdet_backward: g A⁻ᴴ with g = grad_logabsdet; a real sign is piecewise constant,
+    a complex one adds -i Im(conj(grad_sign) · sign) to g (the phase's derivative)."""
+    g = grads[1]
+    if A.dtype.is_complex:
+        g = g - 1j * imag(grads[0].conj() * result[0])
+    return unsqueeze(unsqueeze(g, -1), -1) * _mH(linalg_inv_ex(A)[0])
 
 
 linalg_slogdet = _named_results(defop(
     "linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)",
-    kernel=_slogdet_kernel, meta=_slogdet_meta, grads={"A": _slogdet_grad},
+    kernel=_slogdet_kernel, meta=_slogdet_meta, grads={"A": _slogdet_grad}, supports_complex=True,
     samples=_matrix_samples, torch="torch.linalg.slogdet",
     doc="(sign, log|det|) of each square matrix: the determinant without overflow."),
     "linalg_slogdet")
@@ -161,8 +182,11 @@ slogdet = _named_results(defop("slogdet(Tensor self) -> (Tensor sign, Tensor log
 
 
 def _logdet(self):
-    # PyTorch's composite: log det is NaN where the determinant is negative
+    # PyTorch's composite: log det is NaN where the determinant is negative; a complex one's is log(sign) +
+    # log|det| (the principal branch)
     sign, logabsdet = linalg_slogdet(self)
+    if self.dtype.is_complex:
+        return sign.log() + logabsdet
     return where(eq(sign, -1.0), float("nan"), logabsdet)
 
 

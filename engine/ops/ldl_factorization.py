@@ -5,8 +5,9 @@ Bunch-Kaufman sytrf and sytrs (SciPy's bindings) as PyTorch's CPU kernels call t
 LD is LAPACK's compact form from A's lower triangle (L's unit diagonal implied, D's 1×1 and 2×2
 blocks on and below the diagonal, the upper triangle zero) and pivots LAPACK's 1-based int32
 interchanges, negative where a 2×2 block begins: the format linalg_ldl_solve reads. info is 0, or
-the position of an exactly zero block of D (the factorization completed, D singular). agrad's dtypes
-are real, so hermitian=True factors the same symmetric matrix. PyTorch has no derivatives for these:
+the position of an exactly zero block of D (the factorization completed, D singular). A complex matrix
+is factored as complex symmetric (A = L D Lᵀ, sytrf) or, with hermitian=True, as Hermitian (A = L D Lᴴ,
+hetrf and hetrs), as PyTorch picks the routine; of a real one both are sytrf's. PyTorch has no derivatives for these:
 their results record a NotImplemented node whose backward raises.
 """
 from __future__ import annotations
@@ -30,7 +31,7 @@ def _square(name, A):
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"torch.linalg.{name}: A must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
-    if A.dtype.kind != "f" or A.dtype == np.float16:
+    if A.dtype.kind not in "fc" or A.dtype == np.float16:
         raise RuntimeError(f"torch.linalg.{name}: Expected a floating point or complex tensor as input. Got "
                            f"{scalar_type_name(A.dtype)}")
 
@@ -46,10 +47,15 @@ def _lapack():
     return lapack
 
 
+def _routine(step, a, hermitian):
+    """LAPACK's Bunch-Kaufman routine: he (Hermitian) for a complex matrix with hermitian=True, else sy."""
+    return ("he" if hermitian and a.dtype.kind == "c" else "sy") + step
+
+
 def _ldl_factor_ex_kernel(xp, self, hermitian, check_errors):
     _square("ldl_factor_ex", self)
     self = host(self)
-    sytrf = _lapack().get_lapack_funcs("sytrf", (self,))
+    sytrf = _lapack().get_lapack_funcs(_routine("trf", self, hermitian), (self,))
     LD = np.zeros(self.shape, dtype=self.dtype)
     pivots = np.zeros(self.shape[:-1], dtype=_INT32)
     info = np.zeros(self.shape[:-2], dtype=_INT32)
@@ -86,7 +92,7 @@ def _symmetric_samples(op):
 linalg_ldl_factor_ex = _named_results(defop(
     "linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False) "
     "-> (Tensor LD, Tensor pivots, Tensor info)",
-    kernel=_ldl_factor_ex_kernel, meta=_ldl_factor_ex_meta,
+    kernel=_ldl_factor_ex_kernel, meta=_ldl_factor_ex_meta, supports_complex=True,
     grads={"self": _not_implemented("linalg_ldl_factor_ex")}, backward_name="NotImplemented",
     differentiable=False, gradgrad=False, samples=_symmetric_samples, torch="torch.linalg.ldl_factor_ex",
     doc="(LD, pivots, info): the Bunch-Kaufman LDLᵀ factorization of the symmetric matrix in A's lower triangle, "
@@ -139,7 +145,7 @@ def _ldl_solve_kernel(xp, LD, pivots, B, hermitian):
     batch = shape[:-2]
     LD_, pivots_ = np.broadcast_to(LD, batch + LD.shape[-2:]), np.broadcast_to(pivots, batch + pivots.shape[-1:])
     B_ = np.broadcast_to(B, shape)
-    sytrs = _lapack().get_lapack_funcs("sytrs", (LD_,))
+    sytrs = _lapack().get_lapack_funcs(_routine("trs", LD_, hermitian), (LD_,))
     X = np.zeros(shape, dtype=B.dtype)
     for index in np.ndindex(*batch):
         X[index] = sytrs(LD_[index], pivots_[index], B_[index], lower=1)[0]
@@ -163,7 +169,7 @@ linalg_ldl_solve = defop(
     kernel=_ldl_solve_kernel, meta=lambda LD, pivots, B, hermitian: MetaArray(_ldl_solve_shapes(LD, pivots, B),
                                                                               B.dtype),
     grads={"LD": _not_implemented("linalg_ldl_solve"), "pivots": None, "B": _not_implemented("linalg_ldl_solve")},
-    backward_name="NotImplemented", differentiable=False, gradgrad=False,
+    backward_name="NotImplemented", differentiable=False, gradgrad=False, supports_complex=True,
     samples=_ldl_solve_samples,
     torch="torch.linalg.ldl_solve",
     doc="X with A X = B, from ldl_factor's (LD, pivots) of A (batches broadcast).")

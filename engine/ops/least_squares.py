@@ -21,7 +21,7 @@ from .decompositions import (
     linalg_eigvalsh,
     linalg_svdvals,
 )
-from .determinants import _mT
+from .determinants import _mH, _mT, _real
 from .linalg import matmul
 from .reduce.arithmetic import sum
 from ._common import _named_results
@@ -55,28 +55,28 @@ def _pinv_kernel(xp, self, atol, rtol, hermitian):
         absL = xp.abs(L)
         tol = xp.maximum(atol, rtol * xp.max(absL, axis=-1, keepdims=True)) if L.shape[-1] else atol
         inv = xp.where(absL > tol, 1.0 / xp.where(absL > tol, L, 1.0), 0.0)
-        out = xp.matmul(U * inv[..., None, :], xp.swapaxes(U, -1, -2))
+        out = xp.matmul(U * inv[..., None, :], xp.conj(xp.swapaxes(U, -1, -2)))
     else:
         U, S, Vh = xp.linalg.svd(self, full_matrices=False)
         tol = xp.maximum(atol, rtol * S[..., :1]) if S.shape[-1] else atol
         inv = xp.where(S > tol, 1.0 / xp.where(S > tol, S, 1.0), 0.0)
-        out = xp.matmul(xp.swapaxes(Vh, -1, -2) * inv[..., None, :], xp.swapaxes(U, -1, -2))
+        out = xp.matmul(xp.conj(xp.swapaxes(Vh, -1, -2)) * inv[..., None, :], xp.conj(xp.swapaxes(U, -1, -2)))
     return out.astype(self.dtype, copy=False)
 
 
 def _pinv_backward(grad, pinvA, A):
     """FunctionsManual's pinv_backward (Golub and Pereyra), arranged for the smaller of m, n."""
     m, n = A.shape[-2], A.shape[-1]
-    pinvAh = _mT(pinvA)
-    gradh = _mT(grad)
+    pinvAh = _mH(pinvA)
+    gradh = _mH(grad)
     if m <= n:
         K = matmul(gradh, pinvA)
         KpinvAh = matmul(K, pinvAh)
-        return (-_mT(matmul(pinvA, K)) + KpinvAh - matmul(matmul(A, pinvA), KpinvAh)
+        return (-_mH(matmul(pinvA, K)) + KpinvAh - matmul(matmul(A, pinvA), KpinvAh)
                 + matmul(matmul(pinvAh, pinvA), gradh - matmul(K, A)))
     K = matmul(pinvA, gradh)
     pinvAhK = matmul(pinvAh, K)
-    return (-_mT(matmul(K, pinvA)) + matmul(matmul(gradh - matmul(A, K), pinvA), pinvAh) + pinvAhK
+    return (-_mH(matmul(K, pinvA)) + matmul(matmul(gradh - matmul(A, K), pinvA), pinvAh) + pinvAhK
             - matmul(matmul(pinvAhK, pinvA), A))
 
 
@@ -94,7 +94,7 @@ def _pinv_samples(op):
 
 linalg_pinv = defop(
     "linalg_pinv(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor",
-    kernel=_pinv_kernel, meta=_pinv_meta,
+    kernel=_pinv_kernel, meta=_pinv_meta, supports_complex=True,
     grads={"self": lambda grad, self, result: _pinv_backward(grad, result, self)},
     samples=_pinv_samples, torch="torch.linalg.pinv",
     doc="The Moore-Penrose pseudoinverse A⁺ (singular values at or below max(atol, rtol·σ_max) taken as 0); "
@@ -125,8 +125,9 @@ def _lstsq_meta(self, b, rcond=None, driver=None):
     residuals = batch + (B[-1],) if driver != "gelsy" and m > n else (0,)
     rank = batch if driver != "gels" else (0,)
     sv = batch + (min(m, n),) if driver in ("gelsd", "gelss") else (0,)
-    return (MetaArray(solution, self.dtype), MetaArray(residuals, self.dtype), MetaArray(rank, np.dtype(np.int64)),
-            MetaArray(sv, self.dtype))
+    # (the residuals and singular values of a complex A are real)
+    return (MetaArray(solution, self.dtype), MetaArray(residuals, _real(self.dtype)),
+            MetaArray(rank, np.dtype(np.int64)), MetaArray(sv, _real(self.dtype)))
 
 
 def _lstsq_kernel(xp, self, b, rcond, driver):
@@ -144,19 +145,20 @@ def _lstsq_kernel(xp, self, b, rcond, driver):
     cut = (rcond if rcond is not None and rcond >= 0 else eps * max(m, n)) * S[..., :1]
     keep = S > cut
     inv = xp.where(keep, 1.0 / xp.where(keep, S, 1.0), 0.0)
-    X = xp.matmul(xp.swapaxes(Vh, -1, -2), inv[..., :, None] * xp.matmul(xp.swapaxes(U, -1, -2), B))
+    X = xp.matmul(xp.conj(xp.swapaxes(Vh, -1, -2)), inv[..., :, None] * xp.matmul(xp.conj(xp.swapaxes(U, -1, -2)), B))
     outs = [X[..., 0] if vector else X]
     rank = xp.sum(keep, axis=-1).astype(np.int64)
     res_meta, rank_meta, sv_meta = metas[1:]
+    real = _real(self.dtype)
     if res_meta.shape == (0,):
-        residuals = xp.empty((0,), dtype=self.dtype)
+        residuals = xp.empty((0,), dtype=real)
     elif bool(xp.all(rank == n)):
-        residuals = xp.sum((xp.matmul(A, X) - B) ** 2, axis=-2)
+        residuals = xp.sum(xp.abs(xp.matmul(A, X) - B) ** 2, axis=-2)
     else:
-        residuals = xp.empty((0,), dtype=self.dtype)
-    outs.append(residuals.astype(self.dtype, copy=False))
+        residuals = xp.empty((0,), dtype=real)
+    outs.append(residuals.astype(real, copy=False))
     outs.append(rank if rank_meta.shape != (0,) else xp.empty((0,), dtype=np.int64))
-    outs.append(S.astype(self.dtype, copy=False) if sv_meta.shape != (0,) else xp.empty((0,), dtype=self.dtype))
+    outs.append(S.astype(real, copy=False) if sv_meta.shape != (0,) else xp.empty((0,), dtype=real))
     return tuple(outs)
 
 
@@ -169,11 +171,11 @@ def _lstsq_grads(grads, self, b, result):
     if vector:
         gX, B, X = unsqueeze(gX, -1), unsqueeze(b, -1), unsqueeze(X, -1)
     pinvA = linalg_pinv(self)
-    gA = _pinv_backward(matmul(gX, _mT(B)), pinvA, self)
-    gB = matmul(_mT(pinvA), gX)
+    gA = _pinv_backward(matmul(gX, _mH(B)), pinvA, self)
+    gB = matmul(_mH(pinvA), gX)
     if tuple(result[1].shape) != (0,):
         weighted = 2.0 * (matmul(self, X) - B) * unsqueeze(grads[1], -2)
-        gA = gA + matmul(weighted, _mT(X))
+        gA = gA + matmul(weighted, _mH(X))
         gB = gB - weighted
     return gA, (squeeze(gB, -1) if vector else gB)
 
@@ -197,7 +199,7 @@ _linalg_lstsq = defop(
     kernel=_lstsq_kernel, meta=_lstsq_meta,
     grads={"self": lambda grads, self, b, result: _lstsq_grads(grads, self, b, result)[0],
            "b": lambda grads, self, b, result: _lstsq_grads(grads, self, b, result)[1]},
-    backward_name="LinalgLstsqBackward0", samples=_lstsq_solution_samples,
+    backward_name="LinalgLstsqBackward0", samples=_lstsq_solution_samples, supports_complex=True,
     doc="linalg_lstsq's kernel; its singular values have no gradient.")
 
 

@@ -27,7 +27,7 @@ from ..creation import zeros
 from ..errors import DtypeError, DtypeNotImplementedError
 from ..messages import scalar_type_name
 from ..shapes import broadcast_shapes
-from .determinants import _invertible, _mT
+from .determinants import _invertible, _mH, _mT
 from .linalg import matmul
 from ._common import _named_results
 from .registry import defop
@@ -46,7 +46,7 @@ def _check_factorable(name, A):
     if A.ndim < 2:
         raise RuntimeError(f"torch.{name}: Expected tensor with 2 or more dimensions. Got size: "
                            f"{list(A.shape)} instead")
-    if A.dtype not in (np.float32, np.float64):
+    if A.dtype not in (np.float32, np.float64, np.complex64, np.complex128):
         raise DtypeNotImplementedError(f"\"lu_cpu\" not implemented for '{scalar_type_name(A.dtype)}'")
 
 
@@ -54,7 +54,7 @@ def _check_factorable(name, A):
 
 def _getrf(xp, A, pivot):
     """(LU, pivots, info) of LAPACK's getrf, batched: at step j the row of the largest |A[i, j]|, i >= j
-    (the first of equals, as idamax), is swapped into row j, then the column below is divided by the
+    (the first of equals, as idamax; |Re| + |Im| for a complex A, as izamax), is swapped into row j, then the column below is divided by the
     pivot and the trailing block updated. A zero pivot (a column of zeros) is left as it is and noted in
     info, as getrf does."""
     m, n = A.shape[-2:]
@@ -66,7 +66,9 @@ def _getrf(xp, A, pivot):
     rows = xp.arange(m)
     for j in range(k):
         if pivot:
-            p = j + xp.argmax(xp.abs(a[..., j:, j]), axis=-1)
+            column = a[..., j:, j]
+            size = xp.abs(column.real) + xp.abs(column.imag) if column.dtype.kind == "c" else xp.abs(column)
+            p = j + xp.argmax(size, axis=-1)
             swap = xp.where(rows == j, p[..., None], xp.where(rows == p[..., None], j, rows))
             a = xp.take_along_axis(a, swap[..., None], axis=-2)
             pivots[..., j] = (p + 1).astype(_INT32)
@@ -124,21 +126,21 @@ def _lu_backward(gL, gU, P, L, U, pivot):
     m, n = L.shape[-2], U.shape[-1]
     k = min(m, n)
     if m == n:
-        gA = tril(matmul(_mT(L), gL), -1) + triu(matmul(gU, _mT(U)))
-        gA = linalg_solve_triangular(_mT(U), gA, upper=False, left=False)
-        gA = linalg_solve_triangular(_mT(L), gA, upper=True, left=True, unitriangular=True)
+        gA = tril(matmul(_mH(L), gL), -1) + triu(matmul(gU, _mH(U)))
+        gA = linalg_solve_triangular(_mH(U), gA, upper=False, left=False)
+        gA = linalg_solve_triangular(_mH(L), gA, upper=True, left=True, unitriangular=True)
     elif m < n:                 # wide: U = [U1 U2], U1 square
         U1 = U[..., :, :k]
-        gA = tril(matmul(_mT(L), gL) - matmul(triu(gU), _mT(U)), -1)
-        gA = linalg_solve_triangular(_mT(U1), gA, upper=False, left=False)
+        gA = tril(matmul(_mH(L), gL) - matmul(triu(gU), _mH(U)), -1)
+        gA = linalg_solve_triangular(_mH(U1), gA, upper=False, left=False)
         gA = cat([gA + triu(gU[..., :, :k]), gU[..., :, k:]], -1)
-        gA = linalg_solve_triangular(_mT(L), gA, upper=True, left=True, unitriangular=True)
+        gA = linalg_solve_triangular(_mH(L), gA, upper=True, left=True, unitriangular=True)
     else:                       # tall: L = [L1; L2], L1 square
         L1 = L[..., :k, :]
-        gA = triu(matmul(gU, _mT(U)) - matmul(_mT(L), tril(gL, -1)))
-        gA = linalg_solve_triangular(_mT(L1), gA, upper=True, left=True, unitriangular=True)
+        gA = triu(matmul(gU, _mH(U)) - matmul(_mH(L), tril(gL, -1)))
+        gA = linalg_solve_triangular(_mH(L1), gA, upper=True, left=True, unitriangular=True)
         gA = cat([gA + tril(gL[..., :k, :], -1), gL[..., k:, :]], -2)
-        gA = linalg_solve_triangular(_mT(U), gA, upper=False, left=False)
+        gA = linalg_solve_triangular(_mH(U), gA, upper=False, left=False)
     return matmul(P, gA) if pivot else gA
 
 
@@ -167,7 +169,7 @@ def _lu_samples(op):
 linalg_lu_factor_ex = _named_results(defop(
     "linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) "
     "-> (Tensor LU, Tensor pivots, Tensor info)",
-    kernel=_lu_factor_ex_kernel, meta=_lu_factor_ex_meta,
+    kernel=_lu_factor_ex_kernel, meta=_lu_factor_ex_meta, supports_complex=True,
     grads={"A": _lu_factor_ex_grad},
     samples=_lu_samples, torch="torch.linalg.lu_factor_ex",
     doc="(LU, pivots, info): A = P L U packed in one matrix (L's unit diagonal implied), LAPACK's 1-based "
@@ -273,7 +275,7 @@ def _lu_unpack_samples(op):
 lu_unpack = _named_results(defop(
     "lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) "
     "-> (Tensor P, Tensor L, Tensor U)",
-    kernel=_lu_unpack_kernel, meta=_lu_unpack_meta,
+    kernel=_lu_unpack_kernel, meta=_lu_unpack_meta, supports_complex=True,
     grads={"LU_data": _lu_unpack_grad, "LU_pivots": None},
     output_differentiability=(False, True, True),
     samples=_lu_unpack_samples, torch="torch.lu_unpack",
@@ -301,7 +303,7 @@ def _lu_kernel(xp, A, pivot):
 
 linalg_lu = _named_results(defop(
     "linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)",
-    kernel=_lu_kernel, meta=_lu_meta,
+    kernel=_lu_kernel, meta=_lu_meta, supports_complex=True,
     grads={"A": lambda grads, result, pivot: _lu_backward(grads[1], grads[2], *result, pivot)},
     output_differentiability=(False, True, True),
     samples=_lu_samples, torch="torch.linalg.lu",
@@ -339,12 +341,12 @@ def _lu_solve_meta(LU, pivots, B, left=True, adjoint=False):
 def _lu_solve_kernel(xp, LU, pivots, B, left, adjoint):
     shape, batch = _lu_solve_shape(LU, pivots, B, left)
     P, L, U = _lu_unpack_kernel(xp, LU, pivots, True, True)
-    T = (lambda M: xp.swapaxes(M, -1, -2))
-    if not left:                # X A = B is Aᵀ Xᵀ = Bᵀ; X Aᵀ = B is A Xᵀ = Bᵀ (real)
+    T = (lambda M: xp.conj(xp.swapaxes(M, -1, -2)))      # Mᴴ (Mᵀ for a real M)
+    if not left:                # X A = B is Aᴴ Xᴴ = Bᴴ; X Aᴴ = B is A Xᴴ = Bᴴ
         B, adjoint = T(B), not adjoint
     P, L, U = (xp.broadcast_to(M, batch + M.shape[-2:]) for M in (P, L, U))
     B = xp.broadcast_to(B, batch + B.shape[-2:])
-    if adjoint:                 # Aᵀ X = B: Uᵀ Lᵀ Pᵀ X = B
+    if adjoint:                 # Aᴴ X = B: Uᴴ Lᴴ Pᵀ X = B
         X = xp.matmul(P, xp.linalg.solve(T(L), xp.linalg.solve(T(U), B)))
     else:                       # P L U X = B
         X = xp.linalg.solve(U, xp.linalg.solve(L, xp.matmul(T(P), B)))
@@ -360,12 +362,12 @@ def _lu_solve_grads(grad, LU, pivots, result, left, adjoint):
     gB = linalg_lu_solve(LU, pivots, grad, left=left, adjoint=not adjoint)
     X = result
     if left:
-        gA = -matmul(X, _mT(gB)) if adjoint else -matmul(gB, _mT(X))
+        gA = -matmul(X, _mH(gB)) if adjoint else -matmul(gB, _mH(X))
     else:
-        gA = -matmul(_mT(gB), X) if adjoint else -matmul(_mT(X), gB)
+        gA = -matmul(_mH(gB), X) if adjoint else -matmul(_mH(X), gB)
     P, L, U = _unpacked(LU, pivots, True)
-    PtgA = matmul(_mT(P), gA)
-    gLU = tril(matmul(PtgA, _mT(U)), -1) + triu(matmul(_mT(L), PtgA))
+    PtgA = matmul(_mH(P), gA)
+    gLU = tril(matmul(PtgA, _mH(U)), -1) + triu(matmul(_mH(L), PtgA))
     return gLU, gB
 
 
@@ -383,7 +385,7 @@ def _lu_solve_samples(op):
 
 linalg_lu_solve = defop(
     "linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor",
-    kernel=_lu_solve_kernel, meta=_lu_solve_meta,
+    kernel=_lu_solve_kernel, meta=_lu_solve_meta, supports_complex=True,
     grads={"LU": lambda grad, LU, pivots, result, left, adjoint:
            _lu_solve_grads(grad, LU, pivots, result, left, adjoint)[0],
            "pivots": None,

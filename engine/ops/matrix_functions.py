@@ -4,13 +4,14 @@ torch.matrix_exp's name of it.
 
 The gradient is FunctionsManual's backward_analytic_function_of_a_matrix: for any analytic f,
 the upper-right block of f([[Aᴴ, G], [0, Aᴴ]]) is the adjoint of f's derivative at A applied
-to G (Mathias 1996), so the backward is matrix_exp again and every order follows."""
+to G (Mathias 1996), so the backward is matrix_exp again and every order follows; the conjugate
+transpose makes it the complex one too."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..backends.meta import MetaArray
-from .determinants import _mT, _square_check
+from .determinants import _mH, _square_check
 from .factories import zeros_like
 from .registry import defop
 from .samples import SampleInput, make_arg
@@ -48,7 +49,7 @@ def _matrix_exp_kernel(xp, self):
 
 def _matrix_exp_grad(grad, self):
     n = self.shape[-1]
-    At = _mT(self)
+    At = _mH(self)        # (the adjoint of the differential: f at Aᴴ)
     meta = cat([cat([At, grad], -1), cat([zeros_like(grad), At], -1)], -2)
     return narrow(narrow(linalg_matrix_exp(meta), -2, 0, n), -1, n, n)
 
@@ -62,7 +63,7 @@ def _matrix_exp_samples(op):
 
 linalg_matrix_exp = defop(
     "linalg_matrix_exp(Tensor self) -> Tensor",
-    kernel=_matrix_exp_kernel, meta=_matrix_exp_meta, grads={"self": _matrix_exp_grad},
+    kernel=_matrix_exp_kernel, meta=_matrix_exp_meta, grads={"self": _matrix_exp_grad}, supports_complex=True,
     samples=_matrix_exp_samples, torch="torch.linalg.matrix_exp",
     doc="e^A = Σ Aᵏ/k! of each square matrix.")
 

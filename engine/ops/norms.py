@@ -15,8 +15,10 @@ from ..shapes import normalize_dim
 from ..warn_once import warn_once
 from .decompositions import linalg_svdvals
 from .determinants import linalg_inv_ex
+from ._common import conj_of
 from .pointwise.binary import where
-from .reduce.arithmetic import _norm_grad, _norm_kernel, linalg_vector_norm, norm, sum
+from .pointwise.complex import real
+from .reduce.arithmetic import _norm_grad, _norm_kernel, check_norm_dtype, linalg_vector_norm, norm, sum
 from .reduce.selection import amax, amin
 from .registry import defop
 from .samples import SampleInput, make_arg
@@ -35,7 +37,7 @@ def _matrix_dims(A, dim):
     d0, d1 = normalize_dim(dim[0], A.ndim), normalize_dim(dim[1], A.ndim)
     if d0 == d1:
         raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, {dim[1]})")
-    if not A.dtype.is_floating_point:
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise DtypeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. "
                          f"Got {scalar_type_name(A.dtype.np)}")
     return d0, d1
@@ -60,6 +62,7 @@ def _matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, dtype=None):
     dim = list(dim)
     d0, d1 = _matrix_dims(A, dim)
     if dtype is not None:
+        check_norm_dtype("linalg.matrix_norm", A.dtype.np, dtype.np)
         A = A.to(dtype)
     if isinstance(ord, str):
         if ord == "fro":
@@ -240,7 +243,11 @@ def _renorm_meta(self, p, dim, maxnorm):
 def _renorm_backward(grad, self, p, dim, maxnorm):
     reduce_dims = _renorm_checks(self, p, dim, maxnorm)
     norm = linalg_vector_norm(self, p, reduce_dims, True)
-    nb = _norm_grad(sum(self * grad, reduce_dims, True), self, norm, p, reduce_dims, True, None)
+    # (the norm is real: a complex self's grad_output is Re(conj(self) grad))
+    projected = conj_of(self) * grad
+    if projected.dtype.is_complex:
+        projected = real(projected)
+    nb = _norm_grad(sum(projected, reduce_dims, True), self, norm, p, reduce_dims, True, None)
     invnorm = (norm + 1e-7).reciprocal()
     factor = invnorm * maxnorm
     return where(norm > maxnorm, factor * grad - (maxnorm * invnorm * invnorm) * nb, grad)
@@ -248,7 +255,7 @@ def _renorm_backward(grad, self, p, dim, maxnorm):
 
 renorm = defop(
     "renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor",
-    kernel=_renorm_kernel, meta=_renorm_meta, grads={"self": _renorm_backward},
+    kernel=_renorm_kernel, meta=_renorm_meta, grads={"self": _renorm_backward}, supports_complex=True,
     samples=lambda op: [
         SampleInput("(3,4) p=2 dim=0", make_arg((3, 4), key=(op, 0)), 2, 0, 1.5),
         SampleInput("(2,3,2) p=1 dim=1", make_arg((2, 3, 2), key=(op, 1)), 1, 1, 2.0),

@@ -8,7 +8,8 @@ A is a batch of square matrices, B a batch of matrices or, where B has A's shape
 last dimension (or is 1-D), of vectors (PyTorch's linalg_solve_is_vector_rhs); their batch
 dimensions broadcast. The gradients are derivatives.yaml's linalg_solve_backward, written with
 linalg_solve itself so every order follows: gB = A⁻ᴴ gX (X A⁻ᴴ on the right) and
-gA = -gB Xᴴ (-Xᴴ gB on the right).
+gA = -gB Xᴴ (-Xᴴ gB on the right), conjugate transposes for complex matrices (derivatives.yaml's
+complex formulas; triangular_solve's `transpose` is a plain transpose, as LAPACK's trtrs 'T').
 """
 from __future__ import annotations
 
@@ -19,9 +20,9 @@ from ..errors import DtypeError
 from ..messages import scalar_type_name
 from ..shapes import broadcast_shapes
 from ..warn_once import warn_once
-from .determinants import _invertible, _mT, _square_check, linalg_inv
+from .determinants import _invertible, _mH, _mT, _square_check, linalg_inv
 from .linalg import matmul
-from ._common import _named_results
+from ._common import _named_results, conj_of
 from .registry import defop
 from .samples import SampleInput, make_arg
 from .shape.diagonal import tril, triu
@@ -97,11 +98,11 @@ def _solve_grads(grads, A, B, result, left):
     if vector:
         gX, X = unsqueeze(gX, -1), unsqueeze(X, -1)
     if left:
-        gB = linalg_solve(_mT(A), gX)
-        gA = -matmul(gB, _mT(X))
+        gB = linalg_solve(_mH(A), gX)
+        gA = -matmul(gB, _mH(X))
     else:
-        gB = linalg_solve(_mT(A), gX, left=False)
-        gA = -matmul(_mT(X), gB)
+        gB = linalg_solve(_mH(A), gX, left=False)
+        gA = -matmul(_mH(X), gB)
     return gA, (squeeze(gB, -1) if vector else gB)
 
 
@@ -121,7 +122,7 @@ linalg_solve_ex = _named_results(defop(
     kernel=_solve_ex_kernel, meta=_solve_ex_meta,
     grads={"A": lambda grads, A, B, result, left: _solve_grads(grads, A, B, result, left)[0],
            "B": lambda grads, A, B, result, left: _solve_grads(grads, A, B, result, left)[1]},
-    samples=_solve_samples, torch="torch.linalg.solve_ex",
+    samples=_solve_samples, torch="torch.linalg.solve_ex", supports_complex=True,
     doc="(X, info): X solves A X = B (X A = B with left=False) for square A; LAPACK's info (0: A invertible)."),
     "linalg_solve_ex")
 
@@ -178,8 +179,8 @@ def _solve_triangular_kernel(xp, self, B, upper, left, unitriangular):
 def _solve_triangular_grads(grad, self, result, upper, left, unitriangular):
     """linalg_solve_triangular_backward: gB solves Aᴴ's triangular system; gA = -gB Xᴴ (-Xᴴ gB on the right)
     kept to the triangle the forward read."""
-    gB = linalg_solve_triangular(_mT(self), grad, upper=not upper, left=left, unitriangular=unitriangular)
-    gA = -matmul(gB, _mT(result)) if left else -matmul(_mT(result), gB)
+    gB = linalg_solve_triangular(_mH(self), grad, upper=not upper, left=left, unitriangular=unitriangular)
+    gA = -matmul(gB, _mH(result)) if left else -matmul(_mH(result), gB)
     gA = triu(gA, int(unitriangular)) if upper else tril(gA, -int(unitriangular))
     return gA, gB
 
@@ -204,7 +205,7 @@ linalg_solve_triangular = defop(
            _solve_triangular_grads(grad, self, result, upper, left, unitriangular)[0],
            "B": lambda grad, self, result, upper, left, unitriangular:
            _solve_triangular_grads(grad, self, result, upper, left, unitriangular)[1]},
-    samples=_solve_triangular_samples, torch="torch.linalg.solve_triangular",
+    samples=_solve_triangular_samples, torch="torch.linalg.solve_triangular", supports_complex=True,
     doc="X with A X = B (X A = B with left=False) for A triangular: only its upper (or lower) triangle is read, "
         "its diagonal taken as ones with unitriangular.")
 
@@ -302,12 +303,12 @@ def _triangular_solve_kernel(xp, self, A, upper, transpose, unitriangular):
 
 
 def _triangular_solve_grads(grads, self, A, result, upper, transpose, unitriangular):
-    """triangular_solve_backward: gb = the solve with Aᴴ (the other transpose); gA = -gb Xᴴ (-X gbᵀ transposed),
-    kept to the triangle read, plus the cloned coefficient's gradient."""
+    """triangular_solve_backward: gb = the solve with Aᴴ (conj(A), the other transpose); gA = -gb Xᴴ
+    (-conj(X) gbᵀ transposed), kept to the triangle read, plus the cloned coefficient's gradient."""
     grad_x, grad_m = grads
     x = result[0]
-    gb = triangular_solve(grad_x, A, upper, not transpose, unitriangular)[0]
-    gA = -matmul(x, _mT(gb)) if transpose else -matmul(gb, _mT(x))
+    gb = triangular_solve(grad_x, conj_of(A), upper, not transpose, unitriangular)[0]
+    gA = -matmul(conj_of(x), _mT(gb)) if transpose else -matmul(gb, _mH(x))
     gA = triu(gA, int(unitriangular)) if upper else tril(gA, -int(unitriangular))
     return gb, gA + grad_m
 
@@ -331,7 +332,7 @@ triangular_solve = _named_results(defop(
         SampleInput("lower transpose", make_arg((3, 2), key=(op, "b2")), _invertible(op, (3, 3), 1), False, True),
         SampleInput("unitriangular batch broadcast", make_arg((2, 3, 1), key=(op, "b3")), _invertible(op, (3, 3), 2),
                     True, False, True)],
-    torch="torch.triangular_solve",
+    torch="torch.triangular_solve", supports_complex=True,
     doc="The deprecated torch.triangular_solve(b, A): (X with A X = b, A's upper or lower triangle read, Aᵀ with "
         "transpose, a unit diagonal with unitriangular; a copy of A)."),
     "triangular_solve")
@@ -341,9 +342,9 @@ def _cholesky_solve_kernel(xp, self, input2, upper):
     x_shape, _ = _b_and_A("cholesky_solve", self, input2, "b should have at least 2 dimensions, but has {} "
                                                           "dimensions instead")
     # (L Lᴴ) X = b: L y = b, then Lᴴ X = y (U as Uᴴ U)
-    L = xp.swapaxes(input2, -1, -2) if upper else input2
+    L = xp.conj(xp.swapaxes(input2, -1, -2)) if upper else input2
     y = _solve_triangular_kernel(xp, L, self, False, True, False)
-    return _solve_triangular_kernel(xp, xp.swapaxes(L, -1, -2), y, True, True, False).reshape(x_shape)
+    return _solve_triangular_kernel(xp, xp.conj(xp.swapaxes(L, -1, -2)), y, True, True, False).reshape(x_shape)
 
 
 def _cholesky_solve_meta(self, input2, upper):
@@ -354,8 +355,8 @@ def _cholesky_solve_meta(self, input2, upper):
 
 def _cholesky_solve_grads(grad, input2, result, upper):
     g_self = cholesky_solve(grad, input2, upper)
-    common = matmul(g_self, _mT(result))
-    common = common + _mT(common)
+    common = matmul(g_self, _mH(result))
+    common = common + _mH(common)
     return g_self, (-matmul(input2, common) if upper else -matmul(common, input2))
 
 
@@ -384,7 +385,7 @@ cholesky_solve = defop(
             _triangular_input(1, False)),
         SampleInput("upper batch broadcast", make_arg((2, 3, 1), key=(op, "b2")), _factor(op, (3, 3), True, 1),
                     True).wrapped(_triangular_input(1, True))],
-    torch="torch.cholesky_solve",
+    torch="torch.cholesky_solve", supports_complex=True,
     doc="X with (L Lᴴ) X = b for a Cholesky factor L (lower, or U with Uᴴ U and upper=True).")
 
 
@@ -406,7 +407,7 @@ def _cholesky_inverse_kernel(xp, self, upper):
 
 
 def _cholesky_inverse_grad(grad, self, upper, result):
-    common = matmul(result, matmul(grad + _mT(grad), result))
+    common = matmul(result, matmul(grad + _mH(grad), result))
     return -matmul(self, common) if upper else -matmul(common, self)
 
 
@@ -418,5 +419,5 @@ cholesky_inverse = defop(
     samples=lambda op: [
         SampleInput("lower", _factor(op, (3, 3), False)).wrapped(_triangular_input(0, False)),
         SampleInput("upper batch", _factor(op, (2, 3, 3), True, 1), True).wrapped(_triangular_input(0, True))],
-    torch="torch.cholesky_inverse",
+    torch="torch.cholesky_inverse", supports_complex=True,
     doc="(L Lᴴ)⁻¹ for a Cholesky factor L (lower, or U with Uᴴ U and upper=True).")

@@ -311,10 +311,21 @@ def _cast(self, dtype):
     if dtype is None:
         return self
     target = _sum_dtype(self, dtype)
-    if target.kind not in "fc":
-        raise DtypeError(f"linalg.vector_norm: dtype should be floating point or complex, but got "
-                         f"{scalar_type_name(target)}")
+    check_norm_dtype("linalg.vector_norm", self.dtype, target)
     return _astype(self, target)
+
+
+def check_norm_dtype(op, source, target):
+    """linalg_vector_norm's (and matrix_norm's) checks of `dtype`: floating or complex as the input is, and
+    not narrower than the input."""
+    if target.kind not in "fc":
+        raise DtypeError(f"{op}: dtype should be floating point or complex, but got {scalar_type_name(target)}")
+    if (source.kind == "c") != (target.kind == "c"):
+        kind = "complex" if source.kind == "c" else "real"
+        raise DtypeError(f"{op}: dtype should be {kind} for {kind} inputs, but got {scalar_type_name(target)}")
+    if dtypes.promote_types(dtypes.from_numpy(source), dtypes.from_numpy(target)).np != target:
+        raise DtypeError(f"{op}: the dtype of the input ({scalar_type_name(source)}) should be convertible without "
+                         f"narrowing to the specified dtype ({scalar_type_name(target)})")
 
 
 def _norm_kernel(xp, self, ord, dim, keepdim, dtype):
