@@ -1563,5 +1563,3 @@ def _stft(ctx, node, a):
         raise Refuse(f"an STFT signal whose last dim is {parts} (1: real, 2: complex)")
     return f"stack([{re}, {im}], -1)"
 
-
-from . import import_sequences, import_training  # noqa: E402,F401 - they add their ops to TABLE

@@ -25,6 +25,8 @@ import numpy as np
 
 from . import folding, loading
 from .import_table import COMPOSED, TABLE, TRAINING_OPS, Known, Multi, Outputs, Refuse, Same, Sequence, dtype_name, lit
+# the sequence and training-domain ops add themselves to TABLE (they import the table: no cycle)
+from . import import_sequences, import_training  # noqa: F401
 from .loading import printable
 from .problems import ModelError, require_onnx
 
