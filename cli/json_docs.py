@@ -108,10 +108,21 @@ def location_fields(location) -> dict:
 def tensor_entry(tensor) -> dict | None:
     if tensor is None:
         return None
-    entry = {"shape": list(tensor.shape), "dtype": tensor.dtype, "device": tensor.device, "value": tensor.value}
+    value = tensor.value
+    if tensor.dtype.startswith("complex") and value is not None:
+        # JSON has no complex numbers: the real and imaginary parts, each the nested list of a float tensor
+        value = {"real": _part(value, "real"), "imag": _part(value, "imag")}
+    entry = {"shape": list(tensor.shape), "dtype": tensor.dtype, "device": tensor.device, "value": value}
     if tensor.summary is not None:
         entry["summary"] = dict(tensor.summary)
     return entry
+
+
+def _part(value, name: str):
+    """The `real` or `imag` part of a nested list of complex numbers, as a nested list of floats."""
+    if isinstance(value, list):
+        return [_part(v, name) for v in value]
+    return getattr(complex(value), name)
 
 
 def expect_failure_entry(failure) -> dict:

@@ -30,6 +30,8 @@ def number_text(value) -> str:
         return str(value)
     if value is None:                 # JSON-style null for a value the library could not give
         return "None"
+    if isinstance(value, complex):    # as Python prints one: (1.5-2j)
+        return f"({value.real:.6g}{value.imag:+.6g}j)"
     text = f"{value:.6g}"
     # NOTE: keep floats recognisable as floats ("4.0", not "4"), as Python prints them.
     return text if any(c in text for c in ".einf") else text + ".0"
@@ -39,6 +41,8 @@ def compact_number(value) -> str:
     """`value` to 4 significant digits, still recognisable as a float ("4.0", "0.1235", "1.5e-07")."""
     if isinstance(value, (bool, int)) or value is None:
         return number_text(value)
+    if isinstance(value, complex):
+        return f"({value.real:.{COMPACT_DIGITS}g}{value.imag:+.{COMPACT_DIGITS}g}j)"
     text = f"{value:.{COMPACT_DIGITS}g}"
     return text if any(c in text for c in ".einf") else text + ".0"
 

@@ -56,7 +56,9 @@ def _refuse_uncheckable(graph: CheckedGraph, file: str, outputs: list[str], wrt:
         return
     passes = sum(2 * math.prod(graph.leaves[name].shape) for name in wrt)
     passes += sum(math.prod(v.shape) for name in outputs if not isinstance(v := graph.meta.get(name), tuple)
-                  and v is not None and v.dtype.is_floating_point)
+                  and v is not None and v.dtype.is_floating_point) \
+        + sum(2 * math.prod(v.shape) for name in outputs if not isinstance(v := graph.meta.get(name), tuple)
+              and v is not None and v.dtype.is_complex)
     if passes > max_passes:
         biggest = max(wrt, key=lambda name: math.prod(graph.leaves[name].shape))
         raise _refuse(file, graph.spec.inputs[biggest].pos,
@@ -152,7 +154,10 @@ def check_setup(graph: CheckedGraph, file: str, *, fast: bool = False,
         return env
 
     def floats(env):
-        return tuple(v for v in (env[name] for name in outputs) if _is_float_tensor(v))
+        # a complex output is compared as its real and imaginary parts (view_as_real: a real tensor whose
+        # backward is the complex one), what central differences of the real leaves measure
+        return tuple(agrad.view_as_real(v) if v.dtype.is_complex else v
+                     for v in (env[name] for name in outputs) if _is_float_tensor(v))
 
     def values(*tensors) -> list:
         # the graph runs as `run` runs it, in grad mode, from leaves that require grad: a `grad`
@@ -192,7 +197,8 @@ def check_setup(graph: CheckedGraph, file: str, *, fast: bool = False,
 
 
 def _is_float_tensor(value) -> bool:
-    return not isinstance(value, tuple) and value.dtype.is_floating_point
+    # (a complex output is compared as its real and imaginary parts: `floats` in check_setup)
+    return not isinstance(value, tuple) and (value.dtype.is_floating_point or value.dtype.is_complex)
 
 
 def located_backward_failure(setup: CheckSetup, exc: BaseException) -> GraphRuntimeError:
