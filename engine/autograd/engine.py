@@ -320,7 +320,8 @@ def _wrong_count(fns, grads, fn_name):
 def _conform(grad, shape, dtype, dev, i, fn_name):
     """validate_outputs' slow path: sum a broadcast gradient to `shape`, cast it to `dtype`. A complex
     gradient of a real input is its real part (what derivatives.yaml's handle_r_to_c gives in each
-    formula of PyTorch's that mixes real and complex inputs, done here once for every op)."""
+    formula of PyTorch's that mixes real and complex inputs, done here once for every op); a custom
+    Function's complex gradient of a real input is refused, as PyTorch's engine refuses it."""
     data = grad._data
     if data.shape != shape:
         if not _is_expandable_to(shape, data.shape):
@@ -329,6 +330,11 @@ def _conform(grad, shape, dtype, dev, i, fn_name):
         grad = _ops.sum_to_size(grad, shape)
     if dtype is not None and grad._data.dtype != dtype:        # None: a leaf's grad_dtype that allows any
         if grad._data.dtype.kind == "c" and dtype.kind != "c":
+            if getattr(fn_name, "_forward_cls", None) is not None:
+                # a custom Function's backward: PyTorch's engine takes no real part, its formulas do
+                raise RuntimeError("Expected isFloatingType(grad.scalar_type()) || (input_is_complex == "
+                                   "grad_is_complex) to be true, but got false.  (Could this error message be "
+                                   "improved?  If so, please report an enhancement request to PyTorch.)")
             grad = _ops.real(grad)
         grad = _ops.to(grad, dtype=_dtype_of(dtype))
     if grad._device is not dev:

@@ -155,3 +155,24 @@ def test_graph_files_stay_real(tmp_path, graph, code):
     path.write_text(graph)
     done = subprocess.run([sys.executable, "-m", "agrad.cli", "run", str(path)], capture_output=True, text=True)
     assert done.returncode == 2 and code in done.stderr and "complex64" in done.stderr
+
+
+def test_a_custom_functions_complex_gradient_of_a_real_input_is_refused_as_pytorchs_engine_refuses_it():
+    """An op's formula takes the real part itself (handle_r_to_c, done once in agrad's engine); PyTorch's
+    engine refuses a custom Function's complex gradient for a real input (message from torch 2.13)."""
+    class Twice(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * (1 + 2j)
+
+    x = agrad.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"Expected isFloatingType\(grad.scalar_type\(\)\) \|\| "
+                                           r"\(input_is_complex == grad_is_complex\) to be true"):
+        Twice.apply(x).sum().backward()
+    z = agrad.tensor([1.0, 2.0], requires_grad=True)
+    (z * agrad.tensor([1 + 2j, 3j])).real.sum().backward()     # an op's formula: the real part, as torch's
+    assert z.grad.tolist() == [1.0, 0.0]
