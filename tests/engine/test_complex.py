@@ -44,23 +44,6 @@ def test_conj_is_a_copy_and_there_is_no_conjugate_bit():
     assert z[0].item() == 1 + 2j          # a copy: writing it leaves z alone
 
 
-def test_a_real_input_takes_the_real_part_of_a_complex_gradient():
-    """validate_outputs takes the real part where PyTorch's formulas do (handle_r_to_c); PyTorch's engine
-    refuses it from a custom Function, agrad takes it there too."""
-    class Rotate(Function):
-        @staticmethod
-        def forward(ctx, x):
-            return x * 1
-
-        @staticmethod
-        def backward(ctx, g):
-            return g * (1 + 1j)
-
-    x = agrad.tensor([1.0, -2.0], dtype=agrad.float64, requires_grad=True)
-    Rotate.apply(x).sum().backward()
-    assert x.grad.dtype == agrad.float64 and x.grad.tolist() == [1.0, 1.0]
-
-
 def test_every_op_refuses_complex_unless_it_declares_support():
     z = agrad.tensor([0.5 + 1j, -1j], dtype=agrad.complex128)
     with pytest.raises(NotImplementedError, match="\"erfinv_cpu\" not implemented for 'ComplexDouble'"):
