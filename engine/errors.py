@@ -8,7 +8,7 @@ test the type.
 from __future__ import annotations
 
 __all__ = ["ShapeError", "DimensionError", "DtypeError", "DtypeNotImplementedError", "FreedGraphError",
-           "UnsupportedOnDeviceError", "AllocationError"]
+           "UnsupportedOnDeviceError", "AllocationError", "LinAlgError"]
 
 
 class ShapeError(RuntimeError):
@@ -40,3 +40,8 @@ class UnsupportedOnDeviceError(NotImplementedError):
 class AllocationError(RuntimeError):
     """An array refused before it was allocated (agrad._allocation): more bytes than this machine has,
     or than a storage can number. PyTorch's CPU allocator raises a RuntimeError with these words."""
+
+
+class LinAlgError(RuntimeError):
+    """torch.linalg.LinAlgError (torch._C._LinAlgError): LAPACK reported a matrix it cannot factor or
+    invert (singular, not positive-definite), from the ops that check its info (inv, solve, cholesky)."""

@@ -9,6 +9,7 @@ matrix_norm's keyword-or-positional ord) are thin functions here.
 """
 from __future__ import annotations
 
+from .errors import LinAlgError
 from .ops import linalg_cholesky as cholesky
 from .ops import linalg_cholesky_ex as cholesky_ex
 from .ops import linalg_cond as cond

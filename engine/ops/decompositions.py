@@ -23,7 +23,7 @@ import numpy as np
 from .. import dtypes
 from ..backends.meta import MetaArray
 from ..creation import arange, eye, zeros
-from ..errors import DtypeNotImplementedError
+from ..errors import DtypeNotImplementedError, LinAlgError
 from ..messages import scalar_type_name
 from ..warn_once import warn_once
 from .determinants import _mH, _mT, _real, _square_check
@@ -94,7 +94,7 @@ def _cholesky_ex_kernel(xp, A, upper, check_errors):
                 L[index] = xp.linalg.cholesky(a[index])
             elif check_errors:
                 where = f"(Batch element {np.ravel_multi_index(index, A.shape[:-2])}): " if A.ndim > 2 else ""
-                raise RuntimeError(f"linalg.cholesky: {where}The factorization could not be completed because the "
+                raise LinAlgError(f"linalg.cholesky: {where}The factorization could not be completed because the "
                                    f"input is not positive-definite (the leading minor of order {k} is not "
                                    f"positive-definite).") from None
     # NOTE: where A is not positive-definite, L is NaN (PyTorch leaves LAPACK's partial factor there)
@@ -672,7 +672,7 @@ def _legacy_cholesky_kernel(xp, self, upper):
     failed = np.flatnonzero(np.asarray(info))
     if failed.size:
         where = f"(Batch element {failed[0]}): " if self.ndim > 2 else ""
-        raise RuntimeError(f"cholesky: {where}The factorization could not be completed because the input is not "
+        raise LinAlgError(f"cholesky: {where}The factorization could not be completed because the input is not "
                            f"positive-definite (the leading minor of order {np.asarray(info).flat[failed[0]]} is not "
                            f"positive-definite).")
     return L

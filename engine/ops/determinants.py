@@ -18,7 +18,7 @@ import numpy as np
 from .. import dtypes
 from ..backends.meta import MetaArray
 from ..creation import eye
-from ..errors import DtypeNotImplementedError
+from ..errors import DtypeNotImplementedError, LinAlgError
 from ..messages import scalar_type_name
 from .registry import defop
 from ._common import _named_results, conj_of
@@ -89,7 +89,7 @@ def _inv_ex_kernel(xp, A, check_errors):
     except np.linalg.LinAlgError:
         # LAPACK's info: a singular matrix has no inverse (PyTorch raises where check_errors)
         if check_errors:
-            raise RuntimeError("linalg.inv: The diagonal element 1 is zero, the inversion could not be completed "
+            raise LinAlgError("linalg.inv: The diagonal element 1 is zero, the inversion could not be completed "
                                "because the input matrix is singular.") from None
         inverse = xp.full(A.shape, np.nan, dtype=A.dtype)
         info = xp.ones(A.shape[:-2], dtype=np.int32)

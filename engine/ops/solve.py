@@ -16,13 +16,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..backends.meta import MetaArray
-from ..errors import DtypeError
+from ..errors import DtypeError, LinAlgError
 from ..messages import scalar_type_name
 from ..shapes import broadcast_shapes
 from ..warn_once import warn_once
 from .determinants import _invertible, _mH, _mT, _square_check, linalg_inv
 from .linalg import matmul
-from ._common import _named_results, conj_of
+from ._common import _named_results, conj_of, host
 from .registry import defop
 from .samples import SampleInput, make_arg
 from .shape.diagonal import tril, triu
@@ -74,7 +74,7 @@ def _solve_ex_kernel(xp, A, B, left, check_errors):
         # linalg_solve raises. NumPy stops at the first singular matrix of a batch: find them all,
         # and solve with the others (NaN where A is singular).
         if check_errors:
-            raise RuntimeError("torch.linalg.solve: The solver failed because the input matrix is singular.") from None
+            raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix is singular.") from None
         for index in np.ndindex(*A.shape[:-2]):
             try:
                 xp.linalg.inv(A[index])
@@ -402,6 +402,13 @@ def _cholesky_inverse_check(self):
 def _cholesky_inverse_kernel(xp, self, upper):
     _cholesky_inverse_check(self)
     n = self.shape[-1]
+    # LAPACK's potri reports the first zero on the factor's diagonal (info > 0), which ATen raises
+    zero = host(xp.diagonal(self, axis1=-2, axis2=-1) == 0).reshape(-1, n)
+    failed = np.flatnonzero(zero.any(axis=1))
+    if failed.size:
+        where = f"(Batch element {failed[0]}): " if self.ndim > 2 else ""
+        raise LinAlgError(f"cholesky_inverse: {where}The diagonal element {int(zero[failed[0]].argmax()) + 1} is "
+                          f"zero, the inversion could not be completed because the input matrix is singular.")
     eye = xp.broadcast_to(xp.eye(n, dtype=self.dtype), self.shape)
     return _cholesky_solve_kernel(xp, eye, self, upper)
 

@@ -129,3 +129,4 @@ def test_meta_shapes_and_dtypes_match():
         real, meta = fn(A), fn(A.to("meta"))
         real, meta = (real, meta) if isinstance(real, tuple) else ((real,), (meta,))
         assert [(tuple(r.shape), r.dtype) for r in real] == [(tuple(m.shape), m.dtype) for m in meta]
+

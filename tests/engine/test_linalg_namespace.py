@@ -361,3 +361,18 @@ def test_ldl_factor_and_solve():
         LA.ldl_factor(agrad.zeros(2, 2))
     with pytest.raises(RuntimeError, match="Incompatible shapes of A and B for the equation AX = B"):
         LA.ldl_solve(LD.detach(), pivots, _rand(2, 2))
+
+
+@pytest.mark.parametrize("call, kind", [
+    (lambda: agrad.linalg.solve(agrad.zeros(2, 2), agrad.ones(2)), "torch.linalg.solve: The solver failed"),
+    (lambda: agrad.linalg.cholesky(-agrad.eye(2)), "linalg.cholesky: The factorization could not be completed"),
+    (lambda: agrad.linalg.inv(agrad.zeros(2, 2)), "linalg.inv: The diagonal element 1 is zero"),
+    (lambda: agrad.cholesky_inverse(agrad.eye(3).index_fill(0, agrad.tensor([2]), 0.0).expand(2, 3, 3)),
+     r"cholesky_inverse: \(Batch element 0\): The diagonal element 3 is zero, the inversion could not be "
+     r"completed because the input matrix is singular.")])
+def test_lapacks_reported_failures_are_linalg_errors(call, kind):
+    """torch.linalg.LinAlgError (a RuntimeError) where LAPACK's info says the matrix cannot be factored or
+    inverted; messages from torch 2.13."""
+    with pytest.raises(agrad.linalg.LinAlgError, match=kind):
+        call()
+    assert issubclass(agrad.linalg.LinAlgError, RuntimeError)
