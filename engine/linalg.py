@@ -51,7 +51,7 @@ from .ops import linalg_vecdot as vecdot
 from .ops import linalg_vector_norm as vector_norm
 from .ops import matmul, matrix_power
 
-__all__ = ["cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh",
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh",
            "householder_product",
            "inv", "inv_ex", "ldl_factor", "ldl_factor_ex", "ldl_solve",
            "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm",
