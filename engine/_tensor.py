@@ -237,6 +237,18 @@ def make_view(base, view, op, args, index) -> None:
     view._autograd_meta = DifferentiableViewMeta(root, view_fn, creation, vc.version, replays)
     if view._data.dtype.kind in "fc":
         view._keys |= AUTOGRAD
+    if base._neg_bit:
+        view._neg_bit = True
+    if base._conj_bit and view._data.dtype.kind == "c":     # (a float view of a conjugate has no bit: imag)
+        view._conj_bit = True
+
+
+def _with_bits_of(t, other):
+    """`t` (sharing `other`'s memory) with other's conjugate and negative bits, as a shallow copy of its
+    TensorImpl has them (detach, .data)."""
+    if other._conj_bit or other._neg_bit:
+        t._conj_bit, t._neg_bit = other._conj_bit, other._neg_bit
+    return t
 
 
 def replay_view(base, view_fn):
@@ -324,6 +336,12 @@ class Tensor:
     # Python key; utils/_python_dispatch.py hands the call over); a staticmethod, so that a subclass reads
     # the very function and `cls.__torch_dispatch__ is _disabled_torch_dispatch_impl` says "none"
     __torch_dispatch__ = staticmethod(_disabled_torch_dispatch_impl)
+    # PyTorch's conjugate and negative bits (is_conj, is_neg), set on an instance by conj(), _neg_view() and
+    # imag (ops/pointwise/complex.py) and kept by its views (make_view). NOTE: agrad's values are always
+    # resolved (NumPy has no lazily conjugated view): a tensor with a bit holds the conjugated (negated)
+    # values themselves, in memory of its own; the bits are the metadata PyTorch's checks read
+    _conj_bit = False
+    _neg_bit = False
 
     # -- construction ------------------------------------------------------------
     def __new__(cls, *args, device=None):
@@ -466,12 +484,14 @@ class Tensor:
         return self._data.dtype.kind in "fic"
 
     def is_conj(self) -> bool:
-        """Whether this is a lazily conjugated view: never in agrad (no complex dtypes, no conjugate bit)."""
-        return False
+        """Whether this is what PyTorch holds as a lazily conjugated view (TensorImpl's conjugate bit): the
+        result of conj() of a complex tensor and the views of it (ops/pointwise/complex.py)."""
+        return self._conj_bit
 
     def is_neg(self) -> bool:
-        """Whether this is a lazily negated view (PyTorch's negative bit, of conj views): never in agrad."""
-        return False
+        """Whether this is what PyTorch holds as a lazily negated view (the negative bit): _neg_view()'s
+        result, the imaginary parts of a conjugate, and their views."""
+        return self._neg_bit
 
     # -- where the memory lies: shared between processes, page-locked for transfers --
     def share_memory_(self) -> "Tensor":
@@ -946,7 +966,7 @@ class Tensor:
             if t.__class__ is Tensor and t._data is self._data:
                 t._version_counter = version_counter(self)      # the op's own result: self's data, as below
             return t
-        t = Tensor._make(self._data, self._device, self._keys & ~AUTOGRAD)
+        t = _with_bits_of(Tensor._make(self._data, self._device, self._keys & ~AUTOGRAD), self)
         t._version_counter = version_counter(self)
         return t
 
@@ -961,7 +981,7 @@ class Tensor:
             if t is not self:
                 t._version_counter = None       # a counter of its own, made on first use (as below)
             return t
-        return Tensor._make(self._data, self._device, self._keys & ~AUTOGRAD)
+        return _with_bits_of(Tensor._make(self._data, self._device, self._keys & ~AUTOGRAD), self)
 
     @data.setter
     def data(self, value: "Tensor") -> None:

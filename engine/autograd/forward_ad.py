@@ -135,8 +135,11 @@ def set_tangent(self, new, is_inplace_op: bool) -> None:
 
 
 def _has_same_meta(tangent, primal) -> bool:
-    """PyTorch's has_same_meta: the same offset, strides (where a size is not 0 or 1) and storage size, so
-    that a view of the primal's storage replays on the tangent's (a backend without strides: always)."""
+    """PyTorch's has_same_meta: the same conjugate and negative bits, offset, strides (where a size is not 0
+    or 1) and storage size, so that a view of the primal's storage replays on the tangent's (a backend
+    without strides: only the bits)."""
+    if tangent.is_conj() != primal.is_conj() or tangent.is_neg() != primal.is_neg():
+        return False
     if not (hasattr(tangent._data, "strides") and hasattr(primal._data, "strides")):
         return True
     if tangent.storage_offset() != primal.storage_offset():
@@ -154,6 +157,8 @@ def _new_with_same_meta(tangent, primal):
         numel = len(primal.untyped_storage()) // primal.element_size()
         out = zeros(numel, dtype=tangent.dtype, device=tangent.device).as_strided(
             list(primal.shape), list(primal.stride()), primal.storage_offset())
+        # the primal's bits too (agrad's values are resolved: copy_ writes the tangent's values as they are)
+        out._conj_bit, out._neg_bit = primal.is_conj() and out.is_complex(), primal.is_neg()
         return out.copy_(tangent)
 
 
