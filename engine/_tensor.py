@@ -170,6 +170,13 @@ class DifferentiableViewMeta(AutogradMeta):
         self.attr_version = attr_version
         self.replays = replays
 
+    def has_view_fn(self, view) -> bool:
+        """Whether PyTorch would keep a view_fn for `view` and rebuild it by replaying that, not by
+        as_strided of the base: made under view replay, of another dtype than its base, or on a device
+        without as_strided."""
+        return self.replays or view._data.dtype != self.base._data.dtype or \
+            view._device.type not in _AS_STRIDED_DEVICES
+
     def current_grad_fn(self, view):
         """The view's grad_fn, rebuilt first if its base changed in place (VariableHooks::grad_fn).
         A view with no history of a base that needs none stays as it is, its attr_version
@@ -182,9 +189,7 @@ class DifferentiableViewMeta(AutogradMeta):
         if vc.version != self.attr_version:
             handle_view_on_rebase(self, indirect=True)
             with enable_grad():
-                # (PyTorch keeps a view_fn, and replays it, also where as_strided cannot make the view)
-                if self.replays or view._data.dtype != self.base._data.dtype or \
-                        view._device.type not in _AS_STRIDED_DEVICES:
+                if self.has_view_fn(view):
                     fresh = replay_view(self.base, self.view_fn)
                 else:
                     fresh = self.base.as_strided(view.shape, view.stride(), view.storage_offset())

@@ -82,7 +82,9 @@ def _view_as_complex_check(self):
     if not self.ndim or self.shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
     strides = getattr(self, "strides", None)            # (Meta arrays are contiguous)
-    if strides is not None:
+    # NOTE: NumPy gives an array without elements all-zero strides, whatever its layout (PyTorch's empty
+    # contiguous (0, 2) has (2, 1)): there is no memory to misread, and NumPy views it as complex
+    if strides is not None and self.size:
         size = self.itemsize
         if strides[-1] != size:
             raise RuntimeError("Tensor must have a last dimension with stride 1")
