@@ -201,7 +201,7 @@ resolve_neg = defop("resolve_neg(Tensor self) -> Tensor", composite=_resolve("ne
                     doc="A copy without the negative bit (the same values); self where it has none.")
 _neg_view = defop("_neg_view(Tensor self) -> Tensor",
                   composite=lambda self: _with_bits(_neg_view_copy(self), self._conj_bit, not self._neg_bit),
-                  samples=_real_samples,
+                  samples=_real_samples, torch="torch._neg_view",
                   doc="The negation, with the negative bit (is_neg) flipped (PyTorch's lazily negated view).")
 
 
