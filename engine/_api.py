@@ -8,7 +8,8 @@ import math
 from . import backends  # noqa: F401,I001 — registers cpu, cuda, meta before anything makes a tensor
 from . import dtypes
 from ._device import DeviceUnavailableError, device
-from .dtypes import (bool_, can_cast, complex64, complex128, dtype, float16, float32, float64, get_default_dtype, int8, int16, int32, int64,
+from .dtypes import (bool_, can_cast, complex64, complex128, dtype, float16, float32, float64, get_default_dtype, int8,
+                     int16, int32, int64,
                      promote_types, set_default_dtype, uint8, uint32, uint64)
 from .type_info import finfo, iinfo
 from .runtime_settings import *  # noqa: F401,F403 — set_num_threads, use_deterministic_algorithms, …
@@ -171,7 +172,8 @@ def result_type(tensor1, tensor2) -> dtype:
     """torch.result_type: the dtype an op of these two operands (tensors or Python numbers) computes in,
     with PyTorch's priorities (dimensioned tensors, then 0-d tensors, then numbers: dtypes.result_type)."""
     operands = (tensor1, tensor2)
-    if not all(isinstance(x, (Tensor, builtins.bool, builtins.int, builtins.float, builtins.complex)) for x in operands):
+    numbers = (builtins.bool, builtins.int, builtins.float, builtins.complex)
+    if not all(isinstance(x, (Tensor, *numbers)) for x in operands):
         raise TypeError(f"result_type() received an invalid combination of arguments - got "
                         f"({', '.join(type(x).__name__ for x in operands)}), but expected one of:\n"
                         f" * (Tensor tensor, Tensor other)\n * (Tensor tensor, Number other)\n"

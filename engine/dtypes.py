@@ -16,7 +16,8 @@ import functools
 
 import numpy as np
 
-__all__ = ["dtype", "float16", "float32", "float64", "complex64", "complex128", "int8", "uint8", "int16", "int32", "int64", "uint32", "uint64",
+__all__ = ["dtype", "float16", "float32", "float64", "complex64", "complex128",
+           "int8", "uint8", "int16", "int32", "int64", "uint32", "uint64",
            "bool_",
            "from_name", "from_numpy", "get_default_dtype", "set_default_dtype", "result_type", "promote_types",
            "can_cast"]

@@ -114,7 +114,7 @@ def check_outputs(node, grads) -> None:
     if not _state.check_nan:
         return
     for i, g in enumerate(grads):
-        if g is None or g._device.type == "meta" or g._data.dtype.kind != "f":
+        if g is None or g._device.type == "meta" or g._data.dtype.kind not in "fc":
             continue
         xp = g._device.backend.xp
         data = g._data

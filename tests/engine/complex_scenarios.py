@@ -365,7 +365,10 @@ def reductions_and_products(T):
              "einsum": (lambda a, b: T.einsum("ij,kj->ik", a, b), z, w), "trace": (T.trace, s),
              "vector_norm": (lambda a: T.linalg.vector_norm(a), z), "vector_norm 1 dim": (
                  lambda a: T.linalg.vector_norm(a, 1, 1), z), "vector_norm 3": (lambda a: T.linalg.vector_norm(a, 3), z),
-             "vector_norm inf": (lambda a: T.linalg.vector_norm(a, float("inf"), 0), z)}
+             "vector_norm inf": (lambda a: T.linalg.vector_norm(a, float("inf"), 0), z),
+             "var": (lambda a: a.var(), z), "var dim": (lambda a: a.var(1), z),
+             "std correction 0": (lambda a: a.std(0, correction=0), z), "var_mean": (lambda a: T.var_mean(a, 1), z),
+             "std_mean": (T.std_mean, z)}
     out = {name: _backward(T, fn, *args) for name, (fn, *args) in cases.items()}
     # (PyTorch's einsum of two operands is a bmm between views, ViewBackward0; agrad's is EinsumBackward0)
     out["einsum"]["outputs"][0]["grad_fn"] = "(not compared)"

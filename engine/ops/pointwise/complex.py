@@ -22,16 +22,16 @@ import numpy as np
 
 from ... import dtypes
 from ..._tensor import _address
-from ...storage import storage_root
 from ...backends.meta import MetaArray
+from ...creation import zeros_like
 from ...messages import scalar_type_name
 from ...shapes import broadcast_shapes, pointwise_meta
+from ...storage import storage_root
 from ..registry import defop
 from ..samples import SampleInput, make_arg
 from ..shape.indexing import select
 from .binary import where
 from .unary import _real_meta, abs, sgn, square  # noqa: A004 — PyTorch's names
-from ...creation import zeros_like
 
 _C = dtypes.complex128
 
@@ -230,7 +230,7 @@ angle = defop(
     doc="The argument of each element (atan2(imag, real)); of a real tensor pi where negative, else 0.")
 
 
-def _parts_check(name, real, imag):
+def _parts_check(real, imag):
     if real.dtype != imag.dtype:
         raise RuntimeError(f"Expected object of scalar type {scalar_type_name(real.dtype)} but got scalar type "
                            f"{scalar_type_name(imag.dtype)} for second argument")
@@ -242,19 +242,19 @@ def _parts_check(name, real, imag):
 
 
 def _complex_kernel(xp, real, imag):
-    out = xp.empty(broadcast_shapes(real.shape, imag.shape), _parts_check("complex", real, imag))
+    out = xp.empty(broadcast_shapes(real.shape, imag.shape), _parts_check(real, imag))
     out.real, out.imag = real, imag
     return out
 
 
 def _polar_kernel(xp, abs, angle):
-    out = xp.empty(broadcast_shapes(abs.shape, angle.shape), _parts_check("polar", abs, angle))
+    out = xp.empty(broadcast_shapes(abs.shape, angle.shape), _parts_check(abs, angle))
     out.real, out.imag = abs * xp.cos(angle), abs * xp.sin(angle)
     return out
 
 
 def _parts_meta(a, b):
-    return MetaArray(broadcast_shapes(a.shape, b.shape), _parts_check("", a, b))
+    return MetaArray(broadcast_shapes(a.shape, b.shape), _parts_check(a, b))
 
 
 def _parts_samples(low):

@@ -28,7 +28,7 @@ def _count(shape, dims) -> int:
 # ---- var / std ----------------------------------------------------------------------------
 
 def _var_check(self):
-    if self.dtype.kind != "f":
+    if self.dtype.kind not in "fc":
         raise DtypeError("std and var only support floating point and complex dtypes")
 
 
@@ -41,14 +41,16 @@ def _var_kernel(xp, self, dim, correction, keepdim):
     dims = normalize_dims(dim, self.ndim)
     dof = max(_count(self.shape, dims) - _correction(correction), 0)
     centered = self - mean_of(xp, self, dims, True)
+    # (a complex tensor's variance is real: |x - mean|², its parts' variances summed)
+    squares = centered * centered if centered.dtype.kind != "c" else centered.real ** 2 + centered.imag ** 2
     # dof == 0 gives nan or inf, as PyTorch (with its warning left out)
-    out = xp.sum(centered * centered, axis=dims, keepdims=keepdim) / float(dof)
-    return xp.asarray(out, dtype=self.dtype)
+    out = xp.sum(squares, axis=dims, keepdims=keepdim) / float(dof)
+    return xp.asarray(out, dtype=squares.dtype)
 
 
 def _var_meta(self, dim, correction, keepdim):
     _var_check(self)
-    return MetaArray(reduced_shape(self.shape, normalize_dims(dim, self.ndim), keepdim), self.dtype)
+    return MetaArray(reduced_shape(self.shape, normalize_dims(dim, self.ndim), keepdim), self.dtype.type(0).real.dtype)
 
 
 def _var_backward(grad, self, dim, correction, keepdim):
@@ -88,13 +90,13 @@ def _var_samples(op):
 
 var = defop(
     "var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",
-    kernel=_var_kernel, meta=_var_meta,
+    kernel=_var_kernel, meta=_var_meta, supports_complex=True,
     grads={"self": _var_backward},
     samples=_var_samples, torch="torch.var")
 
 std = defop(
     "std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",
-    kernel=_std_kernel, meta=_var_meta,
+    kernel=_std_kernel, meta=_var_meta, supports_complex=True,
     grads={"self": _std_grad},
     samples=_var_samples, torch="torch.std")
 
@@ -111,7 +113,7 @@ def _pair(spread_kernel):
 
 def _pair_meta(self, dim, correction, keepdim):
     out = _var_meta(self, dim, correction, keepdim)
-    return out, out
+    return out, MetaArray(out.shape, self.dtype)        # (the mean of a complex tensor is complex)
 
 
 def _std_mean_grad(grads, self, result, dim, correction, keepdim):
@@ -124,10 +126,10 @@ def _var_mean_grad(grads, self, dim, correction, keepdim):
 
 
 std_mean = defop(
-    f"std_mean({_ARGS}) -> (Tensor, Tensor)", kernel=_pair(_std_kernel), meta=_pair_meta,
+    f"std_mean({_ARGS}) -> (Tensor, Tensor)", kernel=_pair(_std_kernel), meta=_pair_meta, supports_complex=True,
     grads={"self": _std_mean_grad}, samples=_var_samples, torch="torch.std_mean",
     doc="(std(self, dim, correction, keepdim), mean(self, dim, keepdim)).")
 var_mean = defop(
-    f"var_mean({_ARGS}) -> (Tensor, Tensor)", kernel=_pair(_var_kernel), meta=_pair_meta,
+    f"var_mean({_ARGS}) -> (Tensor, Tensor)", kernel=_pair(_var_kernel), meta=_pair_meta, supports_complex=True,
     grads={"self": _var_mean_grad}, samples=_var_samples, torch="torch.var_mean",
     doc="(var(self, dim, correction, keepdim), mean(self, dim, keepdim)).")

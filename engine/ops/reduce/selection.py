@@ -586,7 +586,8 @@ any = _logical_reduction("any")  # noqa: A001 — PyTorch's name
 
 count_nonzero = defop(
     "count_nonzero(Tensor self, int[]? dim=None) -> Tensor",
-    supports_complex=True, kernel=lambda xp, self, dim: xp.asarray(xp.count_nonzero(self, axis=normalize_dims(dim, self.ndim)),
+    supports_complex=True,
+    kernel=lambda xp, self, dim: xp.asarray(xp.count_nonzero(self, axis=normalize_dims(dim, self.ndim)),
                                             dtype=_INT64),
     meta=lambda self, dim: MetaArray(reduced_shape(self.shape, normalize_dims(dim, self.ndim), False), _INT64),
     samples=lambda op: [

@@ -89,7 +89,8 @@ take = defop(
 
 nonzero = defop(
     "nonzero(Tensor self) -> Tensor",
-    supports_complex=True, kernel=lambda xp, self: xp.argwhere(self).astype(_INT64, copy=False), meta=_data_dependent("nonzero"),
+    supports_complex=True,
+    kernel=lambda xp, self: xp.argwhere(self).astype(_INT64, copy=False), meta=_data_dependent("nonzero"),
     samples=lambda op: [
         SampleInput("(3,4)", tensor(np.where(np.arange(12).reshape(3, 4) % 3 == 0, 0.0, 1.5))),
         SampleInput("int64 (2,2,3)", int_arg((2, 2, 3), (op, 0), -1, 2)),
