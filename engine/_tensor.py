@@ -18,7 +18,7 @@ import numpy as np
 from . import _tensor_str, dtypes, memory_formats, watchers
 from ._device import device as Device
 from .backends.meta import StridedMetaArray
-from .dispatch_keys import AUTOGRAD, INFERENCE, PYTHON
+from .dispatch_keys import AUTOGRAD, CONJUGATE, INFERENCE, NEGATIVE, PYTHON
 from .grad_mode import ExcludeDispatchKeyGuard, enable_grad, tls
 from .layouts import strided
 from .messages import c_type_name, checked_convert, scalar_type_name, size_repr, sizes
@@ -242,18 +242,9 @@ def make_view(base, view, op, args, index) -> None:
     view._autograd_meta = DifferentiableViewMeta(root, view_fn, creation, vc.version, replays)
     if view._data.dtype.kind in "fc":
         view._keys |= AUTOGRAD
-    if base._neg_bit:
-        view._neg_bit = True
-    if base._conj_bit and view._data.dtype.kind == "c":     # (a float view of a conjugate has no bit: imag)
-        view._conj_bit = True
-
-
-def _with_bits_of(t, other):
-    """`t` (sharing `other`'s memory) with other's conjugate and negative bits, as a shallow copy of its
-    TensorImpl has them (detach, .data)."""
-    if other._conj_bit or other._neg_bit:
-        t._conj_bit, t._neg_bit = other._conj_bit, other._neg_bit
-    return t
+    if base._keys & (CONJUGATE | NEGATIVE):
+        # the bits stay with a view (a float view of a conjugate has no conjugate bit: view_as_real, imag)
+        view._keys |= base._keys & (CONJUGATE | NEGATIVE if view._data.dtype.kind == "c" else NEGATIVE)
 
 
 def replay_view(base, view_fn):
@@ -341,12 +332,6 @@ class Tensor:
     # Python key; utils/_python_dispatch.py hands the call over); a staticmethod, so that a subclass reads
     # the very function and `cls.__torch_dispatch__ is _disabled_torch_dispatch_impl` says "none"
     __torch_dispatch__ = staticmethod(_disabled_torch_dispatch_impl)
-    # PyTorch's conjugate and negative bits (is_conj, is_neg), set on an instance by conj(), _neg_view() and
-    # imag (ops/pointwise/complex.py) and kept by its views (make_view). NOTE: agrad's values are always
-    # resolved (NumPy has no lazily conjugated view): a tensor with a bit holds the conjugated (negated)
-    # values themselves, in memory of its own; the bits are the metadata PyTorch's checks read
-    _conj_bit = False
-    _neg_bit = False
 
     # -- construction ------------------------------------------------------------
     def __new__(cls, *args, device=None):
@@ -491,12 +476,12 @@ class Tensor:
     def is_conj(self) -> bool:
         """Whether this is what PyTorch holds as a lazily conjugated view (TensorImpl's conjugate bit): the
         result of conj() of a complex tensor and the views of it (ops/pointwise/complex.py)."""
-        return self._conj_bit
+        return bool(self._keys & CONJUGATE)
 
     def is_neg(self) -> bool:
         """Whether this is what PyTorch holds as a lazily negated view (the negative bit): _neg_view()'s
         result, the imaginary parts of a conjugate, and their views."""
-        return self._neg_bit
+        return bool(self._keys & NEGATIVE)
 
     # -- where the memory lies: shared between processes, page-locked for transfers --
     def share_memory_(self) -> "Tensor":
@@ -971,7 +956,7 @@ class Tensor:
             if t.__class__ is Tensor and t._data is self._data:
                 t._version_counter = version_counter(self)      # the op's own result: self's data, as below
             return t
-        t = _with_bits_of(Tensor._make(self._data, self._device, self._keys & ~AUTOGRAD), self)
+        t = Tensor._make(self._data, self._device, self._keys & ~AUTOGRAD)
         t._version_counter = version_counter(self)
         return t
 
@@ -986,7 +971,7 @@ class Tensor:
             if t is not self:
                 t._version_counter = None       # a counter of its own, made on first use (as below)
             return t
-        return _with_bits_of(Tensor._make(self._data, self._device, self._keys & ~AUTOGRAD), self)
+        return Tensor._make(self._data, self._device, self._keys & ~AUTOGRAD)
 
     @data.setter
     def data(self, value: "Tensor") -> None:

@@ -25,7 +25,7 @@ from collections import namedtuple
 from .._tensor import AutogradMeta, DifferentiableViewMeta, Tensor, replay_view
 from ..creation import zeros
 from ..generator import numpy_rng
-from ..dispatch_keys import DispatchKey, FORWARD_AD
+from ..dispatch_keys import CONJUGATE, FORWARD_AD, NEGATIVE, DispatchKey
 from ..dispatcher import call, ops, register_fallback
 from ..grad_mode import ExcludeDispatchKeyGuard, enable_grad, set_grad_enabled, tls
 from .backward_and_grad import grad
@@ -158,7 +158,7 @@ def _new_with_same_meta(tangent, primal):
         out = zeros(numel, dtype=tangent.dtype, device=tangent.device).as_strided(
             list(primal.shape), list(primal.stride()), primal.storage_offset())
         # the primal's bits too (agrad's values are resolved: copy_ writes the tangent's values as they are)
-        out._conj_bit, out._neg_bit = primal.is_conj() and out.is_complex(), primal.is_neg()
+        out._keys |= primal._keys & (CONJUGATE | NEGATIVE if out.is_complex() else NEGATIVE)
         return out.copy_(tangent)
 
 

@@ -7,8 +7,8 @@ tensors are unary's ops, which take complex inputs.)
 PyTorch's `conj` of a complex tensor is a view with the conjugate bit set (`_conj`, ConjBackward0),
 `_neg_view` one with the negative bit (NegViewBackward0), and the imaginary parts of a conjugate carry
 the negative bit. NumPy has no view that negates: agrad's results hold the conjugated (negated) values
-in memory of their own, with the bits set (Tensor._conj_bit, _neg_bit; kept by views of them, see
-make_view) so that is_conj, is_neg and the checks that read them (forward AD's tangent layout) answer
+in memory of their own, with the bits set (the Conjugate and Negative keys of their key set, as
+PyTorch's; kept by views of them, see make_view) so that is_conj, is_neg and the checks that read them (forward AD's tangent layout) answer
 as PyTorch's; resolve_conj / resolve_neg copy without the bit (CloneBackward0). What differs: such a
 tensor does not alias its input (an in-place op on one is not seen in the other), and view_as_real of
 a conjugate is not refused. Of a real tensor, conj, conj_physical and resolve_conj are self itself.
@@ -22,6 +22,7 @@ import numpy as np
 
 from ... import dtypes
 from ..._tensor import _address
+from ...dispatch_keys import CONJUGATE, NEGATIVE
 from ...backends.meta import MetaArray
 from ...creation import zeros_like
 from ...messages import scalar_type_name
@@ -127,8 +128,8 @@ def _imag(self):
     if not self.is_complex():
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
     out = select(view_as_real(self), -1, 1)
-    if self._conj_bit:      # PyTorch's imag of a conjugate: the negative-bit view of the parts (values -y)
-        out._neg_bit = not out._neg_bit
+    if self.is_conj():      # PyTorch's imag of a conjugate: the negative-bit view of the parts (values -y)
+        out._keys ^= NEGATIVE
     return out
 
 
@@ -146,9 +147,9 @@ def _real_samples(op):
 
 
 def _with_bits(out, conj_bit, neg_bit):
-    """`out` marked as what PyTorch's lazy view would be (Tensor._conj_bit, _neg_bit): its values are
+    """`out` marked as what PyTorch's lazy view would be (its Conjugate and Negative keys): its values are
     already the conjugated (negated) ones."""
-    out._conj_bit, out._neg_bit = conj_bit, neg_bit
+    out._keys = (out._keys & ~(CONJUGATE | NEGATIVE)) | (CONJUGATE if conj_bit else 0) | (NEGATIVE if neg_bit else 0)
     return out
 
 
@@ -175,14 +176,15 @@ _neg_view_copy = defop(
 def _conj_composite(self):
     if not self.is_complex():
         return self
-    return _with_bits(_conj(self), not self._conj_bit, self._neg_bit)
+    return _with_bits(_conj(self), not self.is_conj(), self.is_neg())
 
 
 def _resolve(bit):
     def resolve(self):
         # PyTorch's resolve_conj / resolve_neg: a copy without the bit (CloneBackward0), self without one
-        return _with_bits(self.clone(), self._conj_bit and bit != "conj", self._neg_bit and bit != "neg") \
-            if getattr(self, f"_{bit}_bit") else self
+        if not self._keys & bit:
+            return self
+        return _with_bits(self.clone(), self._keys & ~bit & CONJUGATE, self._keys & ~bit & NEGATIVE)
     return resolve
 
 
@@ -193,14 +195,14 @@ conj_physical = defop(
     composite=lambda self: _conj_physical(self) if self.is_complex() else self,
     samples=_real_samples, torch="torch.conj_physical",
     doc="The complex conjugate, computed (a copy without the conjugate bit); a real tensor itself.")
-resolve_conj = defop("resolve_conj(Tensor self) -> Tensor", composite=_resolve("conj"),
+resolve_conj = defop("resolve_conj(Tensor self) -> Tensor", composite=_resolve(CONJUGATE),
                      samples=_real_samples, torch="torch.resolve_conj",
                      doc="A copy without the conjugate bit (the same values); self where it has none.")
-resolve_neg = defop("resolve_neg(Tensor self) -> Tensor", composite=_resolve("neg"),
+resolve_neg = defop("resolve_neg(Tensor self) -> Tensor", composite=_resolve(NEGATIVE),
                     samples=_real_samples, torch="torch.resolve_neg",
                     doc="A copy without the negative bit (the same values); self where it has none.")
 _neg_view = defop("_neg_view(Tensor self) -> Tensor",
-                  composite=lambda self: _with_bits(_neg_view_copy(self), self._conj_bit, not self._neg_bit),
+                  composite=lambda self: _with_bits(_neg_view_copy(self), self.is_conj(), not self.is_neg()),
                   samples=_real_samples, torch="torch._neg_view",
                   doc="The negation, with the negative bit (is_neg) flipped (PyTorch's lazily negated view).")
 
