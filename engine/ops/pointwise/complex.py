@@ -8,8 +8,9 @@ PyTorch's `conj` of a complex tensor is a view with the conjugate bit set (`_con
 `_neg_view` one with the negative bit (NegViewBackward0), and the imaginary parts of a conjugate carry
 the negative bit. NumPy has no view that negates: agrad's results hold the conjugated (negated) values
 in memory of their own, with the bits set (the Conjugate and Negative keys of their key set, as
-PyTorch's; kept by views of them, see make_view) so that is_conj, is_neg and the checks that read them (forward AD's tangent layout) answer
-as PyTorch's; resolve_conj / resolve_neg copy without the bit (CloneBackward0). What differs: such a
+PyTorch's; kept by views of them, see make_view) so that is_conj, is_neg and the checks that read
+them (forward AD's tangent layout) answer as PyTorch's; resolve_conj / resolve_neg copy without the
+bit (CloneBackward0). What differs: such a
 tensor does not alias its input (an in-place op on one is not seen in the other), and view_as_real of
 a conjugate is not refused. Of a real tensor, conj, conj_physical and resolve_conj are self itself.
 
