@@ -18,7 +18,7 @@ import numpy as np
 from . import _tensor_str, dtypes, memory_formats, watchers
 from ._device import device as Device
 from .backends.meta import StridedMetaArray
-from .dispatch_keys import AUTOGRAD, INFERENCE, PYTHON
+from .dispatch_keys import AUTOGRAD, CONJUGATE, INFERENCE, NEGATIVE, PYTHON
 from .grad_mode import ExcludeDispatchKeyGuard, enable_grad, tls
 from .layouts import strided
 from .messages import c_type_name, checked_convert, scalar_type_name, size_repr, sizes
@@ -170,6 +170,13 @@ class DifferentiableViewMeta(AutogradMeta):
         self.attr_version = attr_version
         self.replays = replays
 
+    def has_view_fn(self, view) -> bool:
+        """Whether PyTorch would keep a view_fn for `view` and rebuild it by replaying that, not by
+        as_strided of the base: made under view replay, of another dtype than its base, or on a device
+        without as_strided."""
+        return self.replays or view._data.dtype != self.base._data.dtype or \
+            view._device.type not in _AS_STRIDED_DEVICES
+
     def current_grad_fn(self, view):
         """The view's grad_fn, rebuilt first if its base changed in place (VariableHooks::grad_fn).
         A view with no history of a base that needs none stays as it is, its attr_version
@@ -182,9 +189,7 @@ class DifferentiableViewMeta(AutogradMeta):
         if vc.version != self.attr_version:
             handle_view_on_rebase(self, indirect=True)
             with enable_grad():
-                # (PyTorch keeps a view_fn, and replays it, also where as_strided cannot make the view)
-                if self.replays or view._data.dtype != self.base._data.dtype or \
-                        view._device.type not in _AS_STRIDED_DEVICES:
+                if self.has_view_fn(view):
                     fresh = replay_view(self.base, self.view_fn)
                 else:
                     fresh = self.base.as_strided(view.shape, view.stride(), view.storage_offset())
@@ -237,6 +242,9 @@ def make_view(base, view, op, args, index) -> None:
     view._autograd_meta = DifferentiableViewMeta(root, view_fn, creation, vc.version, replays)
     if view._data.dtype.kind in "fc":
         view._keys |= AUTOGRAD
+    if base._keys & (CONJUGATE | NEGATIVE):
+        # the bits stay with a view (a float view of a conjugate has no conjugate bit: view_as_real, imag)
+        view._keys |= base._keys & (CONJUGATE | NEGATIVE if view._data.dtype.kind == "c" else NEGATIVE)
 
 
 def replay_view(base, view_fn):
@@ -466,12 +474,14 @@ class Tensor:
         return self._data.dtype.kind in "fic"
 
     def is_conj(self) -> bool:
-        """Whether this is a lazily conjugated view: never in agrad (no complex dtypes, no conjugate bit)."""
-        return False
+        """Whether this is what PyTorch holds as a lazily conjugated view (TensorImpl's conjugate bit): the
+        result of conj() of a complex tensor and the views of it (ops/pointwise/complex.py)."""
+        return bool(self._keys & CONJUGATE)
 
     def is_neg(self) -> bool:
-        """Whether this is a lazily negated view (PyTorch's negative bit, of conj views): never in agrad."""
-        return False
+        """Whether this is what PyTorch holds as a lazily negated view (the negative bit): _neg_view()'s
+        result, the imaginary parts of a conjugate, and their views."""
+        return bool(self._keys & NEGATIVE)
 
     # -- where the memory lies: shared between processes, page-locked for transfers --
     def share_memory_(self) -> "Tensor":

@@ -47,6 +47,11 @@ class DispatchKey(enum.IntFlag):
     # the *_like factories'): an argument's Python key reaches the __torch_dispatch__ handler with the op itself,
     # not with the ops it is made of; autograd falls through it (such an op here is not differentiable).
     CompositeExplicitAutograd = 2048
+    # PyTorch's conjugate and negative bits (TensorImpl's key set: is_conj, is_neg), carried by conj()'s and
+    # _neg_view()'s results and their views (ops/pointwise/complex.py). Not runtime keys: no kernel and no
+    # fallback serves them, as agrad's values are always resolved (NumPy has no lazily conjugated view)
+    Conjugate = 4096
+    Negative = 8192
 
 
 RUNTIME_KEYS = (DispatchKey.TorchFunction, DispatchKey.Autocast, DispatchKey.ForwardAD,
@@ -60,6 +65,8 @@ FORWARD_AD = int(DispatchKey.ForwardAD)
 PYTHON = int(DispatchKey.Python)
 AUTOCAST = int(DispatchKey.Autocast)
 TORCH_FUNCTION = int(DispatchKey.TorchFunction)
+CONJUGATE = int(DispatchKey.Conjugate)
+NEGATIVE = int(DispatchKey.Negative)
 
 # What a CompositeImplicitAutograd kernel serves: autograd (its gradient comes from
 # the ops it calls) and every backend (it runs on whatever its ops run on).

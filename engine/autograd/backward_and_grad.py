@@ -55,6 +55,12 @@ def _make_grads(outputs, grads, is_grads_batched=False) -> list:
                 # NOTE: the shapes as str() prints them, as PyTorch's message does (torch.Size there)
                 raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
                                    f"output[{i}] has a shape of {out.shape}.")
+            if (out._data.dtype.kind == "c") != g.is_complex():
+                # NOTE: only complex against real is refused (torch's _make_grads); the engine's
+                # validate_outputs casts a float gradient to its output's float dtype
+                raise RuntimeError(f"For complex Tensors, both grad_output and output are required to have the "
+                                   f"same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype} and "
+                                   f"output[{i}] has a dtype of {out.dtype}.")
             new_grads.append(g)
         elif g is None:
             if out.requires_grad:

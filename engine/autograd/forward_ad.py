@@ -25,7 +25,7 @@ from collections import namedtuple
 from .._tensor import AutogradMeta, DifferentiableViewMeta, Tensor, replay_view
 from ..creation import zeros
 from ..generator import numpy_rng
-from ..dispatch_keys import DispatchKey, FORWARD_AD
+from ..dispatch_keys import CONJUGATE, FORWARD_AD, NEGATIVE, DispatchKey
 from ..dispatcher import call, ops, register_fallback
 from ..grad_mode import ExcludeDispatchKeyGuard, enable_grad, set_grad_enabled, tls
 from .backward_and_grad import grad
@@ -135,8 +135,11 @@ def set_tangent(self, new, is_inplace_op: bool) -> None:
 
 
 def _has_same_meta(tangent, primal) -> bool:
-    """PyTorch's has_same_meta: the same offset, strides (where a size is not 0 or 1) and storage size, so
-    that a view of the primal's storage replays on the tangent's (a backend without strides: always)."""
+    """PyTorch's has_same_meta: the same conjugate and negative bits, offset, strides (where a size is not 0
+    or 1) and storage size, so that a view of the primal's storage replays on the tangent's (a backend
+    without strides: only the bits)."""
+    if tangent.is_conj() != primal.is_conj() or tangent.is_neg() != primal.is_neg():
+        return False
     if not (hasattr(tangent._data, "strides") and hasattr(primal._data, "strides")):
         return True
     if tangent.storage_offset() != primal.storage_offset():
@@ -154,6 +157,8 @@ def _new_with_same_meta(tangent, primal):
         numel = len(primal.untyped_storage()) // primal.element_size()
         out = zeros(numel, dtype=tangent.dtype, device=tangent.device).as_strided(
             list(primal.shape), list(primal.stride()), primal.storage_offset())
+        # the primal's bits too (agrad's values are resolved: copy_ writes the tangent's values as they are)
+        out._keys |= primal._keys & (CONJUGATE | NEGATIVE if out.is_complex() else NEGATIVE)
         return out.copy_(tangent)
 
 

@@ -155,6 +155,11 @@ def apply_inplace_view(self: Tensor, view_op, *args) -> Tensor:
         # make a view "created in no_grad mode", nor forgive a multi-output or custom Function's view
         old = self._autograd_meta
         om.creation_meta = old.creation_meta
+        if old.has_view_fn(self):
+            # NOTE: nor do they extend a view_fn (only as_strided's geometry, read from the view, follows
+            # them): the view is rebuilt, and CopySlices finds its part of the base, without this op's step.
+            # PyTorch's test_autograd_inplace_views_cross_dtype records the transposed gradient this gives
+            om.view_fn = old.view_fn
         if not record:
             # nor does it drop the Node the view had (C++'s raw grad_fn_, what is_leaf() reads): stale
             # now, it is rebuilt from the base when next asked for

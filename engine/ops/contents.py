@@ -151,8 +151,9 @@ FAMILIES = {
          "mul", "ne", "nextafter", "pow", "remainder", "rsub", "sub", "true_divide", "where"),
         ()),
     "pointwise.complex": (
-        ("_conj", "_conj_physical", "angle", "complex", "conj", "conj_physical", "imag", "polar", "real",
-         "resolve_conj", "resolve_neg", "view_as_complex", "view_as_real"),
+        ("_conj", "_conj_physical", "_neg_view", "_neg_view_copy", "angle", "complex", "conj",
+         "conj_physical", "imag", "polar", "real", "resolve_conj", "resolve_neg", "view_as_complex",
+         "view_as_real"),
         ()),
     "pointwise.logical": (
         ("bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift",

@@ -233,6 +233,92 @@ def complex_specific_ops(T):
     return {name: _backward(T, fn, *args) for name, (fn, *args) in cases.items()}
 
 
+@scenario
+def conjugate_and_negative_bits(T):
+    """Which results carry PyTorch's conjugate and negative bits (is_conj, is_neg), their values and
+    grad_fns: conj, _neg_view, imag of a conjugate, views and copies of them, resolve_conj/resolve_neg."""
+    z = _c(T, _Z)
+    x = T.tensor(_R, dtype=T.float64)
+    cases = {"conj": lambda: z.conj(), "conj conj": lambda: z.conj().conj(), "neg_view": lambda: z._neg_view(),
+             "neg_view twice": lambda: z._neg_view()._neg_view(), "conj neg_view": lambda: z.conj()._neg_view(),
+             "imag of conj": lambda: z.conj().imag, "real of conj": lambda: z.conj().real,
+             "imag of neg_view": lambda: z._neg_view().imag, "slice of conj": lambda: z.conj()[1:],
+             "transpose of conj": lambda: z.conj().t(), "detach of conj": lambda: z.conj().detach(),
+             "clone of conj": lambda: z.conj().clone(), "mul of conj": lambda: z.conj() * 2,
+             "resolve_conj": lambda: z.conj().resolve_conj(), "resolve_neg": lambda: z._neg_view().resolve_neg(),
+             "rand_like of conj": lambda: T.zeros_like(z.conj()), "conj of real": lambda: x.conj(),
+             "neg_view of real": lambda: x._neg_view(), "conj_physical": lambda: z.conj_physical()}
+    out = {}
+    for name, make in cases.items():
+        t = make()
+        out[name] = {"bits": [t.is_conj(), t.is_neg()], **_seen(T, t)}
+    out["torch.is_conj"] = [T.is_conj(z.conj()), T.is_neg(z.conj().imag)]
+    out["resolve of no bit is self"] = [z.resolve_conj() is z, z.resolve_neg() is z]
+    out["grads"] = {"neg_view": _backward(T, lambda a: a._neg_view(), z),
+                    "imag of conj": _backward(T, lambda a: a.conj().imag, z)}
+    return out
+
+
+@scenario
+def forward_ad_tangent_keeps_the_primals_bits(T):
+    """set_fw_grad's has_same_meta compares the bits: a tangent whose bits differ from its primal's is
+    copied into one laid out, and marked, as the primal (the same values); one with the same bits is kept."""
+    fw = T.autograd.forward_ad
+    keys = {"neither": lambda a: a, "conj": lambda a: a.conj(), "neg": lambda a: a._neg_view()}
+    z = _c(T, _Z, requires_grad=False)
+    w = _c(T, _W, requires_grad=False)
+    out = {}
+    for p in keys:
+        for k in keys:
+            with fw.dual_level():
+                primal, tangent = keys[p](z), keys[k](w)
+                dual = fw.make_dual(primal, tangent)
+                got = fw.unpack_dual(dual).tangent
+                out[f"{p}/{k}"] = {"kept": got is tangent, "bits": [got.is_conj(), got.is_neg()],
+                                   "values": _values(T, got),
+                                   "imag tangent": _values(T, fw.unpack_dual(T.imag(dual)).tangent),
+                                   "slice bits": [dual[1:].is_conj(), fw.unpack_dual(dual[1:]).tangent.is_conj()]}
+    with fw.dual_level():       # a negative-bit float primal (imag of a conjugate) and a plain tangent
+        a, b = z.conj().imag, w.imag
+        dual = fw.make_dual(a, b)
+        out["neg float"] = {"bits": [fw.unpack_dual(dual).tangent.is_neg()],
+                            "slice tangent": _values(T, fw.unpack_dual(dual[1:]).tangent)}
+    return out
+
+
+@scenario
+def grad_outputs_of_another_kind(T):
+    """_make_grads: a complex grad_output for a real output (and a real one for a complex output) is refused;
+    one of another float dtype is not."""
+    x = T.tensor([1.0, 2.0], requires_grad=True)
+    real_out = (x * 2).sum()
+    complex_out = (x * (1 + 1j)).sum()
+    return {"complex for real": _raised(lambda: T.autograd.grad(real_out, x, T.tensor(1j), retain_graph=True)),
+            "real for complex": _raised(lambda: T.autograd.grad(complex_out, x, T.tensor(1.0), retain_graph=True)),
+            "float64 for float32": _values(T, T.autograd.grad(real_out, x, T.tensor(1.0, dtype=T.float64))[0]),
+            "backward(complex)": _raised(lambda: (x * 3).sum().backward(T.tensor(1j)))}
+
+
+@scenario
+def inplace_view_op_on_a_view_of_another_dtype(T):
+    """A view of another dtype than its base (view_as_real) is rebuilt by replaying its view_fn, which an
+    in-place view op (transpose_) does not extend: test_autograd_inplace_views_cross_dtype's recorded
+    behaviour (a transposed gradient), and the shape error where the view is not square. (Out of place,
+    PyTorch's chained view_fn ends in an as_strided (AsStridedBackward0) where agrad replays transpose: the
+    same gradient, another grad_fn, not recorded.)"""
+    def run(shape, inplace):
+        a0 = T.tensor([[complex(i, -i) for i in range(shape[1] * r, shape[1] * (r + 1))] for r in range(shape[0])],
+                      dtype=T.complex128, requires_grad=True)
+        b = T.view_as_real(a0.clone())
+        b = b.transpose(0, 1) if not inplace else b.transpose_(0, 1)
+        b += 1
+        g = T.arange(0.0, b.numel(), dtype=T.float64).view(b.shape)
+        b.backward(g)
+        return {"grad_fn": type(b.grad_fn).__name__ if inplace else None, "grad": _values(T, a0.grad)}
+    return {"out of place": run((3, 3), False), "in place": run((3, 3), True),
+            "in place, 2x3": _raised(lambda: run((2, 3), True))}
+
+
 # ---- the common ops with their conjugates -----------------------------------------------------------
 
 @scenario

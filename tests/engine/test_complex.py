@@ -36,12 +36,17 @@ def test_scenario_matches_pytorch(name):
 
 # ---- what agrad does its own way -------------------------------------------------------------------
 
-def test_conj_is_a_copy_and_there_is_no_conjugate_bit():
+def test_conj_has_the_conjugate_bit_but_memory_of_its_own():
+    """PyTorch's conj() is a view with the conjugate bit; agrad's holds the conjugated values themselves
+    (NumPy has no lazily conjugated view): the bits as PyTorch's, the memory not shared."""
     z = agrad.tensor([1 + 2j, 3 - 1j])
     c = z.conj()
-    assert not c.is_conj() and not c.is_neg() and c.resolve_conj() is c
+    assert c.is_conj() and not c.is_neg() and c.tolist() == [1 - 2j, 3 + 1j]
+    assert c.imag.is_neg() and c.imag.tolist() == [-2.0, 1.0]
+    r = c.resolve_conj()
+    assert r is not c and not r.is_conj() and r.tolist() == c.tolist()
     c[0] = 0
-    assert z[0].item() == 1 + 2j          # a copy: writing it leaves z alone
+    assert z[0].item() == 1 + 2j          # not an alias: writing it leaves z alone (PyTorch's writes z)
 
 
 def test_every_op_refuses_complex_unless_it_declares_support():

@@ -4,10 +4,15 @@ SelectBackward0 over ViewAsRealBackward0), conj, conj_physical, resolve_conj, re
 complex(real, imag) and polar(abs, angle) (TensorFactories), and angle. (abs and sgn of complex
 tensors are unary's ops, which take complex inputs.)
 
-agrad has no lazy conjugate or negative bit: `conj` of a complex tensor is a conjugated copy
-(ConjBackward0, the Node PyTorch's `_conj` view records; NumPy has no view that negates the
-imaginary parts), `is_conj` and `is_neg` are always False, and resolve_conj / resolve_neg return
-self. Of a real tensor, conj, conj_physical and resolve_conj are self itself, as in PyTorch.
+PyTorch's `conj` of a complex tensor is a view with the conjugate bit set (`_conj`, ConjBackward0),
+`_neg_view` one with the negative bit (NegViewBackward0), and the imaginary parts of a conjugate carry
+the negative bit. NumPy has no view that negates: agrad's results hold the conjugated (negated) values
+in memory of their own, with the bits set (the Conjugate and Negative keys of their key set, as
+PyTorch's; kept by views of them, see make_view) so that is_conj, is_neg and the checks that read
+them (forward AD's tangent layout) answer as PyTorch's; resolve_conj / resolve_neg copy without the
+bit (CloneBackward0). What differs: such a
+tensor does not alias its input (an in-place op on one is not seen in the other), and view_as_real of
+a conjugate is not refused. Of a real tensor, conj, conj_physical and resolve_conj are self itself.
 
 The derivatives are derivatives.yaml's, with PyTorch's convention for complex gradients: the
 gradient of a real loss L is dL/d(re) + i dL/d(im), the conjugate Wirtinger derivative times 2.
@@ -18,6 +23,7 @@ import numpy as np
 
 from ... import dtypes
 from ..._tensor import _address
+from ...dispatch_keys import CONJUGATE, NEGATIVE
 from ...backends.meta import MetaArray
 from ...creation import zeros_like
 from ...messages import scalar_type_name
@@ -78,7 +84,9 @@ def _view_as_complex_check(self):
     if not self.ndim or self.shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
     strides = getattr(self, "strides", None)            # (Meta arrays are contiguous)
-    if strides is not None:
+    # NOTE: NumPy gives an array without elements all-zero strides, whatever its layout (PyTorch's empty
+    # contiguous (0, 2) has (2, 1)): there is no memory to misread, and NumPy views it as complex
+    if strides is not None and self.size:
         size = self.itemsize
         if strides[-1] != size:
             raise RuntimeError("Tensor must have a last dimension with stride 1")
@@ -120,7 +128,10 @@ def _real(self):
 def _imag(self):
     if not self.is_complex():
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return select(view_as_real(self), -1, 1)
+    out = select(view_as_real(self), -1, 1)
+    if self.is_conj():      # PyTorch's imag of a conjugate: the negative-bit view of the parts (values -y)
+        out._keys ^= NEGATIVE
+    return out
 
 
 real = defop("real(Tensor self) -> Tensor", composite=_real, samples=_complex_samples((), (3,), (2, 3)),
@@ -129,11 +140,18 @@ imag = defop("imag(Tensor self) -> Tensor", composite=_imag, samples=_complex_sa
              doc="The imaginary parts of a complex tensor (a view: writing it writes self).")
 
 
-# ---- conj, conj_physical, resolve_conj, resolve_neg -----------------------------------------
+# ---- conj, conj_physical, resolve_conj, resolve_neg, _neg_view ------------------------------
 
 def _real_samples(op):
     # (the samples these ops had as identities of real tensors: PyTorch's values are recorded for them)
     return [SampleInput("(3,4)", make_arg((3, 4), key=(op, 0)))]
+
+
+def _with_bits(out, conj_bit, neg_bit):
+    """`out` marked as what PyTorch's lazy view would be (its Conjugate and Negative keys): its values are
+    already the conjugated (negated) ones."""
+    out._keys = (out._keys & ~(CONJUGATE | NEGATIVE)) | (CONJUGATE if conj_bit else 0) | (NEGATIVE if neg_bit else 0)
+    return out
 
 
 _conj = defop(
@@ -148,20 +166,46 @@ _conj_physical = defop(
     grads={"self": lambda grad: conj_physical(grad)}, backward_name="ConjPhysicalBackward0",
     samples=_complex_samples((), (3,), (2, 3)),
     doc="The complex conjugate, computed (a copy).")
-conj = defop("conj(Tensor self) -> Tensor", composite=lambda self: _conj(self) if self.is_complex() else self,
-             samples=_real_samples, torch="torch.conj",
-             doc="The complex conjugate (a copy: agrad has no lazy conjugate bit); a real tensor itself.")
+_neg_view_copy = defop(
+    "_neg_view_copy(Tensor self) -> Tensor",
+    kernel=lambda xp, self: xp.negative(self), meta=pointwise_meta(), supports_complex=True,
+    grads={"self": lambda grad: grad.neg()}, backward_name="NegViewBackward0",
+    samples=_complex_samples((), (3,)),
+    doc="The negation, a copy (what PyTorch's lazily negated `_neg_view` holds).")
+
+
+def _conj_composite(self):
+    if not self.is_complex():
+        return self
+    return _with_bits(_conj(self), not self.is_conj(), self.is_neg())
+
+
+def _resolve(bit):
+    def resolve(self):
+        # PyTorch's resolve_conj / resolve_neg: a copy without the bit (CloneBackward0), self without one
+        if not self._keys & bit:
+            return self
+        return _with_bits(self.clone(), self._keys & ~bit & CONJUGATE, self._keys & ~bit & NEGATIVE)
+    return resolve
+
+
+conj = defop("conj(Tensor self) -> Tensor", composite=_conj_composite, samples=_real_samples, torch="torch.conj",
+             doc="The complex conjugate, with the conjugate bit (is_conj) flipped; a real tensor itself.")
 conj_physical = defop(
     "conj_physical(Tensor self) -> Tensor",
     composite=lambda self: _conj_physical(self) if self.is_complex() else self,
     samples=_real_samples, torch="torch.conj_physical",
-    doc="The complex conjugate, computed (a copy); a real tensor itself.")
-resolve_conj = defop("resolve_conj(Tensor self) -> Tensor", composite=lambda self: self,
+    doc="The complex conjugate, computed (a copy without the conjugate bit); a real tensor itself.")
+resolve_conj = defop("resolve_conj(Tensor self) -> Tensor", composite=_resolve(CONJUGATE),
                      samples=_real_samples, torch="torch.resolve_conj",
-                     doc="self itself: agrad has no lazy conjugate bit (conj has computed the values already).")
-resolve_neg = defop("resolve_neg(Tensor self) -> Tensor", composite=lambda self: self,
+                     doc="A copy without the conjugate bit (the same values); self where it has none.")
+resolve_neg = defop("resolve_neg(Tensor self) -> Tensor", composite=_resolve(NEGATIVE),
                     samples=_real_samples, torch="torch.resolve_neg",
-                    doc="self itself: agrad has no lazy negation bit.")
+                    doc="A copy without the negative bit (the same values); self where it has none.")
+_neg_view = defop("_neg_view(Tensor self) -> Tensor",
+                  composite=lambda self: _with_bits(_neg_view_copy(self), self.is_conj(), not self.is_neg()),
+                  samples=_real_samples, torch="torch._neg_view",
+                  doc="The negation, with the negative bit (is_neg) flipped (PyTorch's lazily negated view).")
 
 
 # ---- angle, complex, polar ------------------------------------------------------------------------
