@@ -26,6 +26,7 @@ from ..creation import arange, eye, zeros
 from ..errors import DtypeNotImplementedError, LinAlgError
 from ..messages import scalar_type_name
 from ..warn_once import warn_once
+from ._lapack_failures import eigh_failure, nan_results, per_matrix, svd_failure
 from .determinants import _mH, _mT, _real, _square_check
 from .linalg import matmul
 from ._common import _named_results, conj_of, host
@@ -232,7 +233,7 @@ def _eigh_meta(A, UPLO="L"):
 
 def _eigh_kernel(xp, A, UPLO):
     _eigh_meta(A, UPLO)
-    L, V = xp.linalg.eigh(A, UPLO=UPLO)
+    L, V = per_matrix(xp, lambda a: xp.linalg.eigh(a, UPLO=UPLO), A, eigh_failure(A))
     return L.astype(_real(A.dtype), copy=False), V.astype(A.dtype, copy=False)
 
 
@@ -338,12 +339,16 @@ def _eig_meta(A):
     return MetaArray(A.shape[:-1], complex_dtype), MetaArray(A.shape, complex_dtype)
 
 
-def _eig_kernel(xp, A):
+def _eig_kernel(xp, A, check_finite=True):
     L, V = _eig_meta(A)
     if A.size == 0:
         return xp.zeros(L.shape, dtype=L.dtype), xp.zeros(V.shape, dtype=V.dtype)
     # on the host, as PyTorch's CUDA kernel (MAGMA's geev) runs it: CuPy has no eig
-    values, vectors = np.linalg.eig(host(A))
+    a = host(A)
+    # linalg_eig refuses a non-finite input before geev; eigvals checks nothing and gets geev's NaNs
+    if check_finite and not np.isfinite(a).all():
+        raise RuntimeError("torch.linalg.eig: input tensor should not contain infs or NaNs.")
+    values, vectors = per_matrix(np, np.linalg.eig, a, nan_results(np, (L.shape[-1:], L.dtype), (V.shape[-2:], V.dtype)))
     return xp.asarray(values.astype(L.dtype, copy=False)), xp.asarray(np.ascontiguousarray(vectors).astype(V.dtype))
 
 
@@ -408,7 +413,7 @@ def _eigvals_grad(grad, self):
 
 linalg_eigvals = defop(
     "linalg_eigvals(Tensor self) -> Tensor",
-    kernel=lambda xp, self: _eig_kernel(xp, self)[0], meta=lambda self: _eig_meta(self)[0],
+    kernel=lambda xp, self: _eig_kernel(xp, self, check_finite=False)[0], meta=lambda self: _eig_meta(self)[0],
     grads={"self": _eigvals_grad}, supports_complex=True, backward_name="LinalgEigBackward0",
     samples=lambda op: _eig_samples(op, gauge=False), torch="torch.linalg.eigvals",
     doc="The complex eigenvalues of a square matrix, in LAPACK geev's order (PyTorch's node, LinalgEigBackward0).")
@@ -429,7 +434,7 @@ def _svd_meta(A, full_matrices=True):
 
 def _svd_kernel(xp, A, full_matrices):
     _matrix_check("svd", A)
-    U, S, Vh = xp.linalg.svd(A, full_matrices=full_matrices)
+    U, S, Vh = per_matrix(xp, lambda a: xp.linalg.svd(a, full_matrices=full_matrices), A, svd_failure(xp, A, True))
     return U.astype(A.dtype, copy=False), S.astype(_real(A.dtype), copy=False), Vh.astype(A.dtype, copy=False)
 
 
@@ -520,6 +525,12 @@ def _svdvals_meta(A):
     return _svd_meta(A, False)[1]
 
 
+def _svdvals_kernel(xp, A):
+    _matrix_check("svd", A)
+    S = per_matrix(xp, lambda a: xp.linalg.svd(a, compute_uv=False), A, svd_failure(xp, A, False))
+    return S.astype(_real(A.dtype), copy=False)
+
+
 def _svdvals_grad(grad, A):
     """svd_backward without gU, gVh: U diag(gS) Vh, defined where singular values repeat or vanish too (U and
     Vh are recomputed here; PyTorch computes them in the forward when A requires grad)."""
@@ -529,7 +540,7 @@ def _svdvals_grad(grad, A):
 
 linalg_svdvals = defop(
     "linalg_svdvals(Tensor A) -> Tensor",
-    kernel=lambda xp, A: _svd_kernel(xp, A, False)[1], meta=_svdvals_meta, grads={"A": _svdvals_grad},
+    kernel=_svdvals_kernel, meta=_svdvals_meta, grads={"A": _svdvals_grad},
     backward_name="LinalgSvdBackward0", samples=_svdvals_samples, torch="torch.linalg.svdvals", supports_complex=True,
     doc="The singular values of each matrix, descending (PyTorch's node, LinalgSvdBackward0).")
 

@@ -18,6 +18,7 @@ from .determinants import linalg_inv_ex
 from ._common import conj_of
 from .pointwise.binary import where
 from .pointwise.complex import real
+from .pointwise.unary import nan_to_num
 from .reduce.arithmetic import _norm_grad, _norm_kernel, check_norm_dtype, linalg_vector_norm, norm, sum
 from .reduce.selection import amax, amin
 from .registry import defop
@@ -192,7 +193,8 @@ def _cond(A, p=None):
     # PyTorch's _linalg_cond_helper: a singular matrix's inverse is inf, so its condition number is inf
     inverse, info = linalg_inv_ex(A)
     inverse = where(unsqueeze(unsqueeze(info > 0, -1), -1), _INF, inverse)
-    return _matrix_norm(A, p) * _matrix_norm(inverse, p)
+    # (and 0 · inf, NaN, is inf too: PyTorch's nan_to_num_(INFINITY, INFINITY, -INFINITY), "for NumPy compatibility")
+    return nan_to_num(_matrix_norm(A, p) * _matrix_norm(inverse, p), _INF, _INF, -_INF)
 
 
 def _cond_samples(op):
