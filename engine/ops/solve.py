@@ -161,6 +161,21 @@ def _solve_triangular_meta(self, B, upper, left=True, unitriangular=False):
     return MetaArray(shape, self.dtype)
 
 
+def _substitute(xp, A, B, upper):
+    """X with A X = B for a triangular A, by substitution as BLAS's trsm (which ATen calls for every
+    triangular solve): no check of A's diagonal, so a zero on it gives the inf and NaN the divisions give,
+    where NumPy's LU solve would raise "Singular matrix". One row of X per step, the batch and the columns of
+    B at once (column-oriented: each solved row is taken from the rows still to solve)."""
+    n = A.shape[-1]
+    X = xp.array(B, dtype=xp.result_type(A, B))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for k in (range(n - 1, -1, -1) if upper else range(n)):
+            X[..., k, :] /= A[..., k, k, None]
+            rest = slice(0, k) if upper else slice(k + 1, n)
+            X[..., rest, :] -= A[..., rest, k, None] * X[..., k, None, :]
+    return X
+
+
 def _solve_triangular_kernel(xp, self, B, upper, left, unitriangular):
     shape, batch = _triangular_shape(self, B, upper, left, unitriangular)
     # only A's triangle is read (and not its diagonal where unitriangular), as LAPACK's trtrs
@@ -168,9 +183,9 @@ def _solve_triangular_kernel(xp, self, B, upper, left, unitriangular):
     if unitriangular:
         n = A.shape[-1]
         A = A * (1 - xp.eye(n, dtype=A.dtype)) + xp.eye(n, dtype=A.dtype)
-    if not left:                     # X A = B is Aᵀ Xᵀ = Bᵀ
-        A, B = xp.swapaxes(A, -1, -2), xp.swapaxes(B, -1, -2)
-    x = xp.linalg.solve(xp.broadcast_to(A, batch + A.shape[-2:]), xp.broadcast_to(B, batch + B.shape[-2:]))
+    if not left:                     # X A = B is Aᵀ Xᵀ = Bᵀ, Aᵀ the other triangle
+        A, B, upper = xp.swapaxes(A, -1, -2), xp.swapaxes(B, -1, -2), not upper
+    x = _substitute(xp, xp.broadcast_to(A, batch + A.shape[-2:]), xp.broadcast_to(B, batch + B.shape[-2:]), upper)
     if not left:
         x = xp.swapaxes(x, -1, -2)
     return xp.ascontiguousarray(x).astype(self.dtype, copy=False).reshape(shape)
