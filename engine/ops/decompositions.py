@@ -26,7 +26,7 @@ from ..creation import arange, eye, zeros
 from ..errors import DtypeNotImplementedError, LinAlgError
 from ..messages import scalar_type_name
 from ..warn_once import warn_once
-from ._lapack_failures import eigh_failure, nan_results, per_matrix, svd_failure
+from ._lapack_failures import batch_element, eigh_failure, nan_results, per_matrix, svd_failure
 from .determinants import _mH, _mT, _real, _square_check
 from .linalg import matmul
 from ._common import _named_results, conj_of, host
@@ -70,14 +70,23 @@ def _cholesky_ex_meta(A, upper=False, check_errors=False):
     return MetaArray(A.shape, A.dtype), MetaArray(A.shape[:-2], np.dtype(np.int32))
 
 
-def _failing_minor(xp, a) -> int:
-    """LAPACK potrf's info: the order of the first leading minor that is not positive-definite."""
-    for k in range(1, a.shape[-1] + 1):
-        try:
-            xp.linalg.cholesky(a[:k, :k])
-        except np.linalg.LinAlgError:
-            return k
-    return 0
+def _potf2(xp, a):
+    """LAPACK's unblocked Cholesky (potf2, lower) of one matrix, for the matrices NumPy's cannot answer for:
+    (L, info), info the order of the first leading minor whose pivot is not positive (or is NaN, which NumPy
+    passes on), L the partial factor LAPACK leaves: the columns done, the failing pivot stored on the diagonal,
+    A's lower triangle beyond it (what PyTorch's cholesky_ex returns).
+    n steps of vector arithmetic (only where a matrix fails, or has an inf or NaN)."""
+    n = a.shape[-1]
+    L = xp.tril(a).astype(a.dtype, copy=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for j in range(n):
+            pivot = a[j, j] - xp.sum(L[j, :j] * xp.conj(L[j, :j]))
+            if not bool(pivot.real > 0):            # (False for NaN too)
+                L[j, j] = pivot
+                return L, j + 1
+            L[j, j] = xp.sqrt(pivot.real)
+            L[j + 1:, j] = (a[j + 1:, j] - L[j + 1:, :j] @ xp.conj(L[j, :j])) / L[j, j]
+    return L, 0
 
 
 def _cholesky_ex_kernel(xp, A, upper, check_errors):
@@ -87,18 +96,18 @@ def _cholesky_ex_kernel(xp, A, upper, check_errors):
     info = xp.zeros(A.shape[:-2], dtype=np.int32)
     try:
         L = xp.linalg.cholesky(a)
+        # (an inf or NaN may fail potrf's pivot test where NumPy's arithmetic passes it on)
+        failed = not bool(xp.isfinite(a).all())
     except np.linalg.LinAlgError:
-        L = xp.full(A.shape, np.nan, dtype=A.dtype)
-        for index in np.ndindex(*A.shape[:-2]):
-            info[index] = k = _failing_minor(xp, a[index])
-            if k == 0:
-                L[index] = xp.linalg.cholesky(a[index])
-            elif check_errors:
-                where = f"(Batch element {np.ravel_multi_index(index, A.shape[:-2])}): " if A.ndim > 2 else ""
-                raise LinAlgError(f"linalg.cholesky: {where}The factorization could not be completed because the "
-                                   f"input is not positive-definite (the leading minor of order {k} is not "
-                                   f"positive-definite).") from None
-    # NOTE: where A is not positive-definite, L is NaN (PyTorch leaves LAPACK's partial factor there)
+        failed = True
+    if failed:
+        L = xp.array(xp.broadcast_to(xp.zeros((), dtype=A.dtype), A.shape))
+        for k, index in enumerate(np.ndindex(*A.shape[:-2])):
+            L[index], info[index] = _potf2(xp, a[index])
+            if info[index] and check_errors:
+                raise LinAlgError(f"linalg.cholesky: {batch_element(A.shape, k)}The factorization could not be "
+                                  f"completed because the input is not positive-definite (the leading minor of "
+                                  f"order {int(info[index])} is not positive-definite).") from None
     if upper:
         L = xp.conj(xp.swapaxes(L, -1, -2))
     return xp.ascontiguousarray(L).astype(A.dtype, copy=False), info

@@ -211,7 +211,7 @@ def _matrix_power(self, n):
     if n == 0:
         identity = expand(eye(self.shape[-1], dtype=self.dtype, device=self.device), list(self.shape))
         return self.clone().copy_(identity)
-    a = linalg_inv_ex(self)[0] if n < 0 else self
+    a = linalg_inv_ex(self, check_errors=True)[0] if n < 0 else self     # (ATen's linalg_inv: singular raises)
     if n < 0:
         return _power_of(a, -n, self_is_new=True)
     return _power_of(a, n, self_is_new=False)

@@ -20,9 +20,10 @@ from ..errors import DtypeError, LinAlgError
 from ..messages import scalar_type_name
 from ..shapes import broadcast_shapes
 from ..warn_once import warn_once
-from .determinants import _invertible, _mH, _mT, _square_check, linalg_inv
+from .determinants import _invertible, _mH, _mT, _square_check, linalg_inv, linalg_inv_ex
 from .linalg import matmul
 from ._common import _named_results, conj_of, host
+from ._lapack_failures import batch_element, lu_info
 from .registry import defop
 from .samples import SampleInput, make_arg
 from .shape.diagonal import tril, triu
@@ -70,16 +71,15 @@ def _solve_ex_kernel(xp, A, B, left, check_errors):
     try:
         x = xp.linalg.solve(xp.broadcast_to(A, batch + A.shape[-2:]), xp.broadcast_to(b, batch + b.shape[-2:]))
     except np.linalg.LinAlgError:
-        # LAPACK's getrf reports a singular U; PyTorch's solve_ex returns info > 0 there and
-        # linalg_solve raises. NumPy stops at the first singular matrix of a batch: find them all,
-        # and solve with the others (NaN where A is singular).
-        if check_errors:
-            raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix is singular.") from None
+        # LAPACK's getrf reports a singular U (its info, the first zero on U's diagonal); PyTorch's solve_ex
+        # returns it and linalg_solve raises for the first such matrix. NumPy stops at the first singular
+        # matrix of a batch: find them all, and solve with the others (NaN where A is singular).
         for index in np.ndindex(*A.shape[:-2]):
-            try:
-                xp.linalg.inv(A[index])
-            except np.linalg.LinAlgError:
-                info[index] = 1
+            info[index] = lu_info(A[index])
+        if check_errors:
+            k = int(np.flatnonzero(host(info).ravel())[0])
+            raise LinAlgError(f"torch.linalg.solve: {batch_element(A.shape, k)}The solver failed because the input "
+                              "matrix is singular.") from None
         singular = (info != 0)[..., None, None]
         A = xp.where(singular, xp.eye(A.shape[-1], dtype=A.dtype), A)
         x = xp.linalg.solve(xp.broadcast_to(A, batch + A.shape[-2:]), xp.broadcast_to(b, batch + b.shape[-2:]))
@@ -237,7 +237,12 @@ def _tensorinv(A, ind=2):
     if rows != cols:
         raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
                            f"prod(self.shape[:ind]), but got {cols} != {rows}")
-    return reshape(linalg_inv(reshape(A, [rows, cols])), shape[ind:] + shape[:ind])
+    # ATen's: linalg_inv_ex, its info checked under the name "inv" (a meta tensor's info has no values)
+    inverse, info = linalg_inv_ex(reshape(A, [rows, cols]))
+    if not info.is_meta and int(info.item()):
+        raise LinAlgError(f"inv: The diagonal element {int(info.item())} is zero, the inversion could not be "
+                          "completed because the input matrix is singular.")
+    return reshape(inverse, shape[ind:] + shape[:ind])
 
 
 linalg_tensorinv = defop(
@@ -418,7 +423,7 @@ def _cholesky_inverse_kernel(xp, self, upper):
     _cholesky_inverse_check(self)
     n = self.shape[-1]
     # LAPACK's potri reports the first zero on the factor's diagonal (info > 0), which ATen raises
-    zero = host(xp.diagonal(self, axis1=-2, axis2=-1) == 0).reshape(-1, n)
+    zero = host(xp.diagonal(self, axis1=-2, axis2=-1) == 0).reshape(int(np.prod(self.shape[:-2])), n)
     failed = np.flatnonzero(zero.any(axis=1))
     if failed.size:
         where = f"(Batch element {failed[0]}): " if self.ndim > 2 else ""
