@@ -29,7 +29,7 @@ from ..messages import scalar_type_name
 from ..shapes import broadcast_shapes
 from .determinants import _invertible, _mH, _mT
 from .linalg import matmul
-from ._common import _named_results
+from ._common import _named_results, host
 from .registry import defop
 from .samples import SampleInput, make_arg
 from .shape.diagonal import tril, triu
@@ -109,7 +109,7 @@ def _lu_factor_ex_kernel(xp, A, pivot, check_errors):
         raise RuntimeError(_NO_PIVOTING)
     LU, pivots, info = _getrf(xp, A, pivot)
     if check_errors and bool((info != 0).any()):
-        raise RuntimeError(_singular_message("linalg.lu_factor_ex", info))
+        raise RuntimeError(_singular_message("linalg.lu_factor_ex", host(info)))
     return LU, pivots, info
 
 
@@ -181,7 +181,7 @@ def _lu_factor(A, pivot=True):
     LU, pivots, info = linalg_lu_factor_ex(A, pivot=pivot)
     # PyTorch's linalg_lu_factor checks lu_factor_ex's info (a meta tensor's has no values to check)
     if info.device.type != "meta" and bool(info.ne(0).any()):
-        raise RuntimeError(_singular_message("linalg.lu_factor", info.numpy()))
+        raise RuntimeError(_singular_message("linalg.lu_factor", info.cpu().numpy()))
     return LU, pivots
 
 
