@@ -165,15 +165,18 @@ def _substitute(xp, A, B, upper):
     """X with A X = B for a triangular A, by substitution as BLAS's trsm (which ATen calls for every
     triangular solve): no check of A's diagonal, so a zero on it gives the inf and NaN the divisions give,
     where NumPy's LU solve would raise "Singular matrix". One row of X per step, the batch and the columns of
-    B at once (column-oriented: each solved row is taken from the rows still to solve)."""
+    B at once; the rows solved so far are concatenated, not assigned in place (dask's arrays take no
+    item assignment), so one kernel serves every backend."""
     n = A.shape[-1]
-    X = xp.array(B, dtype=xp.result_type(A, B))
+    solved = B[..., :0, :]
     with np.errstate(divide="ignore", invalid="ignore"):
         for k in (range(n - 1, -1, -1) if upper else range(n)):
-            X[..., k, :] /= A[..., k, k, None]
-            rest = slice(0, k) if upper else slice(k + 1, n)
-            X[..., rest, :] -= A[..., rest, k, None] * X[..., k, None, :]
-    return X
+            row = B[..., k:k + 1, :]
+            if k != (n - 1 if upper else 0):
+                row = row - xp.matmul(A[..., k:k + 1, k + 1:] if upper else A[..., k:k + 1, :k], solved)
+            x = row / A[..., k:k + 1, k:k + 1]
+            solved = xp.concatenate([x, solved] if upper else [solved, x], axis=-2)
+    return solved
 
 
 def _solve_triangular_kernel(xp, self, B, upper, left, unitriangular):
