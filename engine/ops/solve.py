@@ -167,6 +167,13 @@ def _substitute(xp, A, B, upper):
     where NumPy's LU solve would raise "Singular matrix". One row of X per step, the batch and the columns of
     B at once; the rows solved so far are concatenated, not assigned in place (dask's arrays take no
     item assignment), so one kernel serves every backend."""
+    # NOTE: where no pivot is zero and A is finite, LAPACK's LU solve (gesv) finds the same X in a fraction of
+    # the time the row loop takes on small or wide systems; it can refuse only where substitution divides by 0
+    if bool(xp.all(xp.diagonal(A, axis1=-2, axis2=-1) != 0)) and bool(xp.isfinite(A).all()):
+        try:
+            return xp.linalg.solve(A, B)
+        except np.linalg.LinAlgError:
+            pass
     n = A.shape[-1]
     solved = B[..., :0, :]
     with np.errstate(divide="ignore", invalid="ignore"):
