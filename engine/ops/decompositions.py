@@ -26,6 +26,7 @@ from ..creation import arange, eye, zeros
 from ..errors import DtypeNotImplementedError, LinAlgError
 from ..messages import scalar_type_name
 from ..warn_once import warn_once
+from ._lapack_failures import batch_element, eigh_failure, nan_results, per_matrix, svd_failure
 from .determinants import _mH, _mT, _real, _square_check
 from .linalg import matmul
 from ._common import _named_results, conj_of, host
@@ -69,14 +70,23 @@ def _cholesky_ex_meta(A, upper=False, check_errors=False):
     return MetaArray(A.shape, A.dtype), MetaArray(A.shape[:-2], np.dtype(np.int32))
 
 
-def _failing_minor(xp, a) -> int:
-    """LAPACK potrf's info: the order of the first leading minor that is not positive-definite."""
-    for k in range(1, a.shape[-1] + 1):
-        try:
-            xp.linalg.cholesky(a[:k, :k])
-        except np.linalg.LinAlgError:
-            return k
-    return 0
+def _potf2(xp, a):
+    """LAPACK's unblocked Cholesky (potf2, lower) of one matrix, for the matrices NumPy's cannot answer for:
+    (L, info), info the order of the first leading minor whose pivot is not positive (or is NaN, which NumPy
+    passes on), L the partial factor LAPACK leaves: the columns done, the failing pivot stored on the diagonal,
+    A's lower triangle beyond it (what PyTorch's cholesky_ex returns).
+    n steps of vector arithmetic (only where a matrix fails, or has an inf or NaN)."""
+    n = a.shape[-1]
+    L = xp.tril(a).astype(a.dtype, copy=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for j in range(n):
+            pivot = a[j, j] - xp.sum(L[j, :j] * xp.conj(L[j, :j]))
+            if not bool(pivot.real > 0):            # (False for NaN too)
+                L[j, j] = pivot
+                return L, j + 1
+            L[j, j] = xp.sqrt(pivot.real)
+            L[j + 1:, j] = (a[j + 1:, j] - L[j + 1:, :j] @ xp.conj(L[j, :j])) / L[j, j]
+    return L, 0
 
 
 def _cholesky_ex_kernel(xp, A, upper, check_errors):
@@ -86,18 +96,18 @@ def _cholesky_ex_kernel(xp, A, upper, check_errors):
     info = xp.zeros(A.shape[:-2], dtype=np.int32)
     try:
         L = xp.linalg.cholesky(a)
+        # (an inf or NaN may fail potrf's pivot test where NumPy's arithmetic passes it on)
+        failed = not bool(xp.isfinite(a).all())
     except np.linalg.LinAlgError:
-        L = xp.full(A.shape, np.nan, dtype=A.dtype)
-        for index in np.ndindex(*A.shape[:-2]):
-            info[index] = k = _failing_minor(xp, a[index])
-            if k == 0:
-                L[index] = xp.linalg.cholesky(a[index])
-            elif check_errors:
-                where = f"(Batch element {np.ravel_multi_index(index, A.shape[:-2])}): " if A.ndim > 2 else ""
-                raise LinAlgError(f"linalg.cholesky: {where}The factorization could not be completed because the "
-                                   f"input is not positive-definite (the leading minor of order {k} is not "
-                                   f"positive-definite).") from None
-    # NOTE: where A is not positive-definite, L is NaN (PyTorch leaves LAPACK's partial factor there)
+        failed = True
+    if failed:
+        L = xp.array(xp.broadcast_to(xp.zeros((), dtype=A.dtype), A.shape))
+        for k, index in enumerate(np.ndindex(*A.shape[:-2])):
+            L[index], info[index] = _potf2(xp, a[index])
+            if info[index] and check_errors:
+                raise LinAlgError(f"linalg.cholesky: {batch_element(A.shape, k)}The factorization could not be "
+                                  f"completed because the input is not positive-definite (the leading minor of "
+                                  f"order {int(info[index])} is not positive-definite).") from None
     if upper:
         L = xp.conj(xp.swapaxes(L, -1, -2))
     return xp.ascontiguousarray(L).astype(A.dtype, copy=False), info
@@ -232,7 +242,7 @@ def _eigh_meta(A, UPLO="L"):
 
 def _eigh_kernel(xp, A, UPLO):
     _eigh_meta(A, UPLO)
-    L, V = xp.linalg.eigh(A, UPLO=UPLO)
+    L, V = per_matrix(xp, lambda a: xp.linalg.eigh(a, UPLO=UPLO), A, eigh_failure(A))
     return L.astype(_real(A.dtype), copy=False), V.astype(A.dtype, copy=False)
 
 
@@ -338,12 +348,16 @@ def _eig_meta(A):
     return MetaArray(A.shape[:-1], complex_dtype), MetaArray(A.shape, complex_dtype)
 
 
-def _eig_kernel(xp, A):
+def _eig_kernel(xp, A, check_finite=True):
     L, V = _eig_meta(A)
     if A.size == 0:
         return xp.zeros(L.shape, dtype=L.dtype), xp.zeros(V.shape, dtype=V.dtype)
     # on the host, as PyTorch's CUDA kernel (MAGMA's geev) runs it: CuPy has no eig
-    values, vectors = np.linalg.eig(host(A))
+    a = host(A)
+    # linalg_eig refuses a non-finite input before geev; eigvals checks nothing and gets geev's NaNs
+    if check_finite and not np.isfinite(a).all():
+        raise RuntimeError("torch.linalg.eig: input tensor should not contain infs or NaNs.")
+    values, vectors = per_matrix(np, np.linalg.eig, a, nan_results(np, (L.shape[-1:], L.dtype), (V.shape[-2:], V.dtype)))
     return xp.asarray(values.astype(L.dtype, copy=False)), xp.asarray(np.ascontiguousarray(vectors).astype(V.dtype))
 
 
@@ -408,7 +422,7 @@ def _eigvals_grad(grad, self):
 
 linalg_eigvals = defop(
     "linalg_eigvals(Tensor self) -> Tensor",
-    kernel=lambda xp, self: _eig_kernel(xp, self)[0], meta=lambda self: _eig_meta(self)[0],
+    kernel=lambda xp, self: _eig_kernel(xp, self, check_finite=False)[0], meta=lambda self: _eig_meta(self)[0],
     grads={"self": _eigvals_grad}, supports_complex=True, backward_name="LinalgEigBackward0",
     samples=lambda op: _eig_samples(op, gauge=False), torch="torch.linalg.eigvals",
     doc="The complex eigenvalues of a square matrix, in LAPACK geev's order (PyTorch's node, LinalgEigBackward0).")
@@ -429,7 +443,7 @@ def _svd_meta(A, full_matrices=True):
 
 def _svd_kernel(xp, A, full_matrices):
     _matrix_check("svd", A)
-    U, S, Vh = xp.linalg.svd(A, full_matrices=full_matrices)
+    U, S, Vh = per_matrix(xp, lambda a: xp.linalg.svd(a, full_matrices=full_matrices), A, svd_failure(xp, A, True))
     return U.astype(A.dtype, copy=False), S.astype(_real(A.dtype), copy=False), Vh.astype(A.dtype, copy=False)
 
 
@@ -520,6 +534,13 @@ def _svdvals_meta(A):
     return _svd_meta(A, False)[1]
 
 
+def _svdvals_kernel(xp, A):
+    _matrix_check("svd", A)
+    # (the vectors too: dask's batched svd has no compute_uv; a failure is then judged as gesdd's without them)
+    S = per_matrix(xp, lambda a: xp.linalg.svd(a, full_matrices=False)[1], A, svd_failure(xp, A, False))
+    return S.astype(_real(A.dtype), copy=False)
+
+
 def _svdvals_grad(grad, A):
     """svd_backward without gU, gVh: U diag(gS) Vh, defined where singular values repeat or vanish too (U and
     Vh are recomputed here; PyTorch computes them in the forward when A requires grad)."""
@@ -529,7 +550,7 @@ def _svdvals_grad(grad, A):
 
 linalg_svdvals = defop(
     "linalg_svdvals(Tensor A) -> Tensor",
-    kernel=lambda xp, A: _svd_kernel(xp, A, False)[1], meta=_svdvals_meta, grads={"A": _svdvals_grad},
+    kernel=_svdvals_kernel, meta=_svdvals_meta, grads={"A": _svdvals_grad},
     backward_name="LinalgSvdBackward0", samples=_svdvals_samples, torch="torch.linalg.svdvals", supports_complex=True,
     doc="The singular values of each matrix, descending (PyTorch's node, LinalgSvdBackward0).")
 

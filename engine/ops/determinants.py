@@ -22,6 +22,7 @@ from ..errors import DtypeNotImplementedError, LinAlgError
 from ..messages import scalar_type_name
 from .registry import defop
 from ._common import _named_results, conj_of
+from ._lapack_failures import batch_element, lu_info, per_matrix
 from .samples import SampleInput, make_arg
 from .linalg import matmul
 from .pointwise.binary import eq, where
@@ -83,16 +84,16 @@ def _inv_ex_meta(A, check_errors=False):
 
 def _inv_ex_kernel(xp, A, check_errors):
     _square_check("inv", A)
-    try:
-        inverse = xp.linalg.inv(A)
-        info = xp.zeros(A.shape[:-2], dtype=np.int32)
-    except np.linalg.LinAlgError:
-        # LAPACK's info: a singular matrix has no inverse (PyTorch raises where check_errors)
+
+    def singular(k, a):
+        # LAPACK's info: a singular matrix has no inverse (PyTorch raises where check_errors, else NaN)
+        info = lu_info(a)
         if check_errors:
-            raise LinAlgError("linalg.inv: The diagonal element 1 is zero, the inversion could not be completed "
-                               "because the input matrix is singular.") from None
-        inverse = xp.full(A.shape, np.nan, dtype=A.dtype)
-        info = xp.ones(A.shape[:-2], dtype=np.int32)
+            raise LinAlgError(f"linalg.inv: {batch_element(A.shape, k)}The diagonal element {info} is zero, the "
+                              f"inversion could not be completed because the input matrix is singular.")
+        return xp.full(a.shape, np.nan, dtype=A.dtype), xp.asarray(np.int32(info))
+
+    inverse, info = per_matrix(xp, lambda a: (xp.linalg.inv(a), xp.zeros(a.shape[:-2], dtype=np.int32)), A, singular)
     return inverse.astype(A.dtype, copy=False), info
 
 
@@ -210,7 +211,7 @@ def _matrix_power(self, n):
     if n == 0:
         identity = expand(eye(self.shape[-1], dtype=self.dtype, device=self.device), list(self.shape))
         return self.clone().copy_(identity)
-    a = linalg_inv_ex(self)[0] if n < 0 else self
+    a = linalg_inv_ex(self, check_errors=True)[0] if n < 0 else self     # (ATen's linalg_inv: singular raises)
     if n < 0:
         return _power_of(a, -n, self_is_new=True)
     return _power_of(a, n, self_is_new=False)

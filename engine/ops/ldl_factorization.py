@@ -147,6 +147,8 @@ def _ldl_solve_kernel(xp, LD, pivots, B, hermitian):
     B_ = np.broadcast_to(B, shape)
     sytrs = _lapack().get_lapack_funcs(_routine("trs", LD_, hermitian), (LD_,))
     X = np.zeros(shape, dtype=B.dtype)
+    if LD.shape[-1] == 0:                   # (nothing to solve: SciPy's sytrs refuses a 0 × 0 factor)
+        return xp.asarray(X)
     for index in np.ndindex(*batch):
         X[index] = sytrs(LD_[index], pivots_[index], B_[index], lower=1)[0]
     return xp.asarray(X)

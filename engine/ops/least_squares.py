@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..backends.meta import MetaArray
-from ..errors import DtypeError
+from ..errors import DtypeError, LinAlgError
 from ..messages import scalar_type_name
 from ..shapes import broadcast_shapes
 from .decompositions import (
@@ -25,6 +25,7 @@ from .determinants import _mH, _mT, _real
 from .linalg import matmul
 from .reduce.arithmetic import sum
 from ._common import _named_results
+from ._lapack_failures import batch_element, eigh_failure, nan_results, per_matrix, svd_failure
 from .reduce.selection import amax
 from .registry import defop
 from .samples import SampleInput, make_arg
@@ -51,13 +52,13 @@ def _pinv_kernel(xp, self, atol, rtol, hermitian):
     m, n = self.shape[-2], self.shape[-1]
     atol, rtol = _tolerances(self.dtype, m, n, atol, rtol)
     if hermitian:           # PyTorch's: the eigendecomposition, |λ| as the singular values
-        L, U = xp.linalg.eigh(self)
+        L, U = per_matrix(xp, xp.linalg.eigh, self, eigh_failure(self))
         absL = xp.abs(L)
         tol = xp.maximum(atol, rtol * xp.max(absL, axis=-1, keepdims=True)) if L.shape[-1] else atol
         inv = xp.where(absL > tol, 1.0 / xp.where(absL > tol, L, 1.0), 0.0)
         out = xp.matmul(U * inv[..., None, :], xp.conj(xp.swapaxes(U, -1, -2)))
     else:
-        U, S, Vh = xp.linalg.svd(self, full_matrices=False)
+        U, S, Vh = per_matrix(xp, lambda a: xp.linalg.svd(a, full_matrices=False), self, svd_failure(xp, self, True))
         tol = xp.maximum(atol, rtol * S[..., :1]) if S.shape[-1] else atol
         inv = xp.where(S > tol, 1.0 / xp.where(S > tol, S, 1.0), 0.0)
         out = xp.matmul(xp.conj(xp.swapaxes(Vh, -1, -2)) * inv[..., None, :], xp.conj(xp.swapaxes(U, -1, -2)))
@@ -130,6 +131,19 @@ def _lstsq_meta(self, b, rcond=None, driver=None):
             MetaArray(rank, np.dtype(np.int64)), MetaArray(sv, _real(self.dtype)))
 
 
+def _lstsq_failure(xp, A, driver):
+    """A matrix whose SVD fails (a non-finite one): the SVD drivers' info (gelsd's, gelss's) ATen raises as
+    a rank failure; gelsy's and gels's QR runs through and leaves NaNs, which torch returns."""
+    def on_failure(k, a):
+        if driver in ("gelsd", "gelss"):
+            raise LinAlgError(f"torch.linalg.lstsq: {batch_element(A.shape, k)}The least squares solution could not "
+                              "be computed because the input matrix does not have full rank.")
+        m, n = a.shape
+        return nan_results(xp, ((m, min(m, n)), a.dtype), ((min(m, n),), _real(a.dtype)),
+                           ((min(m, n), n), a.dtype))(k, a)
+    return on_failure
+
+
 def _lstsq_kernel(xp, self, b, rcond, driver):
     metas = _lstsq_meta(self, b, rcond, driver)
     vector = _is_vector_rhs(self, b)
@@ -140,7 +154,8 @@ def _lstsq_kernel(xp, self, b, rcond, driver):
     B = xp.broadcast_to(B, batch + B.shape[-2:])
     # the minimum-norm solution through the SVD (LAPACK's gelsd): for a full-rank A it is the one solution
     # every driver finds
-    U, S, Vh = xp.linalg.svd(A, full_matrices=False)
+    U, S, Vh = per_matrix(xp, lambda a: xp.linalg.svd(a, full_matrices=False), A,
+                          _lstsq_failure(xp, A, driver))
     eps = float(np.finfo(self.dtype).eps)
     cut = (rcond if rcond is not None and rcond >= 0 else eps * max(m, n)) * S[..., :1]
     keep = S > cut

@@ -29,12 +29,12 @@ from ..messages import scalar_type_name
 from ..shapes import broadcast_shapes
 from .determinants import _invertible, _mH, _mT
 from .linalg import matmul
-from ._common import _named_results
+from ._common import _named_results, host
 from .registry import defop
 from .samples import SampleInput, make_arg
 from .shape.diagonal import tril, triu
 from .shape.join import cat
-from .solve import linalg_solve_triangular
+from .solve import _substitute, linalg_solve_triangular
 
 __all__ = ["lu", "lu_solve"]
 
@@ -109,7 +109,7 @@ def _lu_factor_ex_kernel(xp, A, pivot, check_errors):
         raise RuntimeError(_NO_PIVOTING)
     LU, pivots, info = _getrf(xp, A, pivot)
     if check_errors and bool((info != 0).any()):
-        raise RuntimeError(_singular_message("linalg.lu_factor_ex", info))
+        raise RuntimeError(_singular_message("linalg.lu_factor_ex", host(info)))
     return LU, pivots, info
 
 
@@ -181,7 +181,7 @@ def _lu_factor(A, pivot=True):
     LU, pivots, info = linalg_lu_factor_ex(A, pivot=pivot)
     # PyTorch's linalg_lu_factor checks lu_factor_ex's info (a meta tensor's has no values to check)
     if info.device.type != "meta" and bool(info.ne(0).any()):
-        raise RuntimeError(_singular_message("linalg.lu_factor", info.numpy()))
+        raise RuntimeError(_singular_message("linalg.lu_factor", info.cpu().numpy()))
     return LU, pivots
 
 
@@ -346,10 +346,11 @@ def _lu_solve_kernel(xp, LU, pivots, B, left, adjoint):
         B, adjoint = T(B), not adjoint
     P, L, U = (xp.broadcast_to(M, batch + M.shape[-2:]) for M in (P, L, U))
     B = xp.broadcast_to(B, batch + B.shape[-2:])
+    # (by substitution, as getrs: a zero on U's diagonal gives inf and NaN, never an error)
     if adjoint:                 # Aᴴ X = B: Uᴴ Lᴴ Pᵀ X = B
-        X = xp.matmul(P, xp.linalg.solve(T(L), xp.linalg.solve(T(U), B)))
+        X = xp.matmul(P, _substitute(xp, T(L), _substitute(xp, T(U), B, False), True))
     else:                       # P L U X = B
-        X = xp.linalg.solve(U, xp.linalg.solve(L, xp.matmul(T(P), B)))
+        X = _substitute(xp, U, _substitute(xp, L, xp.matmul(T(P), B), False), True)
     if not left:
         X = T(X)
     return xp.ascontiguousarray(X).astype(B.dtype, copy=False).reshape(shape)

@@ -35,7 +35,10 @@ def _matrix_exp_kernel(xp, self):
     n = self.shape[-1]
     if self.size == 0:
         return xp.zeros(self.shape, dtype=self.dtype)
-    norm = float(xp.max(xp.sum(xp.abs(self), axis=-2)))
+    # a matrix with an inf or NaN has no finite scaling: its e^A is NaN (as PyTorch's), the others' as they are
+    norms = xp.max(xp.sum(xp.abs(self), axis=-2), axis=-1)
+    finite = xp.isfinite(norms)
+    norm = float(xp.max(xp.where(finite, norms, 0.0)))
     squarings = max(0, int(np.ceil(np.log2(norm)))) if norm > 1.0 else 0
     a = self / (2.0 ** squarings) if squarings else self
     identity = xp.eye(n, dtype=self.dtype)
@@ -44,6 +47,7 @@ def _matrix_exp_kernel(xp, self):
         result = identity + xp.matmul(a, result) / k
     for _ in range(squarings):
         result = xp.matmul(result, result)
+    result = xp.where(finite[..., None, None], result, np.nan)
     return result.astype(self.dtype, copy=False)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from ..backends.meta import MetaArray
+from ..creation import zeros
 from ..errors import DtypeError
 from ..messages import scalar_type_name
 from ..shapes import normalize_dim
@@ -18,6 +19,7 @@ from .determinants import linalg_inv_ex
 from ._common import conj_of
 from .pointwise.binary import where
 from .pointwise.complex import real
+from .pointwise.unary import nan_to_num, reciprocal
 from .reduce.arithmetic import _norm_grad, _norm_kernel, check_norm_dtype, linalg_vector_norm, norm, sum
 from .reduce.selection import amax, amin
 from .registry import defop
@@ -56,6 +58,19 @@ def _of_singular_values(A, d0, d1, keepdim, reduce):
     return out
 
 
+def _largest(x, dim, keepdim=False):
+    """amax, with PyTorch's matrix_norm's value where there is nothing to take it over: 0, the least norm
+    (the smallest of nothing, amin's, stays amin's error, as in PyTorch)."""
+    if x.shape[dim] == 0:
+        shape = list(x.shape)
+        if keepdim:
+            shape[dim] = 1
+        else:
+            del shape[dim]
+        return zeros(tuple(shape), dtype=x.dtype, device=x.device)
+    return amax(x, dim, keepdim)
+
+
 def _matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, dtype=None):
     if isinstance(ord, str) and ord not in ("fro", "nuc"):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
@@ -73,7 +88,7 @@ def _matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, dtype=None):
     ord = float(ord)
     if abs(ord) not in (1.0, 2.0, _INF):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord:g} not supported.")
-    extreme = amax if ord > 0 else amin
+    extreme = _largest if ord > 0 else amin
     if abs(ord) == 2.0:
         return _of_singular_values(A, d0, d1, keepdim, lambda s: extreme(s, -1))
     if abs(ord) == _INF:        # the inf norm is the 1 norm of the transpose
@@ -181,18 +196,27 @@ def _cond(A, p=None):
         raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
     if A.ndim < 2:
         raise RuntimeError("linalg.cond: The input tensor A must have at least 2 dimensions.")
-    if p is None or (not isinstance(p, str) and abs(float(p)) == 2.0):
+    svd_based = p is None or (not isinstance(p, str) and abs(float(p)) == 2.0)
+    if not svd_based and A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"linalg.cond(ord={p}): A must be batches of square matrices, but they are "
+                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
+    if A.numel() == 0:      # PyTorch's _linalg_cond_empty_matrix: NumPy defines none, PyTorch gives 0
+        return zeros(tuple(A.shape[:-2]), dtype=A.dtype.to_real(), device=A.device)
+    if svd_based:
         s = linalg_svdvals(A)
         largest, smallest = s[..., :1], s[..., -1:]
         ratio = smallest / largest if p is not None and float(p) == -2.0 else largest / smallest
         return squeeze(ratio, -1)
-    if A.shape[-1] != A.shape[-2]:
-        raise RuntimeError(f"linalg.cond(ord={p}): A must be batches of square matrices, but they are "
-                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
+    if p == "nuc":
+        # PyTorch's: the nuclear norm's definition on the singular values, as matrix_norm of the inverse
+        # would raise where A has an inf
+        s = linalg_svdvals(A)
+        return sum(s, -1) * sum(reciprocal(s), -1)
     # PyTorch's _linalg_cond_helper: a singular matrix's inverse is inf, so its condition number is inf
     inverse, info = linalg_inv_ex(A)
     inverse = where(unsqueeze(unsqueeze(info > 0, -1), -1), _INF, inverse)
-    return _matrix_norm(A, p) * _matrix_norm(inverse, p)
+    # (and 0 · inf, NaN, is inf too: PyTorch's nan_to_num_(INFINITY, INFINITY, -INFINITY), "for NumPy compatibility")
+    return nan_to_num(_matrix_norm(A, p) * _matrix_norm(inverse, p), _INF, _INF, -_INF)
 
 
 def _cond_samples(op):

@@ -20,9 +20,10 @@ from ..errors import DtypeError, LinAlgError
 from ..messages import scalar_type_name
 from ..shapes import broadcast_shapes
 from ..warn_once import warn_once
-from .determinants import _invertible, _mH, _mT, _square_check, linalg_inv
+from .determinants import _invertible, _mH, _mT, _square_check, linalg_inv, linalg_inv_ex
 from .linalg import matmul
 from ._common import _named_results, conj_of, host
+from ._lapack_failures import batch_element, lu_info
 from .registry import defop
 from .samples import SampleInput, make_arg
 from .shape.diagonal import tril, triu
@@ -70,16 +71,15 @@ def _solve_ex_kernel(xp, A, B, left, check_errors):
     try:
         x = xp.linalg.solve(xp.broadcast_to(A, batch + A.shape[-2:]), xp.broadcast_to(b, batch + b.shape[-2:]))
     except np.linalg.LinAlgError:
-        # LAPACK's getrf reports a singular U; PyTorch's solve_ex returns info > 0 there and
-        # linalg_solve raises. NumPy stops at the first singular matrix of a batch: find them all,
-        # and solve with the others (NaN where A is singular).
-        if check_errors:
-            raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix is singular.") from None
+        # LAPACK's getrf reports a singular U (its info, the first zero on U's diagonal); PyTorch's solve_ex
+        # returns it and linalg_solve raises for the first such matrix. NumPy stops at the first singular
+        # matrix of a batch: find them all, and solve with the others (NaN where A is singular).
         for index in np.ndindex(*A.shape[:-2]):
-            try:
-                xp.linalg.inv(A[index])
-            except np.linalg.LinAlgError:
-                info[index] = 1
+            info[index] = lu_info(A[index])
+        if check_errors:
+            k = int(np.flatnonzero(host(info).ravel())[0])
+            raise LinAlgError(f"torch.linalg.solve: {batch_element(A.shape, k)}The solver failed because the input "
+                              "matrix is singular.") from None
         singular = (info != 0)[..., None, None]
         A = xp.where(singular, xp.eye(A.shape[-1], dtype=A.dtype), A)
         x = xp.linalg.solve(xp.broadcast_to(A, batch + A.shape[-2:]), xp.broadcast_to(b, batch + b.shape[-2:]))
@@ -161,6 +161,31 @@ def _solve_triangular_meta(self, B, upper, left=True, unitriangular=False):
     return MetaArray(shape, self.dtype)
 
 
+def _substitute(xp, A, B, upper):
+    """X with A X = B for a triangular A, by substitution as BLAS's trsm (which ATen calls for every
+    triangular solve): no check of A's diagonal, so a zero on it gives the inf and NaN the divisions give,
+    where NumPy's LU solve would raise "Singular matrix". One row of X per step, the batch and the columns of
+    B at once; the rows solved so far are concatenated, not assigned in place (dask's arrays take no
+    item assignment), so one kernel serves every backend."""
+    # NOTE: where no pivot is zero and A is finite, LAPACK's LU solve (gesv) finds the same X in a fraction of
+    # the time the row loop takes on small or wide systems; it can refuse only where substitution divides by 0
+    if bool(xp.all(xp.diagonal(A, axis1=-2, axis2=-1) != 0)) and bool(xp.isfinite(A).all()):
+        try:
+            return xp.linalg.solve(A, B)
+        except np.linalg.LinAlgError:
+            pass
+    n = A.shape[-1]
+    solved = B[..., :0, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for k in (range(n - 1, -1, -1) if upper else range(n)):
+            row = B[..., k:k + 1, :]
+            if k != (n - 1 if upper else 0):
+                row = row - xp.matmul(A[..., k:k + 1, k + 1:] if upper else A[..., k:k + 1, :k], solved)
+            x = row / A[..., k:k + 1, k:k + 1]
+            solved = xp.concatenate([x, solved] if upper else [solved, x], axis=-2)
+    return solved
+
+
 def _solve_triangular_kernel(xp, self, B, upper, left, unitriangular):
     shape, batch = _triangular_shape(self, B, upper, left, unitriangular)
     # only A's triangle is read (and not its diagonal where unitriangular), as LAPACK's trtrs
@@ -168,9 +193,9 @@ def _solve_triangular_kernel(xp, self, B, upper, left, unitriangular):
     if unitriangular:
         n = A.shape[-1]
         A = A * (1 - xp.eye(n, dtype=A.dtype)) + xp.eye(n, dtype=A.dtype)
-    if not left:                     # X A = B is Aᵀ Xᵀ = Bᵀ
-        A, B = xp.swapaxes(A, -1, -2), xp.swapaxes(B, -1, -2)
-    x = xp.linalg.solve(xp.broadcast_to(A, batch + A.shape[-2:]), xp.broadcast_to(B, batch + B.shape[-2:]))
+    if not left:                     # X A = B is Aᵀ Xᵀ = Bᵀ, Aᵀ the other triangle
+        A, B, upper = xp.swapaxes(A, -1, -2), xp.swapaxes(B, -1, -2), not upper
+    x = _substitute(xp, xp.broadcast_to(A, batch + A.shape[-2:]), xp.broadcast_to(B, batch + B.shape[-2:]), upper)
     if not left:
         x = xp.swapaxes(x, -1, -2)
     return xp.ascontiguousarray(x).astype(self.dtype, copy=False).reshape(shape)
@@ -222,7 +247,12 @@ def _tensorinv(A, ind=2):
     if rows != cols:
         raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
                            f"prod(self.shape[:ind]), but got {cols} != {rows}")
-    return reshape(linalg_inv(reshape(A, [rows, cols])), shape[ind:] + shape[:ind])
+    # ATen's: linalg_inv_ex, its info checked under the name "inv" (a meta tensor's info has no values)
+    inverse, info = linalg_inv_ex(reshape(A, [rows, cols]))
+    if not info.is_meta and int(info.item()):
+        raise LinAlgError(f"inv: The diagonal element {int(info.item())} is zero, the inversion could not be "
+                          "completed because the input matrix is singular.")
+    return reshape(inverse, shape[ind:] + shape[:ind])
 
 
 linalg_tensorinv = defop(
@@ -403,7 +433,7 @@ def _cholesky_inverse_kernel(xp, self, upper):
     _cholesky_inverse_check(self)
     n = self.shape[-1]
     # LAPACK's potri reports the first zero on the factor's diagonal (info > 0), which ATen raises
-    zero = host(xp.diagonal(self, axis1=-2, axis2=-1) == 0).reshape(-1, n)
+    zero = host(xp.diagonal(self, axis1=-2, axis2=-1) == 0).reshape(int(np.prod(self.shape[:-2])), n)
     failed = np.flatnonzero(zero.any(axis=1))
     if failed.size:
         where = f"(Batch element {failed[0]}): " if self.ndim > 2 else ""
