@@ -1568,12 +1568,13 @@ def _stft(ctx, node, a):
 @op("DFT")
 def _dft(ctx, node, a):
     """A DFT along `axis` of a signal whose last dim is 1 (real) or 2 (real, imaginary): agrad.fft's
-    transform of it, as floats again (view_as_real), so its gradient is agrad.fft's. onnx's reference
-    (onnx/reference/ops/op_dft.py): forward is fft of dft_length points, onesided keeps the first
-    dft_length // 2 + 1 (rfft of a real signal); inverse is ifft (divided by dft_length), inverse and
-    onesided irfft of a one-sided spectrum into a real signal of dft_length points (default
-    2 * (m - 1)), its last dim 1. The axis is an attribute before opset 20 (default 1), an input from it
-    (default -2); it counts the trailing dim, which it may not name."""
+    transform of it, as floats again (view_as_real), so its gradient is agrad.fft's. As onnx's reference
+    (onnx/reference/ops/op_dft.py) and torch.fft: forward is fft of dft_length points (the signal cut or
+    zero-padded), onesided rfft of a real signal; inverse is ifft (divided by dft_length), inverse and
+    onesided irfft of a complex one-sided spectrum into a real signal of dft_length points (default
+    2 * (m - 1); its first dft_length // 2 + 1 frequencies read), its last dim 1. The axis is an
+    attribute before opset 20 (default 1), an input from it (default -2); it counts the trailing dim,
+    which it may not name."""
     signal = node.input[0]
     shape, dtype = ctx.shape(signal), ctx.dtype(signal)
     rank, parts = len(shape), shape[-1] if shape else 0
@@ -1592,20 +1593,20 @@ def _dft(ctx, node, a):
     axis = _axis(axis, rank)
     if axis == rank - 1:
         raise Refuse(f"a DFT along axis {axis}, the signal's (real, imaginary) dim")
+    inverse, onesided = bool(a.get("inverse", 0)), bool(a.get("onesided", 0))
+    if onesided and parts != (2 if inverse else 1):
+        # (onnx/defs/math/defs.cc: "only real input is supported" for RFFT, "only complex input" for IRFFT)
+        raise Refuse(f"a onesided {'inverse ' if inverse else ''}DFT of a {'real' if parts == 1 else 'complex'} "
+                     f"signal (ONNX takes a {'complex' if inverse else 'real'} one)")
     n = int(_scalar(ctx.const(length))) if length else None
-    if n is not None and n < 1:
-        raise Refuse(f"a DFT of dft_length {n} (at least 1 point)")
+    count = n if n is not None else 2 * (shape[axis] - 1) if inverse and onesided else shape[axis]
+    if count < 1:
+        raise Refuse(f"a DFT of {count} points (dft_length {'given' if n is not None else 'from the signal'})")
     x = ctx.ref(signal)
     x = f"select({x}, -1, 0)" if parts == 1 else f"view_as_complex(contiguous({x}))"
     points = "" if n is None else f", n={n}"
-    inverse, onesided = bool(a.get("inverse", 0)), bool(a.get("onesided", 0))
     if inverse and onesided:
         return f"unsqueeze(fft_irfft({x}{points}, dim={axis}), -1)"
     if inverse:
         return f"view_as_real(fft_ifft({x}{points}, dim={axis}))"
-    if onesided and parts == 1:
-        return f"view_as_real(fft_rfft({x}{points}, dim={axis}))"
-    spectrum = f"view_as_real(fft_fft({x}{points}, dim={axis}))"
-    if onesided:        # (a complex signal's spectrum has no symmetry: the first half is cut from the whole)
-        return f"narrow({spectrum}, {axis}, 0, {(shape[axis] if n is None else n) // 2 + 1})"
-    return spectrum
+    return f"view_as_real(fft_{'rfft' if onesided else 'fft'}({x}{points}, dim={axis}))"
