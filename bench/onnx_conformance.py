@@ -56,7 +56,7 @@ Log LogSoftmax LpNormalization LSTM MatMul Max MaxPool Mean Min Mish Mod Mul Neg
 Range Reciprocal ReduceL1 ReduceL2 ReduceLogSum ReduceLogSumExp ReduceMax ReduceMean ReduceMin ReduceProd ReduceSum
 ReduceSumSquare Relu Reshape Resize RNN Round ScatterElements ScatterND Selu Shape Sigmoid Sign Sin Sinh Size Slice
 Softmax Softplus Softsign SpaceToDepth Split Sqrt Squeeze Sub Sum Tan Tanh ThresholdedRelu Tile TopK Transpose Trilu
-Unsqueeze Where Xor NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss Upsample Col2Im STFT Loop SequenceAt SequenceConstruct
+Unsqueeze Where Xor NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss Upsample Col2Im STFT DFT Loop SequenceAt SequenceConstruct
 SequenceEmpty SequenceErase SequenceInsert SequenceLength SplitToSequence ConcatFromSequence
 """.split())
 
@@ -66,7 +66,7 @@ IMPORT_TIME_INPUTS = frozenset({"shape", "axes", "starts", "ends", "steps", "pad
                                 "sizes", "split", "repeats", "K", "k", "axis", "depth", "values", "min", "max", "start",
                                 "limit", "delta", "ratio", "training_mode", "image_shape", "block_shape",
                                 "output_shape", "sequence_lens", "frame_step", "frame_length", "M", "cond",
-                                "position"})
+                                "position", "dft_length"})
 
 DATA_KINDS = ("pytorch-converted", "pytorch-operator", "simple", "light")
 

@@ -5,6 +5,11 @@ A translator gets the builder (`b`: `t(x)` an argument's ONNX name, `node(op, in
 name, and returns the ONNX name of the result (a list for a tuple result). `NoMapping` means
 this call has no ONNX equivalent here: the exporter then uses the ops it was written with,
 or a node of the custom domain `agrad`.
+
+A complex tensor is, in ONNX, a real one with a trailing dim of 2 (real, imaginary), as DFT reads and
+writes it: the exporter declares and stores complex values so, and only translators registered with
+`complex_values=True` (`COMPLEX`) see calls that read or return one; any other call on complex values
+goes through the ops it is written with, else to the custom domain.
 """
 from __future__ import annotations
 
@@ -18,12 +23,15 @@ class NoMapping(Exception):
 
 
 TABLE: dict = {}
+COMPLEX: set[str] = set()
 
 
-def op(*names: str):
+def op(*names: str, complex_values: bool = False):
     def register(fn):
         for name in names:
             TABLE[name] = fn
+            if complex_values:
+                COMPLEX.add(name)
         return fn
     return register
 
@@ -36,6 +44,8 @@ _UNARY = {"neg": "Neg", "exp": "Exp", "log": "Log", "sqrt": "Sqrt", "reciprocal"
           "softsign": "Softsign", "mish": "Mish", "hardswish": "HardSwish"}
 for _agrad, _onnx in _UNARY.items():
     TABLE[_agrad] = (lambda kind: lambda b, a: b.node(kind, [b.t(a["self"])]))(_onnx)
+TABLE["_neg_view_copy"] = TABLE["neg"]
+COMPLEX.update({"neg", "_neg_view_copy"})       # (Neg of the (real, imaginary) pairs is the complex negation)
 
 _BINARY = {"mul": "Mul", "maximum": "Max", "minimum": "Min", "eq": "Equal", "lt": "Less", "le": "LessOrEqual",
            "gt": "Greater", "ge": "GreaterOrEqual", "logical_and": "And", "logical_or": "Or",
@@ -64,8 +74,10 @@ def _ne(b, a):
     return b.node("Not", [b.node("Equal", list(_operands(b, a)))])
 
 
-@op("add", "sub")
+@op("add", "sub", complex_values=True)
 def _add(b, a):
+    if b.out_dtype.kind == "c":
+        return _complex_add(b, a)
     x, y = _operands(b, a)
     alpha = a.get("alpha", 1)
     if alpha != 1:
@@ -102,7 +114,7 @@ def _masked_fill(b, a):
     return b.node("Where", [b.t(a["mask"]), b.t(a["value"], b.out_dtype), b.t(a["self"])])
 
 
-@op("alias", "clone", "contiguous", "detach")
+@op("alias", "clone", "contiguous", "detach", complex_values=True)
 def _identity(b, a):
     return b.node("Identity", [b.t(a.get("self", a.get("input")))])
 
@@ -247,7 +259,7 @@ def _split(b, a):
     return b.node("Split", [b.t(a["self"]), b.ints(list(sizes))], outputs=len(sizes), axis=dim)
 
 
-@op("select")
+@op("select", complex_values=True)
 def _select(b, a):
     shape = b.shape(a["self"])
     dim = a["dim"] % len(shape)
@@ -255,7 +267,7 @@ def _select(b, a):
     return b.node("Gather", [b.t(a["self"]), b.ints(index, scalar=True)], axis=dim)
 
 
-@op("slice")
+@op("slice", complex_values=True)
 def _slice(b, a):
     shape = b.shape(a["self"])
     dim = a["dim"] % len(shape)
@@ -301,19 +313,22 @@ def _trilu(b, a):
     return b.node("Trilu", [b.t(a["self"]), b.ints(a["diagonal"], scalar=True)], upper=int(b.op == "triu"))
 
 
-@op("pad")
+@op("pad", complex_values=True)
 def _pad(b, a):
     if a["mode"] not in ("constant", "reflect", "replicate", "circular"):
         raise NoMapping()
-    rank = len(b.shape(a["input"]))
+    pairs = b.dtype(a["input"]).kind == "c"        # (their trailing (real, imaginary) dim unpadded)
+    if pairs and a["value"]:
+        raise NoMapping()
+    rank = len(b.shape(a["input"])) + pairs
     flat = list(a["pad"])
     begin, end = [0] * rank, [0] * rank
     for i in range(len(flat) // 2):
-        begin[rank - 1 - i], end[rank - 1 - i] = flat[2 * i], flat[2 * i + 1]
+        begin[rank - 1 - pairs - i], end[rank - 1 - pairs - i] = flat[2 * i], flat[2 * i + 1]
     mode = {"constant": "constant", "reflect": "reflect", "replicate": "edge", "circular": "wrap"}[a["mode"]]
     inputs = [b.t(a["input"]), b.ints(begin + end)]
     if mode == "constant":
-        inputs.append(b.scalar(0.0 if a["value"] is None else a["value"], b.out_dtype))
+        inputs.append(b.scalar(0.0 if a["value"] is None else a["value"], _real_dtype(b.out_dtype)))
     return b.node("Pad", inputs, mode=mode)
 
 
@@ -342,9 +357,10 @@ TABLE.update({"sum": _reduce("ReduceSum"), "mean": _reduce("ReduceMean"), "amax"
               "amin": _reduce("ReduceMin"), "prod": _reduce("ReduceProd"), "logsumexp": _reduce("ReduceLogSumExp")})
 
 
-@op("sum_to_size")
+@op("sum_to_size", complex_values=True)
 def _sum_to_size(b, a):
-    shape, size = b.shape(a["self"]), list(a["size"])
+    pairs = [2] if b.dtype(a["self"]).kind == "c" else []      # (kept: not a dim `size` names)
+    shape, size = list(b.shape(a["self"])) + pairs, list(a["size"]) + pairs
     lead = len(shape) - len(size)
     dims = list(range(lead)) + [lead + i for i, s in enumerate(size) if s == 1 and shape[lead + i] != 1]
     out = b.t(a["self"])
@@ -628,17 +644,23 @@ def _hardtanh_backward(b, a):
     return b.node("Where", [inside, b.t(a["grad_output"]), b.scalar(0, b.out_dtype)])
 
 
-@op("select_backward")
+def _zero_padded(b, x: str, begin: list[int], end: list[int]) -> str:
+    """`x` zero-padded by `begin` and `end` per dim (a complex result's (real, imaginary) dim unpadded)."""
+    pairs = [0] if b.out_dtype.kind == "c" else []
+    return b.node("Pad", [x, b.ints(begin + pairs + end + pairs), b.scalar(0, _real_dtype(b.out_dtype))],
+                  mode="constant")
+
+
+@op("select_backward", complex_values=True)
 def _select_backward(b, a):
     sizes, dim = list(a["input_sizes"]), a["dim"] % len(a["input_sizes"])
     index = a["index"] % sizes[dim]
     begin, end = [0] * len(sizes), [0] * len(sizes)
     begin[dim], end[dim] = index, sizes[dim] - index - 1
-    grown = b.node("Unsqueeze", [b.t(a["grad_output"]), b.ints([dim])])
-    return b.node("Pad", [grown, b.ints(begin + end), b.scalar(0, b.out_dtype)], mode="constant")
+    return _zero_padded(b, b.node("Unsqueeze", [b.t(a["grad_output"]), b.ints([dim])]), begin, end)
 
 
-@op("slice_backward")
+@op("slice_backward", complex_values=True)
 def _slice_backward(b, a):
     sizes, dim = list(a["input_sizes"]), a["dim"] % len(a["input_sizes"])
     if a["step"] != 1:
@@ -647,7 +669,7 @@ def _slice_backward(b, a):
     length = b.shape(a["grad_output"])[dim]
     begin, end = [0] * len(sizes), [0] * len(sizes)
     begin[dim], end[dim] = start, sizes[dim] - start - length
-    return b.node("Pad", [b.t(a["grad_output"]), b.ints(begin + end), b.scalar(0, b.out_dtype)], mode="constant")
+    return _zero_padded(b, b.t(a["grad_output"]), begin, end)
 
 
 @op("mse_loss")
@@ -732,3 +754,131 @@ def _scatter_add(b, a):
     dim = a["dim"] % len(b.shape(a["self"]))
     return b.node("ScatterElements", [b.t(a["self"]), b.t(a["index"]), b.t(a["src"], b.out_dtype)], axis=dim,
                   reduction="add")
+
+
+# ---- complex values: (..., 2) real pairs -------------------------------------------------------
+
+@op("view_as_real", "view_as_complex", complex_values=True)
+def _complex_view(b, a):
+    return b.node("Identity", [b.t(a["self"])])        # (both are the pairs already)
+
+
+def _real_dtype(dtype) -> np.dtype:
+    return np.empty(0, dtype).real.dtype
+
+
+def _spectral_scale(b, x: str, normalization: int, n: int, undo: int = 1) -> str:
+    """`x` times aten's fft_norm_mode factor over n points (1, 1/sqrt(n), 1/n), and times `undo` (the
+    n of an inverse DFT, which divides by it where aten's primitives do not)."""
+    factor = undo * {0: 1.0, 1: 1.0 / math.sqrt(n), 2: 1.0 / n}[normalization]
+    return x if factor == 1 else b.node("Mul", [x, b.scalar(factor, _real_dtype(b.out_dtype))])
+
+
+def _dft(b, x: str, axis: int, inverse: bool = False, onesided: bool = False, length: int | None = None) -> str:
+    inputs = [x] if length is None else [x, b.ints(length, scalar=True)]
+    return b.node("DFT", inputs, axis=axis, inverse=int(inverse), onesided=int(onesided))
+
+
+@op("_fft_r2c", complex_values=True)
+def _fft_r2c(b, a):
+    """The real signal as pairs of one (..., 1); the last dim of `dim` first, one-sided if asked, the
+    others full (onnxscript's torchlib writes it so)."""
+    shape = b.shape(a["self"])
+    dims = [d % len(shape) for d in a["dim"]]
+    x = b.node("Unsqueeze", [b.t(a["self"]), b.ints([len(shape)])])
+    for i, d in enumerate(reversed(dims)):
+        x = _dft(b, x, d, onesided=bool(a["onesided"]) and i == 0)
+    return _spectral_scale(b, x, a["normalization"], math.prod(shape[d] for d in dims))
+
+
+@op("_fft_c2c", complex_values=True)
+def _fft_c2c(b, a):
+    shape = b.shape(a["self"])
+    dims = [d % len(shape) for d in a["dim"]]
+    x = b.t(a["self"])
+    for d in dims:
+        x = _dft(b, x, d, inverse=not a["forward"])
+    n = math.prod(shape[d] for d in dims)
+    return _spectral_scale(b, x, a["normalization"], n, 1 if a["forward"] else n)
+
+
+@op("_fft_c2r", complex_values=True)
+def _fft_c2r(b, a):
+    """The full inverse over the other dims of `dim`, then the one-sided spectrum's inverse over its last
+    into last_dim_size real points ((..., 1) pairs: squeezed)."""
+    shape = b.shape(a["self"])
+    dims = [d % len(shape) for d in a["dim"]]
+    x = b.t(a["self"])
+    for d in dims[:-1]:
+        x = _dft(b, x, d, inverse=True)
+    x = _dft(b, x, dims[-1], inverse=True, onesided=True, length=a["last_dim_size"])
+    x = b.node("Squeeze", [x, b.ints([len(shape)])])
+    n = math.prod(shape[d] for d in dims[:-1]) * a["last_dim_size"]
+    return _spectral_scale(b, x, a["normalization"], n, n)
+
+
+@op("_conj", "_conj_physical", complex_values=True)
+def _conj(b, a):
+    return b.node("Mul", [b.t(a["self"]), b.const(np.array([1, -1], _real_dtype(b.out_dtype)))])
+
+
+@op("mul", complex_values=True)
+def _mul(b, a):
+    """A product with a complex operand: a real one times both parts (a trailing dim of 1), two complex
+    ones (ar br - ai bi, ar bi + ai br)."""
+    x, y = a["self"], a["other"]
+    if b.out_dtype.kind != "c":
+        return _binary("Mul")(b, a)
+    px, py = _as_pairs(b, x), _as_pairs(b, y)
+    if px is None or py is None:
+        return b.node("Mul", [px or py, _real_part(b, y if px else x)])
+    (xr, xi), (yr, yi) = ([b.node("Slice", [p, b.ints([i]), b.ints([i + 1]), b.ints([-1])]) for i in (0, 1)]
+                          for p in (px, py))
+    re = b.node("Sub", [b.node("Mul", [xr, yr]), b.node("Mul", [xi, yi])])
+    im = b.node("Add", [b.node("Mul", [xr, yi]), b.node("Mul", [xi, yr])])
+    return b.node("Concat", [re, im], axis=-1)
+
+
+def _is_tensor_arg(v) -> bool:
+    return hasattr(v, "detach")
+
+
+def _as_pairs(b, v) -> str | None:
+    """A complex operand (a tensor or a Python complex) as pairs in the result's precision; None for a
+    real one."""
+    if isinstance(v, complex):
+        return b.const(np.array(v, b.out_dtype))
+    if not _is_tensor_arg(v) or b.dtype(v).kind != "c":
+        return None
+    part = _real_dtype(b.out_dtype)
+    return b.t(v) if _real_dtype(b.dtype(v)) == part else b.cast(b.t(v), part)
+
+
+def _real_part(b, v) -> str:
+    """A real operand in the result's precision, with a trailing dim of 1 that meets the pairs' 2."""
+    part = _real_dtype(b.out_dtype)
+    if not _is_tensor_arg(v):
+        return b.scalar(v, part)
+    return b.node("Unsqueeze", [b.t(v, part), b.ints([-1])])
+
+
+def _complex_add(b, a):
+    """A sum with a complex operand: pairs add up; a real operand adds to the real parts (paired with
+    zeros)."""
+    def operand(v):
+        pairs = _as_pairs(b, v)
+        if pairs is not None:
+            return pairs
+        r = _real_part(b, v)
+        if not _is_tensor_arg(v):
+            r = b.node("Unsqueeze", [r, b.ints([0])])
+        zero = b.node("Expand", [b.const(np.zeros(1, _real_dtype(b.out_dtype))), b.node("Shape", [r])])
+        return b.node("Concat", [r, zero], axis=-1)
+
+    x, y = operand(a["self"]), operand(a["other"])
+    alpha = a.get("alpha", 1)
+    if alpha != 1:
+        if isinstance(alpha, complex):
+            raise NoMapping()
+        y = b.node("Mul", [y, b.scalar(alpha, _real_dtype(b.out_dtype))])
+    return b.node("Add" if b.op == "add" else "Sub", [x, y])

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .export_table import TABLE, NoMapping
+from .export_table import COMPLEX, TABLE, NoMapping
 from .problems import ModelError, require_onnx
 from .tracing import Trace
 
@@ -70,7 +70,7 @@ class _Builder:
 
     def const(self, array: np.ndarray, base: str = "const") -> str:
         name = self.fresh(base)
-        self.initializers.append(self.numpy_helper.from_array(np.asarray(array), name))
+        self.initializers.append(self.numpy_helper.from_array(_pairs(np.asarray(array)), name))
         return name
 
     def ints(self, values, scalar: bool = False) -> str:
@@ -209,10 +209,9 @@ class _Builder:
 
     def _info(self, name: str, tensor) -> None:
         try:
-            dtype = self.helper.np_dtype_to_tensor_dtype(np.dtype(tensor.detach().numpy().dtype))
+            self.value_info[name] = _declared(name, tensor)
         except (KeyError, TypeError, ValueError):
             return
-        self.value_info[name] = self.helper.make_tensor_value_info(name, dtype, list(tensor.shape))
 
     def _emit(self, tensor, producers) -> str:
         """Map the outermost call that returned `tensor` that the table (or, failing that, the
@@ -220,7 +219,7 @@ class _Builder:
         for i, call in enumerate(reversed(producers)):
             innermost = i == len(producers) - 1
             fn = TABLE.get(call.op)
-            if fn is not None:
+            if fn is not None and (call.op in COMPLEX or not _reads_complex(call)):
                 previous, self.call = self.call, call
                 try:
                     out = fn(self, dict(zip(call.names, call.args)))
@@ -286,6 +285,31 @@ def _live(nodes: list, wanted: set[str]) -> list:
             kept.append(node)
             needed.update(node.input)
     return kept[::-1]
+
+
+def _pairs(array: np.ndarray) -> np.ndarray:
+    """A complex array as ONNX holds one: reals with a trailing dim of 2 (real, imaginary)."""
+    return np.stack([array.real, array.imag], -1) if array.dtype.kind == "c" else array
+
+
+def _declared(name: str, tensor):
+    """The value_info of `tensor`: a complex one as its (..., 2) real pairs."""
+    from onnx import helper
+
+    dtype, shape = np.dtype(tensor.detach().numpy().dtype), list(tensor.shape)
+    if dtype.kind == "c":
+        dtype, shape = np.empty(0, dtype).real.dtype, shape + [2]
+    return helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(dtype), shape)
+
+
+def _reads_complex(call) -> bool:
+    """Whether a call reads or returns a complex tensor (which only COMPLEX's translators take)."""
+    values = list(call.args) + [call.result]
+    for value in values:
+        for v in value if isinstance(value, (list, tuple)) else (value,):
+            if _is_tensor(v) and v.is_complex():
+                return True
+    return False
 
 
 def _is_tensor(x) -> bool:
@@ -406,8 +430,7 @@ def export_graph(graph_path, model_path, *, with_grads: bool = False, strict: bo
                               f"(Python's recursion limit, {sys.getrecursionlimit()} frames)"]) from None
         if produced != name:
             builder.nodes.append(helper.make_node("Identity", [produced], [name], name=builder.fresh("n_out")))
-        dtype = helper.np_dtype_to_tensor_dtype(np.dtype(tensor.detach().numpy().dtype))
-        graph_outputs.append(helper.make_tensor_value_info(name, dtype, list(tensor.shape)))
+        graph_outputs.append(_declared(name, tensor))
         builder.used_names.add(name)
 
     builder.nodes = _live(builder.nodes, {o.name for o in graph_outputs})

@@ -1563,3 +1563,50 @@ def _stft(ctx, node, a):
         raise Refuse(f"an STFT signal whose last dim is {parts} (1: real, 2: complex)")
     return f"stack([{re}, {im}], -1)"
 
+
+
+@op("DFT")
+def _dft(ctx, node, a):
+    """A DFT along `axis` of a signal whose last dim is 1 (real) or 2 (real, imaginary): agrad.fft's
+    transform of it, as floats again (view_as_real), so its gradient is agrad.fft's. As onnx's reference
+    (onnx/reference/ops/op_dft.py) and torch.fft: forward is fft of dft_length points (the signal cut or
+    zero-padded), onesided rfft of a real signal; inverse is ifft (divided by dft_length), inverse and
+    onesided irfft of a complex one-sided spectrum into a real signal of dft_length points (default
+    2 * (m - 1); its first dft_length // 2 + 1 frequencies read), its last dim 1. The axis is an
+    attribute before opset 20 (default 1), an input from it (default -2); it counts the trailing dim,
+    which it may not name."""
+    signal = node.input[0]
+    shape, dtype = ctx.shape(signal), ctx.dtype(signal)
+    rank, parts = len(shape), shape[-1] if shape else 0
+    if parts not in (1, 2):
+        raise Refuse(f"a DFT signal whose last dim is {parts} (1: real, 2: complex)")
+    if dtype not in (np.float32, np.float64):
+        raise Refuse(f"a DFT of {dtype_name(dtype)} (agrad.fft transforms float32 and float64, as torch.fft on "
+                     "the CPU)")
+    length = node.input[1] if len(node.input) > 1 and node.input[1] else None
+    if ctx.opset >= 20:
+        axis = int(_scalar(ctx.const(node.input[2]))) if len(node.input) > 2 and node.input[2] else -2
+    else:
+        axis = a.get("axis", 1)
+    if not -rank <= axis < rank:
+        raise Refuse(f"a DFT along axis {axis} of a signal of rank {rank}")
+    axis = _axis(axis, rank)
+    if axis == rank - 1:
+        raise Refuse(f"a DFT along axis {axis}, the signal's (real, imaginary) dim")
+    inverse, onesided = bool(a.get("inverse", 0)), bool(a.get("onesided", 0))
+    if onesided and parts != (2 if inverse else 1):
+        # (onnx/defs/math/defs.cc: "only real input is supported" for RFFT, "only complex input" for IRFFT)
+        raise Refuse(f"a onesided {'inverse ' if inverse else ''}DFT of a {'real' if parts == 1 else 'complex'} "
+                     f"signal (ONNX takes a {'complex' if inverse else 'real'} one)")
+    n = int(_scalar(ctx.const(length))) if length else None
+    count = n if n is not None else 2 * (shape[axis] - 1) if inverse and onesided else shape[axis]
+    if count < 1:
+        raise Refuse(f"a DFT of {count} points (dft_length {'given' if n is not None else 'from the signal'})")
+    x = ctx.ref(signal)
+    x = f"select({x}, -1, 0)" if parts == 1 else f"view_as_complex(contiguous({x}))"
+    points = "" if n is None else f", n={n}"
+    if inverse and onesided:
+        return f"unsqueeze(fft_irfft({x}{points}, dim={axis}), -1)"
+    if inverse:
+        return f"view_as_real(fft_ifft({x}{points}, dim={axis}))"
+    return f"view_as_real(fft_{'rfft' if onesided else 'fft'}({x}{points}, dim={axis}))"

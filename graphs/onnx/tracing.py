@@ -47,6 +47,9 @@ class Trace:
     def op_end(self, op, result) -> None:
         record = self._open.pop()
         record.result = result
+        # an op that returns an argument itself (contiguous of a contiguous tensor, conj of a real one)
+        # made nothing: the tensor stays its maker's (else its translation would read itself)
+        read = {id(v) for arg in record.args for v in (arg if isinstance(arg, (list, tuple)) else (arg,))}
         for t in result if isinstance(result, (tuple, list)) else (result,):
-            if t is not None:
+            if t is not None and id(t) not in read:
                 self.producers.setdefault(id(t), []).append(record)

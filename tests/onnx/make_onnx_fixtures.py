@@ -419,6 +419,24 @@ class Spectrogram(nn.Module):
         return torch.view_as_real(s).pow(2).sum(-1)
 
 
+class SpectralFilter(nn.Module):
+    """An FNO-style spectral layer: rfft, each mode times a complex weight, irfft back to the signal's
+    length; plus the power of an fft across the channels of the spectrum. The dynamo exporter writes
+    aten's _fft_r2c, _fft_c2r and _fft_c2c as DFT nodes (onnxscript's torchlib; it has no complex
+    constant_pad_nd, so the weights cover every mode rather than the lowest few zero-padded)."""
+
+    def __init__(self, channels=3, modes=9):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(channels, modes, 2) * 0.5)      # complex, as (real, imaginary)
+
+    def forward(self, x):                                                        # (N, 3, 16)
+        spectrum = torch.fft.rfft(x, norm="ortho")                               # (N, 3, 9)
+        weighted = spectrum * torch.view_as_complex(self.weight)
+        filtered = torch.fft.irfft(weighted, n=x.shape[-1], norm="ortho")       # (N, 3, 16)
+        mixed = torch.view_as_real(torch.fft.fft(spectrum, dim=1)).pow(2).sum(-1)
+        return filtered + mixed.mean(-1, keepdim=True)
+
+
 MODELS = {
     "mlp": (MLP, {"x": (2, 6)}),
     "convbn": (ConvBN, {"x": (2, 3, 6, 6)}),
@@ -445,6 +463,7 @@ MODELS = {
     "embedding_bag": (Bag, {"tokens": (2, 5)}),
     "lists": (Lists, {"x": (2, 6, 4)}),
     "spectrogram": (Spectrogram, {"x": (2, 32)}),
+    "spectral_filter": (SpectralFilter, {"x": (2, 3, 16)}),
 }
 
 # The batch-norm models also once without the legacy exporter's folding of BN into Conv.
@@ -452,7 +471,8 @@ EXPORTERS = {"convbn": ("legacy", "dynamo", "unfolded"), "resblock": ("legacy", 
              "sampling": ("dynamo",),     # (Col2Im is opset 18's: the legacy exporter writes opset 17)
              "fresh_bn": ("dynamo",),     # (the legacy exporter folds the batch norm into the Conv)
              "lists": ("legacy",),        # (scripted: the dynamo exporter traces, and writes no sequences)
-             "spectrogram": ("dynamo",)}  # (the legacy exporter refuses stft's complex result)
+             "spectrogram": ("dynamo",),  # (the legacy exporter refuses stft's complex result)
+             "spectral_filter": ("dynamo",)}  # (nor does it export torch.fft's transforms)
 # Exported with a dynamic batch (the exporters' dynamic_axes / dynamic_shapes), as a deployed model is.
 DYNAMIC = {"embedding_bag", "lists", "spectrogram"}
 SCRIPTED = {"lists"}

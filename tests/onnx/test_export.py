@@ -217,3 +217,92 @@ def test_an_empty_output_is_refused_not_taken_for_the_default(tmp_path):
     result = _cli("export", path, "-o", "")
     assert result.exit_code == 2 and "cannot write" in result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.yaml"]
+
+
+SPECTRAL = """dtype: {dtype}
+inputs:
+  x: {{shape: [2, 3, 16], init: normal, requires_grad: true}}
+  w: {{shape: [3, 9, 2], init: normal, seed: 2, requires_grad: true}}
+nodes:
+  spectrum: fft_rfft(x, norm="ortho")
+  weighted: view_as_real(spectrum * view_as_complex(w) + 0.5)
+  filtered: fft_irfft(view_as_complex(weighted), n=16, norm="ortho")
+  odd: fft_irfft(spectrum, n=15, dim=2)
+  mixed: sum(pow(view_as_real(fft_fft(spectrum, dim=1)), 2.0), [3])
+  full: view_as_real(fft_fft(x, dim=0))
+  inverse: view_as_real(fft_ifft(x, n=10, dim=2, norm="forward"))
+  y: filtered + mean(mixed, [2], True) + odd[:, :, :1]
+  loss: sum(y * y) + sum(full * full) + sum(inverse)
+outputs: [y, full, inverse, spectrum]
+backward: loss
+"""
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_fft_transforms_export_as_dft_with_their_gradients(dtype, tmp_path):
+    """agrad.fft's primitives as DFT nodes over ONNX's (..., 2) pairs (the one-sided rfft, irfft of an even
+    and an odd length, fft along two dims, ifft of a real signal, a conjugate), complex products and sums,
+    and the backward pass through them (the conjugate, the zero-padded spectrum, complex sum_to_size); a
+    complex output is its pairs."""
+    path = tmp_path / "g.yaml"
+    path.write_text(SPECTRAL.format(dtype=dtype))
+    result = _cli("export", path, "-o", tmp_path / "g.onnx", "--with-grads", "--strict")
+    assert result.exit_code == 0, result.output
+    model = onnx.load(tmp_path / "g.onnx")
+    assert "DFT" in {n.op_type for n in model.graph.node}
+    shaped = {v.name: v for v in list(model.graph.value_info) + list(model.graph.output)}
+    assert {o for n in model.graph.node for o in n.output} <= set(shaped)
+    assert [d.dim_value for d in shaped["spectrum"].type.tensor_type.shape.dim] == [2, 3, 9, 2]   # pairs
+    assert [d.dim_value for d in shaped["weighted"].type.tensor_type.shape.dim] == [2, 3, 9, 2]
+    if dtype == "float32":
+        outputs, tolerance = _onnxruntime(path, tmp_path / "g.onnx"), 1e-4
+    else:
+        # (onnx's reference: onnxruntime's float64 DFT of an odd length is good to about 1e-9 only)
+        from onnx.reference import ReferenceEvaluator
+
+        checked = graphs.load(path)._checked
+        feeds = {i.name: host_array(checked.leaves[i.name], checked.seed) for i in model.graph.input}
+        outputs = dict(zip([o.name for o in model.graph.output], ReferenceEvaluator(model).run(None, feeds)))
+        tolerance = 1e-12
+    assert {"y", "full", "inverse", "loss", "grad_x", "grad_w"} <= set(outputs)
+    run = graphs.load(path).run()
+    for out, value in outputs.items():
+        expected = _agrad(path, out, run)
+        if expected.dtype.kind == "c":
+            expected = np.stack([expected.real, expected.imag], -1)
+        np.testing.assert_allclose(value, expected, rtol=tolerance, atol=tolerance, err_msg=out)
+
+
+def test_imported_dft_model_exports_back_to_dft(tmp_path):
+    """torch's dynamo export of an FNO-style layer, imported (DFT onto agrad.fft) and exported again
+    (agrad.fft as DFT): onnxruntime gives the original's outputs."""
+    import_model(FIXTURES / "spectral_filter.dynamo.onnx", tmp_path / "g.yaml")
+    assert _cli("export", tmp_path / "g.yaml", "-o", tmp_path / "g.onnx", "--strict").exit_code == 0
+    ref = np.load(FIXTURES / "spectral_filter.dynamo.npz")
+    again = ort.InferenceSession(str(tmp_path / "g.onnx"), providers=["CPUExecutionProvider"])
+    np.testing.assert_allclose(again.run(None, {"x": ref["in:x"]})[0], ref["out:add"], rtol=1e-5, atol=1e-5)
+
+
+def test_an_op_on_complex_values_without_a_complex_translation_is_not_run_on_the_pairs(tmp_path):
+    """exp's ONNX Exp of the (real, imaginary) pairs would be wrong: without a translation that knows
+    them it goes to the custom domain (refused with --strict)."""
+    path = tmp_path / "g.yaml"
+    path.write_text("inputs:\n  x: {shape: [4], init: normal}\n"
+                    "nodes:\n  y: view_as_real(exp(fft_fft(x)))\n")
+    strict = _cli("export", path, "-o", tmp_path / "s.onnx", "--strict")
+    assert strict.exit_code == 2 and "'exp'" in strict.output, strict.output
+
+
+def test_complex_values_met_with_real_tensors_export_with_their_gradients(tmp_path):
+    """A real tensor added to, subtracted from and multiplied with a complex one: the real parts only, or
+    both parts; their gradients (real() of complex ones, negations) too."""
+    path = tmp_path / "g.yaml"
+    path.write_text("inputs:\n  x: {shape: [2, 8], init: normal, requires_grad: true}\n"
+                    "  r: {shape: [2, 5], init: normal, seed: 2, requires_grad: true}\n"
+                    "nodes:\n  s: fft_rfft(x)\n  t: view_as_real(s * 2.0 + r - s * r + (r - s))\n"
+                    "  loss: sum(t * t)\noutputs: [t]\nbackward: loss\n")
+    result = _cli("export", path, "-o", tmp_path / "g.onnx", "--with-grads", "--strict")
+    assert result.exit_code == 0, result.output
+    run = graphs.load(path).run()
+    for out, value in _onnxruntime(path, tmp_path / "g.onnx").items():
+        np.testing.assert_allclose(value, _agrad(path, out, run), rtol=1e-5, atol=1e-5, err_msg=out)

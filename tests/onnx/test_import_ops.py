@@ -281,6 +281,30 @@ CASES += [
          consts={"i": i64([[0, 1], [1, 2], [0, 1]])}, order=["x", "i", "u"], name="ScatterND-add-repeated"),
     Case("ScatterND", {"x": f(3, 3), "i": i64([[0, 0], [2, 1]]), "u": f(2)}, {"reduction": "mul"},
          name="ScatterND-mul-elements"),
+    # DFT: a real signal (last dim 1) or a complex one (2), onto agrad.fft: opset 17's axis attribute, opset 20's
+    # axis input (default -2), dft_length cutting or zero-padding the signal, inverse, onesided (rfft, irfft)
+    Case("DFT", {"x": f(2, 5, 3, 1)}, {"axis": 1}, opset=17, name="DFT-real"),
+    Case("DFT", {"x": f(2, 5, 3, 1)}, {"axis": 1, "onesided": 1}, consts={"n": i64(7)}, order=["x", "n"], opset=17,
+         name="DFT-rfft-padded"),
+    Case("DFT", {"x": f(2, 3, 5, 2)}, {"axis": 2}, consts={"n": i64(3)}, order=["x", "n"], opset=17,
+         name="DFT-complex-cut"),
+    Case("DFT", {"x": f(2, 5, 3, 2)}, {"axis": -3, "inverse": 1}, opset=17, name="DFT-inverse"),
+    Case("DFT", {"x": f(2, 5, 3, 1)}, {"axis": 1, "inverse": 1}, opset=17, name="DFT-inverse-real"),
+    Case("DFT", {"x": f(2, 5, 3, 2)}, {"axis": 1, "inverse": 1, "onesided": 1}, opset=17, name="DFT-irfft"),
+    Case("DFT", {"x": f(2, 4, 3, 2)}, {"onesided": 1, "inverse": 1}, consts={"n": i64(6)}, order=["x", "n"],
+         opset=17, name="DFT-irfft-length"),
+    # (a dft_length whose n // 2 + 1 is not the frequencies given: onnxruntime 1.32 reads all of them and pads
+    # none, where the reference, numpy and torch.fft.irfft cut or zero-pad them to n // 2 + 1)
+    Case("DFT", {"x": f(2, 5, 3, 2)}, {"axis": 1, "inverse": 1, "onesided": 1}, consts={"n": i64(7)},
+         order=["x", "n"], opset=17, name="DFT-irfft-odd-cut", reference=True),
+    Case("DFT", {"x": f(2, 3, 4, 2)}, {"axis": 1, "inverse": 1, "onesided": 1}, consts={"n": i64(6)},
+         order=["x", "n"], opset=17, name="DFT-irfft-padded", reference=True),
+    Case("DFT", {"x": f(2, 5, 3, 1)}, opset=20, name="DFT-opset20-default-axis"),
+    Case("DFT", {"x": f(2, 5, 3, 2)}, {"inverse": 1, "onesided": 1}, consts={"a": i64(1)}, order=["x", "", "a"],
+         opset=20, name="DFT-opset20-irfft"),
+    Case("DFT", {"x": f(3, 4, 2, 1)}, {"onesided": 1}, consts={"n": i64(5), "a": i64(-4)}, order=["x", "n", "a"],
+         opset=20, name="DFT-opset20-rfft-negative-axis"),
+    Case("DFT", {"x": f(2, 4, 3, 2).astype(np.float64)}, {"axis": 2}, opset=17, name="DFT-float64"),
 ]
 
 
