@@ -27,7 +27,7 @@ from ..errors import DtypeNotImplementedError, LinAlgError
 from ..messages import scalar_type_name
 from ..warn_once import warn_once
 from ._lapack_failures import batch_element, eigh_failure, nan_results, per_matrix, svd_failure
-from .determinants import _mH, _mT, _real, _square_check
+from .determinants import _mH, _mT, _real, _square_check, square_shape_check
 from .linalg import matmul
 from ._common import _named_results, conj_of, host
 from .registry import NotImplementedDerivative, defop
@@ -337,11 +337,7 @@ linalg_eigvalsh = defop(
 # checks), the tests compare |V|, as PyTorch's OpInfo does.
 
 def _eig_meta(A):
-    if A.ndim < 2:
-        raise RuntimeError("linalg.eig: The input tensor A must have at least 2 dimensions.")
-    if A.shape[-1] != A.shape[-2]:
-        raise RuntimeError(f"linalg.eig: A must be batches of square matrices, but they are {A.shape[-2]} by "
-                           f"{A.shape[-1]} matrices")
+    square_shape_check("linalg.eig", A)
     if A.dtype == np.float16:
         raise DtypeNotImplementedError("\"linalg_eig_out_cpu\" not implemented for 'Half'")
     complex_dtype = dtypes.from_numpy(A.dtype).to_complex().np      # (c10's toComplexType: refuses integers)
@@ -679,11 +675,7 @@ qr = _named_results(defop(
 
 
 def _legacy_cholesky_check(A):
-    if A.ndim < 2:
-        raise RuntimeError("cholesky: The input tensor A must have at least 2 dimensions.")
-    if A.shape[-1] != A.shape[-2]:
-        raise RuntimeError(f"cholesky: A must be batches of square matrices, but they are {A.shape[-2]} by "
-                           f"{A.shape[-1]} matrices")
+    square_shape_check("cholesky", A)
 
 
 def _legacy_cholesky_kernel(xp, self, upper):
@@ -694,8 +686,8 @@ def _legacy_cholesky_kernel(xp, self, upper):
     if failed.size:
         where = f"(Batch element {failed[0]}): " if self.ndim > 2 else ""
         raise LinAlgError(f"cholesky: {where}The factorization could not be completed because the input is not "
-                           f"positive-definite (the leading minor of order {np.asarray(info).flat[failed[0]]} is not "
-                           f"positive-definite).")
+                          f"positive-definite (the leading minor of order {np.asarray(info).flat[failed[0]]} is not "
+                          f"positive-definite).")
     return L
 
 

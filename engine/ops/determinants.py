@@ -30,12 +30,17 @@ from .pointwise.complex import imag
 from .shape.view import expand, transpose, unsqueeze
 
 
-def _square_check(op, A):
+def square_shape_check(name, A):
+    """ATen's squareCheckInputs: batches of square matrices, its messages prefixed with `name`."""
     if A.ndim < 2:
-        raise RuntimeError(f"linalg.{op}: The input tensor A must have at least 2 dimensions.")
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
     if A.shape[-1] != A.shape[-2]:
-        raise RuntimeError(f"linalg.{op}: A must be batches of square matrices, but they are "
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
+
+
+def _square_check(op, A):
+    square_shape_check(f"linalg.{op}", A)
     if A.dtype.kind not in "fc" or A.dtype == np.float16:
         raise DtypeNotImplementedError(f"linalg.{op}: Expected a floating point or complex tensor as input. "
                                        f"Got {scalar_type_name(A.dtype)}")

@@ -20,7 +20,7 @@ from ..errors import DtypeError, LinAlgError
 from ..messages import scalar_type_name
 from ..shapes import broadcast_shapes
 from ..warn_once import warn_once
-from .determinants import _invertible, _mH, _mT, _square_check, linalg_inv, linalg_inv_ex
+from .determinants import _invertible, _mH, _mT, _square_check, linalg_inv, linalg_inv_ex, square_shape_check
 from .linalg import matmul
 from ._common import _named_results, conj_of, host
 from ._lapack_failures import batch_element, lu_info
@@ -421,11 +421,7 @@ cholesky_solve = defop(
 
 def _cholesky_inverse_check(self):
     # (linalg's square-matrix checks, without the "linalg." of their messages, as ATen's squareCheckInputs)
-    if self.ndim < 2:
-        raise RuntimeError("cholesky_inverse: The input tensor A must have at least 2 dimensions.")
-    if self.shape[-1] != self.shape[-2]:
-        raise RuntimeError(f"cholesky_inverse: A must be batches of square matrices, but they are "
-                           f"{self.shape[-2]} by {self.shape[-1]} matrices")
+    square_shape_check("cholesky_inverse", self)
     _square_check("cholesky_inverse", self)
 
 
