@@ -329,7 +329,9 @@ def pointwise_ops(T):
              "square": T.square, "pow 3": lambda a: a ** 3, "pow 0.5": lambda a: a ** 0.5,
              "pow complex scalar": lambda a: a ** (1.5 - 0.5j), "scalar ** z": lambda a: 2 ** a,
              "times 1j": lambda a: a * 1j, "plus 1j": lambda a: a + (1 - 1j), "div by 2j": lambda a: a / 2j,
-             "log1p": T.log1p, "expm1": T.expm1}
+             "log1p": T.log1p, "expm1": T.expm1, "log2": T.log2, "log10": T.log10, "exp2": T.exp2,
+             "asin": T.asin, "acos": T.acos, "atan": T.atan, "asinh": T.asinh, "acosh": T.acosh, "atanh": T.atanh,
+             "sigmoid": T.sigmoid}
     binary = {"add": T.add, "sub": T.sub, "mul": T.mul, "div": T.div, "pow": T.pow,
               "add alpha": lambda a, b: T.add(a, b, alpha=2 - 1j), "sub alpha": lambda a, b: T.sub(a, b, alpha=0.5j),
               "where": lambda a, b: T.where(T.tensor([[True, False, True], [False, True, False]]), a, b),

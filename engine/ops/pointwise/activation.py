@@ -56,6 +56,8 @@ tanh = defop(
 
 
 def _sigmoid_kernel(xp, x):
+    if x.dtype.kind == "c":     # PyTorch's complex kernel: 1 / (1 + exp(-z)) (no |z| split off the real line)
+        return (1 / (1 + xp.exp(-x))).astype(x.dtype, copy=False)
     # NOTE: exp(-|x|) never overflows; 1/(1+exp(-x)) does for x << 0
     e = xp.exp(-xp.abs(x))
     return xp.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
@@ -63,16 +65,18 @@ def _sigmoid_kernel(xp, x):
 
 sigmoid_backward = defop(
     "sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor",
-    kernel=lambda xp, grad_output, output: grad_output * output * (1 - output),
-    meta=same_meta, promote="same",
-    grads={"grad_output": lambda grad, output: sigmoid_backward(grad, output),
-           "output": lambda grad, grad_output, output: grad * grad_output * (1 - 2 * output)},
+    # PyTorch's kernel for complex: grad_output * ((1 - output) * output).conj()
+    kernel=lambda xp, grad_output, output: grad_output * output * (1 - output) if output.dtype.kind != "c" else
+    grad_output * (output * (1 - output)).conj(),
+    meta=same_meta, promote="same", supports_complex=True,
+    grads={"grad_output": lambda grad, output: sigmoid_backward(grad, conj_of(output)),
+           "output": lambda grad, grad_output, output: conj_of(grad) * grad_output * (1 - 2 * conj_of(output))},
     samples=lambda op: [SampleInput("(3,)", make_arg((3,), key=(op, 0)), make_arg((3,), key=(op, 1), low=0.1, high=0.9))],
     torch="torch.ops.aten.sigmoid_backward")
 
 sigmoid = defop(
     "sigmoid(Tensor self) -> Tensor",
-    kernel=_sigmoid_kernel, meta=same_meta, promote="float",
+    kernel=_sigmoid_kernel, meta=same_meta, promote="float", supports_complex=True,
     grads={"self": lambda grad, result: sigmoid_backward(grad, result)},
     samples=unary_samples(low=-4.0, high=4.0), torch="torch.sigmoid")
 

@@ -188,10 +188,12 @@ log1p = _unary_float("log1p", "log1p", lambda grad, self: grad / conj_of(self + 
                      supports_complex=True)
 expm1 = _unary_float("expm1", "expm1", lambda grad, result: grad * conj_of(result + 1), _with_int(unary_samples()),
                      supports_complex=True)
-log2 = _unary_float("log2", "log2", lambda grad, self: grad / (self * _LN2), _with_int(positive_unary_samples(), 1, 9))
-log10 = _unary_float("log10", "log10", lambda grad, self: grad / (self * _LN10),
-                     _with_int(positive_unary_samples(), 1, 9))
-exp2 = _unary_float("exp2", "exp2", lambda grad, result: grad * result * _LN2, _with_int(unary_samples()))
+log2 = _unary_float("log2", "log2", lambda grad, self: grad / (conj_of(self) * _LN2),
+                    _with_int(positive_unary_samples(), 1, 9), supports_complex=True)
+log10 = _unary_float("log10", "log10", lambda grad, self: grad / (conj_of(self) * _LN10),
+                     _with_int(positive_unary_samples(), 1, 9), supports_complex=True)
+exp2 = _unary_float("exp2", "exp2", lambda grad, result: grad * conj_of(result) * _LN2, _with_int(unary_samples()),
+                    supports_complex=True)
 reciprocal = _unary_float("reciprocal", "reciprocal", lambda grad, result: -grad * conj_of(result * result),
                           _with_int(unary_samples(away_from=0.0), 1, 9), supports_complex=True)
 
@@ -203,22 +205,34 @@ square = defop(
 
 # ---- inverse and hyperbolic trigonometry -----------------------------------------------------
 
-asin = _unary_float("asin", "arcsin", lambda grad, self: grad * rsqrt(-self * self + 1),
-                    _with_int(unary_samples(low=-0.9, high=0.9), -1, 2))
-acos = _unary_float("acos", "arccos", lambda grad, self: grad * -rsqrt(-self * self + 1),
-                    _with_int(unary_samples(low=-0.9, high=0.9), -1, 2))
-atan = _unary_float("atan", "arctan", lambda grad, self: grad / (self * self + 1), _with_int(unary_samples()))
+asin = _unary_float("asin", "arcsin", lambda grad, self: grad * conj_of(rsqrt(-self * self + 1)),
+                    _with_int(unary_samples(low=-0.9, high=0.9), -1, 2), supports_complex=True)
+acos = _unary_float("acos", "arccos", lambda grad, self: grad * -conj_of(rsqrt(-self * self + 1)),
+                    _with_int(unary_samples(low=-0.9, high=0.9), -1, 2), supports_complex=True)
+atan = _unary_float("atan", "arctan", lambda grad, self: grad / conj_of(self * self + 1), _with_int(unary_samples()),
+                    supports_complex=True)
 tan = _unary_float("tan", "tan", lambda grad, result: grad * conj_of(result * result + 1),
                    _with_int(unary_samples(low=-1.2, high=1.2), -1, 2), supports_complex=True)
 sinh = _unary_float("sinh", "sinh", lambda grad, self: grad * conj_of(cosh(self)), _with_int(unary_samples()),
                     supports_complex=True)
 cosh = _unary_float("cosh", "cosh", lambda grad, self: grad * conj_of(sinh(self)), _with_int(unary_samples()),
                     supports_complex=True)
-asinh = _unary_float("asinh", "arcsinh", lambda grad, self: grad * rsqrt(self * self + 1), _with_int(unary_samples()))
-acosh = _unary_float("acosh", "arccosh", lambda grad, self: grad * rsqrt(self * self - 1),
-                     _with_int(positive_unary_samples(1.2, 3.0), 1, 5))
-atanh = _unary_float("atanh", "arctanh", lambda grad, self: grad / (1 - self * self),
-                     _with_int(unary_samples(low=-0.9, high=0.9), 0, 1))
+asinh = _unary_float("asinh", "arcsinh", lambda grad, self: grad * conj_of(rsqrt(self * self + 1)),
+                     _with_int(unary_samples()), supports_complex=True)
+
+
+def _acosh_grad(grad, self):
+    # derivatives.yaml's: sqrt(x*y) = sqrt(x)*sqrt(y) holds for real x, y >= 0 only, so a complex self takes
+    # the two square roots (the branch acosh itself has) and the real case saves one
+    if self.dtype.is_complex:
+        return grad * conj_of(rsqrt(self + 1) * rsqrt(self - 1))
+    return grad * rsqrt(self * self - 1)
+
+
+acosh = _unary_float("acosh", "arccosh", _acosh_grad, _with_int(positive_unary_samples(1.2, 3.0), 1, 5),
+                     supports_complex=True)
+atanh = _unary_float("atanh", "arctanh", lambda grad, self: grad / conj_of(1 - self * self),
+                     _with_int(unary_samples(low=-0.9, high=0.9), 0, 1), supports_complex=True)
 
 
 # ---- rounding: piecewise constant, so a zero gradient --------------------------------------
