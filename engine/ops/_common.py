@@ -34,9 +34,12 @@ def conj_of(x):
     return x.conjugate() if x.__class__ is complex else x
 
 
-def _float_only(kernel_name, *arrays):
+def _float_only(kernel_name, *arrays, complex_too=False):
+    """PyTorch's AT_DISPATCH_FLOATING_TYPES refusal; `complex_too` for a kernel that dispatches
+    FLOATING_AND_COMPLEX_TYPES (lerp's)."""
     for a in arrays:
-        require_floating(kernel_name, a.dtype)
+        if not (complex_too and a.dtype.kind == "c"):
+            require_floating(kernel_name, a.dtype)
 
 
 def _data_dependent(name):

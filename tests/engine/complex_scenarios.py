@@ -343,6 +343,20 @@ def pointwise_ops(T):
 
 
 @scenario
+def lerp_sinc_isreal(T):
+    z, w = _c(T, _Z), _c(T, _W)
+    weight = _c(T, [[0.25 + 0.5j, 0.75 - 0.25j, -0.5j], [1.25 + 0.0j, 0.5 + 0.5j, 0.1 - 0.9j]])
+    return {"lerp tensor weight": _backward(T, T.lerp, z, w, weight),
+            "lerp complex scalar weight": _backward(T, lambda a, b: T.lerp(a, b, 0.3 - 0.6j), z, w),
+            "lerp real scalar weight": _backward(T, lambda a, b: T.lerp(a, b, 0.8), z, w),
+            "sinc": _backward(T, T.sinc, z), "sinc at 0": _values(T, T.sinc(T.zeros(2, dtype=T.complex128))),
+            "dtype mismatches": [_raised(lambda: T.lerp(z, w.real, 0.5)), _raised(lambda: T.lerp(w.real, z, 0.5)),
+                                 _raised(lambda: T.lerp(z, w, weight.real)),
+                                 _raised(lambda: T.lerp(z.to(T.complex64), w.to(T.complex64), weight))],
+            "isreal": T.isreal(T.tensor([1 + 0j, 1j, complex(float("nan"), 0.0), -0.0j])).tolist()}
+
+
+@scenario
 def real_and_complex_operands(T):
     """A real input meeting a complex one: its gradient is the real part (handle_r_to_c)."""
     z, x = _c(T, _Z), T.tensor(_R, dtype=T.float64, requires_grad=True)

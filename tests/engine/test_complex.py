@@ -131,6 +131,16 @@ def test_gradcheck_the_inverse_trig_log_and_sigmoid_ops_on_complex(name):
     assert gradgradcheck(getattr(agrad, name), (z,))
 
 
+def test_gradcheck_lerp_and_sinc_on_complex():
+    z = agrad.tensor([0.3 + 0.2j, 0.5 - 0.4j, 1.25 + 0.35j], dtype=agrad.complex128, requires_grad=True)
+    w = agrad.tensor([1.3 - 0.2j, -0.5 + 0.4j, 0.25 + 1.35j], dtype=agrad.complex128, requires_grad=True)
+    weight = agrad.tensor([0.2 + 0.1j, 0.7 - 0.3j, 0.1j], dtype=agrad.complex128, requires_grad=True)
+    for fn, inputs in [(agrad.lerp, (z, w, weight)), (lambda a, b: agrad.lerp(a, b, 0.3 - 0.6j), (z, w)),
+                       (agrad.sinc, (z,))]:
+        assert gradcheck(fn, inputs, check_forward_ad=True)
+        assert gradgradcheck(fn, inputs)
+
+
 def test_complex_to_real_cast_warns_once_at_the_callers_line():
     z = agrad.tensor([1 + 2j])
     agrad.set_warn_always(True)

@@ -594,7 +594,8 @@ fmod = _modulo("fmod", "fmod", "trunc")
 # ---- lerp, addcmul, addcdiv -----------------------------------------------------------------
 
 _C10_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half", "int64": "long int", "int32": "int",
-              "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int"}
+              "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+              "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 
 
 def _lerp_check(self, end, weight):
@@ -603,7 +604,7 @@ def _lerp_check(self, end, weight):
         if not _is_number(other) and other.dtype != self.dtype:
             raise DtypeError(f"expected dtype {_C10_NAMES[dtypes.from_numpy(self.dtype).name]} for `{name}` but got "
                              f"dtype {_C10_NAMES[dtypes.from_numpy(other.dtype).name]}")
-    _float_only(kernel, self)
+    _float_only(kernel, self, complex_too=True)
 
 
 def _lerp_kernel(xp, self, end, weight):
@@ -639,9 +640,9 @@ def _lerp_samples(op):
 
 lerp = defop(
     "lerp(Tensor self, Tensor end, Tensor weight) -> Tensor",
-    kernel=_lerp_kernel, meta=_lerp_meta, wraps_numbers=True,
-    grads={"self": lambda grad, weight: grad * (1 - weight), "end": lambda grad, weight: grad * weight,
-           "weight": lambda grad, self, end: grad * (end - self)},
+    kernel=_lerp_kernel, meta=_lerp_meta, wraps_numbers=True, supports_complex=True,
+    grads={"self": lambda grad, weight: grad * conj_of(1 - weight), "end": lambda grad, weight: grad * conj_of(weight),
+           "weight": lambda grad, self, end: grad * conj_of(end - self)},
     # lerp.Scalar (LerpBackward0) and lerp.Tensor (LerpBackward1)
     backward_name=("LerpBackward0", "LerpBackward1"), overload=lambda self, end, weight: 0 if _is_number(weight) else 1,
     samples=_lerp_samples, torch="torch.lerp")

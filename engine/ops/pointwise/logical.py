@@ -212,10 +212,11 @@ isinf = _classifier("isinf", "isinf", False, supports_complex=True)
 isfinite = _classifier("isfinite", "isfinite", True, supports_complex=True)
 isposinf = _classifier("isposinf", "isposinf", False)
 isneginf = _classifier("isneginf", "isneginf", False)
-# NOTE: every real number is real: agrad has no complex dtype, so isreal is True everywhere (NaN included)
+# NOTE: PyTorch's: True everywhere for a real tensor (NaN included), imag == 0 for a complex one
 isreal = defop(
     "isreal(Tensor self) -> Tensor",
-    kernel=lambda xp, self: xp.ones(self.shape, dtype=_BOOL), meta=pointwise_meta(_BOOL),
+    kernel=lambda xp, self: xp.ones(self.shape, dtype=_BOOL) if self.dtype.kind != "c" else self.imag == 0,
+    meta=pointwise_meta(_BOOL), supports_complex=True,
     samples=_classify_samples, torch="torch.isreal", doc="Whether each element is real (bool): all of a real tensor.")
 
 

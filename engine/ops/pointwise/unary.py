@@ -370,13 +370,13 @@ logit = defop(
 
 def _sinc_grad(grad, self):
     px = self * math.pi
-    out = grad * ((px * cos(px) - sin(px)) / (px * self))
+    out = grad * conj_of((px * cos(px) - sin(px)) / (px * self))
     return where(eq(self, 0), 0.0, out)
 
 
 sinc = defop(
     "sinc(Tensor self) -> Tensor",
-    kernel=lambda xp, self: xp.sinc(self), meta=same_meta, promote="float",
+    kernel=lambda xp, self: xp.sinc(self), meta=same_meta, promote="float", supports_complex=True,
     grads={"self": _sinc_grad},
     samples=lambda op: unary_samples(away_from=0.0)(op) + [_int64_sample(op, low=1, high=4)],
     torch="torch.sinc",
