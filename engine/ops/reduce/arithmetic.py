@@ -257,7 +257,8 @@ def _logsumexp_kernel(xp, self, dim, keepdim):
         return xp.log(xp.sum(xp.exp(self), axis=dims, keepdims=keepdim))
     # NOTE: shift by the max so exp never overflows; an infinite max is not shifted
     # (inf - inf would be nan), as PyTorch's masked_fill_(maxes.abs() == INFINITY, 0)
-    m = xp.amax(self, axis=dims, keepdims=True)
+    # (of a complex tensor PyTorch shifts by the max of the real parts)
+    m = xp.amax(self.real if self.dtype.kind == "c" else self, axis=dims, keepdims=True)
     m = xp.where(xp.isinf(m), 0, m).astype(self.dtype, copy=False)
     out = xp.log(xp.sum(xp.exp(self - m), axis=dims, keepdims=True)) + m
     if not keepdim:
@@ -280,9 +281,9 @@ def _logsumexp_samples(op):
 
 logsumexp = defop(
     "logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor",
-    kernel=_logsumexp_kernel, meta=_logsumexp_meta, promote="float",
+    kernel=_logsumexp_kernel, meta=_logsumexp_meta, promote="float", supports_complex=True,
     grads={"self": lambda grad, self, result, dim, keepdim:
-           _restore(grad, self.shape, dim, keepdim) * exp(self - _restore(result, self.shape, dim, keepdim))},
+           _restore(grad, self.shape, dim, keepdim) * conj_of(exp(self - _restore(result, self.shape, dim, keepdim)))},
     samples=_logsumexp_samples, torch="torch.logsumexp")
 
 

@@ -183,7 +183,7 @@ diag_embed = defop(
 diagonal_copy = defop(
     "diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor",
     kernel=lambda xp, self, offset, dim1, dim2: _diagonal_view(xp, self, offset, dim1, dim2).copy(),
-    meta=_diagonal_meta,
+    meta=_diagonal_meta, supports_complex=True,
     grads={"self": lambda grad, self_shape, offset, dim1, dim2: diagonal_backward(grad, list(self_shape), offset,
                                                                                   dim1, dim2)},
     backward_name="DiagonalBackward0_copy",
