@@ -343,7 +343,7 @@ def pointwise_ops(T):
 
 
 @scenario
-def lerp_sinc_logsumexp_diag_isreal(T):
+def lerp_sinc_logsumexp_cumprod_diag_isreal(T):
     z, w = _c(T, _Z), _c(T, _W)
     weight = _c(T, [[0.25 + 0.5j, 0.75 - 0.25j, -0.5j], [1.25 + 0.0j, 0.5 + 0.5j, 0.1 - 0.9j]])
     return {"lerp tensor weight": _backward(T, T.lerp, z, w, weight),
@@ -356,6 +356,9 @@ def lerp_sinc_logsumexp_diag_isreal(T):
             "logsumexp dim 1": _backward(T, lambda a: T.logsumexp(a, 1), z),
             "logsumexp all, keepdim": _backward(T, lambda a: T.logsumexp(a, [0, 1], keepdim=True), z),
             "logsumexp large": _values(T, T.logsumexp(T.tensor([800 + 1j, 799 - 2j], dtype=T.complex128), 0)),
+            "cumprod": _backward(T, lambda a: T.cumprod(a, 1), z),
+            "cumprod with zeros": _backward(T, lambda a: T.cumprod(a * T.tensor([[1.0, 0.0, 1.0], [0.0, 0.0, 1.0]],
+                                                                                dtype=T.float64), 1), z),
             "diag of a matrix": _backward(T, lambda a: T.diag(a, 1), z),
             "diag of a vector": _backward(T, lambda a: T.diag(a[0], -1), z),
             "isreal": T.isreal(T.tensor([1 + 0j, 1j, complex(float("nan"), 0.0), -0.0j])).tolist()}

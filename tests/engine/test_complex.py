@@ -131,13 +131,14 @@ def test_gradcheck_the_inverse_trig_log_and_sigmoid_ops_on_complex(name):
     assert gradgradcheck(getattr(agrad, name), (z,))
 
 
-def test_gradcheck_lerp_sinc_logsumexp_and_diag_on_complex():
+def test_gradcheck_lerp_sinc_logsumexp_cumprod_and_diag_on_complex():
     z = agrad.tensor([0.3 + 0.2j, 0.5 - 0.4j, 1.25 + 0.35j], dtype=agrad.complex128, requires_grad=True)
     w = agrad.tensor([1.3 - 0.2j, -0.5 + 0.4j, 0.25 + 1.35j], dtype=agrad.complex128, requires_grad=True)
     weight = agrad.tensor([0.2 + 0.1j, 0.7 - 0.3j, 0.1j], dtype=agrad.complex128, requires_grad=True)
     for fn, inputs in [(agrad.lerp, (z, w, weight)), (lambda a, b: agrad.lerp(a, b, 0.3 - 0.6j), (z, w)),
                        (agrad.sinc, (z,)), (lambda a: agrad.logsumexp(a.reshape(1, 3), 1), (z,)),
-                       (lambda a: agrad.diag(a.reshape(3, 1) * a, 1), (z,))]:
+                       (lambda a: agrad.diag(a.reshape(3, 1) * a, 1), (z,)), (lambda a: agrad.cumprod(a, 0), (z,)),
+                       (lambda a: agrad.cumprod(a * agrad.tensor([1.0, 0.0, 1.0], dtype=agrad.float64), 0), (z,))]:
         assert gradcheck(fn, inputs, check_forward_ad=True)
         assert gradgradcheck(fn, inputs)
 

@@ -17,8 +17,9 @@ from ..._tensor import filled
 from ...backends.meta import MetaArray
 from ...creation import tensor
 from ...errors import DtypeNotImplementedError
-from ...shapes import normalize_dim
 from ...messages import scalar_type_name
+from ...shapes import normalize_dim
+from .._common import conj_of
 from ..conversion import to
 from ..pointwise.binary import ne, where
 from ..pointwise.unary import (
@@ -108,6 +109,8 @@ def _cumprod_grad(grad, self, dim, result):
     if self.ndim == 0 or self.shape[normalize_dim(dim, self.ndim)] <= 1:
         return grad
     d = normalize_dim(dim, self.ndim)
+    # PyTorch's cumprod_backward for complex: the same formulas on the conjugates of input and output
+    self, result = conj_of(self), conj_of(result)
     if self._device.type == "meta" or not bool((self._data == 0).any()):
         return _reverse_cumsum(grad * _to_input_dtype(result, self), d) / self
     # NOTE: with zeros, PyTorch's exact formula (differentiable again, so second order is exact too):
@@ -126,7 +129,7 @@ def _cumprod_grad(grad, self, dim, result):
 
 cumprod = defop(
     "cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
-    kernel=_scan_kernel("cumprod"), meta=_scan_meta,
+    kernel=_scan_kernel("cumprod"), meta=_scan_meta, supports_complex=True,
     grads={"self": _cumprod_grad},
     samples=_scan_samples(low=0.5, high=1.5, zeros=True), torch="torch.cumprod",
     doc="Running products along dim; the gradient (and its gradient) is exact where the input has zeros.")
