@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..backends.meta import MetaArray
 from ..errors import ShapeError
 from ..messages import scalar_type_name
+from ._common import conj_of
 from .registry import defop
 from .samples import SampleInput, make_arg
 from .linalg import bmm, ger, mv
@@ -79,10 +80,10 @@ def _product_samples(shapes):
 
 addmv = defop(
     "addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
-    kernel=_addmv_kernel, meta=_addmv_meta,
-    grads={"self": lambda grad, beta: _scaled(grad, beta),
-           "mat": lambda grad, vec, alpha: _scaled(ger(grad, vec), alpha),
-           "vec": lambda grad, mat, alpha: _scaled(mv(t(mat), grad), alpha)},
+    kernel=_addmv_kernel, meta=_addmv_meta, supports_complex=True,
+    grads={"self": lambda grad, beta: _scaled(grad, conj_of(beta)),
+           "mat": lambda grad, vec, alpha: _scaled(ger(grad, conj_of(vec)), conj_of(alpha)),
+           "vec": lambda grad, mat, alpha: _scaled(mv(conj_of(t(mat)), grad), conj_of(alpha))},
     samples=_product_samples(((3,), (3, 4), (4,))), torch="torch.addmv",
     doc="beta * self + alpha * (mat @ vec).")
 

@@ -461,10 +461,10 @@ def _scaled(t, factor):
 
 baddbmm = defop(
     "baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
-    kernel=checked(_baddbmm_meta, _baddbmm_kernel), meta=_baddbmm_meta,
-    grads={"self": lambda grad, beta: _scaled(grad, beta),
-           "batch1": lambda grad, batch2, alpha: _scaled(bmm(grad, transpose(batch2, 1, 2)), alpha),
-           "batch2": lambda grad, batch1, alpha: _scaled(bmm(transpose(batch1, 1, 2), grad), alpha)},
+    kernel=checked(_baddbmm_meta, _baddbmm_kernel), meta=_baddbmm_meta, supports_complex=True,
+    grads={"self": lambda grad, beta: _scaled(grad, conj_of(beta)),
+           "batch1": lambda grad, batch2, alpha: _scaled(bmm(grad, conj_of(transpose(batch2, 1, 2))), conj_of(alpha)),
+           "batch2": lambda grad, batch1, alpha: _scaled(bmm(conj_of(transpose(batch1, 1, 2)), grad), conj_of(alpha))},
     samples=lambda op: [
         SampleInput("(2,3,4)+(2,3,2)@(2,2,4)", make_arg((2, 3, 4), key=(op, 0)), make_arg((2, 3, 2), key=(op, 1)),
                     make_arg((2, 2, 4), key=(op, 2))),

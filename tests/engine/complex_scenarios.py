@@ -365,6 +365,19 @@ def lerp_sinc_logsumexp_cumprod_diag_isreal(T):
 
 
 @scenario
+def addmv_and_baddbmm(T):
+    z, w = _c(T, _Z), _c(T, _W)
+    v, s = _c(T, [1 - 1j, 0.5 + 2j, -1.5 + 0.5j]), _c(T, [0.25 + 0.5j, -1.0 - 1.0j])
+    return {"addmv": _backward(T, T.addmv, s, z, v),
+            "addmv beta alpha": _backward(T, lambda a, b, c: T.addmv(a, b, c, beta=0.5 - 1j, alpha=2 + 1j), s, z, v),
+            "baddbmm": _backward(T, lambda a, b: T.baddbmm(a.reshape(1, 2, 3)[:, :, :2], b.reshape(1, 2, 3),
+                                                          a.reshape(1, 3, 2) * 1j + b.reshape(1, 3, 2)), z, w),
+            "baddbmm beta alpha": _backward(T, lambda a, b: T.baddbmm(b.reshape(2, 3, 1) * a.reshape(2, 1, 3),
+                                                                     a.reshape(2, 3, 1), b.reshape(2, 1, 3),
+                                                                     beta=0.5j, alpha=1 - 1j), z, w)}
+
+
+@scenario
 def real_and_complex_operands(T):
     """A real input meeting a complex one: its gradient is the real part (handle_r_to_c)."""
     z, x = _c(T, _Z), T.tensor(_R, dtype=T.float64, requires_grad=True)

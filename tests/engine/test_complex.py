@@ -138,7 +138,10 @@ def test_gradcheck_lerp_sinc_logsumexp_cumprod_and_diag_on_complex():
     for fn, inputs in [(agrad.lerp, (z, w, weight)), (lambda a, b: agrad.lerp(a, b, 0.3 - 0.6j), (z, w)),
                        (agrad.sinc, (z,)), (lambda a: agrad.logsumexp(a.reshape(1, 3), 1), (z,)),
                        (lambda a: agrad.diag(a.reshape(3, 1) * a, 1), (z,)), (lambda a: agrad.cumprod(a, 0), (z,)),
-                       (lambda a: agrad.cumprod(a * agrad.tensor([1.0, 0.0, 1.0], dtype=agrad.float64), 0), (z,))]:
+                       (lambda a: agrad.cumprod(a * agrad.tensor([1.0, 0.0, 1.0], dtype=agrad.float64), 0), (z,)),
+                       (lambda a, b: agrad.addmv(a, a.reshape(3, 1) * b, b, beta=0.5 - 1j, alpha=2j), (z, w)),
+                       (lambda a, b: agrad.baddbmm(b.reshape(1, 3, 1), a.reshape(1, 3, 1), b.reshape(1, 1, 3),
+                                                   beta=2 + 1j, alpha=1 - 1j), (z, w))]:
         assert gradcheck(fn, inputs, check_forward_ad=True)
         assert gradgradcheck(fn, inputs)
 
