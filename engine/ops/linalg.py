@@ -84,9 +84,9 @@ def _cross_kernel(xp, self, other, dim):
 
 linalg_cross = defop(
     "linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor",
-    kernel=_cross_kernel, meta=_cross_meta,
-    grads={"self": lambda grad, other, dim: linalg_cross(other, grad, dim=dim),
-           "other": lambda grad, self, dim: linalg_cross(grad, self, dim=dim)},
+    kernel=_cross_kernel, meta=_cross_meta, supports_complex=True,
+    grads={"self": lambda grad, other, dim: linalg_cross(conj_of(other), grad, dim=dim),
+           "other": lambda grad, self, dim: linalg_cross(grad, conj_of(self), dim=dim)},
     samples=lambda op: [SampleInput("(3,)", make_arg((3,), key=(op, 0)), make_arg((3,), key=(op, 1))),
                         SampleInput("(2,3) broadcast", make_arg((2, 3), key=(op, 2)), make_arg((1, 3), key=(op, 3))),
                         SampleInput("(3,4) dim=0", make_arg((3, 4), key=(op, 4), transposed=True),

@@ -165,7 +165,7 @@ linalg_diagonal = defop(
 def _vander(x, N=None):
     """PyTorch's composite: a column of ones, then the running products of x (cumprod), so the gradient
     is cumprod's."""
-    if not (x.dtype.is_floating_point or x.dtype.category == 1):
+    if x.dtype.category == 0:           # bool: floating, complex and integer tensors are taken
         raise RuntimeError(f"linalg.vander supports floating point, complex, and integer tensors, but got "
                            f"{scalar_type_name(x.dtype.np)}")
     x = unsqueeze(x, -1) if x.ndim == 0 else x

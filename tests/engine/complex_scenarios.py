@@ -378,6 +378,15 @@ def addmv_and_baddbmm(T):
 
 
 @scenario
+def cross_and_vander(T):
+    z, w = _c(T, _Z), _c(T, _W)
+    return {"linalg.cross": _backward(T, T.linalg.cross, z, w),
+            "cross dim 0": _backward(T, lambda a, b: T.cross(a.T, b.T, dim=0), z, w),
+            "linalg.vander": _backward(T, lambda a: T.linalg.vander(a[0]), z),
+            "linalg.vander N=4": _backward(T, lambda a: T.linalg.vander(a, N=4), z)}
+
+
+@scenario
 def real_and_complex_operands(T):
     """A real input meeting a complex one: its gradient is the real part (handle_r_to_c)."""
     z, x = _c(T, _Z), T.tensor(_R, dtype=T.float64, requires_grad=True)

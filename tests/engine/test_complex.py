@@ -131,7 +131,7 @@ def test_gradcheck_the_inverse_trig_log_and_sigmoid_ops_on_complex(name):
     assert gradgradcheck(getattr(agrad, name), (z,))
 
 
-def test_gradcheck_lerp_sinc_logsumexp_cumprod_and_diag_on_complex():
+def test_gradcheck_more_ops_on_complex():
     z = agrad.tensor([0.3 + 0.2j, 0.5 - 0.4j, 1.25 + 0.35j], dtype=agrad.complex128, requires_grad=True)
     w = agrad.tensor([1.3 - 0.2j, -0.5 + 0.4j, 0.25 + 1.35j], dtype=agrad.complex128, requires_grad=True)
     weight = agrad.tensor([0.2 + 0.1j, 0.7 - 0.3j, 0.1j], dtype=agrad.complex128, requires_grad=True)
@@ -141,7 +141,8 @@ def test_gradcheck_lerp_sinc_logsumexp_cumprod_and_diag_on_complex():
                        (lambda a: agrad.cumprod(a * agrad.tensor([1.0, 0.0, 1.0], dtype=agrad.float64), 0), (z,)),
                        (lambda a, b: agrad.addmv(a, a.reshape(3, 1) * b, b, beta=0.5 - 1j, alpha=2j), (z, w)),
                        (lambda a, b: agrad.baddbmm(b.reshape(1, 3, 1), a.reshape(1, 3, 1), b.reshape(1, 1, 3),
-                                                   beta=2 + 1j, alpha=1 - 1j), (z, w))]:
+                                                   beta=2 + 1j, alpha=1 - 1j), (z, w)),
+                       (agrad.linalg.cross, (z, w)), (lambda a: agrad.linalg.vander(a, N=4), (z,))]:
         assert gradcheck(fn, inputs, check_forward_ad=True)
         assert gradgradcheck(fn, inputs)
 
