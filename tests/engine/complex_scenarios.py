@@ -378,12 +378,14 @@ def addmv_and_baddbmm(T):
 
 
 @scenario
-def cross_and_vander(T):
+def cross_vander_dist(T):
     z, w = _c(T, _Z), _c(T, _W)
     return {"linalg.cross": _backward(T, T.linalg.cross, z, w),
             "cross dim 0": _backward(T, lambda a, b: T.cross(a.T, b.T, dim=0), z, w),
             "linalg.vander": _backward(T, lambda a: T.linalg.vander(a[0]), z),
-            "linalg.vander N=4": _backward(T, lambda a: T.linalg.vander(a, N=4), z)}
+            "linalg.vander N=4": _backward(T, lambda a: T.linalg.vander(a, N=4), z),
+            **{f"dist p={p}": _backward(T, lambda a, b: T.dist(a, b, p), z, w) for p in (2, 1, 3.5, float("inf"))},
+            "dist broadcast": _backward(T, lambda a, b: T.dist(a, b[0]), z, w)}
 
 
 @scenario

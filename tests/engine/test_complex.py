@@ -142,7 +142,8 @@ def test_gradcheck_more_ops_on_complex():
                        (lambda a, b: agrad.addmv(a, a.reshape(3, 1) * b, b, beta=0.5 - 1j, alpha=2j), (z, w)),
                        (lambda a, b: agrad.baddbmm(b.reshape(1, 3, 1), a.reshape(1, 3, 1), b.reshape(1, 1, 3),
                                                    beta=2 + 1j, alpha=1 - 1j), (z, w)),
-                       (agrad.linalg.cross, (z, w)), (lambda a: agrad.linalg.vander(a, N=4), (z,))]:
+                       (agrad.linalg.cross, (z, w)), (lambda a: agrad.linalg.vander(a, N=4), (z,)),
+                       (agrad.dist, (z, w)), (lambda a, b: agrad.dist(a, b, 3.5), (z, w))]:
         assert gradcheck(fn, inputs, check_forward_ad=True)
         assert gradgradcheck(fn, inputs)
 

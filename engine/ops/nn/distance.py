@@ -304,7 +304,7 @@ def _dist_meta(self, other, p):
 dist = defop(
     "dist(Tensor self, Tensor other, Scalar p=2) -> Tensor",
     kernel=lambda xp, self, other, p: _norm_kernel(xp, self - other, p, None, False, None),
-    meta=_dist_meta, promote="same",
+    meta=_dist_meta, promote="same", supports_complex=True,     # (a real result, as the norm's)
     grads={"self": lambda grad, self, other, p, result: _norm_grad(grad, self - other, result, p, None, False, None),
            "other": lambda grad, self, other, p, result: -_norm_grad(grad, self - other, result, p, None, False,
                                                                      None)},
